@@ -1,0 +1,40 @@
+import type { AgentError } from '../common/errors.js';
+import type { PendingApproval, SchedulerEvent } from '../scheduler/types.js';
+
+/** Why a run stopped at a limit. */
+export type LimitKind = 'turns' | 'time' | 'tokens' | 'cost' | 'loop';
+
+export type Outcome =
+  | { status: 'success'; finalText: string }
+  | { status: 'awaiting_approval'; pending: readonly PendingApproval[] }
+  | { status: 'limit'; which: LimitKind; message: string }
+  | { status: 'error'; error: AgentError }
+  | { status: 'cancelled' };
+
+export interface RunStats {
+  turns: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  thoughtTokens: number;
+  totalTokens: number;
+  costUsd: number;
+  toolCalls: number;
+  durationMs: number;
+  /** Per model id: token totals (Gemini CLI's `stats.models`). */
+  models: Record<string, { inputTokens: number; outputTokens: number; totalTokens: number; requests: number }>;
+}
+
+/** The loop's event stream. Every face (stream-json, progress comment, job summary) subscribes. */
+export type LoopEvent =
+  | { type: 'init'; sessionId: string; model: string; resumed: boolean }
+  | { type: 'message'; role: 'user' | 'assistant'; text: string; delta: boolean }
+  | { type: 'thought'; text: string }
+  | SchedulerEvent
+  | { type: 'retry'; attempt: number; reason: string; waitMs: number }
+  | { type: 'compressed'; beforeTokens: number; afterTokens: number }
+  | { type: 'approval_request'; sessionId: string; calls: readonly PendingApproval[] }
+  | { type: 'warning'; message: string }
+  | { type: 'result'; outcome: Outcome; stats: RunStats };
+
+export type Emit = (e: LoopEvent) => void;

@@ -1,0 +1,67 @@
+/** The policy engine's contract with the scheduler and the faces. */
+
+export type Decision = 'allow' | 'deny' | 'ask_user';
+
+/** Gemini CLI's mode names as they appear in TOML `modes = [...]`. Flags say `auto_edit`; it maps to `autoEdit`. */
+export type ApprovalMode = 'default' | 'autoEdit' | 'yolo' | 'plan';
+
+/**
+ * Who can be asked. action: a maintainer through a comment (unmatched => deny);
+ * interactive: a person at a terminal (unmatched => ask_user); headless: nobody (unmatched => deny,
+ * a final ask_user => deny, rules with interactive = true do not apply).
+ */
+export type PolicyContext = 'action' | 'interactive' | 'headless';
+
+export type TierName = 'default' | 'extension' | 'workspace' | 'user' | 'admin';
+
+export const TIER_BASE: { readonly [T in TierName]: number } = {
+  default: 1,
+  extension: 2,
+  workspace: 3,
+  user: 4,
+  admin: 5,
+};
+
+export interface PolicyQuery {
+  toolName: string;
+  args: Record<string, unknown>;
+  mcpServer?: string;
+  annotations?: Record<string, unknown>;
+  subagent?: string;
+}
+
+/** The rule that decided, as people and approval comments show it. */
+export interface RuleRef {
+  source: string; // file path, or a label such as "always-approval"
+  line: number; // 1-based line of the [[rule]] header; 0 when not from a file
+  tier: TierName;
+  priority: number; // final priority: tier + priority/1000
+  decision: Decision;
+  denyMessage?: string;
+}
+
+export interface PolicyVerdict {
+  decision: Decision;
+  /** null: no rule matched and the context's default applied. */
+  rule: RuleRef | null;
+  /** One sentence: why, for logs, `policy check` and the model when denied. */
+  reason: string;
+}
+
+/** A rule added by an "always" approval; plain JSON so it serializes with the session. */
+export interface AddedRule {
+  toolName: string;
+  commandPrefix?: string;
+  argsPattern?: string;
+  modes: ApprovalMode[];
+}
+
+export interface PolicyEngine {
+  readonly context: PolicyContext;
+  decide(query: PolicyQuery, mode: ApprovalMode): PolicyVerdict;
+  /** Add the narrowed rule an "always" approval implies (Workspace tier, priority 950). */
+  allowAlways(query: PolicyQuery, mode: ApprovalMode): AddedRule;
+  /** Restore rules added by earlier approvals (on resume). */
+  restoreAdded(rules: readonly AddedRule[]): void;
+  readonly added: readonly AddedRule[];
+}

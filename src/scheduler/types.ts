@@ -1,0 +1,71 @@
+import type { FunctionCall, Part } from '../model/wire.js';
+import type { ApprovalMode, RuleRef } from '../policy/types.js';
+import type { HumanQuestion, ToolError } from '../tools/define-tool.js';
+
+/** Events the scheduler emits; core's LoopEvent union includes these. */
+export type SchedulerEvent =
+  | { type: 'tool_use'; id: string; name: string; args: Record<string, unknown> }
+  | { type: 'tool_state'; id: string; name: string; status: string; title?: string }
+  | { type: 'tool_result'; id: string; name: string; ok: boolean; output: string; error?: ToolError; forHuman?: string };
+
+export type SchedulerEmit = (e: SchedulerEvent) => void;
+
+/** A call that waits for a human: plain data, saved with the session. */
+export interface PendingApproval {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  /** One line from the prepared call. */
+  title: string;
+  /** Unified diff for edits, the command for shell. */
+  preview?: string;
+  /** The rule that said ask_user; null for a model question that policy allowed. */
+  rule: RuleRef | null;
+  /** ask_user tool: the model's question. */
+  question?: HumanQuestion;
+}
+
+/** A human's answer to one pending call. */
+export type ApprovalAnswer =
+  | { id: string; kind: 'approve'; always?: boolean }
+  | { id: string; kind: 'deny'; reason?: string }
+  | { id: string; kind: 'answer'; text: string };
+
+/**
+ * How the scheduler reaches a human. `decide` returns an answer now (a terminal prompt, allow-all,
+ * deny-all) or 'defer': the call stays awaiting_approval and the loop returns a resumable state.
+ */
+export interface ApprovalChannel {
+  decide(pending: PendingApproval): Promise<ApprovalAnswer | 'defer'>;
+}
+
+export interface BatchOptions {
+  mode: ApprovalMode;
+  signal: AbortSignal;
+  /** The model's turn was cut off (MAX_TOKENS): refuse edit/execute calls of this batch. */
+  truncated?: boolean;
+}
+
+/**
+ * The outcome of one batch. When `pending` is empty, `responses` holds one functionResponse part per
+ * call in the model's order and goes back as the next user message. Otherwise `open` is the
+ * serializable state to save; `resume(open, answers)` settles it in a later process.
+ */
+export interface BatchResult {
+  responses: Part[];
+  pending: PendingApproval[];
+  open?: OpenBatch;
+  /** A tool failed with code 'fatal': the run ends. */
+  fatal?: ToolError;
+}
+
+/** Serializable state of a batch that waits for answers (defined by the scheduler; plain JSON). */
+export interface OpenBatch {
+  version: 1;
+  calls: unknown[];
+}
+
+export interface Scheduler {
+  run(calls: readonly FunctionCall[], opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult>;
+  resume(open: OpenBatch, answers: readonly ApprovalAnswer[], opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult>;
+}

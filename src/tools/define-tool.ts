@@ -1,0 +1,98 @@
+import type { Static, TSchema } from 'typebox';
+
+/** read/search calls may run in parallel; edit/execute run alone, in order. */
+export type ToolKind = 'read' | 'search' | 'edit' | 'execute' | 'other';
+
+/** Each code changes a decision somewhere; only `fatal` ends the run. */
+export type ToolErrorCode = 'invalid_args' | 'not_found' | 'outside_workspace' | 'denied' | 'timeout' | 'failed' | 'fatal' | 'cancelled';
+
+export interface ToolError {
+  code: ToolErrorCode;
+  message: string;
+}
+
+/** Thrown by `prepare` (or `run`) to refuse a call; the scheduler turns it into a failed result. */
+export class ToolFailure extends Error {
+  readonly code: ToolErrorCode;
+  constructor(code: ToolErrorCode, message: string) {
+    super(message);
+    this.name = 'ToolFailure';
+    this.code = code;
+  }
+}
+
+export interface RunContext {
+  signal: AbortSignal;
+  onProgress?: (line: string) => void;
+}
+
+export interface ToolOutput {
+  /** Becomes functionResponse.response.output (or .error when `error` is set). Never empty. */
+  forModel: string;
+  /** A short line for people: progress comment, stream-json, logs. */
+  forHuman?: string;
+  /** Present: the call failed; the model sees the message. */
+  error?: ToolError;
+}
+
+/** A question only a maintainer can answer (Gemini CLI's `ask_user` tool). */
+export interface HumanQuestion {
+  question: string;
+  choices?: string[];
+}
+
+/** A checked, fully resolved call. Pure data except `run`. */
+export interface PreparedCall {
+  /** One line: "edit src/app.ts", "run `npm test`". Approval comments and logs use it. */
+  title: string;
+  /** Resolved workspace-relative paths it touches. */
+  paths: readonly string[];
+  /** What policy matches on (Gemini CLI's argument names, e.g. `command` for shell). */
+  policyArgs: Record<string, unknown>;
+  /** For edits: a unified diff of what it would change, shown when a human is asked. */
+  preview?: string;
+  /** Set by tools that need a human's answer instead of running (ask_user). */
+  question?: HumanQuestion;
+  run(ctx: RunContext): Promise<ToolOutput>;
+}
+
+export interface Tool<S extends TSchema = TSchema> {
+  /** Wire name; policies match on it. */
+  name: string;
+  /** Older names the model or a policy may use (search_file_content for grep_search). */
+  aliases?: readonly string[];
+  kind: ToolKind;
+  description: string;
+  /** JSON Schema (TypeBox): the only source of the argument type, validated with Ajv. */
+  params: S;
+  /** Resolve and check; no side effects. To refuse, throw ToolFailure. */
+  prepare(args: Static<S>, env: ToolEnv): PreparedCall | Promise<PreparedCall>;
+}
+
+/**
+ * Everything a tool may touch. Built once per run by the face; tools never read process.cwd()
+ * or process.env themselves. The tools layer owns the concrete types behind these fields.
+ */
+export interface ToolEnv {
+  /** Real path of the workspace root. */
+  root: string;
+  /** Values that must never reach a command's environment or output (tokens, keys). */
+  secrets: readonly string[];
+  /** The environment commands start from, before scrubbing. */
+  baseEnv: Readonly<Record<string, string | undefined>>;
+  /** Default shell timeout in ms. */
+  shellTimeoutMs: number;
+  /** Called with a directory the agent just read or listed; returns memory text to append, once per dir. */
+  memoryFor?: (absDir: string) => Promise<string | undefined>;
+  /** Where GitHub-facing tools record what to publish (set by the action). */
+  recorder?: unknown;
+}
+
+export const defineTool = <S extends TSchema>(tool: Tool<S>): Tool<S> => tool;
+
+/** Built fresh per request: the SDK may mutate declarations it is given. */
+export const declarationOf = (t: Tool) => ({
+  name: t.name,
+  description: t.description,
+  parametersJsonSchema: JSON.parse(JSON.stringify(t.params)) as Record<string, unknown>,
+});
