@@ -51,7 +51,8 @@ export interface PolicyVerdict {
 /** A rule added by an "always" approval; plain JSON so it serializes with the session. */
 export interface AddedRule {
   toolName: string;
-  commandPrefix?: string;
+  /** One prefix, or several (an approved `a && b` adds the prefix of each sub-command). */
+  commandPrefix?: string | string[];
   argsPattern?: string;
   modes: ApprovalMode[];
 }

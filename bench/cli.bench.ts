@@ -1,0 +1,93 @@
+/**
+ * The CLI bundle as a user runs it (`node dist/cli/index.js`), against the fake Gemini server at
+ * zero latency:
+ * - start-up: `--version`, beside a bare `node -e 0` on the same machine in the same run;
+ * - per-turn overhead: a scripted 20-turn session (each turn one list_directory call) minus a
+ *   1-turn session, divided by 19: what our loop, scheduler, policy and tools add per turn;
+ * - peak memory: the whole process's maximum RSS for the 20-turn session (GNU time, when present).
+ * Medians of several runs. Build first (`npm run build`).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { call, reply, startFakeGemini, text, type FakeReply } from '../test/support/fake-gemini.js';
+
+const CLI = join(process.cwd(), 'dist/cli/index.js');
+if (!existsSync(CLI)) {
+  console.error('dist/cli/index.js is missing: run npm run build first');
+  process.exit(1);
+}
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+const work = mkdtempSync(join(tmpdir(), 'agent-action-bench-'));
+writeFileSync(join(work, 'README.md'), '# bench\n');
+
+function session(turns: number): FakeReply[] {
+  const script: FakeReply[] = [];
+  for (let i = 0; i < turns - 1; i++) script.push(reply([call('list_directory', { dir_path: '.' }, `c${i}`)]));
+  script.push(reply([text('done')]));
+  return script;
+}
+
+function time(args: string[], env: NodeJS.ProcessEnv = {}): { ms: number; status: number | null; stderr: string } {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, args, { env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return { ms: performance.now() - t0, status: r.status, stderr: r.stderr };
+}
+
+async function runSession(turns: number): Promise<number> {
+  const fake = await startFakeGemini(session(turns));
+  try {
+    const r = time([CLI, '-p', 'list the files', '-o', 'json', '--approval-mode', 'yolo', '--cwd', work], {
+      GEMINI_API_KEY: 'bench-key',
+      GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
+    });
+    if (r.status !== 0) throw new Error(`session of ${turns} turns exited ${r.status}: ${r.stderr}`);
+    if (fake.requests.length !== turns) throw new Error(`expected ${turns} model requests, saw ${fake.requests.length}`);
+    return r.ms;
+  } finally {
+    await fake.close();
+  }
+}
+
+async function peakRssKb(turns: number): Promise<number | undefined> {
+  if (!existsSync('/usr/bin/time')) return undefined;
+  const fake = await startFakeGemini(session(turns));
+  try {
+    const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, CLI, '-p', 'x', '-o', 'json', '--approval-mode', 'yolo', '--cwd', work], {
+      env: { ...process.env, GEMINI_API_KEY: 'bench-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl },
+      encoding: 'utf8',
+    });
+    const last = r.stderr.trim().split('\n').pop() ?? '';
+    return /^\d+$/.test(last) ? Number(last) : undefined;
+  } finally {
+    await fake.close();
+  }
+}
+
+const bare: number[] = [];
+const version: number[] = [];
+for (let i = 0; i < RUNS; i++) {
+  bare.push(time(['-e', '0']).ms);
+  version.push(time([CLI, '--version']).ms);
+}
+const one: number[] = [];
+const twenty: number[] = [];
+for (let i = 0; i < RUNS; i++) {
+  one.push(await runSession(1));
+  twenty.push(await runSession(20));
+}
+const perTurn = (median(twenty) - median(one)) / 19;
+const rss = await peakRssKb(20);
+
+console.log(`| measure (median of ${RUNS}) | value |`);
+console.log('| --- | --- |');
+console.log(`| node -e 0 | ${ms(median(bare))} |`);
+console.log(`| agent-action --version | ${ms(median(version))} (${(median(version) / median(bare)).toFixed(2)}x bare node) |`);
+console.log(`| 1-turn session, whole process | ${ms(median(one))} |`);
+console.log(`| 20-turn session, whole process | ${ms(median(twenty))} |`);
+console.log(`| loop overhead per turn (20-turn minus 1-turn, / 19) | ${ms(perTurn)} |`);
+console.log(`| peak RSS, 20-turn session | ${rss ? `${(rss / 1024).toFixed(1)} MiB` : 'n/a (no /usr/bin/time)'} |`);

@@ -1,0 +1,178 @@
+/**
+ * Suspend: the loop returned `awaiting_approval`. Save the whole session (RunState, the waiting
+ * calls, the work tree as a patch, a fresh single-use nonce) on its ref, post the question, and end
+ * the run green. Order matters for crash safety: the session is saved before the question is
+ * posted, so a question never points at a session that does not exist.
+ */
+import { randomBytes } from 'node:crypto';
+import { AgentError } from '../../common/errors.js';
+import type { AgentRun } from '../../core/agent.js';
+import type { RunStats } from '../../core/events.js';
+import type { RunState } from '../../core/run-state.js';
+import type { PendingApproval } from '../../scheduler/types.js';
+import { SESSION_VERSION, type SessionDoc } from '../../session/codec.js';
+import { createGitRefStore } from '../../session/git-ref-store.js';
+import type { SessionStore } from '../../session/store.js';
+import { captureWorktree } from '../../session/worktree.js';
+import { assertGit } from '../../session/git.js';
+import { formatMarker } from '../markers.js';
+import type { ActionResult, ActionRunContext, PreparedRun, SuspendRun } from '../run-context.js';
+import { renderApprovalComment } from './approval-comment.js';
+
+export type AwaitingRun = AgentRun & { outcome: { status: 'awaiting_approval'; pending: readonly PendingApproval[] } };
+
+/** Seams the tests and the resume path set; production uses the defaults. */
+export interface SuspendDeps {
+  store?: SessionStore;
+  now?: () => Date;
+  newNonce?: () => string;
+}
+
+/** The stored version of the session a resumed run holds the claim on. */
+export interface HeldSession {
+  doc: SessionDoc;
+  version: string;
+}
+
+export const storeFor = (ctx: ActionRunContext, deps: SuspendDeps): SessionStore => deps.store ?? createGitRefStore({ root: ctx.workspace });
+
+/** Totals for the outputs and the progress comment, from the carried-over state. */
+export function statsOf(state: RunState): RunStats {
+  return {
+    turns: state.turns,
+    inputTokens: state.usage.inputTokens,
+    outputTokens: state.usage.outputTokens,
+    cachedTokens: state.usage.cachedTokens,
+    thoughtTokens: state.usage.thoughtTokens,
+    totalTokens: state.usage.totalTokens,
+    costUsd: state.costUsd,
+    toolCalls: state.toolCalls,
+    durationMs: state.elapsedMsBefore,
+    models: state.models,
+  };
+}
+
+/** A one-line answer in the thread, marked so it never triggers the action itself. */
+export async function postThreadReply(ctx: ActionRunContext, text: string): Promise<number | undefined> {
+  if (!ctx.thread) return undefined;
+  const { data } = await ctx.octokit.rest.issues.createComment({
+    ...ctx.repo,
+    issue_number: ctx.thread.number,
+    body: `${text}\n\n${formatMarker('approval-reply')}`,
+  });
+  return data.id;
+}
+
+async function currentBranch(root: string): Promise<string | undefined> {
+  const name = await assertGit(root, ['rev-parse', '--abbrev-ref', 'HEAD']);
+  return name === 'HEAD' ? undefined : name;
+}
+
+/** The session document for this suspension; `held` carries the original trigger across resumes. */
+async function buildDoc(
+  ctx: ActionRunContext,
+  run: { state: RunState; pending: readonly PendingApproval[]; status: 'open' | 'claimed' },
+  prepared: PreparedRun,
+  held: HeldSession | undefined,
+  now: Date,
+  nonce: string,
+): Promise<SessionDoc> {
+  const thread = held?.doc.thread ?? (ctx.thread ? { number: ctx.thread.number, kind: ctx.thread.isPullRequest ? 'pull_request' : 'issue' } : undefined);
+  if (!thread) throw new AgentError('general', 'this run has no issue or pull request to ask in, so it cannot wait for approval');
+  const worktree = await captureWorktree(ctx.workspace);
+  const branch = held ? held.doc.branch : await currentBranch(ctx.workspace);
+  const comment = ctx.trigger.comment;
+  return {
+    version: SESSION_VERSION,
+    id: run.state.id,
+    repository: { owner: ctx.repo.owner, repo: ctx.repo.repo },
+    thread: thread as SessionDoc['thread'],
+    trigger: held?.doc.trigger ?? {
+      command: prepared.task.command,
+      ...(prepared.task.instructions ? { instructions: prepared.task.instructions } : {}),
+      ...(comment ? { commentId: comment.id } : {}),
+    },
+    requester: held?.doc.requester ?? ctx.requester.login,
+    model: run.state.model,
+    mode: run.state.mode,
+    state: run.state,
+    pending: [...run.pending],
+    request: {
+      nonce,
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + ctx.settings.approvalTimeoutMs).toISOString(),
+      status: run.status,
+      ...(run.status === 'claimed' ? { claimedBy: ctx.requester.login, claimedAt: now.toISOString() } : {}),
+    },
+    ...(branch ? { branch } : {}),
+    worktree,
+    publish: prepared.recorder.snapshot(),
+    updatedAt: now.toISOString(),
+  };
+}
+
+/**
+ * Save, ask, end green. `held` is the session a resumed run claimed (its new question replaces the
+ * answered one on the same ref); a first suspension creates the ref.
+ */
+export async function suspendSession(ctx: ActionRunContext, run: AwaitingRun, prepared: PreparedRun, held?: HeldSession, deps: SuspendDeps = {}): Promise<ActionResult> {
+  const store = storeFor(ctx, deps);
+  const now = (deps.now ?? (() => new Date()))();
+  const nonce = (deps.newNonce ?? (() => randomBytes(16).toString('hex')))();
+  const doc = await buildDoc(ctx, { state: run.state, pending: run.outcome.pending, status: 'open' }, prepared, held, now, nonce);
+
+  const saved = held ? await store.update(doc.id, held.version, doc) : await store.create(doc);
+  if (!saved.ok) throw new AgentError('general', `could not save session ${doc.id}: ${saved.message}`);
+
+  const body = renderApprovalComment({
+    sessionId: doc.id,
+    nonce,
+    pending: doc.pending,
+    createdAt: doc.request.createdAt,
+    expiresAt: doc.request.expiresAt,
+    trigger: ctx.settings.trigger,
+    secrets: ctx.secrets,
+    runUrl: ctx.runUrl,
+  });
+  const { data: question } = await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number: doc.thread.number, body });
+
+  // Record which comment asked: a resume accepts only this comment's marker.
+  const withComment: SessionDoc = { ...doc, request: { ...doc.request, commentId: question.id } };
+  const recorded = await store.update(doc.id, saved.version, withComment);
+  if (!recorded.ok) throw new AgentError('general', `session ${doc.id} changed while its question was posted: ${recorded.message}`);
+
+  const calls = doc.pending.length === 1 ? '1 call waits' : `${doc.pending.length} calls wait`;
+  const result: ActionResult = {
+    status: 'awaiting_approval',
+    summary: `${calls} for a maintainer's answer: ${question.html_url}`,
+    sessionId: doc.id,
+    stats: statsOf(run.state),
+  };
+  ctx.log.notice(`session ${doc.id} saved (${recorded.version.slice(0, 12)}); question posted: ${question.html_url}`);
+  await ctx.progress.finish(result, `Waiting for approval: [the question](${question.html_url}).`);
+  return result;
+}
+
+/** The SuspendRun the action's finishRun calls for a first suspension. */
+export const suspendRun: SuspendRun = (ctx, run, prepared) => suspendSession(ctx, run as AwaitingRun, prepared);
+
+/**
+ * Crash safety for long runs: save the session (status `claimed`, no question) after each completed
+ * batch, so `/agent continue` can resume from there if the runner dies. Needs a loop hook called
+ * with the RunState after a batch settles. `held()` is what `suspendSession` must be given later,
+ * since the ref then exists already.
+ */
+export function createCheckpointer(ctx: ActionRunContext, prepared: PreparedRun, initial?: HeldSession, deps: SuspendDeps = {}) {
+  const store = storeFor(ctx, deps);
+  let held = initial;
+  return {
+    held: () => held,
+    async save(state: RunState): Promise<void> {
+      const now = (deps.now ?? (() => new Date()))();
+      const doc = await buildDoc(ctx, { state: structuredClone(state), pending: [], status: 'claimed' }, prepared, held, now, held?.doc.request.nonce ?? 'checkpoint');
+      const saved = held ? await store.update(doc.id, held.version, doc) : await store.create(doc);
+      if (!saved.ok) throw new AgentError('general', `could not save a checkpoint of session ${doc.id}: ${saved.message}`);
+      held = { doc, version: saved.version };
+    },
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * Who may start a run. Comment commands need write, maintain or admin permission, asked of the
+ * collaborator-permission API (author_association is not enough: it says nothing of the current
+ * role). Bots only when allow-listed; the action's own comments never. A refusal is a value, not an
+ * error: the run logs it and ends green as `skipped`, leaving no comment.
+ */
+import { messageOf } from '../common/errors.js';
+import type { Trigger } from './event-command.js';
+import type { GitHubClient } from './github-client.js';
+import type { RepoRef } from './run-context.js';
+
+export type Authorization = { allowed: true; permission: string } | { allowed: false; reason: string };
+
+export interface AuthorizeOptions {
+  allowedBots: readonly string[];
+  /** Logins the action itself posts as (github-actions[bot] for the workflow token). */
+  selfLogins: readonly string[];
+}
+
+const WRITE_ROLES = new Set(['admin', 'maintain', 'write']);
+
+export async function authorize(octokit: GitHubClient, repo: RepoRef, trigger: Trigger, opts: AuthorizeOptions): Promise<Authorization> {
+  const login = trigger.requester.login;
+  if (opts.selfLogins.some((s) => s.toLowerCase() === login.toLowerCase())) {
+    return { allowed: false, reason: `${login} is agent-action's own account` };
+  }
+  if (trigger.requester.isBot && !opts.allowedBots.includes(login.toLowerCase())) {
+    return { allowed: false, reason: `${login} is a bot and not listed in allowed-bots` };
+  }
+  if (!trigger.needsWrite) return { allowed: true, permission: 'none needed' };
+  const role = await readRole(octokit, repo, login);
+  if (role === undefined) return { allowed: false, reason: `${login} is not a collaborator of ${repo.owner}/${repo.repo}` };
+  if (!WRITE_ROLES.has(role)) return { allowed: false, reason: `${login} has '${role}' permission; write, maintain or admin is needed` };
+  return { allowed: true, permission: role };
+}
+
+/**
+ * The user's role: `role_name` distinguishes maintain from write (`permission` folds it into write).
+ * Undefined when the user is not a collaborator (404); other failures throw after the client's retries.
+ */
+export async function readRole(octokit: GitHubClient, repo: RepoRef, username: string): Promise<string | undefined> {
+  try {
+    const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username });
+    return (data as { role_name?: string }).role_name || data.permission;
+  } catch (e) {
+    if ((e as { status?: number }).status === 404) return undefined;
+    throw new Error(`could not read ${username}'s permission: ${messageOf(e)}`, { cause: e });
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * Event -> Command, through a table keyed by event name. Everything after this file is independent
+ * of the event. A payload without the fields a command needs is skipped with a reason, never a crash.
+ */
+import type {
+  IssueCommentEvent,
+  IssuesEvent,
+  PullRequestEvent,
+  PullRequestReviewCommentEvent,
+  WorkflowDispatchEvent,
+} from '@octokit/webhooks-types';
+import { messageOf } from '../common/errors.js';
+import { hasActionMarker } from './markers.js';
+
+export type TaskKind = 'fix' | 'review' | 'triage' | 'question' | 'prompt';
+export type ReplyVerb = 'approve' | 'deny' | 'answer' | 'continue';
+
+export interface Thread {
+  number: number;
+  isPullRequest: boolean;
+}
+
+export interface Requester {
+  login: string;
+  isBot: boolean;
+}
+
+export interface CommentRef {
+  id: number;
+  /** issue: an issue/PR conversation comment; review: an inline pull-request review comment. */
+  kind: 'issue' | 'review';
+  body: string;
+  createdAt?: string;
+  /** Review comments: where the comment sits. */
+  path?: string;
+  line?: number;
+}
+
+export interface Trigger {
+  requester: Requester;
+  thread?: Thread;
+  comment?: CommentRef;
+  /** Comment commands and fix labels need write permission; event-driven read-only tasks do not. */
+  needsWrite: boolean;
+}
+
+export type Command =
+  | { kind: TaskKind; text: string; trigger: Trigger }
+  | { kind: 'triage-all'; label: string; trigger: Trigger }
+  | { kind: 'reply'; verb: ReplyVerb; args: string; trigger: Trigger & { thread: Thread; comment: CommentRef } }
+  | { kind: 'skip'; reason: string };
+
+/** What routing needs from the inputs. */
+export interface RouteOptions {
+  trigger: string;
+  prompt?: string;
+  triageLabel: string;
+  fixLabel: string;
+  issueNumber?: number;
+}
+
+type Route = (payload: Record<string, unknown>, opts: RouteOptions) => Command;
+
+const skip = (reason: string): Command => ({ kind: 'skip', reason });
+
+const PR_REVIEW_ACTIONS = new Set(['opened', 'synchronize', 'ready_for_review', 'reopened']);
+
+const ROUTES: Record<string, Route> = {
+  issue_comment: (p, o) => {
+    const e = p as unknown as IssueCommentEvent;
+    if (e.action !== 'created') return skip(`issue_comment.${e.action}: only new comments are commands`);
+    const number = e.issue?.number;
+    if (typeof number !== 'number') return skip('issue_comment without issue.number');
+    const thread = { number, isPullRequest: Boolean(e.issue.pull_request) };
+    return fromComment(e.comment, thread, 'issue', o);
+  },
+  pull_request_review_comment: (p, o) => {
+    const e = p as unknown as PullRequestReviewCommentEvent;
+    if (e.action !== 'created') return skip(`pull_request_review_comment.${e.action}: only new comments are commands`);
+    const number = e.pull_request?.number;
+    if (typeof number !== 'number') return skip('pull_request_review_comment without pull_request.number');
+    return fromComment(e.comment, { number, isPullRequest: true }, 'review', o);
+  },
+  pull_request: (p) => {
+    const e = p as unknown as PullRequestEvent;
+    if (!PR_REVIEW_ACTIONS.has(e.action)) return skip(`pull_request.${e.action} is not reviewed`);
+    const pr = e.pull_request;
+    if (typeof pr?.number !== 'number') return skip('pull_request without pull_request.number');
+    if (pr.draft && e.action !== 'ready_for_review') return skip(`pull request #${pr.number} is a draft`);
+    const requester = requesterOf(e.sender);
+    if (!requester) return skip('pull_request without sender');
+    return { kind: 'review', text: '', trigger: { requester, thread: { number: pr.number, isPullRequest: true }, needsWrite: false } };
+  },
+  issues: (p, o) => {
+    const e = p as unknown as IssuesEvent;
+    const number = e.issue?.number;
+    const requester = requesterOf(e.sender);
+    if (typeof number !== 'number' || !requester) return skip(`issues.${e.action} without issue.number or sender`);
+    const thread = { number, isPullRequest: false };
+    if (e.action === 'opened') return { kind: 'triage', text: '', trigger: { requester, thread, needsWrite: false } };
+    if (e.action !== 'labeled') return skip(`issues.${e.action} is not a command`);
+    const label = 'label' in e ? e.label?.name : undefined;
+    if (label && o.fixLabel && label === o.fixLabel) return { kind: 'fix', text: '', trigger: { requester, thread, needsWrite: true } };
+    // Only the triage label re-triages: any label would loop on the labels triage itself sets.
+    if (label && o.triageLabel && label === o.triageLabel) return { kind: 'triage', text: '', trigger: { requester, thread, needsWrite: false } };
+    return skip(`issues.labeled with '${label ?? ''}', which is neither the fix nor the triage label`);
+  },
+  workflow_dispatch: (p, o) => {
+    const requester = requesterOf((p as unknown as WorkflowDispatchEvent).sender);
+    return requester ? fromSchedule(requester, o) : skip('workflow_dispatch without sender');
+  },
+  schedule: (_p, o) => fromSchedule({ login: 'github-actions[bot]', isBot: true }, o),
+};
+
+/** Never throws: an unknown event, a missing field or a malformed payload is a `skip`. */
+export function routeEvent(eventName: string, payload: unknown, opts: RouteOptions): Command {
+  const route = ROUTES[eventName];
+  // A workflow author's explicit prompt wins on any event that has no command of its own.
+  if (!route) return opts.prompt ? fromSchedule(requesterOf((payload as { sender?: unknown } | null)?.sender), opts) : skip(`event '${eventName}' is not handled`);
+  if (!payload || typeof payload !== 'object') return skip(`event '${eventName}' has no payload`);
+  try {
+    return route(payload as Record<string, unknown>, opts);
+  } catch (e) {
+    return skip(`event '${eventName}' payload is missing fields (${messageOf(e)})`);
+  }
+}
+
+function fromSchedule(requester: Requester | undefined, o: RouteOptions): Command {
+  const trigger: Trigger = {
+    requester: requester ?? { login: 'github-actions[bot]', isBot: true },
+    thread: o.issueNumber ? { number: o.issueNumber, isPullRequest: false } : undefined,
+    needsWrite: false,
+  };
+  if (o.prompt) return { kind: 'prompt', text: o.prompt, trigger };
+  if (o.issueNumber) return { kind: 'triage', text: '', trigger };
+  if (o.triageLabel) return { kind: 'triage-all', label: o.triageLabel, trigger };
+  return skip('no prompt input and no triage-label: nothing to do');
+}
+
+interface CommentLike {
+  id?: number;
+  body?: string | null;
+  user?: { login?: string; type?: string } | null;
+  created_at?: string;
+  path?: string;
+  line?: number | null;
+}
+
+function fromComment(c: CommentLike | undefined, thread: Thread, kind: 'issue' | 'review', o: RouteOptions): Command {
+  if (!c || typeof c.id !== 'number' || typeof c.body !== 'string') return skip('comment without id or body');
+  if (hasActionMarker(c.body)) return skip('comment was written by agent-action itself');
+  const requester = requesterOf(c.user);
+  if (!requester) return skip('comment without author');
+  const parsed = parseCommentCommand(c.body, o.trigger);
+  if (!parsed) return skip(`comment does not start with '${o.trigger}'`);
+  const comment: CommentRef = { id: c.id, kind, body: c.body, createdAt: c.created_at, path: c.path, line: c.line ?? undefined };
+  const trigger = { requester, thread, comment, needsWrite: true };
+  if (parsed.kind === 'reply') return { kind: 'reply', verb: parsed.verb, args: parsed.text, trigger };
+  if (parsed.kind === 'fix' && !thread.isPullRequest && kind === 'review') return skip('fix from a review comment needs a pull request');
+  return { kind: parsed.kind, text: parsed.text, trigger };
+}
+
+export type ParsedComment = { kind: Exclude<TaskKind, 'prompt'>; text: string } | { kind: 'reply'; verb: ReplyVerb; text: string };
+
+const VERBS: Record<string, ParsedComment['kind'] | ReplyVerb> = {
+  fix: 'fix',
+  review: 'review',
+  triage: 'triage',
+  approve: 'approve',
+  deny: 'deny',
+  answer: 'answer',
+  continue: 'continue',
+};
+const REPLY_VERBS = new Set<string>(['approve', 'deny', 'answer', 'continue']);
+
+/**
+ * `/agent fix make it faster` -> fix. The body must start with the trigger word (leading blank
+ * lines allowed) followed by a space or the end: a mid-sentence mention is not a command.
+ * Undefined when the comment is not a command at all.
+ */
+export function parseCommentCommand(body: string, triggerWord: string): ParsedComment | undefined {
+  const text = body.replace(/^\s+/, '');
+  if (!text.toLowerCase().startsWith(triggerWord.toLowerCase())) return undefined;
+  const rest = text.slice(triggerWord.length);
+  if (rest.length > 0 && !/^\s/.test(rest)) return undefined; // "/agentfoo"
+  const after = rest.trim();
+  if (!after) return undefined;
+  const m = /^(\S+)(?:\s+([\s\S]*))?$/.exec(after);
+  const verb = VERBS[(m?.[1] ?? '').toLowerCase()];
+  const tail = (m?.[2] ?? '').trim();
+  if (!verb) return { kind: 'question', text: after };
+  if (REPLY_VERBS.has(verb)) return { kind: 'reply', verb: verb as ReplyVerb, text: tail };
+  return { kind: verb as Exclude<TaskKind, 'prompt'>, text: tail };
+}
+
+function requesterOf(user: unknown): Requester | undefined {
+  const u = user as { login?: unknown; type?: unknown } | null | undefined;
+  if (!u || typeof u.login !== 'string' || !u.login) return undefined;
+  return { login: u.login, isBot: u.type === 'Bot' || u.login.endsWith('[bot]') };
+}

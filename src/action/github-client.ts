@@ -1,0 +1,78 @@
+/**
+ * The GitHub client, composed once: Octokit with the REST methods, retry (5xx) and throttling
+ * (primary and secondary rate limits, waiting `retry-after`) plugins, the runner's API URL, and one
+ * hook that logs each request and redacts secrets from every body the action posts.
+ */
+import { GitHub, getOctokitOptions } from '@actions/github/lib/utils';
+import { retry } from '@octokit/plugin-retry';
+import { throttling } from '@octokit/plugin-throttling';
+
+const Client = GitHub.plugin(retry, throttling);
+export type GitHubClient = InstanceType<typeof Client>;
+
+export interface GitHubClientOptions {
+  token: string;
+  baseUrl: string;
+  /** Values replaced by `***` in anything posted. */
+  secrets: readonly string[];
+  log?: (line: string) => void;
+  /**
+   * Multiplier from GitHub's `retry-after` seconds (and retry back-off steps) to ms: 1000 in
+   * production, small in tests so a 403 secondary limit with `retry-after: 1` waits milliseconds.
+   */
+  retryAfterBaseMs?: number;
+  /** 'github': GitHub's recommended pacing of writes (1 s apart, 3 s for notifying ones); 'none' for loopback tests. */
+  pacing?: 'github' | 'none';
+  retries?: number;
+}
+
+/** A Bottleneck group stand-in that schedules at once: no pacing against a loopback server. */
+const immediateGroup = {
+  key: () => ({ schedule: (_opts: unknown, fn: (...a: unknown[]) => unknown, ...args: unknown[]) => Promise.resolve(fn(...args)) }),
+};
+
+export function createGitHubClient(opts: GitHubClientOptions): GitHubClient {
+  const log = opts.log ?? (() => {});
+  const base = opts.retryAfterBaseMs ?? 1000;
+  const retriesAllowed = opts.retries ?? 3;
+  const pacing = opts.pacing === 'none' ? { write: immediateGroup, notifications: immediateGroup } : {};
+  const octokit = new Client({
+    ...getOctokitOptions(opts.token, { baseUrl: opts.baseUrl }),
+    retry: { retryAfterBaseValue: base, retries: retriesAllowed },
+    throttle: {
+      ...(pacing as object),
+      retryAfterBaseValue: base,
+      // Each wait is logged; retry a few times, then let the error surface to the caller.
+      onRateLimit: (after: number, o: { method: string; url: string }, _k: unknown, count: number) => {
+        log(`rate limited on ${o.method} ${o.url}; retry ${count + 1} in ${after}s`);
+        return count < retriesAllowed;
+      },
+      onSecondaryRateLimit: (after: number, o: { method: string; url: string }, _k: unknown, count: number) => {
+        log(`secondary rate limit on ${o.method} ${o.url}; retry ${count + 1} in ${after}s`);
+        return count < retriesAllowed;
+      },
+    },
+  });
+  octokit.hook.before('request', (options) => {
+    for (const key of ['body', 'title', 'message'] as const) {
+      const value = (options as Record<string, unknown>)[key];
+      if (typeof value === 'string') (options as Record<string, unknown>)[key] = redact(value, opts.secrets);
+    }
+    const comments = (options as { comments?: unknown }).comments;
+    if (Array.isArray(comments)) {
+      for (const c of comments as Array<{ body?: unknown }>) if (typeof c.body === 'string') c.body = redact(c.body, opts.secrets);
+    }
+    log(`github: ${options.method} ${options.url}`);
+  });
+  return octokit;
+}
+
+/** Replace every secret (and its common encodings) by `***`. Short values are left alone: they would mangle text. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) {
+    if (s.length < 6) continue;
+    for (const form of [s, encodeURIComponent(s), Buffer.from(s).toString('base64')]) out = out.split(form).join('***');
+  }
+  return out;
+}

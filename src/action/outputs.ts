@@ -1,0 +1,16 @@
+/** The action's outputs, from a run's result (names as in action.yml). */
+import * as core from '@actions/core';
+import type { ActionResult } from './run-context.js';
+
+export function setOutputs(r: ActionResult, set: (name: string, value: string) => void = core.setOutput): void {
+  set('status', r.status);
+  set('summary', r.summary);
+  set('session-id', r.sessionId ?? '');
+  set('branch', r.branch ?? '');
+  set('pull-request', r.pullRequest ? String(r.pullRequest) : '');
+  set('review-id', r.reviewId ? String(r.reviewId) : '');
+  set('labels', (r.labels ?? []).join(','));
+  set('turns', String(r.stats?.turns ?? 0));
+  set('tokens', String(r.stats?.totalTokens ?? 0));
+  set('cost-usd', (r.stats?.costUsd ?? 0).toFixed(4));
+}

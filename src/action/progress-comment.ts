@@ -1,0 +1,185 @@
+/**
+ * Progress in the thread: an eyes reaction on the triggering comment at once, then one comment per
+ * run, edited as the run goes (throttled) and finally rewritten with the outcome and its numbers.
+ * The same table goes to the job summary. A failing edit is logged, never fatal: progress is a view.
+ */
+import { messageOf } from '../common/errors.js';
+import type { LoopEvent, RunStats } from '../core/events.js';
+import type { CommentRef, Thread } from './event-command.js';
+import type { GitHubClient } from './github-client.js';
+import { formatMarker } from './markers.js';
+import type { ActionResult, Log, ProgressReporter, RepoRef } from './run-context.js';
+
+export interface ProgressOptions {
+  octokit: GitHubClient;
+  repo: RepoRef;
+  thread?: Thread;
+  comment?: CommentRef;
+  runUrl?: string;
+  runId?: string;
+  title: string;
+  log: Log;
+  /** Minimum time between edits; the last state is always written. */
+  throttleMs?: number;
+  /** Writes the job summary (core.summary in the action). */
+  writeSummary?: (markdown: string) => Promise<void>;
+  now?: () => number;
+}
+
+export interface ProgressComment extends ProgressReporter {
+  /** Reaction and first comment. */
+  start(): Promise<void>;
+}
+
+interface View {
+  step: string;
+  toolCalls: number;
+  failedCalls: number;
+  recent: string[];
+}
+
+export function createProgressComment(o: ProgressOptions): ProgressComment {
+  const now = o.now ?? Date.now;
+  const throttleMs = o.throttleMs ?? 10_000;
+  const startedAt = now();
+  const view: View = { step: 'starting', toolCalls: 0, failedCalls: 0, recent: [] };
+  let id: number | undefined;
+  let lastEdit = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let chain: Promise<void> = Promise.resolve();
+  let finished = false;
+  const marker = formatMarker('progress', o.runId ? { run: o.runId } : {});
+
+  const write = (body: string) => {
+    // Edits are serialized: an older body can never overwrite a newer one.
+    chain = chain.then(async () => {
+      if (id === undefined || !o.thread) return;
+      try {
+        await o.octokit.rest.issues.updateComment({ ...o.repo, comment_id: id, body });
+      } catch (e) {
+        o.log.warning(`could not update the progress comment: ${messageOf(e)}`);
+      }
+    });
+    return chain;
+  };
+  const schedule = () => {
+    if (finished || id === undefined) return;
+    const wait = lastEdit + throttleMs - now();
+    if (wait <= 0) {
+      lastEdit = now();
+      void write(renderRunning(o, view, marker));
+    } else if (!timer) {
+      timer = setTimeout(() => {
+        timer = undefined;
+        schedule();
+      }, wait);
+      timer.unref();
+    }
+  };
+
+  const onEvent = (e: LoopEvent) => {
+    switch (e.type) {
+      case 'tool_use':
+        view.toolCalls++;
+        break;
+      case 'tool_state':
+        if (e.title) view.step = e.title;
+        break;
+      case 'tool_result':
+        if (!e.ok) view.failedCalls++;
+        view.recent = [...view.recent, `${e.ok ? '✓' : '✗'} ${e.forHuman ?? e.name}`].slice(-5);
+        break;
+      case 'message':
+        if (e.role === 'assistant' && !e.delta) view.step = 'thinking';
+        break;
+      case 'retry':
+        view.step = `model busy (${e.reason}); retrying`;
+        break;
+      case 'approval_request':
+        view.step = 'waiting for a maintainer';
+        break;
+      default:
+        return;
+    }
+    schedule();
+  };
+
+  return {
+    emit: onEvent,
+    step(text) {
+      view.step = text;
+      schedule();
+    },
+    commentId: () => id,
+    async start() {
+      const c = o.comment;
+      try {
+        if (c?.kind === 'issue') await o.octokit.rest.reactions.createForIssueComment({ ...o.repo, comment_id: c.id, content: 'eyes' });
+        if (c?.kind === 'review') await o.octokit.rest.reactions.createForPullRequestReviewComment({ ...o.repo, comment_id: c.id, content: 'eyes' });
+      } catch (e) {
+        o.log.warning(`could not react to the comment: ${messageOf(e)}`);
+      }
+      if (!o.thread) return;
+      try {
+        const { data } = await o.octokit.rest.issues.createComment({ ...o.repo, issue_number: o.thread.number, body: renderRunning(o, view, marker) });
+        id = data.id;
+        lastEdit = now();
+      } catch (e) {
+        o.log.warning(`could not post the progress comment: ${messageOf(e)}`);
+      }
+    },
+    async finish(result, extra) {
+      // The first outcome wins: suspend writes its own, and main's closing call must not overwrite it.
+      if (finished) return chain;
+      finished = true;
+      if (timer) clearTimeout(timer);
+      const elapsed = now() - startedAt;
+      const table = renderResultTable(result, result.stats, elapsed);
+      await write(`${marker}\n### ${o.title}: ${STATUS_TEXT[result.status]}\n\n${result.summary}\n\n${table}${extra ? `\n\n${extra}` : ''}${runLink(o)}`);
+      if (o.writeSummary) {
+        try {
+          await o.writeSummary(`## ${o.title}: ${STATUS_TEXT[result.status]}\n\n${result.summary}\n\n${table}\n`);
+        } catch (e) {
+          o.log.warning(`could not write the job summary: ${messageOf(e)}`);
+        }
+      }
+    },
+  };
+}
+
+const STATUS_TEXT: Record<ActionResult['status'], string> = {
+  success: 'done',
+  awaiting_approval: 'waiting for approval',
+  failed: 'failed',
+  skipped: 'skipped',
+};
+
+const runLink = (o: ProgressOptions) => (o.runUrl ? `\n\n[Workflow run](${o.runUrl})` : '');
+
+function renderRunning(o: ProgressOptions, v: View, marker: string): string {
+  const recent = v.recent.length ? `\n\n${v.recent.map((r) => `- ${escapeMd(r)}`).join('\n')}` : '';
+  return `${marker}\n### ${o.title}: working\n\nCurrent step: ${escapeMd(v.step)}\nTool calls so far: ${v.toolCalls}${v.failedCalls ? ` (${v.failedCalls} failed)` : ''}${recent}${runLink(o)}`;
+}
+
+/** Outcome, turns, tokens, cost, duration: the same table in the comment and the job summary. */
+export function renderResultTable(result: ActionResult, stats: RunStats | undefined, elapsedMs: number): string {
+  const rows: Array<[string, string]> = [
+    ['Outcome', result.status],
+    ['Turns', String(stats?.turns ?? 0)],
+    ['Tokens', `${stats?.totalTokens ?? 0} (${stats?.inputTokens ?? 0} in, ${stats?.outputTokens ?? 0} out)`],
+    ['Tool calls', String(stats?.toolCalls ?? 0)],
+    ['Cost', `$${(stats?.costUsd ?? 0).toFixed(4)}`],
+    ['Duration', formatDuration(stats?.durationMs ?? elapsedMs)],
+  ];
+  if (result.branch) rows.push(['Branch', `\`${result.branch}\``]);
+  if (result.pullRequest) rows.push(['Pull request', `#${result.pullRequest}`]);
+  if (result.labels?.length) rows.push(['Labels', result.labels.join(', ')]);
+  return `| | |\n| --- | --- |\n${rows.map(([k, v]) => `| ${k} | ${v} |`).join('\n')}`;
+}
+
+export function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${s % 60}s`;
+}
+
+const escapeMd = (s: string) => s.replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;')).replace(/\n/g, ' ');

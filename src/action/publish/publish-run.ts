@@ -1,0 +1,146 @@
+/**
+ * Publishing, once, at the end of a run that did not suspend: the work tree's changes (commit to a
+ * same-repository pull request, suggestions or a patch for a fork, a branch and pull request for an
+ * issue or a prompt), the review, labels and replies the model recorded. Pushes come before any
+ * comment that links them, so an API failure afterwards keeps the work.
+ */
+import { messageOf } from '../../common/errors.js';
+import type { AgentRun } from '../../core/agent.js';
+import type { Outcome } from '../../core/events.js';
+import { assertGit } from '../../session/git.js';
+import type { PublishRecord } from '../../tools/github/recorder.js';
+import { formatMarker } from '../markers.js';
+import type { ActionResult, ActionRunContext, AgentTask } from '../run-context.js';
+import type { ThreadInfo } from '../task-context.js';
+import { commitWorktree, pushHead, readHasChanges } from './commits.js';
+import { publishLabels } from './labels.js';
+import { publishIssueFix } from './pull-request.js';
+import { collapsedPatch, publishReview, readPullDiffSides, suggestionsFromDiff } from './review.js';
+
+export interface PublishInput {
+  run: AgentRun;
+  task: AgentTask;
+  record: PublishRecord;
+  info?: ThreadInfo;
+  stats: ActionResult['stats'];
+}
+
+export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promise<ActionResult> {
+  const { outcome } = p.run;
+  const finalText = outcome.status === 'success' ? outcome.finalText : '';
+  const result: ActionResult = { status: outcome.status === 'success' ? 'success' : 'failed', summary: summaryOf(outcome), stats: p.stats };
+  const problems: string[] = [];
+  const thread = ctx.thread;
+  const pull = p.info?.pull;
+  const edits = p.task.command === 'fix' || p.task.command === 'prompt';
+
+  // 1. The work tree: pushed before anything links it. Kept even when the loop hit a limit.
+  if (edits && (await readHasChanges(ctx.workspace))) {
+    await ctx.log.group('publish: changes', async () => {
+      try {
+        if (pull && !pull.isFork) {
+          await commitWorktree(ctx.workspace, { subject: commitSubject(p.task, thread?.number), body: finalText.slice(0, 2000), coAuthor: ctx.requester.login });
+          await pushHead(ctx.workspace, pull.headRef);
+          result.branch = pull.headRef;
+        } else if (pull?.isFork) {
+          await assertGit(ctx.workspace, ['add', '-A', '--intent-to-add']);
+          const diff = await assertGit(ctx.workspace, ['diff', '-U0', '--no-color', '--no-ext-diff', 'HEAD']);
+          const full = await assertGit(ctx.workspace, ['diff', '--no-color', '--no-ext-diff', '--binary', 'HEAD']);
+          const files = await readPullDiffSides(ctx.octokit, ctx.repo, thread!.number);
+          const { comments, rest } = suggestionsFromDiff(diff, files);
+          const appendix = rest.length ? `This pull request comes from a fork, which this workflow cannot push to. The rest of the change:\n\n${collapsedPatch(full)}` : undefined;
+          const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: thread!.number, commitId: pull.headSha, summary: finalText, comments, files, appendix });
+          result.reviewId = review.reviewId;
+        } else {
+          const title = thread ? (p.info?.context.title ?? `issue ${thread.number}`) : (p.task.instructions ?? 'agent-action task');
+          const fix = await publishIssueFix({
+            octokit: ctx.octokit,
+            repo: ctx.repo,
+            root: ctx.workspace,
+            issue: { number: thread?.number ?? 0, title },
+            baseBranch: await readDefaultBranch(ctx),
+            requester: ctx.requester.login,
+            summary: finalText,
+            linkIssue: Boolean(thread),
+          });
+          if (fix.status !== 'no_changes') result.branch = fix.branch;
+          if (fix.status === 'opened') result.pullRequest = fix.pullRequest;
+          if (fix.status === 'pushed') problems.push(`The branch \`${fix.branch}\` was pushed, but the pull request could not be opened: ${fix.error}`);
+        }
+      } catch (e) {
+        problems.push(`Publishing the changes failed: ${messageOf(e)}`);
+      }
+    });
+  }
+
+  // 2. The review the model recorded (pull requests only; one batched review).
+  if (thread?.isPullRequest && p.record.reviewComments.length > 0 && result.reviewId === undefined) {
+    try {
+      const files = await readPullDiffSides(ctx.octokit, ctx.repo, thread.number);
+      const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: thread.number, commitId: pull?.headSha, summary: finalText, comments: p.record.reviewComments, files });
+      result.reviewId = review.reviewId;
+    } catch (e) {
+      problems.push(`The review could not be posted: ${messageOf(e)}`);
+    }
+  } else if (thread?.isPullRequest && p.task.command === 'review' && outcome.status === 'success' && result.reviewId === undefined) {
+    try {
+      const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: thread.number, commitId: pull?.headSha, summary: finalText, comments: [], files: new Map() });
+      result.reviewId = review.reviewId;
+    } catch (e) {
+      problems.push(`The review could not be posted: ${messageOf(e)}`);
+    }
+  }
+
+  // 3. Labels, only those the repository has.
+  if (thread && p.record.labels !== undefined) {
+    try {
+      const { applied, dropped } = await publishLabels(ctx.octokit, ctx.repo, thread.number, p.record.labels);
+      result.labels = applied;
+      if (dropped.length) ctx.log.notice(`labels not in the repository, not applied: ${dropped.join(', ')}`);
+    } catch (e) {
+      problems.push(`Labels could not be applied: ${messageOf(e)}`);
+    }
+  }
+
+  // 4. Replies; a question's answer is the final text when the model recorded none.
+  const replies = [...p.record.replies];
+  if (replies.length === 0 && p.task.command === 'question' && finalText) replies.push(finalText);
+  if (thread) {
+    for (const body of replies) {
+      try {
+        await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number: thread.number, body: `${body}\n\n${formatMarker('reply')}` });
+      } catch (e) {
+        problems.push(`A reply could not be posted: ${messageOf(e)}`);
+      }
+    }
+  }
+
+  if (problems.length) {
+    for (const pr of problems) ctx.log.warning(pr);
+    result.summary = `${result.summary}\n\n${problems.map((x) => `- ${x}`).join('\n')}`;
+    if (result.status === 'success' && !result.branch && !result.reviewId && !result.labels) result.status = 'failed';
+  }
+  return result;
+}
+
+function summaryOf(o: Outcome): string {
+  switch (o.status) {
+    case 'success':
+      return o.finalText.trim() || 'Done.';
+    case 'limit':
+      return `Stopped at a limit (${o.which}): ${o.message}. What was done so far is published.`;
+    case 'error':
+      return `Failed: ${o.error.message}`;
+    case 'cancelled':
+      return 'Cancelled.';
+    case 'awaiting_approval':
+      return 'Waiting for a maintainer.';
+  }
+}
+
+const commitSubject = (task: AgentTask, n?: number) => `agent-action: ${task.command}${n ? ` (#${n})` : ''}${task.instructions ? `: ${task.instructions.split('\n')[0].slice(0, 60)}` : ''}`;
+
+async function readDefaultBranch(ctx: ActionRunContext): Promise<string> {
+  const { data } = await ctx.octokit.rest.repos.get({ ...ctx.repo });
+  return data.default_branch;
+}

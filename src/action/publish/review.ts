@@ -1,0 +1,159 @@
+/**
+ * One batched review per run, event COMMENT (never an approval). Inline comments only on lines the
+ * pull request's diff shows (GitHub rejects the whole review otherwise); the rest go into the body.
+ * For fork pull requests, which the token cannot push to, the agent's change becomes suggestions
+ * where a hunk falls inside the diff, and a patch in a collapsed comment for the rest.
+ */
+import type { RecordedReviewComment } from '../../tools/github/recorder.js';
+import type { GitHubClient } from '../github-client.js';
+import type { RepoRef } from '../run-context.js';
+
+export interface DiffSides {
+  LEFT: Set<number>;
+  RIGHT: Set<number>;
+}
+
+/** The old (LEFT) and new (RIGHT) line numbers a unified-diff patch shows, context included. */
+export function parsePatchLines(patch: string): DiffSides {
+  const sides: DiffSides = { LEFT: new Set(), RIGHT: new Set() };
+  let oldNo = 0;
+  let newNo = 0;
+  for (const line of patch.split('\n')) {
+    const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+    if (hunk) {
+      oldNo = Number(hunk[1]);
+      newNo = Number(hunk[2]);
+    } else if (line.startsWith('+')) sides.RIGHT.add(newNo++);
+    else if (line.startsWith('-')) sides.LEFT.add(oldNo++);
+    else if (line.startsWith(' ')) {
+      sides.LEFT.add(oldNo++);
+      sides.RIGHT.add(newNo++);
+    }
+  }
+  return sides;
+}
+
+export interface InlineComment {
+  path: string;
+  line: number;
+  side: 'LEFT' | 'RIGHT';
+  start_line?: number;
+  start_side?: 'LEFT' | 'RIGHT';
+  body: string;
+}
+
+export interface PlannedReview {
+  inline: InlineComment[];
+  /** Findings on lines outside the diff, rendered for the body. */
+  outside: string[];
+}
+
+/** Splits recorded comments into inline ones (every line of the range in the diff) and the rest. */
+export function planReview(comments: readonly RecordedReviewComment[], files: ReadonlyMap<string, DiffSides>): PlannedReview {
+  const plan: PlannedReview = { inline: [], outside: [] };
+  for (const c of comments) {
+    const side = c.side ?? 'RIGHT';
+    const lines = files.get(c.path)?.[side];
+    const start = c.startLine !== undefined && c.startLine < c.line ? c.startLine : undefined;
+    const body = c.suggestion !== undefined ? `${c.body}\n\n\`\`\`suggestion\n${c.suggestion.replace(/\n$/, '')}\n\`\`\`` : c.body;
+    const inDiff = lines !== undefined && lines.has(c.line) && (start === undefined || rangeIn(lines, start, c.line));
+    if (inDiff) plan.inline.push({ path: c.path, line: c.line, side, ...(start !== undefined ? { start_line: start, start_side: side } : {}), body });
+    else plan.outside.push(`**${c.path}:${start !== undefined ? `${start}-` : ''}${c.line}**\n\n${body}`);
+  }
+  return plan;
+}
+
+const rangeIn = (lines: Set<number>, from: number, to: number) => {
+  for (let n = from; n <= to; n++) if (!lines.has(n)) return false;
+  return true;
+};
+
+/** The files of a pull request with the lines their patches show. */
+export async function readPullDiffSides(octokit: GitHubClient, repo: RepoRef, pull: number): Promise<Map<string, DiffSides>> {
+  const files = await octokit.paginate(octokit.rest.pulls.listFiles, { ...repo, pull_number: pull, per_page: 100 });
+  return new Map(files.map((f) => [f.filename, parsePatchLines(f.patch ?? '')]));
+}
+
+export interface ReviewOptions {
+  octokit: GitHubClient;
+  repo: RepoRef;
+  pull: number;
+  /** The head commit the comments refer to. */
+  commitId?: string;
+  summary: string;
+  comments: readonly RecordedReviewComment[];
+  files: ReadonlyMap<string, DiffSides>;
+  /** Extra body sections (a patch for a fork). */
+  appendix?: string;
+}
+
+/** Posts the one review; returns its id and how many comments were inline. */
+export async function publishReview(o: ReviewOptions): Promise<{ reviewId: number; inline: number; outside: number }> {
+  const plan = planReview(o.comments, o.files);
+  const outside = plan.outside.length ? `\n\n#### Findings outside the diff\n\n${plan.outside.join('\n\n---\n\n')}` : '';
+  const body = `${o.summary.trim() || 'Review by agent-action.'}${outside}${o.appendix ? `\n\n${o.appendix}` : ''}`;
+  const { data } = await o.octokit.rest.pulls.createReview({
+    ...o.repo,
+    pull_number: o.pull,
+    event: 'COMMENT',
+    body,
+    ...(o.commitId ? { commit_id: o.commitId } : {}),
+    comments: plan.inline,
+  });
+  return { reviewId: data.id, inline: plan.inline.length, outside: plan.outside.length };
+}
+
+interface Hunk {
+  path: string;
+  oldStart: number;
+  oldCount: number;
+  newLines: string[];
+  text: string;
+}
+
+/** Hunks of a zero-context diff (`git diff -U0`), per file, with the new text of each. */
+export function parseZeroContextDiff(diff: string): Hunk[] {
+  const hunks: Hunk[] = [];
+  let path = '';
+  let cur: Hunk | undefined;
+  for (const line of diff.split('\n')) {
+    if (line.startsWith('diff --git ')) {
+      cur = undefined;
+      path = '';
+    } else if (line.startsWith('+++ ')) path = line.slice(4).replace(/^b\//, '');
+    else if (line.startsWith('--- ')) continue;
+    else if (line.startsWith('@@')) {
+      const m = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+      if (!m) continue;
+      cur = { path, oldStart: Number(m[1]), oldCount: m[2] === undefined ? 1 : Number(m[2]), newLines: [], text: `${line}\n` };
+      hunks.push(cur);
+    } else if (cur && (line.startsWith('+') || line.startsWith('-') || line.startsWith('\\'))) {
+      cur.text += `${line}\n`;
+      if (line.startsWith('+')) cur.newLines.push(line.slice(1));
+    }
+  }
+  return hunks;
+}
+
+/**
+ * A fork's change as review comments: a hunk that replaces lines the pull request's diff shows
+ * becomes a suggestion; pure insertions, deletions of whole files and hunks outside the diff go to
+ * the returned patch text (`rest`), which the caller posts collapsed.
+ */
+export function suggestionsFromDiff(diff: string, files: ReadonlyMap<string, DiffSides>): { comments: RecordedReviewComment[]; rest: string[] } {
+  const comments: RecordedReviewComment[] = [];
+  const rest: string[] = [];
+  for (const h of parseZeroContextDiff(diff)) {
+    const right = files.get(h.path)?.RIGHT;
+    const end = h.oldStart + h.oldCount - 1;
+    if (h.path !== '/dev/null' && h.oldCount > 0 && right && rangeIn(right, h.oldStart, end)) {
+      comments.push({ path: h.path, line: end, startLine: h.oldCount > 1 ? h.oldStart : undefined, body: 'Suggested change:', suggestion: h.newLines.join('\n') });
+    } else {
+      rest.push(`--- a/${h.path}\n+++ b/${h.path}\n${h.text}`);
+    }
+  }
+  return { comments, rest };
+}
+
+export const collapsedPatch = (patch: string): string =>
+  `<details><summary>Patch (apply with <code>git apply</code>)</summary>\n\n\`\`\`diff\n${patch.replace(/```/g, '` ` `')}\n\`\`\`\n\n</details>`;

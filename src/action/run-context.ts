@@ -1,0 +1,104 @@
+/**
+ * The per-run context of the GitHub face: what every step after routing and authorization receives,
+ * including the approval code (src/action/approval/: suspend and resume). Types only.
+ */
+import type { Agent, AgentRun } from '../core/agent.js';
+import type { Emit, RunStats } from '../core/events.js';
+import type { PublishRecord, PublishRecorder } from '../tools/github/recorder.js';
+import type { Command, ReplyVerb, Requester, TaskKind, Thread, Trigger, CommentRef } from './event-command.js';
+import type { GitHubClient } from './github-client.js';
+import type { ActionSettings, RunnerEnv } from './inputs.js';
+
+export interface RepoRef {
+  owner: string;
+  repo: string;
+}
+
+export type ActionStatus = 'success' | 'awaiting_approval' | 'failed' | 'skipped';
+
+/** What a run ends with: becomes the action's outputs and the progress comment's last edit. */
+export interface ActionResult {
+  status: ActionStatus;
+  summary: string;
+  sessionId?: string;
+  branch?: string;
+  pullRequest?: number;
+  reviewId?: number;
+  labels?: string[];
+  stats?: RunStats;
+}
+
+export interface Log {
+  info(line: string): void;
+  notice(line: string): void;
+  warning(line: string): void;
+  /** Folds a phase in the job log. */
+  group<T>(title: string, fn: () => Promise<T>): Promise<T>;
+}
+
+/** The one progress comment of a run (and the job summary), edited as the run goes. */
+export interface ProgressReporter {
+  /** The loop's events: current step, tool calls so far; edits are throttled. */
+  readonly emit: Emit;
+  /** A line of status outside the loop ("publishing", "waiting for approval"). */
+  step(text: string): void;
+  /** Rewrites the comment with the outcome and writes the job summary. */
+  finish(result: ActionResult, extra?: string): Promise<void>;
+  /** The comment's id once posted (undefined before, or when the run has no thread). */
+  commentId(): number | undefined;
+}
+
+/** A task the agent runs: the command kind and the maintainer's words after it. */
+export interface AgentTask {
+  command: TaskKind;
+  instructions?: string;
+}
+
+export interface PreparedRun {
+  agent: Agent;
+  recorder: PublishRecorder;
+  task: AgentTask;
+  /** The loop's event sink (progress comment, log). */
+  emit: Emit;
+  /** The first user message for `agent.start`. */
+  prompt: string;
+}
+
+export interface ActionRunContext {
+  octokit: GitHubClient;
+  repo: RepoRef;
+  runner: RunnerEnv;
+  settings: ActionSettings;
+  command: Exclude<Command, { kind: 'skip' }>;
+  trigger: Trigger;
+  thread?: Thread;
+  requester: Requester;
+  /** GITHUB_WORKSPACE: the checked-out repository. */
+  workspace: string;
+  /** Link to this workflow run, for comments. */
+  runUrl?: string;
+  progress: ProgressReporter;
+  log: Log;
+  /** Secrets to keep out of everything posted and every command's environment. */
+  secrets: string[];
+  /**
+   * Builds the agent for a task (trusted policy and memory, GitHub recorder tools, limits). On resume
+   * pass the saved task and the saved publish record, so what was recorded before suspension is kept.
+   */
+  prepareRun(task: AgentTask, record?: PublishRecord): Promise<PreparedRun>;
+  /**
+   * Ends a run: `awaiting_approval` goes to suspendRun; anything else publishes once (commits,
+   * pull request, review, labels, replies) and rewrites the progress comment.
+   */
+  finishRun(run: AgentRun, prepared: PreparedRun): Promise<ActionResult>;
+}
+
+/** An approval reply (`/agent approve|deny|answer|continue ...`) with its thread and comment. */
+export type ReplyCommand = Extract<Command, { kind: 'reply' }>;
+export type { ReplyVerb, CommentRef };
+
+/** src/action/approval/resume.ts implements this (the session engineer's). */
+export type HandleApprovalReply = (ctx: ActionRunContext, reply: ReplyCommand) => Promise<ActionResult>;
+
+/** src/action/approval/suspend.ts implements this: save the session, post the question, end green. */
+export type SuspendRun = (ctx: ActionRunContext, run: AgentRun & { outcome: { status: 'awaiting_approval' } }, prepared: PreparedRun) => Promise<ActionResult>;

@@ -1,0 +1,173 @@
+/**
+ * One command on one thread (or none): progress comment, thread context, trusted configuration,
+ * the agent, then suspend or publish. `createRunContext` builds the ActionRunContext the approval
+ * code also receives.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { messageOf } from '../common/errors.js';
+import { prepareAgent, type AgentOptions, type AgentRun } from '../core/agent.js';
+import { statsOf } from '../core/stats.js';
+import { renderTaskContext } from '../context/task-context.js';
+import type { ApprovalChannel } from '../scheduler/types.js';
+import { createGitHubTools } from '../tools/github/publish-tools.js';
+import { createPublishRecorder } from '../tools/github/recorder.js';
+import { handleApprovalReply } from './approval/resume.js';
+import { suspendRun } from './approval/suspend.js';
+import type { Command, Thread } from './event-command.js';
+import type { GitHubClient } from './github-client.js';
+import { defaultModeFor, type ActionSettings, type PolicyInput, type RunnerEnv } from './inputs.js';
+import { createProgressComment } from './progress-comment.js';
+import { publishRun } from './publish/publish-run.js';
+import { readRepoLabels } from './publish/labels.js';
+import type { ActionResult, ActionRunContext, AgentTask, Log, PreparedRun, RepoRef } from './run-context.js';
+import { readThreadInfo, type ThreadInfo } from './task-context.js';
+import { readTrustedConfig, trustedFromWorktree, type TrustedConfig } from './trusted-config.js';
+
+export interface RunBase {
+  octokit: GitHubClient;
+  repo: RepoRef;
+  settings: ActionSettings;
+  runner: RunnerEnv;
+  log: Log;
+  secrets: string[];
+  writeSummary?: (markdown: string) => Promise<void>;
+  /** Tests pass a scripted model; AgentOptions.modelClient. */
+  modelClient?: AgentOptions['modelClient'];
+}
+
+type ThreadCommand = Exclude<Command, { kind: 'skip' | 'triage-all' }>;
+
+/** In a workflow nobody waits at a terminal: every question becomes a comment and the run suspends. */
+const deferToComment: ApprovalChannel = { decide: async () => 'defer' };
+
+export async function runCommand(base: RunBase, command: ThreadCommand, thread: Thread | undefined): Promise<ActionResult> {
+  const runUrl = base.runner.runId ? `${base.runner.serverUrl}/${base.repo.owner}/${base.repo.repo}/actions/runs/${base.runner.runId}` : undefined;
+  const progress = createProgressComment({
+    octokit: base.octokit,
+    repo: base.repo,
+    thread,
+    comment: command.trigger.comment,
+    runUrl,
+    runId: base.runner.runId,
+    title: `agent-action ${command.kind === 'reply' ? command.verb : command.kind}`,
+    log: base.log,
+    writeSummary: base.writeSummary,
+  });
+  await progress.start();
+  const labels = command.kind === 'triage' ? await readRepoLabels(base.octokit, base.repo) : undefined;
+  const info = thread
+    ? await base.log.group('read thread', () => readThreadInfo(base.octokit, base.repo, thread, { trigger: command.trigger.comment, requester: command.trigger.requester.login, availableLabels: labels }))
+    : undefined;
+  const trusted = info?.pull
+    ? await base.log.group('trusted configuration (base branch)', () => readTrustedConfig(base.runner.workspace, info.pull!.baseSha, base.settings.contextFileNames))
+    : trustedFromWorktree(base.runner.workspace);
+  const ctx = createRunContext(base, command, thread, progress, runUrl, trusted, info, labels);
+
+  let result: ActionResult;
+  try {
+    if (command.kind === 'reply') {
+      result = await handleApprovalReply(ctx, command);
+    } else {
+      const prepared = await ctx.prepareRun({ command: command.kind, instructions: command.text || undefined });
+      const run = await base.log.group('agent', () => prepared.agent.start(prepared.prompt, prepared.emit));
+      result = await ctx.finishRun(run, prepared);
+    }
+  } catch (e) {
+    result = { status: 'failed', summary: messageOf(e) };
+    await progress.finish(result);
+    throw e;
+  }
+  await progress.finish(result);
+  return result;
+}
+
+export function createRunContext(
+  base: RunBase,
+  command: ThreadCommand,
+  thread: Thread | undefined,
+  progress: ActionRunContext['progress'],
+  runUrl: string | undefined,
+  trusted: TrustedConfig,
+  info: ThreadInfo | undefined,
+  labels: string[] | undefined,
+): ActionRunContext {
+  const ws = base.runner.workspace;
+  const startedAt = Date.now();
+  const ctx: ActionRunContext = {
+    octokit: base.octokit,
+    repo: base.repo,
+    runner: base.runner,
+    settings: base.settings,
+    command,
+    trigger: command.trigger,
+    thread,
+    requester: command.trigger.requester,
+    workspace: ws,
+    runUrl,
+    progress,
+    log: base.log,
+    secrets: base.secrets,
+    async prepareRun(task, record) {
+      const recorder = createPublishRecorder(record);
+      const agent = await prepareAgent({
+        root: ws,
+        model: base.settings.model,
+        apiKey: base.settings.geminiApiKey,
+        baseUrl: base.settings.geminiBaseUrl,
+        mode: base.settings.approvalMode ?? defaultModeFor(task.command),
+        policyContext: 'action',
+        policy: {
+          workspace: [{ path: trusted.policyDir, optional: true }],
+          user: policySources(base.settings.policy, 'policy', ws),
+          admin: policySources(base.settings.adminPolicy, 'admin-policy', ws),
+        },
+        memory: { memoryRoot: trusted.memoryRoot, fileNames: base.settings.contextFileNames },
+        command: task.command,
+        instructions: task.instructions,
+        taskContext: info ? renderTaskContext(info.context) : undefined,
+        availableLabels: labels,
+        repo: `${base.repo.owner}/${base.repo.repo}`,
+        limits: { maxTurns: base.settings.maxTurns, maxWallMs: base.settings.timeoutMs, maxCostUsd: base.settings.maxCostUsd },
+        secrets: base.secrets,
+        channel: deferToComment,
+        extraTools: createGitHubTools(),
+        recorder,
+        modelClient: base.modelClient,
+      });
+      for (const w of agent.warnings) base.log.warning(w);
+      const emit = progress.emit;
+      return { agent, recorder, task, emit, prompt: promptFor(task, thread) } satisfies PreparedRun;
+    },
+    async finishRun(run: AgentRun, prepared: PreparedRun) {
+      if (run.outcome.status === 'awaiting_approval') return suspendRun(ctx, run as Parameters<typeof suspendRun>[1], prepared);
+      progress.step('publishing');
+      const stats = statsOf(run.state, Date.now() - startedAt);
+      return publishRun(ctx, { run, task: prepared.task, record: prepared.recorder.snapshot(), info, stats });
+    },
+  };
+  return ctx;
+}
+
+function policySources(p: PolicyInput, input: string, ws: string) {
+  if (p.kind === 'none') return [];
+  if (p.kind === 'inline') return [{ inline: p.toml, label: `input '${input}'` }];
+  return p.paths.map((path) => (isAbsolute(path) ? path : resolve(ws, path)));
+}
+
+/** The user message that starts the loop; the task context (fenced) goes before it. */
+export function promptFor(task: AgentTask, thread?: Thread): string {
+  const where = thread ? `${thread.isPullRequest ? 'pull request' : 'issue'} #${thread.number}` : 'this repository';
+  const extra = task.instructions ? `\n\nThe maintainer's instructions:\n${task.instructions}` : '';
+  switch (task.command) {
+    case 'fix':
+      return `Fix ${where}. Make the change in the work tree and check it; it is committed and pushed for you when you finish.${extra}`;
+    case 'review':
+      return `Review ${where}. Record findings with add_review_comment on lines of the diff, then summarize.${task.instructions ? `\n\nFocus on:\n${task.instructions}` : ''}`;
+    case 'triage':
+      return `Triage ${where}: choose fitting labels from the repository's labels with set_labels, and reply only if something is missing from the report.${extra}`;
+    case 'question':
+      return `Answer the maintainer's question about ${where}:\n${task.instructions ?? ''}`;
+    case 'prompt':
+      return task.instructions ?? '';
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The issue or pull request the agent acts on, read from the API into the context layer's
+ * TaskContext (which sanitizes, fences and cuts it to what was written before the trigger).
+ */
+import type { ChangedFile, TaskComment, TaskContext } from '../context/task-context.js';
+import type { CommentRef, Thread } from './event-command.js';
+import type { GitHubClient } from './github-client.js';
+import type { RepoRef } from './run-context.js';
+
+export interface PullInfo {
+  headRef: string;
+  headSha: string;
+  baseRef: string;
+  baseSha: string;
+  /** The head lives in another repository: the token cannot push to it. */
+  isFork: boolean;
+  state: string;
+}
+
+export interface ThreadInfo {
+  context: TaskContext;
+  pull?: PullInfo;
+}
+
+export interface ThreadInfoOptions {
+  trigger?: CommentRef;
+  requester?: string;
+  availableLabels?: string[];
+}
+
+export async function readThreadInfo(octokit: GitHubClient, repo: RepoRef, thread: Thread, o: ThreadInfoOptions = {}): Promise<ThreadInfo> {
+  const { trigger, availableLabels } = o;
+  const { data: issue } = await octokit.rest.issues.get({ ...repo, issue_number: thread.number });
+  const raw = await octokit.paginate(octokit.rest.issues.listComments, { ...repo, issue_number: thread.number, per_page: 100 });
+  const comments: TaskComment[] = raw
+    .filter((c) => c.id !== trigger?.id)
+    .map((c) => ({ author: c.user?.login ?? 'ghost', body: c.body ?? '', createdAt: c.created_at, updatedAt: c.updated_at }));
+  const context: TaskContext = {
+    kind: thread.isPullRequest ? 'pull_request' : 'issue',
+    number: thread.number,
+    title: issue.title,
+    body: issue.body ?? '',
+    labels: issue.labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter(Boolean),
+    author: issue.user?.login ?? 'ghost',
+    state: issue.state === 'closed' ? 'closed' : 'open',
+    comments,
+    trigger: trigger ? { author: o.requester ?? '', body: trigger.body, createdAt: trigger.createdAt ?? new Date().toISOString() } : undefined,
+    availableLabels: availableLabels?.map((name) => ({ name })),
+  };
+  if (!thread.isPullRequest) return { context };
+
+  const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: thread.number });
+  const files = await octokit.paginate(octokit.rest.pulls.listFiles, { ...repo, pull_number: thread.number, per_page: 100 });
+  context.baseRef = pr.base.ref;
+  context.headRef = pr.head.ref;
+  if (pr.merged_at) context.state = 'merged';
+  context.changedFiles = files.map(
+    (f): ChangedFile => ({ path: f.filename, status: f.status, additions: f.additions, deletions: f.deletions, previousPath: f.previous_filename, patch: f.patch }),
+  );
+  const pull: PullInfo = {
+    headRef: pr.head.ref,
+    headSha: pr.head.sha,
+    baseRef: pr.base.ref,
+    baseSha: pr.base.sha,
+    isFork: (pr.head.repo?.full_name ?? '') !== `${repo.owner}/${repo.repo}`,
+    state: pr.state,
+  };
+  return { context, pull };
+}

@@ -1,0 +1,52 @@
+/** The CLI bundle's entry (package.json `bin`). The only place that touches process globals. */
+import { runCli } from './run.js';
+
+/**
+ * Piped input is part of the prompt, as with `gemini -p`. With -p given, a pipe that stays silent
+ * (a parent that never closes it) must not hang the run: give up after a short quiet spell.
+ */
+async function readPipedStdin(hasPromptFlag: boolean): Promise<string | undefined> {
+  if (process.stdin.isTTY) return undefined;
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      process.stdin.destroy();
+      resolve(chunks.length ? Buffer.concat(chunks).toString('utf8') : undefined);
+    };
+    const arm = () => {
+      if (!hasPromptFlag) return;
+      clearTimeout(timer);
+      timer = setTimeout(done, chunks.length ? 2000 : 300);
+    };
+    process.stdin.on('data', (c: Buffer) => (chunks.push(c), arm()));
+    process.stdin.on('end', done);
+    process.stdin.on('error', done);
+    arm();
+  });
+}
+
+const controller = new AbortController();
+let interrupts = 0;
+process.on('SIGINT', () => {
+  // First Ctrl-C cancels cleanly (the loop stops, exit 130); a second one leaves at once.
+  if (++interrupts > 1) process.exit(130);
+  controller.abort(new Error('cancelled by SIGINT'));
+});
+process.on('SIGTERM', () => controller.abort(new Error('cancelled by SIGTERM')));
+
+const argv = process.argv.slice(2);
+const wantsStdin = !argv.includes('--help') && !argv.includes('-h') && !argv.includes('--version') && argv[0] !== 'policy';
+const hasPromptFlag = argv.some((a) => a === '-p' || a === '--prompt' || a.startsWith('--prompt='));
+const stdin = wantsStdin ? await readPipedStdin(hasPromptFlag) : undefined;
+const code = await runCli({
+  argv,
+  env: process.env,
+  cwd: process.cwd(),
+  stdin,
+  signal: controller.signal,
+  io: { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) },
+});
+process.exitCode = code;
+process.stdin.unref?.();

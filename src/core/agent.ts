@@ -1,0 +1,175 @@
+/**
+ * The composition both faces call: policy, tools, memory, prompt, model client, scheduler and the
+ * loop, wired from one options object. Policy loads first, so a broken policy file stops the run
+ * before any tool exists, let alone runs.
+ */
+import { randomUUID } from 'node:crypto';
+import { buildSystemPrompt, type Command as CommandKind } from '../context/system-prompt.js';
+import { createJitMemory } from '../context/jit-memory.js';
+import { loadMemory, readContextSettings } from '../context/memory.js';
+import { createGeminiClient } from '../model/gemini.js';
+import type { ModelClient } from '../model/client.js';
+import type { Content } from '../model/wire.js';
+import { loadPolicyWithDiagnostics, type PolicySource } from '../policy/load.js';
+import { formatDiagnostic } from '../policy/rule.js';
+import type { ApprovalMode, PolicyContext, PolicyEngine } from '../policy/types.js';
+import { createScheduler } from '../scheduler/scheduler.js';
+import type { ApprovalAnswer, ApprovalChannel } from '../scheduler/types.js';
+import type { Tool, ToolEnv } from '../tools/define-tool.js';
+import { createDefaultTools, createToolRegistry } from '../tools/registry.js';
+import type { Emit, LoopEvent, Outcome } from './events.js';
+import { runLoop, type LoopLimits } from './loop.js';
+import { createRunState, type RunState } from './run-state.js';
+
+export interface AgentOptions {
+  /** The workspace: every file tool is confined to it. */
+  root: string;
+  model: string;
+  apiKey: string;
+  baseUrl?: string;
+  mode: ApprovalMode;
+  policyContext: PolicyContext;
+  policy: {
+    workspace?: PolicySource[];
+    user?: PolicySource[];
+    admin?: PolicySource[];
+    /** Replace the shipped defaults (CLI `--no-defaults`). */
+    noDefaults?: boolean;
+  };
+  memory: {
+    /** Where trusted context files are read from: a base-branch snapshot for pull-request events. */
+    memoryRoot: string;
+    fileNames?: string[];
+    globalFile?: string;
+  };
+  command: CommandKind;
+  instructions?: string;
+  /** Rendered and fenced by context/task-context.ts. */
+  taskContext?: string;
+  availableLabels?: string[];
+  repo?: string;
+  limits: LoopLimits;
+  secrets: string[];
+  channel: ApprovalChannel;
+  extraTools?: Tool[];
+  recorder?: unknown;
+  signal?: AbortSignal;
+  /** Environment commands start from (before scrubbing). Defaults to process.env. */
+  baseEnv?: Readonly<Record<string, string | undefined>>;
+  shellTimeoutMs?: number;
+  /** Tests and the benchmark pass a client; otherwise the real Gemini client is built. */
+  modelClient?: ModelClient;
+  sessionId?: string;
+}
+
+export interface AgentRun {
+  outcome: Outcome;
+  state: RunState;
+}
+
+export interface Agent {
+  readonly policy: PolicyEngine;
+  readonly systemPrompt: string;
+  readonly memorySources: readonly string[];
+  /** Warnings found while preparing (policy, memory): the face shows them. */
+  readonly warnings: readonly string[];
+  start(prompt: string, emit: Emit): Promise<AgentRun>;
+  resume(state: RunState, answers: readonly ApprovalAnswer[], emit: Emit): Promise<AgentRun>;
+}
+
+/** Throws AgentError('config') for a bad policy: before any tool runs. */
+export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
+  const { engine: policy, warnings: policyDiagnostics } = await loadPolicyWithDiagnostics({
+    context: opts.policyContext,
+    useBuiltinDefaults: !opts.policy.noDefaults,
+    tiers: { workspace: opts.policy.workspace, user: opts.policy.user, admin: opts.policy.admin },
+  });
+  const policyWarnings = policyDiagnostics.map(formatDiagnostic);
+
+  // Context file names: the face's explicit list, else the trusted settings.json, else GEMINI.md.
+  const settings = opts.memory.fileNames ? { fileNames: opts.memory.fileNames, warnings: [] } : await readContextSettings(opts.memory.memoryRoot);
+  const fileNames = settings.fileNames;
+  const memory = await loadMemory({
+    memoryRoot: opts.memory.memoryRoot,
+    workspaceRoot: opts.root,
+    cwd: opts.root,
+    fileNames,
+    globalFile: opts.memory.globalFile,
+  });
+
+  const tools = [...createDefaultTools(), ...(opts.extraTools ?? [])];
+  const registry = createToolRegistry(tools);
+  const env: ToolEnv = {
+    root: opts.root,
+    secrets: opts.secrets,
+    baseEnv: opts.baseEnv ?? process.env,
+    shellTimeoutMs: opts.shellTimeoutMs ?? 5 * 60_000,
+    memoryFor: createJitMemory({
+      workspaceRoot: opts.root,
+      memoryRoot: opts.memory.memoryRoot,
+      fileNames,
+      alreadyLoaded: memory.sources,
+    }),
+    recorder: opts.recorder,
+  };
+
+  const systemPrompt = buildSystemPrompt({
+    command: opts.command,
+    instructions: opts.instructions,
+    memory: memory.text,
+    toolNames: tools.map((t) => t.name),
+    repo: opts.repo,
+    mode: opts.mode,
+    availableLabels: opts.availableLabels,
+  });
+
+  const model = opts.modelClient ?? createGeminiClient({ apiKey: opts.apiKey, baseUrl: opts.baseUrl, model: opts.model });
+  const signal = opts.signal ?? new AbortController().signal;
+
+  const deps = (state: RunState) => ({
+    model,
+    scheduler: createScheduler({ tools: registry, policy, channel: opts.channel, env }),
+    systemInstruction: systemPrompt,
+    tools: () => registry.declarations(),
+    limits: opts.limits,
+    signal,
+    mode: state.mode,
+  });
+
+  const firstUserMessage = (prompt: string): Content => ({
+    role: 'user',
+    parts: [{ text: opts.taskContext ? `${opts.taskContext}\n\n${prompt}` : prompt }],
+  });
+
+  return {
+    policy,
+    systemPrompt,
+    memorySources: memory.sources,
+    warnings: [...policyWarnings, ...settings.warnings, ...memory.warnings],
+    async start(prompt, emit) {
+      const state = createRunState(opts.sessionId ?? randomUUID(), opts.model, opts.mode);
+      const outcome = await runLoop(state, deps(state), emit, { userMessage: firstUserMessage(prompt) });
+      state.addedRules = [...policy.added];
+      return { outcome, state };
+    },
+    async resume(state, answers, emit) {
+      policy.restoreAdded(state.addedRules);
+      const outcome = await runLoop(state, deps(state), emit, { answers: [...answers] });
+      state.addedRules = [...policy.added];
+      return { outcome, state };
+    },
+  };
+}
+
+/** Fan one event out to several subscribers; one failing subscriber never stops the loop. */
+export function fanOut(...sinks: Array<(e: LoopEvent) => void>): Emit {
+  return (e) => {
+    for (const sink of sinks) {
+      try {
+        sink(e);
+      } catch {
+        // A broken display must not break the run; the result still reaches the other sinks.
+      }
+    }
+  };
+}

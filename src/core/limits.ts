@@ -1,0 +1,39 @@
+import type { LimitKind } from './events.js';
+import type { RunState } from './run-state.js';
+
+export interface LoopLimits {
+  /** Model turns per session (all runs together). Default 100. */
+  maxTurns?: number;
+  /** Wall-clock budget per session, carried across suspend/resume. */
+  maxWallMs?: number;
+  maxCostUsd?: number;
+  maxTotalTokens?: number;
+}
+
+export const DEFAULT_MAX_TURNS = 100;
+
+export interface LimitHit {
+  which: LimitKind;
+  message: string;
+}
+
+/** The first limit the session has reached, checked between turns. Pure. */
+export function checkLimits(state: RunState, limits: LoopLimits, elapsedMs: number): LimitHit | undefined {
+  const maxTurns = limits.maxTurns ?? DEFAULT_MAX_TURNS;
+  if (state.turns >= maxTurns) return { which: 'turns', message: `reached the turn limit (${maxTurns} turns)` };
+  if (limits.maxWallMs !== undefined && elapsedMs >= limits.maxWallMs) {
+    return { which: 'time', message: `reached the time limit (${Math.round(limits.maxWallMs / 1000)} s)` };
+  }
+  if (limits.maxTotalTokens !== undefined && state.usage.totalTokens >= limits.maxTotalTokens) {
+    return { which: 'tokens', message: `reached the token limit (${state.usage.totalTokens} of ${limits.maxTotalTokens} tokens)` };
+  }
+  if (limits.maxCostUsd !== undefined && state.costUsd >= limits.maxCostUsd) {
+    return { which: 'cost', message: `reached the cost limit ($${state.costUsd.toFixed(4)} of $${limits.maxCostUsd})` };
+  }
+  return undefined;
+}
+
+export const timeLimitHit = (limits: LoopLimits): LimitHit => ({
+  which: 'time',
+  message: `reached the time limit (${Math.round((limits.maxWallMs ?? 0) / 1000)} s)`,
+});

@@ -1,0 +1,164 @@
+import { AgentError, isAgentError, messageOf } from '../common/errors.js';
+import type { ModelClient, ModelFailure } from '../model/client.js';
+import { contextWindowOf } from '../model/pricing.js';
+import type { Content, FunctionDeclaration } from '../model/wire.js';
+import type { ApprovalMode } from '../policy/types.js';
+import type { ApprovalAnswer, BatchResult, Scheduler } from '../scheduler/types.js';
+import { compressHistory, shouldCompress } from './compress.js';
+import type { Emit, Outcome } from './events.js';
+import { alignResponseIds, repairHistory } from './history-repair.js';
+import { checkLimits, timeLimitHit, type LoopLimits } from './limits.js';
+import { recordCalls } from './loop-guard.js';
+import { realClock, withRetry, type Clock, type RetryDeps } from './retry.js';
+import type { RunState } from './run-state.js';
+import { recordUsage, statsOf } from './stats.js';
+import { runTurn } from './turn.js';
+
+export type { LoopLimits } from './limits.js';
+export type { Clock } from './retry.js';
+
+export interface LoopDeps {
+  model: ModelClient;
+  scheduler: Scheduler;
+  systemInstruction: string;
+  /** Built fresh per request (the SDK may mutate what it is given). */
+  tools: () => FunctionDeclaration[];
+  limits: LoopLimits;
+  signal: AbortSignal;
+  mode: ApprovalMode;
+  /** Injected so retry waits are instant in tests. Default: the real clock. */
+  clock?: Clock;
+  /** Jitter source in [0, 1). Default Math.random. */
+  random?: () => number;
+  /** Tokens; compression starts at half of it. Default: the model's window from the price table. */
+  contextWindow?: number;
+  maxOutputTokens?: number;
+}
+
+export type LoopInput = { userMessage: Content } | { answers: ApprovalAnswer[] };
+
+/**
+ * Gemini CLI's headless loop: ask the model, run its calls through the scheduler, send the results
+ * back, until a turn has no calls. Returns an Outcome (never throws for model, tool or limit
+ * problems) and leaves `state` JSON-serializable at every return, so a suspended or crashed run
+ * resumes from it. Emits `init` first and `result` last.
+ */
+export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input: LoopInput): Promise<Outcome> {
+  const clock = deps.clock ?? realClock;
+  const startedAt = clock.now();
+  const elapsed = () => state.elapsedMsBefore + clock.now() - startedAt;
+  const deadline = createDeadline(deps, elapsed());
+  const signal = deadline.signal;
+  const retry: RetryDeps = { clock, random: deps.random ?? Math.random, signal, emit, remainingMs: () => deps.limits.maxWallMs === undefined ? undefined : deps.limits.maxWallMs - elapsed() };
+  const window = deps.contextWindow ?? contextWindowOf(state.model);
+  const finish = (o: Outcome): Outcome => {
+    deadline.dispose();
+    const durationMs = elapsed();
+    state.elapsedMsBefore = durationMs;
+    emit({ type: 'result', outcome: o, stats: statsOf(state, durationMs) });
+    return o;
+  };
+  const stopped = (f: ModelFailure | undefined): Outcome | undefined => {
+    if (deadline.fired()) return { status: 'limit', ...timeLimitHit(deps.limits) };
+    if (deps.signal.aborted || f?.kind === 'aborted') return { status: 'cancelled' };
+    return undefined;
+  };
+
+  emit({ type: 'init', sessionId: state.id, model: state.model, resumed: state.turns > 0 || 'answers' in input });
+  try {
+    if ('answers' in input) {
+      if (!state.open) return finish({ status: 'error', error: new AgentError('input', 'there is no pending approval to answer in this session') });
+      const settled = settleBatch(state, await deps.scheduler.resume(state.open, input.answers, { mode: deps.mode, signal }, emit), emit);
+      if (settled) return finish(settled);
+    } else {
+      state.history.push(input.userMessage);
+      const text = input.userMessage.parts.map((p) => p.text ?? '').join('');
+      if (text) emit({ type: 'message', role: 'user', text, delta: false });
+    }
+    let compressionFailed = false;
+    for (;;) {
+      const stop = stopped(undefined);
+      if (stop) return finish(stop);
+      const hit = checkLimits(state, deps.limits, elapsed());
+      if (hit) return finish({ status: 'limit', ...hit });
+      if (!compressionFailed && shouldCompress(state, window)) compressionFailed = !(await compressHistory(state, { model: deps.model, retry, emit }));
+
+      const repaired = repairHistory(state.history);
+      if (repaired.repaired) emit({ type: 'warning', message: `repaired the chat history (${repaired.repaired} unanswered or orphaned tool call parts)` });
+      state.history = repaired.history;
+      const request = { model: state.model, systemInstruction: deps.systemInstruction, tools: deps.tools(), contents: state.history, signal, ...(deps.maxOutputTokens ? { maxOutputTokens: deps.maxOutputTokens } : {}) };
+      const reply = await withRetry((progress) => runTurn(deps.model, request, emit, progress, `call-${state.turns + 1}`), retry);
+      if (!reply.ok) {
+        const stop = stopped(reply.failure) ?? ('timeLimit' in reply ? { status: 'limit' as const, ...timeLimitHit(deps.limits) } : undefined);
+        return finish(stop ?? { status: 'error', error: failureError(reply.failure) });
+      }
+      const turn = reply.value;
+      state.turns++;
+      if (turn.usage) recordUsage(state, state.model, turn.usage);
+      state.history.push(turn.content);
+      const truncated = turn.finishReason === 'MAX_TOKENS';
+      if (turn.calls.length === 0) {
+        if (truncated) emit({ type: 'warning', message: 'the final reply was cut off at the output token limit' });
+        return finish({ status: 'success', finalText: turn.text });
+      }
+      const looping = recordCalls(state, turn.calls);
+      if (looping) return finish({ status: 'limit', which: 'loop', message: looping });
+      state.toolCalls += turn.calls.length;
+      const batch = await deps.scheduler.run(turn.calls, { mode: deps.mode, signal, ...(truncated ? { truncated: true } : {}) }, emit);
+      const settled = settleBatch(state, batch, emit);
+      if (settled) return finish(settled);
+    }
+  } catch (e) {
+    const stop = stopped(undefined);
+    if (stop) return finish(stop);
+    return finish({ status: 'error', error: isAgentError(e) ? e : new AgentError('internal', `the loop failed: ${messageOf(e)}`, { cause: e }) });
+  }
+}
+
+/**
+ * Apply a batch's result: pending calls suspend the run (state.open keeps the batch), otherwise the
+ * responses become the next user turn. Returns the outcome that ends the run, if any.
+ */
+function settleBatch(state: RunState, batch: BatchResult, emit: Emit): Outcome | undefined {
+  if (batch.pending.length > 0) {
+    if (!batch.open) throw new AgentError('internal', 'the scheduler returned pending calls without an open batch');
+    state.open = batch.open;
+    emit({ type: 'approval_request', sessionId: state.id, calls: batch.pending });
+    return { status: 'awaiting_approval', pending: batch.pending };
+  }
+  delete state.open;
+  if (batch.responses.length) state.history.push({ role: 'user', parts: alignResponseIds(state.history.at(-1), batch.responses) });
+  if (batch.fatal) return { status: 'error', error: new AgentError('fatal_tool', batch.fatal.message) };
+  return undefined;
+}
+
+function failureError(f: ModelFailure): AgentError {
+  if (f.kind === 'auth') return new AgentError('auth', `the Gemini API refused the credentials: ${f.message}`, { cause: f });
+  return new AgentError('general', `the model request failed (${f.kind}): ${f.message}`, { cause: f });
+}
+
+/** The caller's signal plus a timer that fires when the wall-clock budget runs out. */
+function createDeadline(deps: LoopDeps, elapsedMs: number) {
+  const ctrl = new AbortController();
+  let timedOut = false;
+  const onAbort = () => ctrl.abort(deps.signal.reason);
+  if (deps.signal.aborted) onAbort();
+  else deps.signal.addEventListener('abort', onAbort, { once: true });
+  const max = deps.limits.maxWallMs;
+  const timer =
+    max === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          ctrl.abort(new AgentError('limit', 'time limit reached'));
+        }, Math.max(0, max - elapsedMs));
+  timer?.unref();
+  return {
+    signal: ctrl.signal,
+    fired: () => timedOut,
+    dispose: () => {
+      clearTimeout(timer);
+      deps.signal.removeEventListener('abort', onAbort);
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { GoogleGenAI, type GenerateContentResponse } from '@google/genai';
+import { classifyModelError } from './classify.js';
+import { ModelFailure, parseFinishFailure, type ModelChunk, type ModelClient, type ModelRequest } from './client.js';
+import { parseUsage, type UsageMetadata } from './usage.js';
+import type { Part } from './wire.js';
+
+export interface GeminiClientOptions {
+  apiKey: string;
+  /** Defaults to GOOGLE_GEMINI_BASE_URL, then the SDK's own endpoint. */
+  baseUrl?: string;
+  model: string;
+  /** A stream that sends nothing for this long is aborted and fails as `network`. Default 5 min. */
+  idleTimeoutMs?: number;
+  /** Ask for thought summaries. Default: on for thinking models (2.5 and later). */
+  includeThoughts?: boolean;
+}
+
+const DEFAULT_IDLE_MS = 5 * 60_000;
+
+/**
+ * The Gemini client over @google/genai (the only file that imports it). One request per `stream`
+ * call, no SDK retries (the loop owns retry policy), no automatic function calling or continuation.
+ * Every failure leaves as a ModelFailure.
+ */
+export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { readonly model: string } {
+  const baseUrl = opts.baseUrl ?? (process.env.GOOGLE_GEMINI_BASE_URL || undefined);
+  const ai = new GoogleGenAI({
+    apiKey: opts.apiKey,
+    apiVersion: 'v1beta',
+    httpOptions: baseUrl ? { baseUrl } : {},
+  });
+  const idleMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_MS;
+
+  async function* stream(req: ModelRequest): AsyncGenerator<ModelChunk> {
+    const ctrl = new AbortController();
+    const onAbort = () => ctrl.abort(req.signal.reason);
+    if (req.signal.aborted) onAbort();
+    else req.signal.addEventListener('abort', onAbort, { once: true });
+    let stalled = false;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        stalled = true;
+        ctrl.abort(new Error('stream idle timeout'));
+      }, idleMs);
+    };
+    // The SDK's ApiError drops response headers; this per-request fetch keeps Retry-After.
+    let retryAfterHeader: string | null = null;
+    const fetchKeepingRetryAfter: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!res.ok) retryAfterHeader = res.headers.get('retry-after');
+      return res;
+    };
+    const thinking = opts.includeThoughts ?? /gemini-(2\.5|[3-9])/.test(req.model);
+    try {
+      arm();
+      const responses = await ai.models.generateContentStream({
+        model: req.model,
+        contents: req.contents,
+        config: {
+          systemInstruction: req.systemInstruction,
+          ...(req.tools.length ? { tools: [{ functionDeclarations: req.tools }] } : {}),
+          ...(req.maxOutputTokens ? { maxOutputTokens: req.maxOutputTokens } : {}),
+          ...(thinking ? { thinkingConfig: { includeThoughts: true } } : {}),
+          abortSignal: ctrl.signal,
+          automaticFunctionCalling: { disable: true },
+          automaticContinuation: false,
+          httpOptions: { fetch: fetchKeepingRetryAfter },
+        },
+      });
+      for await (const res of responses) {
+        clearTimeout(timer);
+        yield toChunk(res);
+        arm();
+      }
+    } catch (e) {
+      throw classifyModelError(e, { aborted: req.signal.aborted, stalled, retryAfterHeader });
+    } finally {
+      clearTimeout(timer);
+      req.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  return { model: opts.model, stream };
+}
+
+/** One SDK response -> our chunk, reading parts (never the `.text` getter). */
+function toChunk(res: GenerateContentResponse): ModelChunk {
+  const block = res.promptFeedback?.blockReason;
+  if (block) throw new ModelFailure('safety', `the prompt was blocked (${block})${res.promptFeedback?.blockReasonMessage ? `: ${res.promptFeedback.blockReasonMessage}` : ''}`);
+  const cand = res.candidates?.[0];
+  const finishReason = cand?.finishReason ? String(cand.finishReason) : undefined;
+  const failure = parseFinishFailure(finishReason);
+  if (failure) throw failure;
+  const usage = parseUsage(res.usageMetadata as UsageMetadata | undefined);
+  return {
+    parts: (cand?.content?.parts ?? []) as Part[],
+    ...(finishReason ? { finishReason } : {}),
+    ...(usage ? { usage } : {}),
+  };
+}

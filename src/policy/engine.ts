@@ -1,0 +1,114 @@
+import { AgentError } from '../common/errors.js';
+import { decide, SHELL_TOOL } from './decide.js';
+import { checkRegex } from './regex-check.js';
+import { ALWAYS_SOURCE, type Rule, type TieredRule } from './rule.js';
+
+export { ALWAYS_SOURCE };
+import { splitShell, type ShellPart } from './shell-split.js';
+import { TIER_BASE, type AddedRule, type ApprovalMode, type PolicyContext, type PolicyEngine, type PolicyQuery, type TierName } from './types.js';
+
+/** Rules added by "always" approvals: Workspace tier, priority 950 (Gemini CLI's always-allow fraction). */
+export const ALWAYS_TIER: TierName = 'workspace';
+export const ALWAYS_PRIORITY = 950;
+
+/** From strictest to most permissive: an approval in one mode also holds in the modes after it. */
+const PERMISSIVENESS: readonly ApprovalMode[] = ['plan', 'default', 'autoEdit', 'yolo'];
+
+/** Tools whose second word picks what they do (`git push` vs `git log`): an approval covers both words. */
+const SUBCOMMAND_TOOLS = new Set(['git', 'npm', 'npx', 'pnpm', 'yarn', 'cargo', 'go', 'docker', 'kubectl', 'gh', 'pip', 'pip3', 'make', 'dotnet', 'mvn', 'gradle', 'bundle', 'rake', 'poetry', 'uv', 'deno', 'bun']);
+
+/** Places rules in their tiers and sorts them once: highest final priority first, ties in load order. */
+export function placeRules(entries: ReadonlyArray<{ tier: TierName; rules: readonly Rule[] }>, startOrder = 0): TieredRule[] {
+  let order = startOrder;
+  const placed: TieredRule[] = [];
+  for (const { tier, rules } of entries) {
+    for (const r of rules) placed.push({ ...r, tier, finalPriority: TIER_BASE[tier] + r.priority / 1000, order: order++ });
+  }
+  return sortRules(placed);
+}
+
+const sortRules = (rules: TieredRule[]): TieredRule[] =>
+  rules.sort((a, b) => b.finalPriority - a.finalPriority || a.order - b.order);
+
+/** An engine over already-validated rules. Synchronous decisions; needs `initShellParser()` done. */
+export function createPolicyEngine(rules: readonly TieredRule[], context: PolicyContext): PolicyEngine {
+  let sorted = sortRules([...rules]);
+  const added: AddedRule[] = [];
+  let nextOrder = rules.reduce((m, r) => Math.max(m, r.order + 1), 0);
+
+  const add = (a: AddedRule) => {
+    sorted = sortRules([...sorted, { ...ruleOfAdded(a), tier: ALWAYS_TIER, finalPriority: TIER_BASE[ALWAYS_TIER] + ALWAYS_PRIORITY / 1000, order: nextOrder++ }]);
+    added.push(a);
+  };
+
+  return {
+    context,
+    decide: (query, mode) => decide(sorted, context, query, mode),
+    allowAlways(query, mode) {
+      const a = narrowedRule(query, mode);
+      add(a);
+      return a;
+    },
+    restoreAdded(rules) {
+      for (const a of rules) add(a);
+    },
+    get added() {
+      return added;
+    },
+  };
+}
+
+/** The rule an "always" approval of this call implies: same tool, narrowed, this mode and more permissive ones. */
+export function narrowedRule(q: PolicyQuery, mode: ApprovalMode): AddedRule {
+  const modes = PERMISSIVENESS.slice(PERMISSIVENESS.indexOf(mode));
+  const toolName = q.mcpServer && !q.toolName.startsWith(`mcp_${q.mcpServer}_`) ? `mcp_${q.mcpServer}_${q.toolName}` : q.toolName;
+  const command = q.args.command;
+  if (q.toolName === SHELL_TOOL && typeof command === 'string') {
+    const split = splitShell(command);
+    const prefixes = split.parts.map(prefixOf);
+    if (!split.parseError && prefixes.length > 0 && prefixes.every((p) => p !== undefined)) {
+      const unique = [...new Set(prefixes as string[])];
+      return { toolName, commandPrefix: unique.length === 1 ? unique[0] : unique, modes };
+    }
+    // Not narrowable to prefixes: approve exactly this command line.
+    return { toolName, argsPattern: exactArg('command', command), modes };
+  }
+  const path = q.args.file_path ?? q.args.dir_path;
+  if (typeof path === 'string') return { toolName, argsPattern: exactArg(q.args.file_path !== undefined ? 'file_path' : 'dir_path', path), modes };
+  return { toolName, modes };
+}
+
+/** The first word, and the second for tools with subcommands; none when the command's words are not literal. */
+function prefixOf(p: ShellPart): string | undefined {
+  if (p.assignments.length > 0 || !p.literal[0]) return undefined;
+  const name = p.words[0]!;
+  const sub = p.words[1];
+  if (SUBCOMMAND_TOOLS.has(name) && sub !== undefined && p.literal[1] && /^[A-Za-z][\w:.-]*$/.test(sub)) return `${name} ${sub}`;
+  return name;
+}
+
+const exactArg = (key: string, value: string): string =>
+  `\\x00${`${JSON.stringify(key)}:${JSON.stringify(value)}`.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\x00`;
+
+function ruleOfAdded(a: AddedRule): Rule {
+  if (typeof a.toolName !== 'string' || a.toolName === '' || !Array.isArray(a.modes)) {
+    throw new AgentError('general', `a saved "always" rule is malformed: ${JSON.stringify(a)}`);
+  }
+  let argsPattern: RegExp | undefined;
+  if (a.argsPattern !== undefined) {
+    const r = checkRegex(a.argsPattern);
+    if (!r.ok) throw new AgentError('general', `a saved "always" rule has a bad argsPattern: ${r.message}`);
+    argsPattern = r.regex;
+  }
+  const prefixes = a.commandPrefix === undefined ? undefined : typeof a.commandPrefix === 'string' ? [a.commandPrefix] : [...a.commandPrefix];
+  return {
+    toolNames: [a.toolName],
+    decision: 'allow',
+    priority: ALWAYS_PRIORITY,
+    modes: a.modes,
+    ...(argsPattern && { argsPattern }),
+    ...(prefixes && { commandPrefixes: prefixes }),
+    source: ALWAYS_SOURCE,
+    line: 0,
+  };
+}

@@ -1,0 +1,115 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AgentError, messageOf } from '../common/errors.js';
+import { createPolicyEngine, placeRules } from './engine.js';
+import { parsePolicyToml } from './load-toml.js';
+import { formatDiagnostic, type Diagnostic, type Rule } from './rule.js';
+import { initShellParser } from './shell-split.js';
+import type { PolicyContext, PolicyEngine, TierName } from './types.js';
+
+/** A `.toml` file or a folder of them; inline TOML with a label for diagnostics; or an optional path. */
+export type PolicySource = string | { inline: string; label: string } | { path: string; optional: true };
+
+export interface LoadPolicyOptions {
+  context: PolicyContext;
+  tiers: Partial<Record<TierName, readonly PolicySource[]>>;
+  /** Load the action's own `policies/*.toml` at the Default tier first (default true). */
+  useBuiltinDefaults?: boolean;
+}
+
+export interface LoadedPolicy {
+  engine: PolicyEngine;
+  warnings: Diagnostic[];
+}
+
+const TIER_ORDER: readonly TierName[] = ['default', 'extension', 'workspace', 'user', 'admin'];
+
+/** Loads every tier, or throws AgentError('config') carrying every error found (warnings are not errors). */
+export async function loadPolicyWithDiagnostics(opts: LoadPolicyOptions): Promise<LoadedPolicy> {
+  const diagnostics: Diagnostic[] = [];
+  const entries: Array<{ tier: TierName; rules: Rule[] }> = [];
+  for (const tier of TIER_ORDER) {
+    const sources = [...(tier === 'default' && opts.useBuiltinDefaults !== false ? [builtinPoliciesDir()] : []), ...(opts.tiers[tier] ?? [])];
+    for (const source of sources) {
+      for (const file of await readSource(source, diagnostics)) {
+        const parsed = parsePolicyToml(file.text, file.label);
+        diagnostics.push(...parsed.diagnostics);
+        entries.push({ tier, rules: parsed.rules });
+      }
+    }
+  }
+  assertNoErrors(diagnostics);
+  await initShellParser();
+  return { engine: createPolicyEngine(placeRules(entries), opts.context), warnings: diagnostics.filter((d) => d.severity === 'warning') };
+}
+
+export async function loadPolicy(opts: LoadPolicyOptions): Promise<PolicyEngine> {
+  return (await loadPolicyWithDiagnostics(opts)).engine;
+}
+
+/** Throws when any diagnostic is an error: site = the first, details = all of them, formatted. */
+export function assertNoErrors(diagnostics: readonly Diagnostic[]): void {
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length === 0) return;
+  const first = errors[0]!;
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+  throw new AgentError('config', `bad policy: ${formatDiagnostic(first)}${more}`, {
+    site: { file: first.file, line: first.line, column: first.column },
+    details: errors.map(formatDiagnostic),
+  });
+}
+
+interface SourceFile {
+  label: string;
+  text: string;
+}
+
+async function readSource(source: PolicySource, diagnostics: Diagnostic[]): Promise<SourceFile[]> {
+  if (typeof source !== 'string' && 'inline' in source) return [{ label: source.label, text: source.inline }];
+  const path = typeof source === 'string' ? source : source.path;
+  const optional = typeof source !== 'string';
+  const problem = (message: string) => {
+    diagnostics.push({ severity: 'error', file: path, line: 0, column: 0, message });
+    return [];
+  };
+  try {
+    const info = await stat(path);
+    if (info.isFile()) return [{ label: path, text: await readFile(path, 'utf8') }];
+    if (!info.isDirectory()) return problem('not a file or a folder');
+    // Sorted by name so load order, and with it tie-breaking, does not depend on the file system.
+    const names = (await readdir(path, { withFileTypes: true }))
+      .filter((e) => e.isFile() && e.name.endsWith('.toml'))
+      .map((e) => e.name)
+      .sort();
+    return Promise.all(names.map(async (n) => ({ label: join(path, n), text: await readFile(join(path, n), 'utf8') })));
+  } catch (e) {
+    if (optional && (e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    return problem(`cannot read policy: ${messageOf(e)}`);
+  }
+}
+
+/**
+ * The action's shipped `policies/` folder: the one beside the package.json named agent-action, found by
+ * walking up from this file. That holds for src/policy/ (tests, tsx) and for dist/ and dist/cli/ (bundles).
+ */
+export function builtinPoliciesDir(from: string = fileURLToPath(import.meta.url)): string {
+  let dir = dirname(from);
+  for (;;) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg) && tryPackageName(pkg) === 'agent-action') return join(dir, 'policies');
+    const up = dirname(dir);
+    if (up === dir) throw new AgentError('config', `cannot find agent-action's policies/ folder above ${dirname(from)}`);
+    dir = up;
+  }
+}
+
+function tryPackageName(pkg: string): string | undefined {
+  try {
+    const name = (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: unknown }).name;
+    return typeof name === 'string' ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Gemini CLI's shell heuristics, applied per sub-command to literal argv:
+ * known read-only commands may be raised from ask_user to allow; destructive forms are forced to
+ * ask_user outside yolo. Pure functions of argv; a command whose name is not literal is neither.
+ */
+
+/** Commands that only read, whatever their arguments (no flag of theirs writes or executes). */
+const READ_ONLY = new Set([
+  'cat', 'cd', 'cut', 'echo', 'expr', 'false', 'grep', 'head', 'id', 'ls', 'nl', 'paste', 'pwd', 'rev', 'seq',
+  'stat', 'tail', 'tr', 'true', 'uname', 'uniq', 'wc', 'which', 'whoami', 'numfmt', 'tac',
+]);
+const FIND_ACTIONS = new Set(['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fls', '-fprint', '-fprint0', '-fprintf']);
+const GIT_READ_SUBCOMMANDS = new Set(['status', 'log', 'diff', 'show', 'branch']);
+const GIT_UNSAFE_FLAGS = new Set(['--output', '--ext-diff', '--textconv', '--exec', '--paginate']);
+const GIT_BRANCH_LISTING = new Set(['--list', '-l', '--show-current', '-a', '--all', '-r', '--remotes', '-v', '-vv', '--verbose']);
+/** git global options that take the next word as their value. */
+const GIT_OPTS_WITH_VALUE = new Set(['-C', '-c', '--config-env', '--exec-path', '--git-dir', '--namespace', '--super-prefix', '--work-tree']);
+
+const base = (cmd: string): string => cmd.slice(cmd.lastIndexOf('/') + 1);
+
+export function isKnownReadOnly(argv: readonly string[]): boolean {
+  if (argv.length === 0) return false;
+  const cmd = argv[0]!;
+  const args = argv.slice(1);
+  if (READ_ONLY.has(cmd)) return true;
+  switch (cmd) {
+    case 'find':
+      return !args.some((a) => FIND_ACTIONS.has(a));
+    case 'base64':
+      return !args.some((a) => a === '-o' || a === '--output' || a.startsWith('--output=') || (a.startsWith('-o') && a.length > 2));
+    case 'sed':
+      // Only `sed -n 12p` / `sed -n 3,9p [file]`: anything else can write (-i) or run (e).
+      return argv.length <= 4 && args[0] === '-n' && /^\d+(,\d+)?p$/.test(args[1] ?? '');
+    case 'git': {
+      if (gitOverridesConfig(args)) return false;
+      const sub = gitSubcommand(args);
+      if (!sub || !GIT_READ_SUBCOMMANDS.has(sub.name)) return false;
+      const rest = args.slice(sub.index + 1);
+      if (!gitArgsReadOnly(rest)) return false;
+      return sub.name !== 'branch' || gitBranchListing(rest);
+    }
+    default:
+      return false;
+  }
+}
+
+export function isDestructive(argv: readonly string[]): boolean {
+  if (argv.length === 0) return false;
+  const cmd = base(argv[0]!);
+  const args = argv.slice(1);
+  switch (cmd) {
+    case 'rm':
+      // Forcing or recursive removal in any spelling: -rf, -fr, -r -f, -Rf, --force, --recursive.
+      return args.some((a) => /^-[a-zA-Z]*[rRf]/.test(a) || a === '--force' || a === '--recursive');
+    case 'sudo':
+    case 'doas':
+      return true;
+    case 'find':
+      return args.some((a) => FIND_ACTIONS.has(a));
+    case 'git': {
+      if (gitOverridesConfig(args)) return true;
+      const sub = gitSubcommand(args);
+      if (!sub || !GIT_READ_SUBCOMMANDS.has(sub.name)) return false;
+      const rest = args.slice(sub.index + 1);
+      return !gitArgsReadOnly(rest) || (sub.name === 'branch' && rest.length > 0 && !gitBranchListing(rest));
+    }
+    case 'base64':
+      return !isKnownReadOnly(argv);
+    default:
+      return false;
+  }
+}
+
+/** `git -c core.pager=...` and friends can run any program through configuration. */
+const gitOverridesConfig = (args: readonly string[]): boolean =>
+  args.some((a) => a === '-c' || a === '--config-env' || (a.startsWith('-c') && a.length > 2) || a.startsWith('--config-env='));
+
+function gitSubcommand(args: readonly string[]): { name: string; index: number } | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (GIT_OPTS_WITH_VALUE.has(a)) {
+      i++;
+      continue;
+    }
+    if (a.startsWith('-')) continue;
+    return { name: a, index: i };
+  }
+  return undefined;
+}
+
+const gitArgsReadOnly = (args: readonly string[]): boolean =>
+  !args.some((a) => GIT_UNSAFE_FLAGS.has(a) || a.startsWith('--output=') || a.startsWith('--exec='));
+
+/** `git branch` with no arguments or only listing flags; a name would create or change a branch. */
+const gitBranchListing = (args: readonly string[]): boolean =>
+  args.every((a) => GIT_BRANCH_LISTING.has(a) || a.startsWith('--format='));

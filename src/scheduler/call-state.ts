@@ -1,0 +1,88 @@
+import { AgentError } from '../common/errors.js';
+import type { RuleRef } from '../policy/types.js';
+import type { ToolError, ToolKind } from '../tools/define-tool.js';
+import type { PendingApproval } from './types.js';
+
+/**
+ * One tool call of a batch, as plain data. Pure module: no I/O, no timers.
+ * No state holds a function or a promise, so a batch that waits for a human is saved as it is;
+ * the scheduler keeps prepared calls in memory, keyed by id, and rebuilds them on resume.
+ */
+export interface CallBase {
+  /** The model's functionCall.id, or one synthesized from the position when the model sent none. */
+  id: string;
+  /** The id exactly as the model sent it; the response echoes it (absent: the response carries none). */
+  wireId?: string;
+  name: string;
+  args: Record<string, unknown>;
+  /** Position in the model's request: responses keep this order. */
+  order: number;
+}
+
+/** Who let a call run: a policy rule (null: the context's default), or a human's approval. */
+export type AllowedBy = { by: 'policy'; rule: RuleRef | null } | { by: 'approval'; always: boolean };
+
+export type Call =
+  | { status: 'received'; base: CallBase }
+  | { status: 'validating'; base: CallBase }
+  | { status: 'prepared'; base: CallBase; title: string; paths: string[]; kind: ToolKind }
+  | { status: 'awaiting_approval'; base: CallBase; title: string; pending: PendingApproval }
+  | { status: 'scheduled'; base: CallBase; title: string; allowedBy: AllowedBy }
+  | { status: 'executing'; base: CallBase; title: string; startedAt: number }
+  | { status: 'succeeded'; base: CallBase; output: string; forHuman?: string; ms: number }
+  | { status: 'failed'; base: CallBase; error: ToolError; ms?: number }
+  | { status: 'denied'; base: CallBase; rule: RuleRef | null; reason: string }
+  | { status: 'cancelled'; base: CallBase; reason: string };
+
+export type CallStatus = Call['status'];
+export type CallOf<S extends CallStatus> = Extract<Call, { status: S }>;
+
+/**
+ * The allowed transitions. awaiting_approval is crossed by a *new process* on resume; it may end
+ * in succeeded directly when the call was a question and the human's text is its result.
+ */
+export const NEXT: { readonly [S in CallStatus]: readonly CallStatus[] } = {
+  received: ['validating', 'denied', 'cancelled'],
+  validating: ['prepared', 'failed', 'cancelled'],
+  prepared: ['scheduled', 'awaiting_approval', 'denied', 'cancelled'],
+  awaiting_approval: ['scheduled', 'denied', 'succeeded', 'failed', 'cancelled'],
+  scheduled: ['executing', 'cancelled'],
+  executing: ['succeeded', 'failed', 'cancelled'],
+  succeeded: [],
+  failed: [],
+  denied: [],
+  cancelled: [],
+};
+
+export const SETTLED_STATUSES: readonly CallStatus[] = ['succeeded', 'failed', 'denied', 'cancelled'];
+
+export const isSettled = (c: Call): boolean => NEXT[c.status].length === 0;
+
+export const canMove = (from: CallStatus, to: CallStatus): boolean => NEXT[from].includes(to);
+
+/** The only way a call changes. An illegal move is a bug in the scheduler, not a user error. */
+export function move(from: Call, to: Call): Call {
+  if (from.base.id !== to.base.id) {
+    throw new AgentError('internal', `call ${from.base.id}: cannot become call ${to.base.id}`);
+  }
+  if (!canMove(from.status, to.status)) {
+    throw new AgentError('internal', `call ${from.base.id} (${from.base.name}): ${from.status} -> ${to.status} is not a transition`);
+  }
+  return to;
+}
+
+/** A fresh call for the model's n-th functionCall. */
+export function receiveCall(fc: { id?: string; name: string; args?: Record<string, unknown> }, order: number): CallOf<'received'> {
+  const base: CallBase = { id: fc.id || `call-${order}-${fc.name}`, name: fc.name, args: fc.args ?? {}, order };
+  if (fc.id) base.wireId = fc.id;
+  return { status: 'received', base };
+}
+
+/** Ids must be unique within a batch: the scheduler keys prepared calls and answers by them. */
+export function assertUniqueIds(calls: readonly Call[]): void {
+  const seen = new Set<string>();
+  for (const c of calls) {
+    if (seen.has(c.base.id)) throw new AgentError('internal', `two calls of one batch share the id ${c.base.id}`);
+    seen.add(c.base.id);
+  }
+}

@@ -1,0 +1,266 @@
+import { AgentError, messageOf } from '../common/errors.js';
+import type { FunctionCall } from '../model/wire.js';
+import type { PolicyEngine, PolicyVerdict } from '../policy/types.js';
+import type { PreparedCall, ToolEnv, ToolError, ToolKind } from '../tools/define-tool.js';
+import {
+  buildResponses,
+  emptyStreak,
+  groupByKind,
+  isParallelSafe,
+  nextStreak,
+  responseTextOf,
+  runLimited,
+  STREAK_LIMIT,
+  streakNote,
+  toolErrorOf,
+  type ValidationStreak,
+} from './batch.js';
+import { isSettled, move, receiveCall, type Call, type CallOf } from './call-state.js';
+import { assertAnswersFit, parseOpenBatch, pendingOf, toOpenBatch } from './open-batch.js';
+import type { ApprovalAnswer, ApprovalChannel, BatchOptions, BatchResult, OpenBatch, PendingApproval, Scheduler, SchedulerEmit } from './types.js';
+
+/**
+ * What the scheduler needs from the tools layer: validation and preparation, and each tool's kind
+ * (by `kindOf`, or through the registry's own `get`, so the registry can be passed as it is).
+ */
+export type ToolSource = {
+  /** Validate and resolve; throws ToolFailure('not_found' | 'invalid_args' | ...) to refuse. */
+  prepareCall(name: string, args: Record<string, unknown>, env: ToolEnv): Promise<PreparedCall>;
+} & (
+  | { /** undefined: no such tool (it runs alone, and prepareCall will refuse it). */ kindOf(name: string): ToolKind | undefined }
+  | { get(name: string): { kind: ToolKind } | undefined }
+);
+
+/** Adapts any ToolSource to the `kindOf` form. */
+export function toolSourceFrom(tools: ToolSource): ToolSource & { kindOf(name: string): ToolKind | undefined } {
+  const kindOf = 'kindOf' in tools ? (name: string) => tools.kindOf(name) : (name: string) => tools.get(name)?.kind;
+  return { prepareCall: (name, args, env) => tools.prepareCall(name, args, env), kindOf };
+}
+
+export interface SchedulerOptions {
+  tools: ToolSource;
+  policy: PolicyEngine;
+  channel: ApprovalChannel;
+  env: ToolEnv;
+  /** How many read/search calls may run at once. */
+  maxParallel?: number;
+  /** The total characters of one batch's responses; the largest are cut first. */
+  outputBudgetChars?: number;
+  now?: () => number;
+}
+
+export const DEFAULT_MAX_PARALLEL = 10;
+export const DEFAULT_OUTPUT_BUDGET_CHARS = 200_000;
+
+export const TRUNCATED_REFUSAL =
+  'Not run: your previous response was cut off (it hit the output token limit), so the arguments of this ' +
+  'call may be incomplete. Nothing was changed. Send the call again in a shorter response, e.g. split a large edit into smaller ones.';
+
+/** One batch in flight: the calls as data, and the prepared calls (functions) kept beside them. */
+interface Work {
+  calls: Call[];
+  prepared: Map<string, PreparedCall>;
+  opts: BatchOptions;
+  emit: SchedulerEmit;
+  fatal?: ToolError;
+}
+
+export function createScheduler(o: SchedulerOptions): Scheduler {
+  const maxParallel = Math.max(1, o.maxParallel ?? DEFAULT_MAX_PARALLEL);
+  const budget = o.outputBudgetChars ?? DEFAULT_OUTPUT_BUDGET_CHARS;
+  const now = o.now ?? Date.now;
+  const tools = toolSourceFrom(o.tools);
+  // Lives as long as the scheduler (one run); it travels in OpenBatch across a suspension.
+  let streak: ValidationStreak = emptyStreak();
+
+  function set(w: Work, i: number, next: Call): void {
+    w.calls[i] = move(w.calls[i], next);
+    const title = 'title' in next ? next.title : undefined;
+    w.emit({ type: 'tool_state', id: next.base.id, name: next.base.name, status: next.status, ...(title ? { title } : {}) });
+    if (isSettled(next)) {
+      const { text, isError } = responseTextOf(next);
+      const error: ToolError | undefined =
+        next.status === 'failed' ? next.error : next.status === 'denied' || next.status === 'cancelled' ? { code: next.status, message: text } : undefined;
+      const forHuman = next.status === 'succeeded' ? next.forHuman : undefined;
+      w.emit({ type: 'tool_result', id: next.base.id, name: next.base.name, ok: !isError, output: text, ...(error ? { error } : {}), ...(forHuman ? { forHuman } : {}) });
+    }
+  }
+
+  const kindAt = (w: Work, i: number) => tools.kindOf(w.calls[i].base.name);
+
+  /** Truncation, validation, policy and (maybe) a human, for one call, in the model's order. */
+  async function admit(w: Work, i: number): Promise<void> {
+    const { base } = w.calls[i];
+    const kind = kindAt(w, i);
+    if (w.opts.truncated && (kind === 'edit' || kind === 'execute')) {
+      return set(w, i, { status: 'denied', base, rule: null, reason: TRUNCATED_REFUSAL });
+    }
+    set(w, i, { status: 'validating', base });
+    let prepared: PreparedCall;
+    try {
+      prepared = await tools.prepareCall(base.name, base.args, o.env);
+    } catch (e) {
+      const error = toolErrorOf(e);
+      streak = nextStreak(streak, { name: base.name, message: error.message });
+      const message = streak.count >= STREAK_LIMIT ? `${error.message}\n${streakNote(streak.count)}` : error.message;
+      return set(w, i, { status: 'failed', base, error: { code: error.code, message } });
+    }
+    streak = nextStreak(streak, undefined);
+    w.prepared.set(base.id, prepared);
+    set(w, i, { status: 'prepared', base, title: prepared.title, paths: [...prepared.paths], kind: kind ?? 'other' });
+
+    const verdict = decideSafely(o.policy, { toolName: base.name, args: prepared.policyArgs ?? base.args }, w.opts);
+    if (verdict.decision === 'deny') {
+      const why = verdict.rule?.denyMessage || verdict.reason;
+      return set(w, i, { status: 'denied', base, rule: verdict.rule, reason: `${base.name} was not run: policy denied it. ${why}` });
+    }
+    if (verdict.decision === 'allow' && !prepared.question) {
+      return set(w, i, { status: 'scheduled', base, title: prepared.title, allowedBy: { by: 'policy', rule: verdict.rule } });
+    }
+    const pending: PendingApproval = { id: base.id, name: base.name, args: base.args, title: prepared.title, rule: verdict.decision === 'ask_user' ? verdict.rule : null };
+    if (prepared.preview !== undefined) pending.preview = prepared.preview;
+    if (prepared.question) pending.question = prepared.question;
+    set(w, i, { status: 'awaiting_approval', base, title: prepared.title, pending });
+    const answer = await o.channel.decide(pending);
+    if (answer === 'defer') return;
+    assertAnswersFit([pending], [answer]);
+    applyAnswer(w, i, answer);
+  }
+
+  /** A human's answer to a waiting call whose prepared call is in memory. */
+  function applyAnswer(w: Work, i: number, answer: ApprovalAnswer): void {
+    const call = w.calls[i] as CallOf<'awaiting_approval'>;
+    const { base, pending } = call;
+    if (answer.kind === 'deny') {
+      const reason = answer.reason?.trim();
+      const text = pending.question
+        ? `No answer to your question${reason ? `: ${reason}` : '.'}`
+        : `${base.name} was not run: it was denied${reason ? `. Reason: ${reason}` : '.'}`;
+      return set(w, i, { status: 'denied', base, rule: pending.rule, reason: text });
+    }
+    if (answer.kind === 'answer') {
+      return set(w, i, { status: 'succeeded', base, output: answer.text.trim() || '(the user sent an empty answer)', forHuman: 'answered', ms: 0 });
+    }
+    if (answer.always) {
+      const prepared = w.prepared.get(base.id);
+      o.policy.allowAlways({ toolName: base.name, args: prepared?.policyArgs ?? base.args }, w.opts.mode);
+    }
+    set(w, i, { status: 'scheduled', base, title: call.title, allowedBy: { by: 'approval', always: answer.always === true } });
+  }
+
+  async function execute(w: Work, i: number): Promise<void> {
+    const call = w.calls[i] as CallOf<'scheduled'>;
+    const { base } = call;
+    const prepared = w.prepared.get(base.id);
+    if (!prepared) throw new AgentError('internal', `call ${base.id} was scheduled without a prepared call`);
+    if (w.opts.signal.aborted || w.fatal) return cancel(w, i);
+    const startedAt = now();
+    set(w, i, { status: 'executing', base, title: call.title, startedAt });
+    let error: ToolError | undefined;
+    try {
+      const out = await prepared.run({ signal: w.opts.signal });
+      if (!out.error) {
+        return set(w, i, { status: 'succeeded', base, output: out.forModel, ...(out.forHuman ? { forHuman: out.forHuman } : {}), ms: now() - startedAt });
+      }
+      if (out.error.code === 'cancelled') return set(w, i, { status: 'cancelled', base, reason: out.error.message || 'the run was cancelled while it ran' });
+      error = { code: out.error.code, message: out.forModel || out.error.message };
+    } catch (e) {
+      if (w.opts.signal.aborted) return set(w, i, { status: 'cancelled', base, reason: 'the run was cancelled while it ran' });
+      error = toolErrorOf(e);
+    }
+    if (error.code === 'fatal' && !w.fatal) w.fatal = error;
+    set(w, i, { status: 'failed', base, error, ms: now() - startedAt });
+  }
+
+  function cancel(w: Work, i: number): void {
+    const c = w.calls[i];
+    if (isSettled(c)) return;
+    const reason = w.fatal ? `an earlier call failed fatally (${w.fatal.message}), so the run stops` : 'the run was cancelled before it ran';
+    set(w, i, { status: 'cancelled', base: c.base, reason });
+  }
+
+  /** Admit each call of a group in order, then run the ones allowed: together if read/search. */
+  async function runGroups(w: Work, groups: number[][], admitOne: (i: number) => Promise<void>): Promise<void> {
+    for (const group of groups) {
+      if (w.opts.signal.aborted || w.fatal) {
+        group.forEach((i) => cancel(w, i));
+        continue;
+      }
+      for (const i of group) await admitOne(i);
+      const runnable = group.filter((i) => w.calls[i].status === 'scheduled');
+      const width = runnable.every((i) => isParallelSafe(kindAt(w, i))) ? maxParallel : 1;
+      await runLimited(runnable, width, (i) => execute(w, i));
+    }
+  }
+
+  function finish(w: Work): BatchResult {
+    if (w.opts.signal.aborted || w.fatal) w.calls.forEach((_, i) => cancel(w, i));
+    const pending = pendingOf(w.calls);
+    if (pending.length > 0) return { responses: [], pending, open: toOpenBatch(w.calls, streak) };
+    return { responses: buildResponses(w.calls, budget), pending: [], ...(w.fatal ? { fatal: w.fatal } : {}) };
+  }
+
+  async function run(fcs: readonly FunctionCall[], opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult> {
+    const w: Work = { calls: receiveAll(fcs), prepared: new Map(), opts, emit };
+    for (const c of w.calls) emit({ type: 'tool_use', id: c.base.id, name: c.base.name, args: c.base.args });
+    const groups = groupByKind(w.calls.map((_, i) => kindAt(w, i)));
+    await runGroups(w, groups, (i) => admit(w, i));
+    return finish(w);
+  }
+
+  /** Rebuild a waiting call from its arguments and settle it with its answer. */
+  async function admitAnswered(w: Work, i: number, answer: ApprovalAnswer): Promise<void> {
+    const call = w.calls[i] as CallOf<'awaiting_approval'>;
+    if (answer.kind === 'approve') {
+      const { base, pending } = call;
+      let prepared: PreparedCall;
+      try {
+        prepared = await tools.prepareCall(base.name, base.args, o.env);
+      } catch (e) {
+        const why = toolErrorOf(e);
+        const message = `${base.name} was approved but can no longer be prepared (the workspace changed since it was asked): ${why.message}`;
+        return set(w, i, { status: 'failed', base, error: { code: why.code, message } });
+      }
+      if (prepared.title !== pending.title || prepared.preview !== pending.preview) {
+        // The person approved one change; do not run a different one in its name.
+        const message = `${base.name} was approved, but what it would do has changed since it was asked (now: ${prepared.title}). Not run; call it again if it is still needed.`;
+        return set(w, i, { status: 'failed', base, error: { code: 'failed', message } });
+      }
+      w.prepared.set(base.id, prepared);
+    }
+    applyAnswer(w, i, answer);
+  }
+
+  async function resume(open: OpenBatch, answers: readonly ApprovalAnswer[], opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult> {
+    const saved = parseOpenBatch(open);
+    const byId = assertAnswersFit(pendingOf(saved.calls), answers);
+    streak = saved.validationStreak;
+    const w: Work = { calls: saved.calls, prepared: new Map(), opts, emit };
+    const waiting = w.calls.flatMap((c, i) => (c.status === 'awaiting_approval' ? [i] : []));
+    const groups = groupByKind(waiting.map((i) => kindAt(w, i))).map((g) => g.map((k) => waiting[k]));
+    await runGroups(w, groups, (i) => admitAnswered(w, i, byId.get(w.calls[i].base.id)!));
+    return finish(w);
+  }
+
+  return { run, resume };
+}
+
+/** Policy fails closed: an engine that throws denies the call instead of crashing the batch. */
+function decideSafely(policy: PolicyEngine, query: { toolName: string; args: Record<string, unknown> }, opts: BatchOptions): PolicyVerdict {
+  try {
+    return policy.decide(query, opts.mode);
+  } catch (e) {
+    return { decision: 'deny', rule: null, reason: `the policy engine failed on this call (${messageOf(e)}), so it is denied` };
+  }
+}
+
+/** Calls as the model sent them; a missing or repeated id gets a unique one of ours. */
+function receiveAll(fcs: readonly FunctionCall[]): Call[] {
+  const taken = new Set<string>();
+  return fcs.map((fc, order) => {
+    const call = receiveCall(fc, order);
+    if (taken.has(call.base.id)) call.base.id = `${call.base.id}#${order}`;
+    taken.add(call.base.id);
+    return call;
+  });
+}

@@ -1,0 +1,240 @@
+/**
+ * The session document: everything a later workflow run needs to continue a suspended run, as one
+ * versioned JSON value. `parseSession` checks the shape field by field so that a corrupted or
+ * foreign document fails with the exact field at fault instead of a crash deep in the loop.
+ */
+import { messageOf } from '../common/errors.js';
+import type { RunState } from '../core/run-state.js';
+import type { ApprovalMode } from '../policy/types.js';
+import type { ApprovalAnswer, PendingApproval } from '../scheduler/types.js';
+import type { PublishRecord } from '../tools/github/recorder.js';
+
+export const SESSION_VERSION = 1;
+
+/** open: waiting for a reply; claimed: a run took it (resuming or running); finished: done. */
+export type RequestStatus = 'open' | 'claimed' | 'finished';
+
+export interface ThreadRef {
+  number: number;
+  kind: 'issue' | 'pull_request';
+}
+
+export interface TriggerRef {
+  /** The command that started the session: fix, review, triage, question, prompt. */
+  command: string;
+  commentId?: number;
+  commentUrl?: string;
+  /** The maintainer's words after the command (the task's instructions), carried to the resumed run. */
+  instructions?: string;
+}
+
+/** The question a maintainer is asked; single-use through its nonce. */
+export interface ApprovalRequest {
+  nonce: string;
+  createdAt: string;
+  expiresAt: string;
+  status: RequestStatus;
+  /** The question comment, once posted (the marker in it repeats session id and nonce). */
+  commentId?: number;
+  /** Who claimed it and when (the replying maintainer), for "already handled" answers. */
+  claimedBy?: string;
+  claimedAt?: string;
+  /** The answers the claiming run resumed with: `/agent continue` re-applies them after a crash. */
+  answers?: ApprovalAnswer[];
+}
+
+/** The work tree's uncommitted changes against `baseCommit`, binary-safe. */
+export interface WorktreeSnapshot {
+  baseCommit: string;
+  /** The tree id of base + changes: a restore must reproduce it exactly. */
+  tree: string;
+  /** `git diff --binary` output, base64 so that non-UTF-8 bytes survive JSON. */
+  patchBase64: string;
+}
+
+export interface SessionDoc {
+  version: typeof SESSION_VERSION;
+  id: string;
+  repository: { owner: string; repo: string };
+  thread: ThreadRef;
+  trigger: TriggerRef;
+  requester: string;
+  model: string;
+  mode: ApprovalMode;
+  /** The loop's state as it is: history verbatim, open batch, added rules, turns, tokens, cost. */
+  state: RunState;
+  /** The calls that wait, in the order the question comment numbers them. */
+  pending: PendingApproval[];
+  request: ApprovalRequest;
+  /** The branch the run works on (checked out on restore), if any. */
+  branch?: string;
+  worktree: WorktreeSnapshot;
+  /** What the model recorded to publish (review comments, labels, replies) before suspension. */
+  publish?: PublishRecord;
+  updatedAt: string;
+}
+
+export type SessionParseError = { code: 'bad_json' | 'unknown_version' | 'invalid'; message: string };
+export type SessionParse = { ok: true; doc: SessionDoc } | { ok: false; error: SessionParseError };
+
+/** Stable, readable JSON (two-space indent) so a session ref can be inspected with `git show`. */
+export function encodeSession(doc: SessionDoc): string {
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+const MODES: readonly ApprovalMode[] = ['default', 'autoEdit', 'yolo', 'plan'];
+const STATUSES: readonly RequestStatus[] = ['open', 'claimed', 'finished'];
+
+/** A field check failed: carries the dotted path of the field. */
+class Invalid extends Error {}
+
+type Obj = Record<string, unknown>;
+
+function obj(v: unknown, path: string): Obj {
+  if (v === undefined) throw new Invalid(`missing field \`${path}\``);
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Invalid(`\`${path}\` must be an object`);
+  return v as Obj;
+}
+function str(o: Obj, key: string, path: string, opts: { optional?: boolean; nonEmpty?: boolean } = {}): string | undefined {
+  const v = o[key];
+  if (v === undefined && opts.optional) return undefined;
+  if (v === undefined) throw new Invalid(`missing field \`${path}.${key}\``);
+  if (typeof v !== 'string') throw new Invalid(`\`${path}.${key}\` must be a string`);
+  if (opts.nonEmpty && v === '') throw new Invalid(`\`${path}.${key}\` must not be empty`);
+  return v;
+}
+function num(o: Obj, key: string, path: string, opts: { optional?: boolean; integer?: boolean } = {}): void {
+  const v = o[key];
+  if (v === undefined && opts.optional) return;
+  if (v === undefined) throw new Invalid(`missing field \`${path}.${key}\``);
+  if (typeof v !== 'number' || !Number.isFinite(v) || (opts.integer && !Number.isInteger(v))) {
+    throw new Invalid(`\`${path}.${key}\` must be ${opts.integer ? 'an integer' : 'a number'}`);
+  }
+}
+function oneOf<T extends string>(o: Obj, key: string, path: string, allowed: readonly T[]): void {
+  const v = str(o, key, path);
+  if (!allowed.includes(v as T)) throw new Invalid(`\`${path}.${key}\` is ${JSON.stringify(v)}; expected one of ${allowed.join(', ')}`);
+}
+function date(o: Obj, key: string, path: string, optional = false): void {
+  const v = str(o, key, path, { optional });
+  if (v !== undefined && Number.isNaN(Date.parse(v))) throw new Invalid(`\`${path}.${key}\` is not a date: ${JSON.stringify(v)}`);
+}
+function arr(o: Obj, key: string, path: string): unknown[] {
+  const v = o[key];
+  if (v === undefined) throw new Invalid(`missing field \`${path}.${key}\``);
+  if (!Array.isArray(v)) throw new Invalid(`\`${path}.${key}\` must be an array`);
+  return v;
+}
+
+function checkState(s: Obj, path: string): void {
+  str(s, 'id', path, { nonEmpty: true });
+  str(s, 'model', path);
+  oneOf(s, 'mode', path, MODES);
+  arr(s, 'history', path).forEach((c, i) => {
+    const content = obj(c, `${path}.history[${i}]`);
+    oneOf(content, 'role', `${path}.history[${i}]`, ['user', 'model']);
+    arr(content, 'parts', `${path}.history[${i}]`).forEach((p, j) => obj(p, `${path}.history[${i}].parts[${j}]`));
+  });
+  for (const k of ['turns', 'toolCalls']) num(s, k, path, { integer: true });
+  for (const k of ['costUsd', 'elapsedMsBefore', 'lastPromptTokens']) num(s, k, path);
+  const usage = obj(s.usage, `${path}.usage`);
+  for (const k of ['inputTokens', 'outputTokens', 'cachedTokens', 'thoughtTokens', 'totalTokens']) num(usage, k, `${path}.usage`);
+  obj(s.models, `${path}.models`);
+  arr(s, 'recentCalls', path);
+  str(s, 'snapshot', path, { optional: true });
+  arr(s, 'addedRules', path).forEach((r, i) => {
+    const rule = obj(r, `${path}.addedRules[${i}]`);
+    str(rule, 'toolName', `${path}.addedRules[${i}]`, { nonEmpty: true });
+    arr(rule, 'modes', `${path}.addedRules[${i}]`);
+  });
+  if (s.open !== undefined) {
+    const open = obj(s.open, `${path}.open`);
+    num(open, 'version', `${path}.open`, { integer: true });
+    arr(open, 'calls', `${path}.open`);
+  }
+}
+
+function checkDoc(d: Obj): void {
+  str(d, 'id', 'session', { nonEmpty: true });
+  const repository = obj(d.repository, 'repository');
+  str(repository, 'owner', 'repository', { nonEmpty: true });
+  str(repository, 'repo', 'repository', { nonEmpty: true });
+  const thread = obj(d.thread, 'thread');
+  num(thread, 'number', 'thread', { integer: true });
+  oneOf(thread, 'kind', 'thread', ['issue', 'pull_request']);
+  const trigger = obj(d.trigger, 'trigger');
+  str(trigger, 'command', 'trigger', { nonEmpty: true });
+  num(trigger, 'commentId', 'trigger', { optional: true, integer: true });
+  str(trigger, 'commentUrl', 'trigger', { optional: true });
+  str(trigger, 'instructions', 'trigger', { optional: true });
+  str(d, 'requester', 'session', { nonEmpty: true });
+  str(d, 'model', 'session');
+  oneOf(d, 'mode', 'session', MODES);
+  checkState(obj(d.state, 'state'), 'state');
+  arr(d, 'pending', 'session').forEach((p, i) => {
+    const call = obj(p, `pending[${i}]`);
+    str(call, 'id', `pending[${i}]`, { nonEmpty: true });
+    str(call, 'name', `pending[${i}]`, { nonEmpty: true });
+    obj(call.args, `pending[${i}].args`);
+  });
+  const request = obj(d.request, 'request');
+  str(request, 'nonce', 'request', { nonEmpty: true });
+  date(request, 'createdAt', 'request');
+  date(request, 'expiresAt', 'request');
+  oneOf(request, 'status', 'request', STATUSES);
+  num(request, 'commentId', 'request', { optional: true, integer: true });
+  str(request, 'claimedBy', 'request', { optional: true });
+  date(request, 'claimedAt', 'request', true);
+  if (request.answers !== undefined) {
+    arr(request, 'answers', 'request').forEach((a, i) => {
+      const answer = obj(a, `request.answers[${i}]`);
+      str(answer, 'id', `request.answers[${i}]`, { nonEmpty: true });
+      oneOf(answer, 'kind', `request.answers[${i}]`, ['approve', 'deny', 'answer']);
+    });
+  }
+  str(d, 'branch', 'session', { optional: true });
+  const worktree = obj(d.worktree, 'worktree');
+  for (const k of ['baseCommit', 'tree']) {
+    const v = str(worktree, k, 'worktree', { nonEmpty: true })!;
+    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(v)) throw new Invalid(`\`worktree.${k}\` is not an object id: ${JSON.stringify(v)}`);
+  }
+  const patch = str(worktree, 'patchBase64', 'worktree')!;
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(patch)) throw new Invalid('`worktree.patchBase64` is not base64');
+  if (d.publish !== undefined) {
+    const publish = obj(d.publish, 'publish');
+    arr(publish, 'reviewComments', 'publish');
+    arr(publish, 'replies', 'publish');
+  }
+  date(d, 'updatedAt', 'session');
+  if ((d.state as Obj).id !== d.id) throw new Invalid(`\`state.id\` (${JSON.stringify((d.state as Obj).id)}) differs from the session id (${JSON.stringify(d.id)})`);
+}
+
+/** Pure. Bad JSON, an unknown version and every missing or mistyped field give a precise error. */
+export function parseSession(text: string): SessionParse {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, error: { code: 'bad_json', message: `session document is not JSON: ${messageOf(e)}` } };
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return { ok: false, error: { code: 'invalid', message: 'session document must be a JSON object' } };
+  }
+  const d = raw as Obj;
+  if (d.version === undefined) return { ok: false, error: { code: 'invalid', message: 'missing field `version`' } };
+  if (d.version !== SESSION_VERSION) {
+    return {
+      ok: false,
+      error: { code: 'unknown_version', message: `session document has version ${JSON.stringify(d.version)}; this action reads version ${SESSION_VERSION}` },
+    };
+  }
+  try {
+    checkDoc(d);
+  } catch (e) {
+    if (e instanceof Invalid) return { ok: false, error: { code: 'invalid', message: `session document: ${e.message}` } };
+    throw e;
+  }
+  return { ok: true, doc: raw as SessionDoc };
+}
+
+export const patchOf = (w: WorktreeSnapshot): Buffer => Buffer.from(w.patchBase64, 'base64');

@@ -1,0 +1,112 @@
+/**
+ * Gemini CLI's `ask_user` tool: the model asks a maintainer a question it cannot settle itself.
+ * The parameters are Gemini CLI's (`questions`: 1-4 items with `question`, `header`, `type`,
+ * `options`, `multiSelect`, `placeholder`), so prompts and policies written for it work unchanged.
+ *
+ * It never runs on its own: `prepare` sets `question`, the scheduler hands the call to the approval
+ * channel, and the human's answer becomes the result (in the action: the run suspends, the question
+ * is posted, `/agent answer ...` resumes it). `run` only answers when no channel did.
+ */
+import { Type, type Static } from 'typebox';
+import { defineTool, ToolFailure, type HumanQuestion } from './define-tool.js';
+
+const Option = Type.Object(
+  {
+    label: Type.String({ description: 'The display text for this option (1-5 words). Example: "OAuth 2.0"' }),
+    description: Type.String({ description: 'Brief explanation of this option. Example: "Industry standard, supports SSO"' }),
+  },
+  { additionalProperties: false },
+);
+
+const Question = Type.Object(
+  {
+    question: Type.String({ description: 'The complete question to ask the maintainer. Clear, specific, ending with a question mark.' }),
+    header: Type.String({ maxLength: 16, description: 'A very short label (16 characters or fewer), e.g. "Approach", "Database".' }),
+    type: Type.Union([Type.Literal('choice'), Type.Literal('text'), Type.Literal('yesno')], {
+      default: 'choice',
+      description: "'choice' (default) for multiple choice with options, 'text' for a free-form answer, 'yesno' for a yes/no confirmation.",
+    }),
+    options: Type.Optional(
+      Type.Array(Option, { description: "The choices for a 'choice' question: 2-4 options. The maintainer may also answer in their own words." }),
+    ),
+    multiSelect: Type.Optional(Type.Boolean({ description: "Only for type 'choice': allow several options to be chosen." })),
+    placeholder: Type.Optional(Type.String({ description: 'A hint of the expected answer.' })),
+  },
+  { additionalProperties: false },
+);
+
+const Params = Type.Object(
+  { questions: Type.Array(Question, { minItems: 1, maxItems: 4 }) },
+  { additionalProperties: false },
+);
+
+type QuestionArgs = Static<typeof Params>['questions'][number];
+
+/** The model may send literal "\n" escapes; people should see line breaks. */
+const unescape = (s: string) => s.replace(/\\r\\n|\\n/g, '\n');
+
+function assertQuestions(questions: readonly QuestionArgs[]): void {
+  questions.forEach((q, i) => {
+    const n = i + 1;
+    if (!q.question.trim()) throw new ToolFailure('invalid_args', `question ${n}: 'question' is empty`);
+    const type = q.type ?? 'choice';
+    if (type === 'choice' && (!q.options || q.options.length < 2 || q.options.length > 4)) {
+      throw new ToolFailure('invalid_args', `question ${n}: type 'choice' needs 'options' with 2 to 4 items`);
+    }
+    q.options?.forEach((o, j) => {
+      if (!o.label.trim()) throw new ToolFailure('invalid_args', `question ${n}, option ${j + 1}: 'label' is empty`);
+    });
+  });
+}
+
+function choicesOf(q: QuestionArgs): string[] | undefined {
+  const type = q.type ?? 'choice';
+  if (type === 'yesno') return ['Yes', 'No'];
+  if (type === 'choice') return q.options?.map((o) => (o.description.trim() ? `${unescape(o.label)}: ${unescape(o.description.trim())}` : unescape(o.label)));
+  return undefined;
+}
+
+/**
+ * One HumanQuestion for the whole call: a maintainer answers a call with one reply. A single
+ * question keeps its numbered choices; several are listed with their own options inline.
+ */
+export function humanQuestionOf(questions: readonly QuestionArgs[]): HumanQuestion {
+  if (questions.length === 1) {
+    const q = questions[0];
+    const choices = choicesOf(q);
+    const hints = [q.multiSelect ? '(several choices may be picked)' : '', q.placeholder ? `(e.g. ${unescape(q.placeholder)})` : ''].filter(Boolean);
+    const text = [unescape(q.question), ...hints].join(' ');
+    return choices ? { question: text, choices } : { question: text };
+  }
+  const parts = questions.map((q, i) => {
+    const choices = choicesOf(q);
+    const list = choices ? `\n${choices.map((c, j) => `   ${String.fromCharCode(97 + j)}) ${c}`).join('\n')}` : '';
+    return `${i + 1}. **${unescape(q.header)}**: ${unescape(q.question)}${list}`;
+  });
+  return { question: `${parts.join('\n')}\n\nAnswer each numbered question in one reply.` };
+}
+
+export const askUserTool = defineTool({
+  name: 'ask_user',
+  kind: 'other',
+  description:
+    'Ask the maintainer one or more questions to gather preferences, clarify requirements, or make decisions only they can make (which of two designs, whether a behaviour change is intended, what an ambiguous request means). The run pauses until they answer; their answer is the result.',
+  params: Params,
+  prepare(args) {
+    assertQuestions(args.questions);
+    const question = humanQuestionOf(args.questions);
+    const first = unescape(args.questions[0].question).split('\n')[0];
+    return {
+      title: `ask: ${first.length > 80 ? `${first.slice(0, 79)}…` : first}`,
+      paths: [],
+      policyArgs: { questions: args.questions },
+      question,
+      // Reached only when no channel answered the question (a bug in the caller): the model goes on.
+      run: async () => ({
+        forModel: 'Nobody answered the question. Make the most reasonable assumption, say which one you made, and go on.',
+        forHuman: 'not answered',
+        error: { code: 'failed', message: 'no one answered the question' },
+      }),
+    };
+  },
+});

@@ -1,0 +1,128 @@
+import { execFile } from 'node:child_process';
+import type { Dirent } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { relativeTo } from './workspace.js';
+
+/**
+ * Which files a search may see. Inside a git work tree git itself answers (tracked plus untracked,
+ * minus what .gitignore, .git/info/exclude and the global excludes say), which is both exact and
+ * fast; outside one a walker applies every .gitignore it meets. `.geminiignore` at the root is
+ * honoured on top, as Gemini CLI does.
+ */
+export interface ListOptions {
+  respectGitIgnore: boolean;
+  respectGeminiIgnore: boolean;
+  signal: AbortSignal;
+}
+
+/** A hard stop for the walker: a tree bigger than this is not walked to the end. */
+const WALK_LIMIT = 300_000;
+
+const GIT_ENV = { GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
+
+/** git, no shell, stdout as a Buffer; rejects on a non-zero exit. */
+export function runGit(cwd: string, args: string[], signal?: AbortSignal): Promise<Buffer> {
+  return new Promise((resolveP, reject) => {
+    execFile(
+      'git',
+      args,
+      { cwd, signal, encoding: 'buffer', maxBuffer: 512 * 1024 * 1024, env: { ...process.env, ...GIT_ENV } },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`git ${args[0]}: ${stderr.toString().trim() || err.message}`));
+        else resolveP(stdout);
+      },
+    );
+  });
+}
+
+/** try*: never throws. True when dir is inside a git work tree (and git is installed). */
+export async function tryIsGitWorkTree(dir: string): Promise<boolean> {
+  try {
+    return (await runGit(dir, ['rev-parse', '--is-inside-work-tree'])).toString().trim() === 'true';
+  } catch {
+    return false;
+  }
+}
+
+/** Files (not directories) under absDir, as root-relative `/` paths, unsorted. */
+export async function listFiles(root: string, absDir: string, opts: ListOptions): Promise<string[]> {
+  const gemini = opts.respectGeminiIgnore ? await readIgnoreFile(join(root, '.geminiignore')) : undefined;
+  let files: string[];
+  if (opts.respectGitIgnore && (await tryIsGitWorkTree(absDir))) {
+    const out = await runGit(absDir, ['-c', 'core.quotepath=off', 'ls-files', '-z', '--cached', '--others', '--exclude-standard', '--deduplicate'], opts.signal);
+    const prefix = relativeTo(root, absDir);
+    files = out
+      .toString('utf8')
+      .split('\0')
+      .filter((f) => f !== '')
+      .map((f) => (prefix === '.' ? f : `${prefix}/${f}`));
+  } else {
+    files = await walk(root, absDir, opts);
+  }
+  return gemini ? files.filter((f) => !gemini.ignores(f)) : files;
+}
+
+async function readIgnoreFile(path: string): Promise<Ignore | undefined> {
+  try {
+    return ignore().add(await readFile(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+interface Rules {
+  /** Root-relative directory the .gitignore sits in ('' for the root). */
+  base: string;
+  ig: Ignore;
+}
+
+/** Breadth-first walk that never follows symlinked directories (no escapes, no cycles). */
+async function walk(root: string, absDir: string, opts: ListOptions): Promise<string[]> {
+  const out: string[] = [];
+  const startRel = relativeTo(root, absDir);
+  const queue: Array<{ rel: string; rules: Rules[] }> = [{ rel: startRel === '.' ? '' : startRel, rules: [] }];
+  if (opts.respectGitIgnore) queue[0].rules = await ancestorRules(root, queue[0].rel);
+  while (queue.length > 0 && out.length < WALK_LIMIT) {
+    if (opts.signal.aborted) throw new Error('aborted');
+    const { rel, rules: inherited } = queue.shift()!;
+    const abs = rel === '' ? root : join(root, rel);
+    let entries: Dirent[];
+    try {
+      entries = await readdir(abs, { withFileTypes: true });
+    } catch {
+      continue; // unreadable directory: skip it, as git would
+    }
+    let rules = inherited;
+    if (opts.respectGitIgnore && entries.some((e) => e.name === '.gitignore' && e.isFile())) {
+      const own = await readIgnoreFile(join(abs, '.gitignore'));
+      if (own) rules = [...inherited, { base: rel, ig: own }];
+    }
+    for (const e of entries) {
+      if (e.name === '.git') continue;
+      const childRel = rel === '' ? e.name : `${rel}/${e.name}`;
+      const isDir = e.isDirectory();
+      if (rules.some((r) => r.ig.ignores(pathUnder(r.base, childRel) + (isDir ? '/' : '')))) continue;
+      if (isDir) queue.push({ rel: childRel, rules });
+      else if (e.isFile() || e.isSymbolicLink()) out.push(childRel);
+    }
+  }
+  return out;
+}
+
+/** .gitignore files of the directories above the start (the walk may begin below the root). */
+async function ancestorRules(root: string, startRel: string): Promise<Rules[]> {
+  const rules: Rules[] = [];
+  const parts = startRel === '' ? [] : startRel.split('/');
+  for (let i = 0; i < parts.length; i++) {
+    const base = parts.slice(0, i).join('/');
+    const ig = await readIgnoreFile(join(root, base, '.gitignore'));
+    if (ig) rules.push({ base, ig });
+  }
+  return rules;
+}
+
+function pathUnder(base: string, rel: string): string {
+  return base === '' ? rel : rel.slice(base.length + 1);
+}

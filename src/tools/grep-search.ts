@@ -1,0 +1,129 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import ignore from 'ignore';
+import { Type } from 'typebox';
+import { messageOf } from '../common/errors.js';
+import { defineTool, ToolFailure } from './define-tool.js';
+import { tryIsGitWorkTree } from './file-list.js';
+import { createGlobMatcher } from './glob.js';
+import { gitGrep, jsGrep, type GrepMatch, type GrepQuery } from './grep-engines.js';
+import { guardRun, okOutput, plural, redactSecrets } from './tool-output.js';
+import { resolveInWorkspace } from './workspace.js';
+
+export const DEFAULT_MAX_MATCHES = 100;
+/** A matched line longer than this is cut in the result (minified files). */
+const MAX_MATCH_CHARS = 500;
+
+const Params = Type.Object(
+  {
+    pattern: Type.String({ minLength: 1, description: "The regular expression to search for in file contents (e.g. 'function\\s+myFunction', 'import\\s+\\{.*\\}\\s+from')." }),
+    dir_path: Type.Optional(Type.String({ description: 'Optional: the directory to search within, relative to the workspace root. Defaults to the root.' })),
+    include_pattern: Type.Optional(Type.String({ description: "Optional: a glob pattern for the files to search (e.g. '*.js', '*.{ts,tsx}', 'src/**'). Defaults to all files not ignored by .gitignore." })),
+    exclude_pattern: Type.Optional(Type.String({ description: 'Optional: a regular expression; matching lines that also match it are left out.' })),
+    names_only: Type.Optional(Type.Boolean({ description: 'Optional: if true, return only the paths of files with matches, without lines.' })),
+    case_sensitive: Type.Optional(Type.Boolean({ description: 'Optional: if true, the search is case-sensitive. Defaults to false.' })),
+    max_matches_per_file: Type.Optional(Type.Integer({ minimum: 1, description: 'Optional: the most matches to return from one file.' })),
+    total_max_matches: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: `Optional: the most matches to return in total. Defaults to ${DEFAULT_MAX_MATCHES}.` })),
+  },
+  { additionalProperties: false },
+);
+
+export const grepSearchTool = defineTool({
+  name: 'grep_search',
+  aliases: ['search_file_content'],
+  kind: 'search',
+  description: `Searches file contents for a regular expression (JavaScript/PCRE syntax) and returns matching lines grouped by file, with line numbers. Case-insensitive unless case_sensitive is true. Respects .gitignore; binary files are skipped. Returns at most ${DEFAULT_MAX_MATCHES} matches unless total_max_matches says otherwise. Prefer this over running grep through run_shell_command.`,
+  params: Params,
+  async prepare(args, env) {
+    const ignoreCase = !(args.case_sensitive ?? false);
+    const regex = compileRegex('pattern', args.pattern, ignoreCase);
+    const exclude = args.exclude_pattern ? compileRegex('exclude_pattern', args.exclude_pattern, ignoreCase) : undefined;
+    const dir = await resolveInWorkspace(env.root, args.dir_path ?? '.', 'read');
+    if (!dir.exists) throw new ToolFailure('not_found', `directory not found: ${args.dir_path}`);
+    if (!(await stat(dir.abs)).isDirectory()) throw new ToolFailure('invalid_args', `${args.dir_path} is not a directory; give its directory and an include_pattern`);
+    const total = args.total_max_matches ?? DEFAULT_MAX_MATCHES;
+    const perFile = args.max_matches_per_file ?? Infinity;
+    return {
+      title: `grep ${JSON.stringify(args.pattern)}${dir.rel === '.' ? '' : ` in ${dir.rel}`}${args.include_pattern ? ` (${args.include_pattern})` : ''}`,
+      paths: [dir.rel],
+      policyArgs: { pattern: args.pattern, dir_path: dir.rel, ...(args.include_pattern ? { include_pattern: args.include_pattern } : {}) },
+      run: ({ signal }) =>
+        guardRun(signal, async () => {
+          const keepPath = await createPathFilter(env.root, dir.rel, args.include_pattern);
+          const matches: GrepMatch[] = [];
+          const perFileCount = new Map<string, number>();
+          let capped = false;
+          const onMatch = (m: GrepMatch): boolean => {
+            if (exclude) {
+              exclude.lastIndex = 0;
+              if (exclude.test(m.text)) return true;
+            }
+            const n = perFileCount.get(m.file) ?? 0;
+            if (n >= perFile) return true;
+            if (matches.length >= total) {
+              capped = true;
+              return false;
+            }
+            perFileCount.set(m.file, n + 1);
+            matches.push(m);
+            return true;
+          };
+          const q: GrepQuery = { root: env.root, absDir: dir.abs, regex, pattern: args.pattern, ignoreCase, keepPath, signal };
+          let skippedLarge = 0;
+          const viaGit = (await tryIsGitWorkTree(dir.abs)) && (await gitGrep(q, onMatch)) === 'done';
+          if (!viaGit) {
+            matches.length = 0;
+            perFileCount.clear();
+            capped = false;
+            skippedLarge = (await jsGrep(q, onMatch)).skippedLarge;
+          }
+          const text = formatMatches(matches, { pattern: args.pattern, where: dir.rel, include: args.include_pattern, namesOnly: args.names_only ?? false, capped, total, skippedLarge });
+          return okOutput(redactSecrets(text, env.secrets), `grep ${args.pattern}: ${plural(matches.length, 'match', 'matches')}${capped ? ' (capped)' : ''} in ${plural(perFileCount.size, 'file')}`);
+        }),
+    };
+  },
+});
+
+function compileRegex(field: string, source: string, ignoreCase: boolean): RegExp {
+  try {
+    return new RegExp(source, ignoreCase ? 'iu' : 'u');
+  } catch {
+    try {
+      // Without the u flag, a few escapes models write (\- \/ outside classes) are legal.
+      return new RegExp(source, ignoreCase ? 'i' : '');
+    } catch (e) {
+      throw new ToolFailure('invalid_args', `/${field} is not a valid regular expression: ${messageOf(e)}`);
+    }
+  }
+}
+
+/** include_pattern relative to the searched directory, and the root's .geminiignore. */
+async function createPathFilter(root: string, dirRel: string, include: string | undefined): Promise<(rel: string) => boolean> {
+  const prefix = dirRel === '.' ? '' : `${dirRel}/`;
+  const inc = include ? createGlobMatcher(include, true) : undefined;
+  const gemini = await readFile(join(root, '.geminiignore'), 'utf8').then((t) => ignore().add(t), () => undefined);
+  return (rel) => (!inc || inc(rel.slice(prefix.length))) && !(gemini && gemini.ignores(rel));
+}
+
+export function formatMatches(
+  matches: readonly GrepMatch[],
+  o: { pattern: string; where: string; include?: string; namesOnly: boolean; capped: boolean; total: number; skippedLarge: number },
+): string {
+  const place = o.where === '.' ? 'the workspace' : o.where;
+  const filter = o.include ? ` (filter: "${o.include}")` : '';
+  const notes: string[] = [];
+  if (o.capped) notes.push(`[results capped at ${o.total} matches; narrow pattern, dir_path or include_pattern, or raise total_max_matches]`);
+  if (o.skippedLarge > 0) notes.push(`[${plural(o.skippedLarge, 'file')} over 4 MB not searched]`);
+  if (matches.length === 0) return [`No matches found for pattern "${o.pattern}" in ${place}${filter}.`, ...notes].join('\n');
+  const byFile = new Map<string, GrepMatch[]>();
+  for (const m of matches) byFile.set(m.file, [...(byFile.get(m.file) ?? []), m]);
+  const head = `Found ${plural(matches.length, 'match', 'matches')} in ${plural(byFile.size, 'file')} for pattern "${o.pattern}" in ${place}${filter}:`;
+  if (o.namesOnly) return [head, ...byFile.keys(), ...notes].join('\n');
+  const blocks = [...byFile].map(([file, ms]) => [`File: ${file}`, ...ms.map((m) => `L${m.line}: ${cut(m.text)}`)].join('\n'));
+  return [head, '---', blocks.join('\n---\n'), '---', ...notes].join('\n');
+}
+
+function cut(line: string): string {
+  const t = line.replace(/\r$/, '');
+  return t.length > MAX_MATCH_CHARS ? `${t.slice(0, MAX_MATCH_CHARS)}… [cut]` : t;
+}

@@ -1,0 +1,103 @@
+import { lstat, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import picomatch from 'picomatch';
+import { Type } from 'typebox';
+import { defineTool, ToolFailure } from './define-tool.js';
+import { listFiles } from './file-list.js';
+import { guardRun, okOutput, plural, withMemory } from './tool-output.js';
+import { resolveInWorkspace } from './workspace.js';
+
+const MAX_ENTRIES = 1000;
+
+const Params = Type.Object(
+  {
+    dir_path: Type.String({ description: 'The directory to list, relative to the workspace root (use "." for the root).' }),
+    ignore: Type.Optional(Type.Array(Type.String(), { description: 'Glob patterns of entry names to leave out (e.g. ["*.log"]).' })),
+    file_filtering_options: Type.Optional(
+      Type.Object(
+        {
+          respect_git_ignore: Type.Optional(Type.Boolean({ description: 'Leave out entries .gitignore excludes. Defaults to true.' })),
+          respect_gemini_ignore: Type.Optional(Type.Boolean({ description: 'Leave out entries .geminiignore excludes. Defaults to true.' })),
+        },
+        { additionalProperties: false, description: 'Optional: whether to respect .gitignore and .geminiignore.' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const listDirectoryTool = defineTool({
+  name: 'list_directory',
+  kind: 'read',
+  description:
+    'Lists the names of files and subdirectories directly inside a directory of the workspace (directories first, marked with a trailing "/"). Entries ignored by .gitignore are left out unless asked otherwise.',
+  params: Params,
+  async prepare(args, env) {
+    const dir = await resolveInWorkspace(env.root, args.dir_path, 'read');
+    if (!dir.exists) throw new ToolFailure('not_found', `directory not found: ${args.dir_path}`);
+    if (!(await stat(dir.abs)).isDirectory()) throw new ToolFailure('invalid_args', `${args.dir_path} is a file, not a directory; use read_file`);
+    const filtering = args.file_filtering_options ?? {};
+    return {
+      title: `list ${dir.rel}`,
+      paths: [dir.rel],
+      policyArgs: { dir_path: dir.rel },
+      run: ({ signal }) =>
+        guardRun(signal, async () => {
+          const names = await readdir(dir.abs);
+          const skip = args.ignore?.length ? picomatch(args.ignore, { dot: true }) : () => false;
+          // Visible = what survives git's rules; computed from the file list so nested rules apply.
+          const visible = await visibleNames(env.root, dir.abs, dir.rel, {
+            respectGitIgnore: filtering.respect_git_ignore ?? true,
+            respectGeminiIgnore: filtering.respect_gemini_ignore ?? true,
+            signal,
+          });
+          const entries: Array<{ name: string; isDir: boolean }> = [];
+          let hidden = 0;
+          for (const name of names) {
+            if (name === '.git' || skip(name)) continue;
+            const info = await lstat(join(dir.abs, name)).catch(() => undefined);
+            if (!info) continue;
+            const isDir = info.isDirectory();
+            if (visible && !visible.has(name) && !(isDir && visible.has(`${name}/`)) && !(isDir && (await isEmptyDir(join(dir.abs, name))))) {
+              hidden++;
+              continue;
+            }
+            entries.push({ name, isDir });
+          }
+          entries.sort((a, b) => Number(b.isDir) - Number(a.isDir) || a.name.localeCompare(b.name));
+          const shown = entries.slice(0, MAX_ENTRIES);
+          const lines = shown.map((e) => (e.isDir ? `${e.name}/` : e.name));
+          let text = `Directory listing for ${dir.rel}:\n${lines.length > 0 ? lines.join('\n') : '(empty directory)'}`;
+          if (entries.length > shown.length) text += `\n(${entries.length - shown.length} more entries not shown)`;
+          if (hidden > 0) text += `\n(${plural(hidden, 'entry', 'entries')} ignored by .gitignore/.geminiignore)`;
+          return okOutput(await withMemory(env, dir.abs, text), `listed ${dir.rel}: ${plural(entries.length, 'entry', 'entries')}`);
+        }),
+    };
+  },
+});
+
+/**
+ * Names directly in dir that contain at least one non-ignored file (dirs as `name/`), or undefined
+ * when nothing is filtered. An empty directory has no files, so it shows only when unfiltered.
+ */
+async function visibleNames(
+  root: string,
+  abs: string,
+  rel: string,
+  opts: { respectGitIgnore: boolean; respectGeminiIgnore: boolean; signal: AbortSignal },
+): Promise<Set<string> | undefined> {
+  if (!opts.respectGitIgnore && !opts.respectGeminiIgnore) return undefined;
+  const files = await listFiles(root, abs, opts);
+  const prefix = rel === '.' ? '' : `${rel}/`;
+  const out = new Set<string>();
+  for (const f of files) {
+    const inside = f.slice(prefix.length);
+    const slash = inside.indexOf('/');
+    out.add(slash === -1 ? inside : `${inside.slice(0, slash)}/`);
+  }
+  return out;
+}
+
+async function isEmptyDir(abs: string): Promise<boolean> {
+  return (await readdir(abs).catch(() => ['?'])).length === 0;
+}

@@ -1,0 +1,107 @@
+import { open, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { Type } from 'typebox';
+import { defineTool, ToolFailure } from './define-tool.js';
+import { decodeText, looksBinary } from './text-codec.js';
+import { guardRun, okOutput, redactSecrets, withMemory } from './tool-output.js';
+import { resolveInWorkspace } from './workspace.js';
+
+/** Lines returned by one read when no range is given, and at most for any range. */
+export const MAX_LINES = 2000;
+/** Longer lines are cut: minified bundles would otherwise fill the context with one line. */
+export const MAX_LINE_CHARS = 2000;
+/** Files above this are refused whole; a line range still works through grep_search first. */
+export const MAX_FILE_BYTES = 20 * 1024 * 1024;
+
+const Params = Type.Object(
+  {
+    file_path: Type.String({ description: 'The file to read, relative to the workspace root.' }),
+    start_line: Type.Optional(Type.Integer({ minimum: 1, description: 'Optional: the 1-based line number to start reading from.' })),
+    end_line: Type.Optional(Type.Integer({ minimum: 1, description: 'Optional: the 1-based line number to end reading at (inclusive).' })),
+  },
+  { additionalProperties: false },
+);
+
+export const readFileTool = defineTool({
+  name: 'read_file',
+  kind: 'read',
+  description: `Reads a text file of the workspace and returns its content. Prefer 'start_line' and 'end_line' for targeted reads of large files. At most ${MAX_LINES} lines are returned per call (lines longer than ${MAX_LINE_CHARS} characters are cut); when the file is longer, the result says which lines to read next. Binary files are detected and not shown.`,
+  params: Params,
+  async prepare(args, env) {
+    const file = await resolveInWorkspace(env.root, args.file_path, 'read');
+    if (!file.exists) throw new ToolFailure('not_found', `file not found: ${args.file_path}`);
+    const info = await stat(file.abs);
+    if (info.isDirectory()) throw new ToolFailure('invalid_args', `${args.file_path} is a directory; use list_directory`);
+    if (args.start_line && args.end_line && args.end_line < args.start_line) {
+      throw new ToolFailure('invalid_args', `end_line (${args.end_line}) is before start_line (${args.start_line})`);
+    }
+    const range = args.start_line || args.end_line ? ` lines ${args.start_line ?? 1}-${args.end_line ?? ''}` : '';
+    return {
+      title: `read ${file.rel}${range}`,
+      paths: [file.rel],
+      policyArgs: { file_path: file.rel },
+      run: ({ signal }) =>
+        guardRun(signal, async () => {
+          const size = (await stat(file.abs)).size;
+          if (size > MAX_FILE_BYTES) {
+            throw new ToolFailure('failed', `${file.rel} is ${(size / 1048576).toFixed(1)} MB, above the ${MAX_FILE_BYTES / 1048576} MB limit; use grep_search to find the lines you need, or run_shell_command with sed -n 'X,Yp'`);
+          }
+          const bytes = await readBytes(file.abs);
+          const text = formatRead(file.rel, bytes, args.start_line, args.end_line);
+          return okOutput(await withMemory(env, dirname(file.abs), redactSecrets(text.forModel, env.secrets)), text.forHuman);
+        }),
+    };
+  },
+});
+
+async function readBytes(abs: string): Promise<Buffer> {
+  const fh = await open(abs, 'r');
+  try {
+    return await fh.readFile();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Pure: what the model and a person see for a read of these bytes. */
+export function formatRead(rel: string, bytes: Buffer, start?: number, end?: number): { forModel: string; forHuman: string } {
+  if (bytes.length === 0) return { forModel: '(empty file)', forHuman: `read ${rel}: empty` };
+  if (looksBinary(bytes)) {
+    return {
+      forModel: `Cannot display ${rel}: binary file (${bytes.length} bytes). Use run_shell_command (e.g. file, xxd | head) to inspect it.`,
+      forHuman: `read ${rel}: binary, ${bytes.length} bytes`,
+    };
+  }
+  const { text, note: encodingNote } = decodeText(bytes);
+  const lines = text.split(/\r?\n/);
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  const total = lines.length;
+  const from = Math.min(start ?? 1, total + 1);
+  if (from > total) {
+    return { forModel: `${rel} has ${total} lines; start_line ${start} is past the end.`, forHuman: `read ${rel}: past the end` };
+  }
+  const lastWanted = Math.min(end ?? total, total, from + MAX_LINES - 1);
+  let cutLines = 0;
+  const body = lines.slice(from - 1, lastWanted).map((l) => {
+    if (l.length <= MAX_LINE_CHARS) return l;
+    cutLines++;
+    return `${l.slice(0, MAX_LINE_CHARS)}… [line cut at ${MAX_LINE_CHARS} of ${l.length} characters]`;
+  });
+  const notes: string[] = [];
+  if (encodingNote) notes.push(encodingNote);
+  const partial = from > 1 || lastWanted < total;
+  if (partial) {
+    notes.push(
+      lastWanted < total
+        ? `truncated: showing lines ${from}-${lastWanted} of ${total}; read lines ${lastWanted + 1}-${Math.min(total, lastWanted + MAX_LINES)} next (start_line: ${lastWanted + 1})`
+        : `showing lines ${from}-${lastWanted} of ${total}`,
+    );
+  }
+  if (cutLines > 0) notes.push(`${cutLines} long line(s) were cut`);
+  const header = notes.length > 0 ? notes.map((n) => `[${n}]`).join('\n') + '\n' : '';
+  const content = body.join('\n');
+  return {
+    forModel: header + (content === '' ? '(empty lines)' : content),
+    forHuman: `read ${rel}${partial ? ` lines ${from}-${lastWanted} of ${total}` : ` (${total} lines)`}`,
+  };
+}

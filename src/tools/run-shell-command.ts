@@ -1,0 +1,71 @@
+import { stat } from 'node:fs/promises';
+import { Type } from 'typebox';
+import { defineTool, ToolFailure } from './define-tool.js';
+import { runInProcessGroup, type ProcessResult } from './process-group.js';
+import { scrubEnv } from './shell-env.js';
+import { failedOutput, guardRun, oneLine, redactSecrets } from './tool-output.js';
+import { resolveInWorkspace } from './workspace.js';
+
+/** Output kept per command (head and tail); the model rarely needs more, and context is finite. */
+export const MAX_SHELL_OUTPUT_BYTES = 32 * 1024;
+/** No command may ask for more than this, whatever the run's default. */
+export const MAX_SHELL_TIMEOUT_MS = 60 * 60 * 1000;
+
+const Params = Type.Object(
+  {
+    command: Type.String({ minLength: 1, description: 'Exact bash command to execute, as `bash -c <command>`.' }),
+    description: Type.Optional(Type.String({ description: 'Brief description of the command for the user: what it does and why. One sentence.' })),
+    dir_path: Type.Optional(Type.String({ description: 'Optional: the directory to run the command in, relative to the workspace root. Defaults to the root.' })),
+    timeout_ms: Type.Optional(Type.Integer({ minimum: 1000, maximum: MAX_SHELL_TIMEOUT_MS, description: 'Optional: kill the command after this many milliseconds. Defaults to the run setting.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const runShellCommandTool = defineTool({
+  name: 'run_shell_command',
+  kind: 'execute',
+  description: `Runs a bash command in the workspace (\`bash -c <command>\`) and returns its combined stdout and stderr, exit code and, when killed, the signal. The command gets no input (stdin is closed) and no credentials (tokens and API keys are removed from its environment). It runs in its own process group: on timeout the whole group is killed, and background processes do not outlive the command. Output over ${MAX_SHELL_OUTPUT_BYTES / 1024} KB keeps its beginning and end. Prefer read_file, glob and grep_search for reading and searching files.`,
+  params: Params,
+  async prepare(args, env) {
+    const dir = await resolveInWorkspace(env.root, args.dir_path ?? '.', 'read');
+    if (!dir.exists || !(await stat(dir.abs)).isDirectory()) throw new ToolFailure('not_found', `directory not found: ${args.dir_path}`);
+    const timeoutMs = Math.min(args.timeout_ms ?? env.shellTimeoutMs, MAX_SHELL_TIMEOUT_MS);
+    return {
+      title: `run \`${oneLine(redactSecrets(args.command, env.secrets), 120)}\`${dir.rel === '.' ? '' : ` in ${dir.rel}`}`,
+      paths: [dir.rel],
+      policyArgs: { command: args.command, ...(args.dir_path !== undefined ? { dir_path: dir.rel } : {}) },
+      preview: redactSecrets(args.command, env.secrets),
+      run: ({ signal, onProgress }) =>
+        guardRun(signal, async () => {
+          const result = await runInProcessGroup({
+            command: args.command,
+            cwd: dir.abs,
+            env: { ...scrubEnv(env.baseEnv, env.secrets), PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', AGENT_ACTION: '1' },
+            timeoutMs,
+            signal,
+            maxOutputBytes: MAX_SHELL_OUTPUT_BYTES,
+            onOutput: onProgress ? (c) => onProgress(redactSecrets(c, env.secrets)) : undefined,
+          });
+          return shellOutput(args.command, dir.rel, result, timeoutMs, env.secrets);
+        }),
+    };
+  },
+});
+
+/** Pure: the result as the model and a person see it. A non-zero exit is information, not a tool error. */
+export function shellOutput(command: string, dirRel: string, r: ProcessResult, timeoutMs: number, secrets: readonly string[]) {
+  // The command is redacted too: whatever we return reaches logs, stream-json and comments.
+  command = redactSecrets(command, secrets);
+  const output = redactSecrets(r.output, secrets).trimEnd();
+  const lines = [`Command: ${command}`, `Directory: ${dirRel}`, `Output: ${output === '' ? '(empty)' : output}`];
+  if (r.omittedBytes > 0) lines.push(`Note: output exceeded ${MAX_SHELL_OUTPUT_BYTES / 1024} KB; ${r.omittedBytes} bytes in the middle were omitted. Redirect to a file and read parts of it if you need them.`);
+  lines.push(`Exit Code: ${r.exitCode ?? '(none)'}`);
+  if (r.signal) lines.push(`Signal: ${r.signal}`);
+  const text = lines.join('\n');
+  const short = oneLine(command, 60);
+  if (r.aborted) return failedOutput('cancelled', `\`${short}\` was cancelled; its process group was killed`, `${text}\nCancelled: the command was stopped before it finished.`);
+  if (r.timedOut) {
+    return failedOutput('timeout', `\`${short}\` timed out after ${Math.round(timeoutMs / 1000)} s; its process group was killed`, `${text}\nTimed out after ${timeoutMs} ms: the command and every process it started were killed. Use a shorter command, a timeout_ms, or run long steps in smaller parts.`);
+  }
+  return { forModel: text, forHuman: oneLine(`\`${short}\` exited ${r.exitCode ?? r.signal}`) };
+}

@@ -1,0 +1,56 @@
+import { messageOf } from '../common/errors.js';
+import { ToolFailure, type ToolEnv, type ToolErrorCode, type ToolOutput } from './define-tool.js';
+
+/** A successful result; the model never gets an empty string (some models stall on one). */
+export function okOutput(forModel: string, forHuman: string): ToolOutput {
+  return { forModel: forModel === '' ? '(no output)' : forModel, forHuman: oneLine(forHuman) };
+}
+
+export function failedOutput(code: ToolErrorCode, message: string, forModel?: string): ToolOutput {
+  return { forModel: forModel ?? message, forHuman: oneLine(`${code}: ${message}`), error: { code, message } };
+}
+
+/** The single abort check every tool uses between steps. */
+export function assertNotAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw new ToolFailure('cancelled', 'cancelled before it finished');
+}
+
+/**
+ * Runs a tool body and turns what it throws into a result the model sees: a ToolFailure keeps its
+ * code, an abort becomes `cancelled`, anything else becomes `failed` with its message.
+ */
+export async function guardRun(signal: AbortSignal, body: () => Promise<ToolOutput>): Promise<ToolOutput> {
+  try {
+    assertNotAborted(signal);
+    return await body();
+  } catch (e) {
+    if (e instanceof ToolFailure) return failedOutput(e.code, e.message);
+    if (signal.aborted) return failedOutput('cancelled', 'cancelled before it finished');
+    return failedOutput('failed', messageOf(e));
+  }
+}
+
+/** Appends the just-in-time memory (GEMINI.md of a directory just touched) to a model output. */
+export async function withMemory(env: ToolEnv, absDir: string, text: string): Promise<string> {
+  if (!env.memoryFor) return text;
+  const memory = await env.memoryFor(absDir);
+  return memory ? `${text}\n\n${memory}` : text;
+}
+
+export function oneLine(s: string, max = 160): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n} ${n === 1 ? word : many}`;
+}
+
+/** Replaces every occurrence of each secret value; longer secrets first so parts of one never leak. */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of [...secrets].filter((x) => x.length >= 4).sort((a, b) => b.length - a.length)) {
+    out = out.split(s).join('***');
+  }
+  return out;
+}

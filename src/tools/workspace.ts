@@ -1,0 +1,102 @@
+import { realpathSync } from 'node:fs';
+import { lstat, realpath } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { ToolFailure } from './define-tool.js';
+
+/**
+ * The one gate every file tool goes through. A path is accepted only when its real location (all
+ * symlinks resolved, for a new file: the real path of its deepest existing ancestor) lies inside
+ * the workspace root, and never inside a `.git` directory: git internals hold hooks (code that runs
+ * later) and, after actions/checkout, the job's token in `.git/config`.
+ */
+export interface ResolvedPath {
+  /** Real absolute path (for a file that does not exist yet: real parent + the missing tail). */
+  abs: string;
+  /** Relative to the workspace root, with `/` separators; `.` for the root itself. */
+  rel: string;
+  /** Whether something exists at the path now. */
+  exists: boolean;
+}
+
+export type Access = 'read' | 'write';
+
+/** The real path of a workspace root: the form every confinement check compares against. */
+export function readRealRoot(root: string): string {
+  return realpathSync(root);
+}
+
+/** Workspace-relative form of an absolute path inside root, always with `/`. */
+export function relativeTo(root: string, abs: string): string {
+  const rel = relative(root, abs);
+  return rel === '' ? '.' : rel.split(sep).join('/');
+}
+
+export function isInside(root: string, abs: string): boolean {
+  const rel = relative(root, abs);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/** True when any segment of a workspace-relative path names git's own directory. */
+export function touchesGitDir(rel: string): boolean {
+  return rel.split('/').some((s) => s.toLowerCase() === '.git');
+}
+
+/**
+ * Resolve what the model gave (relative to root, or absolute) to a confined real path.
+ * Throws ToolFailure('outside_workspace') with a message that says why and what is allowed.
+ */
+export async function resolveInWorkspace(root: string, given: string, access: Access): Promise<ResolvedPath> {
+  if (given.includes('\0')) throw new ToolFailure('invalid_args', 'path contains a NUL byte');
+  const trimmed = given.trim() === '' ? '.' : given.trim();
+  const lexical = resolve(root, trimmed);
+  if (!isInside(root, lexical)) {
+    throw new ToolFailure('outside_workspace', `${given} is outside the workspace (${root}); use a path relative to the workspace root`);
+  }
+  const { real, exists } = await realpathOfDeepest(lexical);
+  if (!isInside(root, real)) {
+    throw new ToolFailure('outside_workspace', `${given} resolves through a symlink to ${real}, which is outside the workspace; file tools stay inside ${root}`);
+  }
+  const rel = relativeTo(root, real);
+  // Checked on both the lexical and the real form: a symlink named `notes` pointing into .git is as bad as `.git/`.
+  if (touchesGitDir(rel) || touchesGitDir(relativeTo(root, lexical))) {
+    const what = access === 'write' ? 'writes into .git/ are refused' : 'git internals (.git/) are not readable by file tools';
+    throw new ToolFailure('outside_workspace', `${given}: ${what}; use run_shell_command with git to inspect the repository`);
+  }
+  return { abs: real, rel, exists };
+}
+
+/** realpath of the path if it exists, else realpath of the deepest existing ancestor plus the rest. */
+async function realpathOfDeepest(abs: string): Promise<{ real: string; exists: boolean }> {
+  const tail: string[] = [];
+  let cur = abs;
+  for (;;) {
+    try {
+      const real = await realpath(cur);
+      if (tail.length === 0) return { real, exists: true };
+      // A dangling symlink in the middle would make realpath fail; that case lands in the catch below.
+      return { real: join(real, ...tail.reverse()), exists: false };
+    } catch (e) {
+      if (await isDanglingSymlink(cur)) {
+        // Writing through a dangling link would create its target wherever it points: refuse outright.
+        throw new ToolFailure('outside_workspace', `${abs} is or passes through a dangling symlink; refusing to follow it`);
+      }
+      const parent = resolve(cur, '..');
+      if (parent === cur) throw e;
+      tail.push(cur.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
+      cur = parent;
+    }
+  }
+}
+
+async function isDanglingSymlink(p: string): Promise<boolean> {
+  try {
+    return (await lstat(p)).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** A directory the path lives in: itself when it is a directory. Used for just-in-time memory. */
+export function dirOf(abs: string, isDir: boolean): string {
+  return isDir ? abs : resolve(abs, '..');
+}

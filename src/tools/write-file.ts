@@ -1,0 +1,62 @@
+import { stat } from 'node:fs/promises';
+import { Type } from 'typebox';
+import { defineTool, ToolFailure } from './define-tool.js';
+import { diffStat, readTextFile, unifiedDiff, writeTextFile, type TextFile } from './file-text.js';
+import { guardRun, okOutput } from './tool-output.js';
+import { resolveInWorkspace, type ResolvedPath } from './workspace.js';
+
+const Params = Type.Object(
+  {
+    file_path: Type.String({ description: 'The file to write, relative to the workspace root. Missing parent directories are created.' }),
+    content: Type.String({ description: "The complete content to write. Provide the whole file; no placeholders like '// ... rest of code'." }),
+  },
+  { additionalProperties: false },
+);
+
+export const writeFileTool = defineTool({
+  name: 'write_file',
+  kind: 'edit',
+  description:
+    "Writes the complete content to a file of the workspace, creating it and missing parent directories, or overwriting it. An existing file keeps its line endings (CRLF stays CRLF) and encoding. Best for new or small files; use 'replace' for targeted edits to large files.",
+  params: Params,
+  async prepare(args, env) {
+    const file = await resolveInWorkspace(env.root, args.file_path, 'write');
+    const before = await readExisting(file);
+    const patch = unifiedDiff(file.rel, before?.text ?? '', normalizeNewlines(args.content, before), before === undefined);
+    return {
+      title: before ? `overwrite ${file.rel} (${diffStat(patch)})` : `create ${file.rel}`,
+      paths: [file.rel],
+      policyArgs: { file_path: file.rel, content: args.content },
+      preview: patch,
+      run: ({ signal }) =>
+        guardRun(signal, async () => {
+          const target = await resolveInWorkspace(env.root, args.file_path, 'write');
+          const current = await readExisting(target);
+          const next: TextFile = current
+            ? { ...current, text: normalizeNewlines(args.content, current) }
+            : { text: args.content, encoding: 'utf-8', eol: '\n' };
+          await writeTextFile(target.abs, next);
+          const lines = args.content === '' ? 0 : args.content.split('\n').length;
+          const what = `${current ? 'overwrote' : 'created'} ${target.rel} (${lines} lines)`;
+          return okOutput(`Successfully ${what}.`, what);
+        }),
+    };
+  },
+});
+
+async function readExisting(file: ResolvedPath): Promise<TextFile | undefined> {
+  if (!file.exists) return undefined;
+  if ((await stat(file.abs)).isDirectory()) throw new ToolFailure('invalid_args', `${file.rel} is a directory`);
+  try {
+    return await readTextFile(file.abs, file.rel);
+  } catch (e) {
+    // A binary file may be replaced whole by text; it just has no encoding or line ending to keep.
+    if (e instanceof ToolFailure) return { text: '', encoding: 'utf-8', eol: '\n' };
+    throw e;
+  }
+}
+
+/** Content in the `\n` form edits work in; writeTextFile stores it with the file's own line ending. */
+function normalizeNewlines(content: string, existing: TextFile | undefined): string {
+  return existing?.eol === '\r\n' ? content.replace(/\r\n/g, '\n') : content;
+}

@@ -1,0 +1,98 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { authorize } from '../../src/action/authorize.js';
+import { createGitHubClient, type GitHubClient } from '../../src/action/github-client.js';
+import { publishLabels } from '../../src/action/publish/labels.js';
+import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
+
+let gh: FakeGitHub;
+let octokit: GitHubClient;
+const repo = { owner: 'octo', repo: 'hello' };
+const SECRET = 'ghs_supersecrettoken42';
+
+beforeEach(async () => {
+  gh = await startFakeGitHub();
+  octokit = createGitHubClient({ token: SECRET, baseUrl: gh.url, secrets: [SECRET, 'AIza-model-key-99'], pacing: 'none', retryAfterBaseMs: 1 });
+});
+afterEach(() => gh.close());
+
+const trigger = (login: string, o: { bot?: boolean; needsWrite?: boolean } = {}) => ({ requester: { login, isBot: o.bot ?? false }, needsWrite: o.needsWrite ?? true });
+const opts = { allowedBots: ['renovate[bot]'], selfLogins: ['github-actions[bot]'] };
+
+describe('authorize against the collaborator-permission API', () => {
+  it.each([
+    ['maintainer', true],
+    ['writer', true],
+    ['reader', false],
+    ['stranger', false],
+  ])('%s allowed=%s', async (login, allowed) => {
+    const a = await authorize(octokit, repo, trigger(login), opts);
+    expect(a.allowed).toBe(allowed);
+    expect(gh.calls('GET', new RegExp(`/collaborators/${login.replace(/[[\]]/g, '\\$&')}/permission$`))).toHaveLength(1);
+  });
+
+  it('accepts maintain (role_name) though permission says write', async () => {
+    gh.state.permissions.keeper = 'maintain';
+    expect(await authorize(octokit, repo, trigger('keeper'), opts)).toEqual({ allowed: true, permission: 'maintain' });
+  });
+
+  it('refuses bots unless allow-listed, and never itself', async () => {
+    gh.state.permissions['dependabot[bot]'] = 'write';
+    gh.state.permissions['renovate[bot]'] = 'write';
+    gh.state.permissions['github-actions[bot]'] = 'admin';
+    expect((await authorize(octokit, repo, trigger('dependabot[bot]', { bot: true }), opts)).allowed).toBe(false);
+    expect((await authorize(octokit, repo, trigger('renovate[bot]', { bot: true }), opts)).allowed).toBe(true);
+    expect((await authorize(octokit, repo, trigger('github-actions[bot]', { bot: true }), { ...opts, allowedBots: ['github-actions[bot]'] })).allowed).toBe(false);
+  });
+
+  it('event-driven read-only tasks need no permission lookup', async () => {
+    expect((await authorize(octokit, repo, trigger('reader', { needsWrite: false }), opts)).allowed).toBe(true);
+    expect(gh.requests).toHaveLength(0);
+  });
+
+  it('a persistent server error throws rather than allowing', async () => {
+    gh.fail({ path: /permission$/, status: 500, times: 10 });
+    await expect(authorize(octokit, repo, trigger('maintainer'), opts)).rejects.toThrow(/permission/);
+  });
+});
+
+describe('github client', () => {
+  it('retries a 502', async () => {
+    gh.fail({ method: 'GET', path: /\/labels$/, status: 502 });
+    const labels = await octokit.rest.issues.listLabelsForRepo({ ...repo });
+    expect(labels.data.map((l) => l.name)).toContain('bug');
+    expect(gh.calls('GET', /\/labels$/)).toHaveLength(2);
+  });
+
+  it('waits and retries a 403 secondary rate limit with retry-after', async () => {
+    gh.addIssue({ title: 'x', number: 5 });
+    gh.fail({ method: 'POST', path: /\/issues\/5\/comments$/, status: 403, retryAfter: 1 });
+    const c = await octokit.rest.issues.createComment({ ...repo, issue_number: 5, body: 'hi' });
+    expect(c.status).toBe(201);
+    expect(gh.calls('POST', /\/issues\/5\/comments$/)).toHaveLength(2);
+    expect(gh.state.comments).toHaveLength(1);
+  });
+
+  it('redacts secrets from everything posted', async () => {
+    gh.addIssue({ title: 'x', number: 5 });
+    await octokit.rest.issues.createComment({ ...repo, issue_number: 5, body: `token ${SECRET} and key AIza-model-key-99` });
+    expect(gh.state.comments[0].body).toBe('token *** and key ***');
+    expect(JSON.stringify(gh.requests.map((r) => r.body))).not.toContain(SECRET);
+  });
+});
+
+describe('labels', () => {
+  it('applies only labels the repository has, in its spelling', async () => {
+    gh.addIssue({ title: 'x', number: 9 });
+    const r = await publishLabels(octokit, repo, 9, ['BUG', 'wontfix', 'enhancement']);
+    expect(r).toEqual({ applied: ['bug', 'enhancement'], dropped: ['wontfix'] });
+    expect(gh.state.issues.get(9)!.labels).toEqual(['bug', 'enhancement']);
+    expect(gh.state.labels.map((l) => l.name)).not.toContain('wontfix');
+  });
+
+  it('retries a 500 on adding labels', async () => {
+    gh.addIssue({ title: 'x', number: 9 });
+    gh.fail({ method: 'POST', path: /\/issues\/9\/labels$/, status: 500 });
+    await publishLabels(octokit, repo, 9, ['bug']);
+    expect(gh.state.issues.get(9)!.labels).toEqual(['bug']);
+  });
+});

@@ -1,0 +1,184 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createGitHubClient, type GitHubClient } from '../../src/action/github-client.js';
+import { commitWorktree, pushHead } from '../../src/action/publish/commits.js';
+import { publishIssueFix, slugOf } from '../../src/action/publish/pull-request.js';
+import { parsePatchLines, planReview, publishReview, readPullDiffSides, suggestionsFromDiff } from '../../src/action/publish/review.js';
+import { createRepo, git, makeTempDir, writeFiles } from '../support/git-repo.js';
+import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
+
+let gh: FakeGitHub;
+let octokit: GitHubClient;
+const repo = { owner: 'octo', repo: 'hello' };
+
+beforeEach(async () => {
+  gh = await startFakeGitHub();
+  octokit = createGitHubClient({ token: 't', baseUrl: gh.url, secrets: [], pacing: 'none', retryAfterBaseMs: 1 });
+});
+afterEach(() => gh.close());
+
+describe('commits to a same-repository pull request branch', () => {
+  it('commits with an explicit identity and the requester as co-author, and pushes without force', async () => {
+    const { dir, remote } = createRepo({ 'a.txt': 'one\n' }, { remote: true });
+    git(dir, 'checkout', '-q', '-b', 'feature');
+    git(dir, 'push', '-q', 'origin', 'feature');
+    writeFiles(dir, { 'a.txt': 'two\n', 'new/b.txt': 'b\n' });
+    const sha = await commitWorktree(dir, { subject: 'agent-action: fix', coAuthor: 'maintainer' });
+    const pushed = await pushHead(dir, 'feature');
+    expect(pushed).toEqual({ sha, rebased: false });
+    expect(git(remote!, 'rev-parse', 'feature')).toBe(sha);
+    const msg = git(remote!, 'log', '-1', '--format=%an <%ae>|%cn|%B', 'feature');
+    expect(msg).toContain('github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>|github-actions[bot]|agent-action: fix');
+    expect(msg).toContain('Co-authored-by: maintainer <maintainer@users.noreply.github.com>');
+    expect(git(remote!, 'show', 'feature:new/b.txt')).toBe('b');
+  });
+
+  it('nothing to commit returns undefined', async () => {
+    const { dir } = createRepo();
+    expect(await commitWorktree(dir, { subject: 'x' })).toBeUndefined();
+  });
+
+  it('when the branch moved: fetches, rebases and pushes once more (never forced)', async () => {
+    const { dir, remote } = createRepo({ 'a.txt': 'one\n', 'b.txt': 'b\n' }, { remote: true });
+    git(dir, 'checkout', '-q', '-b', 'feature');
+    git(dir, 'push', '-q', 'origin', 'feature');
+    // Someone else pushes to the branch meanwhile.
+    const other = makeTempDir();
+    git(other, 'clone', '-q', '-b', 'feature', remote!, '.');
+    writeFiles(other, { 'b.txt': 'theirs\n' });
+    git(other, 'commit', '-qam', 'theirs');
+    git(other, 'push', '-q', 'origin', 'feature');
+    const theirs = git(other, 'rev-parse', 'HEAD');
+
+    writeFiles(dir, { 'a.txt': 'ours\n' });
+    await commitWorktree(dir, { subject: 'ours' });
+    const pushed = await pushHead(dir, 'feature');
+    expect(pushed.rebased).toBe(true);
+    expect(git(remote!, 'rev-parse', 'feature^')).toBe(theirs);
+    expect(git(remote!, 'show', 'feature:a.txt')).toBe('ours');
+    expect(git(remote!, 'show', 'feature:b.txt')).toBe('theirs');
+  });
+
+  it('a conflicting move pushes nothing and says so', async () => {
+    const { dir, remote } = createRepo({ 'a.txt': 'one\n' }, { remote: true });
+    const other = makeTempDir();
+    git(other, 'clone', '-q', remote!, '.');
+    writeFiles(other, { 'a.txt': 'theirs\n' });
+    git(other, 'commit', '-qam', 'theirs');
+    git(other, 'push', '-q', 'origin', 'main');
+    const theirs = git(other, 'rev-parse', 'HEAD');
+    writeFiles(dir, { 'a.txt': 'ours\n' });
+    await commitWorktree(dir, { subject: 'ours' });
+    await expect(pushHead(dir, 'main')).rejects.toThrow(/conflict/);
+    expect(git(remote!, 'rev-parse', 'main')).toBe(theirs);
+  });
+});
+
+describe('issue fix: branch, push, then pull request', () => {
+  it('pushes agent-action/issue-N-slug and opens a pull request that says Fixes #N', async () => {
+    const { dir, remote } = createRepo({ 'a.txt': 'one\n' }, { remote: true });
+    gh.state.refs.set('heads/main', git(dir, 'rev-parse', 'HEAD'));
+    gh.addIssue({ number: 12, title: 'Crash on empty input!' });
+    writeFiles(dir, { 'a.txt': 'fixed\n' });
+    const r = await publishIssueFix({
+      octokit,
+      repo,
+      root: dir,
+      issue: { number: 12, title: 'Crash on empty input!' },
+      baseBranch: 'main',
+      requester: 'maintainer',
+      summary: 'Guarded the empty case.',
+    });
+    // The fake has no git: the first attempt cannot see the pushed branch, so the PR is not opened...
+    expect(r).toMatchObject({ status: 'pushed', branch: 'agent-action/issue-12-crash-on-empty-input' });
+    // ...but the branch is on the remote: the work is kept.
+    expect(git(remote!, 'show', 'agent-action/issue-12-crash-on-empty-input:a.txt')).toBe('fixed');
+  });
+
+  it('opens the pull request once GitHub knows the pushed branch', async () => {
+    const { dir, remote } = createRepo({ 'a.txt': 'one\n' }, { remote: true });
+    gh.state.refs.set('heads/main', git(dir, 'rev-parse', 'HEAD'));
+    gh.addIssue({ number: 3, title: 'Typo' });
+    gh.state.refs.set('heads/agent-action/issue-3-typo', 'pending'); // what the push will create
+    git(remote!, 'branch', 'unrelated', 'main');
+    writeFiles(dir, { 'a.txt': 'fixed\n' });
+    // An existing remote branch of the same name makes it pick "-2".
+    git(dir, 'push', '-q', 'origin', 'main:agent-action/issue-3-typo');
+    gh.state.refs.set('heads/agent-action/issue-3-typo-2', 'pending');
+    const r = await publishIssueFix({ octokit, repo, root: dir, issue: { number: 3, title: 'Typo' }, baseBranch: 'main', requester: 'maintainer', summary: 'Fixed.' });
+    expect(r).toMatchObject({ status: 'opened', branch: 'agent-action/issue-3-typo-2' });
+    const [create] = gh.calls('POST', /\/pulls$/);
+    expect(create.body).toMatchObject({ head: 'agent-action/issue-3-typo-2', base: 'main', title: 'Fix #3: Typo' });
+    expect((create.body as { body: string }).body).toContain('Fixes #3');
+    expect(git(remote!, 'show', 'agent-action/issue-3-typo-2:a.txt')).toBe('fixed');
+  });
+
+  it.each([
+    ['Crash on empty input!', 'crash-on-empty-input'],
+    ['  ', ''],
+    ['Ünïcode ✓ title', 'unicode-title'],
+  ])('slugOf(%j) = %j', (t, s) => expect(slugOf(t)).toBe(s));
+});
+
+const PATCH = '@@ -1,3 +1,4 @@\n line1\n-old2\n+new2\n+new3\n line3\n@@ -10,2 +11,2 @@\n ctx10\n-gone\n+here';
+
+describe('review', () => {
+  it('parsePatchLines knows both sides', () => {
+    const s = parsePatchLines(PATCH);
+    expect([...s.RIGHT].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 11, 12]);
+    expect([...s.LEFT].sort((a, b) => a - b)).toEqual([1, 2, 3, 10, 11]);
+  });
+
+  it('planReview keeps inline only comments on diff lines', () => {
+    const files = new Map([['src/a.ts', parsePatchLines(PATCH)]]);
+    const plan = planReview(
+      [
+        { path: 'src/a.ts', line: 2, body: 'in diff' },
+        { path: 'src/a.ts', line: 7, body: 'outside' },
+        { path: 'src/b.ts', line: 1, body: 'other file' },
+        { path: 'src/a.ts', line: 4, startLine: 2, body: 'range', suggestion: 'x\ny' },
+        { path: 'src/a.ts', line: 5, startLine: 4, body: 'range leaves the hunk' },
+        { path: 'src/a.ts', line: 11, side: 'LEFT', body: 'deleted line' },
+      ],
+      files,
+    );
+    expect(plan.inline.map((c) => c.body.split('\n')[0])).toEqual(['in diff', 'range', 'deleted line']);
+    expect(plan.inline[1]).toMatchObject({ start_line: 2, line: 4, side: 'RIGHT' });
+    expect(plan.inline[1].body).toContain('```suggestion\nx\ny\n```');
+    expect(plan.outside).toHaveLength(3);
+  });
+
+  it('publishes one COMMENT review whose inline comments all sit on diff lines', async () => {
+    gh.addPull({ number: 4, title: 'pr', pull: { head: { ref: 'f', sha: 'h'.repeat(40), repoFullName: 'octo/hello' }, base: { ref: 'main', sha: 'b'.repeat(40) }, files: [{ filename: 'src/a.ts', status: 'modified', patch: PATCH }] } });
+    const files = await readPullDiffSides(octokit, repo, 4);
+    const r = await publishReview({
+      octokit,
+      repo,
+      pull: 4,
+      summary: 'Looks fine.',
+      files,
+      comments: [
+        { path: 'src/a.ts', line: 3, body: 'nit' },
+        { path: 'src/a.ts', line: 8, body: 'not in diff' },
+      ],
+    });
+    expect(r).toMatchObject({ inline: 1, outside: 1 });
+    const [review] = gh.state.reviews;
+    expect(review.event).toBe('COMMENT');
+    expect(review.comments).toEqual([{ path: 'src/a.ts', line: 3, side: 'RIGHT', body: 'nit' }]);
+    expect(review.body).toContain('src/a.ts:8');
+  });
+
+  it('a fork’s change: suggestions inside the diff, the rest as a patch', async () => {
+    const { dir } = createRepo({ 'src/a.ts': Array.from({ length: 14 }, (_, i) => `l${i + 1}`).join('\n') + '\n' });
+    const text = readFileSync(join(dir, 'src/a.ts'), 'utf8').replace('l2\n', 'L2\n').replace('l9\n', 'L9\n');
+    writeFiles(dir, { 'src/a.ts': text });
+    const diff = git(dir, 'diff', '-U0', 'HEAD');
+    const files = new Map([['src/a.ts', parsePatchLines(PATCH)]]);
+    const { comments, rest } = suggestionsFromDiff(diff, files);
+    expect(comments).toEqual([{ path: 'src/a.ts', line: 2, startLine: undefined, body: 'Suggested change:', suggestion: 'L2' }]);
+    expect(rest).toHaveLength(1);
+    expect(rest[0]).toContain('+L9');
+  });
+});

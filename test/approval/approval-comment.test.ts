@@ -1,0 +1,210 @@
+import { describe, expect, it } from 'vitest';
+import {
+  answersFor,
+  parseApprovalReply,
+  renderApprovalComment,
+  tryParseApprovalMarker,
+} from '../../src/action/approval/approval-comment.js';
+import type { PendingApproval } from '../../src/scheduler/types.js';
+
+const shell: PendingApproval = {
+  id: 'c1',
+  name: 'run_shell_command',
+  args: { command: 'npm install left-pad --token=ghp_SECRETSECRET123', description: 'add the dependency the fix needs' },
+  title: 'run `npm install left-pad`',
+  rule: { source: '.gemini/policies/deps.toml', line: 12, tier: 'workspace', priority: 3.5, decision: 'ask_user' },
+};
+const edit: PendingApproval = {
+  id: 'c2',
+  name: 'replace',
+  args: { file_path: 'package-lock.json', old_string: 'a', new_string: 'b' },
+  title: 'edit package-lock.json',
+  preview: '--- a/package-lock.json\n+++ b/package-lock.json\n@@ -1 +1 @@\n-"a"\n+"b"\n',
+  rule: { source: 'policies/defaults.toml', line: 40, tier: 'default', priority: 1.01, decision: 'ask_user' },
+};
+const question: PendingApproval = {
+  id: 'c3',
+  name: 'ask_user',
+  args: {},
+  title: 'ask the maintainer',
+  rule: null,
+  question: { question: 'Which storage should the cache use?', choices: ['Redis', 'Postgres', 'In memory'] },
+};
+const other: PendingApproval = {
+  id: 'c4',
+  name: 'write_file',
+  args: { file_path: 'x.md', content: 'has ``` fences' },
+  title: 'write x.md',
+  rule: { source: 'always-approval', line: 0, tier: 'workspace', priority: 3.95, decision: 'ask_user' },
+};
+
+const base = {
+  sessionId: 's-1',
+  nonce: 'n0nce42',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  expiresAt: '2026-01-08T00:00:00.000Z',
+  trigger: '/agent',
+  secrets: ['ghp_SECRETSECRET123'],
+  runUrl: 'https://github.com/o/r/actions/runs/1',
+};
+
+describe('approval comment', () => {
+  it('renders calls, rules, expiry, answers and the marker', () => {
+    expect(renderApprovalComment({ ...base, pending: [shell, edit] })).toMatchInlineSnapshot(`
+      "### ⏸️ The agent is waiting for approval
+
+      The repository's policy asks a maintainer before these calls run. The run is paused; nothing below has run yet.
+
+      **1. \`run_shell_command\`**: run \`npm install left-pad\`
+
+      \`\`\`sh
+      npm install left-pad --token=***
+      \`\`\`
+
+      Why: add the dependency the fix needs
+
+      Asked by rule \`.gemini/policies/deps.toml:12\` (workspace tier, priority 3.5).
+
+      **2. \`replace\`**: edit package-lock.json
+
+      \`\`\`diff
+      --- a/package-lock.json
+      +++ b/package-lock.json
+      @@ -1 +1 @@
+      -"a"
+      +"b"
+      \`\`\`
+
+      Asked by rule \`policies/defaults.toml:40\` (default tier, priority 1.01).
+
+      **How to answer** (reply within 7 days, until 2026-01-08 00:00 UTC; only people with write access can answer):
+
+      - \`/agent approve\`: run all of them
+      - \`/agent approve always\`: run them, and allow the same again without asking for the rest of this session
+      - \`/agent deny <reason>\`: refuse; the agent is told your reason
+      - \`/agent approve 1 3\` / \`/agent deny 2 <reason>\`: answer call by call; a call you do not mention is refused
+
+      <sub>Session \`s-1\` · [workflow run](https://github.com/o/r/actions/runs/1)</sub>
+
+      <!-- agent-action:approval session=s-1 nonce=n0nce42 -->"
+    `);
+  });
+
+  it('renders a model question with numbered choices', () => {
+    expect(renderApprovalComment({ ...base, pending: [question], runUrl: undefined })).toMatchInlineSnapshot(`
+      "### ❓ The agent has a question
+
+      The run is paused until a maintainer answers.
+
+      **1. The agent asks:**
+
+      > Which storage should the cache use?
+
+      1. Redis
+      2. Postgres
+      3. In memory
+
+      **How to answer** (reply within 7 days, until 2026-01-08 00:00 UTC; only people with write access can answer):
+
+      - \`/agent answer <text>\` or \`/agent answer 2\` to pick a choice by its number
+
+      <sub>Session \`s-1\`</sub>
+
+      <!-- agent-action:approval session=s-1 nonce=n0nce42 -->"
+    `);
+  });
+
+  it('fences content that itself holds backticks and round-trips the marker', () => {
+    const body = renderApprovalComment({ ...base, pending: [other] });
+    expect(body).toContain('````json\n');
+    expect(body).toContain('Asked by rule `always-approval`');
+    expect(tryParseApprovalMarker(body)).toEqual({ session: 's-1', nonce: 'n0nce42' });
+    expect(tryParseApprovalMarker('no marker here')).toBeUndefined();
+  });
+});
+
+describe('reply parsing', () => {
+  const all = [shell, edit, question];
+  it.each<[string, string, readonly PendingApproval[], unknown]>([
+    ['approve all', '/agent approve', [shell, edit], [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'approve' }]],
+    ['approve always', '/agent approve always', [shell], [{ id: 'c1', kind: 'approve', always: true }]],
+    ['case and spacing', '  /Agent   APPROVE   Always ', [shell], [{ id: 'c1', kind: 'approve', always: true }]],
+    ['deny with reason', '/agent deny we do not add dependencies', [shell], [{ id: 'c1', kind: 'deny', reason: 'we do not add dependencies' }]],
+    ['deny without reason', '/agent deny', [shell], [{ id: 'c1', kind: 'deny' }]],
+    [
+      'approve some, rest denied',
+      '/agent approve 1',
+      [shell, edit],
+      [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'deny', reason: 'The maintainer answered only call 1; this call was not approved.' }],
+    ],
+    ['numbers with commas and #', '/agent approve #1, 2', [shell, edit], [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'approve' }]],
+    [
+      'approve one, deny another with reason',
+      'Looks fine except the lockfile.\n/agent approve 1\n/agent deny 2 lockfiles are generated',
+      [shell, edit],
+      [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'deny', reason: 'lockfiles are generated' }],
+    ],
+    ['answer free text', '/agent answer use Redis, it is already deployed', [question], [{ id: 'c3', kind: 'answer', text: 'use Redis, it is already deployed' }]],
+    ['answer by choice number', '/agent answer 2', [question], [{ id: 'c3', kind: 'answer', text: 'Postgres' }]],
+    [
+      'approve and answer in one reply',
+      '/agent approve\n/agent answer 3',
+      all,
+      [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'approve' }, { id: 'c3', kind: 'answer', text: 'In memory' }],
+    ],
+    [
+      'unanswered question is refused',
+      '/agent approve',
+      all,
+      [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'approve' }, { id: 'c3', kind: 'deny', reason: 'The maintainer did not answer this question.' }],
+    ],
+  ])('%s', (_name, body, pending, expected) => {
+    const parsed = parseApprovalReply(body, '/agent');
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(answersFor(parsed.directives, pending)).toEqual({ ok: true, answers: expected });
+  });
+
+  it.each<[string, string, readonly PendingApproval[], RegExp]>([
+    ['no directive', 'please go ahead', [shell], /no line starting with `\/agent`/],
+    ['trigger glued to a word', '/agentapprove', [shell], /no line starting with/],
+    ['trigger alone', '/agent', [shell], /alone is not an answer/],
+    ['unknown verb', '/agent yes please', [shell], /"yes" is not an answer/],
+    ['junk after approve', '/agent approve everything', [shell], /"everything" is neither/],
+    ['number naming no call', '/agent approve 4', [shell, edit], /there is no call 4: this request has 2 waiting calls/],
+    ['zero', '/agent approve 0', [shell], /there is no call 0/],
+    ['deny a number naming no call', '/agent deny 3 nope', [shell], /there is no call 3: this request has 1 waiting call$/],
+    ['call answered twice', '/agent approve 1\n/agent deny 1 no', [shell, edit], /call 1 is answered twice/],
+    ['approving a question', '/agent approve 3', all, /call 3 is a question/],
+    ['approve with only questions', '/agent approve', [question], /nothing to approve/],
+    ['answer without a question', '/agent answer yes', [shell], /no question to answer/],
+    ['empty answer', '/agent answer', [question], /needs the answer text/],
+    ['choice out of range', '/agent answer 7', [question], /choice 7 does not exist: the question has 3 choices/],
+    ['continue with args', '/agent continue now', [shell], /takes no arguments/],
+    ['continue on an open request', '/agent continue', [shell], /waits for an answer/],
+    ['continue mixed', '/agent continue\n/agent approve', [shell], /cannot be combined/],
+    [
+      'several questions need a number',
+      '/agent answer Redis',
+      [question, { ...question, id: 'c5' }],
+      /several questions wait \(calls 1, 2\); say which/,
+    ],
+  ])('rejects %s', (_name, body, pending, error) => {
+    const parsed = parseApprovalReply(body, '/agent');
+    const result = parsed.ok ? answersFor(parsed.directives, pending) : parsed;
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.error).toMatch(error);
+  });
+
+  it('answers one of several questions by call number', () => {
+    const parsed = parseApprovalReply('/agent answer 2 1\n/agent answer 1 keep it simple', '/agent');
+    const second = { ...question, id: 'c5' };
+    expect(parsed.ok && answersFor(parsed.directives, [question, second])).toEqual({
+      ok: true,
+      answers: [
+        { id: 'c3', kind: 'answer', text: 'keep it simple' },
+        { id: 'c5', kind: 'answer', text: 'Redis' },
+      ],
+    });
+  });
+});

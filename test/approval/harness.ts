@@ -1,0 +1,157 @@
+/**
+ * A GitHub-face run context for the approval glue: real Octokit against the loopback GitHub server,
+ * real git clones of a bare origin (one per simulated runner), and a scripted Agent (our own
+ * interface) that edits the work tree before it asks and records what it is resumed with.
+ */
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Agent, AgentRun } from '../../src/core/agent.js';
+import type { RunState } from '../../src/core/run-state.js';
+import { createRunState } from '../../src/core/run-state.js';
+import type { ReplyCommand } from '../../src/action/run-context.js';
+import type { ActionResult, ActionRunContext, PreparedRun } from '../../src/action/run-context.js';
+import type { ActionSettings } from '../../src/action/inputs.js';
+import { createGitHubClient } from '../../src/action/github-client.js';
+import type { ApprovalAnswer, PendingApproval } from '../../src/scheduler/types.js';
+import { createPublishRecorder, type PublishRecord } from '../../src/tools/github/recorder.js';
+import type { FakeGitHub } from '../support/fake-github.js';
+import { git, makeTempDir } from '../support/git-repo.js';
+
+export const SHELL_CALL: PendingApproval = {
+  id: 'call-1',
+  name: 'run_shell_command',
+  args: { command: 'npm install left-pad' },
+  title: 'run `npm install left-pad`',
+  rule: { source: '.gemini/policies/deps.toml', line: 3, tier: 'workspace', priority: 3.5, decision: 'ask_user' },
+};
+
+export interface ResumeCall {
+  state: RunState;
+  answers: readonly ApprovalAnswer[];
+  /** The work tree's files as the agent saw them when resumed. */
+  seen: Record<string, string>;
+}
+
+/** What the scripted agent does: first run edits and asks; a resume either finishes or asks again. */
+export interface AgentScript {
+  onResume?: (root: string, answers: readonly ApprovalAnswer[]) => 'finish' | PendingApproval[];
+}
+
+export const BINARY = Buffer.from([0, 159, 146, 150, 255, 0, 10, 13]);
+
+export function createScriptedAgent(root: string, script: AgentScript, resumes: ResumeCall[]): Agent {
+  const awaiting = (state: RunState, pending: PendingApproval[]): AgentRun => {
+    state.open = { version: 1, calls: pending.map((p) => ({ status: 'awaiting_approval', id: p.id })) };
+    return { outcome: { status: 'awaiting_approval', pending }, state };
+  };
+  return {
+    policy: undefined as never,
+    systemPrompt: '',
+    memorySources: [],
+    warnings: [],
+    async start(prompt) {
+      const state = createRunState('sess-1', 'gemini-test', 'autoEdit');
+      state.history.push({ role: 'user', parts: [{ text: prompt }] });
+      state.history.push({ role: 'model', parts: [{ functionCall: { id: 'call-1', name: 'run_shell_command', args: SHELL_CALL.args }, thoughtSignature: 'sig==' }] });
+      state.turns = 1;
+      state.usage.totalTokens = 500;
+      state.costUsd = 0.002;
+      // Work done before the question: an edit, a new binary file in a new folder, a deletion.
+      writeFileSync(join(root, 'src.txt'), 'edited before asking\n');
+      writeFileSync(join(root, 'blob.bin'), BINARY);
+      rmSync(join(root, 'old.txt'));
+      return awaiting(state, [SHELL_CALL]);
+    },
+    async resume(state, answers) {
+      const seen: Record<string, string> = {};
+      for (const f of ['src.txt', 'blob.bin', 'old.txt']) {
+        try {
+          seen[f] = readFileSync(join(root, f)).toString('base64');
+        } catch {
+          seen[f] = '(missing)';
+        }
+      }
+      resumes.push({ state: structuredClone(state), answers, seen });
+      state.open = undefined;
+      state.turns += 1;
+      const next = script.onResume?.(root, answers) ?? 'finish';
+      if (next === 'finish') {
+        if (answers.some((a) => a.kind === 'approve')) appendFileSync(join(root, 'src.txt'), 'command ran\n');
+        return { outcome: { status: 'success', finalText: 'done' }, state };
+      }
+      return awaiting(state, next);
+    },
+  };
+}
+
+export interface Runner {
+  root: string;
+  ctx: ActionRunContext;
+  resumes: ResumeCall[];
+  finished: ActionResult[];
+  progress: Array<{ result: ActionResult; extra?: string }>;
+  logs: string[];
+}
+
+/** One simulated workflow run: its own clone of origin, its own context. */
+export function createRunner(gh: FakeGitHub, origin: string, opts: { requester?: string; threadNumber?: number; script?: AgentScript; record?: PublishRecord[] } = {}): Runner {
+  const root = makeTempDir('agent-action-runner-');
+  git(root, 'clone', '-q', origin, '.');
+  const resumes: ResumeCall[] = [];
+  const finished: ActionResult[] = [];
+  const progress: Runner['progress'] = [];
+  const logs: string[] = [];
+  const agent = createScriptedAgent(root, opts.script ?? {}, resumes);
+  const thread = { number: opts.threadNumber ?? 7, isPullRequest: false };
+  const requester = { login: opts.requester ?? 'maintainer', isBot: false };
+  const settings = { trigger: '/agent', approvalTimeoutMs: 7 * 24 * 3600_000, model: 'gemini-test' } as ActionSettings;
+  const ctx: ActionRunContext = {
+    octokit: createGitHubClient({ token: 'ghs_test_token_123', baseUrl: gh.url, secrets: ['ghs_test_token_123'], pacing: 'none', retryAfterBaseMs: 1, retries: 0 }),
+    repo: { owner: gh.state.owner, repo: gh.state.repo },
+    runner: {} as ActionRunContext['runner'],
+    settings,
+    command: { kind: 'fix', text: 'fix the sum', trigger: { requester, thread, needsWrite: true } },
+    trigger: { requester, thread, needsWrite: true },
+    thread,
+    requester,
+    workspace: root,
+    runUrl: 'https://github.test/octo/hello/actions/runs/1',
+    progress: {
+      emit: () => undefined,
+      step: () => undefined,
+      finish: async (result, extra) => void progress.push({ result, extra }),
+      commentId: () => undefined,
+    },
+    log: {
+      info: (l) => void logs.push(l),
+      notice: (l) => void logs.push(l),
+      warning: (l) => void logs.push(l),
+      group: (_t, fn) => fn(),
+    },
+    secrets: ['ghs_test_token_123'],
+    async prepareRun(task, record): Promise<PreparedRun> {
+      opts.record?.push(record ?? { reviewComments: [], replies: [] });
+      return { agent, recorder: createPublishRecorder(record), task, emit: () => undefined, prompt: 'Fix the sum' };
+    },
+    async finishRun(run) {
+      const result: ActionResult = { status: run.outcome.status === 'success' ? 'success' : 'failed', summary: `finished: ${run.outcome.status}` };
+      finished.push(result);
+      return result;
+    },
+  };
+  return { root, ctx, resumes, finished, progress, logs };
+}
+
+/** A reply comment as the router hands it over. */
+export function replyFrom(gh: FakeGitHub, body: string, login = 'maintainer', opts: { isBot?: boolean; threadNumber?: number; createdAt?: string } = {}): ReplyCommand {
+  const n = opts.threadNumber ?? 7;
+  const c = gh.addComment(n, body, { login, type: opts.isBot ? 'Bot' : 'User' }, opts.createdAt);
+  const verb = /^\/agent\s+(\w+)/.exec(body)?.[1] as ReplyCommand['verb'];
+  const requester = { login, isBot: Boolean(opts.isBot) };
+  return {
+    kind: 'reply',
+    verb,
+    args: body.replace(/^\/agent\s+\w+\s*/, ''),
+    trigger: { requester, thread: { number: n, isPullRequest: false }, comment: { id: c.id, kind: 'issue', body, createdAt: c.created_at }, needsWrite: true },
+  };
+}

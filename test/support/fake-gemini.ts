@@ -1,0 +1,239 @@
+/**
+ * A fake Gemini API on 127.0.0.1 that speaks the real REST wire format, for tests and benchmarks.
+ *
+ *   const fake = await startFakeGemini([
+ *     reply([text('Let me look.'), call('read_file', { file_path: 'a.ts' })]),
+ *     fault.status(429, { retryAfter: '7' }),
+ *     reply([text('Done.')], { usage: usage(120, 8) }),
+ *   ]);
+ *   createGeminiClient({ apiKey: 'k', baseUrl: fake.baseUrl, model: 'gemini-2.5-flash' });
+ *   ...
+ *   fake.requests[1].body.contents   // what the model received, parsed
+ *   await fake.close();
+ *
+ * Routes: POST /v1beta/models/{model}:streamGenerateContent?alt=sse (SSE `data: {json}\r\n\r\n`
+ * frames) and POST /v1beta/models/{model}:generateContent (one JSON body: the chunks merged).
+ * Each request takes the next scripted reply; when the script runs out the server answers 500
+ * "fake-gemini: script exhausted", so a test that asks more than it scripted fails loudly.
+ * Replies are plain JSON, so a script can be written by one process and served by another
+ * (`startFakeGemini(JSON.parse(...))`).
+ *
+ * Faults: status (429 with Retry-After, 4xx, 5xx with a Google error body), reset (frames, then the
+ * socket is destroyed), malformed (frames, then a frame that is not JSON), errorFrame (frames, then
+ * an `{"error": ...}` object mid-stream), hang (frames, then silence until the client gives up).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** A GenerateContentResponse as the API sends it. */
+export interface WireChunk {
+  candidates?: Array<{ content?: { role: 'model'; parts: WirePart[] }; finishReason?: string; index?: number }>;
+  usageMetadata?: WireUsage;
+  promptFeedback?: { blockReason?: string };
+  modelVersion?: string;
+}
+export type WirePart = Record<string, unknown>;
+export interface WireUsage {
+  promptTokenCount?: number;
+  candidatesTokenCount?: number;
+  cachedContentTokenCount?: number;
+  thoughtsTokenCount?: number;
+  totalTokenCount?: number;
+}
+
+export type FakeReply =
+  | { kind: 'chunks'; chunks: WireChunk[] }
+  | { kind: 'status'; status: number; headers?: Record<string, string>; body?: unknown }
+  | { kind: 'reset'; before: WireChunk[] }
+  | { kind: 'malformed'; before: WireChunk[] }
+  | { kind: 'errorFrame'; before: WireChunk[]; code: number; status: string; message: string }
+  | { kind: 'hang'; before: WireChunk[] };
+
+export interface RecordedRequest {
+  model: string;
+  method: 'streamGenerateContent' | 'generateContent';
+  /** The parsed request body: contents, systemInstruction, tools, generationConfig. */
+  body: {
+    contents: Array<{ role: string; parts: WirePart[] }>;
+    systemInstruction?: { parts: Array<{ text?: string }> };
+    tools?: Array<{ functionDeclarations?: Array<{ name: string }> }>;
+    generationConfig?: Record<string, unknown>;
+    [k: string]: unknown;
+  };
+  apiKey: string | undefined;
+}
+
+export interface FakeGemini {
+  /** Pass as `baseUrl` (or GOOGLE_GEMINI_BASE_URL). */
+  baseUrl: string;
+  requests: RecordedRequest[];
+  /** Append replies to the script. */
+  push(...replies: FakeReply[]): void;
+  /** Replies not yet used. */
+  remaining(): number;
+  close(): Promise<void>;
+}
+
+// ---- builders -----------------------------------------------------------------------------
+
+export const text = (t: string): WirePart => ({ text: t });
+export const thought = (t: string, signature?: string): WirePart => ({ text: t, thought: true, ...(signature ? { thoughtSignature: signature } : {}) });
+export const call = (name: string, args: Record<string, unknown> = {}, id?: string): WirePart => ({
+  functionCall: { name, args, ...(id ? { id } : {}) },
+});
+export const usage = (prompt: number, output: number, extra: Partial<WireUsage> = {}): WireUsage => ({
+  promptTokenCount: prompt,
+  candidatesTokenCount: output,
+  totalTokenCount: prompt + output + (extra.thoughtsTokenCount ?? 0),
+  ...extra,
+});
+
+/**
+ * A streamed reply: one chunk per part (as the API streams), `finishReason` (default STOP) and
+ * `usage` (default usage(10, 5)) on the last chunk. `finishReason: null` leaves it off.
+ */
+export function reply(parts: WirePart[], opts: { finishReason?: string | null; usage?: WireUsage } = {}): FakeReply {
+  return { kind: 'chunks', chunks: chunksOf(parts, opts) };
+}
+
+export function chunksOf(parts: WirePart[], opts: { finishReason?: string | null; usage?: WireUsage } = {}): WireChunk[] {
+  const finishReason = opts.finishReason === null ? undefined : (opts.finishReason ?? 'STOP');
+  const u = opts.usage ?? usage(10, 5);
+  if (parts.length === 0) return [{ candidates: [{ content: { role: 'model', parts: [] }, finishReason, index: 0 }], usageMetadata: u }];
+  return parts.map((p, i) => {
+    const last = i === parts.length - 1;
+    return {
+      candidates: [{ content: { role: 'model', parts: [p] }, index: 0, ...(last && finishReason ? { finishReason } : {}) }],
+      ...(last ? { usageMetadata: u } : {}),
+    };
+  });
+}
+
+export const fault = {
+  status: (status: number, opts: { retryAfter?: string; message?: string; details?: unknown[] } = {}): FakeReply => ({
+    kind: 'status',
+    status,
+    headers: opts.retryAfter ? { 'retry-after': opts.retryAfter } : {},
+    body: { error: { code: status, message: opts.message ?? `fake error ${status}`, status: STATUS_NAMES[status] ?? 'UNKNOWN', ...(opts.details ? { details: opts.details } : {}) } },
+  }),
+  reset: (before: WirePart[] = []): FakeReply => ({ kind: 'reset', before: chunksOf(before, { finishReason: null }).slice(0, before.length) }),
+  malformed: (before: WirePart[] = []): FakeReply => ({ kind: 'malformed', before: chunksOf(before, { finishReason: null }).slice(0, before.length) }),
+  errorFrame: (code: number, message: string, before: WirePart[] = []): FakeReply => ({
+    kind: 'errorFrame',
+    before: chunksOf(before, { finishReason: null }).slice(0, before.length),
+    code,
+    status: STATUS_NAMES[code] ?? 'UNKNOWN',
+    message,
+  }),
+  hang: (before: WirePart[] = []): FakeReply => ({ kind: 'hang', before: chunksOf(before, { finishReason: null }).slice(0, before.length) }),
+};
+
+const STATUS_NAMES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};
+
+// ---- server -------------------------------------------------------------------------------
+
+const ROUTE = /^\/v1beta\/models\/([^/:]+):(streamGenerateContent|generateContent)$/;
+
+export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGemini> {
+  const queue = [...script];
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const m = ROUTE.exec(url.pathname);
+    if (req.method !== 'POST' || !m) return sendJson(res, 404, { error: { code: 404, message: `fake-gemini: no route ${req.method} ${url.pathname}`, status: 'NOT_FOUND' } });
+    const raw = await readBody(req);
+    let body: RecordedRequest['body'];
+    try {
+      body = JSON.parse(raw) as RecordedRequest['body'];
+    } catch {
+      return sendJson(res, 400, { error: { code: 400, message: 'fake-gemini: request body is not JSON', status: 'INVALID_ARGUMENT' } });
+    }
+    const method = m[2] as RecordedRequest['method'];
+    requests.push({ model: decodeURIComponent(m[1]), method, body, apiKey: header(req, 'x-goog-api-key') ?? url.searchParams.get('key') ?? undefined });
+    const next = queue.shift();
+    if (!next) return sendJson(res, 500, { error: { code: 500, message: 'fake-gemini: script exhausted', status: 'INTERNAL' } });
+    serve(next, method, res);
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    requests,
+    push: (...replies) => void queue.push(...replies),
+    remaining: () => queue.length,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function serve(r: FakeReply, method: RecordedRequest['method'], res: ServerResponse): void {
+  if (r.kind === 'status') return sendJson(res, r.status, r.body ?? {}, r.headers);
+  if (method === 'generateContent') {
+    if (r.kind !== 'chunks') return void res.socket?.destroy();
+    return sendJson(res, 200, mergeChunks(r.chunks));
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const frames = r.kind === 'chunks' ? r.chunks : r.before;
+  for (const c of frames) res.write(`data: ${JSON.stringify(c)}\r\n\r\n`);
+  switch (r.kind) {
+    case 'chunks':
+      return void res.end();
+    case 'reset':
+      // Let the frames leave before the connection dies mid-stream.
+      return void setTimeout(() => res.socket?.destroy(), 20);
+    case 'malformed':
+      res.write('data: {"candidates": [{"content": {"parts": [{"text": "oops"\r\n\r\n');
+      return void res.end();
+    case 'errorFrame':
+      res.write(`data: ${JSON.stringify({ error: { code: r.code, message: r.message, status: r.status } })}\r\n\r\n`);
+      return void res.end();
+    case 'hang':
+      return; // the socket stays open until the client aborts or the server closes
+  }
+}
+
+/** generateContent's single response: parts concatenated, the last finishReason and usage. */
+function mergeChunks(chunks: WireChunk[]): WireChunk {
+  const parts = chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []);
+  const finishReason = chunks.map((c) => c.candidates?.[0]?.finishReason).filter(Boolean).at(-1);
+  const usageMetadata = chunks.map((c) => c.usageMetadata).filter(Boolean).at(-1);
+  return { candidates: [{ content: { role: 'model', parts }, index: 0, ...(finishReason ? { finishReason } : {}) }], ...(usageMetadata ? { usageMetadata } : {}) };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

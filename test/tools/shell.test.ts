@@ -1,0 +1,143 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MAX_SHELL_OUTPUT_BYTES } from '../../src/tools/run-shell-command.js';
+import { scrubEnv } from '../../src/tools/shell-env.js';
+import { createRepo } from '../support/git-repo.js';
+import { call, makeEnv, prepare } from './helpers.js';
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Poll (not a time assert): the kernel reaps asynchronously after SIGKILL. */
+async function eventuallyGone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+  return !alive(pid);
+}
+
+/** bash -> bash child -> sleeping grandchild, which writes its pid to a file first. */
+const NESTED = (pidFile: string) => `bash -c 'sleep 300 & echo $! > ${pidFile}; wait' ; echo unreachable`;
+
+describe('run_shell_command', () => {
+  it('reports output, exit code and directory', async () => {
+    const { dir } = createRepo({ 'sub/f.txt': 'x' });
+    const out = await call(makeEnv(dir), 'run_shell_command', { command: 'ls; echo err >&2; exit 3', dir_path: 'sub' });
+    expect(out.forModel).toBe('Command: ls; echo err >&2; exit 3\nDirectory: sub\nOutput: f.txt\nerr\nExit Code: 3');
+    expect(out.error).toBeUndefined();
+    expect(out.forHuman).toBe('`ls; echo err >&2; exit 3` exited 3');
+  });
+
+  it('policyArgs carry the command for policy to split', async () => {
+    const { dir } = createRepo();
+    const p = await prepare(makeEnv(dir), 'run_shell_command', { command: 'npm test && echo ok', description: 'tests' });
+    expect(p.policyArgs).toEqual({ command: 'npm test && echo ok' });
+    expect(p.title).toBe('run `npm test && echo ok`');
+  });
+
+  it('kills the whole process group on timeout', async () => {
+    const { dir } = createRepo();
+    const pidFile = join(dir, 'grandchild.pid');
+    const out = await call(makeEnv(dir, { shellTimeoutMs: 3000 }), 'run_shell_command', { command: NESTED(pidFile) });
+    expect(out.error?.code).toBe('timeout');
+    expect(out.forModel).toMatch(/Signal: SIGTERM/);
+    expect(out.forModel.split('Output:')[1]).not.toContain('unreachable');
+    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    expect(grandchild).toBeGreaterThan(0);
+    expect(await eventuallyGone(grandchild)).toBe(true);
+  });
+
+  it('escalates to SIGKILL when the group ignores SIGTERM', async () => {
+    const { dir } = createRepo();
+    const out = await call(makeEnv(dir, { shellTimeoutMs: 3000 }), 'run_shell_command', { command: "trap '' TERM; echo started; sleep 300 & wait; echo after" });
+    expect(out.error?.code).toBe('timeout');
+    expect(out.forModel).toContain('started');
+    expect(out.forModel).toContain('Signal: SIGKILL');
+  });
+
+  it('kills the whole process group on abort', async () => {
+    const { dir } = createRepo();
+    const pidFile = join(dir, 'grandchild.pid');
+    const ac = new AbortController();
+    const p = await prepare(makeEnv(dir), 'run_shell_command', { command: NESTED(pidFile) });
+    const running = p.run({ signal: ac.signal, onProgress: () => undefined });
+    for (let i = 0; i < 200; i++) {
+      try {
+        if (readFileSync(pidFile, 'utf8').trim()) break;
+      } catch {
+        /* not yet written */
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    ac.abort();
+    const out = await running;
+    expect(out.error?.code).toBe('cancelled');
+    expect(await eventuallyGone(Number(readFileSync(pidFile, 'utf8')))).toBe(true);
+  });
+
+  it('does not let background processes outlive the command', async () => {
+    const { dir } = createRepo();
+    const out = await call(makeEnv(dir), 'run_shell_command', { command: 'sleep 300 & echo $!' });
+    const bg = Number(/Output: (\d+)/.exec(out.forModel)?.[1]);
+    expect(out.forModel).toContain('Exit Code: 0');
+    expect(await eventuallyGone(bg)).toBe(true);
+  });
+
+  it('scrubs tokens from the environment and redacts secrets from output', async () => {
+    const { dir } = createRepo();
+    const secret = 'ghp_supersecretvalue123';
+    const env = makeEnv(dir, {
+      secrets: [secret, 'model-key-456'],
+      baseEnv: {
+        PATH: process.env.PATH,
+        GITHUB_TOKEN: secret,
+        GH_TOKEN: 'gh-token-x',
+        GEMINI_API_KEY: 'model-key-456',
+        GOOGLE_API_KEY: 'gk-1',
+        ACTIONS_RUNTIME_TOKEN: 'rt-1',
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'idt-1',
+        ACTIONS_CACHE_URL: 'https://cache',
+        INPUT_GITHUB_TOKEN: 'input-tok',
+        NPM_TOKEN: 'npm-tok',
+        INNOCENT_NAME: `prefix-${secret}`,
+        KEEP_ME: 'visible',
+      },
+    });
+    const out = await call(env, 'run_shell_command', { command: `env | sort; echo "leak: ${secret}"` });
+    for (const bad of ['GITHUB_TOKEN', 'GH_TOKEN', 'GEMINI_API_KEY', 'GOOGLE_API_KEY', 'ACTIONS_', 'INPUT_', 'NPM_TOKEN', 'INNOCENT_NAME', 'model-key-456', secret]) {
+      expect(out.forModel).not.toContain(bad);
+    }
+    expect(out.forModel).toContain('KEEP_ME=visible');
+    expect(out.forModel).toContain('leak: ***');
+  });
+
+  it.each([
+    [{ A: 'x', GITHUB_TOKEN: 't', ACTIONS_STEP_DEBUG: 'true', MY_API_KEY: 'k', TOKENIZER: 'ok' }, ['s3cret'], { A: 'x', ACTIONS_STEP_DEBUG: 'true', TOKENIZER: 'ok' }],
+    [{ COPY: 's3cret', OTHER: 'fine' }, ['s3cret'], { OTHER: 'fine' }],
+  ])('scrubEnv(%j)', (base, secrets, expected) => {
+    expect(scrubEnv(base, secrets)).toEqual(expected);
+  });
+
+  it('caps output keeping head and tail', async () => {
+    const { dir } = createRepo();
+    const out = await call(makeEnv(dir), 'run_shell_command', { command: 'echo FIRST; seq 1 100000; echo LAST' });
+    expect(out.forModel).toContain('Output: FIRST\n1\n2\n');
+    expect(out.forModel).toContain('100000\nLAST\nNote: output exceeded 32 KB;');
+    expect(out.forModel).toMatch(/… \[\d+ bytes of output omitted\] …/);
+    expect(out.forModel.length).toBeLessThan(MAX_SHELL_OUTPUT_BYTES + 1000);
+    expect(out.forModel).toContain('Exit Code: 0');
+  });
+
+  it('streams progress lines', async () => {
+    const { dir } = createRepo();
+    const seen: string[] = [];
+    const p = await prepare(makeEnv(dir, { secrets: ['hidden-value'] }), 'run_shell_command', { command: 'echo one; echo hidden-value' });
+    await p.run({ signal: new AbortController().signal, onProgress: (l) => seen.push(l) });
+    expect(seen.join('')).toBe('one\n***\n');
+  });
+});
