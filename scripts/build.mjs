@@ -1,8 +1,8 @@
 // Builds the two committed bundles with @vercel/ncc: the action (dist/index.js, action.yml's main)
 // and the CLI (dist/cli/index.js, package.json's bin). Reproducible: no source maps, no timestamps,
 // a fixed file order; building twice gives the same bytes (.ci/run checks dist/ against git).
-import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,9 +26,35 @@ for (const b of bundles) {
     stdio: 'inherit',
   });
   for (const w of wasm) copyFileSync(require.resolve(w), join(root, b.out, w.split('/').pop()));
+  for (const f of readdirSync(join(root, b.out)).filter((f) => f.endsWith('.js'))) {
+    const file = join(root, b.out, f);
+    const code = readFileSync(file, 'utf8');
+    const fixed = fixModuleNamespaceImport(code);
+    if (fixed !== code) writeFileSync(file, fixed);
+  }
 }
 const cli = join(root, 'dist/cli/index.js');
 const text = readFileSync(cli, 'utf8');
 if (!text.startsWith('#!')) writeFileSync(cli, `#!/usr/bin/env node\n${text}`);
 chmodSync(cli, 0o755);
-mkdirSync(join(root, 'dist'), { recursive: true });
+
+// Smoke test: the shell parser (web-tree-sitter) is the part the bundler is most likely to break,
+// and `policy check` on a compound command needs it. A broken bundle fails the build, not a user.
+const smoke = spawnSync(process.execPath, [cli, 'policy', 'check', '--tool', 'run_shell_command', '--args', '{"command":"ls && git status"}', '--json'], { encoding: 'utf8' });
+if (smoke.status !== 0 || !smoke.stdout.includes('"decision"')) {
+  console.error(`build smoke test failed (exit ${smoke.status}):\n${smoke.stdout}${smoke.stderr}`);
+  process.exit(1);
+}
+
+/**
+ * web-tree-sitter runs `const { createRequire } = await import('module')`. ncc compiles that into a
+ * namespace wrapper (`__nccwpck_require__.t.bind(__nccwpck_require__, ID, 19)`) that keeps only
+ * `default` for a module whose export is a function, so createRequire comes out undefined and the
+ * bundle dies when the parser loads. Point the dynamic import at the plain module object instead.
+ * The smoke test above proves the result.
+ */
+function fixModuleNamespaceImport(code) {
+  const m = /\/\*\*\*\/ (\d+):\n\/\*\*\*\/ \(\(module\) => \{\n\nmodule\.exports = __WEBPACK_EXTERNAL_createRequire\(import\.meta\.url\)\("(?:node:)?module"\);/.exec(code);
+  if (!m) return code;
+  return code.split(`__nccwpck_require__.t.bind(__nccwpck_require__, ${m[1]}, 19)`).join(`() => __nccwpck_require__(${m[1]})`);
+}

@@ -31057,7 +31057,7 @@ function socketOnError() {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3650);
+/* harmony import */ var _run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8800);
 /** The CLI bundle's entry (package.json `bin`). The only place that touches process globals. */
 
 /**
@@ -31116,7 +31116,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3650:
+/***/ 8800:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31374,7 +31374,7 @@ async function expandImports(text, file, confine, limits, label, stack = [file])
             return `[import @${spec} skipped: too deeply nested]`;
         }
         // An absolute import means "from the repository root", never the machine's root.
-        const target = spec.startsWith('/') ? __nccwpck_require__.ab + "main/" + confine + '/.' + spec : (0,external_node_path_.resolve)((0,external_node_path_.dirname)(file), spec);
+        const target = spec.startsWith('/') ? fromRoot(confine, spec) : (0,external_node_path_.resolve)((0,external_node_path_.dirname)(file), spec);
         if (limits.readBudget.left <= 0) {
             warnings.push(`${where} skipped: memory size limit reached`);
             return `[import @${spec} skipped: size limit]`;
@@ -31415,6 +31415,14 @@ function splitCode(text) {
     if (last < text.length)
         parts.push({ code: false, text: text.slice(last) });
     return parts;
+}
+/**
+ * `@/x` resolved against the repository root. Kept out of line on purpose: ncc's asset analysis
+ * rewrites `resolve(root, '.' + spec)` written inline into a path inside the bundle.
+ */
+function fromRoot(root, spec) {
+    const joined = root + external_node_path_.sep + spec.replace(/^\/+/, '');
+    return (0,external_node_path_.resolve)(joined);
 }
 
 ;// CONCATENATED MODULE: ./src/context/memory.ts
@@ -61777,8 +61785,6 @@ const gitArgsReadOnly = (args) => !args.some((a) => GIT_UNSAFE_FLAGS.has(a) || a
 /** `git branch` with no arguments or only listing flags; a name would create or change a branch. */
 const gitBranchListing = (args) => args.every((a) => GIT_BRANCH_LISTING.has(a) || a.startsWith('--format='));
 
-;// CONCATENATED MODULE: external "node:module"
-const external_node_module_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:module");
 // EXTERNAL MODULE: ./node_modules/web-tree-sitter/web-tree-sitter.js
 var web_tree_sitter = __nccwpck_require__(33);
 ;// CONCATENATED MODULE: ./src/policy/shell-split.ts
@@ -61807,10 +61813,19 @@ function initShellParser() {
     return loading;
 }
 function locateWasm(file, packagePath) {
-    const beside = (0,external_node_url_.fileURLToPath)(new URL(`./${file}`, import.meta.url));
+    // Built by string, not `new URL(template, import.meta.url)`, and without createRequire: ncc
+    // treats the first as an asset pattern (copying whole folders into dist/) and breaks the second.
+    const here = (0,external_node_path_.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url));
+    const beside = [here, file].join(external_node_path_.sep);
     if ((0,external_node_fs_.existsSync)(beside))
         return beside;
-    return (0,external_node_module_namespaceObject.createRequire)(import.meta.url).resolve(packagePath);
+    for (let dir = here;; dir = (0,external_node_path_.dirname)(dir)) {
+        const candidate = [dir, 'node_modules', packagePath].join(external_node_path_.sep);
+        if ((0,external_node_fs_.existsSync)(candidate))
+            return candidate;
+        if ((0,external_node_path_.dirname)(dir) === dir)
+            throw new Error(`cannot find ${file} beside ${here} or in any node_modules above it`);
+    }
 }
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh']);
 /** Option clusters that only change how `-c` runs (login, errexit, xtrace, nounset, verbose). */
@@ -64377,29 +64392,6 @@ function receiveAll(fcs) {
     });
 }
 
-// EXTERNAL MODULE: ./node_modules/ajv/dist/ajv.js
-var dist_ajv = __nccwpck_require__(2463);
-;// CONCATENATED MODULE: ./src/tools/define-tool.ts
-/** Thrown by `prepare` (or `run`) to refuse a call; the scheduler turns it into a failed result. */
-class ToolFailure extends Error {
-    code;
-    constructor(code, message) {
-        super(message);
-        this.name = 'ToolFailure';
-        this.code = code;
-    }
-}
-const defineTool = (tool) => tool;
-/** Built fresh per request: the SDK may mutate declarations it is given. */
-const declarationOf = (t) => ({
-    name: t.name,
-    description: t.description,
-    parametersJsonSchema: JSON.parse(JSON.stringify(t.params)),
-});
-
-// EXTERNAL MODULE: ./node_modules/picomatch/index.js
-var picomatch = __nccwpck_require__(4006);
-var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
 ;// CONCATENATED MODULE: ./node_modules/typebox/build/system/memory/metrics.mjs
 /** TypeBox instantiation metrics */
 const Metrics = {
@@ -72077,6 +72069,125 @@ function script_Script(...args) {
 
 /* harmony default export */ const build = ((/* unused pure expression or super */ null && (Type)));
 
+;// CONCATENATED MODULE: ./src/tools/define-tool.ts
+/** Thrown by `prepare` (or `run`) to refuse a call; the scheduler turns it into a failed result. */
+class ToolFailure extends Error {
+    code;
+    constructor(code, message) {
+        super(message);
+        this.name = 'ToolFailure';
+        this.code = code;
+    }
+}
+const defineTool = (tool) => tool;
+/** Built fresh per request: the SDK may mutate declarations it is given. */
+const declarationOf = (t) => ({
+    name: t.name,
+    description: t.description,
+    parametersJsonSchema: JSON.parse(JSON.stringify(t.params)),
+});
+
+;// CONCATENATED MODULE: ./src/tools/ask-user.ts
+/**
+ * Gemini CLI's `ask_user` tool: the model asks a maintainer a question it cannot settle itself.
+ * The parameters are Gemini CLI's (`questions`: 1-4 items with `question`, `header`, `type`,
+ * `options`, `multiSelect`, `placeholder`), so prompts and policies written for it work unchanged.
+ *
+ * It never runs on its own: `prepare` sets `question`, the scheduler hands the call to the approval
+ * channel, and the human's answer becomes the result (in the action: the run suspends, the question
+ * is posted, `/agent answer ...` resumes it). `run` only answers when no channel did.
+ */
+
+
+const Option = _Object_({
+    label: string_String({ description: 'The display text for this option (1-5 words). Example: "OAuth 2.0"' }),
+    description: string_String({ description: 'Brief explanation of this option. Example: "Industry standard, supports SSO"' }),
+}, { additionalProperties: false });
+const Question = _Object_({
+    question: string_String({ description: 'The complete question to ask the maintainer. Clear, specific, ending with a question mark.' }),
+    header: string_String({ maxLength: 16, description: 'A very short label (16 characters or fewer), e.g. "Approach", "Database".' }),
+    type: Union([Literal('choice'), Literal('text'), Literal('yesno')], {
+        default: 'choice',
+        description: "'choice' (default) for multiple choice with options, 'text' for a free-form answer, 'yesno' for a yes/no confirmation.",
+    }),
+    options: Optional(_Array_(Option, { description: "The choices for a 'choice' question: 2-4 options. The maintainer may also answer in their own words." })),
+    multiSelect: Optional(boolean_Boolean({ description: "Only for type 'choice': allow several options to be chosen." })),
+    placeholder: Optional(string_String({ description: 'A hint of the expected answer.' })),
+}, { additionalProperties: false });
+const Params = _Object_({ questions: _Array_(Question, { minItems: 1, maxItems: 4 }) }, { additionalProperties: false });
+/** The model may send literal "\n" escapes; people should see line breaks. */
+const ask_user_unescape = (s) => s.replace(/\\r\\n|\\n/g, '\n');
+function assertQuestions(questions) {
+    questions.forEach((q, i) => {
+        const n = i + 1;
+        if (!q.question.trim())
+            throw new ToolFailure('invalid_args', `question ${n}: 'question' is empty`);
+        const type = q.type ?? 'choice';
+        if (type === 'choice' && (!q.options || q.options.length < 2 || q.options.length > 4)) {
+            throw new ToolFailure('invalid_args', `question ${n}: type 'choice' needs 'options' with 2 to 4 items`);
+        }
+        q.options?.forEach((o, j) => {
+            if (!o.label.trim())
+                throw new ToolFailure('invalid_args', `question ${n}, option ${j + 1}: 'label' is empty`);
+        });
+    });
+}
+function choicesOf(q) {
+    const type = q.type ?? 'choice';
+    if (type === 'yesno')
+        return ['Yes', 'No'];
+    if (type === 'choice')
+        return q.options?.map((o) => (o.description.trim() ? `${ask_user_unescape(o.label)}: ${ask_user_unescape(o.description.trim())}` : ask_user_unescape(o.label)));
+    return undefined;
+}
+/**
+ * One HumanQuestion for the whole call: a maintainer answers a call with one reply. A single
+ * question keeps its numbered choices; several are listed with their own options inline.
+ */
+function humanQuestionOf(questions) {
+    if (questions.length === 1) {
+        const q = questions[0];
+        const choices = choicesOf(q);
+        const hints = [q.multiSelect ? '(several choices may be picked)' : '', q.placeholder ? `(e.g. ${ask_user_unescape(q.placeholder)})` : ''].filter(Boolean);
+        const text = [ask_user_unescape(q.question), ...hints].join(' ');
+        return choices ? { question: text, choices } : { question: text };
+    }
+    const parts = questions.map((q, i) => {
+        const choices = choicesOf(q);
+        const list = choices ? `\n${choices.map((c, j) => `   ${String.fromCharCode(97 + j)}) ${c}`).join('\n')}` : '';
+        return `${i + 1}. **${ask_user_unescape(q.header)}**: ${ask_user_unescape(q.question)}${list}`;
+    });
+    return { question: `${parts.join('\n')}\n\nAnswer each numbered question in one reply.` };
+}
+const askUserTool = defineTool({
+    name: 'ask_user',
+    kind: 'other',
+    description: 'Ask the maintainer one or more questions to gather preferences, clarify requirements, or make decisions only they can make (which of two designs, whether a behaviour change is intended, what an ambiguous request means). The run pauses until they answer; their answer is the result.',
+    params: Params,
+    prepare(args) {
+        assertQuestions(args.questions);
+        const question = humanQuestionOf(args.questions);
+        const first = ask_user_unescape(args.questions[0].question).split('\n')[0];
+        return {
+            title: `ask: ${first.length > 80 ? `${first.slice(0, 79)}…` : first}`,
+            paths: [],
+            policyArgs: { questions: args.questions },
+            question,
+            // Reached only when no channel answered the question (a bug in the caller): the model goes on.
+            run: async () => ({
+                forModel: 'Nobody answered the question. Make the most reasonable assumption, say which one you made, and go on.',
+                forHuman: 'not answered',
+                error: { code: 'failed', message: 'no one answered the question' },
+            }),
+        };
+    },
+});
+
+// EXTERNAL MODULE: ./node_modules/ajv/dist/ajv.js
+var dist_ajv = __nccwpck_require__(2463);
+// EXTERNAL MODULE: ./node_modules/picomatch/index.js
+var picomatch = __nccwpck_require__(4006);
+var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 // EXTERNAL MODULE: ./node_modules/ignore/index.js
@@ -72342,7 +72453,7 @@ function redactSecrets(text, secrets) {
 
 
 const MAX_GLOB_RESULTS = 200;
-const Params = _Object_({
+const glob_Params = _Object_({
     pattern: string_String({ minLength: 1, description: "The glob pattern to match against (e.g. '**/*.py', 'docs/*.md', 'src/**/*.{ts,tsx}')." }),
     dir_path: Optional(string_String({ description: 'Optional: the directory to search within, relative to the workspace root. Defaults to the root.' })),
     case_sensitive: Optional(boolean_Boolean({ description: 'Optional: whether matching is case-sensitive. Defaults to false.' })),
@@ -72353,7 +72464,7 @@ const globTool = defineTool({
     name: 'glob',
     kind: 'search',
     description: `Finds files whose paths match a glob pattern (e.g. \`src/**/*.ts\`, \`**/*.md\`), returning paths relative to the workspace root, newest first (by modification time). Respects .gitignore. At most ${MAX_GLOB_RESULTS} paths are returned.`,
-    params: Params,
+    params: glob_Params,
     async prepare(args, env) {
         const dir = await resolveInWorkspace(env.root, args.dir_path ?? '.', 'read');
         if (!dir.exists)
@@ -74699,11 +74810,16 @@ async function runLoop(state, deps, emit, input) {
     emit({ type: 'init', sessionId: state.id, model: state.model, resumed: state.turns > 0 || 'answers' in input });
     try {
         if ('answers' in input) {
-            if (!state.open)
+            if (state.open) {
+                const settled = settleBatch(state, await deps.scheduler.resume(state.open, input.answers, { mode: deps.mode, signal }, emit), emit);
+                if (settled)
+                    return finish(settled);
+                await deps.onBatchSettled?.(state);
+            }
+            else if (input.answers.length > 0) {
                 return finish({ status: 'error', error: new errors_AgentError('input', 'there is no pending approval to answer in this session') });
-            const settled = settleBatch(state, await deps.scheduler.resume(state.open, input.answers, { mode: deps.mode, signal }, emit), emit);
-            if (settled)
-                return finish(settled);
+            }
+            // No open batch and no answers: carry on from the last checkpoint (`/agent continue`).
         }
         else {
             state.history.push(input.userMessage);
@@ -74750,6 +74866,7 @@ async function runLoop(state, deps, emit, input) {
             const settled = settleBatch(state, batch, emit);
             if (settled)
                 return finish(settled);
+            await deps.onBatchSettled?.(state);
         }
     }
     catch (e) {
@@ -74846,6 +74963,7 @@ function createRunState(id, model, mode) {
 
 
 
+
 /** Throws AgentError('config') for a bad policy: before any tool runs. */
 async function prepareAgent(opts) {
     const { engine: policy, warnings: policyDiagnostics } = await loadPolicyWithDiagnostics({
@@ -74864,7 +74982,7 @@ async function prepareAgent(opts) {
         fileNames,
         globalFile: opts.memory.globalFile,
     });
-    const tools = [...createDefaultTools(), ...(opts.extraTools ?? [])];
+    const tools = [...createDefaultTools(), ...(opts.askUser ? [askUserTool] : []), ...(opts.extraTools ?? [])];
     const registry = createToolRegistry(tools);
     const env = {
         root: opts.root,
@@ -74898,6 +75016,7 @@ async function prepareAgent(opts) {
         limits: opts.limits,
         signal,
         mode: state.mode,
+        onBatchSettled: opts.onBatchSettled,
     });
     const firstUserMessage = (prompt) => ({
         role: 'user',
@@ -79658,7 +79777,7 @@ async function Module2(moduleArg = {}) {
   var ENVIRONMENT_IS_WORKER = typeof WorkerGlobalScope != "undefined";
   var ENVIRONMENT_IS_NODE = typeof process == "object" && process.versions?.node && process.type != "renderer";
   if (ENVIRONMENT_IS_NODE) {
-    const { createRequire } = await Promise.resolve(/* import() */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 3339, 19));
+    const { createRequire } = await Promise.resolve(/* import() */).then(() => __nccwpck_require__(3339));
     var require = createRequire(import.meta.url);
   }
   Module.currentQueryProgressCallback = null;

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { AgentError, messageOf } from '../common/errors.js';
 import { routeEvent } from './event-command.js';
 import { authorize } from './authorize.js';
+import { tellRefusedReplier } from './approval/resume.js';
 import { createGitHubClient } from './github-client.js';
 import { readInputs, type Env } from './inputs.js';
 import type { ActionResult, Log } from './run-context.js';
@@ -47,6 +48,7 @@ export async function main(face: ActionFace): Promise<ActionResult> {
   const auth = await authorize(octokit, repo, command.trigger, { allowedBots: settings.allowedBots, selfLogins: SELF_LOGINS });
   if (!auth.allowed) {
     face.log.notice(`agent-action: not run: ${auth.reason}`);
+    if (command.kind === 'reply') await tellRefusedReplier(octokit, repo, command, face.log);
     return { status: 'skipped', summary: auth.reason };
   }
 

@@ -12,7 +12,10 @@ import type { ApprovalChannel } from '../scheduler/types.js';
 import { createGitHubTools } from '../tools/github/publish-tools.js';
 import { createPublishRecorder } from '../tools/github/recorder.js';
 import { handleApprovalReply } from './approval/resume.js';
-import { suspendRun } from './approval/suspend.js';
+import { createCheckpointer, suspendSession, type AwaitingRun, type HeldSession } from './approval/suspend.js';
+import type { RunState } from '../core/run-state.js';
+import { createGitRefStore } from '../session/git-ref-store.js';
+import type { SessionStore } from '../session/store.js';
 import type { Command, Thread } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
 import { defaultModeFor, type ActionSettings, type PolicyInput, type RunnerEnv } from './inputs.js';
@@ -36,6 +39,12 @@ export interface RunBase {
 }
 
 type ThreadCommand = Exclude<Command, { kind: 'skip' | 'triage-all' }>;
+
+/**
+ * A long run saves its session after a settled batch at most this often, so a runner that dies
+ * leaves something `/agent continue` resumes; short runs never pay for a push.
+ */
+const CHECKPOINT_EVERY_MS = 5 * 60_000;
 
 /** In a workflow nobody waits at a terminal: every question becomes a comment and the run suspends. */
 const deferToComment: ApprovalChannel = { decide: async () => 'defer' };
@@ -93,6 +102,8 @@ export function createRunContext(
 ): ActionRunContext {
   const ws = base.runner.workspace;
   const startedAt = Date.now();
+  let checkpointer: ReturnType<typeof createCheckpointer> | undefined;
+  let lastCheckpoint = startedAt;
   const ctx: ActionRunContext = {
     octokit: base.octokit,
     repo: base.repo,
@@ -109,6 +120,7 @@ export function createRunContext(
     secrets: base.secrets,
     async prepareRun(task, record) {
       const recorder = createPublishRecorder(record);
+      let prepared: PreparedRun | undefined;
       const agent = await prepareAgent({
         root: ws,
         model: base.settings.model,
@@ -133,19 +145,43 @@ export function createRunContext(
         extraTools: createGitHubTools(),
         recorder,
         modelClient: base.modelClient,
+        askUser: task.command === 'fix' || task.command === 'question' || task.command === 'prompt',
+        onBatchSettled: record
+          ? undefined // a resumed run: resume.ts holds the claimed session and saves it itself
+          : async (state) => {
+              if (!prepared || !thread || Date.now() - lastCheckpoint < CHECKPOINT_EVERY_MS) return;
+              lastCheckpoint = Date.now();
+              checkpointer ??= createCheckpointer(ctx, prepared);
+              try {
+                await checkpointer.save(state);
+              } catch (e) {
+                base.log.warning(`could not save a checkpoint (the run goes on): ${messageOf(e)}`);
+              }
+            },
       });
       for (const w of agent.warnings) base.log.warning(w);
       const emit = progress.emit;
-      return { agent, recorder, task, emit, prompt: promptFor(task, thread) } satisfies PreparedRun;
+      prepared = { agent, recorder, task, emit, prompt: promptFor(task, thread) } satisfies PreparedRun;
+      return prepared;
     },
     async finishRun(run: AgentRun, prepared: PreparedRun) {
-      if (run.outcome.status === 'awaiting_approval') return suspendRun(ctx, run as Parameters<typeof suspendRun>[1], prepared);
+      if (run.outcome.status === 'awaiting_approval') return suspendSession(ctx, run as AwaitingRun, prepared, checkpointer?.held());
       progress.step('publishing');
       const stats = statsOf(run.state, Date.now() - startedAt);
-      return publishRun(ctx, { run, task: prepared.task, record: prepared.recorder.snapshot(), info, stats });
+      const result = await publishRun(ctx, { run, task: prepared.task, record: prepared.recorder.snapshot(), info, stats });
+      await closeCheckpoint(checkpointer?.held(), run.state, base.log, createGitRefStore({ root: ws }));
+      return result;
     },
   };
   return ctx;
+}
+
+/** A checkpointed run that ended: mark its session finished, so `/agent continue` never picks it up. */
+async function closeCheckpoint(held: HeldSession | undefined, state: RunState, log: Log, store: SessionStore): Promise<void> {
+  if (!held) return;
+  const doc = { ...held.doc, state, request: { ...held.doc.request, status: 'finished' as const }, updatedAt: new Date().toISOString() };
+  const closed = await store.update(doc.id, held.version, doc);
+  if (!closed.ok) log.warning(`session ${doc.id}: could not mark the checkpoint finished: ${closed.message}`);
 }
 
 function policySources(p: PolicyInput, input: string, ws: string) {

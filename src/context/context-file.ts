@@ -135,7 +135,7 @@ export async function expandImports(
       return `[import @${spec} skipped: too deeply nested]`;
     }
     // An absolute import means "from the repository root", never the machine's root.
-    const target = spec.startsWith('/') ? resolve(confine, `.${spec}`) : resolve(dirname(file), spec);
+    const target = spec.startsWith('/') ? fromRoot(confine, spec) : resolve(dirname(file), spec);
     if (limits.readBudget.left <= 0) {
       warnings.push(`${where} skipped: memory size limit reached`);
       return `[import @${spec} skipped: size limit]`;
@@ -178,4 +178,13 @@ function splitCode(text: string): Part[] {
   }
   if (last < text.length) parts.push({ code: false, text: text.slice(last) });
   return parts;
+}
+
+/**
+ * `@/x` resolved against the repository root. Kept out of line on purpose: ncc's asset analysis
+ * rewrites `resolve(root, '.' + spec)` written inline into a path inside the bundle.
+ */
+function fromRoot(root: string, spec: string): string {
+  const joined = root + sep + spec.replace(/^\/+/, '');
+  return resolve(joined);
 }

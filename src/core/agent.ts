@@ -16,6 +16,7 @@ import type { ApprovalMode, PolicyContext, PolicyEngine } from '../policy/types.
 import { createScheduler } from '../scheduler/scheduler.js';
 import type { ApprovalAnswer, ApprovalChannel } from '../scheduler/types.js';
 import type { Tool, ToolEnv } from '../tools/define-tool.js';
+import { askUserTool } from '../tools/ask-user.js';
 import { createDefaultTools, createToolRegistry } from '../tools/registry.js';
 import type { Emit, LoopEvent, Outcome } from './events.js';
 import { runLoop, type LoopLimits } from './loop.js';
@@ -60,6 +61,10 @@ export interface AgentOptions {
   /** Tests and the benchmark pass a client; otherwise the real Gemini client is built. */
   modelClient?: ModelClient;
   sessionId?: string;
+  /** Offer Gemini CLI's ask_user tool (a face that can carry a question to a person). */
+  askUser?: boolean;
+  /** A safe point after each settled batch: the action checkpoints long runs here. */
+  onBatchSettled?: (state: RunState) => Promise<void>;
 }
 
 export interface AgentRun {
@@ -97,7 +102,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     globalFile: opts.memory.globalFile,
   });
 
-  const tools = [...createDefaultTools(), ...(opts.extraTools ?? [])];
+  const tools = [...createDefaultTools(), ...(opts.askUser ? [askUserTool] : []), ...(opts.extraTools ?? [])];
   const registry = createToolRegistry(tools);
   const env: ToolEnv = {
     root: opts.root,
@@ -134,6 +139,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     limits: opts.limits,
     signal,
     mode: state.mode,
+    onBatchSettled: opts.onBatchSettled,
   });
 
   const firstUserMessage = (prompt: string): Content => ({

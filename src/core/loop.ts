@@ -33,6 +33,11 @@ export interface LoopDeps {
   /** Tokens; compression starts at half of it. Default: the model's window from the price table. */
   contextWindow?: number;
   maxOutputTokens?: number;
+  /**
+   * Called after each batch's responses join the history (a safe point: nothing half-done), so a
+   * long run can checkpoint and a crash resumes from the last finished batch.
+   */
+  onBatchSettled?: (state: RunState) => Promise<void>;
 }
 
 export type LoopInput = { userMessage: Content } | { answers: ApprovalAnswer[] };
@@ -67,9 +72,14 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
   emit({ type: 'init', sessionId: state.id, model: state.model, resumed: state.turns > 0 || 'answers' in input });
   try {
     if ('answers' in input) {
-      if (!state.open) return finish({ status: 'error', error: new AgentError('input', 'there is no pending approval to answer in this session') });
-      const settled = settleBatch(state, await deps.scheduler.resume(state.open, input.answers, { mode: deps.mode, signal }, emit), emit);
-      if (settled) return finish(settled);
+      if (state.open) {
+        const settled = settleBatch(state, await deps.scheduler.resume(state.open, input.answers, { mode: deps.mode, signal }, emit), emit);
+        if (settled) return finish(settled);
+        await deps.onBatchSettled?.(state);
+      } else if (input.answers.length > 0) {
+        return finish({ status: 'error', error: new AgentError('input', 'there is no pending approval to answer in this session') });
+      }
+      // No open batch and no answers: carry on from the last checkpoint (`/agent continue`).
     } else {
       state.history.push(input.userMessage);
       const text = input.userMessage.parts.map((p) => p.text ?? '').join('');
@@ -107,6 +117,7 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
       const batch = await deps.scheduler.run(turn.calls, { mode: deps.mode, signal, ...(truncated ? { truncated: true } : {}) }, emit);
       const settled = settleBatch(state, batch, emit);
       if (settled) return finish(settled);
+      await deps.onBatchSettled?.(state);
     }
   } catch (e) {
     const stop = stopped(undefined);

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Language, Parser, type Node } from 'web-tree-sitter';
@@ -47,12 +46,16 @@ export function initShellParser(): Promise<void> {
 }
 
 function locateWasm(file: string, packagePath: string): string {
-  // Built by string, not `new URL(template, import.meta.url)`: ncc treats that form as an asset
-  // pattern and copies the whole folder (node_modules included) into dist/.
+  // Built by string, not `new URL(template, import.meta.url)`, and without createRequire: ncc
+  // treats the first as an asset pattern (copying whole folders into dist/) and breaks the second.
   const here = dirname(fileURLToPath(import.meta.url));
   const beside = [here, file].join(sep);
   if (existsSync(beside)) return beside;
-  return createRequire(import.meta.url).resolve(packagePath);
+  for (let dir = here; ; dir = dirname(dir)) {
+    const candidate = [dir, 'node_modules', packagePath].join(sep);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) throw new Error(`cannot find ${file} beside ${here} or in any node_modules above it`);
+  }
 }
 
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh']);

@@ -89,6 +89,11 @@ export interface FakeGitHubState {
   reactions: Array<{ subject: string; id: number; content: string; user: FakeUser }>;
   reviews: FakeReview[];
   refs: Map<string, string>;
+  /**
+   * Optional: where refs missing from `refs` are looked up (e.g. a bare git repository that the
+   * action under test pushes to), since this fake has no git of its own. Name without `refs/`.
+   */
+  resolveRef?: (name: string) => string | undefined;
   nextId: number;
   nextNumber: number;
 }
@@ -109,6 +114,8 @@ export interface FakeGitHub {
 type Handler = (m: RegExpExecArray, req: RecordedRequest, s: FakeGitHubState) => { status: number; body?: unknown; headers?: Record<string, string> };
 
 const now = () => new Date().toISOString();
+
+const refOf = (s: FakeGitHubState, name: string): string | undefined => s.refs.get(name) ?? s.resolveRef?.(name);
 
 export function createFakeGitHubState(init: Partial<Pick<FakeGitHubState, 'owner' | 'repo' | 'defaultBranch' | 'permissions' | 'labels' | 'self'>> = {}): FakeGitHubState {
   return {
@@ -367,7 +374,7 @@ function createRoutes(): Array<[string, RegExp, Handler]> {
     ['POST', /^\/pulls$/, (_m, r, s) => {
       const b = r.body as { title: string; body?: string; head: string; base: string; draft?: boolean };
       if (!b?.head || !b.base || !b.title) return { status: 422, body: { message: 'Validation Failed: head, base and title are required' } };
-      const headSha = s.refs.get(`heads/${b.head}`);
+      const headSha = refOf(s, `heads/${b.head}`);
       if (!headSha) return { status: 422, body: { message: `Validation Failed: head ${b.head} does not exist` } };
       const number = s.nextNumber++;
       const i: FakeIssue = {
@@ -378,7 +385,7 @@ function createRoutes(): Array<[string, RegExp, Handler]> {
         state: 'open',
         labels: [],
         created_at: now(),
-        pull: { head: { ref: b.head, sha: headSha, repoFullName: `${s.owner}/${s.repo}` }, base: { ref: b.base, sha: s.refs.get(`heads/${b.base}`) ?? '' }, files: [], draft: b.draft },
+        pull: { head: { ref: b.head, sha: headSha, repoFullName: `${s.owner}/${s.repo}` }, base: { ref: b.base, sha: refOf(s, `heads/${b.base}`) ?? '' }, files: [], draft: b.draft },
       };
       s.issues.set(number, i);
       return ok(pullJson(s, i), 201);
@@ -399,7 +406,7 @@ function createRoutes(): Array<[string, RegExp, Handler]> {
       return ok({ id: review.id, body: review.body, state: review.event === 'COMMENT' ? 'COMMENTED' : review.event, html_url: `https://github.test/${s.owner}/${s.repo}/pull/${i.number}#pullrequestreview-${review.id}` });
     }],
     ['GET', /^\/git\/ref\/(.+)$/, (m, _r, s) => {
-      const sha = s.refs.get(m[1]);
+      const sha = refOf(s, m[1]);
       return sha ? ok({ ref: `refs/${m[1]}`, object: { sha, type: 'commit' } }) : notFound(`ref ${m[1]}`);
     }],
     ['POST', /^\/git\/refs$/, (_m, r, s) => {

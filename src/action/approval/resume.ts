@@ -16,7 +16,9 @@ import { readThreadSessions } from '../../session/store.js';
 import { restoreWorktree } from '../../session/worktree.js';
 import { readRole } from '../authorize.js';
 import type { TaskKind } from '../event-command.js';
-import type { ActionResult, ActionRunContext, HandleApprovalReply, ReplyCommand } from '../run-context.js';
+import type { GitHubClient } from '../github-client.js';
+import { formatMarker } from '../markers.js';
+import type { ActionResult, ActionRunContext, HandleApprovalReply, Log, RepoRef, ReplyCommand } from '../run-context.js';
 import { answersFor, parseApprovalReply, tryParseApprovalMarker } from './approval-comment.js';
 import { postThreadReply, statsOf, storeFor, suspendSession, type AwaitingRun, type HeldSession, type SuspendDeps } from './suspend.js';
 
@@ -29,6 +31,23 @@ interface QuestionComment {
   createdAt: string;
   session: string;
   nonce: string;
+}
+
+const notPermitted = (login: string) => `@${login}, only people with write, maintain or admin permission can answer agent-action's requests; nothing was run.`;
+
+/**
+ * main.ts refuses a comment whose author lacks write access before any run starts, silently for
+ * commands. A reply to an approval request is answered in one line instead (the maintainer-facing
+ * protocol promises it), but never to a bot: two bots must not talk to each other.
+ */
+export async function tellRefusedReplier(octokit: GitHubClient, repo: RepoRef, reply: ReplyCommand, log: Log): Promise<void> {
+  const { requester, thread } = reply.trigger;
+  if (requester.isBot) return;
+  try {
+    await octokit.rest.issues.createComment({ ...repo, issue_number: thread.number, body: `${notPermitted(requester.login)}\n\n${formatMarker('approval-reply')}` });
+  } catch (e) {
+    log.warning(`could not tell @${requester.login} why nothing ran: ${messageOf(e)}`);
+  }
 }
 
 const isBotUser = (u: { login?: string; type?: string } | null | undefined) => u?.type === 'Bot' || Boolean(u?.login?.endsWith('[bot]'));
@@ -70,9 +89,7 @@ export async function handleApprovalReplyWith(ctx: ActionRunContext, reply: Repl
   // Bots never answer approvals, and get no reply (two bots must not talk to each other).
   if (requester.isBot) return skipped(`${requester.login} is a bot; bots cannot answer approval requests`);
   const role = await readRole(ctx.octokit, ctx.repo, requester.login);
-  if (!role || !WRITE_ROLES.has(role)) {
-    return refuse(ctx, `@${requester.login}, only people with write, maintain or admin permission can answer agent-action's requests; nothing was run.`);
-  }
+  if (!role || !WRITE_ROLES.has(role)) return refuse(ctx, notPermitted(requester.login));
 
   const store = storeFor(ctx, deps);
   let held: HeldSession;

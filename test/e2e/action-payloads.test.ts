@@ -1,0 +1,124 @@
+/**
+ * Every payload of @octokit/webhooks-examples ends `success` or `skipped`, never a crash: all of them
+ * in-process through `main()` (a child process per payload would take minutes on a loaded machine),
+ * and one per event type the action may be subscribed to through the bundled dist/index.js. The
+ * fakes are seeded with the repository, issue and pull request each payload names, so commands that
+ * route (issues.opened -> triage, pull_request.opened -> review, workflow_dispatch -> triage of
+ * labelled issues) really run against the fake GitHub and the fake Gemini.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/action/main.js';
+import { messageOf } from '../../src/common/errors.js';
+import { reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
+import { createFakeGitHubState, startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
+import { makeTempDir } from '../support/git-repo.js';
+import { BUNDLE, createRunnerEnv, createWorkspace, readWebhookExamples, runAction, type Workspace } from '../support/e2e-runner.js';
+
+/** Events a workflow using this action subscribes to (handled), and a few it may receive anyway. */
+const BUNDLE_EVENTS = ['issue_comment', 'pull_request_review_comment', 'pull_request', 'issues', 'workflow_dispatch', 'pull_request_review', 'push', 'discussion_comment'];
+
+let gemini: FakeGemini;
+let ws: Workspace & { shas: Record<string, string> };
+beforeAll(async () => {
+  ws = createWorkspace({ 'README.md': '# Hello-World\n', 'src/a.js': 'export const a = 1;\n' }, { branches: { changes: { 'src/a.js': 'export const a = 2;\n' } } });
+  gemini = await startFakeGemini([]);
+});
+afterAll(() => gemini?.close());
+
+type Payload = Record<string, any>;
+
+/** A fake GitHub holding what the payload points at: its repository, issue or pull request, and users. */
+async function fakeFor(p: Payload): Promise<FakeGitHub> {
+  const [owner, repo] = String(p.repository?.full_name ?? 'octo/hello').split('/');
+  const users = [p.sender?.login, p.comment?.user?.login, p.review?.user?.login].filter((l): l is string => typeof l === 'string');
+  const gh = await startFakeGitHub(createFakeGitHubState({ owner, repo, permissions: { ...Object.fromEntries(users.map((u) => [u, 'admin' as const])), reader: 'read' } }));
+  gh.state.resolveRef = () => ws.mainSha;
+  const issue = p.issue ?? p.pull_request;
+  if (issue && typeof issue.number === 'number') {
+    const base = { number: issue.number, title: String(issue.title ?? 'example'), body: String(issue.body ?? ''), user: { login: String(issue.user?.login ?? 'someone') }, labels: (issue.labels ?? []).map((l: { name: string }) => l.name) };
+    if (p.pull_request || issue.pull_request) {
+      gh.addPull({ ...base, pull: { head: { ref: 'changes', sha: ws.shas.changes, repoFullName: `${owner}/${repo}` }, base: { ref: 'main', sha: ws.mainSha }, files: [{ filename: 'src/a.js', status: 'modified', patch: '@@ -1 +1 @@\n-export const a = 1;\n+export const a = 2;' }] } });
+    } else {
+      gh.addIssue(base);
+    }
+  }
+  // workflow_dispatch with no prompt triages open issues carrying the triage label.
+  if (!issue) gh.addIssue({ number: 42, title: 'Needs a look', labels: ['needs-triage'] });
+  return gh;
+}
+
+const inputs = () => ({ 'gemini-api-key': 'AIza-sweep-0000', 'gemini-base-url': gemini.baseUrl, 'max-turns': '3' });
+/** Enough closing replies for any run: each routed run asks the model once and finishes. */
+const feedModel = () => gemini.push(reply([text('Nothing to change here.')]), reply([text('Nothing to change here.')]));
+
+const cases = readWebhookExamples().flatMap((d) => d.examples.map((payload, i) => [`${d.name} #${i} ${String(payload.action ?? '')}`.trim(), d.name, payload as Payload] as const));
+
+/** Model requests each in-process case made: routed commands must really have run the agent. */
+const asked = new Map<string, number>();
+
+describe('every @octokit/webhooks-examples payload through main()', () => {
+  it.each(cases)('%s ends success or skipped', async (label, event, payload) => {
+    const gh = await fakeFor(payload);
+    const before = gemini.requests.length;
+    try {
+      feedModel();
+      const dir = makeTempDir('agent-action-event-');
+      const eventPath = join(dir, 'event.json');
+      writeFileSync(eventPath, JSON.stringify(payload));
+      const env = createRunnerEnv(
+        { eventName: event, payload, workspace: ws.dir, inputs: inputs(), env: { GITHUB_API_URL: gh.url }, repository: `${gh.state.owner}/${gh.state.repo}` },
+        { eventPath, outputPath: join(dir, 'out'), summaryPath: join(dir, 'summary'), temp: dir, home: dir },
+      );
+      const lines: string[] = [];
+      const log = { info: (l: string) => lines.push(l), notice: (l: string) => lines.push(l), warning: (l: string) => lines.push(`warning: ${l}`), group: <T,>(_t: string, fn: () => Promise<T>) => fn() };
+      let status: string;
+      try {
+        status = (await main({ env, setSecret: () => {}, log, retryAfterBaseMs: 1 })).status;
+      } catch (e) {
+        status = `threw: ${messageOf(e)}\n${lines.join('\n')}`;
+      }
+      expect(['success', 'skipped'], lines.join('\n')).toContain(status);
+    } finally {
+      asked.set(label, gemini.requests.length - before);
+      await gh.close();
+    }
+  });
+
+  it('the payloads that carry commands really ran the agent (not a skip dressed as success)', () => {
+    const routed = [...asked].filter(([l]) => /^(issues #\d+ opened|pull_request #\d+ (opened|ready_for_review|reopened|synchronize)|workflow_dispatch #\d+)$/.test(l));
+    expect(routed.length).toBeGreaterThanOrEqual(15);
+    expect(routed.filter(([, n]) => n === 0)).toEqual([]);
+  });
+});
+
+describe('one payload per event type through the bundled dist/index.js', () => {
+  beforeAll(() => {
+    if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` first`);
+  });
+  const defs = readWebhookExamples();
+  const picks = BUNDLE_EVENTS.map((name) => {
+    const d = defs.find((x) => x.name === name);
+    // The first example whose action routes to work when there is one, else the first.
+    const ex = d?.examples.find((p) => ['opened', 'created', undefined].includes(p.action as string | undefined)) ?? d?.examples[0];
+    return [name, ex as Payload | undefined] as const;
+  }).filter((x): x is readonly [string, Payload] => x[1] !== undefined);
+
+  it('has a payload for every handled event type', () => {
+    expect(picks.map(([n]) => n)).toEqual(expect.arrayContaining(['issue_comment', 'pull_request_review_comment', 'pull_request', 'issues', 'workflow_dispatch']));
+  });
+
+  it.each(picks)('%s: exit 0 with status success or skipped', async (event, payload) => {
+    const gh = await fakeFor(payload);
+    try {
+      feedModel();
+      const r = await runAction({ eventName: event, payload, workspace: ws.dir, inputs: inputs(), env: { GITHUB_API_URL: gh.url }, repository: `${gh.state.owner}/${gh.state.repo}` });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(['success', 'skipped']).toContain(r.outputs.status);
+      expect(r.annotations.filter((a) => a.level === 'error')).toEqual([]);
+    } finally {
+      await gh.close();
+    }
+  });
+});

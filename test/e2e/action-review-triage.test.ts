@@ -1,0 +1,111 @@
+/**
+ * Review and triage end to end through the bundled dist/index.js: a real pull_request.opened and a
+ * real issues.opened payload, the fake GitHub and the fake Gemini over loopback, a real clone.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
+import { diffLines, startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
+import { asUser, BUNDLE, createWorkspace, examplePayload, refsOf, retarget, runAction } from '../support/e2e-runner.js';
+
+const MATH = 'export function add(a, b) {\n  return a + b;\n}\n';
+const WITH_MUL = `${MATH}\nexport function mul(a, b) {\n  return a * b + 0;\n}\n`;
+const FILES = { 'src/math.js': MATH, 'test/math.test.js': "import { add } from '../src/math.js';\nif (add(2, 2) !== 4) throw new Error('add is broken');\n" };
+const INPUTS = { 'gemini-api-key': 'AIza-e2e-review-key-0000' };
+
+let gh: FakeGitHub;
+let gemini: FakeGemini;
+beforeAll(() => {
+  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` first`);
+});
+afterEach(async () => {
+  await gh?.close();
+  await gemini?.close();
+});
+
+/** The file's patch as GitHub's pulls/files gives it: the hunks of `git diff base head -- file`. */
+function patchOf(gitDir: string, base: string, head: string, file: string): string {
+  const diff = execFileSync('git', ['--git-dir', gitDir, 'diff', '--no-color', base, head, '--', file], { encoding: 'utf8' });
+  return diff.slice(diff.indexOf('@@')).replace(/\n$/, '');
+}
+
+describe('the bundled action: review', () => {
+  it('pull_request.opened: one COMMENT review, inline comments on diff lines, the rest in the body', async () => {
+    const ws = createWorkspace(FILES, { branches: { 'feature/mul': { 'src/math.js': WITH_MUL } }, checkout: 'feature/mul' });
+    const head = ws.shas['feature/mul'];
+    const patch = patchOf(ws.origin, ws.mainSha, head, 'src/math.js');
+    gh = await startFakeGitHub();
+    gh.state.resolveRef = refsOf(ws.origin);
+    gh.addPull({
+      number: 3,
+      title: 'Add mul',
+      body: 'Multiplication.',
+      user: { login: 'contributor' },
+      pull: { head: { ref: 'feature/mul', sha: head, repoFullName: 'octo/hello' }, base: { ref: 'main', sha: ws.mainSha }, files: [{ filename: 'src/math.js', status: 'modified', patch, additions: 4, deletions: 0 }] },
+    });
+    // Line 6 of the new math.js (`return a * b + 0;`) is in the diff; test/math.test.js is not.
+    expect(diffLines(patch, 'RIGHT').has(6)).toBe(true);
+    gemini = await startFakeGemini([
+      reply([
+        call('read_file', { file_path: 'src/math.js' }, 'r1'),
+      ]),
+      reply([
+        call('add_review_comment', { path: 'src/math.js', line: 6, body: '`+ 0` does nothing.', suggestion: '  return a * b;' }, 'c1'),
+        call('add_review_comment', { path: 'test/math.test.js', line: 2, body: 'There is no test for mul.' }, 'c2'),
+      ]),
+      reply([text('mul works; two small findings.')]),
+    ]);
+    const payload = retarget(examplePayload('pull_request', 'opened'), 'octo/hello');
+    payload.number = 3;
+    payload.pull_request.number = 3;
+    asUser(payload.sender, 'contributor');
+
+    const r = await runAction({ eventName: 'pull_request', payload, workspace: ws.dir, inputs: { ...INPUTS, 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url } });
+
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(gh.state.reviews).toHaveLength(1);
+    const [review] = gh.state.reviews;
+    expect(r.outputs).toMatchObject({ status: 'success', 'review-id': String(review.id), branch: '' });
+    expect(review).toMatchObject({ pull_number: 3, event: 'COMMENT', commit_id: head });
+    expect(review.comments).toHaveLength(1);
+    expect(review.comments[0]).toMatchObject({ path: 'src/math.js', line: 6, side: 'RIGHT' });
+    expect(review.comments[0].body).toContain('```suggestion\n  return a * b;\n```');
+    for (const c of review.comments) expect(diffLines(patch, 'RIGHT').has(c.line!)).toBe(true);
+    expect(review.body).toContain('mul works; two small findings.');
+    expect(review.body).toContain('test/math.test.js:2');
+    expect(review.body).toContain('There is no test for mul.');
+    // A review never pushes or approves.
+    expect(execFileSync('git', ['--git-dir', ws.origin, 'rev-parse', 'feature/mul'], { encoding: 'utf8' }).trim()).toBe(head);
+    expect(gh.requests.filter((q) => (q.body as { event?: string } | undefined)?.event === 'APPROVE')).toEqual([]);
+    // The tools the model called were allowed in plan mode and reached the model as results.
+    const results = JSON.stringify(gemini.requests[2].body.contents);
+    expect(results).toContain('Recorded review comment');
+  });
+});
+
+describe('the bundled action: triage', () => {
+  it('issues.opened: applies only labels the repository has; an invented one is dropped', async () => {
+    const ws = createWorkspace(FILES);
+    gh = await startFakeGitHub();
+    gh.addIssue({ number: 7, title: 'Crash when the input is empty', body: 'add() throws on empty input.', user: { login: 'reporter' } });
+    const known = gh.state.labels.map((l) => l.name);
+    gemini = await startFakeGemini([reply([call('set_labels', { labels: ['bug', 'crash'] }, 't1')]), reply([text('A bug report: labelled bug.')])]);
+    const payload = retarget(examplePayload('issues', 'opened'), 'octo/hello');
+    payload.issue.number = 7;
+    asUser(payload.issue.user, 'reporter');
+    asUser(payload.sender, 'reporter');
+
+    const r = await runAction({ eventName: 'issues', payload, workspace: ws.dir, inputs: { ...INPUTS, 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url } });
+
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.outputs).toMatchObject({ status: 'success', labels: 'bug' });
+    expect(gh.state.issues.get(7)!.labels).toEqual(['bug']);
+    // The fake, like GitHub, would create an unknown label on the fly: it must never be sent.
+    expect(gh.state.labels.map((l) => l.name)).toEqual(known);
+    expect(gh.calls('POST', /\/issues\/7\/labels$/).map((q) => q.body)).toEqual([{ labels: ['bug'] }]);
+    // The model was shown the repository's labels to choose from.
+    expect(JSON.stringify(gemini.requests[0].body)).toContain('enhancement');
+    expect(r.annotations).toContainEqual(expect.objectContaining({ level: 'notice', message: expect.stringContaining('not applied: crash') }));
+  });
+});

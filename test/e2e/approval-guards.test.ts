@@ -1,0 +1,126 @@
+/**
+ * Issue 6 end to end, the replies that must not run anything: two runs racing for one reply, a
+ * reader, a bot, an expired request, a consumed nonce, call numbers that name nothing, and a
+ * corrupted session document. Each runs the bundled action in a fresh clone of the origin.
+ */
+import { execFileSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { call, reply, text } from '../support/fake-gemini.js';
+import { GIT_IDENTITY } from '../support/git-repo.js';
+import { assertBundle, bareGit, functionResponses, ISSUE, logOf, markedComments, openThread, readSessionDoc, runFix, runReply, SESSION_PREFIX, sessionRefs, type Thread } from './approval-support.js';
+
+let t: Thread | undefined;
+beforeAll(assertBundle);
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+const CMD = 'node scripts/fingerprint.js';
+const asks = () => reply([call('run_shell_command', { command: CMD }, 'g1')]);
+
+/** A thread whose fix run is waiting on CMD; returns the session id. */
+async function suspended(inputs: Record<string, string> = {}, after = [reply([text('Done.')])]): Promise<string> {
+  t = await openThread([asks(), ...after]);
+  const first = await runFix(t, inputs);
+  expect(first.code, logOf(first)).toBe(0);
+  expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
+  return first.outputs['session-id'];
+}
+
+/** Replies agent-action posted in answer to a reply (one-line refusals). */
+const refusals = (th: Thread) => markedComments(th.gh, 'approval-reply');
+/** How many times the waiting command really ran, across every request the model received. */
+const ranCount = (th: Thread) => th.gemini.requests.at(-1) ? functionResponses(th.gemini.requests.at(-1)!.body).filter((r) => JSON.stringify(r.response).includes('FINGERPRINT-BEGIN')).length : 0;
+
+describe('the bundled action: replies that must not run anything', () => {
+  it('two resume runs started at once for one reply: the call runs once, the other run reports already handled', async () => {
+    const id = await suspended();
+    const comment = t!.gh.addComment(ISSUE, '/agent approve', { login: 'maintainer' });
+    const [a, b] = await Promise.all([runReply(t!, '', { comment }), runReply(t!, '', { comment })]);
+    for (const r of [a, b]) expect(r.code, logOf(r)).toBe(0);
+    expect([a.outputs.status, b.outputs.status].sort(), logOf(a) + logOf(b)).toEqual(['skipped', 'success']);
+    const loser = a.outputs.status === 'skipped' ? a : b;
+    expect(loser.outputs.summary).toMatch(/already handled/);
+    // The model was asked once after the reply, and saw the command's output once.
+    expect(t!.gemini.requests).toHaveLength(2);
+    expect(ranCount(t!)).toBe(1);
+    expect(readSessionDoc(t!.ws.origin, id).request.status).toBe('finished');
+  });
+
+  it.each([
+    { name: 'a read-only user', login: 'reader', body: '/agent approve', why: /only people with write, maintain or admin permission/ },
+    { name: 'call numbers that name no waiting call', login: 'maintainer', body: '/agent approve 3', why: /there is no call 3/ },
+    { name: 'a reply that is no answer', login: 'maintainer', body: '/agent approve please', why: /takes call numbers/ },
+  ])('$name: nothing runs, a one-line reply, skipped, the request stays open', async ({ login, body, why }) => {
+    const id = await suspended();
+    const before = sessionRefs(t!.ws.origin)[id];
+    const r = await runReply(t!, body, { login });
+    expect(r.code, logOf(r)).toBe(0);
+    expect(r.outputs.status, logOf(r)).toBe('skipped');
+    expect(t!.gemini.requests).toHaveLength(1);
+    const replies = refusals(t!);
+    expect(replies).toHaveLength(1);
+    expect(replies[0].body).toMatch(why);
+    // Untouched: the same ref commit, still open, so a proper answer can still come.
+    expect(sessionRefs(t!.ws.origin)[id]).toBe(before);
+    expect(readSessionDoc(t!.ws.origin, id).request.status).toBe('open');
+  });
+
+  it('a bot: nothing runs, no reply at all, skipped', async () => {
+    const id = await suspended();
+    const before = sessionRefs(t!.ws.origin)[id];
+    const r = await runReply(t!, '/agent approve', { login: 'helper[bot]', type: 'Bot' });
+    expect(r.code, logOf(r)).toBe(0);
+    expect(r.outputs.status, logOf(r)).toBe('skipped');
+    expect(t!.gemini.requests).toHaveLength(1);
+    expect(refusals(t!)).toEqual([]);
+    expect(sessionRefs(t!.ws.origin)[id]).toBe(before);
+  });
+
+  it('an expired request: nothing runs, the reply says it expired, skipped', async () => {
+    const id = await suspended({ 'approval-timeout': '1s' });
+    await sleep(1500);
+    const r = await runReply(t!, '/agent approve');
+    expect(r.code, logOf(r)).toBe(0);
+    expect(r.outputs.status, logOf(r)).toBe('skipped');
+    expect(t!.gemini.requests).toHaveLength(1);
+    expect(refusals(t!).map((c) => c.body).join('\n')).toMatch(/expired/);
+    expect(readSessionDoc(t!.ws.origin, id).request.status).toBe('open');
+  });
+
+  it('a reused nonce: a second reply after the request was consumed runs nothing', async () => {
+    const id = await suspended();
+    const first = await runReply(t!, '/agent approve');
+    expect(first.outputs.status, logOf(first)).toBe('success');
+    expect(t!.gemini.requests).toHaveLength(2);
+    const closed = sessionRefs(t!.ws.origin)[id];
+
+    const again = await runReply(t!, '/agent approve');
+    expect(again.code, logOf(again)).toBe(0);
+    expect(again.outputs.status, logOf(again)).toBe('skipped');
+    expect(t!.gemini.requests).toHaveLength(2);
+    expect(refusals(t!).at(-1)?.body).toMatch(/already handled/);
+    expect(sessionRefs(t!.ws.origin)[id]).toBe(closed);
+  });
+
+  it('a corrupted session document: the run fails with the reason, the ref is kept, the thread is told', async () => {
+    const id = await suspended();
+    // Someone pushes a broken document onto the session ref.
+    const blob = execFileSync('git', ['--git-dir', t!.ws.origin, 'hash-object', '-w', '--stdin'], { input: '{"version": 1, "id": ' }).toString().trim();
+    const tree = execFileSync('git', ['--git-dir', t!.ws.origin, 'mktree'], { input: `100644 blob ${blob}\tsession.json\n` }).toString().trim();
+    const parent = sessionRefs(t!.ws.origin)[id];
+    const broken = execFileSync('git', ['--git-dir', t!.ws.origin, 'commit-tree', tree, '-p', parent, '-m', 'broken'], { env: { ...process.env, ...GIT_IDENTITY } }).toString().trim();
+    bareGit(t!.ws.origin, 'update-ref', `${SESSION_PREFIX}${id}`, broken);
+
+    const r = await runReply(t!, '/agent approve');
+    expect(r.outputs.status, logOf(r)).toBe('failed');
+    expect(r.outputs.summary).toMatch(/cannot be read: session document is not JSON/);
+    expect(t!.gemini.requests).toHaveLength(1);
+    expect(sessionRefs(t!.ws.origin)[id]).toBe(broken);
+    const told = refusals(t!);
+    expect(told).toHaveLength(1);
+    expect(told[0].body).toMatch(/cannot be read[\s\S]*kept on its ref for inspection/);
+  });
+});
