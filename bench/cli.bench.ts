@@ -7,7 +7,7 @@
  * - peak memory: the whole process's maximum RSS for the 20-turn session (GNU time, when present).
  * Medians of several runs. Build first (`npm run build`).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,16 +32,23 @@ function session(turns: number): FakeReply[] {
   return script;
 }
 
-function time(args: string[], env: NodeJS.ProcessEnv = {}): { ms: number; status: number | null; stderr: string } {
+/** Runs a command asynchronously (the fake server lives in this process and must keep answering). */
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ ms: number; status: number | null; stderr: string }> {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, args, { env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  return { ms: performance.now() - t0, status: r.status, stderr: r.stderr };
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ ms: performance.now() - t0, status, stderr }));
+  });
 }
+const time = (args: string[], env: NodeJS.ProcessEnv = {}) => run(process.execPath, args, env);
 
 async function runSession(turns: number): Promise<number> {
   const fake = await startFakeGemini(session(turns));
   try {
-    const r = time([CLI, '-p', 'list the files', '-o', 'json', '--approval-mode', 'yolo', '--cwd', work], {
+    const r = await time([CLI, '-p', 'list the files', '-o', 'json', '--approval-mode', 'yolo', '--cwd', work], {
       GEMINI_API_KEY: 'bench-key',
       GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
     });
@@ -57,9 +64,9 @@ async function peakRssKb(turns: number): Promise<number | undefined> {
   if (!existsSync('/usr/bin/time')) return undefined;
   const fake = await startFakeGemini(session(turns));
   try {
-    const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, CLI, '-p', 'x', '-o', 'json', '--approval-mode', 'yolo', '--cwd', work], {
-      env: { ...process.env, GEMINI_API_KEY: 'bench-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl },
-      encoding: 'utf8',
+    const r = await run('/usr/bin/time', ['-f', '%M', process.execPath, CLI, '-p', 'x', '-o', 'json', '--approval-mode', 'yolo', '--cwd', work], {
+      GEMINI_API_KEY: 'bench-key',
+      GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
     });
     const last = r.stderr.trim().split('\n').pop() ?? '';
     return /^\d+$/.test(last) ? Number(last) : undefined;
@@ -71,8 +78,8 @@ async function peakRssKb(turns: number): Promise<number | undefined> {
 const bare: number[] = [];
 const version: number[] = [];
 for (let i = 0; i < RUNS; i++) {
-  bare.push(time(['-e', '0']).ms);
-  version.push(time([CLI, '--version']).ms);
+  bare.push((await time(['-e', '0'])).ms);
+  version.push((await time([CLI, '--version'])).ms);
 }
 const one: number[] = [];
 const twenty: number[] = [];

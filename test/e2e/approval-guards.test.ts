@@ -1,7 +1,8 @@
 /**
  * Issue 6 end to end, the replies that must not run anything: two runs racing for one reply, a
- * reader, a bot, an expired request, a consumed nonce, call numbers that name nothing, and a
- * corrupted session document. Each runs the bundled action in a fresh clone of the origin.
+ * reader, a bot, an expired request, a consumed nonce, call numbers that name nothing, a corrupted
+ * session document and a patch that no longer applies. Each reply runs the bundled action in a
+ * fresh clone of the origin.
  */
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -31,8 +32,11 @@ async function suspended(inputs: Record<string, string> = {}, after = [reply([te
 
 /** Replies agent-action posted in answer to a reply (one-line refusals). */
 const refusals = (th: Thread) => markedComments(th.gh, 'approval-reply');
-/** How many times the waiting command really ran, across every request the model received. */
-const ranCount = (th: Thread) => th.gemini.requests.at(-1) ? functionResponses(th.gemini.requests.at(-1)!.body).filter((r) => JSON.stringify(r.response).includes('FINGERPRINT-BEGIN')).length : 0;
+/** How many results of the waiting command the model's last request holds (the whole history is resent). */
+const ranCount = (th: Thread) => {
+  const last = th.gemini.requests.at(-1);
+  return last ? functionResponses(last.body).filter((r) => JSON.stringify(r.response).includes('FINGERPRINT-BEGIN')).length : 0;
+};
 
 describe('the bundled action: replies that must not run anything', () => {
   it('two resume runs started at once for one reply: the call runs once, the other run reports already handled', async () => {
@@ -105,22 +109,51 @@ describe('the bundled action: replies that must not run anything', () => {
     expect(sessionRefs(t!.ws.origin)[id]).toBe(closed);
   });
 
-  it('a corrupted session document: the run fails with the reason, the ref is kept, the thread is told', async () => {
+  it.each([
+    { name: 'not JSON', write: () => '{"version": 1, "id": ', why: /cannot be read: session document is not JSON/ },
+    { name: 'an unknown version', write: (doc: any) => JSON.stringify({ ...doc, version: 99 }), why: /cannot be read: session document has version 99/ },
+    { name: 'a missing field', write: (doc: any) => JSON.stringify({ ...doc, worktree: undefined }), why: /cannot be read: session document: missing field `worktree`/ },
+  ])('a corrupted session document ($name): the run fails with the reason, the ref is kept, the thread is told', async ({ write, why }) => {
     const id = await suspended();
     // Someone pushes a broken document onto the session ref.
-    const blob = execFileSync('git', ['--git-dir', t!.ws.origin, 'hash-object', '-w', '--stdin'], { input: '{"version": 1, "id": ' }).toString().trim();
-    const tree = execFileSync('git', ['--git-dir', t!.ws.origin, 'mktree'], { input: `100644 blob ${blob}\tsession.json\n` }).toString().trim();
-    const parent = sessionRefs(t!.ws.origin)[id];
-    const broken = execFileSync('git', ['--git-dir', t!.ws.origin, 'commit-tree', tree, '-p', parent, '-m', 'broken'], { env: { ...process.env, ...GIT_IDENTITY } }).toString().trim();
-    bareGit(t!.ws.origin, 'update-ref', `${SESSION_PREFIX}${id}`, broken);
+    const gitDir = t!.ws.origin;
+    const blob = execFileSync('git', ['--git-dir', gitDir, 'hash-object', '-w', '--stdin'], { input: write(readSessionDoc(gitDir, id)) }).toString().trim();
+    const tree = execFileSync('git', ['--git-dir', gitDir, 'mktree'], { input: `100644 blob ${blob}\tsession.json\n` }).toString().trim();
+    const parent = sessionRefs(gitDir)[id];
+    const broken = execFileSync('git', ['--git-dir', gitDir, 'commit-tree', tree, '-p', parent, '-m', 'broken'], { env: { ...process.env, ...GIT_IDENTITY } }).toString().trim();
+    bareGit(gitDir, 'update-ref', `${SESSION_PREFIX}${id}`, broken);
 
     const r = await runReply(t!, '/agent approve');
+    expect(r.code, logOf(r)).toBe(1);
     expect(r.outputs.status, logOf(r)).toBe('failed');
-    expect(r.outputs.summary).toMatch(/cannot be read: session document is not JSON/);
+    expect(r.outputs.summary).toMatch(why);
+    expect(r.annotations.some((a) => a.level === 'error' && why.test(a.message))).toBe(true);
     expect(t!.gemini.requests).toHaveLength(1);
-    expect(sessionRefs(t!.ws.origin)[id]).toBe(broken);
+    expect(sessionRefs(gitDir)[id]).toBe(broken);
     const told = refusals(t!);
     expect(told).toHaveLength(1);
-    expect(told[0].body).toMatch(/cannot be read[\s\S]*kept on its ref for inspection/);
+    expect(told[0].body).toMatch(why);
+    expect(told[0].body).toMatch(/kept on its ref for inspection/);
+  });
+
+  it('a saved patch that no longer applies: the run fails with the reason before any tool runs; the session stays on its ref', async () => {
+    const id = await suspended();
+    const gitDir = t!.ws.origin;
+    const doc = readSessionDoc(gitDir, id);
+    const garbage = 'diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-no such line\n+x\n';
+    doc.worktree.patchBase64 = Buffer.from(garbage).toString('base64');
+    const blob = execFileSync('git', ['--git-dir', gitDir, 'hash-object', '-w', '--stdin'], { input: JSON.stringify(doc) }).toString().trim();
+    const tree = execFileSync('git', ['--git-dir', gitDir, 'mktree'], { input: `100644 blob ${blob}\tsession.json\n` }).toString().trim();
+    const commit = execFileSync('git', ['--git-dir', gitDir, 'commit-tree', tree, '-p', sessionRefs(gitDir)[id], '-m', 'stale patch'], { env: { ...process.env, ...GIT_IDENTITY } }).toString().trim();
+    bareGit(gitDir, 'update-ref', `${SESSION_PREFIX}${id}`, commit);
+
+    const r = await runReply(t!, '/agent approve');
+    expect(r.code, logOf(r)).toBe(1);
+    expect(r.outputs.status, logOf(r)).toBe('failed');
+    expect(r.outputs.summary).toMatch(/could not be restored: the saved work-tree patch no longer applies/);
+    expect(t!.gemini.requests).toHaveLength(1);
+    expect(refusals(t!).at(-1)?.body).toMatch(/could not be restored[\s\S]*kept on its ref for inspection/);
+    // The claim was taken before the restore (so two runs never both execute); the document stays readable.
+    expect(readSessionDoc(gitDir, id).request).toMatchObject({ status: 'claimed', claimedBy: 'maintainer' });
   });
 });

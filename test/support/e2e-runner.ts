@@ -25,6 +25,8 @@ export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)
 export const BUNDLE = process.env.E2E_ACTION_BUNDLE || join(REPO_ROOT, 'dist/index.js');
 
 export interface RunActionOptions {
+  /** The node binary that runs the bundle (default: this process's; node 24 is what action.yml declares). */
+  node?: string;
   eventName: string;
   payload: unknown;
   /** Inputs by their action.yml names (`approval-mode`); the rest take action.yml's defaults. */
@@ -209,7 +211,7 @@ export async function runAction(o: RunActionOptions): Promise<ActionRun> {
   writeFileSync(files.eventPath, JSON.stringify(o.payload, null, 2));
   for (const f of [files.outputPath, files.summaryPath, join(temp, 'env'), join(temp, 'path'), join(temp, 'state')]) writeFileSync(f, '');
   const env = createRunnerEnv(o, files);
-  const { code, stdout, stderr } = await spawnNode(o.bundle ?? BUNDLE, o.workspace, env, o.timeoutMs ?? 180_000);
+  const { code, stdout, stderr } = await spawnNode(o.bundle ?? BUNDLE, o.workspace, env, o.timeoutMs ?? 180_000, o.node);
   return {
     code,
     stdout,
@@ -221,9 +223,9 @@ export async function runAction(o: RunActionOptions): Promise<ActionRun> {
   };
 }
 
-function spawnNode(script: string, cwd: string, env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function spawnNode(script: string, cwd: string, env: Record<string, string>, timeoutMs: number, node = process.execPath): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node, [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
