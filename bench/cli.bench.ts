@@ -2,7 +2,7 @@
  * The CLI bundle as a user runs it (`node dist/cli/index.js`), against the fake Gemini server at
  * zero latency:
  * - start-up: `--version`, beside a bare `node -e 0` on the same machine in the same run;
- * - per-turn overhead: a scripted 20-turn session (each turn one list_directory call) minus a
+ * - per-turn overhead: a scripted 20-turn session (each turn one read_file call) minus a
  *   1-turn session, divided by 19: what our loop, scheduler, policy and tools add per turn;
  * - peak memory: the whole process's maximum RSS for the 20-turn session (GNU time, when present).
  * Medians of several runs. Build first (`npm run build`).
@@ -24,10 +24,12 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 const work = mkdtempSync(join(tmpdir(), 'agent-action-bench-'));
 writeFileSync(join(work, 'README.md'), '# bench\n');
+// A different file each turn: the same call five times in a row would (rightly) trip loop detection.
+for (let i = 0; i < 20; i++) writeFileSync(join(work, `f${i}.txt`), `file ${i}\n`);
 
 function session(turns: number): FakeReply[] {
   const script: FakeReply[] = [];
-  for (let i = 0; i < turns - 1; i++) script.push(reply([call('list_directory', { dir_path: '.' }, `c${i}`)]));
+  for (let i = 0; i < turns - 1; i++) script.push(reply([call('read_file', { file_path: `f${i}.txt` }, `c${i}`)]));
   script.push(reply([text('done')]));
   return script;
 }

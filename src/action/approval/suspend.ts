@@ -9,6 +9,7 @@ import { AgentError } from '../../common/errors.js';
 import type { AgentRun } from '../../core/agent.js';
 import type { RunStats } from '../../core/events.js';
 import type { RunState } from '../../core/run-state.js';
+import { statsOf as statsFromState } from '../../core/stats.js';
 import type { PendingApproval } from '../../scheduler/types.js';
 import { SESSION_VERSION, type SessionDoc } from '../../session/codec.js';
 import { createGitRefStore } from '../../session/git-ref-store.js';
@@ -37,20 +38,7 @@ export interface HeldSession {
 export const storeFor = (ctx: ActionRunContext, deps: SuspendDeps): SessionStore => deps.store ?? createGitRefStore({ root: ctx.workspace });
 
 /** Totals for the outputs and the progress comment, from the carried-over state. */
-export function statsOf(state: RunState): RunStats {
-  return {
-    turns: state.turns,
-    inputTokens: state.usage.inputTokens,
-    outputTokens: state.usage.outputTokens,
-    cachedTokens: state.usage.cachedTokens,
-    thoughtTokens: state.usage.thoughtTokens,
-    totalTokens: state.usage.totalTokens,
-    costUsd: state.costUsd,
-    toolCalls: state.toolCalls,
-    durationMs: state.elapsedMsBefore,
-    models: state.models,
-  };
-}
+export const statsOf = (state: RunState): RunStats => statsFromState(state, state.elapsedMsBefore);
 
 /** A one-line answer in the thread, marked so it never triggers the action itself. */
 export async function postThreadReply(ctx: ActionRunContext, text: string): Promise<number | undefined> {
