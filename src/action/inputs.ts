@@ -46,6 +46,11 @@ export interface RunnerEnv {
   runId?: string;
   /** GitHub's request pacing (1 s between writes) or none: tests against a loopback server. */
   pacing: 'github' | 'none';
+  /**
+   * How often a long run checkpoints its session after a settled batch (default 5 minutes, so
+   * short runs never pay for a push). `AGENT_ACTION_CHECKPOINT_SECONDS` sets it, for tests.
+   */
+  checkpointEveryMs: number;
 }
 
 export interface InputIssue {
@@ -132,6 +137,7 @@ export function parseInputs(env: Env): ParsedInputs {
     serverUrl: (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, ''),
     runId: env.GITHUB_RUN_ID || undefined,
     pacing: env.AGENT_ACTION_GITHUB_PACING === 'none' ? 'none' : 'github',
+    checkpointEveryMs: /^\d+$/.test(env.AGENT_ACTION_CHECKPOINT_SECONDS ?? '') ? Number(env.AGENT_ACTION_CHECKPOINT_SECONDS) * 1000 : 5 * 60_000,
   };
   return { ok: true, settings, runner };
 }

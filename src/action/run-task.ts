@@ -40,12 +40,6 @@ export interface RunBase {
 
 type ThreadCommand = Exclude<Command, { kind: 'skip' | 'triage-all' }>;
 
-/**
- * A long run saves its session after a settled batch at most this often, so a runner that dies
- * leaves something `/agent continue` resumes; short runs never pay for a push.
- */
-const CHECKPOINT_EVERY_MS = 5 * 60_000;
-
 /** In a workflow nobody waits at a terminal: every question becomes a comment and the run suspends. */
 const deferToComment: ApprovalChannel = { decide: async () => 'defer' };
 
@@ -148,8 +142,10 @@ export function createRunContext(
         askUser: task.command === 'fix' || task.command === 'question' || task.command === 'prompt',
         onBatchSettled: record
           ? undefined // a resumed run: resume.ts holds the claimed session and saves it itself
-          : async (state) => {
-              if (!prepared || !thread || Date.now() - lastCheckpoint < CHECKPOINT_EVERY_MS) return;
+          : // A long run saves its session after a settled batch (at most every checkpointEveryMs),
+            // so a runner that dies leaves something `/agent continue` resumes.
+            async (state) => {
+              if (!prepared || !thread || Date.now() - lastCheckpoint < base.runner.checkpointEveryMs) return;
               lastCheckpoint = Date.now();
               checkpointer ??= createCheckpointer(ctx, prepared);
               try {
