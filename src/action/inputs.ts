@@ -33,7 +33,17 @@ export interface ActionSettings {
   contextFileNames: string[];
   /** workflow_dispatch/schedule: triage or prompt about this one issue (a matrix fan-out). */
   issueNumber?: number;
+  /** How model-run commands are isolated (issue #11): required refuses to run commands without the OS sandbox. */
+  sandbox: SandboxRequirement;
+  /** Sandboxed commands may reach the network. */
+  sandboxNetwork: boolean;
+  /** Signs session documents; undefined: derived from the Gemini API key. */
+  sessionKey?: string;
+  /** Labels triage may apply; empty: every repository label except the ones that trigger agent workflows. */
+  triageLabels: string[];
 }
+
+export type SandboxRequirement = 'required' | 'auto' | 'off';
 
 /** What the runner tells every action through its environment. */
 export interface RunnerEnv {
@@ -61,7 +71,8 @@ export interface InputIssue {
 export type ParsedInputs = { ok: true; settings: ActionSettings; runner: RunnerEnv } | { ok: false; errors: InputIssue[] };
 
 const MODES: Record<string, ApprovalMode> = { default: 'default', auto_edit: 'autoEdit', autoEdit: 'autoEdit', yolo: 'yolo', plan: 'plan' };
-const SECRET_INPUTS = ['gemini-api-key', 'github-token'] as const;
+const SECRET_INPUTS = ['gemini-api-key', 'github-token', 'session-key'] as const;
+const SANDBOX: Record<string, SandboxRequirement> = { required: 'required', auto: 'auto', off: 'off' };
 
 /** `getInput` semantics: INPUT_<NAME upper-cased, spaces to _>, trimmed. Dashes stay dashes. */
 export const inputOf = (env: Env, name: string): string => (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim();
@@ -99,6 +110,12 @@ export function parseInputs(env: Env): ParsedInputs {
     return parsed;
   };
   const duration = (name: string): number => parseDurationMs(get(name)) ?? fail(name, 'a duration such as 90m, 12h or 7d') ?? 0;
+  const bool = (name: string): boolean => {
+    const raw = get(name).toLowerCase();
+    if (raw === '' || raw === 'false') return false;
+    if (raw === 'true') return true;
+    return fail(name, 'true or false') ?? false;
+  };
   const trigger = get('trigger');
   const apiUrl = env.GITHUB_API_URL || 'https://api.github.com';
   const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
@@ -122,6 +139,10 @@ export function parseInputs(env: Env): ParsedInputs {
     allowedBots: splitList(get('allowed-bots')).map((b) => b.toLowerCase()),
     approvalTimeoutMs: duration('approval-timeout'),
     contextFileNames: splitList(get('context-file-names')),
+    sandbox: SANDBOX[get('sandbox') || 'required'] ?? fail('sandbox', 'one of required, auto, off') ?? 'required',
+    sandboxNetwork: bool('sandbox-network'),
+    sessionKey: get('session-key') || undefined,
+    triageLabels: splitList(get('triage-labels')),
     issueNumber: !issueRaw ? undefined : /^[1-9]\d*$/.test(issueRaw) ? Number(issueRaw) : fail('issue-number', 'an issue number, or empty'),
   };
   if (settings.contextFileNames.length === 0) settings.contextFileNames = ['GEMINI.md'];
