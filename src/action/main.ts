@@ -56,7 +56,8 @@ export function createCoreFace(): ActionFace {
     env: process.env,
     setSecret: core.setSecret,
     log: { info: (l) => core.info(l), notice: (l) => core.notice(l), warning: (l) => core.warning(l), group: (title, fn) => core.group(title, fn) },
-    writeSummary: async (md) => void (await core.summary.addRaw(md, true).write()),
+    // No job summary outside a runner (local-action without GITHUB_STEP_SUMMARY): core.summary would throw.
+    writeSummary: process.env.GITHUB_STEP_SUMMARY ? async (md) => void (await core.summary.addRaw(md, true).write()) : undefined,
   };
 }
 

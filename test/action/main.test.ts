@@ -1,4 +1,5 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAction } from '../../src/action/main.js';
@@ -7,6 +8,7 @@ import { createGitHubClient } from '../../src/action/github-client.js';
 import { makeTempDir } from '../support/git-repo.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { createTestFace } from '../support/action-face.js';
+import { REPO_ROOT } from '../support/e2e-runner.js';
 
 let gh: FakeGitHub;
 const dirs: string[] = [];
@@ -42,6 +44,30 @@ const commentEvent = (login: string, body = '/agent fix') => ({
   issue: { number: 1 },
   comment: { id: 5, body, user: { login, type: 'User' } },
   sender: { login, type: 'User' },
+});
+
+describe('src/action/main.ts', () => {
+  /** A fresh Node importing main.ts (through tsx, as local-action does), then running `then`. */
+  function importMain(then: string) {
+    const dir = makeTempDir();
+    dirs.push(dir);
+    const output = join(dir, 'output');
+    writeFileSync(output, '');
+    writeFileSync(join(dir, 'event.json'), '');
+    const env = { PATH: process.env.PATH, HOME: dir, GITHUB_OUTPUT: output, GITHUB_EVENT_PATH: join(dir, 'event.json'), GITHUB_EVENT_NAME: 'issue_comment', GITHUB_REPOSITORY: 'octo/hello', 'INPUT_GITHUB-TOKEN': 'ghs_x' };
+    const script = `const m = await import(${JSON.stringify(join(REPO_ROOT, 'src/action/main.ts'))});\n${then}`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO_ROOT, env, encoding: 'utf8' });
+    return { ...r, output: readFileSync(output, 'utf8') };
+  }
+
+  it('starts nothing when imported; exports run(), which does the whole run', () => {
+    const imported = importMain("console.log(typeof m.run);");
+    expect([imported.status, imported.stdout, imported.output], imported.stderr).toEqual([0, 'function\n', '']);
+    const ran = importMain('await m.run();');
+    expect(ran.status).toBe(1);
+    expect(ran.output).toMatch(/^status<<.+\nfailed\n/);
+    expect(ran.stdout).toMatch(/^::error title=event payload::the event payload file .+ is empty/m);
+  });
 });
 
 describe('runAction: who may trigger', () => {
