@@ -15,7 +15,7 @@ const TOKEN_NAMES = new Set(['GITHUB_TOKEN', 'GH_TOKEN', 'GH_ENTERPRISE_TOKEN', 
 const SECRET_INPUT_KEYS = new Set(SECRET_INPUTS.map((n) => `INPUT_${n.toUpperCase().replace(/_/g, '-')}`));
 
 /** Whether a variable is removed by name (its value aside). */
-export function isRunnerSecretName(name: string): boolean {
+function isRunnerSecretName(name: string): boolean {
   const upper = name.toUpperCase();
   if (KEEP.has(upper)) return false;
   if (upper.startsWith('ACTIONS_')) return true; // ACTIONS_RUNTIME_TOKEN, ACTIONS_ID_TOKEN_REQUEST_*, ACTIONS_CACHE_URL, ...

@@ -70,5 +70,3 @@ export function createGitHubClient(opts: GitHubClientOptions): GitHubClient {
   });
   return octokit;
 }
-
-export { redact };

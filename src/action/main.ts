@@ -50,7 +50,7 @@ export async function run(): Promise<void> {
   }
 }
 
-export function createCoreFace(): ActionFace {
+function createCoreFace(): ActionFace {
   return {
     getInput: (name) => core.getInput(name),
     env: process.env,

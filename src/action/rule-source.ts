@@ -1,6 +1,6 @@
 /**
  * A policy rule's file as a maintainer knows it, for comments: relative to the repository
- * (`.gemini/policies/deps.toml`, `ci/agent-policy.toml`), or `policies/shell.toml (agent-action)` for
+ * (`.gemini/policies/deps.toml`, `ci/agent-policy.toml`), or `agent-action/policies/shell.toml` for
  * the action's own defaults. Never a runner path such as `/home/runner/work/_actions/...` or the
  * temporary folder trusted configuration is read into.
  */
@@ -10,7 +10,7 @@ import { builtinPoliciesDir } from '../policy/load.js';
 export function displayRuleSource(source: string, workspace?: string): string {
   if (!isAbsolute(source)) return source; // inline-input labels, `always-approval`, already relative
   const builtin = tryBuiltinDir();
-  if (builtin && isInside(builtin, source)) return `policies/${relative(builtin, source).split(sep).join('/')} (agent-action)`;
+  if (builtin && isInside(builtin, source)) return `agent-action/policies/${relative(builtin, source).split(sep).join('/')}`;
   if (workspace && isInside(workspace, source)) return relative(workspace, source).split(sep).join('/');
   // The workspace tier read from a trusted commit into a temporary folder: the repository path starts at .gemini/.
   const at = source.lastIndexOf(`${sep}.gemini${sep}`);

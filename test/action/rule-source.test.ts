@@ -6,7 +6,7 @@ import { REPO_ROOT } from '../support/e2e-runner.js';
 describe('displayRuleSource', () => {
   const ws = '/home/runner/work/hello/hello';
   it.each([
-    [join(REPO_ROOT, 'policies/shell.toml'), 'policies/shell.toml (agent-action)'],
+    [join(REPO_ROOT, 'policies/shell.toml'), 'agent-action/policies/shell.toml'],
     [`${ws}/.gemini/policies/deps.toml`, '.gemini/policies/deps.toml'],
     [`${ws}/ci/agent-policy.toml`, 'ci/agent-policy.toml'],
     ['/tmp/agent-action-trusted-Ab12/.gemini/policies/deps.toml', '.gemini/policies/deps.toml'],
