@@ -48,6 +48,8 @@ export type Command =
   | { kind: TaskKind; text: string; trigger: Trigger }
   | { kind: 'triage-all'; label: string; trigger: Trigger }
   | { kind: 'reply'; verb: ReplyVerb; args: string; trigger: Trigger & { thread: Thread; comment: CommentRef } }
+  /** `/agent` alone or `/agent help`: answered with the list of commands, no model involved. */
+  | { kind: 'help'; trigger: Trigger & { thread: Thread; comment: CommentRef } }
   | { kind: 'skip'; reason: string };
 
 /** What routing needs from the inputs. */
@@ -156,11 +158,12 @@ function fromComment(c: CommentLike | undefined, thread: Thread, kind: 'issue' |
   const comment: CommentRef = { id: c.id, kind, body: c.body, createdAt: c.created_at, path: c.path, line: c.line ?? undefined };
   const trigger = { requester, thread, comment, needsWrite: true };
   if (parsed.kind === 'reply') return { kind: 'reply', verb: parsed.verb, args: parsed.text, trigger };
+  if (parsed.kind === 'help') return { kind: 'help', trigger };
   if (parsed.kind === 'fix' && !thread.isPullRequest && kind === 'review') return skip('fix from a review comment needs a pull request');
   return { kind: parsed.kind, text: parsed.text, trigger };
 }
 
-export type ParsedComment = { kind: Exclude<TaskKind, 'prompt'>; text: string } | { kind: 'reply'; verb: ReplyVerb; text: string };
+export type ParsedComment = { kind: Exclude<TaskKind, 'prompt'>; text: string } | { kind: 'reply'; verb: ReplyVerb; text: string } | { kind: 'help' };
 
 const VERBS: Record<string, ParsedComment['kind'] | ReplyVerb> = {
   fix: 'fix',
@@ -176,7 +179,8 @@ const REPLY_VERBS = new Set<string>(['approve', 'deny', 'answer', 'continue']);
 /**
  * `/agent fix make it faster` -> fix. The body must start with the trigger word (leading blank
  * lines allowed) followed by a space or the end: a mid-sentence mention is not a command.
- * Undefined when the comment is not a command at all.
+ * `/agent` alone, or `/agent help`, asks for the list of commands. Undefined when the comment is
+ * not a command at all.
  */
 export function parseCommentCommand(body: string, triggerWord: string): ParsedComment | undefined {
   const text = body.replace(/^\s+/, '');
@@ -184,10 +188,12 @@ export function parseCommentCommand(body: string, triggerWord: string): ParsedCo
   const rest = text.slice(triggerWord.length);
   if (rest.length > 0 && !/^\s/.test(rest)) return undefined; // "/agentfoo"
   const after = rest.trim();
-  if (!after) return undefined;
+  if (!after) return { kind: 'help' };
   const m = /^(\S+)(?:\s+([\s\S]*))?$/.exec(after);
-  const verb = VERBS[(m?.[1] ?? '').toLowerCase()];
+  const word = (m?.[1] ?? '').toLowerCase();
   const tail = (m?.[2] ?? '').trim();
+  if (word === 'help' && !tail) return { kind: 'help' };
+  const verb = VERBS[word];
   if (!verb) return { kind: 'question', text: after };
   if (REPLY_VERBS.has(verb)) return { kind: 'reply', verb: verb as ReplyVerb, text: tail };
   return { kind: verb as Exclude<TaskKind, 'prompt'>, text: tail };

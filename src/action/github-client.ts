@@ -2,10 +2,14 @@
  * The GitHub client, composed once: Octokit with the REST methods, retry (5xx) and throttling
  * (primary and secondary rate limits, waiting `retry-after`) plugins, the runner's API URL, and one
  * hook that logs each request and redacts secrets from every body the action posts.
+ *
+ * Importing this module evaluates `@actions/github`, which reads GITHUB_EVENT_PATH at once (its
+ * `context`); main.ts imports it only after it has read and checked the event file itself.
  */
 import { GitHub, getOctokitOptions } from '@actions/github/lib/utils';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
+import { redact } from './redact.js';
 
 const Client = GitHub.plugin(retry, throttling);
 export type GitHubClient = InstanceType<typeof Client>;
@@ -65,14 +69,4 @@ export function createGitHubClient(opts: GitHubClientOptions): GitHubClient {
     log(`github: ${options.method} ${options.url}`);
   });
   return octokit;
-}
-
-/** Replace every secret (and its common encodings) by `***`. Short values are left alone: they would mangle text. */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) {
-    if (s.length < 6) continue;
-    for (const form of [s, encodeURIComponent(s), Buffer.from(s).toString('base64')]) out = out.split(form).join('***');
-  }
-  return out;
 }

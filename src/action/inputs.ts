@@ -1,10 +1,11 @@
 /**
- * The only reader of `INPUT_*`. `parseInputs` is a pure function of an environment record: it builds
- * the whole settings object as one literal and collects every input error at once, each naming the
- * input, quoting the value and saying what is expected. `readInputs` masks the secrets first.
+ * The only reader of the action's inputs, and only through a `getInput(name)` function: `@actions/core`'s
+ * in a workflow (local-action substitutes its own), a function of a record in tests. `parseInputs`
+ * builds the whole settings object as one literal and collects every input error at once;
+ * `readInputs` masks the secrets first.
  */
 import { parse as parseToml } from 'smol-toml';
-import { AgentError, messageOf } from '../common/errors.js';
+import { messageOf } from '../common/errors.js';
 import type { ApprovalMode } from '../policy/types.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -63,34 +64,80 @@ export interface RunnerEnv {
   checkpointEveryMs: number;
 }
 
+/** One problem with an input (`max-turns`) or a runner variable (`GITHUB_REPOSITORY`). */
 export interface InputIssue {
+  /** An input's action.yml name, or the runner variable's name. */
   input: string;
+  source: 'input' | 'runner';
   message: string;
 }
 
-export type ParsedInputs = { ok: true; settings: ActionSettings; runner: RunnerEnv } | { ok: false; errors: InputIssue[] };
+export type ParsedInputs = { ok: true; settings: ActionSettings } | { ok: false; errors: InputIssue[] };
+export type ParsedRunnerEnv = { ok: true; runner: RunnerEnv } | { ok: false; errors: InputIssue[] };
+
+/** `@actions/core`'s getInput (local-action substitutes its own); tests pass a function of a record. */
+export type GetInput = (name: string) => string;
+
+/**
+ * action.yml's defaults, input by input. An input that arrives empty takes its default here, so the
+ * action never fails on an input the workflow did not set (a test holds this table equal to the
+ * parsed action.yml). `${{ github.token }}` is the runner's to evaluate; arriving unevaluated (under
+ * local-action) it is an error that says what to set.
+ */
+export const INPUT_DEFAULTS = {
+  'gemini-api-key': '',
+  model: 'gemini-2.5-pro',
+  'gemini-base-url': '',
+  'github-token': '${{ github.token }}',
+  prompt: '',
+  trigger: '/agent',
+  'approval-mode': '',
+  policy: '',
+  'admin-policy': '',
+  'max-turns': '40',
+  'timeout-minutes': '30',
+  'max-cost-usd': '',
+  'triage-label': 'needs-triage',
+  'fix-label': 'agent-fix',
+  'allowed-bots': '',
+  'approval-timeout': '7d',
+  'context-file-names': 'GEMINI.md',
+  sandbox: 'required',
+  'sandbox-network': 'false',
+  'session-key': '',
+  'triage-labels': '',
+  'issue-number': '',
+} as const satisfies Record<string, string>;
+
+export type InputName = keyof typeof INPUT_DEFAULTS;
 
 const MODES: Record<string, ApprovalMode> = { default: 'default', auto_edit: 'autoEdit', autoEdit: 'autoEdit', yolo: 'yolo', plan: 'plan' };
-const SECRET_INPUTS = ['gemini-api-key', 'github-token', 'session-key'] as const;
+/** Inputs that hold credentials: masked before anything else is read, then removed from the environment. */
+export const SECRET_INPUTS = ['gemini-api-key', 'github-token', 'session-key'] as const satisfies readonly InputName[];
 const SANDBOX: Record<string, SandboxRequirement> = { required: 'required', auto: 'auto', off: 'off' };
+const EXPRESSION = /^\$\{\{[\s\S]*\}\}$/;
 
-/** `getInput` semantics: INPUT_<NAME upper-cased, spaces to _>, trimmed. Dashes stay dashes. */
-export const inputOf = (env: Env, name: string): string => (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim();
+/** An input's value: trimmed (as core.getInput does; local-action's does not), its default when empty. */
+export const inputValue = (getInput: GetInput, name: InputName): string => getInput(name).trim() || INPUT_DEFAULTS[name];
 
-export function parseInputs(env: Env): ParsedInputs {
+/**
+ * Pure: every input through `getInput`, as one settings literal, with every problem collected, each
+ * naming its input, quoting the value and saying what is expected. The Gemini API key may be empty
+ * here: a run that never asks the model (a skipped event, `/agent help`) does not need one.
+ */
+export function parseInputs(getInput: GetInput): ParsedInputs {
   const errors: InputIssue[] = [];
-  const get = (name: string) => inputOf(env, name);
-  const fail = (input: string, expected: string): undefined => {
-    errors.push({ input, message: `input '${input}' is ${JSON.stringify(get(input))}: expected ${expected}` });
+  const get = (name: InputName) => inputValue(getInput, name);
+  const fail = (input: InputName, expected: string): undefined => {
+    errors.push({ input, source: 'input', message: `input '${input}' is ${JSON.stringify(get(input))}: expected ${expected}` });
     return undefined;
   };
-  const required = (name: string, what: string): string => get(name) || (fail(name, what), '') || '';
-  const int = (name: string, min: number, max: number): number => {
+  const int = (name: InputName, min: number, max: number): number => {
     const raw = get(name);
     const n = Number(raw);
     return /^\d+$/.test(raw) && n >= min && n <= max ? n : (fail(name, `a whole number from ${min} to ${max}`) ?? min);
   };
-  const optionalNumber = (name: string): number | undefined => {
+  const optionalNumber = (name: InputName): number | undefined => {
     const raw = get(name);
     if (!raw) return undefined;
     const n = Number(raw);
@@ -101,7 +148,7 @@ export function parseInputs(env: Env): ParsedInputs {
     if (!raw) return undefined;
     return MODES[raw] ?? fail('approval-mode', 'one of default, auto_edit, yolo, plan, or empty for the per-command default');
   };
-  const policy = (name: string): PolicyInput => {
+  const policy = (name: InputName): PolicyInput => {
     const parsed = parsePolicyInput(get(name));
     if ('error' in parsed) {
       fail(name, `paths to TOML policy files or inline TOML [[rule]] tables (${parsed.error})`);
@@ -109,23 +156,25 @@ export function parseInputs(env: Env): ParsedInputs {
     }
     return parsed;
   };
-  const duration = (name: string): number => parseDurationMs(get(name)) ?? fail(name, 'a duration such as 90m, 12h or 7d') ?? 0;
-  const bool = (name: string): boolean => {
+  const duration = (name: InputName): number => parseDurationMs(get(name)) ?? fail(name, 'a duration such as 90m, 12h or 7d') ?? 0;
+  const bool = (name: InputName): boolean => {
     const raw = get(name).toLowerCase();
-    if (raw === '' || raw === 'false') return false;
-    if (raw === 'true') return true;
+    if (raw === 'true' || raw === 'false') return raw === 'true';
     return fail(name, 'true or false') ?? false;
   };
+  const token = (): string => {
+    const raw = get('github-token');
+    if (!EXPRESSION.test(raw)) return raw;
+    return fail('github-token', 'a token; the expression was not evaluated (outside a GitHub runner, under local-action say, set INPUT_GITHUB-TOKEN)') ?? '';
+  };
   const trigger = get('trigger');
-  const apiUrl = env.GITHUB_API_URL || 'https://api.github.com';
-  const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
   const issueRaw = get('issue-number');
 
   const settings: ActionSettings = {
-    geminiApiKey: required('gemini-api-key', 'a Gemini API key (pass it from a secret: ${{ secrets.GEMINI_API_KEY }})'),
-    model: get('model') || 'gemini-2.5-pro',
+    geminiApiKey: get('gemini-api-key'),
+    model: get('model'),
     geminiBaseUrl: parseUrl(get('gemini-base-url')) ?? (get('gemini-base-url') ? fail('gemini-base-url', 'an http(s) URL, or empty') : undefined),
-    githubToken: required('github-token', 'a GitHub token (the default is the workflow token, ${{ github.token }})'),
+    githubToken: token(),
     prompt: get('prompt') || undefined,
     trigger: /^\S+$/.test(trigger) ? trigger : (fail('trigger', 'one word without spaces, such as /agent') ?? ''),
     approvalMode: mode(),
@@ -139,45 +188,57 @@ export function parseInputs(env: Env): ParsedInputs {
     allowedBots: splitList(get('allowed-bots')).map((b) => b.toLowerCase()),
     approvalTimeoutMs: duration('approval-timeout'),
     contextFileNames: splitList(get('context-file-names')),
-    sandbox: SANDBOX[get('sandbox') || 'required'] ?? fail('sandbox', 'one of required, auto, off') ?? 'required',
+    sandbox: SANDBOX[get('sandbox')] ?? fail('sandbox', 'one of required, auto, off') ?? 'required',
     sandboxNetwork: bool('sandbox-network'),
     sessionKey: get('session-key') || undefined,
     triageLabels: splitList(get('triage-labels')),
     issueNumber: !issueRaw ? undefined : /^[1-9]\d*$/.test(issueRaw) ? Number(issueRaw) : fail('issue-number', 'an issue number, or empty'),
   };
   if (settings.contextFileNames.length === 0) settings.contextFileNames = ['GEMINI.md'];
-  if (!owner || !repo) errors.push({ input: 'GITHUB_REPOSITORY', message: `GITHUB_REPOSITORY is ${JSON.stringify(env.GITHUB_REPOSITORY ?? '')}: expected owner/name (set by the runner)` });
-  if (!env.GITHUB_EVENT_NAME) errors.push({ input: 'GITHUB_EVENT_NAME', message: 'GITHUB_EVENT_NAME is not set: expected the runner to set it' });
-  if (errors.length > 0) return { ok: false, errors };
-  const runner: RunnerEnv = {
-    eventName: env.GITHUB_EVENT_NAME ?? '',
-    eventPath: env.GITHUB_EVENT_PATH ?? '',
-    workspace: env.GITHUB_WORKSPACE || process.cwd(),
-    repository: { owner, repo },
-    apiUrl: apiUrl.replace(/\/+$/, ''),
-    serverUrl: (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, ''),
-    runId: env.GITHUB_RUN_ID || undefined,
-    pacing: env.AGENT_ACTION_GITHUB_PACING === 'none' ? 'none' : 'github',
-    checkpointEveryMs: /^\d+$/.test(env.AGENT_ACTION_CHECKPOINT_SECONDS ?? '') ? Number(env.AGENT_ACTION_CHECKPOINT_SECONDS) * 1000 : 5 * 60_000,
-  };
-  return { ok: true, settings, runner };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, settings };
 }
 
-/** The secret inputs' values, for masking before anything else reads them. */
-export const secretInputsOf = (env: Env): string[] => SECRET_INPUTS.map((n) => inputOf(env, n)).filter((v) => v.length > 0);
+/** Pure: what the runner says through GITHUB_* (and the test switches AGENT_ACTION_*). */
+export function parseRunnerEnv(env: Env): ParsedRunnerEnv {
+  const errors: InputIssue[] = [];
+  const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
+  if (!owner || !repo) errors.push({ input: 'GITHUB_REPOSITORY', source: 'runner', message: `GITHUB_REPOSITORY is ${JSON.stringify(env.GITHUB_REPOSITORY ?? '')}: expected owner/name (set by the runner)` });
+  if (!env.GITHUB_EVENT_NAME) errors.push({ input: 'GITHUB_EVENT_NAME', source: 'runner', message: 'GITHUB_EVENT_NAME is not set: expected the runner to set it' });
+  if (errors.length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    runner: {
+      eventName: env.GITHUB_EVENT_NAME ?? '',
+      eventPath: env.GITHUB_EVENT_PATH ?? '',
+      workspace: env.GITHUB_WORKSPACE || process.cwd(),
+      repository: { owner, repo },
+      apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+      serverUrl: (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, ''),
+      runId: env.GITHUB_RUN_ID || undefined,
+      pacing: env.AGENT_ACTION_GITHUB_PACING === 'none' ? 'none' : 'github',
+      checkpointEveryMs: /^\d+$/.test(env.AGENT_ACTION_CHECKPOINT_SECONDS ?? '') ? Number(env.AGENT_ACTION_CHECKPOINT_SECONDS) * 1000 : 5 * 60_000,
+    },
+  };
+}
+
+/** The secret inputs' values, read once (for masking, then for scrubbing the environment). */
+export const secretInputsOf = (getInput: GetInput): string[] => SECRET_INPUTS.map((n) => getInput(n).trim()).filter((v) => v.length > 0 && !EXPRESSION.test(v));
 
 /**
- * Masks every secret the moment it is read, then parses. Throws one AgentError('input') naming the
- * first input and listing every problem in `details`.
+ * Reads every input once: masks the secrets first (so even an error message cannot show one), then
+ * parses the inputs and the runner's variables, collecting the problems of both.
  */
-export function readInputs(env: Env, mask: (secret: string) => void): { settings: ActionSettings; runner: RunnerEnv } {
-  for (const secret of secretInputsOf(env)) mask(secret);
-  const parsed = parseInputs(env);
-  if (!parsed.ok) {
-    const [first] = parsed.errors;
-    throw new AgentError('input', first.message, { site: { input: first.input }, details: parsed.errors.map((e) => e.message) });
-  }
-  return { settings: parsed.settings, runner: parsed.runner };
+export function readInputs(
+  getInput: GetInput,
+  env: Env,
+  mask: (secret: string) => void,
+): { ok: true; settings: ActionSettings; runner: RunnerEnv; secrets: string[] } | { ok: false; errors: InputIssue[]; secrets: string[] } {
+  const secrets = secretInputsOf(getInput);
+  for (const secret of secrets) mask(secret);
+  const inputs = parseInputs(getInput);
+  const runner = parseRunnerEnv(env);
+  if (inputs.ok && runner.ok) return { ok: true, settings: inputs.settings, runner: runner.runner, secrets };
+  return { ok: false, errors: [...(inputs.ok ? [] : inputs.errors), ...(runner.ok ? [] : runner.errors)], secrets };
 }
 
 /** Inline TOML when it has a newline or a table header; otherwise paths separated by commas or newlines. */

@@ -1,20 +1,29 @@
 /**
- * The action, as a table of contents: inputs (secrets masked first) -> event -> command ->
- * authorization -> one run per thread -> result. Everything it touches outside comes in as `face`.
+ * The action, as a table of contents: inputs (read once, secrets masked, then removed from the
+ * environment) -> event file (checked) -> command -> authorization -> one run per thread -> outputs
+ * and annotations. `run()` is the entry (dist/index.js calls it; `local-action run . src/action/main.ts
+ * .env` imports this file and calls it); importing this module starts nothing. `runAction(face)` is
+ * the same run with everything it touches outside passed in, for tests.
  */
-import { readFile } from 'node:fs/promises';
-import { AgentError, messageOf } from '../common/errors.js';
-import { routeEvent } from './event-command.js';
-import { authorize } from './authorize.js';
+import * as core from '@actions/core';
+import { messageOf } from '../common/errors.js';
 import { tellRefusedReplier } from './approval/resume.js';
-import { createGitHubClient } from './github-client.js';
-import { readInputs, type Env } from './inputs.js';
-import type { ActionResult, Log } from './run-context.js';
+import { authorize } from './authorize.js';
+import { dropSecretsFromEnv } from './env-secrets.js';
+import { routeEvent, type Command } from './event-command.js';
+import { readEventFile } from './event-file.js';
+import { replyWithHelp } from './help-comment.js';
+import { readInputs, type GetInput } from './inputs.js';
+import { failedOutcome, outcomeOfError, reportOutcome, type Outcome } from './report.js';
+import type { Log } from './run-context.js';
 import { runCommand, type RunBase } from './run-task.js';
+import { triageAll } from './triage-all.js';
 
-/** What main needs from the runner (the @actions/core toolkit in index.ts, plain functions in tests). */
+/** What a run needs from the runner: the @actions/core toolkit in `run()`, plain functions in tests. */
 export interface ActionFace {
-  env: Env;
+  getInput: GetInput;
+  /** The runner's variables (GITHUB_*). Secrets are deleted from it in place once the inputs are read. */
+  env: Record<string, string | undefined>;
   setSecret(value: string): void;
   log: Log;
   writeSummary?(markdown: string): Promise<void>;
@@ -25,60 +34,77 @@ export interface ActionFace {
 
 const SELF_LOGINS = ['github-actions[bot]'];
 
-export async function main(face: ActionFace): Promise<ActionResult> {
-  const { settings, runner } = readInputs(face.env, face.setSecret);
-  const secrets = [settings.geminiApiKey, settings.githubToken];
+/** The whole action on a runner: never throws, sets every output, annotates each problem once. */
+export async function run(): Promise<void> {
+  try {
+    const outcome = await runAction(createCoreFace());
+    reportOutcome(outcome, {
+      setOutput: core.setOutput,
+      error: core.error,
+      markFailed: () => void (process.exitCode = 1),
+    });
+  } catch (e) {
+    // Only reporting itself can get here (an unwritable GITHUB_OUTPUT, say): still one line, no trace.
+    process.stdout.write(`::error title=agent-action::${messageOf(e).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')}\n`);
+    process.exitCode = 1;
+  }
+}
 
-  const payload = await readEventPayload(runner.eventPath);
-  const command = routeEvent(runner.eventName, payload, settings);
+function createCoreFace(): ActionFace {
+  return {
+    getInput: (name) => core.getInput(name),
+    env: process.env,
+    setSecret: core.setSecret,
+    log: { info: (l) => core.info(l), notice: (l) => core.notice(l), warning: (l) => core.warning(l), group: (title, fn) => core.group(title, fn) },
+    // No job summary outside a runner (local-action without GITHUB_STEP_SUMMARY): core.summary would throw.
+    writeSummary: process.env.GITHUB_STEP_SUMMARY ? async (md) => void (await core.summary.addRaw(md, true).write()) : undefined,
+  };
+}
+
+/** One run, start to end, as an outcome (outputs and annotations); errors become failed outcomes. */
+export async function runAction(face: ActionFace): Promise<Outcome> {
+  const read = readInputs(face.getInput, face.env, face.setSecret);
+  // Before anything can start a process: the inputs are in memory now, the environment keeps no secret.
+  dropSecretsFromEnv(face.env, read.secrets);
+  if (!read.ok) return failedOutcome(read.errors.map((e) => ({ title: e.source === 'input' ? `input ${e.input}` : e.input, message: e.message })));
+  try {
+    return await runCommandOf(face, read.settings, read.runner, read.secrets);
+  } catch (e) {
+    return outcomeOfError(e);
+  }
+}
+
+async function runCommandOf(face: ActionFace, settings: RunBase['settings'], runner: RunBase['runner'], secrets: string[]): Promise<Outcome> {
+  const event = await readEventFile(runner.eventPath);
+  if (!event.ok) return failedOutcome([{ title: 'event payload', message: event.message }]);
+  const command = routeEvent(runner.eventName, event.payload, settings);
   if (command.kind === 'skip') {
     face.log.notice(`agent-action: skipped: ${command.reason}`);
-    return { status: 'skipped', summary: command.reason };
+    return done({ status: 'skipped', summary: command.reason });
+  }
+  if (needsModel(command) && !settings.geminiApiKey) {
+    return failedOutcome([{ title: 'input gemini-api-key', message: "input 'gemini-api-key' is empty: expected a Gemini API key (pass it from a secret: ${{ secrets.GEMINI_API_KEY }})" }]);
   }
 
-  const octokit = createGitHubClient({
-    token: settings.githubToken,
-    baseUrl: runner.apiUrl,
-    secrets,
-    log: face.log.info,
-    pacing: runner.pacing,
-    retryAfterBaseMs: face.retryAfterBaseMs,
-  });
+  // Loaded only now (no module this one imports loads it): @actions/github parses the event file
+  // as it loads, and only now is the file known to be good.
+  const { createGitHubClient } = await import('./github-client.js');
+  const octokit = createGitHubClient({ token: settings.githubToken, baseUrl: runner.apiUrl, secrets, log: face.log.info, pacing: runner.pacing, retryAfterBaseMs: face.retryAfterBaseMs });
   const repo = runner.repository;
   const auth = await authorize(octokit, repo, command.trigger, { allowedBots: settings.allowedBots, selfLogins: SELF_LOGINS });
   if (!auth.allowed) {
     face.log.notice(`agent-action: not run: ${auth.reason}`);
     if (command.kind === 'reply') await tellRefusedReplier(octokit, repo, command, face.log);
-    return { status: 'skipped', summary: auth.reason };
+    return done({ status: 'skipped', summary: auth.reason });
   }
+  if (command.kind === 'help') return done(await replyWithHelp(octokit, repo, command.trigger.thread, { trigger: settings.trigger, fixLabel: settings.fixLabel }));
 
   const base: RunBase = { octokit, repo, settings, runner, log: face.log, secrets, writeSummary: face.writeSummary, modelClient: face.modelClient };
-  if (command.kind !== 'triage-all') return runCommand(base, command, command.trigger.thread);
-
-  // Nightly triage without a matrix: every open issue carrying the label, one after another.
-  const issues = await octokit.paginate(octokit.rest.issues.listForRepo, { ...repo, state: 'open', labels: command.label, per_page: 100 });
-  const results: ActionResult[] = [];
-  for (const issue of issues.filter((i) => !i.pull_request)) {
-    const thread = { number: issue.number, isPullRequest: false };
-    try {
-      results.push(await runCommand(base, { kind: 'triage', text: '', trigger: { ...command.trigger, thread } }, thread));
-    } catch (e) {
-      results.push({ status: 'failed', summary: `#${issue.number}: ${messageOf(e)}` });
-    }
-  }
-  const failed = results.filter((r) => r.status === 'failed');
-  return {
-    status: results.length === 0 ? 'skipped' : failed.length ? 'failed' : 'success',
-    summary: results.length === 0 ? `no open issues labelled '${command.label}'` : `triaged ${results.length} issue(s); ${failed.length} failed`,
-    labels: [...new Set(results.flatMap((r) => r.labels ?? []))],
-  };
+  if (command.kind === 'triage-all') return done(await triageAll(base, command));
+  return done(await runCommand(base, command, command.trigger.thread));
 }
 
-async function readEventPayload(path: string): Promise<unknown> {
-  if (!path) return {};
-  try {
-    return JSON.parse(await readFile(path, 'utf8'));
-  } catch (e) {
-    throw new AgentError('input', `cannot read the event payload at GITHUB_EVENT_PATH (${path}): ${messageOf(e)}`, { site: { file: path } });
-  }
-}
+const done = (result: Outcome['result']): Outcome => ({ result, errors: [] });
+
+/** Everything but the help reply talks to the model (a refused reply never gets this far). */
+const needsModel = (command: Exclude<Command, { kind: 'skip' }>): boolean => command.kind !== 'help';

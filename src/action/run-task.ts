@@ -38,7 +38,7 @@ export interface RunBase {
   modelClient?: AgentOptions['modelClient'];
 }
 
-type ThreadCommand = Exclude<Command, { kind: 'skip' | 'triage-all' }>;
+type ThreadCommand = Exclude<Command, { kind: 'skip' | 'triage-all' | 'help' }>;
 
 /** In a workflow nobody waits at a terminal: every question becomes a comment and the run suspends. */
 const deferToComment: ApprovalChannel = { decide: async () => 'defer' };

@@ -48,6 +48,11 @@ describe('comment commands', () => {
     ['/agent deny 2 too risky', { kind: 'reply', verb: 'deny', args: '2 too risky' }],
     ['/agent answer 2', { kind: 'reply', verb: 'answer', args: '2' }],
     ['/agent continue', { kind: 'reply', verb: 'continue', args: '' }],
+    ['/agent', { kind: 'help' }],
+    ['/agent   \n\n', { kind: 'help' }],
+    ['/agent help', { kind: 'help' }],
+    ['/agent HELP ', { kind: 'help' }],
+    ['/agent help me read this stack trace', { kind: 'question', text: 'help me read this stack trace' }],
   ])('%j', (body, expected) => {
     expect(routeEvent('issue_comment', comment(body), opts)).toMatchObject(expected);
   });
@@ -55,7 +60,6 @@ describe('comment commands', () => {
   it.each([
     'please ask /agent fix later',
     '/agentfix',
-    '/agent',
     'hello',
     '> /agent fix\nquoted',
   ])('%j is skipped', (body) => {
@@ -77,6 +81,10 @@ describe('comment commands', () => {
 
   it('honours a custom trigger word', () => {
     expect(routeEvent('issue_comment', comment('@bot review'), { ...opts, trigger: '@bot' }).kind).toBe('review');
+  });
+
+  it('help is a command on the thread, answered only for people with write access', () => {
+    expect(routeEvent('issue_comment', comment('/agent'), opts)).toMatchObject({ kind: 'help', trigger: { thread: { number: 7 }, comment: { body: '/agent' }, needsWrite: true } });
   });
 
   it('parseCommentCommand is undefined for non-commands', () => {

@@ -1,69 +1,96 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isAgentError } from '../../src/common/errors.js';
-import { parseDurationMs, parseInputs, parsePolicyInput, readInputs } from '../../src/action/inputs.js';
+import { parseDurationMs, parseInputs, parsePolicyInput, parseRunnerEnv, readInputs, type ActionSettings } from '../../src/action/inputs.js';
+import { readActionInputs } from '../support/action-yml.js';
 
-/** Every input with action.yml's default, as a runner sets them, plus the runner's own variables. */
-function runnerEnv(overrides: Record<string, string> = {}): Record<string, string> {
-  const yml = readFileSync(new URL('../../action.yml', import.meta.url), 'utf8');
-  const env: Record<string, string> = { GITHUB_REPOSITORY: 'octo/hello', GITHUB_EVENT_NAME: 'issue_comment', GITHUB_WORKSPACE: '/tmp/ws' };
-  const inputs = yml.slice(yml.indexOf('inputs:'), yml.indexOf('outputs:'));
-  for (const m of inputs.matchAll(/^ {2}([a-z-]+):\n(?: {4}.*\n)*? {4}default: (.*)$/gm)) {
-    const raw = m[2].trim();
-    env[`INPUT_${m[1].toUpperCase()}`] = raw === "''" ? '' : raw.startsWith('${{') ? 'ghs_workflowtoken123' : raw.replace(/^'(.*)'$/, '$1');
-  }
-  env['INPUT_GEMINI-API-KEY'] = 'AIza-test-key-123456';
-  return { ...env, ...overrides };
-}
+const TOKEN = 'ghs_workflowtoken123';
+const KEY = 'AIza-test-key-123456';
+
+/** A workflow's `with:`: these inputs set, every other one arriving empty. */
+const given =
+  (inputs: Record<string, string>) =>
+  (name: string): string =>
+    inputs[name] ?? '';
+
+/** As a runner passes them: action.yml's defaults (parsed with the yaml package), the token evaluated. */
+const runnerInputs = (overrides: Record<string, string> = {}) => {
+  const defaults = Object.fromEntries(readActionInputs().map((i) => [i.name, i.default ?? '']));
+  return given({ ...defaults, 'github-token': TOKEN, 'gemini-api-key': KEY, ...overrides });
+};
+
+const settingsOf = (r: ReturnType<typeof parseInputs>): ActionSettings => {
+  if (!r.ok) throw new Error(r.errors.map((e) => e.message).join('\n'));
+  return r.settings;
+};
 
 describe('parseInputs', () => {
-  it('reads action.yml defaults into settings', () => {
-    const r = parseInputs(runnerEnv());
-    expect(r.ok).toBe(true);
-    if (!r.ok) return;
-    expect(r.settings).toMatchObject({
+  it("reads action.yml's defaults into settings", () => {
+    expect(settingsOf(parseInputs(runnerInputs()))).toEqual({
+      geminiApiKey: KEY,
       model: 'gemini-2.5-pro',
+      geminiBaseUrl: undefined,
+      githubToken: TOKEN,
+      prompt: undefined,
       trigger: '/agent',
       approvalMode: undefined,
+      policy: { kind: 'none' },
+      adminPolicy: { kind: 'none' },
       maxTurns: 40,
       timeoutMs: 30 * 60_000,
+      maxCostUsd: undefined,
       triageLabel: 'needs-triage',
       fixLabel: 'agent-fix',
+      allowedBots: [],
       approvalTimeoutMs: 7 * 86_400_000,
       contextFileNames: ['GEMINI.md'],
-      githubToken: 'ghs_workflowtoken123',
+      sandbox: 'required',
+      sandboxNetwork: false,
+      sessionKey: undefined,
+      triageLabels: [],
+      issueNumber: undefined,
     });
-    expect(r.runner.repository).toEqual({ owner: 'octo', repo: 'hello' });
+  });
+
+  it('an input that arrives empty takes its action.yml default: never an error for what the workflow did not set', () => {
+    const onlyRequired = parseInputs(given({ 'github-token': TOKEN, 'gemini-api-key': KEY }));
+    expect(onlyRequired).toEqual(parseInputs(runnerInputs()));
+  });
+
+  it('trims values (local-action hands them over untrimmed)', () => {
+    const s = settingsOf(parseInputs(runnerInputs({ 'max-turns': ' 12\n', model: '  gemini-2.5-flash ', 'sandbox-network': ' TRUE ' })));
+    expect([s.maxTurns, s.model, s.sandboxNetwork]).toEqual([12, 'gemini-2.5-flash', true]);
+  });
+
+  it('an empty Gemini API key is not an input error here (a skipped event needs no model)', () => {
+    expect(settingsOf(parseInputs(runnerInputs({ 'gemini-api-key': '' }))).geminiApiKey).toBe('');
   });
 
   it.each([
-    ['INPUT_GEMINI-API-KEY', '', 'gemini-api-key'],
-    ['INPUT_GITHUB-TOKEN', '', 'github-token'],
-    ['INPUT_APPROVAL-MODE', 'always', 'approval-mode'],
-    ['INPUT_MAX-TURNS', '0', 'max-turns'],
-    ['INPUT_MAX-TURNS', 'ten', 'max-turns'],
-    ['INPUT_TIMEOUT-MINUTES', '-5', 'timeout-minutes'],
-    ['INPUT_MAX-COST-USD', 'lots', 'max-cost-usd'],
-    ['INPUT_POLICY', '[[rule]\ntoolName = "x"', 'policy'],
-    ['INPUT_ADMIN-POLICY', 'rules.json', 'admin-policy'],
-    ['INPUT_APPROVAL-TIMEOUT', 'a week', 'approval-timeout'],
-    ['INPUT_TRIGGER', '/agent please', 'trigger'],
-    ['INPUT_GEMINI-BASE-URL', 'ftp://x', 'gemini-base-url'],
-    ['INPUT_ISSUE-NUMBER', '#12', 'issue-number'],
-  ])('%s=%j is an error naming %s and quoting the value', (key, value, input) => {
-    const r = parseInputs(runnerEnv({ [key]: value }));
-    expect(r.ok).toBe(false);
-    if (r.ok) return;
-    expect(r.errors).toHaveLength(1);
-    expect(r.errors[0].input).toBe(input);
-    expect(r.errors[0].message).toContain(`'${input}'`);
-    expect(r.errors[0].message).toContain(JSON.stringify(value));
-    expect(r.errors[0].message).toMatch(/expected/);
+    ['approval-mode', 'always'],
+    ['max-turns', '0'],
+    ['max-turns', 'ten'],
+    ['timeout-minutes', '-5'],
+    ['max-cost-usd', 'lots'],
+    ['policy', '[[rule]\ntoolName = "x"'],
+    ['admin-policy', 'rules.json'],
+    ['approval-timeout', 'a week'],
+    ['trigger', '/agent please'],
+    ['gemini-base-url', 'ftp://x'],
+    ['issue-number', '#12'],
+    ['sandbox', 'sometimes'],
+    ['sandbox-network', 'yes'],
+  ])('%s=%j is one error naming that input and quoting the value', (input, value) => {
+    const r = parseInputs(runnerInputs({ [input]: value }));
+    expect(r.ok ? [] : r.errors).toEqual([{ input, source: 'input', message: expect.stringContaining(`input '${input}' is ${JSON.stringify(value)}: expected `) }]);
   });
 
-  it('collects every error at once', () => {
-    const r = parseInputs(runnerEnv({ 'INPUT_GEMINI-API-KEY': '', 'INPUT_APPROVAL-MODE': 'x', 'INPUT_MAX-TURNS': 'y' }));
-    expect(r.ok ? [] : r.errors.map((e) => e.input)).toEqual(['gemini-api-key', 'approval-mode', 'max-turns']);
+  it('collects every error at once, each with its own input', () => {
+    const r = parseInputs(runnerInputs({ 'approval-mode': 'x', 'max-turns': 'y', sandbox: 'z' }));
+    expect(r.ok ? [] : r.errors.map((e) => e.input)).toEqual(['approval-mode', 'max-turns', 'sandbox']);
+  });
+
+  it('an unevaluated ${{ github.token }} (local-action without INPUT_GITHUB-TOKEN) says what to set', () => {
+    const r = parseInputs(given({ 'gemini-api-key': KEY }));
+    expect(r.ok ? [] : r.errors).toEqual([{ input: 'github-token', source: 'input', message: expect.stringContaining('set INPUT_GITHUB-TOKEN') }]);
   });
 
   it.each([
@@ -72,33 +99,43 @@ describe('parseInputs', () => {
     ['yolo', 'yolo'],
     ['plan', 'plan'],
   ])('approval-mode %s maps to %s', (value, mode) => {
-    const r = parseInputs(runnerEnv({ 'INPUT_APPROVAL-MODE': value }));
-    expect(r.ok && r.settings.approvalMode).toBe(mode);
-  });
-
-  it('reads a missing GITHUB_REPOSITORY as an error', () => {
-    const r = parseInputs(runnerEnv({ GITHUB_REPOSITORY: '' }));
-    expect(r.ok ? [] : r.errors.map((e) => e.input)).toEqual(['GITHUB_REPOSITORY']);
+    expect(settingsOf(parseInputs(runnerInputs({ 'approval-mode': value }))).approvalMode).toBe(mode);
   });
 
   it('splits allowed-bots and lower-cases them', () => {
-    const r = parseInputs(runnerEnv({ 'INPUT_ALLOWED-BOTS': 'Dependabot[bot],\nrenovate[bot]' }));
-    expect(r.ok && r.settings.allowedBots).toEqual(['dependabot[bot]', 'renovate[bot]']);
+    expect(settingsOf(parseInputs(runnerInputs({ 'allowed-bots': 'Dependabot[bot],\nrenovate[bot]' }))).allowedBots).toEqual(['dependabot[bot]', 'renovate[bot]']);
+  });
+});
+
+describe('parseRunnerEnv', () => {
+  const env = { GITHUB_REPOSITORY: 'octo/hello', GITHUB_EVENT_NAME: 'issue_comment', GITHUB_EVENT_PATH: '/tmp/e.json', GITHUB_WORKSPACE: '/tmp/ws', GITHUB_API_URL: 'http://127.0.0.1:9/' };
+
+  it('reads the runner variables', () => {
+    const r = parseRunnerEnv(env);
+    expect(r.ok && r.runner).toMatchObject({ eventName: 'issue_comment', eventPath: '/tmp/e.json', workspace: '/tmp/ws', repository: { owner: 'octo', repo: 'hello' }, apiUrl: 'http://127.0.0.1:9' });
+  });
+
+  it('a missing GITHUB_REPOSITORY and GITHUB_EVENT_NAME are two errors, each naming its variable', () => {
+    const r = parseRunnerEnv({ ...env, GITHUB_REPOSITORY: 'solo', GITHUB_EVENT_NAME: '' });
+    expect(r.ok ? [] : r.errors.map((e) => [e.input, e.source])).toEqual([
+      ['GITHUB_REPOSITORY', 'runner'],
+      ['GITHUB_EVENT_NAME', 'runner'],
+    ]);
   });
 });
 
 describe('readInputs', () => {
-  it('masks secrets before parsing, even when other inputs are wrong', () => {
+  it('masks every secret input before parsing, even when other inputs are wrong', () => {
     const masked: string[] = [];
-    let thrown: unknown;
-    try {
-      readInputs(runnerEnv({ 'INPUT_MAX-TURNS': 'nope' }), (s) => masked.push(s));
-    } catch (e) {
-      thrown = e;
-    }
-    expect(masked).toEqual(['AIza-test-key-123456', 'ghs_workflowtoken123']);
-    expect(isAgentError(thrown) && thrown.kind).toBe('input');
-    expect(isAgentError(thrown) && thrown.site.input).toBe('max-turns');
+    const r = readInputs(runnerInputs({ 'max-turns': 'nope', 'session-key': 'session-secret-42' }), { GITHUB_REPOSITORY: 'o/r', GITHUB_EVENT_NAME: 'push' }, (s) => masked.push(s));
+    expect(masked).toEqual([KEY, TOKEN, 'session-secret-42']);
+    expect(r.ok ? [] : r.errors.map((e) => e.input)).toEqual(['max-turns']);
+    expect(r.secrets).toEqual([KEY, TOKEN, 'session-secret-42']);
+  });
+
+  it('reports input and runner problems together', () => {
+    const r = readInputs(runnerInputs({ trigger: 'two words' }), { GITHUB_EVENT_NAME: 'push' }, () => {});
+    expect(r.ok ? [] : r.errors.map((e) => e.input)).toEqual(['trigger', 'GITHUB_REPOSITORY']);
   });
 });
 

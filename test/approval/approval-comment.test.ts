@@ -208,3 +208,21 @@ describe('reply parsing', () => {
     });
   });
 });
+
+describe('approval comment: rule files', () => {
+  it('names them relative to the repository, never by a runner path', () => {
+    const ws = '/home/runner/work/hello/hello';
+    const body = renderApprovalComment({
+      ...base,
+      workspace: ws,
+      pending: [
+        { ...shell, rule: { ...shell.rule!, source: `${ws}/.gemini/policies/deps.toml` } },
+        { ...edit, rule: { ...edit.rule!, source: '/tmp/agent-action-trusted-x1/.gemini/policies/edits.toml' } },
+      ],
+    });
+    expect(body).toContain('rule `.gemini/policies/deps.toml:12`');
+    expect(body).toContain('rule `.gemini/policies/edits.toml:40`');
+    expect(body).not.toContain('/home/runner');
+    expect(body).not.toContain('/tmp/');
+  });
+});

@@ -56,10 +56,11 @@ describe('the bundled action refuses', () => {
   });
 
   it.each([
-    ['approval-mode', 'reckless'],
-    ['max-turns', 'many'],
-    ['policy', '[[rule]\ntoolName = "x"'],
-  ])('a bad input (%s=%j): exit non-zero, an annotation naming it, no request to GitHub or Gemini', async (input, value) => {
+    ['approval-mode', 'reckless', 'one of default, auto_edit, yolo, plan'],
+    ['max-turns', 'many', 'a whole number from 1 to 1000'],
+    ['policy', '[[rule]\ntoolName = "x"', 'TOML does not parse'],
+    ['sandbox', 'sometimes', 'one of required, auto, off'],
+  ])('a bad input (%s=%j): exit 1, status failed, exactly one annotation titled with it, no stack, no request', async (input, value, expected) => {
     const { ws, payload, before } = await setup('maintainer', '/agent fix');
     const r = await runAction({
       eventName: 'issue_comment',
@@ -69,13 +70,35 @@ describe('the bundled action refuses', () => {
       env: { GITHUB_API_URL: gh.url },
     });
 
-    expect(r.code).not.toBe(0);
-    expect(r.outputs.status).toBe('failed');
+    expect(r.code).toBe(1);
+    expect(r.outputs).toMatchObject({ status: 'failed', 'session-id': '', branch: '', turns: '0', tokens: '0' });
+    expect(r.outputs.summary).toMatch(new RegExp(`^input '${input}' is `));
     const errors = r.annotations.filter((a) => a.level === 'error');
-    expect(errors.length).toBeGreaterThan(0);
-    expect(errors.some((a) => a.properties.title === `input ${input}` && a.message.includes(`'${input}'`))).toBe(true);
+    expect(errors).toHaveLength(1);
+    expect(errors[0].properties.title).toBe(`input ${input}`);
+    expect(errors[0].message).toContain(`input '${input}' is ${JSON.stringify(value)}: expected `);
+    expect(errors[0].message).toContain(expected);
+    expect(r.stdout + r.stderr).not.toMatch(/\n\s+at /);
     expect(gh.requests).toEqual([]);
     expect(gemini.requests).toEqual([]);
     expect(refsIn(ws.origin)).toBe(before);
+  });
+
+  it('three bad inputs: three annotations, each titled with its own input, each printed once', async () => {
+    const { ws, payload } = await setup('maintainer', '/agent fix');
+    const r = await runAction({
+      eventName: 'issue_comment',
+      payload,
+      workspace: ws.dir,
+      inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'approval-mode': 'reckless', 'max-turns': 'many', 'approval-timeout': 'soon' },
+      env: { GITHUB_API_URL: gh.url },
+    });
+    expect(r.code).toBe(1);
+    expect(r.annotations.map((a) => [a.level, a.properties.title])).toEqual([
+      ['error', 'input approval-mode'],
+      ['error', 'input max-turns'],
+      ['error', 'input approval-timeout'],
+    ]);
+    expect(new Set(r.annotations.map((a) => a.message)).size).toBe(3);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Every payload of @octokit/webhooks-examples ends `success` or `skipped`, never a crash: all of them
- * in-process through `main()` (a child process per payload would take minutes on a loaded machine),
+ * in-process through `runAction()` (a child process per payload would take minutes on a loaded machine),
  * and one per event type the action may be subscribed to through the bundled dist/index.js. The
  * fakes are seeded with the repository, issue and pull request each payload names, so commands that
  * route (issues.opened -> triage, pull_request.opened -> review, workflow_dispatch -> triage of
@@ -9,11 +9,12 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/action/main.js';
+import { runAction as runInProcess } from '../../src/action/main.js';
 import { messageOf } from '../../src/common/errors.js';
 import { reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { createFakeGitHubState, startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { makeTempDir } from '../support/git-repo.js';
+import { createTestFace } from '../support/action-face.js';
 import { BUNDLE, createRunnerEnv, createWorkspace, readWebhookExamples, runAction, type Workspace } from '../support/e2e-runner.js';
 
 /** Events a workflow using this action subscribes to (handled), and a few it may receive anyway. */
@@ -58,7 +59,7 @@ const cases = readWebhookExamples().flatMap((d) => d.examples.map((payload, i) =
 /** Model requests each in-process case made: routed commands must really have run the agent. */
 const asked = new Map<string, number>();
 
-describe('every @octokit/webhooks-examples payload through main()', () => {
+describe('every @octokit/webhooks-examples payload through runAction()', () => {
   it.each(cases)('%s ends success or skipped', async (label, event, payload) => {
     const gh = await fakeFor(payload);
     const before = gemini.requests.length;
@@ -71,15 +72,15 @@ describe('every @octokit/webhooks-examples payload through main()', () => {
         { eventName: event, payload, workspace: ws.dir, inputs: inputs(), env: { GITHUB_API_URL: gh.url }, repository: `${gh.state.owner}/${gh.state.repo}` },
         { eventPath, outputPath: join(dir, 'out'), summaryPath: join(dir, 'summary'), temp: dir, home: dir },
       );
-      const lines: string[] = [];
-      const log = { info: (l: string) => lines.push(l), notice: (l: string) => lines.push(l), warning: (l: string) => lines.push(`warning: ${l}`), group: <T,>(_t: string, fn: () => Promise<T>) => fn() };
+      const face = createTestFace(env);
       let status: string;
       try {
-        status = (await main({ env, setSecret: () => {}, log, retryAfterBaseMs: 1 })).status;
+        const outcome = await runInProcess(face);
+        status = outcome.errors.length ? `errors: ${JSON.stringify(outcome.errors)}` : outcome.result.status;
       } catch (e) {
-        status = `threw: ${messageOf(e)}\n${lines.join('\n')}`;
+        status = `threw: ${messageOf(e)}`;
       }
-      expect(['success', 'skipped'], lines.join('\n')).toContain(status);
+      expect(['success', 'skipped'], face.lines.join('\n')).toContain(status);
     } finally {
       asked.set(label, gemini.requests.length - before);
       await gh.close();

@@ -1,7 +1,9 @@
 /**
  * Runs the bundled action (dist/index.js) the way a GitHub runner does: a child process with the
  * event payload in a file, the runner's GITHUB_* variables, and an INPUT_<NAME> for every input of
- * action.yml (its default where the caller gives none). Returns the exit code, the output streams,
+ * action.yml as the `yaml` package parses it (its default where the caller gives none, with
+ * `${{ github.token }}` evaluated as the runner would), so a new input's default is tested without
+ * editing this file. Returns the exit code, the output streams,
  * the parsed GITHUB_OUTPUT file, the step summary and the workflow-command annotations.
  *
  *   const ws = createWorkspace({ 'src/a.ts': '...' });            // bare origin + a runner's clone
@@ -18,6 +20,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readActionInputs } from './action-yml.js';
 import { GIT_IDENTITY, git, makeTempDir, writeFiles } from './git-repo.js';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -29,6 +32,8 @@ export interface RunActionOptions {
   node?: string;
   eventName: string;
   payload: unknown;
+  /** The event file's exact text instead of the payload as JSON (a broken file, say). */
+  eventText?: string;
   /** Inputs by their action.yml names (`approval-mode`); the rest take action.yml's defaults. */
   inputs?: Record<string, string>;
   /** GITHUB_WORKSPACE, and the child's working directory. */
@@ -62,47 +67,6 @@ export interface ActionRun {
   /** The environment the child ran with (for a demo to show, or a test to reuse). */
   env: Record<string, string>;
 }
-
-export interface ActionInput {
-  name: string;
-  default: string;
-}
-
-/**
- * The inputs of action.yml with their defaults. A reader for the block-mapping subset action.yml
- * is written in (no YAML package in this project): `inputs:` at column 0, a name at two spaces,
- * its keys at four, scalar values plain, single- or double-quoted.
- */
-export function parseActionInputs(yml: string): ActionInput[] {
-  const out: ActionInput[] = [];
-  let inInputs = false;
-  let current: ActionInput | undefined;
-  for (const line of yml.split(/\r?\n/)) {
-    if (/^\S/.test(line)) {
-      inInputs = /^inputs:\s*$/.test(line);
-      current = undefined;
-      continue;
-    }
-    if (!inInputs) continue;
-    const name = /^ {2}([A-Za-z0-9_-]+):\s*$/.exec(line);
-    if (name) {
-      current = { name: name[1], default: '' };
-      out.push(current);
-      continue;
-    }
-    const def = /^ {4}default:\s*(.*?)\s*$/.exec(line);
-    if (def && current) current.default = unquote(def[1]);
-  }
-  return out;
-}
-
-function unquote(v: string): string {
-  if (v.startsWith("'") && v.endsWith("'") && v.length >= 2) return v.slice(1, -1).replace(/''/g, "'");
-  if (v.startsWith('"') && v.endsWith('"') && v.length >= 2) return JSON.parse(v) as string;
-  return v;
-}
-
-export const readActionInputs = (path = join(REPO_ROOT, 'action.yml')): ActionInput[] => parseActionInputs(readFileSync(path, 'utf8'));
 
 /** `${{ github.token }}` and friends, as the runner evaluates them before the action starts. */
 function evaluateDefault(value: string, ctx: Record<string, string>): string {
@@ -196,7 +160,8 @@ export function createRunnerEnv(o: RunActionOptions, files: { eventPath: string;
   const ctx = { 'github.token': token };
   for (const input of readActionInputs()) {
     const given = o.inputs?.[input.name];
-    env[`INPUT_${input.name.replace(/ /g, '_').toUpperCase()}`] = given ?? evaluateDefault(input.default, ctx);
+    if (given === undefined && input.default === undefined) continue; // the runner sets no variable then
+    env[`INPUT_${input.name.replace(/ /g, '_').toUpperCase()}`] = given ?? evaluateDefault(input.default ?? '', ctx);
   }
   for (const [name, value] of Object.entries(o.inputs ?? {})) env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
   return env;
@@ -208,7 +173,7 @@ export async function runAction(o: RunActionOptions): Promise<ActionRun> {
   const temp = makeTempDir('agent-action-runner-');
   const files = { eventPath: join(temp, 'event.json'), outputPath: join(temp, 'output'), summaryPath: join(temp, 'step_summary'), temp, home: join(temp, 'home') };
   mkdirSync(files.home);
-  writeFileSync(files.eventPath, JSON.stringify(o.payload, null, 2));
+  writeFileSync(files.eventPath, o.eventText ?? JSON.stringify(o.payload, null, 2));
   for (const f of [files.outputPath, files.summaryPath, join(temp, 'env'), join(temp, 'path'), join(temp, 'state')]) writeFileSync(f, '');
   const env = createRunnerEnv(o, files);
   const { code, stdout, stderr } = await spawnNode(o.bundle ?? BUNDLE, o.workspace, env, o.timeoutMs ?? 180_000, o.node);

@@ -8,8 +8,9 @@
  */
 import type { PendingApproval, ApprovalAnswer } from '../../scheduler/types.js';
 import type { RuleRef } from '../../policy/types.js';
-import { redact } from '../github-client.js';
+import { redact } from '../redact.js';
 import { formatMarker, tryParseMarker } from '../markers.js';
+import { displayRuleSource } from '../rule-source.js';
 
 export const APPROVAL_MARKER_KIND = 'approval';
 
@@ -23,6 +24,8 @@ export interface ApprovalCommentInput {
   trigger: string;
   secrets: readonly string[];
   runUrl?: string;
+  /** GITHUB_WORKSPACE: rule files are named relative to it, never by a runner path. */
+  workspace?: string;
 }
 
 const MAX_BLOCK = 4000;
@@ -43,8 +46,9 @@ function code(text: string): string {
   return longest > 0 ? `${tick} ${one} ${tick}` : `${tick}${one}${tick}`;
 }
 
-export function describeRule(rule: RuleRef): string {
-  const where = rule.line > 0 ? `${rule.source}:${rule.line}` : rule.source;
+export function describeRule(rule: RuleRef, workspace?: string): string {
+  const source = displayRuleSource(rule.source, workspace);
+  const where = rule.line > 0 ? `${source}:${rule.line}` : source;
   return `rule ${code(where)} (${rule.tier} tier, priority ${rule.priority})`;
 }
 
@@ -56,7 +60,7 @@ function describeDuration(ms: number): string {
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
-function renderCall(p: PendingApproval, n: number): string {
+function renderCall(p: PendingApproval, n: number, workspace?: string): string {
   const lines: string[] = [];
   if (p.question) {
     lines.push(`**${n}. The agent asks:**`, '', ...p.question.question.split('\n').map((l) => `> ${l}`));
@@ -76,7 +80,7 @@ function renderCall(p: PendingApproval, n: number): string {
     lines.push('', fenced('json', JSON.stringify(p.args, null, 2)));
   }
   if (typeof p.args.description === 'string' && p.args.description) lines.push('', `Why: ${p.args.description}`);
-  lines.push('', p.rule ? `Asked by ${describeRule(p.rule)}.` : 'No rule allowed it outright.');
+  lines.push('', p.rule ? `Asked by ${describeRule(p.rule, workspace)}.` : 'No rule allowed it outright.');
   return lines.join('\n');
 }
 
@@ -119,7 +123,7 @@ export function renderApprovalComment(input: ApprovalCommentInput): string {
     '',
     intro,
     '',
-    ...pending.flatMap((p, i) => [renderCall(p, i + 1), '']),
+    ...pending.flatMap((p, i) => [renderCall(p, i + 1, input.workspace), '']),
     `**How to answer** (reply within ${describeDuration(open)}, until ${until}; only people with write access can answer):`,
     '',
     ...howToAnswer(pending, trigger),

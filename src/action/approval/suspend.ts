@@ -121,6 +121,7 @@ export async function suspendSession(ctx: ActionRunContext, run: AwaitingRun, pr
     trigger: ctx.settings.trigger,
     secrets: ctx.secrets,
     runUrl: ctx.runUrl,
+    workspace: ctx.workspace,
   });
   const { data: question } = await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number: doc.thread.number, body });
 

@@ -1,0 +1,37 @@
+/**
+ * `/agent` with nothing after it, or `/agent help`: one reply in the thread listing the commands and
+ * what each does. No model, no progress comment. The reply carries a marker, so the action never
+ * reads its own help (which quotes the commands) as a command.
+ */
+import type { Thread } from './event-command.js';
+import type { GitHubClient } from './github-client.js';
+import { formatMarker } from './markers.js';
+import type { ActionResult, RepoRef } from './run-context.js';
+
+/** The help text for a trigger word (`/agent` by default). */
+export function renderHelp(trigger: string, o: { fixLabel?: string } = {}): string {
+  const t = (rest: string) => `\`${trigger}${rest ? ` ${rest}` : ''}\``;
+  const lines = [
+    '### agent-action commands',
+    '',
+    'Start a comment with one of these (only people with write access are heard):',
+    '',
+    `- ${t('fix [instructions]')}: make the change. On a pull request from this repository the commits go to its branch; on an issue they go to a new branch and a pull request.`,
+    `- ${t('review [focus]')}: review the pull request and post the findings as a review with line comments.`,
+    `- ${t('triage')}: label the issue from the repository's labels, and ask for what is missing.`,
+    `- ${t('<question>')}: answer a question about this issue or pull request and the code; nothing is changed.`,
+    `- ${t('approve')}, ${t('approve always')}, ${t('deny <reason>')}: answer a paused run that asked before running something (${t('approve 1 3')} / ${t('deny 2 <reason>')} answer call by call).`,
+    `- ${t('answer <text>')}: answer the agent's own question to a paused run.`,
+    `- ${t('continue')}: resume a run that was interrupted (a cancelled or crashed job).`,
+    `- ${t('help')}: this list.`,
+  ];
+  if (o.fixLabel) lines.push('', `Labelling an issue \`${o.fixLabel}\` also starts ${t('fix')}.`);
+  lines.push('', formatMarker('help'));
+  return lines.join('\n');
+}
+
+/** Posts the help in the thread; the run ends `success`. */
+export async function replyWithHelp(octokit: GitHubClient, repo: RepoRef, thread: Thread, o: { trigger: string; fixLabel?: string }): Promise<ActionResult> {
+  const { data } = await octokit.rest.issues.createComment({ ...repo, issue_number: thread.number, body: renderHelp(o.trigger, o) });
+  return { status: 'success', summary: `posted the list of commands: ${data.html_url}` };
+}
