@@ -33,7 +33,7 @@ afterAll(() => {
 });
 
 /** Both programs on the same session, each with a fresh fake server; returns both runs and what each server saw. */
-async function both(format: 'text' | 'json' | 'stream-json') {
+async function both(format: 'text' | 'json' | 'stream-json', limits: { maxTurns?: number } = {}) {
   const args = ['-p', PROMPT, '-o', format, '-m', MODEL];
   const fakes: FakeGemini[] = [];
   try {
@@ -41,10 +41,12 @@ async function both(format: 'text' | 'json' | 'stream-json') {
     fakes.push(theirs);
     const home = makeTempDir('cli-parity-home-');
     dirs.push(home);
-    const gemini = await runGeminiCli(args, { baseUrl: theirs.baseUrl, cwd: ws, home });
+    const settings = limits.maxTurns ? { model: { maxSessionTurns: limits.maxTurns } } : {};
+    const gemini = await runGeminiCli(args, { baseUrl: theirs.baseUrl, cwd: ws, home, settings });
     const mine = await startFakeGemini(script());
     fakes.push(mine);
-    const ours = await runBuiltCli([...args, '--cwd', ws], { env: { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: mine.baseUrl } });
+    const ourLimits = limits.maxTurns ? ['--max-turns', String(limits.maxTurns)] : [];
+    const ours = await runBuiltCli([...args, '--cwd', ws, ...ourLimits], { env: { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: mine.baseUrl } });
     return { gemini, ours, requests: [theirs.requests.length, mine.requests.length] };
   } finally {
     for (const f of fakes) await f.close();
@@ -143,6 +145,20 @@ describe('the built CLI against Gemini CLI on the same session', () => {
     expect(JSON.stringify(mine, null, 1)).toBe(JSON.stringify(theirs, null, 1));
     // Gemini CLI ends the JSON without a newline; so do we.
     expect(ours.stdout.endsWith('}')).toBe(gemini.stdout.endsWith('}'));
+  });
+
+  it('stream-json at the turn limit: the same events, an error result of the same type, exit 53', async () => {
+    const { gemini, ours, requests } = await both('stream-json', { maxTurns: 1 });
+    expect([gemini.code, ours.code]).toEqual([53, 53]);
+    expect(requests).toEqual([1, 1]);
+    const [theirs, mine] = [normalizeStream(gemini.stdout), normalizeStream(ours.stdout)];
+    expect(mine.map((e) => e.type)).toEqual(['init', 'message', 'message', 'tool_use', 'tool_result', 'result']);
+    // The message names each program's own setting (maxSessionTurns, --max-turns).
+    for (const e of [theirs.at(-1)!, mine.at(-1)!]) (e.error as { message: string }).message = '<message>';
+    delete (mine.at(-1)!.stats as Record<string, unknown>).cost_usd;
+    for (const e of [...theirs, ...mine]) if (e.type === 'tool_result') delete e.output;
+    expect(JSON.stringify(mine, null, 1)).toBe(JSON.stringify(theirs, null, 1));
+    expect(mine.at(-1)).toMatchObject({ status: 'error', error: { type: 'FatalTurnLimitedError' } });
   });
 
   it("text: each turn's text on its own line, byte for byte", async () => {

@@ -62,15 +62,16 @@ export const runBuiltCli = (args: readonly string[], opts: SpawnOptions = {}) =>
 
 /**
  * Gemini CLI, headless, against `baseUrl`: an API key, a HOME of its own with the settings a
- * first run needs (API-key auth, no folder-trust prompt, no telemetry, no update check).
+ * first run needs (API-key auth, no folder-trust prompt, no telemetry, no update check), plus `settings`.
  */
-export function runGeminiCli(args: readonly string[], o: { baseUrl: string; cwd: string; home: string; timeoutMs?: number }): Promise<CliRun> {
+export function runGeminiCli(args: readonly string[], o: { baseUrl: string; cwd: string; home: string; settings?: Record<string, unknown>; timeoutMs?: number }): Promise<CliRun> {
   mkdirSync(join(o.home, '.gemini'), { recursive: true });
   const settings = {
     security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
     privacy: { usageStatisticsEnabled: false },
     telemetry: { enabled: false },
     general: { disableAutoUpdate: true, disableUpdateNag: true },
+    ...o.settings,
   };
   writeFileSync(join(o.home, '.gemini', 'settings.json'), JSON.stringify(settings));
   return runProgram(GEMINI_CLI, args, {
