@@ -1,5 +1,6 @@
 /** The action's outputs, from a run's result (names as in action.yml). */
 import * as core from '@actions/core';
+import { formatUsd } from '../model/pricing.js';
 import type { ActionResult } from './run-context.js';
 
 export function setOutputs(r: ActionResult, set: (name: string, value: string) => void = core.setOutput): void {
@@ -12,5 +13,5 @@ export function setOutputs(r: ActionResult, set: (name: string, value: string) =
   set('labels', (r.labels ?? []).join(','));
   set('turns', String(r.stats?.turns ?? 0));
   set('tokens', String(r.stats?.totalTokens ?? 0));
-  set('cost-usd', (r.stats?.costUsd ?? 0).toFixed(4));
+  set('cost-usd', formatUsd(r.stats?.costUsd ?? 0));
 }

@@ -4,6 +4,7 @@
  * The same table goes to the job summary. A failing edit is logged, never fatal: progress is a view.
  */
 import { messageOf } from '../common/errors.js';
+import { formatUsd } from '../model/pricing.js';
 import type { LoopEvent, RunStats } from '../core/events.js';
 import type { CommentRef, Thread } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
@@ -168,7 +169,7 @@ export function renderResultTable(result: ActionResult, stats: RunStats | undefi
     ['Turns', String(stats?.turns ?? 0)],
     ['Tokens', `${stats?.totalTokens ?? 0} (${stats?.inputTokens ?? 0} in, ${stats?.outputTokens ?? 0} out)`],
     ['Tool calls', String(stats?.toolCalls ?? 0)],
-    ['Cost', `$${(stats?.costUsd ?? 0).toFixed(4)}`],
+    ['Cost', `$${formatUsd(stats?.costUsd ?? 0)}`],
     ['Duration', formatDuration(stats?.durationMs ?? elapsedMs)],
   ];
   if (result.branch) rows.push(['Branch', `\`${result.branch}\``]);

@@ -1,11 +1,12 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AgentError, messageOf } from '../common/errors.js';
 import type { ApprovalMode } from '../policy/types.js';
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 
-export interface CliArgs {
-  kind: 'run';
+/** `-p`: one headless run (Gemini CLI's non-interactive mode). */
+export interface PromptArgs {
+  kind: 'prompt';
   prompt?: string;
   output: OutputFormat;
   model?: string;
@@ -17,10 +18,19 @@ export interface CliArgs {
   adminPolicies: string[];
 }
 
-export type CliCommand = CliArgs | { kind: 'help' } | { kind: 'version' } | { kind: 'policy-check'; argv: string[] };
+/**
+ * What the command line asks for. Each kind is one mode of the CLI, run by its own module from
+ * run.ts; a new mode (an ACP server over stdio, session resume and listing) is a new kind here.
+ */
+export type CliCommand =
+  | PromptArgs
+  | { kind: 'help' }
+  | { kind: 'version' }
+  | { kind: 'policy-help' }
+  | { kind: 'policy-check'; argv: string[] };
 
 export const HELP = `Usage: agent-action -p PROMPT [options]
-       agent-action policy check --tool NAME [--args JSON] [...]   (see: agent-action policy check --help)
+       agent-action policy check --tool NAME [--args JSON] [...]   (see: agent-action policy --help)
 
 Runs the agent headlessly in a directory: it reads files, edits them and runs the commands that
 policy allows, then prints the result. The prompt may also come on standard input.
@@ -44,78 +54,144 @@ Exit codes: 0 success, 1 error, 41 credentials, 42 bad input, 52 bad configurati
 53 limit reached, 54 fatal tool error, 130 cancelled.
 `;
 
+export const POLICY_HELP = `Usage: agent-action policy check --tool NAME [options]
+
+Commands:
+  policy check    which decision a tool call would get, and which rule (file, line, tier) gave it
+                  (see: agent-action policy check --help)
+`;
+
 const MODES: Record<string, ApprovalMode> = { default: 'default', auto_edit: 'autoEdit', autoEdit: 'autoEdit', yolo: 'yolo', plan: 'plan' };
 const FORMATS: readonly OutputFormat[] = ['text', 'json', 'stream-json'];
 
+/** What each flag that takes a value expects, for the messages that reject one. */
+const EXPECTS: Readonly<Record<string, string>> = {
+  prompt: 'the task as text',
+  'output-format': 'one of text, json, stream-json',
+  model: 'a Gemini model name',
+  'approval-mode': 'one of default, auto_edit, yolo, plan',
+  'max-turns': 'a whole number of turns, at least 1',
+  'timeout-minutes': 'a whole number of minutes, at least 1',
+  cwd: 'a directory',
+  policy: 'a policy file or folder',
+  'admin-policy': 'a policy file or folder',
+};
+
+const OPTIONS = {
+  prompt: { type: 'string', short: 'p' },
+  'output-format': { type: 'string', short: 'o' },
+  model: { type: 'string', short: 'm' },
+  'approval-mode': { type: 'string' },
+  yolo: { type: 'boolean', short: 'y' },
+  'max-turns': { type: 'string' },
+  'timeout-minutes': { type: 'string' },
+  cwd: { type: 'string' },
+  policy: { type: 'string', multiple: true },
+  'admin-policy': { type: 'string', multiple: true },
+  version: { type: 'boolean', short: 'v' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
 /** Pure: argv (without node and script) to a command, or AgentError('input') naming the flag. */
 export function parseCliArgs(argv: readonly string[]): CliCommand {
-  if (argv[0] === 'policy') {
-    if (argv[1] !== 'check') throw new AgentError('input', `unknown command "policy ${argv[1] ?? ''}": did you mean "policy check"?`, { site: { input: 'policy' } });
-    return { kind: 'policy-check', argv: argv.slice(2) };
-  }
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        prompt: { type: 'string', short: 'p' },
-        'output-format': { type: 'string', short: 'o' },
-        model: { type: 'string', short: 'm' },
-        'approval-mode': { type: 'string' },
-        yolo: { type: 'boolean', short: 'y' },
-        'max-turns': { type: 'string' },
-        'timeout-minutes': { type: 'string' },
-        cwd: { type: 'string' },
-        policy: { type: 'string', multiple: true },
-        'admin-policy': { type: 'string', multiple: true },
-        version: { type: 'boolean', short: 'v' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (e) {
-    // node:util says e.g. "Unknown option '--foo'"; keep its words, name the flag.
-    const flag = /'([^']+)'/.exec(messageOf(e))?.[1];
-    throw new AgentError('input', `${messageOf(e)}. Run agent-action --help for the flags.`, { site: { input: flag } });
-  }
-  const v = parsed.values;
+  if (argv[0] === 'policy') return parsePolicyCommand(argv.slice(1));
+  const v = parseFlags(argv);
   if (v.help) return { kind: 'help' };
   if (v.version) return { kind: 'version' };
-  if (parsed.positionals.length > 0) {
-    throw new AgentError('input', `unexpected argument "${parsed.positionals[0]}": pass the task with -p "..."`, { site: { input: parsed.positionals[0] } });
-  }
 
   const output = (v['output-format'] ?? 'text') as OutputFormat;
-  if (!FORMATS.includes(output)) {
-    throw new AgentError('input', `--output-format "${v['output-format']}" is not one of ${FORMATS.join(', ')}`, { site: { input: '--output-format' } });
-  }
+  if (!FORMATS.includes(output)) throw badValue('output-format', v['output-format']);
   const modeText = v.yolo ? 'yolo' : (v['approval-mode'] ?? 'default');
   const mode = MODES[modeText];
-  if (!mode) {
-    throw new AgentError('input', `--approval-mode "${modeText}" is not one of default, auto_edit, yolo, plan`, { site: { input: '--approval-mode' } });
-  }
+  if (!mode) throw badValue('approval-mode', modeText);
   if (v.yolo && v['approval-mode'] && v['approval-mode'] !== 'yolo') {
     throw new AgentError('input', `--yolo contradicts --approval-mode ${v['approval-mode']}`, { site: { input: '--yolo' } });
   }
   return {
-    kind: 'run',
+    kind: 'prompt',
     prompt: v.prompt,
     output,
     model: v.model,
     mode,
-    maxTurns: parsePositiveInt(v['max-turns'], '--max-turns') ?? 100,
-    timeoutMinutes: parsePositiveInt(v['timeout-minutes'], '--timeout-minutes'),
+    maxTurns: parsePositiveInt(v['max-turns'], 'max-turns') ?? 100,
+    timeoutMinutes: parsePositiveInt(v['timeout-minutes'], 'timeout-minutes'),
     cwd: v.cwd,
     policies: v.policy ?? [],
     adminPolicies: v['admin-policy'] ?? [],
   };
 }
 
+function parsePolicyCommand(rest: readonly string[]): CliCommand {
+  const [sub] = rest;
+  if (sub === 'check') return { kind: 'policy-check', argv: rest.slice(1) };
+  if (sub === '--help' || sub === '-h' || sub === 'help') return { kind: 'policy-help' };
+  const what = sub === undefined ? 'missing command after "policy"' : `unknown command "policy ${sub}"`;
+  throw new AgentError('input', `${what}: the one policy command is "policy check" (see: agent-action policy --help)`, { site: { input: 'policy' } });
+}
+
+function parseFlags(argv: readonly string[]) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: joinDashValues(argv, OPTIONS), allowPositionals: true, strict: true, options: OPTIONS });
+  } catch (e) {
+    throw flagError(e);
+  }
+  if (parsed.positionals.length > 0 && !parsed.values.help && !parsed.values.version) {
+    const p = parsed.positionals[0];
+    throw new AgentError('input', `unexpected argument "${p}": pass the task with -p "..."`, { site: { input: p } });
+  }
+  return parsed.values;
+}
+
+/**
+ * node:util's parseArgs refuses a value that starts with a dash (`--timeout-minutes -1`, `-p "-v is
+ * broken"`) as "ambiguous". A value is what follows a flag that takes one, unless it is itself one
+ * of our flags: join those as `--flag=value` so the value gets checked and named like any other.
+ */
+function joinDashValues(argv: readonly string[], options: ParseArgsConfig['options'] & object): string[] {
+  type Flag = { name: string; type: 'string' | 'boolean' };
+  const longs = new Map<string, Flag>(Object.entries(options).map(([name, o]) => [`--${name}`, { name, type: o.type }]));
+  const shorts = new Map<string, Flag>(Object.entries(options).flatMap(([name, o]) => (o.short ? [[`-${o.short}`, { name, type: o.type }] as [string, Flag]] : [])));
+  // `-y`, `-yv`: known short flags, alone or clustered. `-1` or `-v is broken` are values.
+  const isShortFlags = (t: string) => /^-[A-Za-z]+$/.test(t) && [...t.slice(1)].every((c) => shorts.has(`-${c}`));
+  const isFlag = (t: string) => t === '--' || longs.has(t.split('=')[0]) || isShortFlags(t);
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const t = argv[i];
+    if (t === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const flag = longs.get(t) ?? shorts.get(t);
+    const next = argv[i + 1];
+    if (flag?.type === 'string' && next !== undefined && next.startsWith('-') && !isFlag(next)) {
+      out.push(`--${flag.name}=${next}`);
+      i++;
+    } else out.push(t);
+  }
+  return out;
+}
+
+/** node:util's parse errors, reworded to name the flag and what it expects. */
+function flagError(e: unknown): AgentError {
+  const code = (e as { code?: unknown }).code;
+  const text = messageOf(e);
+  const flag = /--([a-z-]+)/.exec(text)?.[1] ?? /'(-[^' ]+)/.exec(text)?.[1];
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag && EXPECTS[flag]) {
+    return new AgentError('input', `--${flag} needs a value: ${EXPECTS[flag]}`, { site: { input: `--${flag}` } });
+  }
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const unknown = /'([^']+)'/.exec(text)?.[1] ?? flag;
+    return new AgentError('input', `unknown option ${unknown}: run agent-action --help for the flags`, { site: { input: unknown } });
+  }
+  return new AgentError('input', `${text.split('\n')[0]} (run agent-action --help for the flags)`, { site: { input: flag ? `--${flag}` : undefined } });
+}
+
+const badValue = (flag: string, value: string | undefined) =>
+  new AgentError('input', `--${flag} "${value}" is not valid: it expects ${EXPECTS[flag]}`, { site: { input: `--${flag}` } });
+
 function parsePositiveInt(text: string | undefined, flag: string): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text) || Number(text) < 1) {
-    throw new AgentError('input', `${flag} "${text}" is not a whole number of at least 1`, { site: { input: flag } });
-  }
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw badValue(flag, text);
   return Number(text);
 }

@@ -35,6 +35,11 @@ process.on('SIGINT', () => {
   controller.abort(new Error('cancelled by SIGINT'));
 });
 process.on('SIGTERM', () => controller.abort(new Error('cancelled by SIGTERM')));
+// A reader that stops early (`agent-action -p ... | head -1`) is not an error: leave quietly, as Gemini CLI does.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
 
 const argv = process.argv.slice(2);
 const wantsStdin = !argv.includes('--help') && !argv.includes('-h') && !argv.includes('--version') && argv[0] !== 'policy';

@@ -1,10 +1,16 @@
 /**
- * The CLI's three output formats, as subscribers of the loop's events. The vocabulary is Gemini
- * CLI's headless one (`-o json`, `-o stream-json`), so programs that parse `gemini -p` parse ours.
+ * The CLI's three output formats, as subscribers of the loop's events. They are Gemini CLI's
+ * headless formats (`-o text | json | stream-json`, checked against Gemini CLI itself in
+ * test/e2e/cli-parity.test.ts), so programs that parse `gemini -p` parse ours. Where ours differ
+ * on purpose, README's CLI section says so.
  */
-import type { AgentError } from '../common/errors.js';
-import type { LoopEvent, Outcome, RunStats } from '../core/events.js';
+import { stripVTControlCharacters } from 'node:util';
+import type { AgentError, ErrorKind } from '../common/errors.js';
+import type { LimitKind, LoopEvent, Outcome, RunStats } from '../core/events.js';
+import { roundUsd } from '../model/pricing.js';
+import type { ToolErrorCode } from '../tools/define-tool.js';
 import type { OutputFormat } from './args.js';
+import { streamStatsOf, type SessionMetrics } from './metrics.js';
 
 export interface Io {
   stdout(text: string): void;
@@ -13,86 +19,126 @@ export interface Io {
 
 export interface OutputWriter {
   emit(e: LoopEvent): void;
-  /** The user's prompt, echoed as the first message in stream-json. */
-  prompt(text: string): void;
   /** An error before or outside the loop (bad policy, no key). */
   fail(error: AgentError): void;
 }
 
-const now = () => new Date().toISOString();
+export interface OutputOptions {
+  io: Io;
+  metrics: SessionMetrics;
+  /** Milliseconds; the run's duration when it fails before the loop reports one. */
+  now?: () => number;
+}
 
-export function statsJson(s: RunStats) {
-  return {
-    total_tokens: s.totalTokens,
-    input_tokens: s.inputTokens,
-    output_tokens: s.outputTokens,
-    cached: s.cachedTokens,
-    input: Math.max(0, s.inputTokens - s.cachedTokens),
-    duration_ms: s.durationMs,
-    tool_calls: s.toolCalls,
-    models: Object.fromEntries(
-      Object.entries(s.models).map(([m, t]) => [m, { total_tokens: t.totalTokens, input_tokens: t.inputTokens, output_tokens: t.outputTokens, requests: t.requests }]),
-    ),
-    cost_usd: s.costUsd,
-  };
+/** Gemini CLI's error type names (its Fatal*Error classes); ours where it has no counterpart. */
+const ERROR_TYPES: Readonly<Record<ErrorKind, string>> = {
+  general: 'Error',
+  internal: 'Error',
+  auth: 'FatalAuthenticationError',
+  input: 'FatalInputError',
+  config: 'FatalConfigError',
+  limit: 'FatalTurnLimitedError',
+  fatal_tool: 'FatalToolExecutionError',
+  cancelled: 'FatalCancellationError',
+};
+const LIMIT_TYPES: Readonly<Record<LimitKind, string>> = {
+  turns: 'FatalTurnLimitedError',
+  time: 'FatalTimeLimitError',
+  tokens: 'FatalTokenLimitError',
+  cost: 'FatalCostLimitError',
+  loop: 'FatalLoopDetectedError',
+};
+/** Our tool error codes as Gemini CLI's ToolErrorType values. */
+const TOOL_ERROR_TYPES: Readonly<Record<ToolErrorCode, string>> = {
+  invalid_args: 'invalid_tool_params',
+  not_found: 'file_not_found',
+  outside_workspace: 'path_not_in_workspace',
+  denied: 'policy_violation',
+  timeout: 'execution_failed',
+  failed: 'execution_failed',
+  fatal: 'execution_failed',
+  cancelled: 'cancelled',
+};
+const OUTCOME_EXIT: Readonly<Record<Exclude<Outcome['status'], 'error'>, number>> = { success: 0, awaiting_approval: 0, limit: 53, cancelled: 130 };
+
+/** The process exit code for an outcome (Gemini CLI's table). */
+export function exitCodeOf(o: Outcome): number {
+  return o.status === 'error' ? o.error.exitCode : OUTCOME_EXIT[o.status];
+}
+
+/**
+ * An error's whole text, each problem once: policy errors carry the first diagnostic in the
+ * message and all of them in `details`.
+ */
+export function describeError(e: AgentError): string {
+  return [e.message, ...e.details.filter((d) => !e.message.includes(d))].join('\n');
 }
 
 /** `error` of a result: Gemini CLI reports `{ type, message }`. */
-export function outcomeError(o: Outcome): { type: string; message: string } | undefined {
+function outcomeError(o: Outcome): { type: string; message: string; code: number } | undefined {
   switch (o.status) {
     case 'error':
-      return { type: o.error.kind, message: o.error.message };
+      return { type: ERROR_TYPES[o.error.kind], message: describeError(o.error), code: o.error.exitCode };
     case 'limit':
-      return { type: `limit_${o.which}`, message: o.message };
+      return { type: LIMIT_TYPES[o.which], message: o.message, code: exitCodeOf(o) };
     case 'cancelled':
-      return { type: 'cancelled', message: 'the run was cancelled' };
+      return { type: ERROR_TYPES.cancelled, message: 'the run was cancelled', code: exitCodeOf(o) };
     default:
       return undefined;
   }
 }
 
-const resultStatus = (o: Outcome) => (o.status === 'success' ? 'success' : o.status === 'awaiting_approval' ? 'awaiting_approval' : 'error');
+const failureOf = (e: AgentError) => ({ type: ERROR_TYPES[e.kind], message: describeError(e), code: e.exitCode });
 
-export function createOutputWriter(format: OutputFormat, io: Io): OutputWriter {
-  if (format === 'stream-json') return streamJsonWriter(io);
-  if (format === 'json') return jsonWriter(io);
-  return textWriter(io);
+/** Model text reaches a terminal or a parser: strip escape sequences, as Gemini CLI does. */
+const clean = (text: string) => stripVTControlCharacters(text);
+
+export function createOutputWriter(format: OutputFormat, o: OutputOptions): OutputWriter {
+  if (format === 'stream-json') return streamJsonWriter(o);
+  if (format === 'json') return jsonWriter(o);
+  return textWriter(o.io);
 }
 
-function streamJsonWriter(io: Io): OutputWriter {
-  const line = (o: Record<string, unknown>) => io.stdout(`${JSON.stringify({ ...o, timestamp: now() })}\n`);
+function streamJsonWriter({ io, metrics, now = Date.now }: OutputOptions): OutputWriter {
+  const startedAt = now();
+  // Gemini CLI's key order: type, timestamp, then the event's own fields.
+  const line = (type: string, fields: Record<string, unknown>) => io.stdout(`${JSON.stringify({ type, timestamp: new Date().toISOString(), ...fields })}\n`);
+  const stats = (s: RunStats | undefined) => ({ ...streamStatsOf(metrics.snapshot(), s?.durationMs ?? now() - startedAt), cost_usd: roundUsd(s?.costUsd ?? 0) });
   return {
-    prompt: (text) => line({ type: 'message', role: 'user', content: text }),
-    fail: (error) => line({ type: 'result', status: 'error', error: { type: error.kind, message: error.message } }),
+    fail: (error) => {
+      const { code: _code, ...err } = failureOf(error);
+      line('result', { status: 'error', error: err, stats: stats(undefined) });
+    },
     emit(e) {
+      metrics.observe(e);
       switch (e.type) {
         case 'init':
-          return line({ type: 'init', session_id: e.sessionId, model: e.model });
+          return line('init', { session_id: e.sessionId, model: e.model });
         case 'message':
-          return line({ type: 'message', role: e.role, content: e.text, ...(e.delta ? { delta: true } : {}) });
+          return line('message', { role: e.role, content: e.role === 'assistant' ? clean(e.text) : e.text, ...(e.delta ? { delta: true } : {}) });
         case 'tool_use':
-          return line({ type: 'tool_use', tool_name: e.name, tool_id: e.id, parameters: e.args });
+          return line('tool_use', { tool_name: e.name, tool_id: e.id, parameters: e.args });
         case 'tool_result':
-          return line({
-            type: 'tool_result',
+          return line('tool_result', {
             tool_id: e.id,
             status: e.ok ? 'success' : 'error',
             output: e.output,
-            ...(e.error ? { error: { type: e.error.code, message: e.error.message } } : {}),
+            ...(e.error ? { error: { type: TOOL_ERROR_TYPES[e.error.code], message: e.error.message } } : {}),
           });
         case 'warning':
-          return line({ type: 'error', severity: 'warning', message: e.message });
+          return line('error', { severity: 'warning', message: e.message });
         case 'retry':
-          return line({ type: 'error', severity: 'warning', message: `retrying the model request (${e.reason}), attempt ${e.attempt}, in ${e.waitMs} ms` });
+          return line('error', { severity: 'warning', message: `retrying the model request (${e.reason}), attempt ${e.attempt}, in ${e.waitMs} ms` });
         case 'approval_request':
-          return line({
-            type: 'approval_request',
+          return line('approval_request', {
             session_id: e.sessionId,
             calls: e.calls.map((c) => ({ tool_id: c.id, tool_name: c.name, parameters: c.args, rule: c.rule })),
           });
         case 'result': {
           const error = outcomeError(e.outcome);
-          return line({ type: 'result', status: resultStatus(e.outcome), ...(error ? { error } : {}), stats: statsJson(e.stats) });
+          const status = e.outcome.status === 'awaiting_approval' ? 'awaiting_approval' : error ? 'error' : 'success';
+          const { code: _code, ...err } = error ?? { code: 0 };
+          return line('result', { status, ...(error ? { error: err } : {}), stats: stats(e.stats) });
         }
         default:
           return undefined; // thought, tool_state, compressed: not part of Gemini CLI's vocabulary
@@ -101,65 +147,56 @@ function streamJsonWriter(io: Io): OutputWriter {
   };
 }
 
-function jsonWriter(io: Io): OutputWriter {
-  let response = '';
-  const tools = { totalCalls: 0, totalSuccess: 0, totalFail: 0, byName: {} as Record<string, { count: number; success: number; fail: number }> };
-  const names = new Map<string, string>();
+/**
+ * One object at the end, Gemini CLI's keys in its order: session_id, response (the final turn's
+ * text), stats (its SessionMetrics, plus cost_usd), error, warnings. Like Gemini CLI, no newline after.
+ */
+function jsonWriter({ io, metrics }: OutputOptions): OutputWriter {
   let sessionId: string | undefined;
+  const warnings: string[] = [];
+  const print = (o: Record<string, unknown>) => io.stdout(JSON.stringify(o, null, 2));
   return {
-    prompt: () => undefined,
-    fail: (error) => io.stdout(`${JSON.stringify({ error: { type: error.kind, message: error.message, code: error.exitCode } }, null, 2)}\n`),
+    fail: (error) => print({ ...(sessionId ? { session_id: sessionId } : {}), error: failureOf(error) }),
     emit(e) {
+      metrics.observe(e);
       if (e.type === 'init') sessionId = e.sessionId;
-      if (e.type === 'message' && e.role === 'assistant') response += e.text;
-      if (e.type === 'tool_use') names.set(e.id, e.name);
-      if (e.type === 'tool_result') {
-        const name = names.get(e.id) ?? e.name;
-        const t = (tools.byName[name] ??= { count: 0, success: 0, fail: 0 });
-        t.count++;
-        tools.totalCalls++;
-        if (e.ok) (t.success++, tools.totalSuccess++);
-        else (t.fail++, tools.totalFail++);
-      }
-      if (e.type === 'result') {
-        const s = e.stats;
-        const error = outcomeError(e.outcome);
-        const { models: _perModel, ...flat } = statsJson(s);
-        const out = {
-          session_id: sessionId,
-          response,
-          status: resultStatus(e.outcome),
-          stats: {
-            models: Object.fromEntries(
-              Object.entries(s.models).map(([m, t]) => [m, { api: { totalRequests: t.requests }, tokens: { prompt: t.inputTokens, candidates: t.outputTokens, total: t.totalTokens } }]),
-            ),
-            tools,
-            ...flat,
-          },
-          ...(e.outcome.status === 'awaiting_approval' ? { pending: e.outcome.pending } : {}),
-          ...(error ? { error } : {}),
-        };
-        io.stdout(`${JSON.stringify(out, null, 2)}\n`);
-      }
+      if (e.type === 'warning') warnings.push(e.message);
+      if (e.type !== 'result') return;
+      const o = e.outcome;
+      const error = outcomeError(o);
+      print({
+        session_id: sessionId,
+        ...(o.status === 'success' ? { response: clean(o.finalText) } : {}),
+        stats: { ...metrics.snapshot(), cost_usd: roundUsd(e.stats.costUsd) },
+        ...(o.status === 'awaiting_approval' ? { pending: o.pending } : {}),
+        ...(error ? { error } : {}),
+        ...(warnings.length ? { warnings } : {}),
+      });
     },
   };
 }
 
+/**
+ * The model's text as it streams, each turn's text ending its line (Gemini CLI's TextOutput):
+ * a newline is added at a turn boundary and at the end only when the text did not end with one.
+ */
 function textWriter(io: Io): OutputWriter {
-  let endsWithNewline = true;
+  let atLineStart = true;
+  const write = (text: string) => {
+    if (!text) return;
+    io.stdout(text);
+    atLineStart = text.endsWith('\n');
+  };
+  const endLine = () => (atLineStart ? undefined : write('\n'));
   return {
-    prompt: () => undefined,
-    fail: (error) => io.stderr(`Error: ${error.message}\n${error.details.map((d) => `  ${d}\n`).join('')}`),
+    fail: (error) => io.stderr(`Error: ${describeError(error)}\n`),
     emit(e) {
-      if (e.type === 'message' && e.role === 'assistant') {
-        io.stdout(e.text);
-        if (e.text) endsWithNewline = e.text.endsWith('\n');
-      } else if (e.type === 'warning') {
-        io.stderr(`Warning: ${e.message}\n`);
-      } else if (e.type === 'tool_result' && !e.ok) {
-        io.stderr(`[${e.name}] ${e.error?.message ?? e.output}\n`);
-      } else if (e.type === 'result') {
-        if (!endsWithNewline) io.stdout('\n');
+      if (e.type === 'message' && e.role === 'assistant') write(clean(e.text));
+      else if (e.type === 'tool_use') endLine();
+      else if (e.type === 'warning') io.stderr(`Warning: ${clean(e.message)}\n`);
+      else if (e.type === 'tool_result' && !e.ok) io.stderr(`[${e.name}] ${clean(e.error?.message ?? e.output)}\n`);
+      else if (e.type === 'result') {
+        endLine();
         const error = outcomeError(e.outcome);
         if (error) io.stderr(`Error: ${error.message}\n`);
       }

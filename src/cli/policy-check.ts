@@ -4,6 +4,8 @@ import { formatPriority } from '../policy/decide.js';
 import { loadPolicyWithDiagnostics, type PolicySource } from '../policy/load.js';
 import { formatDiagnostic } from '../policy/rule.js';
 import type { ApprovalMode, PolicyContext, PolicyQuery, TierName } from '../policy/types.js';
+import { resolveFlagPaths } from './flag-paths.js';
+import { describeError } from './output.js';
 
 export interface PolicyCheckIo {
   stdout(s: string): void;
@@ -14,6 +16,25 @@ const USAGE = `usage: agent-action policy check --tool NAME [--args JSON] [--ser
     [--mode default|auto_edit|yolo|plan] [--context action|interactive|headless]
     [--no-defaults] [--default-policy PATH]... [--workspace-policy PATH]... [--policy PATH]... [--admin-policy PATH]...
     [--json]`;
+
+const HELP = `${USAGE}
+
+Which decision a tool call would get, and which rule gave it (file, line, tier, priority), with the
+same engine the agent runs. Exit 0 when it decided, 42 for bad flags, 52 for a bad policy file.
+
+  --tool NAME             the tool's name, e.g. run_shell_command, read_file, write_file
+  --args JSON             the call's arguments as a JSON object, e.g. '{"command":"npm test"}'
+  --server NAME           the MCP server the tool comes from
+  --annotations JSON      the MCP tool's annotations, e.g. '{"readOnlyHint":true}'
+  --subagent NAME         the subagent that makes the call
+  --mode MODE             the approval mode (default: default)
+  --context CONTEXT       whose defaults apply when no rule matches (default: action)
+  --no-defaults           leave out the shipped default policies
+  --default-policy PATH   a file or folder for the Default tier (repeatable); also --workspace-policy,
+  --policy PATH           --policy (User tier) and --admin-policy (Admin tier)
+  --json                  print {"decision", "rule", "reason"} as JSON
+  -h, --help              print this help
+`;
 
 const MODES: Readonly<Record<string, ApprovalMode>> = { default: 'default', auto_edit: 'autoEdit', autoEdit: 'autoEdit', yolo: 'yolo', plan: 'plan' };
 const CONTEXTS: readonly PolicyContext[] = ['action', 'interactive', 'headless'];
@@ -26,12 +47,15 @@ const TIER_FLAGS: ReadonlyArray<readonly [string, TierName]> = [
 
 /**
  * `agent-action policy check`: which decision a call would get, and which rule gave it.
- * argv is what follows `policy check`. Exit 0 when it decided, 52 for a bad policy file, 42 for bad flags.
+ * argv is what follows `policy check`. Exit 0 when it decided (or printed its help), 52 for a bad
+ * policy file, 42 for bad flags or a policy path that does not exist.
  */
-export async function runPolicyCheck(argv: string[], io: PolicyCheckIo): Promise<number> {
+export async function runPolicyCheck(argv: string[], io: PolicyCheckIo, cwd: string = process.cwd()): Promise<number> {
   let flags: ReturnType<typeof parseFlags>;
   try {
     flags = parseFlags(argv);
+    if (flags === 'help') return (io.stdout(HELP), 0);
+    for (const [flag, tier] of TIER_FLAGS) resolveFlagPaths(`--${flag}`, (flags.tiers[tier] ?? []).filter((p) => typeof p === 'string'), cwd);
   } catch (e) {
     io.stderr(`agent-action policy check: ${messageOf(e)}\n${USAGE}\n`);
     return 42;
@@ -51,12 +75,7 @@ export async function runPolicyCheck(argv: string[], io: PolicyCheckIo): Promise
     }
     return 0;
   } catch (e) {
-    if (isAgentError(e) && e.kind === 'config') {
-      io.stderr(`agent-action policy check: ${e.message}\n`);
-      for (const d of e.details) io.stderr(`  ${d}\n`);
-      return 52;
-    }
-    io.stderr(`agent-action policy check: ${messageOf(e)}\n`);
+    io.stderr(`agent-action policy check: ${isAgentError(e) ? describeError(e) : messageOf(e)}\n`);
     return isAgentError(e) ? e.exitCode : 1;
   }
 }
@@ -80,8 +99,10 @@ function parseFlags(argv: string[]) {
       policy: { type: 'string', multiple: true },
       'admin-policy': { type: 'string', multiple: true },
       json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
+  if (values.help) return 'help' as const;
   const bad = (flag: string, why: string) => new AgentError('input', `--${flag}: ${why}`, { site: { input: `--${flag}` } });
   if (positionals.length > 0) throw new AgentError('input', `unexpected argument "${positionals[0]}"`);
   if (!values.tool) throw bad('tool', 'is required (the tool name, e.g. run_shell_command)');

@@ -1,17 +1,12 @@
 /**
- * `agent-action -p`: the terminal face. Reads flags and environment, prepares the agent in the
- * headless policy context (nobody to ask: ask_user becomes deny), streams events to the chosen
- * format and turns the outcome into Gemini CLI's exit codes. Never calls process.exit itself.
+ * The CLI's dispatcher: flags to a command, a command to the module that runs it. Each mode is its
+ * own module (headless.ts for `-p`, policy-check.ts); an ACP server over stdio or session resume
+ * would be another `CliCommand` kind and another case below, sharing the parsing and the exit codes.
  */
-import { existsSync, realpathSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
-import { prepareAgent } from '../core/agent.js';
-import type { Outcome } from '../core/events.js';
-import { createDenyChannel } from '../scheduler/channels.js';
-import { HELP, parseCliArgs, type CliArgs } from './args.js';
-import { createOutputWriter, type Io } from './output.js';
+import { HELP, parseCliArgs, POLICY_HELP, type CliCommand } from './args.js';
+import { runHeadless } from './headless.js';
+import { describeError, type Io } from './output.js';
 import { runPolicyCheck } from './policy-check.js';
 
 export const VERSION = '0.1.0';
@@ -27,94 +22,25 @@ export interface CliEnv {
 }
 
 export async function runCli(c: CliEnv): Promise<number> {
-  let args: CliArgs;
+  let cmd: CliCommand;
   try {
-    const cmd = parseCliArgs(c.argv);
-    if (cmd.kind === 'help') return (c.io.stdout(HELP), 0);
-    if (cmd.kind === 'version') return (c.io.stdout(`${VERSION}\n`), 0);
-    if (cmd.kind === 'policy-check') return await runPolicyCheck(cmd.argv, c.io);
-    args = cmd;
+    cmd = parseCliArgs(c.argv);
   } catch (e) {
-    return reportEarly(e, c.io, 'text');
+    // Flags are read before a format is known: the error goes to stderr, as text.
+    const error = isAgentError(e) ? e : new AgentError('input', messageOf(e));
+    c.io.stderr(`Error: ${describeError(error)}\n`);
+    return error.exitCode;
   }
-  const out = createOutputWriter(args.output, c.io);
-  try {
-    const prompt = assemblePrompt(args.prompt, c.stdin);
-    const root = resolveWorkspace(args.cwd ?? c.cwd);
-    const apiKey = c.env.GEMINI_API_KEY ?? c.env.GOOGLE_API_KEY;
-    if (!apiKey) throw new AgentError('auth', 'no API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a Gemini API key');
-    const model = args.model ?? c.env.GEMINI_MODEL ?? 'gemini-2.5-pro';
-
-    const userPolicies = [join(homedir(), '.gemini', 'policies')].filter((p) => existsSync(p));
-    const agent = await prepareAgent({
-      root,
-      model,
-      apiKey,
-      baseUrl: c.env.GOOGLE_GEMINI_BASE_URL,
-      mode: args.mode,
-      policyContext: 'headless',
-      policy: {
-        workspace: [join(root, '.gemini', 'policies')].filter((p) => existsSync(p)),
-        user: [...userPolicies, ...args.policies.map((p) => resolve(c.cwd, p))],
-        admin: args.adminPolicies.map((p) => resolve(c.cwd, p)),
-      },
-      memory: { memoryRoot: root },
-      command: 'prompt',
-      limits: { maxTurns: args.maxTurns, maxWallMs: (args.timeoutMinutes ?? 30) * 60_000 },
-      secrets: [apiKey, c.env.GITHUB_TOKEN, c.env.GH_TOKEN].filter((s): s is string => !!s),
-      channel: createDenyChannel(),
-      signal: c.signal,
-      baseEnv: c.env,
-    });
-    for (const w of agent.warnings) c.io.stderr(`Warning: ${w}\n`);
-    out.prompt(prompt);
-    const { outcome } = await agent.start(prompt, out.emit);
-    return exitCodeOf(outcome);
-  } catch (e) {
-    return reportEarly(e, c.io, args.output, out.fail);
+  switch (cmd.kind) {
+    case 'help':
+      return (c.io.stdout(HELP), 0);
+    case 'version':
+      return (c.io.stdout(`${VERSION}\n`), 0);
+    case 'policy-help':
+      return (c.io.stdout(POLICY_HELP), 0);
+    case 'policy-check':
+      return runPolicyCheck(cmd.argv, c.io, c.cwd);
+    case 'prompt':
+      return runHeadless(cmd, c);
   }
-}
-
-export function exitCodeOf(o: Outcome): number {
-  switch (o.status) {
-    case 'success':
-      return 0;
-    case 'awaiting_approval':
-      return 0;
-    case 'limit':
-      return 53;
-    case 'cancelled':
-      return 130;
-    case 'error':
-      return o.error.exitCode;
-  }
-}
-
-function assemblePrompt(flag: string | undefined, stdin: string | undefined): string {
-  const parts = [stdin?.trim(), flag?.trim()].filter((p): p is string => !!p);
-  if (parts.length === 0) {
-    throw new AgentError('input', 'empty prompt: pass the task with -p "..." or on standard input', { site: { input: '--prompt' } });
-  }
-  return parts.join('\n\n');
-}
-
-function resolveWorkspace(dir: string): string {
-  let st;
-  try {
-    st = statSync(dir);
-  } catch {
-    throw new AgentError('input', `--cwd "${dir}" does not exist`, { site: { input: '--cwd' } });
-  }
-  if (!st.isDirectory()) throw new AgentError('input', `--cwd "${dir}" is not a directory`, { site: { input: '--cwd' } });
-  return realpathSync(dir);
-}
-
-function reportEarly(e: unknown, io: Io, format: string, fail?: (e: AgentError) => void): number {
-  const error = isAgentError(e) ? e : new AgentError('general', messageOf(e), { cause: e });
-  if (fail && format !== 'text') fail(error);
-  else io.stderr(`Error: ${error.message}\n${error.details.map((d) => `  ${d}\n`).join('')}`);
-  if (error.kind === 'internal' || (!isAgentError(e) && e instanceof Error && e.stack)) {
-    io.stderr(`${(e as Error).stack ?? ''}\n`);
-  }
-  return error.exitCode;
 }

@@ -1,3 +1,4 @@
+import { formatUsd } from '../model/pricing.js';
 import type { LimitKind } from './events.js';
 import type { RunState } from './run-state.js';
 
@@ -28,7 +29,7 @@ export function checkLimits(state: RunState, limits: LoopLimits, elapsedMs: numb
     return { which: 'tokens', message: `reached the token limit (${state.usage.totalTokens} of ${limits.maxTotalTokens} tokens)` };
   }
   if (limits.maxCostUsd !== undefined && state.costUsd >= limits.maxCostUsd) {
-    return { which: 'cost', message: `reached the cost limit ($${state.costUsd.toFixed(4)} of $${limits.maxCostUsd})` };
+    return { which: 'cost', message: `reached the cost limit ($${formatUsd(state.costUsd)} of $${formatUsd(limits.maxCostUsd)})` };
   }
   return undefined;
 }

@@ -45,8 +45,10 @@ export function classifyModelError(e: unknown, ctx: FailureContext): ModelFailur
   if (name === 'ApiError' && typeof status === 'number') {
     const body = tryErrorBody(messageOf(e));
     let kind = kindOfStatus(status);
-    // Gemini answers a bad key with 400 INVALID_ARGUMENT; its ErrorInfo reason says so.
+    // Gemini answers a bad key with 400 INVALID_ARGUMENT; its ErrorInfo reason says so, and so does
+    // the message where a proxy or an older endpoint drops the details.
     if (body?.details?.some((d) => d.reason === 'API_KEY_INVALID' || d.reason === 'API_KEY_SERVICE_BLOCKED')) kind = 'auth';
+    if (status === 400 && /\bAPI key not valid\b/i.test(body?.message ?? '')) kind = 'auth';
     const retryAfterMs = parseRetryAfter(ctx.retryAfterHeader, ctx.now ?? Date.now()) ?? retryDelayOf(body);
     const text = body?.message ? `${status}${body.status ? ` ${body.status}` : ''}: ${body.message}` : `HTTP ${status}: ${messageOf(e)}`;
     return new ModelFailure(kind, text, { status, retryAfterMs, cause: e });

@@ -45,3 +45,12 @@ export function estimateCostUsd(model: string, usage: Usage): number {
     (usage.inputTokens - cached) * rates.input + cached * rates.cachedInput + (usage.outputTokens + usage.thoughtTokens) * rates.output;
   return usd / 1_000_000;
 }
+
+/**
+ * A money figure as people and programs read it: rounded to 6 decimals (a millionth of a dollar,
+ * below any price step), so float sums never show as `0.00014000000000000001`.
+ */
+export const roundUsd = (usd: number): number => Math.round(usd * 1_000_000) / 1_000_000;
+
+/** `roundUsd` as text, never in exponent notation: "0.00014", "12.5", "0". */
+export const formatUsd = (usd: number): string => String(roundUsd(usd));

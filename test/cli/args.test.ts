@@ -15,7 +15,7 @@ function inputError(argv: string[]) {
 describe('parseCliArgs', () => {
   it('reads the run flags', () => {
     expect(parseCliArgs(['-p', 'fix it', '-o', 'stream-json', '-m', 'gemini-2.5-flash', '--approval-mode', 'auto_edit', '--max-turns', '7', '--cwd', '/tmp'])).toEqual({
-      kind: 'run',
+      kind: 'prompt',
       prompt: 'fix it',
       output: 'stream-json',
       model: 'gemini-2.5-flash',
@@ -41,8 +41,32 @@ describe('parseCliArgs', () => {
     expect(parseCliArgs(argv).kind).toBe(kind);
   });
 
-  it('routes policy check with the rest of argv', () => {
+  it('routes policy check with the rest of argv, its --help included', () => {
     expect(parseCliArgs(['policy', 'check', '--tool', 'read_file'])).toEqual({ kind: 'policy-check', argv: ['--tool', 'read_file'] });
+    expect(parseCliArgs(['policy', 'check', '--help'])).toEqual({ kind: 'policy-check', argv: ['--help'] });
+  });
+
+  it.each([[['policy', '--help']], [['policy', '-h']], [['policy', 'help']]])('%j is the policy help', (argv) => {
+    expect(parseCliArgs(argv)).toEqual({ kind: 'policy-help' });
+  });
+
+  it('takes a value that starts with a dash as the value of the flag before it', () => {
+    expect(parseCliArgs(['-p', '-v is broken, fix it', '-m', 'm'])).toMatchObject({ prompt: '-v is broken, fix it', model: 'm' });
+    expect(parseCliArgs(['--prompt', '--verbose flag is broken'])).toMatchObject({ prompt: '--verbose flag is broken' });
+  });
+
+  it.each([
+    [['-p', 'x', '--timeout-minutes', '-1'], '--timeout-minutes "-1" is not valid: it expects a whole number of minutes, at least 1'],
+    [['-p', 'x', '--timeout-minutes=-1'], '--timeout-minutes "-1" is not valid: it expects a whole number of minutes, at least 1'],
+    [['-p', 'x', '--max-turns', '-3'], '--max-turns "-3" is not valid: it expects a whole number of turns, at least 1'],
+    [['-p', 'x', '--max-turns', '2.5'], '--max-turns "2.5" is not valid: it expects a whole number of turns, at least 1'],
+    [['-p', 'x', '--timeout-minutes'], '--timeout-minutes needs a value: a whole number of minutes, at least 1'],
+    [['-p', '-y'], '--prompt needs a value: the task as text'],
+    [['-p', 'x', '-o', 'yaml'], '--output-format "yaml" is not valid: it expects one of text, json, stream-json'],
+    [['--frobnicate'], 'unknown option --frobnicate: run agent-action --help for the flags'],
+    [['policy'], 'missing command after "policy": the one policy command is "policy check" (see: agent-action policy --help)'],
+  ])('%j says exactly what it expects', (argv, message) => {
+    expect(inputError(argv).message).toBe(message);
   });
 
   it.each([

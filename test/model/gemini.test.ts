@@ -88,6 +88,7 @@ describe('createGeminiClient over the real SDK', () => {
       fault.status(400, { message: 'API key not valid', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' }] }),
       { kind: 'auth', status: 400 },
     ],
+    ['400 "API key not valid" without details', fault.status(400, { message: 'API key not valid. Please pass a valid API key.' }), { kind: 'auth', status: 400 }],
     ['connection reset mid-stream', fault.reset([text('partial')]), { kind: 'network' }],
     ['malformed frame', fault.malformed([text('partial')]), { kind: 'invalid_output' }],
     ['error object mid-stream', fault.errorFrame(503, 'overloaded', [text('partial')]), { kind: 'server', status: 503 }],

