@@ -12,5 +12,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    setupFiles: ['test/support/remove-temp-dirs.ts'],
   },
 });

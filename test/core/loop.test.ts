@@ -213,7 +213,7 @@ describe('runLoop: limits', () => {
 
   it('aborts a request in flight when the wall-clock budget runs out', async () => {
     const { fake, sched, rec } = await setup([fault.hang([text('working...')])]);
-    const outcome = await runLoop(newState(), makeDeps(fake, sched.scheduler, { limits: { maxWallMs: 300 } }), rec.emit, userText('go'));
+    const outcome = await runLoop(newState(), makeDeps(fake, sched.scheduler, { limits: { maxWallMs: 50 } }), rec.emit, userText('go'));
     expect(outcome).toMatchObject({ status: 'limit', which: 'time' });
   });
 
