@@ -1,4 +1,4 @@
-// npm run mutate [-- MODULE...]: mutation testing of the guard modules (stryker.config.mjs), then a
+// npm run mutate [-- MODULE... --STRYKER-FLAG...]: mutation testing of the guard modules (stryker.config.mjs), then a
 // per-module table printed and written to bench/mutation.md. With no arguments every guarded module
 // is mutated; with arguments only those (each a file or a folder ending in /, as in GUARDED_MODULES).
 // Results are kept per module in bench/mutation.json, so a partial run updates only its own rows.
@@ -25,7 +25,11 @@ function moduleOf(arg) {
   return statSync(join(root, rel)).isDirectory() ? `${rel.replace(/\/$/, '')}/` : rel;
 }
 
-const requested = process.argv.slice(2).map(moduleOf);
+// Flags go to Stryker as they are, valued ones in `--name=value` form (`--force`, `--concurrency=1`);
+// every other argument names a module.
+const args = process.argv.slice(2);
+const flags = args.filter((a) => a.startsWith('--'));
+const requested = args.filter((a) => !a.startsWith('--')).map(moduleOf);
 const modules = (requested.length ? requested : GUARDED_MODULES).filter((m) => existsSync(join(root, m)));
 if (modules.length === 0) {
   console.error('npm run mutate: none of the modules exists yet');
@@ -42,7 +46,7 @@ function nodeForStryker() {
 }
 
 const stryker = join(root, 'node_modules/@stryker-mutator/core/bin/stryker.js');
-const run = spawnSync(nodeForStryker(), [stryker, 'run', 'stryker.config.mjs', '--mutate', modules.flatMap(globsOf).join(',')], { cwd: root, stdio: 'inherit' });
+const run = spawnSync(nodeForStryker(), [stryker, 'run', 'stryker.config.mjs', '--mutate', modules.flatMap(globsOf).join(','), ...flags], { cwd: root, stdio: 'inherit' });
 if (run.status !== 0) {
   console.error(`npm run mutate: stryker exited with ${run.status ?? run.signal}`);
   process.exit(run.status ?? 1);

@@ -15,6 +15,9 @@ const KNOWN_SRC_LEAKS: Record<string, string> = {
   'agent-action-trusted-': 'src/action/trusted-config.ts (readTrustedConfig copies the base commit config and never removes it)',
 };
 
+/** Caches of tools the tests start, not leaks: tsx keeps its compile cache in `$TMPDIR/tsx-<uid>`. */
+const TOOL_CACHES = [/^tsx-\d+$/];
+
 /** `agent-action-repo-Ab12Cd` -> `agent-action-repo-`: the prefix a directory was made with. */
 const prefixOf = (name: string) => name.replace(/[A-Za-z0-9]{6}$/, '');
 
@@ -26,7 +29,7 @@ export default function setup(): () => void {
   return () => {
     if (outer === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = outer;
-    const left = readdirSync(suiteTmp);
+    const left = readdirSync(suiteTmp).filter((name) => !TOOL_CACHES.some((c) => c.test(name)));
     rmSync(suiteTmp, { recursive: true, force: true, maxRetries: 3 });
     const byPrefix = new Map<string, number>();
     for (const name of left) byPrefix.set(prefixOf(name), (byPrefix.get(prefixOf(name)) ?? 0) + 1);
