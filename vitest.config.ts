@@ -6,6 +6,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Every temp dir a test file makes is removed after it; the census fails a run that leaks one.
+    setupFiles: ['test/support/remove-temp-dirs.ts'],
+    globalSetup: ['test/support/temp-census.ts'],
     // Shared 2-core machines: keep a few files at once, never assert times.
     maxWorkers: 2,
   },

@@ -18,7 +18,7 @@ import type { ApprovalAnswer, ApprovalChannel } from '../scheduler/types.js';
 import type { Tool, ToolEnv } from '../tools/define-tool.js';
 import { askUserTool } from '../tools/ask-user.js';
 import { createDefaultTools, createToolRegistry } from '../tools/registry.js';
-import type { Emit, LoopEvent, Outcome } from './events.js';
+import type { Emit, Outcome } from './events.js';
 import { runLoop, type LoopLimits } from './loop.js';
 import { createRunState, type RunState } from './run-state.js';
 
@@ -164,18 +164,5 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
       state.addedRules = [...policy.added];
       return { outcome, state };
     },
-  };
-}
-
-/** Fan one event out to several subscribers; one failing subscriber never stops the loop. */
-export function fanOut(...sinks: Array<(e: LoopEvent) => void>): Emit {
-  return (e) => {
-    for (const sink of sinks) {
-      try {
-        sink(e);
-      } catch {
-        // A broken display must not break the run; the result still reaches the other sinks.
-      }
-    }
   };
 }

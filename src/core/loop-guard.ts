@@ -15,7 +15,8 @@ export const callKey = (call: FunctionCall): string => `${call.name} ${stableStr
 export function recordCalls(state: RunState, calls: readonly FunctionCall[]): string | undefined {
   for (const call of calls) {
     state.recentCalls.push(callKey(call));
-    if (state.recentCalls.length > LOOP_THRESHOLD) state.recentCalls.splice(0, state.recentCalls.length - LOOP_THRESHOLD);
+    // Keep the last LOOP_THRESHOLD keys (a count <= 0 removes nothing; a saved window may be longer).
+    state.recentCalls.splice(0, state.recentCalls.length - LOOP_THRESHOLD);
     const [first] = state.recentCalls;
     if (state.recentCalls.length === LOOP_THRESHOLD && state.recentCalls.every((k) => k === first)) {
       return `loop detected: the model called ${call.name} with the same arguments ${LOOP_THRESHOLD} times in a row, so the run stopped`;

@@ -43,5 +43,3 @@ export interface Usage {
   thoughtTokens: number;
   totalTokens: number;
 }
-
-export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cachedTokens: 0, thoughtTokens: 0, totalTokens: 0 });

@@ -77,12 +77,3 @@ export function receiveCall(fc: { id?: string; name: string; args?: Record<strin
   if (fc.id) base.wireId = fc.id;
   return { status: 'received', base };
 }
-
-/** Ids must be unique within a batch: the scheduler keys prepared calls and answers by them. */
-export function assertUniqueIds(calls: readonly Call[]): void {
-  const seen = new Set<string>();
-  for (const c of calls) {
-    if (seen.has(c.base.id)) throw new AgentError('internal', `two calls of one batch share the id ${c.base.id}`);
-    seen.add(c.base.id);
-  }
-}

@@ -1,6 +1,5 @@
-import { realpathSync } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ToolFailure } from './define-tool.js';
 
 /**
@@ -20,23 +19,23 @@ export interface ResolvedPath {
 
 export type Access = 'read' | 'write';
 
-/** The real path of a workspace root: the form every confinement check compares against. */
-export function readRealRoot(root: string): string {
-  return realpathSync(root);
-}
-
 /** Workspace-relative form of an absolute path inside root, always with `/`. */
 export function relativeTo(root: string, abs: string): string {
   const rel = relative(root, abs);
   return rel === '' ? '.' : rel.split(sep).join('/');
 }
 
+/** Whether abs is root or below it. A name that merely starts with dots (`..notes`) is inside. */
 export function isInside(root: string, abs: string): boolean {
   const rel = relative(root, abs);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
-/** True when any segment of a workspace-relative path names git's own directory. */
+/**
+ * True when any segment of a workspace-relative path names git's own directory, in any letter case:
+ * on a case-insensitive file system (macOS, Windows) `.GIT/config` is git's config. On Linux it is a
+ * different, legal name; refusing it there too costs nothing and keeps one rule for every runner.
+ */
 export function touchesGitDir(rel: string): boolean {
   return rel.split('/').some((s) => s.toLowerCase() === '.git');
 }
@@ -47,8 +46,7 @@ export function touchesGitDir(rel: string): boolean {
  */
 export async function resolveInWorkspace(root: string, given: string, access: Access): Promise<ResolvedPath> {
   if (given.includes('\0')) throw new ToolFailure('invalid_args', 'path contains a NUL byte');
-  const trimmed = given.trim() === '' ? '.' : given.trim();
-  const lexical = resolve(root, trimmed);
+  const lexical = resolve(root, given.trim()); // an empty path is the root itself
   if (!isInside(root, lexical)) {
     throw new ToolFailure('outside_workspace', `${given} is outside the workspace (${root}); use a path relative to the workspace root`);
   }
@@ -81,8 +79,9 @@ async function realpathOfDeepest(abs: string): Promise<{ real: string; exists: b
         throw new ToolFailure('outside_workspace', `${abs} is or passes through a dangling symlink; refusing to follow it`);
       }
       const parent = resolve(cur, '..');
+      // Stryker disable next-line ConditionalExpression: equivalent in practice; realpath('/') always succeeds, so the walk ends above before reaching this guard against an endless loop
       if (parent === cur) throw e;
-      tail.push(cur.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
+      tail.push(basename(cur));
       cur = parent;
     }
   }
@@ -94,9 +93,4 @@ async function isDanglingSymlink(p: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** A directory the path lives in: itself when it is a directory. Used for just-in-time memory. */
-export function dirOf(abs: string, isDir: boolean): string {
-  return isDir ? abs : resolve(abs, '..');
 }

@@ -1,31 +1,56 @@
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { parseCommentCommand, routeEvent, type Command, type RouteOptions } from '../../src/action/event-command.js';
+import { COMMENT_COMMANDS, EXPECTED_ROUTES, exampleKey, FIX_BODY, HANDLED_EVENTS, readWebhookDefinitions, ROUTE_OPTIONS } from '../support/webhook-routes.js';
 
-const require = createRequire(import.meta.url);
-const definitions = require('@octokit/webhooks-examples') as Array<{ name: string; examples: Array<Record<string, unknown>> }>;
-const opts: RouteOptions = { trigger: '/agent', triageLabel: 'needs-triage', fixLabel: 'agent-fix' };
-const KINDS = new Set(['fix', 'review', 'triage', 'question', 'prompt', 'triage-all', 'reply', 'skip']);
+const definitions = readWebhookDefinitions();
+const opts: RouteOptions = ROUTE_OPTIONS;
 
-const cases = definitions.flatMap((d) => d.examples.map((payload, i) => [`${d.name} #${i} (${String(payload.action ?? '-')})`, d.name, payload] as const));
+const examples = definitions.flatMap((d) => d.examples.map((payload, i) => ({ key: exampleKey(d.name, i, payload), event: d.name, payload })));
+const handled = examples.filter((e) => HANDLED_EVENTS.includes(e.event));
+const unhandled = examples.filter((e) => !HANDLED_EVENTS.includes(e.event));
 
 describe('routeEvent over every @octokit/webhooks-examples payload', () => {
-  it.each(cases)('%s maps to a command or a skip', (_label, name, payload) => {
-    const c = routeEvent(name, payload, opts);
-    expect(KINDS.has(c.kind)).toBe(true);
-    if (c.kind === 'skip') expect(c.reason.length).toBeGreaterThan(0);
+  it('has an expected route for every example of a handled event, and no other', () => {
+    expect(handled.map((e) => e.key).sort()).toEqual(Object.keys(EXPECTED_ROUTES).sort());
+    expect(unhandled.length).toBeGreaterThan(200); // the rest of the package: push, release, star...
   });
 
-  it.each(cases)('%s with a stripped payload still does not throw', (_label, name, payload) => {
-    // Drop every nested object: the missing-field paths.
+  it.each(handled.map((e) => [e.key, e] as const))('%s routes exactly as the table says', (key, { event, payload }) => {
+    expect(routeEvent(event, payload, opts)).toEqual(EXPECTED_ROUTES[key]);
+  });
+
+  it.each(unhandled.map((e) => [e.key, e] as const))('%s is skipped as an event not handled', (_key, { event, payload }) => {
+    expect(routeEvent(event, payload, opts)).toEqual({ kind: 'skip', reason: `event '${event}' is not handled` });
+  });
+
+  it.each(Object.entries(COMMENT_COMMANDS))('%s with the body %j routes to the exact fix command', (key) => {
+    const e = handled.find((x) => x.key === key)!;
+    const payload = { ...e.payload, comment: { ...e.payload.comment, body: FIX_BODY } };
+    expect(routeEvent(e.event, payload, opts)).toEqual(COMMENT_COMMANDS[key]);
+  });
+
+  // Every nested object dropped: each route must notice the missing field itself and say which,
+  // not fall into the catch-all ("payload is missing fields") that hides a crash.
+  const REVIEWED = ['opened', 'synchronize', 'ready_for_review', 'reopened'];
+  const strippedReason = (event: string, action: string | undefined): string => {
+    switch (event) {
+      case 'issue_comment':
+      case 'pull_request_review_comment':
+        if (action !== 'created') return `${event}.${action}: only new comments are commands`;
+        return event === 'issue_comment' ? 'issue_comment without issue.number' : 'pull_request_review_comment without pull_request.number';
+      case 'issues':
+        return `issues.${action} without issue.number or sender`;
+      case 'pull_request':
+        return REVIEWED.includes(action ?? '') ? 'pull_request without pull_request.number' : `pull_request.${action} is not reviewed`;
+      case 'workflow_dispatch':
+        return 'workflow_dispatch without sender';
+      default:
+        throw new Error(`no stripped expectation for ${event}`);
+    }
+  };
+  it.each(handled.map((e) => [e.key, e] as const))('%s with every nested object removed is skipped with the missing field named', (_key, { event, payload }) => {
     const shallow = Object.fromEntries(Object.entries(payload).filter(([, v]) => typeof v !== 'object' || v === null));
-    expect(routeEvent(name, shallow, opts).kind).toBe('skip');
-  });
-
-  it('routes the examples that carry commands', () => {
-    const kinds = (name: string) => definitions.find((d) => d.name === name)!.examples.map((p) => routeEvent(name, p, opts).kind);
-    expect(kinds('pull_request')).toContain('review');
-    expect(kinds('issues')).toContain('triage');
+    expect(routeEvent(event, shallow, opts)).toEqual({ kind: 'skip', reason: strippedReason(event, payload.action as string | undefined) });
   });
 });
 

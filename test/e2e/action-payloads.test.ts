@@ -1,21 +1,22 @@
 /**
- * Every payload of @octokit/webhooks-examples ends `success` or `skipped`, never a crash: all of them
- * in-process through `runAction()` (a child process per payload would take minutes on a loaded machine),
- * and one per event type the action may be subscribed to through the bundled dist/index.js. The
- * fakes are seeded with the repository, issue and pull request each payload names, so commands that
- * route (issues.opened -> triage, pull_request.opened -> review, workflow_dispatch -> triage of
- * labelled issues) really run against the fake GitHub and the fake Gemini.
+ * Every payload of @octokit/webhooks-examples through `runAction()` (in-process: a child process per
+ * payload would take minutes on a loaded machine) ends exactly as test/support/webhook-routes.ts
+ * says: skipped with that exact reason and no model request, or the routed command really run (the
+ * model asked, the result posted on that thread). Then one per event type through the bundled
+ * dist/index.js. The fakes are seeded with the repository, issue and pull request each payload
+ * names, so routed commands run against the fake GitHub and the fake Gemini.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAction as runInProcess } from '../../src/action/main.js';
-import { messageOf } from '../../src/common/errors.js';
+import { createTestFace } from '../support/action-face.js';
 import { reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { createFakeGitHubState, startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { makeTempDir } from '../support/git-repo.js';
-import { createTestFace } from '../support/action-face.js';
 import { BUNDLE, createRunnerEnv, createWorkspace, readWebhookExamples, runAction, type Workspace } from '../support/e2e-runner.js';
+import { EXPECTED_ROUTES, exampleKey, HANDLED_EVENTS } from '../support/webhook-routes.js';
+import type { Command } from '../../src/action/event-command.js';
 
 /** Events a workflow using this action subscribes to (handled), and a few it may receive anyway. */
 const BUNDLE_EVENTS = ['issue_comment', 'pull_request_review_comment', 'pull_request', 'issues', 'workflow_dispatch', 'pull_request_review', 'push', 'discussion_comment'];
@@ -54,13 +55,18 @@ const inputs = () => ({ 'gemini-api-key': 'AIza-sweep-0000', 'gemini-base-url': 
 /** Enough closing replies for any run: each routed run asks the model once and finishes. */
 const feedModel = () => gemini.push(reply([text('Nothing to change here.')]), reply([text('Nothing to change here.')]));
 
-const cases = readWebhookExamples().flatMap((d) => d.examples.map((payload, i) => [`${d.name} #${i} ${String(payload.action ?? '')}`.trim(), d.name, payload as Payload] as const));
+const cases = readWebhookExamples().flatMap((d) => d.examples.map((payload, i) => [exampleKey(d.name, i, payload), d.name, payload as Payload] as const));
 
-/** Model requests each in-process case made: routed commands must really have run the agent. */
-const asked = new Map<string, number>();
+const expectedRoute = (key: string, event: string): Command =>
+  HANDLED_EVENTS.includes(event) ? EXPECTED_ROUTES[key] : { kind: 'skip', reason: `event '${event}' is not handled` };
+
+/** The thread a routed command's result must be posted on: its own, or the labelled issue (42) that triage-all finds. */
+const threadOf = (c: Command): number => (c.kind === 'skip' ? 0 : c.kind === 'triage-all' ? 42 : c.trigger.thread!.number);
 
 describe('every @octokit/webhooks-examples payload through runAction()', () => {
-  it.each(cases)('%s ends success or skipped', async (label, event, payload) => {
+  it.each(cases)('%s ends as routed', async (key, event, payload) => {
+    const expected = expectedRoute(key, event);
+    expect(expected, `${key} has no row in test/support/webhook-routes.ts`).toBeDefined();
     const gh = await fakeFor(payload);
     const before = gemini.requests.length;
     try {
@@ -73,24 +79,26 @@ describe('every @octokit/webhooks-examples payload through runAction()', () => {
         { eventPath, outputPath: join(dir, 'out'), summaryPath: join(dir, 'summary'), temp: dir, home: dir },
       );
       const face = createTestFace(env);
-      let status: string;
-      try {
-        const outcome = await runInProcess(face);
-        status = outcome.errors.length ? `errors: ${JSON.stringify(outcome.errors)}` : outcome.result.status;
-      } catch (e) {
-        status = `threw: ${messageOf(e)}`;
+      const outcome = await runInProcess(face);
+      expect(outcome.errors, face.lines.join('\n')).toEqual([]);
+      const result = outcome.result;
+      const lines = face.lines;
+      const asked = gemini.requests.length - before;
+      if (expected.kind === 'skip') {
+        expect(result).toEqual({ status: 'skipped', summary: expected.reason });
+        expect(asked).toBe(0);
+        expect(gh.state.comments).toEqual([]);
+        return;
       }
-      expect(['success', 'skipped'], face.lines.join('\n')).toContain(status);
+      expect(result.status, lines.join('\n')).toBe('success');
+      expect(asked).toBeGreaterThan(0);
+      const thread = threadOf(expected);
+      const posted = [...gh.state.comments.map((c) => c.issue_number), ...gh.state.reviews.map((r) => r.pull_number)];
+      expect(posted.length).toBeGreaterThan(0);
+      expect(new Set(posted)).toEqual(new Set([thread]));
     } finally {
-      asked.set(label, gemini.requests.length - before);
       await gh.close();
     }
-  });
-
-  it('the payloads that carry commands really ran the agent (not a skip dressed as success)', () => {
-    const routed = [...asked].filter(([l]) => /^(issues #\d+ opened|pull_request #\d+ (opened|ready_for_review|reopened|synchronize)|workflow_dispatch #\d+)$/.test(l));
-    expect(routed.length).toBeGreaterThanOrEqual(15);
-    expect(routed.filter(([, n]) => n === 0)).toEqual([]);
   });
 });
 

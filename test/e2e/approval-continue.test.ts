@@ -1,7 +1,8 @@
 /**
  * Crash safety (issue 6): a long run checkpoints its session after a settled batch; when the runner
  * dies mid-run, `/agent continue` on a new runner resumes from that checkpoint with the same history
- * and work tree. The runner's death is real: the bundle is SIGKILLed while the model hangs.
+ * and work tree. The runner's death is real: the bundle is SIGKILLed as soon as the model receives
+ * the request that hangs (an event from the fake, not a timer).
  * `AGENT_ACTION_CHECKPOINT_SECONDS=0` makes every batch "long enough" to checkpoint.
  */
 import { execFileSync } from 'node:child_process';
@@ -48,6 +49,10 @@ describe('the bundled action: a run that dies is continued', () => {
     ]);
 
     const trigger = t.gh.addComment(ISSUE, '/agent fix', { login: 'maintainer' });
+    // The runner dies the moment the model receives the request that hangs (the second): the
+    // checkpoint of the settled batch was pushed before that request was sent.
+    const death = new AbortController();
+    void t.gemini.untilRequests(2).then(() => death.abort());
     const first = await runAction({
       eventName: 'issue_comment',
       payload: commentPayload(trigger),
@@ -55,7 +60,7 @@ describe('the bundled action: a run that dies is continued', () => {
       bundle: bundlePath(),
       inputs: { 'gemini-api-key': API_KEY, 'gemini-base-url': t.gemini.baseUrl, policy: ALLOW_PREP },
       env: { GITHUB_API_URL: t.gh.url, AGENT_ACTION_CHECKPOINT_SECONDS: '0' },
-      timeoutMs: 20_000, // then SIGKILL: the runner dies with the model request in flight
+      kill: death.signal,
     });
     expect(first.code, logOf(first)).toBeNull(); // killed, not exited
     expect(t.gemini.requests).toHaveLength(2);

@@ -106,7 +106,7 @@ describe('createGeminiClient over the real SDK', () => {
   });
 
   it('aborts a hung stream after the idle timeout as a network failure', async () => {
-    const { chunks, failure } = await collect([fault.hang([text('start')])], {}, 300);
+    const { chunks, failure } = await collect([fault.hang([text('start')])], {}, 150);
     expect(chunks.flatMap((c) => c.parts)).toEqual([{ text: 'start' }]);
     expect(failure).toMatchObject({ kind: 'network' });
     expect(failure?.message).toMatch(/stalled/);

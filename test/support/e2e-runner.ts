@@ -46,6 +46,8 @@ export interface RunActionOptions {
   bundle?: string;
   /** Kill the child after this long (default 180 s): a hung action fails its test, not the suite. */
   timeoutMs?: number;
+  /** SIGKILL the child when this aborts: a runner that dies at a moment the test chooses. */
+  kill?: AbortSignal;
 }
 
 export interface Annotation {
@@ -176,7 +178,7 @@ export async function runAction(o: RunActionOptions): Promise<ActionRun> {
   writeFileSync(files.eventPath, o.eventText ?? JSON.stringify(o.payload, null, 2));
   for (const f of [files.outputPath, files.summaryPath, join(temp, 'env'), join(temp, 'path'), join(temp, 'state')]) writeFileSync(f, '');
   const env = createRunnerEnv(o, files);
-  const { code, stdout, stderr } = await spawnNode(o.bundle ?? BUNDLE, o.workspace, env, o.timeoutMs ?? 180_000, o.node);
+  const { code, stdout, stderr } = await spawnNode(o.bundle ?? BUNDLE, o.workspace, env, o.timeoutMs ?? 180_000, o.node, o.kill);
   return {
     code,
     stdout,
@@ -188,7 +190,7 @@ export async function runAction(o: RunActionOptions): Promise<ActionRun> {
   };
 }
 
-function spawnNode(script: string, cwd: string, env: Record<string, string>, timeoutMs: number, node = process.execPath): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function spawnNode(script: string, cwd: string, env: Record<string, string>, timeoutMs: number, node = process.execPath, kill?: AbortSignal): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(node, [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -196,6 +198,7 @@ function spawnNode(script: string, cwd: string, env: Record<string, string>, tim
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    kill?.addEventListener('abort', () => child.kill('SIGKILL'), { once: true });
     child.on('error', (e) => {
       clearTimeout(timer);
       reject(e);

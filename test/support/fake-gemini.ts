@@ -71,6 +71,8 @@ export interface FakeGemini {
   push(...replies: FakeReply[]): void;
   /** Replies not yet used. */
   remaining(): number;
+  /** Resolves once the server has received `count` requests (at once if it already has): wait on this, not a timer. */
+  untilRequests(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -147,6 +149,13 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
   const queue = [...script];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const wake = () => {
+    for (const w of waiters.filter((x) => requests.length >= x.count)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  };
 
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -162,8 +171,9 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
     const method = m[2] as RecordedRequest['method'];
     requests.push({ model: decodeURIComponent(m[1]), method, body, apiKey: header(req, 'x-goog-api-key') ?? url.searchParams.get('key') ?? undefined });
     const next = queue.shift();
-    if (!next) return sendJson(res, 500, { error: { code: 500, message: 'fake-gemini: script exhausted', status: 'INTERNAL' } });
-    serve(next, method, res);
+    if (!next) sendJson(res, 500, { error: { code: 500, message: 'fake-gemini: script exhausted', status: 'INTERNAL' } });
+    else serve(next, method, res);
+    wake(); // after serving: a waiter sees the reply (or the hang) already under way
   });
   server.on('connection', (s) => {
     sockets.add(s);
@@ -177,6 +187,11 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
     requests,
     push: (...replies) => void queue.push(...replies),
     remaining: () => queue.length,
+    untilRequests: (count) =>
+      new Promise<void>((resolve) => {
+        waiters.push({ count, resolve });
+        wake();
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

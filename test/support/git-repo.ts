@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -20,8 +20,29 @@ export function git(cwd: string, ...args: string[]): string {
   }).trimEnd();
 }
 
+/** Every temporary directory made through makeTempDir in this test file, removed after the file. */
+const madeTempDirs = new Set<string>();
+
+/**
+ * A fresh directory under the OS temp dir, removed after the test file that made it (by
+ * test/support/remove-temp-dirs.ts, a setup file of every vitest config).
+ */
 export function makeTempDir(prefix = 'agent-action-'): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  madeTempDirs.add(dir);
+  return dir;
+}
+
+/** Remove every directory makeTempDir made so far. Never throws: a cleanup failure must not hide a test's result. */
+export function removeTempDirs(): void {
+  for (const dir of madeTempDirs) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // Left behind: the suite's temp census reports it.
+    }
+  }
+  madeTempDirs.clear();
 }
 
 /** Write files (path -> content) under dir, creating folders. */

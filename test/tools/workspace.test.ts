@@ -1,9 +1,17 @@
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveInWorkspace } from '../../src/tools/workspace.js';
 import { createRepo, makeTempDir } from '../support/git-repo.js';
 import { call, makeEnv, refusal } from './helpers.js';
+
+/** The ToolFailure a promise rejects with, as { code, message }; undefined when it resolves. */
+async function failureOf(p: Promise<unknown>): Promise<{ code: string; message: string } | undefined> {
+  return p.then(
+    () => undefined,
+    (e: { code: string; message: string }) => ({ code: e.code, message: e.message }),
+  );
+}
 
 function setup() {
   const { dir } = createRepo({ 'src/a.ts': 'export const a = 1;\n', 'README.md': '# r\n' });
@@ -27,26 +35,82 @@ describe('resolveInWorkspace', () => {
     await expect(resolveInWorkspace(dir, '', 'read')).resolves.toMatchObject({ rel: '.' });
   });
 
+  it('keeps a name that merely starts with two dots inside the workspace', async () => {
+    const { dir } = setup();
+    writeFileSync(join(dir, '..notes'), 'n\n');
+    await expect(resolveInWorkspace(dir, '..notes', 'read')).resolves.toEqual({ abs: join(dir, '..notes'), rel: '..notes', exists: true });
+    await expect(resolveInWorkspace(dir, 'src/..new', 'write')).resolves.toEqual({ abs: join(dir, 'src/..new'), rel: 'src/..new', exists: false });
+  });
+
+  it('treats blank paths as the root and trims the rest', async () => {
+    const { dir } = setup();
+    await expect(resolveInWorkspace(dir, '   ', 'read')).resolves.toEqual({ abs: dir, rel: '.', exists: true });
+    await expect(resolveInWorkspace(dir, ' src/a.ts\n', 'read')).resolves.toEqual({ abs: join(dir, 'src/a.ts'), rel: 'src/a.ts', exists: true });
+  });
+
+  it('rebuilds a missing tail of several segments under the deepest real ancestor', async () => {
+    const { dir } = setup();
+    await expect(resolveInWorkspace(dir, 'src-alias/x/y/z.ts', 'write')).resolves.toEqual({ abs: join(dir, 'src/x/y/z.ts'), rel: 'src/x/y/z.ts', exists: false });
+  });
+
+  it('refuses a NUL byte as invalid arguments, before touching the file system', async () => {
+    const { dir } = setup();
+    const err = await failureOf(resolveInWorkspace(dir, 'src/a.ts\0.png', 'read'));
+    expect(err).toEqual({ code: 'invalid_args', message: 'path contains a NUL byte' });
+  });
+
+  it('says a path is outside the workspace, and how to name one inside', async () => {
+    const { dir } = setup();
+    for (const given of ['../escape.txt', '..', '/etc/passwd', 'src/../../x']) {
+      expect(await failureOf(resolveInWorkspace(dir, given, 'read'))).toEqual({
+        code: 'outside_workspace',
+        message: `${given} is outside the workspace (${dir}); use a path relative to the workspace root`,
+      });
+    }
+  });
+
   it.each([
-    ['../escape.txt', 'read', /outside the workspace/],
-    ['/etc/passwd', 'read', /outside the workspace/],
-    ['link-file', 'read', /symlink .* outside the workspace/],
+    ['link-file', 'read', /^link-file resolves through a symlink to .*secret\.txt, which is outside the workspace/],
     ['link-dir/secret.txt', 'read', /symlink .* outside the workspace/],
     ['link-dir/new.txt', 'write', /symlink .* outside the workspace/],
     ['dangling', 'write', /dangling symlink/],
-    ['.git/config', 'read', /git internals/],
-    ['.git/hooks/pre-commit', 'write', /writes into \.git\/ are refused/],
+    ['dangling/below.txt', 'write', /dangling symlink/],
+    ['.git/config', 'read', /^\.git\/config: git internals \(\.git\/\) are not readable by file tools; use run_shell_command with git/],
+    ['.git/hooks/pre-commit', 'write', /^\.git\/hooks\/pre-commit: writes into \.git\/ are refused; use run_shell_command with git/],
+    ['.git', 'read', /git internals/],
+    ['./.git', 'read', /git internals/],
+    ['./.git/', 'read', /git internals/],
+    ['a/../.git/config', 'read', /git internals/],
+    ['src/../.git/hooks/post-checkout', 'write', /writes into \.git\/ are refused/],
     ['sub/.git/config', 'write', /writes into \.git\/ are refused/],
-    ['.GIT/HEAD', 'write', /writes into \.git\/ are refused/],
+    ['gitlink', 'read', /git internals/],
     ['gitlink/config', 'write', /writes into \.git\/ are refused/],
+    // Case variants: git's own directory on a case-insensitive file system (macOS, Windows). On
+    // Linux these name other, legal directories; they are refused there too, one rule everywhere.
+    ['.GIT/HEAD', 'write', /writes into \.git\/ are refused/],
+    ['.Git/config', 'read', /git internals/],
+    ['./.gIt/config', 'read', /git internals/],
+    ['a/../.GIT/config', 'read', /git internals/],
   ] as const)('refuses %s (%s)', async (path, access, why) => {
     const { dir } = setup();
-    const err = await resolveInWorkspace(dir, path, access).then(
-      () => undefined,
-      (e: { code: string; message: string }) => e,
-    );
+    const err = await failureOf(resolveInWorkspace(dir, path, access));
     expect(err?.code).toBe('outside_workspace');
     expect(err?.message).toMatch(why);
+  });
+
+  it('refuses .git/ named in the path even when .git is a symlink whose target has another name', async () => {
+    const { dir } = createRepo({ 'README.md': '# r\n' });
+    renameSync(join(dir, '.git'), join(dir, 'gitdir'));
+    symlinkSync(join(dir, 'gitdir'), join(dir, '.git'));
+    expect((await failureOf(resolveInWorkspace(dir, '.git/config', 'read')))?.message).toMatch(/git internals/);
+    expect((await failureOf(resolveInWorkspace(dir, join(dir, '.git/HEAD'), 'write')))?.message).toMatch(/writes into \.git\/ are refused/);
+  });
+
+  it("refuses a .GIT directory on Linux too, even one that is not git's", async () => {
+    const { dir } = setup();
+    mkdirSync(join(dir, '.GIT'));
+    writeFileSync(join(dir, '.GIT', 'notes.txt'), 'not git\n');
+    expect((await failureOf(resolveInWorkspace(dir, '.GIT/notes.txt', 'read')))?.code).toBe('outside_workspace');
   });
 });
 
