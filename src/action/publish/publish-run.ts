@@ -13,7 +13,7 @@ import { formatMarker } from '../markers.js';
 import type { ActionResult, ActionRunContext, AgentTask } from '../run-context.js';
 import type { ThreadInfo } from '../task-context.js';
 import { commitWorktree, pushHead, readHasChanges } from './commits.js';
-import { publishLabels } from './labels.js';
+import { publishLabels, readAllowedLabels } from './labels.js';
 import { publishIssueFix } from './pull-request.js';
 import { collapsedPatch, publishReview, readPullDiffSides, suggestionsFromDiff } from './review.js';
 
@@ -94,7 +94,8 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
   // 3. Labels, only those the repository has.
   if (thread && p.record.labels !== undefined) {
     try {
-      const { applied, dropped } = await publishLabels(ctx.octokit, ctx.repo, thread.number, p.record.labels);
+      const allowed = await readAllowedLabels(ctx.octokit, ctx.repo, ctx.settings);
+      const { applied, dropped } = await publishLabels(ctx.octokit, ctx.repo, thread.number, p.record.labels, allowed);
       result.labels = applied;
       if (dropped.length) ctx.log.notice(`labels not in the repository, not applied: ${dropped.join(', ')}`);
     } catch (e) {

@@ -1,0 +1,89 @@
+/**
+ * What one issue's triage writes, in this order: the labels (those the model chose that are on
+ * the allow-list, plus `triaged-label`, minus those the issue has) in one request, then one
+ * comment: what was applied, the duplicate link, the model's note if it wrote one, and the
+ * triaged marker. The comment goes last because it is the marker (triage-marker.ts): a run killed
+ * between the two writes has left no marker, and the next run triages the issue again, adding no
+ * label twice. Every write first takes a slot from the pacer.
+ */
+import { filterLabels } from '../publish/labels.js';
+import { MARKER_PREFIX } from '../markers.js';
+import type { GitHubClient } from '../github-client.js';
+import type { RepoRef } from '../run-context.js';
+import type { DuplicateOf } from '../../tools/github/issue-tools.js';
+import { formatTriagedMarker } from './triage-marker.js';
+import type { WritePacer } from './write-pacer.js';
+
+/** What the model recorded for one issue. */
+export interface TriageRecord {
+  labels: readonly string[];
+  replies: readonly string[];
+  duplicateOf?: DuplicateOf;
+  /** The run stopped at a limit: said in the comment, so a maintainer knows the triage is partial. */
+  stoppedAt?: string;
+}
+
+export interface TriageTarget {
+  number: number;
+  /** Labels the issue carries now. */
+  labels: readonly string[];
+  /** The issue's updated_at as the triage read it: the marker's `seen`. */
+  seenUpdatedAt: string;
+}
+
+export interface PublishTriageOptions {
+  octokit: GitHubClient;
+  repo: RepoRef;
+  pacer: WritePacer;
+  /** Labels the model may apply (the allow-list, triaged-label excluded). */
+  allowed: readonly string[];
+  triagedLabel: string;
+  runId?: string;
+  runUrl?: string;
+  /** Compute, write nothing. */
+  dryRun: boolean;
+}
+
+export interface PublishedTriage {
+  /** Labels triage applied (or would apply): allowed, chosen by the model. */
+  labels: string[];
+  /** Chosen but not allowed (or not in the repository). */
+  dropped: string[];
+  commentUrl?: string;
+}
+
+/** At most this many labels and notes from one triage (a prompt-injected model asks for more). */
+const MAX_LABELS = 10;
+const MAX_REPLIES = 3;
+const MAX_COMMENT_CHARS = 60_000;
+
+export async function publishTriage(target: TriageTarget, record: TriageRecord, o: PublishTriageOptions): Promise<PublishedTriage> {
+  const { apply, dropped } = filterLabels(record.labels.slice(0, MAX_LABELS), o.allowed);
+  if (o.dryRun) return { labels: apply, dropped };
+  const toAdd = [...apply, o.triagedLabel].filter((l) => !target.labels.includes(l));
+  if (toAdd.length > 0) {
+    await o.pacer.take();
+    await o.octokit.rest.issues.addLabels({ ...o.repo, issue_number: target.number, labels: toAdd });
+  }
+  await o.pacer.take();
+  const { data } = await o.octokit.rest.issues.createComment({ ...o.repo, issue_number: target.number, body: renderTriageComment(target, record, apply, o) });
+  return { labels: apply, dropped, commentUrl: data.html_url };
+}
+
+/** Pure: the triage comment, marker last. */
+export function renderTriageComment(target: TriageTarget, record: TriageRecord, applied: readonly string[], o: Pick<PublishTriageOptions, 'runId' | 'runUrl'>): string {
+  const labels = applied.length ? `labelled ${applied.map((l) => `\`${l.replace(/`/g, "'")}\``).join(', ')}` : 'no label applied';
+  const dup = record.duplicateOf ? ` Possible duplicate of #${record.duplicateOf.number}: ${withoutMarkers(record.duplicateOf.reason)}` : '';
+  const limit = record.stoppedAt ? `\n\nThe triage stopped early (${record.stoppedAt}); a maintainer may want to look again.` : '';
+  const notes = record.replies.slice(0, MAX_REPLIES).map((r) => `\n\n${withoutMarkers(r.trim())}`).join('');
+  const run = o.runUrl ? `\n\n<sub>[workflow run](${o.runUrl})</sub>` : '';
+  const text = `**Triage** (agent-action): ${labels}.${dup}${limit}${notes}`;
+  return `${text.length > MAX_COMMENT_CHARS ? `${text.slice(0, MAX_COMMENT_CHARS)}\n\n[cut]` : text}${run}\n${formatTriagedMarker(target.seenUpdatedAt, o.runId)}`;
+}
+
+/**
+ * The model's text must not carry a marker of ours (it would read as the action's own). Mentions
+ * are left for the publishing layer's inert-text pass (the `publish` branch's makeInert) to
+ * neutralize once it is merged.
+ */
+const withoutMarkers = (text: string): string => text.split(MARKER_PREFIX).join('&lt;!-- agent-action');
