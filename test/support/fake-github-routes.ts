@@ -7,8 +7,8 @@
  */
 import type { FakeComment, FakeGitHubState, FakeIssue, FakeReview, RecordedRequest } from './fake-github.js';
 
-export type RouteResult = { status: number; body?: unknown; headers?: Record<string, string> };
-export type Handler = (m: RegExpExecArray, req: RecordedRequest, s: FakeGitHubState) => RouteResult;
+type RouteResult = { status: number; body?: unknown; headers?: Record<string, string> };
+type Handler = (m: RegExpExecArray, req: RecordedRequest, s: FakeGitHubState) => RouteResult;
 export type Route = [string, RegExp, Handler];
 
 const ok = (body: unknown, status = 200): RouteResult => ({ status, body });
@@ -17,12 +17,12 @@ const notFound = (what: string): RouteResult => ({ status: 404, body: { message:
 export const isoAt = (s: FakeGitHubState): string => new Date(s.clock()).toISOString();
 
 /** An issue changed now: its updated_at moves (GitHub does this for comments, labels and edits). */
-export const touch = (s: FakeGitHubState, i: FakeIssue): void => void (i.updated_at = isoAt(s));
+const touch = (s: FakeGitHubState, i: FakeIssue): void => void (i.updated_at = isoAt(s));
 
 const refOf = (s: FakeGitHubState, name: string): string | undefined => s.refs.get(name) ?? s.resolveRef?.(name);
 
 /** One page of `items` with GitHub's `link` header, built from the request's own URL. */
-export function paged(r: RecordedRequest, items: readonly unknown[], wrap?: (page: unknown[]) => unknown): RouteResult {
+function paged(r: RecordedRequest, items: readonly unknown[], wrap?: (page: unknown[]) => unknown): RouteResult {
   const per = Math.min(100, Math.max(1, Number(r.query.per_page ?? 30) || 30));
   const page = Math.max(1, Number(r.query.page ?? 1) || 1);
   const last = Math.max(1, Math.ceil(items.length / per));
@@ -34,7 +34,7 @@ export function paged(r: RecordedRequest, items: readonly unknown[], wrap?: (pag
   return { status: 200, body: wrap ? wrap(slice) : slice, headers: links.length ? { link: links.join(', ') } : {} };
 }
 
-export function repoJson(s: FakeGitHubState) {
+function repoJson(s: FakeGitHubState) {
   return { id: 1, name: s.repo, full_name: `${s.owner}/${s.repo}`, owner: { login: s.owner }, default_branch: s.defaultBranch, private: false };
 }
 
@@ -44,7 +44,7 @@ function associationOf(s: FakeGitHubState, login: string): string {
   return ['admin', 'maintain', 'write'].includes(s.permissions[login] ?? 'none') ? 'COLLABORATOR' : 'NONE';
 }
 
-export function issueJson(s: FakeGitHubState, i: FakeIssue) {
+function issueJson(s: FakeGitHubState, i: FakeIssue) {
   return {
     id: i.number * 10,
     number: i.number,
@@ -89,7 +89,7 @@ function diffOf(p: NonNullable<FakeIssue['pull']>): string {
     .join('');
 }
 
-export const commentJson = (s: FakeGitHubState, c: FakeComment) => ({
+const commentJson = (s: FakeGitHubState, c: FakeComment) => ({
   ...c,
   user: { type: 'User', ...c.user },
   author_association: c.user.type === 'Bot' ? 'NONE' : associationOf(s, c.user.login),

@@ -14,14 +14,32 @@ import type { FakeGitHub, FakeIssue, FakeUser } from './fake-github.js';
 import { makeTempDir } from './git-repo.js';
 
 export const BOT: FakeUser = { login: 'github-actions[bot]', type: 'Bot' };
-export const T0 = Date.parse('2026-01-01T00:00:00Z');
-export const HOUR = 3_600_000;
-export const iso = (ms: number) => new Date(ms).toISOString();
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+const HOUR = 3_600_000;
+const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The action's marker as it posts it (the format is the code's; tests use the literal). */
 export const markerBody = (seen: string) => `**Triage** (agent-action): labelled \`bug\`.\n<!-- agent-action:triaged seen=${seen} -->`;
 
 export type BacklogKind = 'todo' | 'triaged' | 'updated-since' | 'forged-marker' | 'marker-no-label' | 'pull-request' | 'closed' | 'unlabelled';
+
+/**
+ * The 500-issue backlog of the plan test and the benchmark, numbered by age (1 oldest): every 5th
+ * triaged (100); of the rest, n % 25 == 3 updated since their triage (20), n % 50 == 7 carrying a
+ * marker an outsider wrote (10), n % 50 == 9 a marker without the label (10), n % 100 == 11 pull
+ * requests (5), == 13 closed (5), == 17 without the triage label (5). That leaves 345 never
+ * triaged: 385 to do, 485 listed.
+ */
+export function backlogKind(n: number): BacklogKind {
+  if (n % 5 === 0) return 'triaged';
+  if (n % 25 === 3) return 'updated-since';
+  if (n % 50 === 7) return 'forged-marker';
+  if (n % 50 === 9) return 'marker-no-label';
+  if (n % 100 === 11) return 'pull-request';
+  if (n % 100 === 13) return 'closed';
+  if (n % 100 === 17) return 'unlabelled';
+  return 'todo';
+}
 
 /**
  * Issues numbered from 1, one per entry of `kinds`, created an hour apart from T0 (issue 1 oldest)
@@ -89,10 +107,11 @@ export function createSteppedClock(start = T0): Clock & { sleeps: number[] } {
 export function triageFace(o: { gh: FakeGitHub; gemini?: FakeGemini; workspace: string; inputs: Record<string, string>; eventName?: string; clock?: Clock; summary?: string[] }): ActionFace & { lines: string[] } {
   const dir = makeTempDir('agent-action-triage-event-');
   const eventPath = join(dir, 'event.json');
-  writeFileSync(eventPath, JSON.stringify({ schedule: '17 3 * * *' }));
+  const eventName = o.eventName ?? 'schedule';
+  writeFileSync(eventPath, JSON.stringify(eventName === 'schedule' ? { schedule: '17 3 * * *' } : { inputs: {}, sender: { login: 'maintainer', type: 'User' } }));
   const env: Record<string, string | undefined> = {
     GITHUB_REPOSITORY: 'octo/hello',
-    GITHUB_EVENT_NAME: o.eventName ?? 'schedule',
+    GITHUB_EVENT_NAME: eventName,
     GITHUB_EVENT_PATH: eventPath,
     GITHUB_WORKSPACE: o.workspace,
     GITHUB_API_URL: o.gh.url,

@@ -27,7 +27,7 @@ export interface PlannedIssue {
   updatedAt: string;
 }
 
-export interface SkippedIssue extends PlannedIssue {
+interface SkippedIssue extends PlannedIssue {
   reason: string;
 }
 

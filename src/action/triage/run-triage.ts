@@ -127,7 +127,7 @@ async function triageIssues(base: RunBase, issues: readonly number[], x: TriageR
  * `concurrency` workers take the issues in order; results keep the input order. `shardBudgetUsd`
  * (max-cost-usd) is the whole shard's: once spent, no further issue starts.
  */
-export async function runPool(ctx: ShardContext, issues: readonly number[], concurrency: number, shardBudgetUsd?: number): Promise<IssueOutcome[]> {
+async function runPool(ctx: ShardContext, issues: readonly number[], concurrency: number, shardBudgetUsd?: number): Promise<IssueOutcome[]> {
   const results: IssueOutcome[] = new Array(issues.length);
   let next = 0;
   let spent = 0;

@@ -57,7 +57,7 @@ export interface IssueOutcome {
   stats?: RunStats;
 }
 
-export async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcome> {
+async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcome> {
   const { data: issue } = await s.octokit.rest.issues.get({ ...s.repo, issue_number: number });
   const base = { number, title: issue.title, labels: [] as string[] };
   if (issue.pull_request) return { ...base, status: 'skipped', note: 'a pull request' };
@@ -144,7 +144,7 @@ export async function tryTriageIssue(s: ShardContext, number: number): Promise<I
 }
 
 /** The first user message after the fenced task context: the task, and the trusted guide. */
-export function triagePrompt(number: number, guide: TriageGuide | undefined): string {
+function triagePrompt(number: number, guide: TriageGuide | undefined): string {
   const task =
     `Triage issue #${number}: choose fitting labels with set_labels, only from the labels you may apply. ` +
     'If it may repeat an earlier report, look with search_issues and, for a clear match only, call mark_duplicate. ' +

@@ -13,10 +13,10 @@
  */
 import { formatMarker, tryParseMarker } from '../markers.js';
 
-export const TRIAGED_MARKER = 'triaged';
+const TRIAGED_MARKER = 'triaged';
 
 /** GitHub stamps the comment and the issue it bumps separately; a human reply within this is missed. */
-export const MARKER_TOLERANCE_MS = 10_000;
+const MARKER_TOLERANCE_MS = 10_000;
 
 /** The fields of an issue comment the check reads (the REST shape). */
 export interface MarkerComment {
@@ -31,7 +31,7 @@ const TRUSTED_ASSOCIATIONS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
 
 export const formatTriagedMarker = (seen: string, runId?: string): string => formatMarker(TRIAGED_MARKER, { seen, ...(runId ? { run: runId } : {}) });
 
-export function isTrustedAuthor(c: MarkerComment): boolean {
+function isTrustedAuthor(c: MarkerComment): boolean {
   const login = c.user?.login ?? '';
   return c.user?.type === 'Bot' || login.endsWith('[bot]') || TRUSTED_ASSOCIATIONS.has(c.author_association ?? '');
 }

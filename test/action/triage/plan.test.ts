@@ -10,24 +10,7 @@ import { shareWriteBudget, splitIntoShards } from '../../../src/action/triage/pl
 import { findCoveringMarker, type MarkerComment } from '../../../src/action/triage/triage-marker.js';
 import { startFakeGitHub, type FakeGitHub } from '../../support/fake-github.js';
 import { makeTempDir } from '../../support/git-repo.js';
-import { seedBacklog, triageFace, type BacklogKind } from '../../support/triage-fixtures.js';
-
-/**
- * 500 issues, numbered by age (1 oldest): every 5th triaged (100); of the rest, n % 25 == 3 updated
- * since their triage (20), n % 50 == 7 carrying a marker an outsider wrote (10), n % 50 == 9 a
- * marker without the label (10), n % 100 == 11 pull requests (5), == 13 closed (5), == 17 without
- * the triage label (5). That leaves 345 never triaged: 385 to do, 485 listed.
- */
-function kindOf(n: number): BacklogKind {
-  if (n % 5 === 0) return 'triaged';
-  if (n % 25 === 3) return 'updated-since';
-  if (n % 50 === 7) return 'forged-marker';
-  if (n % 50 === 9) return 'marker-no-label';
-  if (n % 100 === 11) return 'pull-request';
-  if (n % 100 === 13) return 'closed';
-  if (n % 100 === 17) return 'unlabelled';
-  return 'todo';
-}
+import { backlogKind, seedBacklog, triageFace, type BacklogKind } from '../../support/triage-fixtures.js';
 
 let gh: FakeGitHub;
 let kinds: Map<number, BacklogKind>;
@@ -35,7 +18,7 @@ beforeEach(async () => {
   gh = await startFakeGitHub();
   kinds = seedBacklog(
     gh,
-    Array.from({ length: 500 }, (_, i) => kindOf(i + 1)),
+    Array.from({ length: 500 }, (_, i) => backlogKind(i + 1)),
   );
 });
 afterEach(async () => {
