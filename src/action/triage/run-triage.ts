@@ -7,7 +7,7 @@
  * issue is its own conversation (triage-issue.ts); one issue's failure never ends the others.
  */
 import { rm } from 'node:fs/promises';
-import { messageOf } from '../../common/errors.js';
+import { AgentError, messageOf } from '../../common/errors.js';
 import type { Clock } from '../../core/loop.js';
 import { realClock } from '../../core/retry.js';
 import { assertGit } from '../../session/git.js';
@@ -81,7 +81,7 @@ async function triageIssues(base: RunBase, issues: readonly number[], x: TriageR
   const t0 = clock.now();
   const { settings, runner } = base;
   const head = await assertGit(runner.workspace, ['rev-parse', 'HEAD']).catch((e: unknown) => {
-    throw new Error(`triage reads the repository's trusted configuration from the checked-out commit, and ${runner.workspace} has none (check out the repository first): ${messageOf(e)}`);
+    throw new AgentError('config', `triage reads the repository's trusted configuration from the checked-out commit, and GITHUB_WORKSPACE (${runner.workspace}) has none: add actions/checkout before this step (${messageOf(e).split('\n')[0]})`);
   });
   const trusted = await base.log.group('trusted configuration (checked-out commit)', () => readTrustedConfig(runner.workspace, head, settings.contextFileNames));
   try {

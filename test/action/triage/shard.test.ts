@@ -8,6 +8,7 @@ import { runAction } from '../../../src/action/main.js';
 import { call, fault, gated, reply, startFakeGemini, text, usage, type FakeGemini } from '../../support/fake-gemini.js';
 import { createFakeGitHubState, startFakeGitHub, type FakeGitHub } from '../../support/fake-github.js';
 import { createWorkspace } from '../../support/e2e-runner.js';
+import { makeTempDir } from '../../support/git-repo.js';
 import { createSteppedClock, markerBody, scriptIssues, triageFace, triageKeyOf, triageReplies } from '../../support/triage-fixtures.js';
 
 const GUIDE = 'Crashes are `bug`. Requests for new behaviour are `enhancement`. Never close issues.';
@@ -242,6 +243,16 @@ describe('a triage shard', () => {
     expect(r.summary).toContain('| #9 A PR | skipped: a pull request |');
     expect(r.summary).toMatch(/\| #5 Issue 5 \| skipped: already triaged/);
     expect(gemini.requests).toEqual([]);
+  });
+});
+
+describe('a shard without a checkout', () => {
+  it('fails once, saying to check out the repository, before any model call or write', async () => {
+    const face = triageFace({ gh, gemini, workspace: makeTempDir(), inputs: { mode: 'triage', issues: '1' } });
+    const { result, errors } = await runAction(face);
+    expect(result.status).toBe('failed');
+    expect(errors).toEqual([{ title: 'agent-action: config', message: expect.stringMatching(/^triage reads the repository's trusted configuration from the checked-out commit, .* add actions\/checkout before this step/) }]);
+    expect([gemini.requests, gh.requests.filter((q) => q.method !== 'GET')]).toEqual([[], []]);
   });
 });
 
