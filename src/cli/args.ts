@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AgentError, messageOf } from '../common/errors.js';
 import type { ApprovalMode } from '../policy/types.js';
+import type { SandboxMode } from '../sandbox/types.js';
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 
@@ -15,12 +16,15 @@ export interface CliArgs {
   cwd?: string;
   policies: string[];
   adminPolicies: string[];
+  sandbox: SandboxMode;
+  sandboxNetwork: boolean;
 }
 
-export type CliCommand = CliArgs | { kind: 'help' } | { kind: 'version' } | { kind: 'policy-check'; argv: string[] };
+export type CliCommand = CliArgs | { kind: 'help' } | { kind: 'version' } | { kind: 'policy-check'; argv: string[] } | { kind: 'sandbox-check'; argv: string[] };
 
 export const HELP = `Usage: agent-action -p PROMPT [options]
        agent-action policy check --tool NAME [--args JSON] [...]   (see: agent-action policy check --help)
+       agent-action sandbox check [--sandbox-network] [--json]     (what the sandbox can do here)
 
 Runs the agent headlessly in a directory: it reads files, edits them and runs the commands that
 policy allows, then prints the result. The prompt may also come on standard input.
@@ -36,6 +40,9 @@ Options:
       --cwd DIR                the workspace (default: the current directory)
       --policy PATH            extra policy file or folder, User tier (repeatable)
       --admin-policy PATH      policy file or folder, Admin tier (repeatable)
+      --sandbox MODE           required | auto (default) | off: run commands in the OS sandbox
+                               (bubblewrap); auto runs them unconfined, with a warning, where it fails
+      --sandbox-network        let sandboxed commands reach the network
   -v, --version                print the version
   -h, --help                   print this help
 
@@ -46,12 +53,17 @@ Exit codes: 0 success, 1 error, 41 credentials, 42 bad input, 52 bad configurati
 
 const MODES: Record<string, ApprovalMode> = { default: 'default', auto_edit: 'autoEdit', autoEdit: 'autoEdit', yolo: 'yolo', plan: 'plan' };
 const FORMATS: readonly OutputFormat[] = ['text', 'json', 'stream-json'];
+const SANDBOX_MODES: readonly SandboxMode[] = ['required', 'auto', 'off'];
 
 /** Pure: argv (without node and script) to a command, or AgentError('input') naming the flag. */
 export function parseCliArgs(argv: readonly string[]): CliCommand {
   if (argv[0] === 'policy') {
     if (argv[1] !== 'check') throw new AgentError('input', `unknown command "policy ${argv[1] ?? ''}": did you mean "policy check"?`, { site: { input: 'policy' } });
     return { kind: 'policy-check', argv: argv.slice(2) };
+  }
+  if (argv[0] === 'sandbox') {
+    if (argv[1] !== 'check') throw new AgentError('input', `unknown command "sandbox ${argv[1] ?? ''}": did you mean "sandbox check"?`, { site: { input: 'sandbox' } });
+    return { kind: 'sandbox-check', argv: argv.slice(2) };
   }
   let parsed;
   try {
@@ -70,6 +82,8 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
         cwd: { type: 'string' },
         policy: { type: 'string', multiple: true },
         'admin-policy': { type: 'string', multiple: true },
+        sandbox: { type: 'string' },
+        'sandbox-network': { type: 'boolean' },
         version: { type: 'boolean', short: 'v' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -98,6 +112,8 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
   if (v.yolo && v['approval-mode'] && v['approval-mode'] !== 'yolo') {
     throw new AgentError('input', `--yolo contradicts --approval-mode ${v['approval-mode']}`, { site: { input: '--yolo' } });
   }
+  const sandbox = SANDBOX_MODES.find((m) => m === (v.sandbox ?? 'auto'));
+  if (!sandbox) throw new AgentError('input', `--sandbox "${v.sandbox}" is not one of ${SANDBOX_MODES.join(', ')}`, { site: { input: '--sandbox' } });
   return {
     kind: 'run',
     prompt: v.prompt,
@@ -109,6 +125,8 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
     cwd: v.cwd,
     policies: v.policy ?? [],
     adminPolicies: v['admin-policy'] ?? [],
+    sandbox,
+    sandboxNetwork: v['sandbox-network'] ?? false,
   };
 }
 

@@ -13,6 +13,8 @@ import { createDenyChannel } from '../scheduler/channels.js';
 import { HELP, parseCliArgs, type CliArgs } from './args.js';
 import { createOutputWriter, type Io } from './output.js';
 import { runPolicyCheck } from './policy-check.js';
+import { runSandboxCheckCommand } from './sandbox-check.js';
+import { createSandbox } from '../sandbox/sandbox.js';
 
 export const VERSION = '0.1.0';
 
@@ -33,6 +35,7 @@ export async function runCli(c: CliEnv): Promise<number> {
     if (cmd.kind === 'help') return (c.io.stdout(HELP), 0);
     if (cmd.kind === 'version') return (c.io.stdout(`${VERSION}\n`), 0);
     if (cmd.kind === 'policy-check') return await runPolicyCheck(cmd.argv, c.io);
+    if (cmd.kind === 'sandbox-check') return await runSandboxCheckCommand(cmd.argv, c.env, c.io);
     args = cmd;
   } catch (e) {
     return reportEarly(e, c.io, 'text');
@@ -45,6 +48,11 @@ export async function runCli(c: CliEnv): Promise<number> {
     if (!apiKey) throw new AgentError('auth', 'no API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a Gemini API key');
     const model = args.model ?? c.env.GEMINI_MODEL ?? 'gemini-2.5-pro';
 
+    // No remedy here: changing a person's kernel settings is their decision; the warning says how.
+    const sandbox = createSandbox({ mode: args.sandbox, network: args.sandboxNetwork, hostEnv: c.env });
+    const sandboxStatus = await sandbox.status();
+    if (sandboxStatus.kind === 'unconfined' && args.sandbox !== 'off') c.io.stderr(`Warning: ${sandboxStatus.warning}\n`);
+    if (sandboxStatus.kind === 'refused') c.io.stderr(`Warning: shell commands are refused: the sandbox is required and unavailable: ${sandboxStatus.reason}. To fix: ${sandboxStatus.fix}, or pass --sandbox auto\n`);
     const userPolicies = [join(homedir(), '.gemini', 'policies')].filter((p) => existsSync(p));
     const agent = await prepareAgent({
       root,
@@ -65,6 +73,7 @@ export async function runCli(c: CliEnv): Promise<number> {
       channel: createDenyChannel(),
       signal: c.signal,
       baseEnv: c.env,
+      sandbox,
     });
     for (const w of agent.warnings) c.io.stderr(`Warning: ${w}\n`);
     out.prompt(prompt);
