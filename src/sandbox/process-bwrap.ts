@@ -11,6 +11,7 @@
  * PID 1 exits with it, so nothing the call started survives it.
  */
 import { spawn } from 'node:child_process';
+import { readFile, readlink } from 'node:fs/promises';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { signalGroup } from './process-direct.js';
@@ -88,8 +89,9 @@ export function spawnBwrap(l: BwrapLaunch): BwrapProcess {
       resolve({ code: null, signal: null });
     });
   });
-  const exited = Promise.all([exitEvent, statusRead]).then(([e]) => {
+  const exited = Promise.all([exitEvent, statusRead]).then(async ([e]) => {
     onStarted(info);
+    await waitForNamespaceEnd(info);
     return finalStatus(e.code, e.signal);
   });
   const closed = new Promise<ExitStatus>((resolve) => {
@@ -129,6 +131,30 @@ export function fromExitCode(code: number | null, signal: NodeJS.Signals | null)
   if (signal || code === null || code <= 128 || code > 128 + 64) return { code, signal };
   const name = Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0];
   return name ? { code: null, signal: name as NodeJS.Signals } : { code, signal };
+}
+
+/**
+ * bwrap exits as soon as its PID 1 reports the command's exit status, while PID 1 is still
+ * tearing the namespace down (the kernel kills the rest as it exits, and --die-with-parent kills it
+ * if it lingers). Wait for that to finish, so "the call ended" means every process of it is gone.
+ * The kernel empties the namespace before PID 1 becomes a zombie, so it is done when PID 1 is a
+ * zombie (its new parent, the host's init, reaps it when it gets to it), gone, or its pid names a
+ * process of another namespace. Bounded: 2 s.
+ */
+async function waitForNamespaceEnd(info: BwrapInfo | undefined): Promise<void> {
+  const ns = info?.namespaces['pid-namespace'];
+  if (!info || ns === undefined) return;
+  for (let i = 0; i < 400; i++) {
+    const [link, stat] = await Promise.all([readlink(`/proc/${info.childPid}/ns/pid`).catch(() => ''), readFile(`/proc/${info.childPid}/stat`, 'utf8').catch(() => '')]);
+    if (link !== `pid:[${ns}]` || processState(stat) !== 'alive') return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Pure: a /proc/<pid>/stat line's state: `Z` (zombie) and `X` (dead) are over, anything else is alive. */
+export function processState(stat: string): 'alive' | 'over' {
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === '' || state === 'Z' || state === 'X' ? 'over' : 'alive';
 }
 
 function signalPid(pid: number, sig: NodeJS.Signals): void {
