@@ -60,6 +60,26 @@ export function chooseToolchainDirs(pathVar: string | undefined, o: { bound: rea
   return out;
 }
 
+/**
+ * Pure: which of the folders a caller asks to make writable (a cache a hook or an MCP server
+ * needs) are allowed. A specific folder is; what would expose what the sandbox hides is not: /,
+ * a whole system folder, $HOME or a folder above it, a runner path or anything above or inside it.
+ */
+export function chooseWritableDirs(paths: readonly string[], o: { home: string; hidden: readonly string[] }): { allowed: string[]; refused: string[] } {
+  const allowed: string[] = [];
+  const refused: string[] = [];
+  for (const raw of paths) {
+    const dir = normalize(raw).replace(/\/+$/, '') || '/';
+    const exposes =
+      !isAbsolute(raw) ||
+      ['/', '/proc', '/sys', '/dev', '/etc', '/usr', '/tmp', '/home', '/root', '/run', '/var'].some((d) => isUnder(d, dir)) ||
+      isUnder(o.home, dir) ||
+      o.hidden.some((h) => isUnder(h, dir) || isUnder(dir, h));
+    (exposes ? refused : allowed).push(exposes ? raw : dir);
+  }
+  return { allowed, refused };
+}
+
 /** chooseToolchainDirs, keeping only real folders, by their real paths. */
 export async function readToolchainDirs(...args: Parameters<typeof chooseToolchainDirs>): Promise<string[]> {
   const out: string[] = [];

@@ -33,14 +33,14 @@ import { mkdir, readFile, realpath, rmdir } from 'node:fs/promises';
 import { AgentError, messageOf } from '../common/errors.js';
 import { buildBwrapArgs, isUnder } from './bwrap-args.js';
 import { sanitizeGitConfig } from './git-config.js';
-import { chooseToolchainDirs, readHiddenEntries, readProtectedLayout, readResolvConfTarget, readSystemEntries, readToolchainDirs } from './layout.js';
+import { chooseToolchainDirs, chooseWritableDirs, readHiddenEntries, readProtectedLayout, readResolvConfTarget, readSystemEntries, readToolchainDirs } from './layout.js';
 import { DATA_FD, STATUS_FD, spawnBwrap, type BwrapProcess } from './process-bwrap.js';
 import { spawnDirect } from './process-direct.js';
 import { DEFAULT_BWRAP, probeBwrap, supportsDisableUserns, type Probe } from './probe.js';
 import type { Remedy } from './remedy.js';
 import { runnerPathsOf, withoutRunnerVariables } from './runner-paths.js';
-import type { ConfinedProcess, ProbeResult, Sandbox, SandboxMode, SandboxStatus, SpawnRequest } from './types.js';
 import { APPARMOR_FIX } from './remedy.js';
+import type { ConfinedProcess, ProbeResult, Sandbox, SandboxMode, SandboxStatus, SpawnRequest } from './types.js';
 
 export interface SandboxOptions {
   mode: SandboxMode;
@@ -143,15 +143,17 @@ async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<Bw
   if (!isUnder(req.cwd, req.workspace)) throw new AgentError('internal', `sandbox: cwd ${req.cwd} is outside the workspace ${req.workspace}`);
   if (req.workspace === '/') throw new AgentError('config', 'sandbox: the workspace cannot be /');
   const env = withoutRunnerVariables(req.env);
-  const home = homeFor(env.HOME, req.workspace);
-  const network = req.network ?? c.network;
   const hiddenPaths = runnerPathsOf(c.hostEnv);
+  const home = homeFor(env.HOME, req.workspace, hiddenPaths);
+  const network = req.network ?? c.network;
   let protectedLayout;
   try {
     protectedLayout = await readProtectedLayout(req.workspace);
   } catch (e) {
     throw new AgentError('config', `sandbox: ${messageOf(e)}`);
   }
+  const { allowed: writable, refused } = chooseWritableDirs(req.writable ?? [], { home, hidden: hiddenPaths });
+  if (refused.length) throw new AgentError('config', `sandbox: these folders cannot be made writable: ${refused.join(', ')}`);
   const system = await readSystemEntries();
   const bound = system.filter((e) => e.kind !== 'symlink').map((e) => e.path);
   const toolchains = await readToolchainDirs(env.PATH, { bound, home, hidden: hiddenPaths, workspace: req.workspace });
@@ -169,8 +171,9 @@ async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<Bw
       home,
       network,
       system,
-      readOnly: [...toolchains, ...c.readOnly.filter((p) => chooseToolchainDirs(p, { bound: [], home, hidden: hiddenPaths, workspace: req.workspace }).length === 1), ...(resolv ? [resolv] : [])],
-      writable: req.writable ?? [],
+      // Extra folders obey the toolchain rules too: never a home, a hidden path or the workspace.
+      readOnly: [...toolchains, ...chooseToolchainDirs(c.readOnly.join(':'), { bound: [], home, hidden: hiddenPaths, workspace: req.workspace }), ...(resolv ? [resolv] : [])],
+      writable,
       protectedPaths: [...protectedLayout.present, ...protectedLayout.absent.map((path) => ({ path, kind: 'dir' as const }))],
       gitConfig: gitConfig === undefined ? undefined : { path: protectedLayout.gitConfig!, dataFd: DATA_FD },
       hidden: await readHiddenEntries(hiddenPaths),
@@ -190,9 +193,12 @@ async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<Bw
   }
 }
 
-/** Pure: $HOME inside: the caller's path (an empty tmpfs there), unless it is / or holds the workspace's files. */
-export function homeFor(home: string | undefined, workspace: string): string {
-  if (!home || !home.startsWith('/') || home === '/' || isUnder(home, workspace)) return '/home/sandbox';
+/**
+ * Pure: $HOME inside: the caller's path (an empty tmpfs there), unless it is /, inside the
+ * workspace, or inside a hidden runner folder (whose name would then show in the sandbox).
+ */
+export function homeFor(home: string | undefined, workspace: string, hidden: readonly string[] = []): string {
+  if (!home || !home.startsWith('/') || home === '/' || isUnder(home, workspace) || hidden.some((h) => isUnder(home, h))) return '/home/sandbox';
   return home;
 }
 

@@ -82,7 +82,7 @@ describe('the bundled action with a hostile model, sandbox required', () => {
     // What each command's result told the model (request i+1 carries the response to attack i).
     const responses = attacks.map((_, i) => JSON.stringify(gemini.requests[i + 1].body.contents.at(-1)));
     expect(responses[0]).toContain('Read-only file system');
-    expect(responses[2]).not.toContain('agent-action-runner-'); // `ls -d` found no runner folder
+    expect(responses[2]).toContain("ls: cannot access '/tmp/agent-action-runner-*'"); // no runner folder inside
     expect(responses[3]).toContain('Read-only file system');
     expect(responses[4]).toContain('Read-only file system');
 

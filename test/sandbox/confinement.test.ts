@@ -252,6 +252,9 @@ describe('the sandbox interface, for hooks and MCP servers', () => {
     q.stderr.resume();
     expect((await q.closed).code).toBe(0);
     expect(readFileSync(join(cache, 'c.txt'), 'utf8')).toBe('c\n');
+
+    // A folder that would expose what the sandbox hides is refused, not bound.
+    await expect(sandbox.spawn({ argv: ['true'], workspace: dir, cwd: dir, env: { PATH: '/usr/bin:/bin', HOME: '/root' }, writable: ['/root'] })).rejects.toThrow('sandbox: these folders cannot be made writable: /root');
   });
 
   it('a long-lived process keeps an absent .gemini protected while short calls come and go', async () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildBwrapArgs, isUnder, type BwrapPlan } from '../../src/sandbox/bwrap-args.js';
-import { chooseToolchainDirs } from '../../src/sandbox/layout.js';
+import { chooseToolchainDirs, chooseWritableDirs } from '../../src/sandbox/layout.js';
 import { classifyBwrapFailure, supportsDisableUserns } from '../../src/sandbox/probe.js';
 import { fromExitCode } from '../../src/sandbox/process-bwrap.js';
 import { runnerPathsOf, withoutRunnerVariables } from '../../src/sandbox/runner-paths.js';
@@ -117,6 +117,17 @@ describe('chooseToolchainDirs', () => {
   });
 });
 
+describe('chooseWritableDirs', () => {
+  it('allows specific folders and refuses what would expose what the sandbox hides', () => {
+    const r = chooseWritableDirs(
+      ['/tmp/hook-cache', '/home/runner/.npm/', '/opt/cache', '/', '/tmp', '/home', '/home/runner', '/usr', '/r/_temp/sub', '/r', 'relative'],
+      { home: '/home/runner', hidden: ['/r/_temp'] },
+    );
+    expect(r.allowed).toEqual(['/tmp/hook-cache', '/home/runner/.npm', '/opt/cache']);
+    expect(r.refused).toEqual(['/', '/tmp', '/home', '/home/runner', '/usr', '/r/_temp/sub', '/r', 'relative']);
+  });
+});
+
 describe('probe failures', () => {
   it.each([
     ['bwrap: setting up uid map: Permission denied', 'userns_denied'],
@@ -170,8 +181,9 @@ describe('small pure helpers', () => {
     ['/', '/w', '/home/sandbox'],
     [undefined, '/w', '/home/sandbox'],
     ['relative', '/w', '/home/sandbox'],
+    ['/tmp/runner-temp/home', '/w', '/home/sandbox'], // inside a hidden runner folder
   ])('homeFor(%s, %s) = %s', (home, ws, expected) => {
-    expect(homeFor(home, ws)).toBe(expected);
+    expect(homeFor(home, ws, ['/tmp/runner-temp'])).toBe(expected);
   });
 
   it('isUnder compares whole path segments', () => {
