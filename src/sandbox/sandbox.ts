@@ -40,7 +40,7 @@ import { DEFAULT_BWRAP, probeBwrap, supportsDisableUserns, type Probe } from './
 import type { Remedy } from './remedy.js';
 import { runnerPathsOf, withoutRunnerVariables } from './runner-paths.js';
 import { APPARMOR_FIX } from './remedy.js';
-import type { ConfinedProcess, ProbeResult, Sandbox, SandboxMode, SandboxStatus, SpawnRequest } from './types.js';
+import type { ProbeResult, Sandbox, SandboxMode, SandboxStatus, SpawnRequest } from './types.js';
 
 export interface SandboxOptions {
   mode: SandboxMode;
@@ -250,5 +250,3 @@ let fallback: Sandbox | undefined;
 export function defaultSandbox(): Sandbox {
   return (fallback ??= createSandbox({ mode: 'auto', hostEnv: process.env }));
 }
-
-export type { ConfinedProcess };

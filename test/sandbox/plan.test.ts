@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { buildBwrapArgs, isUnder, type BwrapPlan } from '../../src/sandbox/bwrap-args.js';
 import { chooseToolchainDirs, chooseWritableDirs } from '../../src/sandbox/layout.js';
 import { classifyBwrapFailure, supportsDisableUserns } from '../../src/sandbox/probe.js';
-import { fromExitCode } from '../../src/sandbox/process-bwrap.js';
+import { fromExitCode, processState } from '../../src/sandbox/process-bwrap.js';
 import { runnerPathsOf, withoutRunnerVariables } from '../../src/sandbox/runner-paths.js';
 import { explainFailure, homeFor } from '../../src/sandbox/sandbox.js';
 
@@ -184,6 +184,16 @@ describe('small pure helpers', () => {
     ['/tmp/runner-temp/home', '/w', '/home/sandbox'], // inside a hidden runner folder
   ])('homeFor(%s, %s) = %s', (home, ws, expected) => {
     expect(homeFor(home, ws, ['/tmp/runner-temp'])).toBe(expected);
+  });
+
+  it.each([
+    ['1234 (bwrap) Z 1 1234 1234 0 -1', 'over'],
+    ['1234 (my (odd) name) X 1 1 1', 'over'],
+    ['1234 (bwrap) S 1 1234 1234 0 -1', 'alive'],
+    ['1234 (sleep) R 1', 'alive'],
+    ['', 'over'],
+  ])('the state of %j is %s', (stat, expected) => {
+    expect(processState(stat)).toBe(expected);
   });
 
   it('isUnder compares whole path segments', () => {
