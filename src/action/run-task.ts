@@ -11,6 +11,7 @@ import { renderTaskContext } from '../context/task-context.js';
 import type { ApprovalChannel } from '../scheduler/types.js';
 import { createGitHubTools } from '../tools/github/publish-tools.js';
 import { createPublishRecorder } from '../tools/github/recorder.js';
+import { prepareActionSandbox, type ActionSandbox } from './action-sandbox.js';
 import { handleApprovalReply } from './approval/resume.js';
 import { createCheckpointer, suspendSession, type AwaitingRun, type HeldSession } from './approval/suspend.js';
 import type { RunState } from '../core/run-state.js';
@@ -36,6 +37,8 @@ export interface RunBase {
   writeSummary?: (markdown: string) => Promise<void>;
   /** Tests pass a scripted model; AgentOptions.modelClient. */
   modelClient?: AgentOptions['modelClient'];
+  /** Where commands run; prepared (probed once) by the first command of the run. Tests inject one. */
+  sandbox?: ActionSandbox;
 }
 
 type ThreadCommand = Exclude<Command, { kind: 'skip' | 'triage-all' | 'help' }>;
@@ -57,6 +60,7 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
     writeSummary: base.writeSummary,
   });
   await progress.start();
+  base.sandbox ??= await base.log.group('sandbox', () => prepareActionSandbox({ settings: base.settings, log: base.log, hostEnv: process.env }));
   const labels = command.kind === 'triage' ? await readRepoLabels(base.octokit, base.repo) : undefined;
   const info = thread
     ? await base.log.group('read thread', () => readThreadInfo(base.octokit, base.repo, thread, { trigger: command.trigger.comment, requester: command.trigger.requester.login, availableLabels: labels }))
@@ -77,10 +81,10 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
     }
   } catch (e) {
     result = { status: 'failed', summary: messageOf(e) };
-    await progress.finish(result);
+    await progress.finish(result, base.sandbox.note);
     throw e;
   }
-  await progress.finish(result);
+  await progress.finish(result, base.sandbox.note);
   return result;
 }
 
@@ -139,6 +143,7 @@ export function createRunContext(
         extraTools: createGitHubTools(),
         recorder,
         modelClient: base.modelClient,
+        sandbox: base.sandbox?.sandbox,
         askUser: task.command === 'fix' || task.command === 'question' || task.command === 'prompt',
         onBatchSettled: record
           ? undefined // a resumed run: resume.ts holds the claimed session and saves it itself
