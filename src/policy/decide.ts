@@ -1,4 +1,5 @@
 import { messageOf } from '../common/errors.js';
+import { editedBuildFile } from './build-files.js';
 import { firstMatch, subjectOf, type Subject } from './match.js';
 import { ALWAYS_SOURCE, isCommandSpecific, type TieredRule } from './rule.js';
 import { isDestructive, isKnownReadOnly } from './shell-heuristics.js';
@@ -42,13 +43,22 @@ interface Unit {
  */
 export function decide(rules: readonly TieredRule[], setting: DecideSetting, q: PolicyQuery, mode: ApprovalMode): PolicyVerdict {
   try {
+    const subject = subjectOf(q);
     const unit = q.toolName === SHELL_TOOL && typeof q.args.command === 'string'
       ? decideShell({ rules, setting, q, command: q.args.command, mode })
-      : decideWhole(rules, setting.context, subjectOf(q), mode);
+      : guardBuildFiles(decideWhole(rules, setting.context, subject, mode), q, subject);
     return finish(unit, setting.context);
   } catch (e) {
     return { decision: 'deny', rule: null, reason: `policy check failed, so the call is denied: ${messageOf(e)}` };
   }
+}
+
+/** Gemini CLI's build file protection, in every mode: an allowed edit of package.json, a Makefile... is asked about. */
+function guardBuildFiles(u: Unit, q: PolicyQuery, s: Subject): Unit {
+  if (u.decision !== 'allow') return u;
+  const file = editedBuildFile(q, s.names);
+  if (file === undefined) return u;
+  return { decision: 'ask_user', rule: undefined, why: `${file} is a build file (it says what build and test commands run), so editing it needs a person's confirmation, as in Gemini CLI (${u.why})` };
 }
 
 function finish(u: Unit, context: PolicyContext): PolicyVerdict {
