@@ -3,7 +3,9 @@ import { dirname, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Language, Parser, type Node } from 'web-tree-sitter';
 import { isSink } from './shell-paths.js';
-import { excerpt, scanUncovered, valueHoldsCode, wordValue, type ScanFindings } from './shell-words.js';
+import { classifyFileRedirect, heredocScript, isQuotedHeredoc, type FileRedirect, type StdinScript } from './shell-redirects.js';
+import { arithmeticTrap, assignedName, assignmentTrap, declarationTrap, expansionTrap, nameArgumentTrap, steersLaterCommands, subscriptTrap, testArithmeticTrap } from './shell-traps.js';
+import { excerpt, scanUncovered, wordValue, type ScanFindings } from './shell-words.js';
 import { unwrapCommand, type Argv, type WrapAction } from './shell-wrappers.js';
 
 /** One simple command found anywhere in a command line, checked against policy on its own. */
@@ -132,8 +134,6 @@ function splitInto(command: string, w: Walk): void {
 }
 
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
-/** Commands that take variable names, where `name[subscript]` is arithmetic that can run commands. */
-const NAME_TAKERS = new Set(['unset', 'read', 'mapfile', 'readarray', 'getopts', 'declare', 'typeset', 'local', 'export', 'readonly']);
 const CHDIR = new Set(['cd', 'pushd', 'popd']);
 /** Unquoted, these are never command names in bash; a command named so means tree-sitter misread the line. */
 const RESERVED = new Set(['{', '}', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'case', 'esac', 'while', 'until', 'for', 'in', 'function', 'select', '!', '[[', ']]']);
@@ -156,7 +156,8 @@ function visit(node: Node, s: Script): void {
     case 'redirected_statement':
       return visitRedirected(node, s);
     case 'variable_assignment':
-      checkAssignment(node, s.w);
+      note(s.w, assignmentTrap(node));
+      noteAssignedName(assignedName(node), s.w);
       break;
     case 'declaration_command':
     case 'unset_command':
@@ -165,16 +166,16 @@ function visit(node: Node, s: Script): void {
       break;
     case 'arithmetic_expansion':
     case 'c_style_for_statement':
-      checkArithmetic(node, s.w);
+      note(s.w, arithmeticTrap(node));
       break;
     case 'compound_statement':
-      if (node.child(0)?.type === '((') checkArithmetic(node, s.w);
+      if (node.child(0)?.type === '((') note(s.w, arithmeticTrap(node));
       break;
     case 'subscript':
-      checkSubscript(node, s.w);
+      note(s.w, subscriptTrap(node));
       break;
     case 'expansion':
-      checkExpansion(node, s.w);
+      note(s.w, expansionTrap(node));
       break;
     case 'for_statement': {
       const v = node.childForFieldName('variable');
@@ -226,11 +227,6 @@ function checkComment(node: Node, s: Script): void {
   if (!/[\s;&|()]/.test(before)) s.w.out.unknowns.push(`a "#" the parser took for a comment: ${excerpt(node.text)}`);
 }
 
-const isQuotedHeredoc = (body: Node): boolean => {
-  const start = body.parent?.children.find((c) => c?.type === 'heredoc_start');
-  return start !== undefined && start !== null && /['"\\]/.test(start.text);
-};
-
 function visitRedirected(node: Node, s: Script): void {
   const redirects = node.namedChildren.filter((c): c is Node => c !== null && REDIRECTS.has(c.type));
   const body = node.namedChildren.find((c): c is Node => c !== null && !REDIRECTS.has(c.type));
@@ -251,8 +247,6 @@ interface RedirectInfo {
   /** What a shell reading its script from stdin would read, when a here-document or here-string says so. */
   stdin: StdinScript;
 }
-
-type StdinScript = { kind: 'none' } | { kind: 'text'; script: string } | { kind: 'dynamic' };
 
 /** Records the files these redirections write and walks their words for substitutions. */
 function noteRedirects(redirects: readonly Node[], s: Script, info: RedirectInfo = { writesFile: false, extraWords: [], stdin: { kind: 'none' } }): RedirectInfo {
@@ -288,38 +282,6 @@ function noteFileRedirect(r: Node, s: Script): FileRedirect {
   return w;
 }
 
-/** The text a here-document feeds, when it is static: quoted, or free of `$`, backticks and backslashes. */
-function heredocScript(body: Node | undefined): StdinScript {
-  if (!body) return { kind: 'text', script: '' };
-  if (isQuotedHeredoc(body) || !/[`$\\]/.test(body.text)) return { kind: 'text', script: body.text };
-  return { kind: 'dynamic' };
-}
-
-interface FileRedirect {
-  write: boolean;
-  stdinFile: boolean;
-  target: Node | undefined;
-  path: string | undefined;
-  extra: Node[];
-}
-
-/** `>`, `>>`, `>|`, `&>`, `&>>`, `<>` and `>&file` write; `<`, and `>&2`/`<&0`/`>&-` (descriptors) do not. */
-function classifyFileRedirect(r: Node): FileRedirect {
-  const kids = r.children.filter((c): c is Node => c !== null);
-  const opIndex = kids.findIndex((c) => !c.isNamed);
-  const op = opIndex >= 0 ? kids[opIndex]!.text : '';
-  // tree-sitter reads `<>` as `<` followed by an ERROR holding `>`.
-  const readWrite = op === '<' && kids.some((c) => c.isError && c.text.trim() === '>');
-  const operands = kids.slice(opIndex + 1).filter((c) => c.isNamed && !c.isError && c.type !== 'file_descriptor');
-  const target = operands[0];
-  const path = target ? wordValue(target) : undefined;
-  const extra = operands.slice(1);
-  const fd = path !== undefined && /^(\d+|-)$/.test(path);
-  const write = readWrite || (op.includes('>') && !((op === '>&' || op === '<&') && fd));
-  const stdinFile = op === '<' && !readWrite && !(r.namedChildren[0]?.type === 'file_descriptor' && r.namedChildren[0]?.text !== '0');
-  return { write, stdinFile, target, path, extra };
-}
-
 /** A simple command: one part, plus whatever it runs (wrapped commands, scripts). */
 function visitCommand(node: Node, s: Script, extraWords: readonly Node[], stdin: StdinScript = { kind: 'none' }): void {
   const redirects = node.namedChildren.filter((c): c is Node => c !== null && REDIRECTS.has(c.type));
@@ -346,7 +308,7 @@ function visitCommand(node: Node, s: Script, extraWords: readonly Node[], stdin:
     addPart(part, { ...s, w }, stdin.kind !== 'none' ? stdin : own.stdin);
   }
   for (const a of assignments) {
-    checkAssignmentValue(a, s.w);
+    note(s.w, assignmentTrap(a));
     // `A=1 cmd` sets A for cmd only; with no command, it stays in the shell for what follows.
     if (words.length === 0) noteAssignedName(assignedName(a), s.w);
     scanText(a, inner);
@@ -382,7 +344,7 @@ function addPart(part: ShellPart, s: Script, stdin: StdinScript): void {
   }
   const name = part.words[0]!;
   if (CHDIR.has(name)) out.changesDirectory = true;
-  checkNameArgs(part, out);
+  note(s.w, nameArgumentTrap(part.words, part.text));
   const argv: Argv = part.words.map((v, i) => (part.literal[i] ? v : undefined));
   const unwrapped = unwrapCommand(argv);
   if (!unwrapped.replace) out.parts.push(part);
@@ -434,94 +396,19 @@ function visitBuiltinStatement(node: Node, s: Script): void {
   }
   const part = partOf(words, { text: node.text, assignments: [], w: s.w });
   if (node.type === 'declaration_command') {
-    // -i makes every assignment arithmetic; -n makes a name a reference: both can run code later.
-    if (part.words.slice(1).some((x, i) => /^[-+][a-zA-Z]*[in]/.test(x) && part.literal[i + 1])) {
-      s.w.out.unknowns.push(`a declaration with -i or -n, whose values are evaluated later: ${excerpt(node.text)}`);
-    }
+    note(s.w, declarationTrap(part.words, part.literal, node.text));
     for (const x of part.words.slice(1)) if (/^[A-Za-z_]\w*$/.test(x)) noteAssignedName(x, s.w);
   }
-  if (node.type === 'test_command' && first?.text === '[[') checkTestArithmetic(node, s.w);
-  checkNameArgs(part, s.w.out);
+  if (node.type === 'test_command' && first?.text === '[[') note(s.w, testArithmeticTrap(node));
+  note(s.w, nameArgumentTrap(part.words, part.text));
   s.w.out.parts.push(part);
 }
 
-/** `unset 'a[$(id)]'`, `read 'a[...]'`, `printf -v 'a[...]'`, `[[ -v a[...] ]]`: a subscript in a name is arithmetic. */
-function checkNameArgs(part: ShellPart, out: ShellSplit): void {
-  const [name, ...args] = part.words;
-  let names: string[];
-  if (NAME_TAKERS.has(name!)) names = args;
-  else if (name === 'printf' || name === 'wait') names = args.filter((_, i) => args[i - 1] === (name === 'printf' ? '-v' : '-p'));
-  else if (name === 'test' || name === '[' || name === '[[') names = args.filter((a, i) => args[i - 1] === '-v' || /(^|\s)-v\s/.test(a));
-  else return;
-  if (names.some((x) => x.includes('['))) out.unknowns.push(`a variable name with a subscript, which bash evaluates as arithmetic: ${excerpt(part.text)}`);
-}
+const note = (w: Walk, why: string | undefined): void => {
+  if (why !== undefined) w.out.unknowns.push(why);
+};
 
-const assignedName = (a: Node): string => (a.childForFieldName('name') ?? a.namedChild(0))?.text ?? '';
-
-function checkAssignment(node: Node, w: Walk): void {
-  checkAssignmentValue(node, w);
-  noteAssignedName(assignedName(node), w);
-}
-
-function checkAssignmentValue(node: Node, w: Walk): void {
-  const value = node.childForFieldName('value');
-  if (value && valueHoldsCode(value)) w.out.unknowns.push(`a variable set to text that holds a command substitution: ${excerpt(node.text)}`);
-}
-
-/**
- * Names that look like shell-local variables (lower case, not proxies or npm settings) do not change
- * how later commands run; anything else (PATH, LD_PRELOAD, GIT_DIR, BASH_ENV, IFS...) might.
- */
 function noteAssignedName(name: string, w: Walk): void {
-  const local = /^[a-z_][a-z0-9_]*$/.test(name) && !/proxy|^npm_config_/.test(name) && name !== '_';
-  if (!local) w.out.changesEnvironment = true;
+  if (steersLaterCommands(name)) w.out.changesEnvironment = true;
 }
 
-/** Arithmetic evaluates variables' values as expressions, and `a[$(cmd)]` in one runs cmd: only literal numbers pass. */
-function checkArithmetic(node: Node, w: Walk): void {
-  const stack: Node[] = [...node.namedChildren.filter((c): c is Node => c !== null)];
-  while (stack.length > 0) {
-    const n = stack.pop()!;
-    if (!ARITH_OK.has(n.type) || (n.type === 'word' && !/^\d+$/.test(n.text))) {
-      w.out.unknowns.push(`arithmetic on values known only at run time: ${excerpt(node.text)}`);
-      return;
-    }
-    for (const c of n.namedChildren) if (c) stack.push(c);
-  }
-}
-const ARITH_OK = new Set(['number', 'binary_expression', 'unary_expression', 'parenthesized_expression', 'ternary_expression', 'word', 'comment']);
-
-function checkTestArithmetic(node: Node, w: Walk): void {
-  const stack: Node[] = [node];
-  while (stack.length > 0) {
-    const n = stack.pop()!;
-    const op = n.childForFieldName('operator') ?? n.children.find((c) => c?.type === 'test_operator');
-    if (op && /^-(eq|ne|lt|le|gt|ge)$/.test(op.text)) {
-      const operands = n.namedChildren.filter((c): c is Node => c !== null && c.type !== 'test_operator');
-      if (!operands.every((c) => c.type === 'number' || /^-?\d+$/.test(c.text))) {
-        w.out.unknowns.push(`an arithmetic comparison of values known only at run time: ${excerpt(node.text)}`);
-        return;
-      }
-    }
-    for (const c of n.namedChildren) if (c) stack.push(c);
-  }
-}
-
-function checkSubscript(node: Node, w: Walk): void {
-  const index = node.childForFieldName('index') ?? node.namedChildren.find((c) => c?.type !== 'variable_name');
-  if (index && !/^(\d+|@|\*)$/.test(index.text)) w.out.unknowns.push(`an array subscript, which bash evaluates as arithmetic: ${excerpt(node.text)}`);
-}
-
-/** `${!ref}` expands a name held in a variable; `${x@P}` expands a value like a prompt (running substitutions); `${x:off}` is arithmetic. */
-function checkExpansion(node: Node, w: Walk): void {
-  const kids = node.children.filter((c): c is Node => c !== null);
-  const ops = kids.filter((c) => !c.isNamed).map((c) => c.text);
-  const namelist = ops[1] === '!' && (ops.includes('*') || ops.includes('@')) && kids.length <= 5;
-  if (ops[1] === '!' && !namelist) w.out.unknowns.push(`an indirect expansion: ${excerpt(node.text)}`);
-  const at = ops.indexOf('@');
-  if (at >= 0 && /^[Pp]$/.test(ops[at + 1] ?? '')) w.out.unknowns.push(`a prompt expansion (\${x@P}) runs substitutions held in a value: ${excerpt(node.text)}`);
-  if (ops.includes(':')) {
-    const after = kids.slice(kids.findIndex((c) => c.text === ':') + 1).filter((c) => c.isNamed);
-    if (!after.every((c) => /^-?\d+$/.test(c.text))) w.out.unknowns.push(`a substring offset, which bash evaluates as arithmetic: ${excerpt(node.text)}`);
-  }
-}

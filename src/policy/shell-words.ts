@@ -178,22 +178,3 @@ export const excerpt = (s: string, max = 60): string => {
   const one = s.replace(/\s+/g, ' ').trim();
   return JSON.stringify(one.length > max ? `${one.slice(0, max - 1)}…` : one);
 };
-
-/**
- * True when a variable's value holds text that a later expansion could run as code (`PS4`, an
- * arithmetic context, `${!x}`): a substitution written inside single quotes, escaped, or in ANSI-C
- * quoting (whose escapes can spell anything). Substitutions that run at assignment time are found as
- * sub-commands instead.
- */
-export function valueHoldsCode(value: Node): boolean {
-  const stack: Node[] = [value];
-  while (stack.length > 0) {
-    const n = stack.pop()!;
-    const t = n.text;
-    if (n.type === 'raw_string' && /\$[([{]|`/.test(t)) return true;
-    if (n.type === 'ansi_c_string' && /\$[([{]|`|\\/.test(t)) return true;
-    if ((n.type === 'word' || n.type === 'string_content') && /\\[$`]/.test(t)) return true;
-    for (const c of n.namedChildren) if (c) stack.push(c);
-  }
-  return false;
-}

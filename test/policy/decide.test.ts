@@ -241,13 +241,17 @@ describe('the shipped defaults (policies/)', () => {
     ['ask_user tool', call('ask_user', { question: 'q' }), 'default', 'allow'],
     ['unknown tool', call('web_fetch', { url: 'x' }), 'default', 'deny'],
     ['unknown tool in yolo', call('web_fetch', { url: 'x' }), 'yolo', 'allow'],
+    ['build file edit in autoEdit', call('write_file', { file_path: 'package.json' }), 'autoEdit', 'ask_user'],
+    ['build file edit in yolo', call('replace', { file_path: 'sub/Makefile' }), 'yolo', 'ask_user'],
+    ['build file edit in plan', call('replace', { file_path: 'Makefile' }), 'plan', 'deny'],
   ])('%s', async (_n, q, mode, want) => {
     const { engine } = await load();
     expect(engine.decide(q, mode).decision).toBe(want);
   });
 
-  it('headless: the question tool is denied; edits in default mode are denied', async () => {
+  it('headless: the question tool is denied; edits in default mode are denied; build file edits are denied in every mode', async () => {
     const { engine } = await load('headless');
+    expect(engine.decide(call('write_file', { file_path: 'package.json' }), 'yolo').decision).toBe('deny');
     expect(engine.decide(call('ask_user', { question: 'q' }), 'default').decision).toBe('deny');
     expect(engine.decide(call('write_file', { file_path: 'a' }), 'default').decision).toBe('deny');
   });
@@ -308,6 +312,20 @@ describe('"always" approvals', () => {
     expect(e.decide(shell('npm run build'), 'default').decision).toBe('ask_user');
     expect(e.decide(shell('npm test && curl x'), 'default').decision).toBe('ask_user');
     expect(e.decide(shell('npm test'), 'plan').decision).toBe('ask_user');
+  });
+
+  it('a command name that needs quoting is saved quoted, and matches itself again', async () => {
+    const e = await engineOf({ default: rule('toolName = "run_shell_command"', 'ask_user', 10) });
+    expect(e.allowAlways(shell("'./my tool' --x"), 'default').commandPrefix).toBe("'./my tool'");
+    expect(e.decide(shell('"./my tool" --y'), 'default').decision).toBe('allow');
+    expect(e.decide(shell('./my tool'), 'default').decision).toBe('ask_user');
+  });
+
+  it('a line that sets PATH first is approved exactly: a prefix could not vouch for what runs after it', async () => {
+    const e = await engineOf({ default: rule('toolName = "run_shell_command"', 'ask_user', 10) });
+    expect(e.allowAlways(shell('PATH=./bin; make'), 'default').commandPrefix).toBeUndefined();
+    expect(e.decide(shell('PATH=./bin; make'), 'default').decision).toBe('allow');
+    expect(e.decide(shell('make'), 'default').decision).toBe('ask_user');
   });
 
   it('narrows edits to the approved file', async () => {

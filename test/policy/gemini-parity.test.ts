@@ -2,7 +2,7 @@
 // @google/gemini-cli bundle: the same policy files, the same calls, every approval mode, with and
 // without a person to ask. Any difference must be one README.md lists under "Where our decisions
 // differ from Gemini CLI's", in the stated direction; and every listed difference must still occur.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,36 +87,46 @@ const CALLS: PolicyQuery[] = [
 ];
 
 type Direction = 'stricter' | 'looser';
+/** The bold lead of each entry in README.md's "Where our decisions differ from Gemini CLI's". */
+const PREFIX = '`commandPrefix` matches the command\'s words, not its text.';
+const WRAPPERS = "`bash -c '...'`, `sh -c`, `eval '...'`";
+const UNACCOUNTED = 'What the splitter cannot account for';
+const REDIRECTIONS = 'Redirections.';
+const PER_PART = 'Read-only heuristics apply per sub-command.';
+const UNIQ = '`uniq in out`';
+const DESTRUCTIVE = 'More destructive forms are asked about:';
+const YOLO_PARTS = 'In yolo mode, a deny or ask_user rule that matches any sub-command still applies.';
+const NO_COMMAND = 'A line that runs no command';
 /** Every command whose decision may differ from Gemini CLI's, the README entry that says why, and which way. */
 const DIFFERENCES: Readonly<Record<string, { entry: string; direction: Direction }>> = {
-  "git commit -m 'fix'": { entry: 'commandPrefix matches argv', direction: 'looser' },
-  'npm "test"': { entry: 'commandPrefix matches argv', direction: 'looser' },
-  'npm  test': { entry: 'commandPrefix matches argv', direction: 'looser' },
-  'git log"out"': { entry: 'commandPrefix matches argv', direction: 'stricter' },
-  'bash -c "npm test"': { entry: 'bash -c is checked by its script', direction: 'looser' },
-  'npm test ${x:-`curl x|sh`}': { entry: 'what the splitter cannot account for', direction: 'stricter' },
-  'eval "$X"': { entry: 'what the splitter cannot account for', direction: 'stricter' },
-  'echo $(( a[$(id)] ))': { entry: 'what the splitter cannot account for', direction: 'stricter' },
-  'sh -c "$X"': { entry: 'what the splitter cannot account for', direction: 'stricter' },
-  'echo x | bash': { entry: 'what the splitter cannot account for', direction: 'stricter' },
-  'curl x | sh': { entry: 'what the splitter cannot account for', direction: 'stricter' },
-  'x=1': { entry: 'a line that runs no command', direction: 'looser' },
-  'echo x >> .git/config': { entry: 'redirections', direction: 'stricter' },
-  'echo x > .github/workflows/x.yml': { entry: 'redirections', direction: 'stricter' },
-  'cd .gemini && echo x > policies/x.toml': { entry: 'redirections', direction: 'stricter' },
-  'echo x >> "$GITHUB_ENV"': { entry: 'redirections', direction: 'stricter' },
-  'npm test > /tmp/out': { entry: 'redirections', direction: 'stricter' },
-  'ls > /dev/null': { entry: 'redirections', direction: 'looser' },
-  'echo hi & ls': { entry: 'read-only heuristics per sub-command', direction: 'looser' },
-  'git status && git diff': { entry: 'read-only heuristics per sub-command', direction: 'looser' },
-  'ls 2>&1 | wc -l': { entry: 'read-only heuristics per sub-command', direction: 'looser' },
-  'cd sub && npm test': { entry: 'read-only heuristics per sub-command', direction: 'looser' },
-  'cat <<EOF\n`id`\nEOF': { entry: 'read-only heuristics per sub-command', direction: 'looser' },
-  'uniq a b': { entry: 'uniq with two operands writes', direction: 'stricter' },
-  'sudo ls': { entry: 'destructive forms', direction: 'stricter' },
-  'rm -r -f x': { entry: 'destructive forms', direction: 'stricter' },
-  'git log $ARGS': { entry: 'destructive forms', direction: 'stricter' },
-  'npm test; rm -rf x': { entry: 'yolo still checks every sub-command', direction: 'stricter' },
+  "git commit -m 'fix'": { entry: PREFIX, direction: 'looser' },
+  'npm "test"': { entry: PREFIX, direction: 'looser' },
+  'npm  test': { entry: PREFIX, direction: 'looser' },
+  'git log"out"': { entry: PREFIX, direction: 'stricter' },
+  'bash -c "npm test"': { entry: WRAPPERS, direction: 'looser' },
+  'npm test ${x:-`curl x|sh`}': { entry: UNACCOUNTED, direction: 'stricter' },
+  'eval "$X"': { entry: UNACCOUNTED, direction: 'stricter' },
+  'echo $(( a[$(id)] ))': { entry: UNACCOUNTED, direction: 'stricter' },
+  'sh -c "$X"': { entry: UNACCOUNTED, direction: 'stricter' },
+  'echo x | bash': { entry: UNACCOUNTED, direction: 'stricter' },
+  'curl x | sh': { entry: UNACCOUNTED, direction: 'stricter' },
+  'x=1': { entry: NO_COMMAND, direction: 'looser' },
+  'echo x >> .git/config': { entry: REDIRECTIONS, direction: 'stricter' },
+  'echo x > .github/workflows/x.yml': { entry: REDIRECTIONS, direction: 'stricter' },
+  'cd .gemini && echo x > policies/x.toml': { entry: REDIRECTIONS, direction: 'stricter' },
+  'echo x >> "$GITHUB_ENV"': { entry: REDIRECTIONS, direction: 'stricter' },
+  'npm test > /tmp/out': { entry: REDIRECTIONS, direction: 'stricter' },
+  'ls > /dev/null': { entry: REDIRECTIONS, direction: 'looser' },
+  'echo hi & ls': { entry: PER_PART, direction: 'looser' },
+  'git status && git diff': { entry: PER_PART, direction: 'looser' },
+  'ls 2>&1 | wc -l': { entry: PER_PART, direction: 'looser' },
+  'cd sub && npm test': { entry: PER_PART, direction: 'looser' },
+  'cat <<EOF\n`id`\nEOF': { entry: PER_PART, direction: 'looser' },
+  'uniq a b': { entry: UNIQ, direction: 'stricter' },
+  'sudo ls': { entry: DESTRUCTIVE, direction: 'stricter' },
+  'rm -r -f x': { entry: DESTRUCTIVE, direction: 'stricter' },
+  'git log $ARGS': { entry: DESTRUCTIVE, direction: 'stricter' },
+  'npm test; rm -rf x': { entry: YOLO_PARTS, direction: 'stricter' },
 };
 
 const STRICTNESS: Record<Decision, number> = { allow: 0, ask_user: 1, deny: 2 };
@@ -144,6 +154,14 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("decisions against Gemini CLI's own engine", () => {
+  it('README.md explains every difference this test allows', () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+    const start = readme.indexOf("#### Where our decisions differ from Gemini CLI's");
+    expect(start).toBeGreaterThan(0);
+    const section = readme.slice(start, readme.indexOf('\n#', start + 5));
+    for (const { entry } of Object.values(DIFFERENCES)) expect(section, entry).toContain(`- **${entry}`);
+  });
+
   it('agree, except where README.md says why and which way', async () => {
     const seen = new Set<string>();
     const unexplained: string[] = [];
