@@ -118,7 +118,16 @@ function splitInto(command: string, w: Walk): void {
     w.out.unknowns.push(`commands nested more than ${MAX_NESTING} levels deep`);
     return;
   }
-  const tree = parser.parse(command);
+  let tree = parser.parse(command);
+  // bash drops every backslash-newline outside single quotes, comments and quoted here-documents
+  // before it reads words (`r\⏎m` is rm; `E\⏎OF` ends a here-document); tree-sitter does not.
+  for (let round = 0; tree && round < 4; round++) {
+    const joined = joinContinuations(tree.rootNode, command);
+    if (joined === undefined) break;
+    tree.delete();
+    command = joined;
+    tree = parser.parse(command);
+  }
   if (!tree) {
     w.out.unknowns.push('a command line the parser gave up on');
     return;
@@ -134,6 +143,41 @@ function splitInto(command: string, w: Walk): void {
 }
 
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
+/** Where a backslash-newline stays as written. */
+const KEEPS_CONTINUATIONS = new Set(['raw_string', 'ansi_c_string', 'comment']);
+
+/** `source` without the backslash-newlines bash would remove, or undefined when there are none. */
+function joinContinuations(root: Node, source: string): string | undefined {
+  if (!source.includes('\\\n')) return undefined;
+  const cut: number[] = [];
+  const walk = (n: Node): void => {
+    if (KEEPS_CONTINUATIONS.has(n.type) || (n.type === 'heredoc_body' && isQuotedHeredoc(n))) return;
+    let at = n.startIndex;
+    const scan = (from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        if (source[i] !== '\\') continue;
+        if (source[i + 1] === '\n') cut.push(i);
+        i++;
+      }
+    };
+    for (const c of n.children) {
+      if (!c) continue;
+      if (c.startIndex > at) scan(at, c.startIndex);
+      walk(c);
+      at = Math.max(at, c.endIndex);
+    }
+    if (n.endIndex > at) scan(at, n.endIndex);
+  };
+  walk(root);
+  if (cut.length === 0) return undefined;
+  let out = '';
+  let from = 0;
+  for (const i of cut.sort((a, b) => a - b)) {
+    out += source.slice(from, i);
+    from = i + 2;
+  }
+  return out + source.slice(from);
+}
 const CHDIR = new Set(['cd', 'pushd', 'popd']);
 /** Unquoted, these are never command names in bash; a command named so means tree-sitter misread the line. */
 const RESERVED = new Set(['{', '}', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'case', 'esac', 'while', 'until', 'for', 'in', 'function', 'select', '!', '[[', ']]']);
@@ -233,6 +277,7 @@ function visitRedirected(node: Node, s: Script): void {
   const r = noteRedirects(redirects, s);
   const w: Walk = { ...s.w, redirected: s.w.redirected || redirects.length > 0, writesFile: s.w.writesFile || r.writesFile };
   if (body?.type === 'command') {
+    scanText(body, s);
     visitCommand(body, { ...s, w }, r.extraWords, r.stdin);
   } else {
     if (r.extraWords.length > 0) s.w.out.unknowns.push(`words after a redirection of a compound command: ${excerpt(node.text)}`);

@@ -103,6 +103,11 @@ export function scanUncovered(node: Node, source: string, into: ScanFindings): v
     for (i = Math.max(i, from); i < to; i++) {
       const c = source[i]!;
       if (c === '\\') {
+        // bash removes a backslash-newline even inside a word (`r\⏎m` is rm); tree-sitter splits the word there.
+        if (!where.quoted && source[i + 1] === '\n' && /[^\s;&|<>()]/.test(source[i - 1] ?? ' ') && /[^\s;&|<>()]/.test(source[i + 2] ?? ' ')) {
+          into.unparsed.push(`a line continuation inside a word: ${excerpt(source.slice(Math.max(0, i - 20), i + 20))}`);
+          return;
+        }
         i++;
         continue;
       }

