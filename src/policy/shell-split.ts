@@ -178,6 +178,7 @@ function joinContinuations(root: Node, source: string): string | undefined {
   }
   return out + source.slice(from);
 }
+
 const CHDIR = new Set(['cd', 'pushd', 'popd']);
 /** Unquoted, these are never command names in bash; a command named so means tree-sitter misread the line. */
 const RESERVED = new Set(['{', '}', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'case', 'esac', 'while', 'until', 'for', 'in', 'function', 'select', '!', '[[', ']]']);
@@ -392,6 +393,8 @@ function addPart(part: ShellPart, s: Script, stdin: StdinScript): void {
   note(s.w, nameArgumentTrap(part.words, part.text));
   const argv: Argv = part.words.map((v, i) => (part.literal[i] ? v : undefined));
   const unwrapped = unwrapCommand(argv);
+  // `BASH_ENV=./x.sh bash -c ls` runs x.sh first: what a shell's environment makes it run is unknown.
+  if (unwrapped.replace && part.assignments.length > 0) out.unknowns.push(`variables set for \`${name}\` (BASH_ENV, ENV...) can make it run other code: ${excerpt(part.text)}`);
   if (!unwrapped.replace) out.parts.push(part);
   for (const a of unwrapped.actions) runAction(a, part, s, stdin);
 }

@@ -119,6 +119,9 @@ describe('splitShell', () => {
     ['enable -f ./x.so x'],
     ['hash -p /tmp/evil ls'],
     ['exec 3<> f'],
+    ['BASH_ENV=./x.sh bash -c ls'],
+    ['env BASH_ENV=./x.sh bash -c ls'],
+    ['X=1 eval ls'],
   ])('%j cannot be accounted for', (cmd) => {
     expect(splitShell(cmd).unknowns, JSON.stringify(splitShell(cmd).parts.map((p) => p.text))).not.toEqual([]);
   });
