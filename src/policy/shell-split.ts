@@ -146,12 +146,21 @@ const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redi
 /** Where a backslash-newline stays as written. */
 const KEEPS_CONTINUATIONS = new Set(['raw_string', 'ansi_c_string', 'comment']);
 
+/** In "${x:-'a'}" tree-sitter sees a single-quoted string; bash sees two quote characters. */
+function insideDoubleQuotes(n: Node): boolean {
+  for (let p = n.parent; p; p = p.parent) {
+    if (p.type === 'string') return true;
+    if (p.type === 'command_substitution' || p.type === 'process_substitution') return false;
+  }
+  return false;
+}
+
 /** `source` without the backslash-newlines bash would remove, or undefined when there are none. */
 function joinContinuations(root: Node, source: string): string | undefined {
   if (!source.includes('\\\n')) return undefined;
   const cut: number[] = [];
   const walk = (n: Node): void => {
-    if (KEEPS_CONTINUATIONS.has(n.type) || (n.type === 'heredoc_body' && isQuotedHeredoc(n))) return;
+    if ((KEEPS_CONTINUATIONS.has(n.type) && !(n.type === 'raw_string' && insideDoubleQuotes(n))) || (n.type === 'heredoc_body' && isQuotedHeredoc(n))) return;
     let at = n.startIndex;
     const scan = (from: number, to: number) => {
       for (let i = from; i < to; i++) {

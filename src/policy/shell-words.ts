@@ -95,8 +95,10 @@ export interface ScanFindings {
  * (more is checked or asked); missing is not.
  */
 export function scanUncovered(node: Node, source: string, into: ScanFindings): void {
-  if (!node.isNamed || NOT_SCANNED.has(node.type)) return;
+  if (!node.isNamed) return;
   const where = contextOf(node);
+  // Inside "${x:-'...'}" the single quotes are plain characters and what is between them expands.
+  if (NOT_SCANNED.has(node.type) && !(node.type === 'raw_string' && where.quoted)) return;
   const gaps = uncoveredRanges(node);
   let i = gaps.length > 0 ? gaps[0]![0] : node.endIndex;
   for (const [from, to] of gaps) {

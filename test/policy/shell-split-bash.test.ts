@@ -118,6 +118,8 @@ const grammar = fc.letrec<{ cmd: string; simple: string; arg: string; subst: str
     tie('cmd').map((c) => `\${x:-\`${bt(c)}\`}`),
     tie('cmd').map((c) => `"\${x:=$(${c})}"`),
     tie('cmd').map((c) => `\${x:+$(${c})}`),
+    tie('cmd').map((c) => `\${x:-'$(${c})'}`),
+    tie('cmd').map((c) => `"\${x:-'\`${bt(c)}\`'}"`),
     tie('cmd').map((c) => `<(${c})`),
     tie('cmd').map((c) => `>(${c})`),
     tie('cmd').map((c) => `$(( $(${c}) + 1 ))`),

@@ -72,6 +72,8 @@ describe('splitShell', () => {
     ['r\\\nm -rf x', ['rm', '-rf', 'x']],
     ['c0\\\n 2>&1', ['c0']],
     ["echo 'a\\\nb' # c \\\nls", ['echo', 'a\\\nb'], ['ls']],
+    // Inside "${...}" single quotes are plain characters: what they enclose runs.
+    ["echo \"${x:-'`id`'}\"", ['id']],
   ])('%j: finds %j', (cmd, ...want) => {
     const found = argvs(cmd);
     for (const w of want) expect(found, JSON.stringify(found)).toContainEqual(w);
@@ -122,6 +124,7 @@ describe('splitShell', () => {
     ['BASH_ENV=./x.sh bash -c ls'],
     ['env BASH_ENV=./x.sh bash -c ls'],
     ['X=1 eval ls'],
+    ["echo \"${x:-'$(id)'}\""],
   ])('%j cannot be accounted for', (cmd) => {
     expect(splitShell(cmd).unknowns, JSON.stringify(splitShell(cmd).parts.map((p) => p.text))).not.toEqual([]);
   });
@@ -137,6 +140,7 @@ describe('splitShell', () => {
     ['for f in *.ts; do wc -l "$f"; done'],
     ['echo ${x:-default} ${#x} ${x%.ts}'],
     ['npm test -- --coverage 2>&1 | tail -20'],
+    ["echo ${x:-'$(id)'}"],
   ])('%j is accounted for in full', (cmd) => {
     expect(splitShell(cmd).unknowns).toEqual([]);
   });
