@@ -90,6 +90,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
   const { engine: policy, warnings: policyDiagnostics } = await loadPolicyWithDiagnostics({
     context: opts.policyContext,
     useBuiltinDefaults: !opts.policy.noDefaults,
+    workspace: opts.root,
     tiers: { workspace: opts.policy.workspace, user: opts.policy.user, admin: opts.policy.admin },
   });
   const policyWarnings = policyDiagnostics.map(formatDiagnostic);
