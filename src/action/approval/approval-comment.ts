@@ -10,6 +10,7 @@ import type { PendingApproval, ApprovalAnswer } from '../../scheduler/types.js';
 import type { RuleRef } from '../../policy/types.js';
 import { redact } from '../github-client.js';
 import { formatMarker, tryParseMarker } from '../markers.js';
+import { makeInert, makeInertLine } from '../publish/inert-text.js';
 
 export const APPROVAL_MARKER_KIND = 'approval';
 
@@ -59,13 +60,14 @@ function describeDuration(ms: number): string {
 function renderCall(p: PendingApproval, n: number): string {
   const lines: string[] = [];
   if (p.question) {
-    lines.push(`**${n}. The agent asks:**`, '', ...p.question.question.split('\n').map((l) => `> ${l}`));
+    // The model's words: inert (no mentions, no markers) like everything else it publishes.
+    lines.push(`**${n}. The agent asks:**`, '', ...makeInert(p.question.question).split('\n').map((l) => `> ${l}`));
     if (p.question.choices?.length) {
-      lines.push('', ...p.question.choices.map((c, i) => `${i + 1}. ${c}`));
+      lines.push('', ...p.question.choices.map((c, i) => `${i + 1}. ${makeInertLine(c)}`));
     }
     return lines.join('\n');
   }
-  lines.push(`**${n}. ${code(p.name)}**: ${p.title}`);
+  lines.push(`**${n}. ${code(p.name)}**: ${makeInertLine(p.title)}`);
   const command = typeof p.args.command === 'string' ? p.args.command : undefined;
   if (command !== undefined) {
     lines.push('', fenced('sh', command));
