@@ -133,9 +133,14 @@ export function renderApprovalComment(input: ApprovalCommentInput): string {
   return redact(body, input.secrets);
 }
 
-/** The session id and nonce of a question comment's marker, or undefined. */
+/**
+ * The session id and nonce of a question comment's marker, or undefined. The marker is the last
+ * line the action writes: an earlier one is text the model wrote (a command shown verbatim in the
+ * comment can hold a forged marker), so only the last is read.
+ */
 export function tryParseApprovalMarker(body: string): { session: string; nonce: string } | undefined {
-  const m = tryParseMarker(body, APPROVAL_MARKER_KIND);
+  const last = body.lastIndexOf(`${formatMarker(APPROVAL_MARKER_KIND).slice(0, -' -->'.length)} `);
+  const m = last < 0 ? undefined : tryParseMarker(body.slice(last), APPROVAL_MARKER_KIND);
   return m?.session && m.nonce ? { session: m.session, nonce: m.nonce } : undefined;
 }
 
