@@ -17,6 +17,7 @@ describe('makeInert: mentions', () => {
     ['in a quote', '> @frank said', `> @${Z}frank said`],
     ['in an inline code span (we cannot be sure GitHub agrees it is one)', 'use `@grace`', `use \`@${Z}grace\``],
     ['after a non-ASCII letter (GitHub reads it as \\W)', 'é@heidi', `é@${Z}heidi`],
+    ['spelled as an HTML entity (rendered, it is an @)', '&#64;ivan &#x0040;judy &commat;kim', `@${Z}ivan @${Z}judy @${Z}kim`],
   ])('%s', (_name, input, expected) => {
     expect(makeInert(input)).toBe(expected);
     expect(liveMentions(makeInert(input))).toEqual([]);

@@ -121,6 +121,9 @@ function escapeLongHtmlBlock(line: string): string {
   return m ? `${line.slice(0, m[0].length - 1)}&lt;${line.slice(m[0].length)}` : line;
 }
 
+/** `&#64;`, `&#x40;` (leading zeros allowed) and `&commat;`: an `@` once rendered. */
+const AT_ENTITY = /&(?:#0*64|#[xX]0*40|commat);/g;
+
 const isLoginStart = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 
 /**
@@ -128,7 +131,9 @@ const isLoginStart = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c 
  * word character (GitHub's `\W`), followed by a letter or digit. E-mail addresses (`a@b.c`) are
  * left alone. Within budget: `@\u200Bname`; beyond it: `name`.
  */
-export function neutralizeMentions(text: string, budget: MentionBudget | undefined): string {
+export function neutralizeMentions(raw: string, budget: MentionBudget | undefined): string {
+  // `&#64;name` renders as `@name` and GitHub's filter reads rendered text: an `@` it is.
+  const text = raw.includes('&') ? raw.replace(AT_ENTITY, '@') : raw;
   const parts: string[] = [];
   let copied = 0;
   for (let i = text.indexOf('@'); i >= 0; i = text.indexOf('@', i + 1)) {
