@@ -42,6 +42,8 @@ export interface ProgressReporter {
   readonly emit: Emit;
   /** A line of status outside the loop ("publishing", "waiting for approval"). */
   step(text: string): void;
+  /** A line that stays in the comment to the end (text cut to fit the budget, say). */
+  note(text: string): void;
   /** Rewrites the comment with the outcome and writes the job summary. */
   finish(result: ActionResult, extra?: string): Promise<void>;
   /** The comment's id once posted (undefined before, or when the run has no thread). */

@@ -7,7 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { messageOf } from '../common/errors.js';
 import { prepareAgent, type AgentOptions, type AgentRun } from '../core/agent.js';
 import { statsOf } from '../core/stats.js';
-import { renderTaskContext } from '../context/task-context.js';
+import { capRequest, describeCuts, renderTaskContext } from '../context/task-context.js';
 import type { ApprovalChannel } from '../scheduler/types.js';
 import { createGitHubTools } from '../tools/github/publish-tools.js';
 import { createPublishRecorder } from '../tools/github/recorder.js';
@@ -22,7 +22,7 @@ import type { GitHubClient } from './github-client.js';
 import { defaultModeFor, type ActionSettings, type PolicyInput, type RunnerEnv } from './inputs.js';
 import { createProgressComment } from './progress-comment.js';
 import { publishRun } from './publish/publish-run.js';
-import { readRepoLabels } from './publish/labels.js';
+import { readAllowedLabels } from './publish/labels.js';
 import type { ActionResult, ActionRunContext, AgentTask, Log, PreparedRun, RepoRef } from './run-context.js';
 import { readThreadInfo, type ThreadInfo } from './task-context.js';
 import { readTrustedConfig, trustedFromWorktree, type TrustedConfig } from './trusted-config.js';
@@ -61,7 +61,7 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
   });
   await progress.start();
   base.sandbox ??= await base.log.group('sandbox', () => prepareActionSandbox({ settings: base.settings, log: base.log, hostEnv: process.env }));
-  const labels = command.kind === 'triage' ? await readRepoLabels(base.octokit, base.repo) : undefined;
+  const labels = command.kind === 'triage' ? await readAllowedLabels(base.octokit, base.repo, base.settings) : undefined;
   const info = thread
     ? await base.log.group('read thread', () => readThreadInfo(base.octokit, base.repo, thread, { trigger: command.trigger.comment, requester: command.trigger.requester.login, availableLabels: labels }))
     : undefined;
@@ -118,6 +118,11 @@ export function createRunContext(
     secrets: base.secrets,
     async prepareRun(task, record) {
       const recorder = createPublishRecorder(record);
+      // Untrusted text goes to the model once, within its budget; the progress comment says what was cut.
+      const rendered = info ? renderTaskContext(info.context) : undefined;
+      const request = capRequest(task.instructions);
+      const cuts = [...(rendered?.cuts ?? []), ...(request.cut ? [request.cut] : [])];
+      if (cuts.length > 0) progress.note(describeCuts(cuts));
       let prepared: PreparedRun | undefined;
       const agent = await prepareAgent({
         root: ws,
@@ -134,7 +139,7 @@ export function createRunContext(
         memory: { memoryRoot: trusted.memoryRoot, fileNames: base.settings.contextFileNames },
         command: task.command,
         instructions: task.instructions,
-        taskContext: info ? renderTaskContext(info.context) : undefined,
+        taskContext: rendered?.text,
         availableLabels: labels,
         repo: `${base.repo.owner}/${base.repo.repo}`,
         limits: { maxTurns: base.settings.maxTurns, maxWallMs: base.settings.timeoutMs, maxCostUsd: base.settings.maxCostUsd },
@@ -162,7 +167,7 @@ export function createRunContext(
       });
       for (const w of agent.warnings) base.log.warning(w);
       const emit = progress.emit;
-      prepared = { agent, recorder, task, emit, prompt: promptFor(task, thread) } satisfies PreparedRun;
+      prepared = { agent, recorder, task, emit, prompt: promptFor({ ...task, instructions: request.text }, thread) } satisfies PreparedRun;
       return prepared;
     },
     async finishRun(run: AgentRun, prepared: PreparedRun) {

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import type { Dirent } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import { createIgnoreRules, type IgnoreRules } from './ignore-rules.js';
 import { relativeTo } from './workspace.js';
 
 /**
@@ -16,6 +16,8 @@ export interface ListOptions {
   respectGeminiIgnore: boolean;
   signal: AbortSignal;
 }
+
+const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 
 /** A hard stop for the walker: a tree bigger than this is not walked to the end. */
 const WALK_LIMIT = 300_000;
@@ -64,9 +66,13 @@ export async function listFiles(root: string, absDir: string, opts: ListOptions)
   return gemini ? files.filter((f) => !gemini.ignores(f)) : files;
 }
 
-async function readIgnoreFile(path: string): Promise<Ignore | undefined> {
+/** The model can write these files: their rules match in linear time (ignore-rules.ts). */
+export async function readIgnoreFile(path: string): Promise<IgnoreRules | undefined> {
   try {
-    return ignore().add(await readFile(path, 'utf8'));
+    // A FIFO or a device would block the read forever; a huge file is not an ignore file.
+    const info = await stat(path);
+    if (!info.isFile() || info.size > MAX_IGNORE_FILE_BYTES) return undefined;
+    return createIgnoreRules().add(await readFile(path, 'utf8'));
   } catch {
     return undefined;
   }
@@ -75,7 +81,7 @@ async function readIgnoreFile(path: string): Promise<Ignore | undefined> {
 interface Rules {
   /** Root-relative directory the .gitignore sits in ('' for the root). */
   base: string;
-  ig: Ignore;
+  ig: IgnoreRules;
 }
 
 /** Breadth-first walk that never follows symlinked directories (no escapes, no cycles). */

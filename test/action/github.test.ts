@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { authorize } from '../../src/action/authorize.js';
 import { createGitHubClient, type GitHubClient } from '../../src/action/github-client.js';
-import { publishLabels } from '../../src/action/publish/labels.js';
+import { allowedLabels, publishLabels, readAllowedLabels } from '../../src/action/publish/labels.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 
 let gh: FakeGitHub;
@@ -81,10 +81,13 @@ describe('github client', () => {
 });
 
 describe('labels', () => {
-  it('applies only labels the repository has, in its spelling', async () => {
+  const defaults = { triageLabels: [], fixLabel: 'agent-fix', triageLabel: 'needs-triage' };
+
+  it('applies only allowed labels the repository has, in its spelling', async () => {
     gh.addIssue({ title: 'x', number: 9 });
-    const r = await publishLabels(octokit, repo, 9, ['BUG', 'wontfix', 'enhancement']);
-    expect(r).toEqual({ applied: ['bug', 'enhancement'], dropped: ['wontfix'] });
+    const allowed = await readAllowedLabels(octokit, repo, defaults);
+    const r = await publishLabels(octokit, repo, 9, ['BUG', 'wontfix', 'enhancement', 'Needs-Triage'], allowed);
+    expect(r).toEqual({ applied: ['bug', 'enhancement'], dropped: ['wontfix', 'Needs-Triage'] });
     expect(gh.state.issues.get(9)!.labels).toEqual(['bug', 'enhancement']);
     expect(gh.state.labels.map((l) => l.name)).not.toContain('wontfix');
   });
@@ -92,7 +95,16 @@ describe('labels', () => {
   it('retries a 500 on adding labels', async () => {
     gh.addIssue({ title: 'x', number: 9 });
     gh.fail({ method: 'POST', path: /\/issues\/9\/labels$/, status: 500 });
-    await publishLabels(octokit, repo, 9, ['bug']);
+    await publishLabels(octokit, repo, 9, ['bug'], ['bug']);
     expect(gh.state.issues.get(9)!.labels).toEqual(['bug']);
+  });
+
+  it.each([
+    ['default: every label but the ones that start runs', defaults, ['bug', 'docs']],
+    ['default with other trigger labels', { ...defaults, fixLabel: 'BUG', triageLabel: 'triage-me' }, ['agent-fix', 'needs-triage', 'docs']],
+    ['an explicit list, matched case-insensitively, only labels that exist', { ...defaults, triageLabels: ['DOCS', 'missing'] }, ['docs']],
+    ['an explicit list may name a trigger label (the maintainer chose it)', { ...defaults, triageLabels: ['agent-fix'] }, ['agent-fix']],
+  ])('allow-list: %s', (_name, settings, expected) => {
+    expect(allowedLabels(['bug', 'agent-fix', 'needs-triage', 'docs'], settings)).toEqual(expected);
   });
 });

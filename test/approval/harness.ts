@@ -119,6 +119,7 @@ export function createRunner(gh: FakeGitHub, origin: string, opts: { requester?:
     progress: {
       emit: () => undefined,
       step: () => undefined,
+      note: () => undefined,
       finish: async (result, extra) => void progress.push({ result, extra }),
       commentId: () => undefined,
     },

@@ -11,6 +11,7 @@ import type { RuleRef } from '../../policy/types.js';
 import { redact } from '../redact.js';
 import { formatMarker, tryParseMarker } from '../markers.js';
 import { displayRuleSource } from '../rule-source.js';
+import { makeInert, makeInertLine } from '../publish/inert-text.js';
 
 export const APPROVAL_MARKER_KIND = 'approval';
 
@@ -63,13 +64,14 @@ function describeDuration(ms: number): string {
 function renderCall(p: PendingApproval, n: number, workspace?: string): string {
   const lines: string[] = [];
   if (p.question) {
-    lines.push(`**${n}. The agent asks:**`, '', ...p.question.question.split('\n').map((l) => `> ${l}`));
+    // The model's words: inert (no mentions, no markers) like everything else it publishes.
+    lines.push(`**${n}. The agent asks:**`, '', ...makeInert(p.question.question).split('\n').map((l) => `> ${l}`));
     if (p.question.choices?.length) {
-      lines.push('', ...p.question.choices.map((c, i) => `${i + 1}. ${c}`));
+      lines.push('', ...p.question.choices.map((c, i) => `${i + 1}. ${makeInertLine(c)}`));
     }
     return lines.join('\n');
   }
-  lines.push(`**${n}. ${code(p.name)}**: ${p.title}`);
+  lines.push(`**${n}. ${code(p.name)}**: ${makeInertLine(p.title)}`);
   const command = typeof p.args.command === 'string' ? p.args.command : undefined;
   if (command !== undefined) {
     lines.push('', fenced('sh', command));
@@ -135,9 +137,14 @@ export function renderApprovalComment(input: ApprovalCommentInput): string {
   return redact(body, input.secrets);
 }
 
-/** The session id and nonce of a question comment's marker, or undefined. */
+/**
+ * The session id and nonce of a question comment's marker, or undefined. The marker is the last
+ * line the action writes: an earlier one is text the model wrote (a command shown verbatim in the
+ * comment can hold a forged marker), so only the last is read.
+ */
 export function tryParseApprovalMarker(body: string): { session: string; nonce: string } | undefined {
-  const m = tryParseMarker(body, APPROVAL_MARKER_KIND);
+  const last = body.lastIndexOf(`${formatMarker(APPROVAL_MARKER_KIND).slice(0, -' -->'.length)} `);
+  const m = last < 0 ? undefined : tryParseMarker(body.slice(last), APPROVAL_MARKER_KIND);
   return m?.session && m.nonce ? { session: m.session, nonce: m.nonce } : undefined;
 }
 

@@ -1,6 +1,9 @@
 /**
- * Triage labels: only labels the repository already has are applied (matched case-insensitively,
- * applied with the repository's spelling); the rest are reported, never created.
+ * Labels the model may apply. A label is more than a tag here: `fix-label` starts a fix run and
+ * `triage-label` a triage run, so a model that labels a stranger's issue `agent-fix` would start
+ * a run with write access on the stranger's say-so. Only labels on the allow-list are applied:
+ * the `triage-labels` input when set, else every repository label except those two. Labels are
+ * never created; matching is case-insensitive and applies the repository's spelling.
  */
 import type { GitHubClient } from '../github-client.js';
 import type { RepoRef } from '../run-context.js';
@@ -10,9 +13,32 @@ export async function readRepoLabels(octokit: GitHubClient, repo: RepoRef): Prom
   return labels.map((l) => l.name);
 }
 
-/** Pure: which wanted labels exist (in the repository's spelling) and which do not. */
-export function filterLabels(wanted: readonly string[], existing: readonly string[]): { apply: string[]; dropped: string[] } {
-  const byLower = new Map(existing.map((l) => [l.toLowerCase(), l]));
+export interface LabelSettings {
+  /** The `triage-labels` input; empty: the default below. */
+  triageLabels: readonly string[];
+  fixLabel: string;
+  triageLabel: string;
+}
+
+/** Pure: the repository labels the model may apply, in the repository's spelling. */
+export function allowedLabels(existing: readonly string[], s: LabelSettings): string[] {
+  const lower = (l: string) => l.trim().toLowerCase();
+  if (s.triageLabels.length > 0) {
+    const listed = new Set(s.triageLabels.map(lower));
+    return existing.filter((l) => listed.has(lower(l)));
+  }
+  const triggers = new Set([s.fixLabel, s.triageLabel].filter(Boolean).map(lower));
+  return existing.filter((l) => !triggers.has(lower(l)));
+}
+
+/** The labels a run may apply, read from the repository. */
+export async function readAllowedLabels(octokit: GitHubClient, repo: RepoRef, s: LabelSettings): Promise<string[]> {
+  return allowedLabels(await readRepoLabels(octokit, repo), s);
+}
+
+/** Pure: which wanted labels are allowed (in the repository's spelling) and which are not. */
+export function filterLabels(wanted: readonly string[], allowed: readonly string[]): { apply: string[]; dropped: string[] } {
+  const byLower = new Map(allowed.map((l) => [l.toLowerCase(), l]));
   const apply: string[] = [];
   const dropped: string[] = [];
   for (const w of wanted) {
@@ -24,8 +50,8 @@ export function filterLabels(wanted: readonly string[], existing: readonly strin
   return { apply, dropped };
 }
 
-export async function publishLabels(octokit: GitHubClient, repo: RepoRef, issue: number, wanted: readonly string[], existing?: readonly string[]) {
-  const { apply, dropped } = filterLabels(wanted, existing ?? (await readRepoLabels(octokit, repo)));
+export async function publishLabels(octokit: GitHubClient, repo: RepoRef, issue: number, wanted: readonly string[], allowed: readonly string[]) {
+  const { apply, dropped } = filterLabels(wanted, allowed);
   if (apply.length > 0) await octokit.rest.issues.addLabels({ ...repo, issue_number: issue, labels: apply });
   return { applied: apply, dropped };
 }

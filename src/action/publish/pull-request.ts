@@ -8,6 +8,7 @@ import { assertGit } from '../../session/git.js';
 import type { GitHubClient } from '../github-client.js';
 import type { RepoRef } from '../run-context.js';
 import { commitWorktree, pushHead, readRemoteBranchExists } from './commits.js';
+import { makeInert, makeInertLine, type MentionBudget } from './inert-text.js';
 
 export interface IssueFixOptions {
   octokit: GitHubClient;
@@ -21,6 +22,8 @@ export interface IssueFixOptions {
   remote?: string;
   /** False for a prompt run without an issue: no `Fixes #N`. */
   linkIssue?: boolean;
+  /** The run's mention budget, shared with its other comments. */
+  mentions?: MentionBudget;
 }
 
 export type IssueFixResult =
@@ -31,7 +34,8 @@ export type IssueFixResult =
 
 export async function publishIssueFix(o: IssueFixOptions): Promise<IssueFixResult> {
   const link = o.linkIssue !== false && o.issue.number > 0;
-  const title = link ? `Fix #${o.issue.number}: ${oneLine(o.issue.title)}` : oneLine(o.issue.title);
+  // The issue's title is a stranger's text and the summary the model's: neither may mention anyone.
+  const title = makeInertLine(link ? `Fix #${o.issue.number}: ${oneLine(o.issue.title)}` : oneLine(o.issue.title));
   const branch = await pickBranchName(o.root, o.issue, o.remote);
   await assertGit(o.root, ['checkout', '-q', '-b', branch]);
   const sha = await commitWorktree(o.root, { subject: title, coAuthor: o.requester });
@@ -43,7 +47,7 @@ export async function publishIssueFix(o: IssueFixOptions): Promise<IssueFixResul
       head: branch,
       base: o.baseBranch,
       title,
-      body: `${o.summary.trim()}${link ? `\n\nFixes #${o.issue.number}` : ''}\n\nRequested by @${o.requester}.`,
+      body: `${makeInert(o.summary.trim(), o.mentions)}${link ? `\n\nFixes #${o.issue.number}` : ''}\n\nRequested by @${o.requester}.`,
     });
     return { status: 'opened', branch, pullRequest: data.number, url: data.html_url };
   } catch (e) {
