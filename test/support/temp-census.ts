@@ -15,8 +15,11 @@ const KNOWN_SRC_LEAKS: Record<string, string> = {
   'agent-action-trusted-': 'src/action/trusted-config.ts (readTrustedConfig copies the base commit config and never removes it)',
 };
 
-/** Caches of tools the tests start, not leaks: tsx keeps its compile cache in `$TMPDIR/tsx-<uid>`. */
-const TOOL_CACHES = [/^tsx-\d+$/];
+/**
+ * Caches of tools the tests start, not leaks: tsx keeps its compile cache in `$TMPDIR/tsx-<uid>`, and
+ * Gemini CLI (run by the parity tests) turns on Node's module compile cache, `$TMPDIR/node-compile-cache`.
+ */
+const TOOL_CACHES = [/^tsx-\d+$/, /^node-compile-cache$/];
 
 /** `agent-action-repo-Ab12Cd` -> `agent-action-repo-`: the prefix a directory was made with. */
 const prefixOf = (name: string) => name.replace(/[A-Za-z0-9]{6}$/, '');
