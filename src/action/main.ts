@@ -5,7 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { AgentError, messageOf } from '../common/errors.js';
 import { routeEvent } from './event-command.js';
-import { authorize } from './authorize.js';
+import { readActionRemote } from './action-remote.js';
+import { authorize, SELF_LOGINS } from './authorize.js';
 import { tellRefusedReplier } from './approval/resume.js';
 import { createGitHubClient } from './github-client.js';
 import { readInputs, type Env } from './inputs.js';
@@ -22,8 +23,6 @@ export interface ActionFace {
   /** Retry/secondary-limit waits: seconds -> ms multiplier (tests use 1). */
   retryAfterBaseMs?: number;
 }
-
-const SELF_LOGINS = ['github-actions[bot]'];
 
 export async function main(face: ActionFace): Promise<ActionResult> {
   const { settings, runner } = readInputs(face.env, face.setSecret);
@@ -52,7 +51,9 @@ export async function main(face: ActionFace): Promise<ActionResult> {
     return { status: 'skipped', summary: auth.reason };
   }
 
-  const base: RunBase = { octokit, repo, settings, runner, log: face.log, secrets, writeSummary: face.writeSummary, modelClient: face.modelClient };
+  // Before any model runs: where pushes go is read now, from the checkout as actions/checkout left it.
+  const remote = await readActionRemote({ workspace: runner.workspace, token: settings.githubToken, serverUrl: runner.serverUrl, repository: repo });
+  const base: RunBase = { octokit, repo, settings, runner, log: face.log, secrets, remote, writeSummary: face.writeSummary, modelClient: face.modelClient };
   if (command.kind !== 'triage-all') return runCommand(base, command, command.trigger.thread);
 
   // Nightly triage without a matrix: every open issue carrying the label, one after another.
