@@ -4,8 +4,9 @@
  * prompt, and nothing in the repository able to make git run a program or send the token elsewhere.
  *
  * Before each command the repository's effective config is listed (`git config --list`, includes
- * followed), and every filter, diff and merge driver and every remote it names is neutralized in the
- * command scope, on top of src/common/git-env.ts's fixed list. A `.gitattributes` written by a model
+ * followed), and every filter, diff and merge driver it names is neutralized in the command scope, on
+ * top of src/common/git-env.ts's fixed list. What the command scope cannot override (git keeps the
+ * first `remote.<name>.uploadpack`; `core.worktree` is read before any -c) is refused. A `.gitattributes` written by a model
  * can name a driver; only config can define one, and config is read here first.
  *
  * Network commands name their remote with GIT_REMOTE: it becomes a remote with a random name defined
@@ -61,6 +62,7 @@ export async function runGit(cwd: string, args: readonly string[], opts: GitOpti
   const listing = await spawnGit(cwd, ['config', '--list', '-z'], createGitEnv({ base: process.env, ceiling: dirname(resolve(cwd)) }));
   const entries = listing.code === 0 ? parseConfigListing(listing.stdout.toString('utf8')) : [];
   assertOwnWorkTree(cwd, entries);
+  assertNoRemoteCommands(entries);
   const config = [...neutralizersFor(entries)];
   let finalArgs = args;
   if (usesRemote && opts.remote) {
@@ -138,11 +140,6 @@ const PER_NAME: Readonly<Record<string, readonly ConfigPair[]>> = {
   ],
   // Empty: the merge fails as a conflict (a rebase of ours then stops and reports it).
   merge: [['driver', '']],
-  // Lazy fetches of a partial clone and local transports run these on this machine.
-  remote: [
-    ['uploadpack', 'git-upload-pack'],
-    ['receivepack', 'git-receive-pack'],
-  ],
 };
 
 /** Pure: command-scope pairs that neutralize every driver and remote the listing defines. */
@@ -172,6 +169,20 @@ function assertOwnWorkTree(cwd: string, entries: readonly ConfigEntry[]): void {
   };
   if (real(resolve(cwd, '.git', wt.value)) !== real(cwd)) {
     throw new AgentError('general', `the repository's git config sets core.worktree to ${JSON.stringify(wt.value)}: agent-action runs git only on the checked-out work tree (${cwd})`);
+  }
+}
+
+/**
+ * `remote.<name>.uploadpack` and `.receivepack` are commands git runs on this machine (local
+ * transports, and the lazy fetch of a partial clone's promisor remote), and git keeps the *first*
+ * value it reads, so the command scope cannot override them: refuse instead.
+ */
+function assertNoRemoteCommands(entries: readonly ConfigEntry[]): void {
+  for (const e of entries) {
+    const k = splitKey(e.key);
+    if (k?.section === 'remote' && (k.name === 'uploadpack' || k.name === 'receivepack')) {
+      throw new AgentError('general', `the repository's git config sets remote.${k.sub}.${k.name} (a command git runs): agent-action runs no git in a repository configured so`);
+    }
   }
 }
 
