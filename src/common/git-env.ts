@@ -22,7 +22,7 @@ export type ConfigPair = readonly [key: string, value: string];
  * Keys that run code, set inert. An empty value disables a helper list (`credential.helper`), a
  * program (`core.askPass`, `core.alternateRefsCommand`) or, with `--no-ext-diff`, the external diff.
  */
-export const INERT_CONFIG: readonly ConfigPair[] = [
+const INERT_CONFIG: readonly ConfigPair[] = [
   ['core.fsmonitor', 'false'], // a hook run by every command that reads the index (status, add, ls-files)
   ['core.hooksPath', '/dev/null'], // every hook: pre-commit, reference-transaction, post-checkout, pre-push...
   ['core.sshCommand', 'ssh'],

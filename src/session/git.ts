@@ -98,7 +98,7 @@ function spawnGit(cwd: string, args: readonly string[], env: Record<string, stri
   });
 }
 
-export interface ConfigEntry {
+interface ConfigEntry {
   /** `section.subsection.name`: section and name lower-case, the subsection as written. */
   key: string;
   /** Undefined for a bare `key` line (boolean true). */
@@ -106,7 +106,7 @@ export interface ConfigEntry {
 }
 
 /** Pure: `git config --list -z` output (`key\nvalue\0` per entry). */
-export function parseConfigListing(out: string): ConfigEntry[] {
+function parseConfigListing(out: string): ConfigEntry[] {
   return out
     .split('\0')
     .filter((e) => e.length > 0)
@@ -143,7 +143,7 @@ const PER_NAME: Readonly<Record<string, readonly ConfigPair[]>> = {
 };
 
 /** Pure: command-scope pairs that neutralize every driver and remote the listing defines. */
-export function neutralizersFor(entries: readonly ConfigEntry[]): ConfigPair[] {
+function neutralizersFor(entries: readonly ConfigEntry[]): ConfigPair[] {
   const seen = new Set<string>();
   const out: ConfigPair[] = [];
   for (const { key } of entries) {
@@ -198,7 +198,7 @@ function assertNotRewritten(url: string, entries: readonly ConfigEntry[]): void 
 }
 
 /** The remote, defined in the command scope only, and its HTTP settings at the most specific URL. */
-export function remoteConfig(remote: GitRemote, name: string, env: Readonly<Record<string, string | undefined>>): ConfigPair[] {
+function remoteConfig(remote: GitRemote, name: string, env: Readonly<Record<string, string | undefined>>): ConfigPair[] {
   const pairs: ConfigPair[] = [[`remote.${name}.url`, remote.url]];
   if (!/^https?:\/\//i.test(remote.url)) return pairs;
   const at = `http.${remote.url}`;

@@ -14,8 +14,8 @@
  */
 import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 
-export const SESSION_KEY_SALT = 'agent-action session v1';
-export const SESSION_KEY_INFO = 'session-mac';
+const SESSION_KEY_SALT = 'agent-action session v1';
+const SESSION_KEY_INFO = 'session-mac';
 
 export interface SessionKey {
   bytes: Buffer;

@@ -336,3 +336,49 @@ describe('config the command scope cannot override is refused, and nothing runs'
     expect(cleanGit(elsewhere, 'for-each-ref', '--format=%(refname)')).toBe('refs/heads/feature');
   });
 });
+
+describe('configuration from outside the repository, and helpers by name', () => {
+  const saved = { HOME: process.env.HOME, PATH: process.env.PATH, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
+  afterEach(() => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  });
+
+  it("a ~/.gitconfig (or XDG config) the model wrote where the sandbox does not hold: the action's git reads none", async () => {
+    const h = hostileRepo([]);
+    const home = tempDir('agent-action-home-');
+    writeFiles(home, {
+      '.gitconfig': `[core]\n\tfsmonitor = "touch '${join(h.markers, 'global-fsmonitor')}'; false"\n`,
+      '.config/git/config': `[core]\n\thooksPath = /nonexistent\n\tfsmonitor = "touch '${join(h.markers, 'xdg-fsmonitor')}'; false"\n`,
+    });
+    process.env.HOME = home;
+    process.env.XDG_CONFIG_HOME = join(home, '.config');
+    execFileSync('git', ['status', '--porcelain'], { cwd: h.dir, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' }, stdio: 'ignore' });
+    expect(h.marked()).toEqual(['global-fsmonitor']);
+    rmSync(join(h.markers, 'global-fsmonitor'));
+    writeFiles(h.dir, { 'a.txt': 'two\n' });
+    expect(await readHasChanges(h.dir)).toBe(true);
+    await captureWorktree(h.dir);
+    expect(h.marked()).toEqual([]);
+  });
+
+  it('a remote helper named by the config (a partial clone whose promisor remote has vcs = <name>) is refused by protocol.allow', async () => {
+    const h = hostileRepo([]);
+    const bin = tempDir('agent-action-bin-');
+    writeFileSync(join(bin, 'git-remote-evil'), `#!/bin/sh\ntouch '${join(h.markers, 'remote-helper')}'\nexit 1\n`);
+    chmodSync(join(bin, 'git-remote-evil'), 0o755);
+    process.env.PATH = `${bin}:${saved.PATH}`;
+    // A blob the snapshot's diff needs is missing: git asks the promisor remote for it.
+    const blob = cleanGit(h.dir, 'rev-parse', 'HEAD:a.txt');
+    rmSync(join(h.dir, '.git/objects', blob.slice(0, 2), blob.slice(2)));
+    for (const [k, v] of [['core.repositoryformatversion', '1'], ['extensions.partialClone', 'p'], ['remote.p.vcs', 'evil'], ['remote.p.url', 'x'], ['remote.p.promisor', 'true']]) cleanGit(h.dir, 'config', k, v);
+    writeFiles(h.dir, { 'a.txt': 'two\n' });
+    tryPlainGit(h.dir, 'diff', 'HEAD', '--', 'a.txt');
+    expect(h.marked()).toEqual(['remote-helper']);
+    rmSync(join(h.markers, 'remote-helper'));
+    await expect(captureWorktree(h.dir)).rejects.toThrow(/git diff failed/);
+    expect(h.marked()).toEqual([]);
+  });
+});
