@@ -7,8 +7,9 @@
  */
 import * as core from '@actions/core';
 import { messageOf } from '../common/errors.js';
+import { readActionRemote } from './action-remote.js';
 import { tellRefusedReplier } from './approval/resume.js';
-import { authorize } from './authorize.js';
+import { authorize, SELF_LOGINS } from './authorize.js';
 import { dropSecretsFromEnv } from './env-secrets.js';
 import { routeEvent, type Command } from './event-command.js';
 import { readEventFile } from './event-file.js';
@@ -31,8 +32,6 @@ export interface ActionFace {
   /** Retry/secondary-limit waits: seconds -> ms multiplier (tests use 1). */
   retryAfterBaseMs?: number;
 }
-
-const SELF_LOGINS = ['github-actions[bot]'];
 
 /** The whole action on a runner: never throws, sets every output, annotates each problem once. */
 export async function run(): Promise<void> {
@@ -99,7 +98,9 @@ async function runCommandOf(face: ActionFace, settings: RunBase['settings'], run
   }
   if (command.kind === 'help') return done(await replyWithHelp(octokit, repo, command.trigger.thread, { trigger: settings.trigger, fixLabel: settings.fixLabel }));
 
-  const base: RunBase = { octokit, repo, settings, runner, log: face.log, secrets, writeSummary: face.writeSummary, modelClient: face.modelClient };
+  // Before any model runs: where pushes go is read now, from the checkout as actions/checkout left it.
+  const remote = await readActionRemote({ workspace: runner.workspace, token: settings.githubToken, serverUrl: runner.serverUrl, repository: repo });
+  const base: RunBase = { octokit, repo, settings, runner, log: face.log, secrets, remote, writeSummary: face.writeSummary, modelClient: face.modelClient };
   if (command.kind === 'triage-all') return done(await triageAll(base, command));
   return done(await runCommand(base, command, command.trigger.thread));
 }

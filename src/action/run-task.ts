@@ -13,9 +13,9 @@ import { createGitHubTools } from '../tools/github/publish-tools.js';
 import { createPublishRecorder } from '../tools/github/recorder.js';
 import { prepareActionSandbox, type ActionSandbox } from './action-sandbox.js';
 import { handleApprovalReply } from './approval/resume.js';
-import { createCheckpointer, suspendSession, type AwaitingRun, type HeldSession } from './approval/suspend.js';
+import { createCheckpointer, storeFor, suspendSession, type AwaitingRun, type HeldSession } from './approval/suspend.js';
 import type { RunState } from '../core/run-state.js';
-import { createGitRefStore } from '../session/git-ref-store.js';
+import type { GitRemote } from '../session/git.js';
 import type { SessionStore } from '../session/store.js';
 import type { Command, Thread } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
@@ -25,7 +25,7 @@ import { publishRun } from './publish/publish-run.js';
 import { readAllowedLabels } from './publish/labels.js';
 import type { ActionResult, ActionRunContext, AgentTask, Log, PreparedRun, RepoRef } from './run-context.js';
 import { readThreadInfo, type ThreadInfo } from './task-context.js';
-import { readTrustedConfig, trustedFromWorktree, type TrustedConfig } from './trusted-config.js';
+import { createTrustedConfigSource, readHeadCommit, type TrustedConfigSource } from './trusted-config.js';
 
 export interface RunBase {
   octokit: GitHubClient;
@@ -34,6 +34,8 @@ export interface RunBase {
   runner: RunnerEnv;
   log: Log;
   secrets: string[];
+  /** Where pushes and fetches go: read when the action started (src/action/action-remote.ts). */
+  remote: GitRemote;
   writeSummary?: (markdown: string) => Promise<void>;
   /** Tests pass a scripted model; AgentOptions.modelClient. */
   modelClient?: AgentOptions['modelClient'];
@@ -65,9 +67,13 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
   const info = thread
     ? await base.log.group('read thread', () => readThreadInfo(base.octokit, base.repo, thread, { trigger: command.trigger.comment, requester: command.trigger.requester.login, availableLabels: labels }))
     : undefined;
-  const trusted = info?.pull
-    ? await base.log.group('trusted configuration (base branch)', () => readTrustedConfig(base.runner.workspace, info.pull!.baseSha, base.settings.contextFileNames))
-    : trustedFromWorktree(base.runner.workspace);
+  // Trusted configuration comes from a commit: a pull request's base, else HEAD now, before any agent change.
+  const trusted = createTrustedConfigSource({
+    workspace: base.runner.workspace,
+    startCommit: info?.pull?.baseSha ?? (await readHeadCommit(base.runner.workspace)),
+    contextFileNames: base.settings.contextFileNames,
+    remote: base.remote,
+  });
   const ctx = createRunContext(base, command, thread, progress, runUrl, trusted, info, labels);
 
   let result: ActionResult;
@@ -83,6 +89,8 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
     result = { status: 'failed', summary: messageOf(e) };
     await progress.finish(result, base.sandbox.note);
     throw e;
+  } finally {
+    await trusted.dispose();
   }
   await progress.finish(result, base.sandbox.note);
   return result;
@@ -94,7 +102,7 @@ export function createRunContext(
   thread: Thread | undefined,
   progress: ActionRunContext['progress'],
   runUrl: string | undefined,
-  trusted: TrustedConfig,
+  trusted: TrustedConfigSource,
   info: ThreadInfo | undefined,
   labels: string[] | undefined,
 ): ActionRunContext {
@@ -112,6 +120,7 @@ export function createRunContext(
     thread,
     requester: command.trigger.requester,
     workspace: ws,
+    remote: base.remote,
     runUrl,
     progress,
     log: base.log,
@@ -123,6 +132,8 @@ export function createRunContext(
       const request = capRequest(task.instructions);
       const cuts = [...(rendered?.cuts ?? []), ...(request.cut ? [request.cut] : [])];
       if (cuts.length > 0) progress.note(describeCuts(cuts));
+      const config = await trusted.read(task.trustedCommit);
+      base.log.info(`trusted configuration: ${config.fromCommit ? `commit ${config.fromCommit}` : 'none (the workspace has no commit)'}`);
       let prepared: PreparedRun | undefined;
       const agent = await prepareAgent({
         root: ws,
@@ -132,11 +143,11 @@ export function createRunContext(
         mode: base.settings.approvalMode ?? defaultModeFor(task.command),
         policyContext: 'action',
         policy: {
-          workspace: [{ path: trusted.policyDir, optional: true }],
+          workspace: [{ path: config.policyDir, optional: true }],
           user: policySources(base.settings.policy, 'policy', ws),
           admin: policySources(base.settings.adminPolicy, 'admin-policy', ws),
         },
-        memory: { memoryRoot: trusted.memoryRoot, fileNames: base.settings.contextFileNames },
+        memory: { memoryRoot: config.memoryRoot, fileNames: base.settings.contextFileNames },
         command: task.command,
         instructions: task.instructions,
         taskContext: rendered?.text,
@@ -167,7 +178,7 @@ export function createRunContext(
       });
       for (const w of agent.warnings) base.log.warning(w);
       const emit = progress.emit;
-      prepared = { agent, recorder, task, emit, prompt: promptFor({ ...task, instructions: request.text }, thread) } satisfies PreparedRun;
+      prepared = { agent, recorder, task, emit, prompt: promptFor({ ...task, instructions: request.text }, thread), trustedCommit: config.fromCommit } satisfies PreparedRun;
       return prepared;
     },
     async finishRun(run: AgentRun, prepared: PreparedRun) {
@@ -175,7 +186,7 @@ export function createRunContext(
       progress.step('publishing');
       const stats = statsOf(run.state, Date.now() - startedAt);
       const result = await publishRun(ctx, { run, task: prepared.task, record: prepared.recorder.snapshot(), info, stats });
-      await closeCheckpoint(checkpointer?.held(), run.state, base.log, createGitRefStore({ root: ws }));
+      await closeCheckpoint(checkpointer?.held(), run.state, base.log, storeFor(ctx, {}));
       return result;
     },
   };

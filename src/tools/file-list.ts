@@ -3,13 +3,14 @@ import type { Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createIgnoreRules, type IgnoreRules } from './ignore-rules.js';
+import { createGitEnv } from '../common/git-env.js';
 import { relativeTo } from './workspace.js';
 
 /**
  * Which files a search may see. Inside a git work tree git itself answers (tracked plus untracked,
- * minus what .gitignore, .git/info/exclude and the global excludes say), which is both exact and
- * fast; outside one a walker applies every .gitignore it meets. `.geminiignore` at the root is
- * honoured on top, as Gemini CLI does.
+ * minus what .gitignore and .git/info/exclude say; no global config is read, see
+ * src/common/git-env.ts), which is both exact and fast; outside one a walker applies every
+ * .gitignore it meets. `.geminiignore` at the root is honoured on top, as Gemini CLI does.
  */
 export interface ListOptions {
   respectGitIgnore: boolean;
@@ -22,15 +23,17 @@ const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 /** A hard stop for the walker: a tree bigger than this is not walked to the end. */
 const WALK_LIMIT = 300_000;
 
-const GIT_ENV = { GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
-
-/** git, no shell, stdout as a Buffer; rejects on a non-zero exit. */
+/**
+ * git, no shell, stdout as a Buffer; rejects on a non-zero exit. Hardened like the action's own git
+ * (src/common/git-env.ts): `ls-files` reads the index, which runs a `core.fsmonitor` command a model
+ * could have written into the repository's config.
+ */
 export function runGit(cwd: string, args: string[], signal?: AbortSignal): Promise<Buffer> {
   return new Promise((resolveP, reject) => {
     execFile(
       'git',
       args,
-      { cwd, signal, encoding: 'buffer', maxBuffer: 512 * 1024 * 1024, env: { ...process.env, ...GIT_ENV } },
+      { cwd, signal, encoding: 'buffer', maxBuffer: 512 * 1024 * 1024, env: createGitEnv({ base: process.env, extra: { GIT_OPTIONAL_LOCKS: '0' } }) },
       (err, stdout, stderr) => {
         if (err) reject(new Error(`git ${args[0]}: ${stderr.toString().trim() || err.message}`));
         else resolveP(stdout);

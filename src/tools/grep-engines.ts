@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createGitEnv } from '../common/git-env.js';
 import { listFiles } from './file-list.js';
 import type { LinearRegex } from './linear-regex.js';
 import { decodeText, looksBinary } from './text-codec.js';
@@ -64,7 +65,8 @@ export function gitGrep(q: GrepQuery, onMatch: OnMatch): Promise<'done' | 'unsup
     const child = spawn('git', args, {
       cwd: q.absDir,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C.UTF-8' },
+      // Hardened like the action's own git (src/common/git-env.ts): the repository's config runs nothing.
+      env: createGitEnv({ base: process.env, extra: { GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C.UTF-8' } }),
       signal: AbortSignal.any([q.signal, limit.signal]),
       killSignal: 'SIGKILL',
     });

@@ -131,7 +131,7 @@ describe('the approval comment', () => {
       expiresAt: '2024-01-08T00:00:00Z',
       secrets: [],
     });
-    expect(tryParseApprovalMarker(body)).toEqual({ session: 'real-session', nonce: 'abcd1234' });
+    expect(tryParseApprovalMarker(body)).toEqual({ session: 'real-session', nonce: 'abcd1234', calls: expect.stringMatching(/^[0-9a-f]{12}$/) });
     expect(body).toContain('run `echo` @\u200Beveryone');
   });
 });

@@ -190,7 +190,7 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
     const octokit = createGitHubClient({ token: settings.githubToken, baseUrl: gh.url, secrets: [], log: () => undefined, pacing: 'none', retryAfterBaseMs: 1 });
 
     const result = await runCommand(
-      { octokit, repo: { owner: 'octo', repo: 'hello' }, settings, runner, log, secrets: [settings.geminiApiKey, settings.githubToken], modelClient: scriptedModel(requests), sandbox },
+      { octokit, repo: { owner: 'octo', repo: 'hello' }, settings, runner, log, secrets: [settings.geminiApiKey, settings.githubToken], modelClient: scriptedModel(requests), sandbox, remote: { url: dir, token: settings.githubToken } },
       { kind: 'question', text: 'why do the tests fail?', trigger: { requester: { login: 'maintainer', isBot: false }, thread: { number: 1, isPullRequest: false }, comment: { id: trigger.id, kind: 'issue', body: trigger.body }, needsWrite: false } },
       { number: 1, isPullRequest: false },
     );

@@ -8,6 +8,7 @@
  */
 import type { PendingApproval, ApprovalAnswer } from '../../scheduler/types.js';
 import type { RuleRef } from '../../policy/types.js';
+import { callsDigestOf } from '../../session/sign.js';
 import { redact } from '../redact.js';
 import { formatMarker, tryParseMarker } from '../markers.js';
 import { displayRuleSource } from '../rule-source.js';
@@ -110,9 +111,13 @@ function howToAnswer(pending: readonly PendingApproval[], t: string): string[] {
   return lines;
 }
 
-/** The question comment, redacted, ending with the hidden marker that names session and nonce. */
+/**
+ * The question comment, redacted, ending with the hidden marker that names session, nonce and the
+ * digest of the waiting calls (shown too): a resume runs only calls that hash to it.
+ */
 export function renderApprovalComment(input: ApprovalCommentInput): string {
   const { pending, trigger } = input;
+  const digest = callsDigestOf(pending);
   const onlyQuestions = pending.every((p) => p.question);
   const heading = onlyQuestions ? '### ❓ The agent has a question' : '### ⏸️ The agent is waiting for approval';
   const intro = onlyQuestions
@@ -130,22 +135,30 @@ export function renderApprovalComment(input: ApprovalCommentInput): string {
     '',
     ...howToAnswer(pending, trigger),
     '',
-    `<sub>Session ${code(input.sessionId)}${input.runUrl ? ` · [workflow run](${input.runUrl})` : ''}</sub>`,
+    `<sub>Session ${code(input.sessionId)} · calls digest ${code(digest)}${input.runUrl ? ` · [workflow run](${input.runUrl})` : ''}</sub>`,
     '',
-    formatMarker(APPROVAL_MARKER_KIND, { session: input.sessionId, nonce: input.nonce }),
+    formatMarker(APPROVAL_MARKER_KIND, { session: input.sessionId, nonce: input.nonce, calls: digest }),
   ].join('\n');
   return redact(body, input.secrets);
 }
 
+export interface ApprovalMarker {
+  session: string;
+  nonce: string;
+  /** The digest of the calls the question showed; absent in questions of older versions. */
+  calls?: string;
+}
+
 /**
- * The session id and nonce of a question comment's marker, or undefined. The marker is the last
- * line the action writes: an earlier one is text the model wrote (a command shown verbatim in the
- * comment can hold a forged marker), so only the last is read.
+ * The session id, nonce and calls digest of a question comment's marker, or undefined. The marker is
+ * the last line the action writes: an earlier one is text the model wrote (a command shown verbatim
+ * in the comment can hold a forged marker), so only the last is read.
  */
-export function tryParseApprovalMarker(body: string): { session: string; nonce: string } | undefined {
+export function tryParseApprovalMarker(body: string): ApprovalMarker | undefined {
   const last = body.lastIndexOf(`${formatMarker(APPROVAL_MARKER_KIND).slice(0, -' -->'.length)} `);
   const m = last < 0 ? undefined : tryParseMarker(body.slice(last), APPROVAL_MARKER_KIND);
-  return m?.session && m.nonce ? { session: m.session, nonce: m.nonce } : undefined;
+  if (!m?.session || !m.nonce) return undefined;
+  return { session: m.session, nonce: m.nonce, ...(m.calls ? { calls: m.calls } : {}) };
 }
 
 /** One line of a reply. Call numbers are 1-based; empty `calls` means every call of its kind. */

@@ -44,12 +44,12 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
       try {
         if (pull && !pull.isFork) {
           await commitWorktree(ctx.workspace, { subject: commitSubject(p.task, thread?.number), body: makeInert(finalText.slice(0, 2000)), coAuthor: ctx.requester.login });
-          await pushHead(ctx.workspace, pull.headRef);
+          await pushHead(ctx.workspace, pull.headRef, { remote: ctx.remote });
           result.branch = pull.headRef;
         } else if (pull?.isFork) {
           await assertGit(ctx.workspace, ['add', '-A', '--intent-to-add']);
-          const diff = await assertGit(ctx.workspace, ['diff', '-U0', '--no-color', '--no-ext-diff', 'HEAD']);
-          const full = await assertGit(ctx.workspace, ['diff', '--no-color', '--no-ext-diff', '--binary', 'HEAD']);
+          const diff = await assertGit(ctx.workspace, ['diff', '-U0', '--no-color', '--no-ext-diff', '--no-textconv', 'HEAD']);
+          const full = await assertGit(ctx.workspace, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--binary', 'HEAD']);
           const files = await readPullDiffSides(ctx.octokit, ctx.repo, thread!.number);
           const { comments, rest } = suggestionsFromDiff(diff, files);
           const appendix = rest.length ? `This pull request comes from a fork, which this workflow cannot push to. The rest of the change:\n\n${collapsedPatch(full)}` : undefined;
@@ -67,6 +67,7 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
             summary: finalText,
             linkIssue: Boolean(thread),
             mentions,
+            remote: ctx.remote,
           });
           if (fix.status !== 'no_changes') result.branch = fix.branch;
           if (fix.status === 'opened') result.pullRequest = fix.pullRequest;

@@ -4,7 +4,7 @@
  * so an API failure after the push still leaves the work where a person can find it.
  */
 import { messageOf } from '../../common/errors.js';
-import { assertGit } from '../../session/git.js';
+import { assertGit, type GitRemote } from '../../session/git.js';
 import type { GitHubClient } from '../github-client.js';
 import type { RepoRef } from '../run-context.js';
 import { commitWorktree, pushHead, readRemoteBranchExists } from './commits.js';
@@ -19,7 +19,8 @@ export interface IssueFixOptions {
   requester: string;
   /** The agent's closing words: the pull request's description. */
   summary: string;
-  remote?: string;
+  /** Where to push (read before the model ran), with the token. */
+  remote: GitRemote;
   /** False for a prompt run without an issue: no `Fixes #N`. */
   linkIssue?: boolean;
   /** The run's mention budget, shared with its other comments. */
@@ -56,7 +57,7 @@ export async function publishIssueFix(o: IssueFixOptions): Promise<IssueFixResul
 }
 
 /** `agent-action/issue-12-crash-on-empty-input`, with a numeric suffix when taken. */
-export async function pickBranchName(root: string, issue: { number: number; title: string }, remote?: string): Promise<string> {
+export async function pickBranchName(root: string, issue: { number: number; title: string }, remote: GitRemote): Promise<string> {
   const slug = slugOf(issue.title);
   const base = issue.number > 0 ? `agent-action/issue-${issue.number}${slug ? `-${slug}` : ''}` : `agent-action/task-${slug || 'change'}`;
   for (let i = 1; i < 100; i++) {
