@@ -26910,7 +26910,7 @@ function socketOnError() {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4521);
+/* harmony import */ var _run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6015);
 /** The CLI bundle's entry (package.json `bin`). The only place that touches process globals. */
 
 /**
@@ -26975,7 +26975,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4521:
+/***/ 6015:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -76708,6 +76708,112 @@ function ignore_rules_parseRule(raw) {
     return { re, negate, dirOnly };
 }
 
+;// CONCATENATED MODULE: ./src/common/git-env.ts
+/**
+ * The environment every git process agent-action starts runs with, so that nothing a model can
+ * write (a work tree's `.gitattributes`, and `.git/config` or its includes where the sandbox does not
+ * hold) makes git run a program or send a credential elsewhere.
+ *
+ * - Only an allow-list of the caller's environment passes (PATH, temp dir, the runner's proxy and CA
+ *   settings): no inputs, no tokens, no GIT_* variable of the caller.
+ * - No system or global config (`GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL=/dev/null`, no HOME, so no
+ *   XDG config either) and no system attributes file.
+ * - Every configuration key git 2.39 reads whose value it runs as a command, or that chooses which
+ *   command runs, is set in the command scope (`GIT_CONFIG_COUNT`), which git reads last: it wins
+ *   over the repository's own config and over anything `include.path`/`includeIf` pulls in.
+ *   Per-name keys (filter, diff and merge drivers, remotes) cannot be listed ahead: src/session/git.ts
+ *   reads the effective config before each command and neutralizes every name it finds.
+ *
+ * Pure: builds records; src/session/git.ts and the tools that run git spawn with them.
+ */
+/**
+ * Keys that run code, set inert. An empty value disables a helper list (`credential.helper`), a
+ * program (`core.askPass`, `core.alternateRefsCommand`) or, with `--no-ext-diff`, the external diff.
+ */
+const INERT_CONFIG = [
+    ['core.fsmonitor', 'false'], // a hook run by every command that reads the index (status, add, ls-files)
+    ['core.hooksPath', '/dev/null'], // every hook: pre-commit, reference-transaction, post-checkout, pre-push...
+    ['core.sshCommand', 'ssh'],
+    ['core.askPass', ''],
+    ['core.editor', ':'],
+    ['sequence.editor', ':'],
+    ['core.pager', 'cat'],
+    ['core.attributesFile', '/dev/null'],
+    ['core.alternateRefsCommand', ''], // run by fetch when .git/objects/info/alternates names another store
+    ['credential.helper', ''], // empty resets the list, including credential.<url>.helper entries
+    ['diff.external', ''],
+    ['commit.gpgSign', 'false'], // gpg.program / gpg.<format>.program / gpg.ssh.defaultKeyCommand never run
+    ['tag.gpgSign', 'false'],
+    ['tag.forceSignAnnotated', 'false'],
+    ['push.gpgSign', 'false'],
+    ['log.showSignature', 'false'],
+    ['merge.verifySignatures', 'false'],
+    // Transports: remote helpers (`ext::`, `remote.<name>.vcs`, anything `git-remote-*`) are refused.
+    ['protocol.allow', 'never'],
+    ['protocol.file.allow', 'always'],
+    ['protocol.https.allow', 'always'],
+    ['protocol.http.allow', 'always'],
+    ['protocol.ext.allow', 'never'],
+    // Submodules: no recursion into repositories whose config we have not read.
+    ['submodule.recurse', 'false'],
+    ['fetch.recurseSubmodules', 'false'],
+    ['push.recurseSubmodules', 'no'],
+    ['diff.ignoreSubmodules', 'dirty'],
+    ['status.submoduleSummary', 'false'],
+    ['push.followTags', 'false'],
+    ['gc.auto', '0'],
+    ['maintenance.auto', 'false'],
+    // Ownership is checked to keep another user's config from running code; none of it can here.
+    ['safe.directory', '*'],
+];
+/** The caller's variables that pass: how to find programs and reach the network, nothing else. */
+const PASSED = [
+    'PATH',
+    'TMPDIR',
+    'SYSTEMROOT',
+    'HTTPS_PROXY',
+    'https_proxy',
+    'HTTP_PROXY',
+    'http_proxy',
+    'NO_PROXY',
+    'no_proxy',
+    'ALL_PROXY',
+    'all_proxy',
+    'SSL_CERT_FILE',
+    'SSL_CERT_DIR',
+    'CURL_CA_BUNDLE',
+];
+function createGitEnv(o) {
+    const env = {};
+    for (const name of PASSED) {
+        const v = o.base[name];
+        if (v !== undefined)
+            env[name] = v;
+    }
+    Object.assign(env, {
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        GIT_ATTR_NOSYSTEM: '1',
+        GIT_TERMINAL_PROMPT: '0',
+        // Set and empty: git then consults neither core.askPass nor SSH_ASKPASS.
+        GIT_ASKPASS: '',
+        GIT_EDITOR: ':',
+        GIT_SEQUENCE_EDITOR: ':',
+        GIT_PAGER: 'cat',
+        GIT_NO_REPLACE_OBJECTS: '1',
+        LC_ALL: 'C',
+    });
+    if (o.ceiling !== undefined)
+        env.GIT_CEILING_DIRECTORIES = o.ceiling;
+    const config = [...INERT_CONFIG, ...(o.config ?? [])];
+    env.GIT_CONFIG_COUNT = String(config.length);
+    config.forEach(([key, value], i) => {
+        env[`GIT_CONFIG_KEY_${i}`] = key;
+        env[`GIT_CONFIG_VALUE_${i}`] = value;
+    });
+    return { ...env, ...o.extra };
+}
+
 ;// CONCATENATED MODULE: ./src/tools/workspace.ts
 
 
@@ -76794,14 +76900,18 @@ async function isDanglingSymlink(p) {
 
 
 
+
 const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 /** A hard stop for the walker: a tree bigger than this is not walked to the end. */
 const WALK_LIMIT = 300_000;
-const GIT_ENV = { GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
-/** git, no shell, stdout as a Buffer; rejects on a non-zero exit. */
+/**
+ * git, no shell, stdout as a Buffer; rejects on a non-zero exit. Hardened like the action's own git
+ * (src/common/git-env.ts): `ls-files` reads the index, which runs a `core.fsmonitor` command a model
+ * could have written into the repository's config.
+ */
 function runGit(cwd, args, signal) {
     return new Promise((resolveP, reject) => {
-        (0,external_node_child_process_namespaceObject.execFile)('git', args, { cwd, signal, encoding: 'buffer', maxBuffer: 512 * 1024 * 1024, env: { ...process.env, ...GIT_ENV } }, (err, stdout, stderr) => {
+        (0,external_node_child_process_namespaceObject.execFile)('git', args, { cwd, signal, encoding: 'buffer', maxBuffer: 512 * 1024 * 1024, env: createGitEnv({ base: process.env, extra: { GIT_OPTIONAL_LOCKS: '0' } }) }, (err, stdout, stderr) => {
             if (err)
                 reject(new Error(`git ${args[0]}: ${stderr.toString().trim() || err.message}`));
             else
@@ -77087,6 +77197,7 @@ function encodeWindows1252(text) {
 
 
 
+
 /** PCRE backtracking steps per match attempt before git gives up (and RE2 takes over). */
 const PCRE_MATCH_LIMIT = 200_000;
 /** git grep's share of a search: past it, git is stopped and RE2 searches instead. */
@@ -77111,7 +77222,8 @@ function gitGrep(q, onMatch) {
         const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, {
             cwd: q.absDir,
             stdio: ['ignore', 'pipe', 'pipe'],
-            env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C.UTF-8' },
+            // Hardened like the action's own git (src/common/git-env.ts): the repository's config runs nothing.
+            env: createGitEnv({ base: process.env, extra: { GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C.UTF-8' } }),
             signal: AbortSignal.any([q.signal, limit.signal]),
             killSignal: 'SIGKILL',
         });
