@@ -4,7 +4,7 @@
  * role). Bots only when allow-listed; the action's own comments never. A refusal is a value, not an
  * error: the run logs it and ends green as `skipped`, leaving no comment.
  */
-import { messageOf } from '../common/errors.js';
+import { AgentError, messageOf } from '../common/errors.js';
 import type { Trigger } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
 import type { RepoRef } from './run-context.js';
@@ -17,7 +17,11 @@ export interface AuthorizeOptions {
   selfLogins: readonly string[];
 }
 
-const WRITE_ROLES = new Set(['admin', 'maintain', 'write']);
+/** The roles that may start runs and answer approvals. */
+export const WRITE_ROLES: ReadonlySet<string> = new Set(['admin', 'maintain', 'write']);
+
+/** The account the workflow token posts as: the action's own comments are by it. */
+export const SELF_LOGINS: readonly string[] = ['github-actions[bot]'];
 
 export async function authorize(octokit: GitHubClient, repo: RepoRef, trigger: Trigger, opts: AuthorizeOptions): Promise<Authorization> {
   // A schedule, or a mode its author wrote into the workflow: whoever may change the workflow decided.
@@ -46,6 +50,6 @@ export async function readRole(octokit: GitHubClient, repo: RepoRef, username: s
     return (data as { role_name?: string }).role_name || data.permission;
   } catch (e) {
     if ((e as { status?: number }).status === 404) return undefined;
-    throw new Error(`could not read ${username}'s permission: ${messageOf(e)}`, { cause: e });
+    throw new AgentError('general', `could not read ${username}'s permission: ${messageOf(e)}`, { cause: e });
   }
 }

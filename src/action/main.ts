@@ -7,8 +7,9 @@
  */
 import * as core from '@actions/core';
 import { messageOf } from '../common/errors.js';
+import { readActionRemote } from './action-remote.js';
 import { tellRefusedReplier } from './approval/resume.js';
-import { authorize } from './authorize.js';
+import { authorize, SELF_LOGINS } from './authorize.js';
 import { dropSecretsFromEnv } from './env-secrets.js';
 import { routeEvent, type Command } from './event-command.js';
 import { readEventFile } from './event-file.js';
@@ -34,8 +35,6 @@ export interface ActionFace {
   /** Paces triage writes; tests step a clock of their own instead of sleeping. */
   clock?: Clock;
 }
-
-const SELF_LOGINS = ['github-actions[bot]'];
 
 /** The whole action on a runner: never throws, sets every output, annotates each problem once. */
 export async function run(): Promise<void> {
@@ -103,7 +102,9 @@ async function runCommandOf(face: ActionFace, settings: RunBase['settings'], run
   }
   if (command.kind === 'help') return done(await replyWithHelp(octokit, repo, command.trigger.thread, { trigger: settings.trigger, fixLabel: settings.fixLabel }));
 
-  const base: RunBase = { octokit, repo, settings, runner, log: face.log, secrets, writeSummary: face.writeSummary, modelClient: face.modelClient };
+  // Before any model runs: where pushes go is read now, from the checkout as actions/checkout left it.
+  const remote = await readActionRemote({ workspace: runner.workspace, token: settings.githubToken, serverUrl: runner.serverUrl, repository: repo });
+  const base: RunBase = { octokit, repo, settings, runner, log: face.log, secrets, remote, writeSummary: face.writeSummary, modelClient: face.modelClient };
   const triage = { apiCalls: () => apiCalls, clock: face.clock };
   if (command.kind === 'triage-plan') return done(await runTriagePlan(base, triage));
   if (command.kind === 'triage-shard') return done(await runTriageShard(base, command.issues, triage));

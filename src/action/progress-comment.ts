@@ -9,6 +9,7 @@ import type { LoopEvent, RunStats } from '../core/events.js';
 import type { CommentRef, Thread } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
 import { formatMarker } from './markers.js';
+import { makeInert } from './publish/inert-text.js';
 import type { ActionResult, Log, ProgressReporter, RepoRef } from './run-context.js';
 
 export interface ProgressOptions {
@@ -34,6 +35,8 @@ export interface ProgressComment extends ProgressReporter {
 
 interface View {
   step: string;
+  /** Lines kept to the end: what was cut from the model's input, say. */
+  notes: string[];
   toolCalls: number;
   failedCalls: number;
   recent: string[];
@@ -43,7 +46,7 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
   const now = o.now ?? Date.now;
   const throttleMs = o.throttleMs ?? 10_000;
   const startedAt = now();
-  const view: View = { step: 'starting', toolCalls: 0, failedCalls: 0, recent: [] };
+  const view: View = { step: 'starting', notes: [], toolCalls: 0, failedCalls: 0, recent: [] };
   let id: number | undefined;
   let lastEdit = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -111,6 +114,10 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
       view.step = text;
       schedule();
     },
+    note(text) {
+      if (!view.notes.includes(text)) view.notes.push(text);
+      schedule();
+    },
     commentId: () => id,
     async start() {
       const c = o.comment;
@@ -136,10 +143,11 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
       if (timer) clearTimeout(timer);
       const elapsed = now() - startedAt;
       const table = renderResultTable(result, result.stats, elapsed);
-      await write(`${marker}\n### ${o.title}: ${STATUS_TEXT[result.status]}\n\n${result.summary}\n\n${table}${extra ? `\n\n${extra}` : ''}${runLink(o)}`);
+      const summary = makeInert(result.summary);
+      await write(`${marker}\n### ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}${extra ? `\n\n${extra}` : ''}${runLink(o)}`);
       if (o.writeSummary) {
         try {
-          await o.writeSummary(`## ${o.title}: ${STATUS_TEXT[result.status]}\n\n${result.summary}\n\n${table}\n`);
+          await o.writeSummary(`## ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}\n`);
         } catch (e) {
           o.log.warning(`could not write the job summary: ${messageOf(e)}`);
         }
@@ -159,8 +167,10 @@ const runLink = (o: ProgressOptions) => (o.runUrl ? `\n\n[Workflow run](${o.runU
 
 function renderRunning(o: ProgressOptions, v: View, marker: string): string {
   const recent = v.recent.length ? `\n\n${v.recent.map((r) => `- ${escapeMd(r)}`).join('\n')}` : '';
-  return `${marker}\n### ${o.title}: working\n\nCurrent step: ${escapeMd(v.step)}\nTool calls so far: ${v.toolCalls}${v.failedCalls ? ` (${v.failedCalls} failed)` : ''}${recent}${runLink(o)}`;
+  return `${marker}\n### ${o.title}: working\n\nCurrent step: ${escapeMd(v.step)}\nTool calls so far: ${v.toolCalls}${v.failedCalls ? ` (${v.failedCalls} failed)` : ''}${renderNotes(v)}${recent}${runLink(o)}`;
 }
+
+const renderNotes = (v: View) => (v.notes.length ? `\n\n${v.notes.map((n) => `> **Note:** ${escapeMd(n)}`).join('\n>\n')}` : '');
 
 /** Outcome, turns, tokens, cost, duration: the same table in the comment and the job summary. */
 export function renderResultTable(result: ActionResult, stats: RunStats | undefined, elapsedMs: number): string {
@@ -183,4 +193,5 @@ export function formatDuration(ms: number): string {
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${s % 60}s`;
 }
 
-const escapeMd = (s: string) => s.replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;')).replace(/\n/g, ' ');
+/** One line of the model's or the tools' words (step titles, results): no HTML, no mentions. */
+const escapeMd = (s: string) => makeInert(s.replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;')).replace(/\n/g, ' '));

@@ -4,6 +4,7 @@
  */
 import type { Agent, AgentRun } from '../core/agent.js';
 import type { Emit, RunStats } from '../core/events.js';
+import type { GitRemote } from '../session/git.js';
 import type { PublishRecord, PublishRecorder } from '../tools/github/recorder.js';
 import type { Command, ReplyVerb, Requester, TaskKind, Thread, Trigger, CommentRef } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
@@ -47,6 +48,8 @@ export interface ProgressReporter {
   readonly emit: Emit;
   /** A line of status outside the loop ("publishing", "waiting for approval"). */
   step(text: string): void;
+  /** A line that stays in the comment to the end (text cut to fit the budget, say). */
+  note(text: string): void;
   /** Rewrites the comment with the outcome and writes the job summary. */
   finish(result: ActionResult, extra?: string): Promise<void>;
   /** The comment's id once posted (undefined before, or when the run has no thread). */
@@ -57,6 +60,8 @@ export interface ProgressReporter {
 export interface AgentTask {
   command: TaskKind;
   instructions?: string;
+  /** Read policies, settings and memory from this commit (a resumed session's); default: the run's. */
+  trustedCommit?: string;
 }
 
 export interface PreparedRun {
@@ -67,6 +72,8 @@ export interface PreparedRun {
   emit: Emit;
   /** The first user message for `agent.start`. */
   prompt: string;
+  /** The commit the agent's policies, settings and memory were read from (recorded in a session). */
+  trustedCommit?: string;
 }
 
 export interface ActionRunContext {
@@ -80,6 +87,8 @@ export interface ActionRunContext {
   requester: Requester;
   /** GITHUB_WORKSPACE: the checked-out repository. */
   workspace: string;
+  /** Where pushes and fetches go, read before the model ran, with the token for those processes only. */
+  remote: GitRemote;
   /** Link to this workflow run, for comments. */
   runUrl?: string;
   progress: ProgressReporter;

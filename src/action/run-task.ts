@@ -7,24 +7,25 @@ import { isAbsolute, resolve } from 'node:path';
 import { messageOf } from '../common/errors.js';
 import { prepareAgent, type AgentOptions, type AgentRun } from '../core/agent.js';
 import { statsOf } from '../core/stats.js';
-import { renderTaskContext } from '../context/task-context.js';
+import { capRequest, describeCuts, renderTaskContext } from '../context/task-context.js';
 import type { ApprovalChannel } from '../scheduler/types.js';
 import { createGitHubTools } from '../tools/github/publish-tools.js';
 import { createPublishRecorder } from '../tools/github/recorder.js';
+import { prepareActionSandbox, type ActionSandbox } from './action-sandbox.js';
 import { handleApprovalReply } from './approval/resume.js';
-import { createCheckpointer, suspendSession, type AwaitingRun, type HeldSession } from './approval/suspend.js';
+import { createCheckpointer, storeFor, suspendSession, type AwaitingRun, type HeldSession } from './approval/suspend.js';
 import type { RunState } from '../core/run-state.js';
-import { createGitRefStore } from '../session/git-ref-store.js';
+import type { GitRemote } from '../session/git.js';
 import type { SessionStore } from '../session/store.js';
 import type { Command, Thread } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
 import { defaultModeFor, type ActionSettings, type PolicyInput, type RunnerEnv } from './inputs.js';
 import { createProgressComment } from './progress-comment.js';
 import { publishRun } from './publish/publish-run.js';
-import { readRepoLabels } from './publish/labels.js';
+import { readAllowedLabels } from './publish/labels.js';
 import type { ActionResult, ActionRunContext, AgentTask, Log, PreparedRun, RepoRef } from './run-context.js';
 import { readThreadInfo, type ThreadInfo } from './task-context.js';
-import { readTrustedConfig, trustedFromWorktree, type TrustedConfig } from './trusted-config.js';
+import { createTrustedConfigSource, readHeadCommit, type TrustedConfigSource } from './trusted-config.js';
 
 export interface RunBase {
   octokit: GitHubClient;
@@ -33,9 +34,13 @@ export interface RunBase {
   runner: RunnerEnv;
   log: Log;
   secrets: string[];
+  /** Where pushes and fetches go: read when the action started (src/action/action-remote.ts). */
+  remote: GitRemote;
   writeSummary?: (markdown: string) => Promise<void>;
   /** Tests pass a scripted model; AgentOptions.modelClient. */
   modelClient?: AgentOptions['modelClient'];
+  /** Where commands run; prepared (probed once) by the first command of the run. Tests inject one. */
+  sandbox?: ActionSandbox;
 }
 
 type ThreadCommand = Exclude<Command, { kind: 'skip' | 'triage-all' | 'help' | 'triage-plan' | 'triage-shard' }>;
@@ -57,13 +62,18 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
     writeSummary: base.writeSummary,
   });
   await progress.start();
-  const labels = command.kind === 'triage' ? await readRepoLabels(base.octokit, base.repo) : undefined;
+  base.sandbox ??= await base.log.group('sandbox', () => prepareActionSandbox({ settings: base.settings, log: base.log, hostEnv: process.env }));
+  const labels = command.kind === 'triage' ? await readAllowedLabels(base.octokit, base.repo, base.settings) : undefined;
   const info = thread
     ? await base.log.group('read thread', () => readThreadInfo(base.octokit, base.repo, thread, { trigger: command.trigger.comment, requester: command.trigger.requester.login, availableLabels: labels }))
     : undefined;
-  const trusted = info?.pull
-    ? await base.log.group('trusted configuration (base branch)', () => readTrustedConfig(base.runner.workspace, info.pull!.baseSha, base.settings.contextFileNames))
-    : trustedFromWorktree(base.runner.workspace);
+  // Trusted configuration comes from a commit: a pull request's base, else HEAD now, before any agent change.
+  const trusted = createTrustedConfigSource({
+    workspace: base.runner.workspace,
+    startCommit: info?.pull?.baseSha ?? (await readHeadCommit(base.runner.workspace)),
+    contextFileNames: base.settings.contextFileNames,
+    remote: base.remote,
+  });
   const ctx = createRunContext(base, command, thread, progress, runUrl, trusted, info, labels);
 
   let result: ActionResult;
@@ -77,10 +87,12 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
     }
   } catch (e) {
     result = { status: 'failed', summary: messageOf(e) };
-    await progress.finish(result);
+    await progress.finish(result, base.sandbox.note);
     throw e;
+  } finally {
+    await trusted.dispose();
   }
-  await progress.finish(result);
+  await progress.finish(result, base.sandbox.note);
   return result;
 }
 
@@ -90,7 +102,7 @@ export function createRunContext(
   thread: Thread | undefined,
   progress: ActionRunContext['progress'],
   runUrl: string | undefined,
-  trusted: TrustedConfig,
+  trusted: TrustedConfigSource,
   info: ThreadInfo | undefined,
   labels: string[] | undefined,
 ): ActionRunContext {
@@ -108,12 +120,20 @@ export function createRunContext(
     thread,
     requester: command.trigger.requester,
     workspace: ws,
+    remote: base.remote,
     runUrl,
     progress,
     log: base.log,
     secrets: base.secrets,
     async prepareRun(task, record) {
       const recorder = createPublishRecorder(record);
+      // Untrusted text goes to the model once, within its budget; the progress comment says what was cut.
+      const rendered = info ? renderTaskContext(info.context) : undefined;
+      const request = capRequest(task.instructions);
+      const cuts = [...(rendered?.cuts ?? []), ...(request.cut ? [request.cut] : [])];
+      if (cuts.length > 0) progress.note(describeCuts(cuts));
+      const config = await trusted.read(task.trustedCommit);
+      base.log.info(`trusted configuration: ${config.fromCommit ? `commit ${config.fromCommit}` : 'none (the workspace has no commit)'}`);
       let prepared: PreparedRun | undefined;
       const agent = await prepareAgent({
         root: ws,
@@ -123,14 +143,14 @@ export function createRunContext(
         mode: base.settings.approvalMode ?? defaultModeFor(task.command),
         policyContext: 'action',
         policy: {
-          workspace: [{ path: trusted.policyDir, optional: true }],
+          workspace: [{ path: config.policyDir, optional: true }],
           user: policySources(base.settings.policy, 'policy', ws),
           admin: policySources(base.settings.adminPolicy, 'admin-policy', ws),
         },
-        memory: { memoryRoot: trusted.memoryRoot, fileNames: base.settings.contextFileNames },
+        memory: { memoryRoot: config.memoryRoot, fileNames: base.settings.contextFileNames },
         command: task.command,
         instructions: task.instructions,
-        taskContext: info ? renderTaskContext(info.context) : undefined,
+        taskContext: rendered?.text,
         availableLabels: labels,
         repo: `${base.repo.owner}/${base.repo.repo}`,
         limits: { maxTurns: base.settings.maxTurns, maxWallMs: base.settings.timeoutMs, maxCostUsd: base.settings.maxCostUsd },
@@ -139,6 +159,7 @@ export function createRunContext(
         extraTools: createGitHubTools(),
         recorder,
         modelClient: base.modelClient,
+        sandbox: base.sandbox?.sandbox,
         askUser: task.command === 'fix' || task.command === 'question' || task.command === 'prompt',
         onBatchSettled: record
           ? undefined // a resumed run: resume.ts holds the claimed session and saves it itself
@@ -157,7 +178,7 @@ export function createRunContext(
       });
       for (const w of agent.warnings) base.log.warning(w);
       const emit = progress.emit;
-      prepared = { agent, recorder, task, emit, prompt: promptFor(task, thread) } satisfies PreparedRun;
+      prepared = { agent, recorder, task, emit, prompt: promptFor({ ...task, instructions: request.text }, thread), trustedCommit: config.fromCommit } satisfies PreparedRun;
       return prepared;
     },
     async finishRun(run: AgentRun, prepared: PreparedRun) {
@@ -165,7 +186,7 @@ export function createRunContext(
       progress.step('publishing');
       const stats = statsOf(run.state, Date.now() - startedAt);
       const result = await publishRun(ctx, { run, task: prepared.task, record: prepared.recorder.snapshot(), info, stats });
-      await closeCheckpoint(checkpointer?.held(), run.state, base.log, createGitRefStore({ root: ws }));
+      await closeCheckpoint(checkpointer?.held(), run.state, base.log, storeFor(ctx, {}));
       return result;
     },
   };

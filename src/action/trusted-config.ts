@@ -1,45 +1,65 @@
 /**
- * What steers a run must come from trusted code. For pull-request events the work tree is the pull
- * request's head, written by whoever opened it; its `.gemini/` policies and settings and its context
- * files (GEMINI.md at every level) could rewrite the rules. So they are read from the base branch's
- * commit into a temporary snapshot, which becomes the memory root and the workspace policy folder.
+ * What steers a run (the repository's `.gemini/` policies and settings, its context files: GEMINI.md
+ * at every level and the Markdown they import) comes from trusted bytes: a commit read with git,
+ * never the work tree. The work tree is the model's to write, and for pull requests its head is the
+ * author's; a planted `.gemini/policies/x.toml` must never become a rule.
+ *
+ * Which commit: a pull request's base; otherwise the commit the run started on (HEAD before any
+ * agent change). A resumed run reads the commit its session recorded. The files are copied into a
+ * temporary directory, which becomes the memory root and the workspace policy folder, and is
+ * removed when the run ends.
  */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { AgentError } from '../common/errors.js';
-import { assertGit, runGit } from '../session/git.js';
+import { GIT_REMOTE, runGit, type GitRemote } from '../session/git.js';
 
 export interface TrustedConfig {
   /** Where context files and `.gemini/settings.json` are read from. */
   memoryRoot: string;
   /** The workspace-tier policy folder (may not exist: then there are no workspace rules). */
   policyDir: string;
-  /** The commit the configuration was read from; undefined: the work tree itself. */
+  /** The commit the configuration was read from; undefined when the workspace has no commit. */
   fromCommit?: string;
 }
 
-/** Not a pull request: the checked-out work tree is the trusted default branch (or the dispatcher's ref). */
-export const trustedFromWorktree = (workspace: string): TrustedConfig => ({ memoryRoot: workspace, policyDir: join(workspace, '.gemini', 'policies') });
+export interface TrustedConfigOptions {
+  workspace: string;
+  /** A full commit id. */
+  commit: string;
+  contextFileNames: readonly string[];
+  /** Where to fetch the commit from when the checkout lacks it (shallow clones). */
+  remote?: GitRemote;
+  /** The directory to fill (a new temporary one by default). */
+  into?: string;
+}
 
-/** Per file: largest size read from the base commit. Context files are small; this bounds a hostile base. */
+/** Per file: largest size read from the commit. Context files are small; this bounds a hostile one. */
 const MAX_FILE_BYTES = 1024 * 1024;
+
+/** The commit HEAD names now, or undefined when the workspace is no repository or has no commit. */
+export async function readHeadCommit(workspace: string): Promise<string | undefined> {
+  const r = await runGit(workspace, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+  return r.code === 0 ? r.stdout.toString('utf8').trim() : undefined;
+}
 
 /**
  * Snapshots `.gemini/**`, every file named like a context file, and Markdown files (a context file's
- * `@imports`) from `baseSha` into a temporary directory. Fetches the base commit when the checkout
- * does not have it (actions/checkout fetches one commit by default).
+ * `@imports`) from `commit` into a directory. Fetches the commit when the checkout does not have it
+ * (actions/checkout fetches one commit by default).
  */
-export async function readTrustedConfig(workspace: string, baseSha: string, contextFileNames: readonly string[], remote = 'origin'): Promise<TrustedConfig> {
-  if (!/^[0-9a-f]{40,64}$/i.test(baseSha)) throw new AgentError('general', `base commit '${baseSha}' is not a commit id`);
-  if ((await runGit(workspace, ['cat-file', '-e', `${baseSha}^{commit}`])).code !== 0) {
-    const fetched = await runGit(workspace, ['fetch', '-q', '--no-tags', '--depth=1', remote, baseSha]);
-    if (fetched.code !== 0) throw new AgentError('general', `could not fetch the base commit ${baseSha}: ${fetched.stderr.trim()}`);
+export async function readTrustedConfig(o: TrustedConfigOptions): Promise<TrustedConfig> {
+  const { workspace, commit } = o;
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(commit)) throw new AgentError('general', `trusted configuration: '${commit}' is not a full commit id`);
+  if ((await runGit(workspace, ['cat-file', '-e', `${commit}^{commit}`])).code !== 0) {
+    const fetched = o.remote ? await runGit(workspace, ['fetch', '-q', '--no-tags', '--depth=1', GIT_REMOTE, commit], { remote: o.remote }) : { code: 1, stderr: 'no remote given' };
+    if (fetched.code !== 0) throw new AgentError('general', `could not fetch the commit ${commit} that holds the trusted configuration: ${fetched.stderr.trim()}`);
   }
-  const listing = await runGit(workspace, ['ls-tree', '-r', '-z', '--full-tree', '-l', baseSha]);
-  if (listing.code !== 0) throw new AgentError('general', `could not list the base commit ${baseSha}: ${listing.stderr.trim()}`);
-  const names = new Set(contextFileNames.length ? contextFileNames : ['GEMINI.md']);
-  const root = await mkdtemp(join(tmpdir(), 'agent-action-trusted-'));
+  const listing = await runGit(workspace, ['ls-tree', '-r', '-z', '--full-tree', '-l', commit]);
+  if (listing.code !== 0) throw new AgentError('general', `could not list the commit ${commit}: ${listing.stderr.trim()}`);
+  const names = new Set(o.contextFileNames.length ? o.contextFileNames : ['GEMINI.md']);
+  const root = o.into ?? (await mkdtemp(join(tmpdir(), 'agent-action-trusted-')));
   for (const entry of listing.stdout.toString('utf8').split('\0')) {
     // "<mode> blob <sha> <size>\t<path>"
     const m = /^(\d+) blob ([0-9a-f]+)\s+(\d+)\t(.+)$/s.exec(entry);
@@ -52,5 +72,43 @@ export async function readTrustedConfig(workspace: string, baseSha: string, cont
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, blob.stdout);
   }
-  return { memoryRoot: root, policyDir: join(root, '.gemini', 'policies'), fromCommit: await assertGit(workspace, ['rev-parse', `${baseSha}^{commit}`]) };
+  return { memoryRoot: root, policyDir: join(root, '.gemini', 'policies'), fromCommit: commit.toLowerCase() };
+}
+
+export interface TrustedConfigSource {
+  /** The configuration of `commit` (a resumed session's), or of the run's starting commit; read once per commit. */
+  read(commit?: string): Promise<TrustedConfig>;
+  /** Removes the snapshots. */
+  dispose(): Promise<void>;
+}
+
+export interface TrustedSourceOptions {
+  workspace: string;
+  /** A pull request's base, or HEAD when the run started; undefined: no commit, no repository configuration. */
+  startCommit: string | undefined;
+  contextFileNames: readonly string[];
+  remote?: GitRemote;
+}
+
+export function createTrustedConfigSource(o: TrustedSourceOptions): TrustedConfigSource {
+  const read = new Map<string, Promise<TrustedConfig>>();
+  const dirs: string[] = [];
+  const snapshot = async (commit: string | undefined): Promise<TrustedConfig> => {
+    const into = await mkdtemp(join(tmpdir(), 'agent-action-trusted-'));
+    dirs.push(into);
+    // No commit to read (not a repository): no workspace policies, no repository memory.
+    if (!commit) return { memoryRoot: into, policyDir: join(into, '.gemini', 'policies') };
+    return readTrustedConfig({ workspace: o.workspace, commit, contextFileNames: o.contextFileNames, remote: o.remote, into });
+  };
+  return {
+    read(commit) {
+      const c = commit ?? o.startCommit;
+      const key = c ?? '';
+      if (!read.has(key)) read.set(key, snapshot(c));
+      return read.get(key)!;
+    },
+    async dispose() {
+      await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+    },
+  };
 }

@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AgentError, messageOf } from '../common/errors.js';
 import type { ApprovalMode } from '../policy/types.js';
+import type { SandboxMode } from '../sandbox/types.js';
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 
@@ -16,6 +17,8 @@ export interface PromptArgs {
   cwd?: string;
   policies: string[];
   adminPolicies: string[];
+  sandbox: SandboxMode;
+  sandboxNetwork: boolean;
 }
 
 /**
@@ -27,10 +30,12 @@ export type CliCommand =
   | { kind: 'help' }
   | { kind: 'version' }
   | { kind: 'policy-help' }
-  | { kind: 'policy-check'; argv: string[] };
+  | { kind: 'policy-check'; argv: string[] }
+  | { kind: 'sandbox-check'; argv: string[] };
 
 export const HELP = `Usage: agent-action -p PROMPT [options]
        agent-action policy check --tool NAME [--args JSON] [...]   (see: agent-action policy --help)
+       agent-action sandbox check [--sandbox-network] [--json]     (what the sandbox can do here)
 
 Runs the agent headlessly in a directory: it reads files, edits them and runs the commands that
 policy allows, then prints the result. The prompt may also come on standard input.
@@ -63,6 +68,7 @@ Commands:
 
 const MODES: Record<string, ApprovalMode> = { default: 'default', auto_edit: 'autoEdit', autoEdit: 'autoEdit', yolo: 'yolo', plan: 'plan' };
 const FORMATS: readonly OutputFormat[] = ['text', 'json', 'stream-json'];
+const SANDBOX_MODES: readonly SandboxMode[] = ['required', 'auto', 'off'];
 
 /** What each flag that takes a value expects, for the messages that reject one. */
 const EXPECTS: Readonly<Record<string, string>> = {
@@ -75,6 +81,7 @@ const EXPECTS: Readonly<Record<string, string>> = {
   cwd: 'a directory',
   policy: 'a policy file or folder',
   'admin-policy': 'a policy file or folder',
+  sandbox: 'one of required, auto, off',
 };
 
 const OPTIONS = {
@@ -88,6 +95,8 @@ const OPTIONS = {
   cwd: { type: 'string' },
   policy: { type: 'string', multiple: true },
   'admin-policy': { type: 'string', multiple: true },
+  sandbox: { type: 'string' },
+  'sandbox-network': { type: 'boolean' },
   version: { type: 'boolean', short: 'v' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
@@ -95,6 +104,10 @@ const OPTIONS = {
 /** Pure: argv (without node and script) to a command, or AgentError('input') naming the flag. */
 export function parseCliArgs(argv: readonly string[]): CliCommand {
   if (argv[0] === 'policy') return parsePolicyCommand(argv.slice(1));
+  if (argv[0] === 'sandbox') {
+    if (argv[1] !== 'check') throw new AgentError('input', `unknown command "sandbox ${argv[1] ?? ''}": did you mean "sandbox check"?`, { site: { input: 'sandbox' } });
+    return { kind: 'sandbox-check', argv: argv.slice(2) };
+  }
   const v = parseFlags(argv);
   if (v.help) return { kind: 'help' };
   if (v.version) return { kind: 'version' };
@@ -107,6 +120,8 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
   if (v.yolo && v['approval-mode'] && v['approval-mode'] !== 'yolo') {
     throw new AgentError('input', `--yolo contradicts --approval-mode ${v['approval-mode']}`, { site: { input: '--yolo' } });
   }
+  const sandbox = SANDBOX_MODES.find((m) => m === (v.sandbox ?? 'auto'));
+  if (!sandbox) throw badValue('sandbox', v.sandbox);
   return {
     kind: 'prompt',
     prompt: v.prompt,
@@ -118,6 +133,8 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
     cwd: v.cwd,
     policies: v.policy ?? [],
     adminPolicies: v['admin-policy'] ?? [],
+    sandbox,
+    sandboxNetwork: v['sandbox-network'] ?? false,
   };
 }
 

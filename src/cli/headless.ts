@@ -10,6 +10,7 @@ import { AgentError, isAgentError, messageOf } from '../common/errors.js';
 import { prepareAgent } from '../core/agent.js';
 import { createGeminiClient } from '../model/gemini.js';
 import { createDenyChannel } from '../scheduler/channels.js';
+import { createSandbox } from '../sandbox/sandbox.js';
 import type { PromptArgs } from './args.js';
 import { resolveFlagPaths } from './flag-paths.js';
 import { createSessionMetrics } from './metrics.js';
@@ -36,6 +37,12 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
     if (!apiKey) throw new AgentError('auth', 'no API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a Gemini API key');
     const model = args.model ?? c.env.GEMINI_MODEL ?? 'gemini-2.5-pro';
 
+    // No remedy here: changing a person's kernel settings is their decision; the warning says how.
+    const sandbox = createSandbox({ mode: args.sandbox, network: args.sandboxNetwork, hostEnv: c.env });
+    const sandboxStatus = await sandbox.status();
+    if (sandboxStatus.kind === 'unconfined' && args.sandbox !== 'off') c.io.stderr(`Warning: ${sandboxStatus.warning}\n`);
+    if (sandboxStatus.kind === 'refused') c.io.stderr(`Warning: shell commands are refused: the sandbox is required and unavailable: ${sandboxStatus.reason}. To fix: ${sandboxStatus.fix}, or pass --sandbox auto\n`);
+
     const agent = await prepareAgent({
       root,
       model,
@@ -55,6 +62,7 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       channel: createDenyChannel(),
       signal: c.signal,
       baseEnv: c.env,
+      sandbox,
     });
     for (const w of agent.warnings) c.io.stderr(`Warning: ${w}\n`);
     const { outcome } = await agent.start(prompt, out.emit);

@@ -8,6 +8,7 @@ import { HELP, parseCliArgs, POLICY_HELP, type CliCommand } from './args.js';
 import { runHeadless } from './headless.js';
 import { describeError, type Io } from './output.js';
 import { runPolicyCheck } from './policy-check.js';
+import { runSandboxCheckCommand } from './sandbox-check.js';
 
 export const VERSION = '0.1.0';
 
@@ -31,6 +32,17 @@ export async function runCli(c: CliEnv): Promise<number> {
     c.io.stderr(`Error: ${describeError(error)}\n`);
     return error.exitCode;
   }
+  try {
+    return await dispatch(cmd, c);
+  } catch (e) {
+    // A mode that fails outside its own reporting (an unwritable temp folder, say): one line, no trace.
+    const error = isAgentError(e) ? e : new AgentError('general', messageOf(e), { cause: e });
+    c.io.stderr(`Error: ${describeError(error)}\n`);
+    return error.exitCode;
+  }
+}
+
+function dispatch(cmd: CliCommand, c: CliEnv): Promise<number> | number {
   switch (cmd.kind) {
     case 'help':
       return (c.io.stdout(HELP), 0);
@@ -40,6 +52,8 @@ export async function runCli(c: CliEnv): Promise<number> {
       return (c.io.stdout(POLICY_HELP), 0);
     case 'policy-check':
       return runPolicyCheck(cmd.argv, c.io, c.cwd);
+    case 'sandbox-check':
+      return runSandboxCheckCommand(cmd.argv, c.env, c.io);
     case 'prompt':
       return runHeadless(cmd, c);
   }

@@ -4,7 +4,7 @@
  * outside the maintainers' control, so every piece is sanitized and fenced; only numbers, enums
  * and GitHub-validated logins are printed outside the fences.
  */
-import { createFenceNonce, fenceUntrusted, markInvisible, sanitizeUntrusted } from './untrusted.js';
+import { createFenceNonce, cutNote, cutRaw, fenceUntrusted, markInvisible, sanitizeUntrusted } from './untrusted.js';
 
 export interface TaskComment {
   author: string;
@@ -56,53 +56,83 @@ export interface RenderOptions {
   maxComments?: number;
   maxCommentChars?: number;
   maxBodyChars?: number;
+  maxTitleChars?: number;
   maxPatchCharsPerFile?: number;
   maxPatchCharsTotal?: number;
   maxFiles?: number;
+  maxLabels?: number;
 }
 
+/**
+ * The budget of untrusted text per piece. Together they bound the first request: a 1 MB comment
+ * costs 4,000 characters, however it is shaped.
+ */
 export const RENDER_DEFAULTS = {
   maxComments: 30,
   maxCommentChars: 4_000,
   maxBodyChars: 16_000,
+  maxTitleChars: 300,
   maxPatchCharsPerFile: 12_000,
   maxPatchCharsTotal: 80_000,
   maxFiles: 300,
+  maxLabels: 200,
 } as const;
 
-export function renderTaskContext(ctx: TaskContext, opts: RenderOptions = {}): string {
+/** Raw text read per piece, as a multiple of its budget: sanitizing shrinks text, never by more. */
+const RAW_FACTOR = 16;
+
+/** A piece of the task context that did not fit its budget. */
+export interface CutPiece {
+  /** "the description", "comment 3 by @bob", "the diff of src/a.ts". */
+  what: string;
+  chars: number;
+}
+
+export interface RenderedTaskContext {
+  text: string;
+  /** What was cut, for the progress comment; the model sees a note in place of each cut. */
+  cuts: CutPiece[];
+}
+
+export function renderTaskContext(ctx: TaskContext, opts: RenderOptions = {}): RenderedTaskContext {
   const o = { ...RENDER_DEFAULTS, ...definedOnly(opts) };
   const nonce = opts.nonce ?? createFenceNonce();
   const fence = (label: string, text: string) => fenceUntrusted(label, text, nonce);
+  const cuts: CutPiece[] = [];
+  const prose = (raw: string, max: number, what: string) => capPiece(raw, max, what, cuts, 'prose');
   const what = ctx.kind === 'issue' ? 'Issue' : 'Pull request';
   const out: string[] = [];
 
   out.push(`${what} #${ctx.number} (${ctx.state}), opened by @${login(ctx.author)}.`);
   if (ctx.kind === 'pull_request' && ctx.baseRef && ctx.headRef) {
-    out.push(`Branches (head into base):\n${fence('branches', `${oneLine(ctx.headRef)} -> ${oneLine(ctx.baseRef)}`)}`);
+    out.push(`Branches (head into base):\n${fence('branches', `${oneLine(ctx.headRef.slice(0, 300))} -> ${oneLine(ctx.baseRef.slice(0, 300))}`)}`);
   }
-  out.push(`Title:\n${fence('title', oneLine(sanitizeUntrusted(ctx.title)))}`);
-  if (ctx.labels.length > 0) out.push(`Labels:\n${fence('labels', ctx.labels.map((l) => oneLine(l)).join('\n'))}`);
-  out.push(`Description:\n${fence('description', cap(sanitizeUntrusted(ctx.body), o.maxBodyChars, 'description') || '(empty)')}`);
+  out.push(`Title:\n${fence('title', oneLine(prose(ctx.title, o.maxTitleChars, 'the title')))}`);
+  if (ctx.labels.length > 0) out.push(`Labels:\n${fence('labels', ctx.labels.slice(0, o.maxLabels).map((l) => oneLine(l.slice(0, 100))).join('\n'))}`);
+  out.push(`Description:\n${fence('description', prose(ctx.body, o.maxBodyChars, 'the description') || '(empty)')}`);
 
-  out.push(...renderComments(ctx, o, fence));
-  if (ctx.changedFiles) out.push(...renderChangedFiles(ctx.changedFiles, o, fence));
+  out.push(...renderComments(ctx, o, fence, prose));
+  if (ctx.changedFiles) out.push(...renderChangedFiles(ctx.changedFiles, o, fence, cuts));
   if (ctx.availableLabels) {
-    const list = ctx.availableLabels.map((l) => (l.description ? `${oneLine(l.name)}: ${oneLine(sanitizeUntrusted(l.description))}` : oneLine(l.name)));
-    out.push(`Labels this repository has (${list.length}; choose only from these, by exact name):\n${fence('repository-labels', list.join('\n') || '(none)')}`);
+    const shown = ctx.availableLabels.slice(0, o.maxLabels);
+    const list = shown.map((l) => (l.description ? `${oneLine(l.name.slice(0, 100))}: ${oneLine(sanitizeUntrusted(l.description.slice(0, 200)))}` : oneLine(l.name.slice(0, 100))));
+    const more = ctx.availableLabels.length > shown.length ? `; ${ctx.availableLabels.length - shown.length} more not listed` : '';
+    out.push(`Labels you may apply (${list.length}${more}; choose only from these, by exact name):\n${fence('repository-labels', list.join('\n') || '(none)')}`);
   }
   if (ctx.trigger) {
+    // Its words are the maintainer's request, given once, after this context: not repeated here.
     const t = ctx.trigger;
-    out.push(`The comment that started this run, by @${login(t.author)} at ${isoOrUnknown(t.createdAt)}:\n${fence('trigger-comment', cap(sanitizeUntrusted(t.body), o.maxCommentChars, 'comment'))}`);
+    out.push(`This run was started by a comment of @${login(t.author)} at ${isoOrUnknown(t.createdAt)}; its request follows the task context.`);
   }
-  return out.join('\n\n');
+  return { text: out.join('\n\n'), cuts };
 }
 
 type Fence = (label: string, text: string) => string;
+type Prose = (raw: string, max: number, what: string) => string;
 type Opts = { [K in keyof typeof RENDER_DEFAULTS]: number };
 
 /** Comments before the trigger only (what the requester saw), oldest first; the latest N if there are more. */
-function renderComments(ctx: TaskContext, o: Opts, fence: Fence): string[] {
+function renderComments(ctx: TaskContext, o: Opts, fence: Fence, prose: Prose): string[] {
   const cutoff = ctx.trigger ? Date.parse(ctx.trigger.createdAt) : Number.POSITIVE_INFINITY;
   const before = ctx.comments
     .filter((c) => c !== ctx.trigger && Date.parse(c.createdAt) < cutoff)
@@ -117,13 +147,14 @@ function renderComments(ctx: TaskContext, o: Opts, fence: Fence): string[] {
   if (shown.length === 0 && notes.length === 0) return [];
   out.push(`Comments (${shown.length}, oldest first${notes.length ? `; ${notes.join('; ')}` : ''}):`);
   shown.forEach((c, i) => {
-    out.push(`Comment ${i + 1} by @${login(c.author)} at ${isoOrUnknown(c.createdAt)}:\n${fence(`comment-${i + 1}`, cap(sanitizeUntrusted(c.body), o.maxCommentChars, 'comment'))}`);
+    const who = `@${login(c.author)}`;
+    out.push(`Comment ${i + 1} by ${who} at ${isoOrUnknown(c.createdAt)}:\n${fence(`comment-${i + 1}`, prose(c.body, o.maxCommentChars, `comment ${i + 1} by ${who}`))}`);
   });
   return out;
 }
 
 /** The file list, then patches: capped per file and in total, cut at line ends, with notes. */
-function renderChangedFiles(files: ChangedFile[], o: Opts, fence: Fence): string[] {
+function renderChangedFiles(files: ChangedFile[], o: Opts, fence: Fence, cuts: CutPiece[]): string[] {
   const listed = files.slice(0, o.maxFiles);
   const list = listed.map((f, i) => {
     const from = f.previousPath ? ` (from ${quotePath(f.previousPath)})` : '';
@@ -133,42 +164,68 @@ function renderChangedFiles(files: ChangedFile[], o: Opts, fence: Fence): string
   const out = [`Changed files (${files.length}):\n${fence('changed-files', list.join('\n'))}`];
   let left = o.maxPatchCharsTotal;
   const skipped: string[] = [];
+  let skippedChars = 0;
   listed.forEach((f, i) => {
     if (f.patch === undefined) return;
     // A sliver of a patch helps no one: below a few lines' worth, list it as not shown instead.
     if (left < Math.min(f.patch.length, 200)) {
       skipped.push(String(i + 1));
+      skippedChars += f.patch.length;
       return;
     }
-    const limit = Math.min(o.maxPatchCharsPerFile, left);
     // Code keeps its bytes; invisible characters are shown, not dropped: a reviewer must see them.
-    const patch = markInvisible(f.patch.replace(/\r\n?/g, '\n'));
-    const text = cutLines(patch, limit);
+    const text = capPiece(f.patch, Math.min(o.maxPatchCharsPerFile, left), `the diff of ${quotePath(f.path)}`, cuts, 'code');
     left -= text.length;
-    const note = text.length < patch.length ? `\n[patch cut: ${countLines(text)} of ${countLines(patch)} lines shown]` : '';
     // The path is the PR author's text too: it stays inside the fence.
-    out.push(`Diff of changed file ${i + 1}:\n${fence(`diff-${i + 1}`, `file: ${quotePath(f.path)}\n${text}${note}`)}`);
+    out.push(`Diff of changed file ${i + 1}:\n${fence(`diff-${i + 1}`, `file: ${quotePath(f.path)}\n${text}`)}`);
   });
-  if (skipped.length > 0) out.push(`[diff size limit reached; patches not shown for changed files ${skipped.join(', ')}. Read those files or run git diff to see them.]`);
+  if (skipped.length > 0) {
+    cuts.push({ what: `the diffs of ${skipped.length} more file(s)`, chars: skippedChars });
+    out.push(`[diff size limit reached; patches not shown for changed files ${skipped.join(', ')}. Read those files or run git diff to see them.]`);
+  }
   return out;
 }
 
-function cap(text: string, max: number, what: string): string {
-  const t = text.trim();
-  if (t.length <= max) return t;
-  return `${cutLines(t, max)}\n[${what} cut: ${t.length - cutLines(t, max).length} more characters not shown]`;
+/**
+ * One piece within its budget: at most RAW_FACTOR times the budget is read at all, then sanitized
+ * (prose) or made visible (code), then cut at a line end with a `[... N characters cut ...]` note.
+ */
+function capPiece(raw: string, max: number, what: string, cuts: CutPiece[], kind: 'prose' | 'code'): string {
+  const { text, cut: rawCut } = cutRaw(raw, max * RAW_FACTOR);
+  const clean = kind === 'prose' ? sanitizeUntrusted(text, { maxChars: Number.POSITIVE_INFINITY }).trim() : markInvisible(text.replace(/\r\n?/g, '\n'));
+  const shown = cutLines(clean, max);
+  const n = rawCut + clean.length - shown.length;
+  if (n <= 0) return shown;
+  cuts.push({ what, chars: n });
+  return `${shown}\n${cutNote(n)}`;
 }
 
 /** At most `max` characters, ending at a line end when one is within reach, never mid-surrogate. */
 function cutLines(text: string, max: number): string {
   if (text.length <= max) return text;
   let s = text.slice(0, max);
-  if (/[\uD800-\uDBFF]$/.test(s)) s = s.slice(0, -1);
+  const last = s.charCodeAt(s.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) s = s.slice(0, -1);
   const nl = s.lastIndexOf('\n');
   return nl > max / 2 ? s.slice(0, nl) : s;
 }
 
-const countLines = (s: string) => s.split('\n').length;
+/** The maintainer's request (the words after `/agent <command>`): trusted, but capped like the rest. */
+export const MAX_REQUEST_CHARS = 8_000;
+
+export function capRequest(text: string | undefined, max: number = MAX_REQUEST_CHARS): { text: string | undefined; cut?: CutPiece } {
+  if (text === undefined || text.length <= max) return { text };
+  const shown = cutLines(text, max);
+  const n = text.length - shown.length;
+  return { text: `${shown}\n${cutNote(n)}`, cut: { what: "the maintainer's request", chars: n } };
+}
+
+/** One line for the progress comment: what was cut, so a maintainer knows the model saw less. */
+export function describeCuts(cuts: readonly CutPiece[]): string {
+  const parts = cuts.map((c) => `${c.what} (${c.chars} characters)`);
+  return `Some text was too long for the model and was cut: ${parts.join(', ')}.`;
+}
+
 /** Logins are [A-Za-z0-9-] (bots add `[bot]`); anything else is not a login we print. */
 const login = (s: string) => (/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/.test(s) ? s : 'unknown-user');
 const oneLine = (s: string) => s.replace(/[\r\n\t]+/g, ' ').trim();

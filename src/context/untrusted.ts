@@ -8,6 +8,18 @@
  * definitions) is where instructions aimed at the model are smuggled.
  */
 import { randomBytes } from 'node:crypto';
+import { createNextTable, createWorkMeter, isSpace, matchesAt, Pieces, type WorkMeter } from './linear-scan.js';
+import {
+  dropLinkTitles,
+  keepOnlyHref,
+  removeHiddenElements,
+  removeLinkDefinitions,
+  replaceImgTags,
+  replaceInlineImages,
+  replaceReferenceImages,
+  splitLines,
+  unwrapDetails,
+} from './untrusted-markdown.js';
 
 /**
  * Zero-width, bidirectional-control and tag characters, plus the soft hyphen and the byte-order
@@ -26,18 +38,63 @@ export function markInvisible(text: string): string {
 }
 
 /**
+ * No piece of text is worked on beyond this many characters: past it, the rest is cut before any
+ * scan (with a visible note), so the work per piece is bounded whatever a stranger posts.
+ */
+export const MAX_UNTRUSTED_CHARS = 256 * 1024;
+
+export interface SanitizeOptions {
+  /** Counts the characters examined (tests assert the work is linear). */
+  meter?: WorkMeter;
+  /** Input cap before any work; default MAX_UNTRUSTED_CHARS. */
+  maxChars?: number;
+}
+
+/**
  * Make prose written by a stranger safe to show the model: invisible characters and HTML comments
  * go everywhere (an unterminated `<!--` hides the rest of the page on GitHub, so it goes to the
  * end); the markdown/HTML tricks go outside fenced code blocks, where the text is shown literally.
+ * Linear in the text's length: every step is a single pass (see untrusted-markdown.ts).
  */
-export function sanitizeUntrusted(text: string): string {
-  let out = stripInvisible(text).replace(/\r\n?/g, '\n');
+export function sanitizeUntrusted(text: string, o: SanitizeOptions = {}): string {
+  const meter = o.meter ?? createWorkMeter();
+  const { text: input, cut } = cutRaw(text, o.maxChars ?? MAX_UNTRUSTED_CHARS);
+  meter.steps += input.length * 2;
+  // Single-character classes only: these two replaces are linear in V8.
+  let out = stripInvisible(input).replace(/\r\n?/g, '\n');
   // Comments go even inside code fences: where our fence detection and GitHub's renderer disagree,
   // a comment is a hiding place, and a sample loses little without it.
-  out = out.replace(/<!--[\s\S]*?(?:-->|$)/g, '');
-  return splitFences(out)
-    .map((seg) => (seg.code ? seg.text : sanitizeProse(seg.text)))
+  out = removeHtmlComments(out, meter);
+  const body = splitFences(out, meter)
+    .map((seg) => (seg.code ? seg.text : sanitizeProse(seg.text, meter)))
     .join('');
+  return cut > 0 ? `${body}\n${cutNote(cut)}` : body;
+}
+
+/** `[... N characters cut ...]`: the one way a cut is shown to the model and to people. */
+export const cutNote = (n: number): string => `[... ${n} characters cut ...]`;
+
+/** The first `max` characters (never splitting a surrogate pair) and how many were dropped. */
+export function cutRaw(text: string, max: number): { text: string; cut: number } {
+  if (text.length <= max) return { text, cut: 0 };
+  let end = max;
+  const c = text.charCodeAt(end - 1);
+  if (c >= 0xd800 && c <= 0xdbff) end--;
+  return { text: text.slice(0, end), cut: text.length - end };
+}
+
+/** `<!--` ... `-->` removed; an unterminated one takes the rest of the text with it. */
+function removeHtmlComments(text: string, meter: WorkMeter): string {
+  const out = new Pieces(meter);
+  let copied = 0;
+  for (let i = text.indexOf('<!--'); i >= 0; i = text.indexOf('<!--', copied)) {
+    out.push(text.slice(copied, i));
+    const close = text.indexOf('-->', i + 4);
+    copied = close < 0 ? text.length : close + 3;
+  }
+  out.push(text.slice(copied));
+  meter.steps += text.length;
+  return out.toString();
 }
 
 interface Segment {
@@ -46,99 +103,52 @@ interface Segment {
 }
 
 /** Splits on fenced code blocks (``` or ~~~, CommonMark's closing rule); an unclosed fence runs to the end. */
-function splitFences(text: string): Segment[] {
-  const lines = text.split(/(?<=\n)/);
+function splitFences(text: string, meter: WorkMeter): Segment[] {
   const segs: Segment[] = [];
-  let buf = '';
+  let buf: string[] = [];
   let fence: { ch: string; len: number } | undefined;
-  for (const line of lines) {
-    const m = /^\s*(`{3,}|~{3,})/.exec(line);
-    if (!fence && m && !(m[1][0] === '`' && line.slice(m.index + m[0].length).includes('`'))) {
-      if (buf) segs.push({ code: false, text: buf });
-      buf = line;
-      fence = { ch: m[1][0], len: m[1].length };
-    } else if (fence && m && m[1][0] === fence.ch && m[1].length >= fence.len && line.trim() === m[1]) {
-      segs.push({ code: true, text: buf + line });
-      buf = '';
+  for (const line of splitLines(text, meter)) {
+    const run = fenceRun(line);
+    if (!fence && run && !(run.ch === '`' && line.slice(run.end).includes('`'))) {
+      if (buf.length) segs.push({ code: false, text: buf.join('') });
+      buf = [line];
+      fence = { ch: run.ch, len: run.len };
+    } else if (fence && run && run.ch === fence.ch && run.len >= fence.len && line.trim() === line.slice(run.end - run.len, run.end)) {
+      buf.push(line);
+      segs.push({ code: true, text: buf.join('') });
+      buf = [];
       fence = undefined;
     } else {
-      buf += line;
+      buf.push(line);
     }
   }
-  if (buf) segs.push({ code: fence !== undefined, text: buf });
+  if (buf.length) segs.push({ code: fence !== undefined, text: buf.join('') });
   return segs;
 }
 
-/** Elements whose content the browser never shows, or that GitHub strips. */
-const INVISIBLE_ELEMENTS = ['script', 'style', 'template', 'noscript', 'iframe', 'object', 'embed', 'svg', 'math'];
-const HIDING_ATTR = /\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?![.\d]*[1-9])/i;
+/** `^\s*(`{3,}|~{3,})` on one line, by hand. */
+function fenceRun(line: string): { ch: string; len: number; end: number } | undefined {
+  let i = 0;
+  while (i < line.length && isSpace(line.charCodeAt(i))) i++;
+  const ch = line[i];
+  if (ch !== '`' && ch !== '~') return undefined;
+  let j = i;
+  while (line[j] === ch) j++;
+  return j - i >= 3 ? { ch, len: j - i, end: j } : undefined;
+}
 
-function sanitizeProse(text: string): string {
-  let out = removeHiddenElements(text);
+function sanitizeProse(text: string, meter: WorkMeter): string {
+  let out = removeHiddenElements(text, meter);
   // Image alt text and titles are not on the page; the URL is kept so a screenshot stays findable.
-  out = out.replace(/!\[(?:[^\]\\]|\\.)*\]\(\s*<?([^\s)>]*)>?(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/g, (_m, url: string) => `[image: ${url.slice(0, 300)}]`);
-  out = out.replace(/!\[(?:[^\]\\]|\\.)*\]\[[^\]]*\]/g, '[image]');
-  out = out.replace(/<img\b[^>]*>/gi, (tag) => {
-    const src = /\bsrc\s*=\s*["']?([^"'\s>]+)/i.exec(tag)?.[1];
-    return src ? `[image: ${src.slice(0, 300)}]` : '[image]';
-  });
-  // Link titles are tooltips: invisible until hovered.
-  out = out.replace(/(\]\(\s*<?[^\s)>]*>?)\s+(?:"[^"]*"|'[^']*'|\([^)]*\))\s*\)/g, '$1)');
-  out = removeLinkDefinitions(out);
-  // <details>/<summary> keep their text but lose the wrapper that folds it away.
-  out = out.replace(/<\/?(?:details|summary)\b[^>]*>/gi, '\n');
-  // Attributes are never rendered as text (title, alt, aria-label, data-*); keep href only.
-  out = out.replace(/<([a-z][a-z0-9-]*)(\s[^<>]*?)?(\/?)>/gi, (_m, tag: string, attrs: string | undefined, self: string) => {
-    const href = attrs ? /\bhref\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/i.exec(attrs)?.[1] : undefined;
-    return `<${tag}${href ? ` href=${href}` : ''}${self}>`;
-  });
+  out = replaceInlineImages(out, meter);
+  out = replaceReferenceImages(out, meter);
+  out = replaceImgTags(out, meter);
+  out = dropLinkTitles(out, meter);
+  out = removeLinkDefinitions(out, meter);
+  out = unwrapDetails(out, meter);
+  out = keepOnlyHref(out, meter);
+  meter.steps += out.length;
   return out.replace(/\n{3,}/g, '\n\n');
-}
-
-/**
- * Removes `<tag ...>` elements that hide their content, with everything up to the *matching*
- * close tag (nesting counted, so `<div hidden><div>x</div> secret</div>` goes whole). No close tag:
- * the browser hides the rest, so the rest goes.
- */
-function removeHiddenElements(text: string): string {
-  const open = /<([a-z][a-z0-9-]*)\b([^<>]*)>/gi;
-  let out = text;
-  let m: RegExpExecArray | null;
-  // One pass: after a cut, scanning resumes where the removed element began.
-  while ((m = open.exec(out))) {
-    const tag = m[1].toLowerCase();
-    if (!INVISIBLE_ELEMENTS.includes(tag) && !HIDING_ATTR.test(m[2])) continue;
-    const selfClosing = m[2].trimEnd().endsWith('/');
-    const end = selfClosing ? m.index + m[0].length : closingEnd(out, tag, m.index + m[0].length);
-    out = out.slice(0, m.index) + out.slice(end);
-    open.lastIndex = m.index;
-  }
-  return out;
-}
-
-function closingEnd(text: string, tag: string, from: number): number {
-  const re = new RegExp(`<(/?)${tag}\\b[^<>]*>`, 'gi');
-  re.lastIndex = from;
-  let depth = 1;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text))) {
-    depth += m[1] ? -1 : 1;
-    if (depth === 0) return m.index + m[0].length;
-  }
-  return text.length;
-}
-
-/**
- * Link reference definitions (`[x]: url "title"`) render as nothing; `[//]: # (text)` is the
- * classic markdown comment. Unreferenced ones go; referenced ones keep label and URL, lose the title.
- */
-function removeLinkDefinitions(text: string): string {
-  const def = /^ {0,3}\[([^\]\n]+)\]:[ \t]*(\S*)[^\n]*(?:\n|$)/gm;
-  const body = text.replace(def, '');
-  return text.replace(def, (line, label: string, url: string) => {
-    const used = body.toLowerCase().includes(`[${label.toLowerCase()}]`);
-    return used && /^<?https?:\/\//i.test(url) ? `[${label}]: ${url}\n` : '';
-  });
 }
 
 /** Labels name a fence: lowercase words and digits only, so they cannot carry text. */
@@ -149,12 +159,36 @@ export const createFenceNonce = (): string => randomBytes(6).toString('hex');
 
 /**
  * Anything that looks like one of our fence tags (`<untrusted-…>`, `</untrusted…`), in ASCII or
- * look-alike brackets, with or without spaces: the model must never see a tag it did not get from us.
+ * look-alike brackets, with or without spaces: the model must never see a tag it did not get from
+ * us. The bracket becomes `(`. A scan by hand: `<\s*\/?\s*untrusted` as a regex is quadratic on a
+ * `<` followed by a long run of spaces.
  */
-const FENCE_LIKE = /[<\uFF1C\uFE64\u2039\u27E8\u3008\u276C]\s*\/?\s*untrusted/gi;
+const FENCE_BRACKETS = new Set([0x3c, 0xff1c, 0xfe64, 0x2039, 0x27e8, 0x3008, 0x276c]);
 
-export function neutralizeFences(text: string): string {
-  return text.replace(FENCE_LIKE, (m) => `(${m.slice(1).replace(/^\s+/, '')}`);
+export function neutralizeFences(text: string, meter: WorkMeter = createWorkMeter()): string {
+  const nonSpace = createNextTable(text, (c) => !isSpace(c), meter);
+  const out = new Pieces(meter);
+  let copied = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (!FENCE_BRACKETS.has(text.charCodeAt(i))) continue;
+    const afterSpace = nonSpace.from(i + 1);
+    let j = afterSpace;
+    if (text.charCodeAt(j) === 0x2f) j = nonSpace.from(j + 1);
+    if (!matchesAt(text, j, 'untrusted')) continue;
+    out.push(text.slice(copied, i));
+    out.push('(');
+    copied = afterSpace;
+  }
+  meter.steps += text.length;
+  out.push(text.slice(copied));
+  return out.toString();
+}
+
+/** The text without its trailing line feeds (a regex `\n+$` is quadratic on inner runs). */
+function trimTrailingNewlines(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x0a) end--;
+  return text.slice(0, end);
 }
 
 /**
@@ -167,6 +201,6 @@ export function fenceUntrusted(label: string, text: string, nonce: string = crea
   if (!LABEL.test(label)) throw new Error(`fence label ${JSON.stringify(label)} must be lowercase words joined by '-'`);
   if (!/^[a-z0-9]{6,}$/.test(nonce)) throw new Error('fence nonce must be at least 6 lowercase letters or digits');
   const tag = `untrusted-${label}-${nonce}`;
-  const body = neutralizeFences(stripInvisible(text)).replace(/\n+$/, '');
+  const body = trimTrailingNewlines(neutralizeFences(stripInvisible(text)));
   return `<${tag}>\n${body}\n</${tag}>`;
 }

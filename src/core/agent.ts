@@ -21,6 +21,7 @@ import { createDefaultTools, createToolRegistry } from '../tools/registry.js';
 import type { Emit, Outcome } from './events.js';
 import { runLoop, type LoopLimits } from './loop.js';
 import { createRunState, type RunState } from './run-state.js';
+import type { Sandbox } from '../sandbox/types.js';
 
 export interface AgentOptions {
   /** The workspace: every file tool is confined to it. */
@@ -58,6 +59,8 @@ export interface AgentOptions {
   /** Environment commands start from (before scrubbing). Defaults to process.env. */
   baseEnv?: Readonly<Record<string, string | undefined>>;
   shellTimeoutMs?: number;
+  /** Where commands run (sandbox/createSandbox). Absent: an `auto` sandbox from this process's environment. */
+  sandbox?: Sandbox;
   /** Tests and the benchmark pass a client; otherwise the real Gemini client is built. */
   modelClient?: ModelClient;
   sessionId?: string;
@@ -92,6 +95,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
   const { engine: policy, warnings: policyDiagnostics } = await loadPolicyWithDiagnostics({
     context: opts.policyContext,
     useBuiltinDefaults: !opts.policy.noDefaults,
+    workspace: opts.root,
     tiers: { workspace: opts.policy.workspace, user: opts.policy.user, admin: opts.policy.admin },
   });
   const policyWarnings = policyDiagnostics.map(formatDiagnostic);
@@ -115,6 +119,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     secrets: opts.secrets,
     baseEnv: opts.baseEnv ?? process.env,
     shellTimeoutMs: opts.shellTimeoutMs ?? 5 * 60_000,
+    ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
     memoryFor: createJitMemory({
       workspaceRoot: opts.root,
       memoryRoot: opts.memory.memoryRoot,

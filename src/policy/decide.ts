@@ -1,21 +1,36 @@
 import { messageOf } from '../common/errors.js';
+import { editedBuildFile } from './build-files.js';
 import { firstMatch, subjectOf, type Subject } from './match.js';
 import { ALWAYS_SOURCE, isCommandSpecific, type TieredRule } from './rule.js';
 import { isDestructive, isKnownReadOnly } from './shell-heuristics.js';
-import { splitShell, type ShellPart } from './shell-split.js';
+import { whyWriteRefused, type ShellPlace } from './shell-paths.js';
+import { splitShell, type ShellPart, type ShellSplit } from './shell-split.js';
 import type { ApprovalMode, Decision, PolicyContext, PolicyQuery, PolicyVerdict, RuleRef } from './types.js';
 
 export const SHELL_TOOL = 'run_shell_command';
 
 const STRICTNESS: { readonly [D in Decision]: number } = { allow: 0, ask_user: 1, deny: 2 };
 
-const UNMATCHED: { readonly [C in PolicyContext]: { decision: Decision; why: string } } = {
-  action: { decision: 'deny', why: 'no rule matched; the action denies unmatched calls' },
-  interactive: { decision: 'ask_user', why: 'no rule matched; unmatched calls are asked about' },
-  headless: { decision: 'deny', why: 'no rule matched; headless runs deny unmatched calls' },
-};
+/** Where the engine runs: who can be asked, and the workspace root when it is known (for shell paths). */
+export interface DecideSetting {
+  context: PolicyContext;
+  workspace?: string;
+}
 
-/** One checked unit (the call, or one sub-command of it) and how it came out. */
+/** What a call no rule matches gets. In yolo mode a person has said yes to everything, except in the Action. */
+function unmatched(context: PolicyContext, mode: ApprovalMode): { decision: Decision; why: string } {
+  if (mode === 'yolo' && context !== 'action') return { decision: 'allow', why: 'no rule matched; yolo mode allows unmatched calls (as Gemini CLI does)' };
+  switch (context) {
+    case 'action':
+      return { decision: 'deny', why: 'no rule matched; the action denies unmatched calls' };
+    case 'interactive':
+      return { decision: 'ask_user', why: 'no rule matched; unmatched calls are asked about' };
+    case 'headless':
+      return { decision: 'deny', why: 'no rule matched; headless runs deny unmatched calls' };
+  }
+}
+
+/** One checked unit (the call, one sub-command of it, one file it writes) and how it came out. */
 interface Unit {
   decision: Decision;
   rule: TieredRule | undefined;
@@ -26,15 +41,24 @@ interface Unit {
  * The one decision path. `rules` are sorted highest final priority first, ties in load order.
  * Fails closed: anything thrown while deciding is a deny that says what went wrong.
  */
-export function decide(rules: readonly TieredRule[], context: PolicyContext, q: PolicyQuery, mode: ApprovalMode): PolicyVerdict {
+export function decide(rules: readonly TieredRule[], setting: DecideSetting, q: PolicyQuery, mode: ApprovalMode): PolicyVerdict {
   try {
+    const subject = subjectOf(q);
     const unit = q.toolName === SHELL_TOOL && typeof q.args.command === 'string'
-      ? decideShell(rules, context, q, q.args.command, mode)
-      : decideWhole(rules, context, subjectOf(q), mode);
-    return finish(unit, context);
+      ? decideShell({ rules, setting, q, command: q.args.command, mode })
+      : guardBuildFiles(decideWhole(rules, setting.context, subject, mode), q, subject);
+    return finish(unit, setting.context);
   } catch (e) {
     return { decision: 'deny', rule: null, reason: `policy check failed, so the call is denied: ${messageOf(e)}` };
   }
+}
+
+/** Gemini CLI's build file protection, in every mode: an allowed edit of package.json, a Makefile... is asked about. */
+function guardBuildFiles(u: Unit, q: PolicyQuery, s: Subject): Unit {
+  if (u.decision !== 'allow') return u;
+  const file = editedBuildFile(q, s.names);
+  if (file === undefined) return u;
+  return { decision: 'ask_user', rule: undefined, why: `${file} is a build file (it says what build and test commands run), so editing it needs a person's confirmation, as in Gemini CLI (${u.why})` };
 }
 
 function finish(u: Unit, context: PolicyContext): PolicyVerdict {
@@ -64,53 +88,90 @@ export const formatPriority = (p: number): string => p.toFixed(3);
 
 function decideWhole(rules: readonly TieredRule[], context: PolicyContext, s: Subject, mode: ApprovalMode): Unit {
   const r = firstMatch(rules, s, mode, context);
-  if (!r) return { decision: UNMATCHED[context].decision, rule: undefined, why: UNMATCHED[context].why };
+  if (!r) return { ...unmatched(context, mode), rule: undefined };
   return { decision: r.decision, rule: r, why: `${r.decision} by ${describe(r)}` };
 }
 
-/**
- * A shell call is checked per sub-command; the strictest outcome wins. A rule with an `argsPattern`
- * is also tested against the whole command line, since such patterns are written against it.
- * What cannot be parsed is never allowed by a rule that narrows by command text.
- */
-function decideShell(rules: readonly TieredRule[], context: PolicyContext, q: PolicyQuery, command: string, mode: ApprovalMode): Unit {
-  const split = splitShell(command);
-  const whole = subjectOf(q);
-  const units: Unit[] = [];
-  split.parts.forEach((part, i) => {
-    const label = split.parts.length > 1 ? `sub-command ${i + 1} of ${split.parts.length} ("${part.text}")` : `"${part.text}"`;
-    units.push(decidePart(rules, context, { ...whole, args: { ...q.args, command: part.text }, part }, mode, label));
-  });
-
-  if (split.parseError || split.parts.length === 0) {
-    const u = decideWhole(rules, context, whole, mode);
-    // A person's exact approval of this very command line (see allowAlways) is the one exception.
-    if (split.parseError && u.decision === 'allow' && u.rule && isCommandSpecific(u.rule) && u.rule.source !== ALWAYS_SOURCE) {
-      units.push({ decision: 'ask_user', rule: u.rule, why: `the command does not parse, so ${describe(u.rule)} cannot allow it` });
-    } else {
-      units.push(split.parseError ? { ...u, why: `the command does not parse; ${u.why}` } : u);
-    }
-  } else if (split.parts.length > 1 || split.parts[0]!.text !== command.trim()) {
-    const r = firstMatch(rules, whole, mode, context, (x) => x.argsPattern !== undefined);
-    if (r) units.push({ decision: r.decision, rule: r, why: `${r.decision} for the whole command by ${describe(r)}` });
-  }
-
-  let worst = units[0]!;
-  for (const u of units) if (STRICTNESS[u.decision] > STRICTNESS[worst.decision]) worst = u;
-  return worst;
+interface ShellCall {
+  rules: readonly TieredRule[];
+  setting: DecideSetting;
+  q: PolicyQuery;
+  command: string;
+  mode: ApprovalMode;
 }
 
-function decidePart(rules: readonly TieredRule[], context: PolicyContext, s: Subject, mode: ApprovalMode, label: string): Unit {
+/**
+ * A shell call is checked per sub-command, per file it writes and, when it holds anything the
+ * splitter cannot account for, as a whole that no rule may allow by its text; the strictest wins.
+ * A rule with an `argsPattern` is also tested against the whole command line.
+ */
+function decideShell(c: ShellCall): Unit {
+  const { rules, setting, q, command, mode } = c;
+  const split = splitShell(command);
+  const whole: Subject = { ...subjectOf(q), environmentChanged: split.changesEnvironment };
+  const place: ShellPlace = { ...(setting.workspace !== undefined && { workspace: setting.workspace }), dir: typeof q.args.dir_path === 'string' && q.args.dir_path !== '' ? q.args.dir_path : '.' };
+  const units: Unit[] = split.parts.map((part, i) => {
+    const label = split.parts.length > 1 ? `sub-command ${i + 1} of ${split.parts.length} ("${part.text}")` : `"${part.text}"`;
+    return decidePart({ ...c, split, place }, { ...whole, args: { ...q.args, command: part.text }, part }, label);
+  });
+  if (mode !== 'yolo') units.push(...writeUnits(split, place));
+  if (split.unknowns.length > 0 || split.parts.length === 0) units.push(decideUnaccounted(c, split, whole));
+  if (split.parts.length > 1 || (split.parts.length === 1 && split.parts[0]!.text !== command.trim())) {
+    const r = firstMatch(rules, whole, mode, setting.context, (x) => x.argsPattern !== undefined);
+    if (r) units.push({ decision: r.decision, rule: r, why: `${r.decision} for the whole command by ${describe(r)}` });
+  }
+  const approved = firstMatch(rules, whole, mode, setting.context, (x) => x.source === ALWAYS_SOURCE && x.argsPattern !== undefined);
+  let worst: Unit | undefined;
+  for (const unit of units) {
+    // A person approved exactly this command line "always": what would only be asked is allowed; denials stay.
+    const u = approved && unit.decision === 'ask_user' ? { decision: 'allow' as const, rule: approved, why: `allow by ${describe(approved)}, an approval of exactly this command` } : unit;
+    if (!worst || STRICTNESS[u.decision] > STRICTNESS[worst.decision]) worst = u;
+  }
+  return worst!;
+}
+
+/** A redirection that writes outside the workspace, into .git/.github/.gemini, or somewhere unknown: denied outside yolo. */
+function writeUnits(split: ShellSplit, place: ShellPlace): Unit[] {
+  const units: Unit[] = [];
+  for (const w of split.writes) {
+    const why = whyWriteRefused(w.path, place, split.changesDirectory);
+    if (why) units.push({ decision: 'deny', rule: undefined, why: `a redirection writes ${JSON.stringify(w.text)}, and ${why}; only yolo mode lets a command write there` });
+  }
+  return units;
+}
+
+/**
+ * The whole command when the splitter could not account for all of it (or found no command at all).
+ * Rules for the whole call apply; none may allow it by its text, and outside yolo not even a rule
+ * that allows every command (its destructive-command checks cannot see inside). A person's "always"
+ * approval of this exact command line is the one exception (see decideShell).
+ */
+function decideUnaccounted(c: ShellCall, split: ShellSplit, whole: Subject): Unit {
+  const u = decideWhole(c.rules, c.setting.context, whole, c.mode);
+  if (split.unknowns.length === 0) return u;
+  const what = `the policy cannot tell everything this command runs (${split.unknowns[0]}${split.unknowns.length > 1 ? `, and ${split.unknowns.length - 1} more` : ''})`;
+  if (u.decision === 'deny') return { ...u, why: `${what}; ${u.why}` };
+  if (u.decision === 'allow' && c.mode === 'yolo' && !(u.rule && isCommandSpecific(u.rule))) return { ...u, why: `${what}; yolo mode: ${u.why}` };
+  return { decision: 'ask_user', rule: u.rule, why: `${what}, so no rule can allow it by its text (${u.why})` };
+}
+
+interface PartCall extends ShellCall {
+  split: ShellSplit;
+  place: ShellPlace;
+}
+
+function decidePart(c: PartCall, s: Subject, label: string): Unit {
+  const { rules, setting, mode, split, place } = c;
   const part = s.part as ShellPart;
-  const base = decideWhole(rules, context, s, mode);
+  const base = decideWhole(rules, setting.context, s, mode);
   const u: Unit = { ...base, why: `${label}: ${base.why}` };
   if (u.decision === 'deny') return u;
-  const nameKnown = part.literal[0] === true && part.assignments.length === 0;
 
-  if (u.decision === 'allow' && mode !== 'yolo' && nameKnown && isDestructive(part.words)) {
+  if (u.decision === 'allow' && mode !== 'yolo' && part.literal[0] && isDestructive(part.words, part.literal)) {
     return { ...u, decision: 'ask_user', why: `${label}: destructive command, always asked outside yolo mode (${base.why})` };
   }
-  if (u.decision === 'ask_user' && (!u.rule || !isCommandSpecific(u.rule)) && nameKnown && part.literal.every(Boolean) && isKnownReadOnly(part.words)) {
+  const known = part.literal.every(Boolean) && part.assignments.length === 0 && !split.changesEnvironment;
+  if (u.decision === 'ask_user' && (!u.rule || !isCommandSpecific(u.rule)) && known && !part.writesFile && isKnownReadOnly(part.words, place)) {
     u.decision = 'allow';
     u.why = `${label}: known read-only command, raised from ask_user to allow (${base.why})`;
   }

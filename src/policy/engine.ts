@@ -1,5 +1,6 @@
 import { AgentError } from '../common/errors.js';
-import { decide, SHELL_TOOL } from './decide.js';
+import { quoteWord } from './command-prefix.js';
+import { decide, SHELL_TOOL, type DecideSetting } from './decide.js';
 import { checkRegex } from './regex-check.js';
 import { ALWAYS_SOURCE, type Rule, type TieredRule } from './rule.js';
 
@@ -30,8 +31,14 @@ export function placeRules(entries: ReadonlyArray<{ tier: TierName; rules: reado
 const sortRules = (rules: TieredRule[]): TieredRule[] =>
   rules.sort((a, b) => b.finalPriority - a.finalPriority || a.order - b.order);
 
+export interface EngineOptions {
+  /** The workspace root, absolute: shell redirections may write inside it (outside .git/, .github/, .gemini/). Without it every absolute target counts as outside. */
+  workspace?: string;
+}
+
 /** An engine over already-validated rules. Synchronous decisions; needs `initShellParser()` done. */
-export function createPolicyEngine(rules: readonly TieredRule[], context: PolicyContext): PolicyEngine {
+export function createPolicyEngine(rules: readonly TieredRule[], context: PolicyContext, options: EngineOptions = {}): PolicyEngine {
+  const setting: DecideSetting = { context, ...(options.workspace !== undefined && { workspace: options.workspace }) };
   let sorted = sortRules([...rules]);
   const added: AddedRule[] = [];
   let nextOrder = rules.reduce((m, r) => Math.max(m, r.order + 1), 0);
@@ -43,7 +50,7 @@ export function createPolicyEngine(rules: readonly TieredRule[], context: Policy
 
   return {
     context,
-    decide: (query, mode) => decide(sorted, context, query, mode),
+    decide: (query, mode) => decide(sorted, setting, query, mode),
     allowAlways(query, mode) {
       const a = narrowedRule(query, mode);
       add(a);
@@ -66,7 +73,8 @@ export function narrowedRule(q: PolicyQuery, mode: ApprovalMode): AddedRule {
   if (q.toolName === SHELL_TOOL && typeof command === 'string') {
     const split = splitShell(command);
     const prefixes = split.parts.map(prefixOf);
-    if (!split.parseError && prefixes.length > 0 && prefixes.every((p) => p !== undefined)) {
+    const narrowable = split.unknowns.length === 0 && !split.changesEnvironment;
+    if (narrowable && prefixes.length > 0 && prefixes.every((p) => p !== undefined)) {
       const unique = [...new Set(prefixes as string[])];
       return { toolName, commandPrefix: unique.length === 1 ? unique[0] : unique, modes };
     }
@@ -84,7 +92,7 @@ function prefixOf(p: ShellPart): string | undefined {
   const name = p.words[0]!;
   const sub = p.words[1];
   if (SUBCOMMAND_TOOLS.has(name) && sub !== undefined && p.literal[1] && /^[A-Za-z][\w:.-]*$/.test(sub)) return `${name} ${sub}`;
-  return name;
+  return quoteWord(name);
 }
 
 const exactArg = (key: string, value: string): string =>

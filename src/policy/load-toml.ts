@@ -1,5 +1,6 @@
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { messageOf } from '../common/errors.js';
+import { parseCommandPrefix } from './command-prefix.js';
 import { checkRegex } from './regex-check.js';
 import { DECISIONS, MODES, type Diagnostic, type Rule, type Severity } from './rule.js';
 import type { ApprovalMode, Decision } from './types.js';
@@ -124,10 +125,10 @@ function parseRule(table: unknown, source: string, block: Block, report: Report)
     if (v !== undefined && typeof v !== 'boolean') fail(key, `${key} must be true or false, not ${show(v)}`);
     return typeof v === 'boolean' ? v : undefined;
   };
-  const regex = (key: string, anchor: boolean): RegExp | undefined => {
+  const regex = (key: string): RegExp | undefined => {
     const src = optString(key);
     if (src === undefined) return undefined;
-    const r = checkRegex(src, anchor);
+    const r = checkRegex(src);
     if (!r.ok) fail(key, `${key}: ${r.message}`);
     return r.ok ? r.regex : undefined;
   };
@@ -138,14 +139,20 @@ function parseRule(table: unknown, source: string, block: Block, report: Report)
   const denyMessage = optString('denyMessage') ?? optString('deny_message');
   const interactive = optBool('interactive');
   const allowRedirection = optBool('allowRedirection') ?? optBool('allow_redirection');
-  const argsPattern = regex('argsPattern', false);
-  const commandRegex = regex('commandRegex', true);
+  const argsPattern = regex('argsPattern');
+  const commandRegex = commandRegexOf(regex('commandRegex'), decision === 'allow');
 
   let commandPrefixes: string[] | undefined;
   if (table.commandPrefix !== undefined) {
     commandPrefixes = stringList(table.commandPrefix);
     if (!commandPrefixes) fail('commandPrefix', 'commandPrefix must be a non-empty string or an array of non-empty strings');
-    else commandPrefixes = commandPrefixes.map((p) => p.trim().replace(/\s+/g, ' '));
+    else commandPrefixes = commandPrefixes.map((p) => p.trim());
+    for (const p of commandPrefixes ?? []) {
+      const problem = parseCommandPrefix(p).problem;
+      if (problem === undefined) continue;
+      const how = decision === 'allow' ? 'it allows only commands whose text starts with it, followed by a blank or the end' : 'it matches commands whose text starts with it, as Gemini CLI does';
+      report('warning', where('commandPrefix'), `commandPrefix ${JSON.stringify(p)} is not plain shell words (${problem}); ${how}`);
+    }
   }
   if (table.commandPrefix !== undefined || table.commandRegex !== undefined) {
     const key = table.commandPrefix !== undefined ? 'commandPrefix' : 'commandRegex';
@@ -189,6 +196,16 @@ function parseRule(table: unknown, source: string, block: Block, report: Report)
     source,
     line: block.header.line,
   };
+}
+
+/**
+ * Gemini CLI tests commandRegex after `"command":"` in the JSON text of the arguments, unanchored at
+ * the end. An allow rule's pattern is grouped first, so that `ls|cat` cannot match `cat` anywhere in
+ * the arguments; deny and ask_user rules keep Gemini CLI's exact reading.
+ */
+function commandRegexOf(checked: RegExp | undefined, allow: boolean): RegExp | undefined {
+  if (!checked) return undefined;
+  return new RegExp(allow ? `"command":"(?:${checked.source})` : `"command":"${checked.source}`, checked.flags);
 }
 
 const isTable = (v: unknown): v is Record<string, unknown> =>

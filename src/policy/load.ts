@@ -17,6 +17,8 @@ export interface LoadPolicyOptions {
   tiers: Partial<Record<TierName, readonly PolicySource[]>>;
   /** Load the action's own `policies/*.toml` at the Default tier first (default true). */
   useBuiltinDefaults?: boolean;
+  /** The workspace root, absolute: where shell redirections may write. */
+  workspace?: string;
 }
 
 export interface LoadedPolicy {
@@ -42,7 +44,8 @@ export async function loadPolicyWithDiagnostics(opts: LoadPolicyOptions): Promis
   }
   assertNoErrors(diagnostics);
   await initShellParser();
-  return { engine: createPolicyEngine(placeRules(entries), opts.context), warnings: diagnostics.filter((d) => d.severity === 'warning') };
+  const engine = createPolicyEngine(placeRules(entries), opts.context, { ...(opts.workspace !== undefined && { workspace: opts.workspace }) });
+  return { engine, warnings: diagnostics.filter((d) => d.severity === 'warning') };
 }
 
 export async function loadPolicy(opts: LoadPolicyOptions): Promise<PolicyEngine> {

@@ -1,5 +1,6 @@
 import { stableStringify } from '../common/json.js';
-import type { TieredRule } from './rule.js';
+import { prefixMatches } from './command-prefix.js';
+import { isCommandSpecific, type TieredRule } from './rule.js';
 import type { ShellPart } from './shell-split.js';
 import type { ApprovalMode, PolicyContext, PolicyQuery } from './types.js';
 
@@ -13,6 +14,8 @@ export interface Subject {
   args: Record<string, unknown>;
   /** For shell calls: the sub-command under test. Command rules match nothing without one. */
   part?: ShellPart;
+  /** The command line sets variables that later commands may see (PATH=...; x): prefixes do not vouch for them. */
+  environmentChanged?: boolean;
 }
 
 /** Old names Gemini CLI still honours in policy files, both ways. */
@@ -70,14 +73,6 @@ export function toolNameMatches(pattern: string, s: Subject): boolean {
   return s.names.includes(pattern);
 }
 
-/** `git log` matches `git log -n 3`, never `git logout`: whole literal words, no leading assignments. */
-export function prefixMatches(prefix: string, part: ShellPart): boolean {
-  if (part.assignments.length > 0) return false;
-  const want = prefix.split(' ');
-  if (want.length > part.words.length) return false;
-  return want.every((w, i) => part.literal[i] && part.words[i] === w);
-}
-
 export interface MatchOptions {
   mode: ApprovalMode;
   context: PolicyContext;
@@ -99,12 +94,14 @@ export function ruleMatches(rule: TieredRule, s: Subject, o: MatchOptions): bool
     if (!have) return false;
     for (const [k, v] of Object.entries(rule.toolAnnotations)) if (have[k] !== v) return false;
   }
+  // After `PATH=/tmp/x;` no rule that allows by command text can vouch for what `git` then runs.
+  if (s.part && s.environmentChanged && rule.decision === 'allow' && isCommandSpecific(rule)) return false;
   if (rule.argsPattern && !rule.argsPattern.test(o.argsText())) return false;
   if (rule.commandPrefixes) {
     const part = s.part;
-    if (!part || !rule.commandPrefixes.some((p) => prefixMatches(p, part))) return false;
+    if (!part || !rule.commandPrefixes.some((p) => prefixMatches(p, part, rule.decision, s.environmentChanged === true))) return false;
   }
-  if (rule.commandRegex && !(s.part && rule.commandRegex.test(s.part.text))) return false;
+  if (rule.commandRegex && !(s.part && rule.commandRegex.test(o.argsText()))) return false;
   return true;
 }
 

@@ -12,10 +12,10 @@ const MAX_PATTERN_LENGTH = 2048;
  * pattern's parse tree (the `ret` tokenizer), not by a regex over its text. `?` and small bounded counts are
  * not repetitions here: `(-[a-z]+)?` is linear. Not caught: exponential alternation such as `(a|a)*`.
  */
-export function checkRegex(pattern: string, anchorStart = false): RegexCheck {
+export function checkRegex(pattern: string): RegexCheck {
   let regex: RegExp;
   try {
-    regex = new RegExp(anchorStart ? `^(?:${pattern})` : pattern);
+    regex = new RegExp(pattern);
   } catch (e) {
     return { ok: false, message: `invalid regular expression: ${messageOf(e).replace(/^Invalid regular expression: /, '')}` };
   }

@@ -9,7 +9,7 @@ export interface Rule {
   argsPattern?: RegExp;
   /** Whole-word prefixes of one sub-command; any one matching is enough. */
   commandPrefixes?: readonly string[];
-  /** Anchored at the start of each sub-command (Gemini CLI anchors it after `"command":"`). */
+  /** Tested, as Gemini CLI does, on the arguments' JSON text after `"command":"`, for each sub-command. */
   commandRegex?: RegExp;
   decision: Decision;
   /** As written in the file, 0..999. */

@@ -1,3 +1,5 @@
+import { escapesWorkspace, type ShellPlace } from './shell-paths.js';
+
 /**
  * Gemini CLI's shell heuristics, applied per sub-command to literal argv:
  * known read-only commands may be raised from ask_user to allow; destructive forms are forced to
@@ -7,8 +9,10 @@
 /** Commands that only read, whatever their arguments (no flag of theirs writes or executes). */
 const READ_ONLY = new Set([
   'cat', 'cd', 'cut', 'echo', 'expr', 'false', 'grep', 'head', 'id', 'ls', 'nl', 'paste', 'pwd', 'rev', 'seq',
-  'stat', 'tail', 'tr', 'true', 'uname', 'uniq', 'wc', 'which', 'whoami', 'numfmt', 'tac',
+  'stat', 'tail', 'tr', 'true', 'uname', 'wc', 'which', 'whoami', 'numfmt', 'tac',
 ]);
+/** Of those, the ones whose operands are files (or, for cd, a directory): every operand must stay in the workspace. */
+const PATH_OPERANDS = new Set(['cat', 'cd', 'cut', 'grep', 'head', 'ls', 'nl', 'paste', 'rev', 'stat', 'tail', 'wc', 'numfmt', 'tac', 'uniq', 'base64', 'find']);
 const FIND_ACTIONS = new Set(['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fls', '-fprint', '-fprint0', '-fprintf']);
 const GIT_READ_SUBCOMMANDS = new Set(['status', 'log', 'diff', 'show', 'branch']);
 const GIT_UNSAFE_FLAGS = new Set(['--output', '--ext-diff', '--textconv', '--exec', '--paginate']);
@@ -18,19 +22,24 @@ const GIT_OPTS_WITH_VALUE = new Set(['-C', '-c', '--config-env', '--exec-path', 
 
 const base = (cmd: string): string => cmd.slice(cmd.lastIndexOf('/') + 1);
 
-export function isKnownReadOnly(argv: readonly string[]): boolean {
+/** True when argv (all literal) only reads, and only inside the workspace. */
+export function isKnownReadOnly(argv: readonly string[], place: ShellPlace): boolean {
   if (argv.length === 0) return false;
   const cmd = argv[0]!;
   const args = argv.slice(1);
+  if (PATH_OPERANDS.has(cmd) && !operandsStayInside(cmd, args, place)) return false;
   if (READ_ONLY.has(cmd)) return true;
   switch (cmd) {
+    case 'uniq':
+      // `uniq in out` writes out: one operand at most.
+      return args.filter((a) => !a.startsWith('-') || a === '-').length <= 1;
     case 'find':
       return !args.some((a) => FIND_ACTIONS.has(a));
     case 'base64':
-      return !args.some((a) => a === '-o' || a === '--output' || a.startsWith('--output=') || (a.startsWith('-o') && a.length > 2));
+      return !base64Writes(args);
     case 'sed':
       // Only `sed -n 12p` / `sed -n 3,9p [file]`: anything else can write (-i) or run (e).
-      return argv.length <= 4 && args[0] === '-n' && /^\d+(,\d+)?p$/.test(args[1] ?? '');
+      return argv.length <= 4 && args[0] === '-n' && /^\d+(,\d+)?p$/.test(args[1] ?? '') && (args[2] === undefined || !escapesWorkspace(args[2], place));
     case 'git': {
       if (gitOverridesConfig(args)) return false;
       const sub = gitSubcommand(args);
@@ -44,11 +53,21 @@ export function isKnownReadOnly(argv: readonly string[]): boolean {
   }
 }
 
-export function isDestructive(argv: readonly string[]): boolean {
+/** Commands whose arguments can make them destructive: an argument known only at run time might be `-rf`. */
+const ARGUMENT_SENSITIVE = new Set(['rm', 'find', 'git', 'base64', 'ln', 'rg']);
+
+export function isDestructive(argv: readonly string[], literal: readonly boolean[] = argv.map(() => true)): boolean {
   if (argv.length === 0) return false;
   const cmd = base(argv[0]!);
   const args = argv.slice(1);
+  if (ARGUMENT_SENSITIVE.has(cmd) && literal.slice(1).some((l) => !l)) return true;
   switch (cmd) {
+    case 'ln':
+      // A symlink can point a harmless-looking path into .git/ or outside the workspace.
+      return args.some((a) => a === '--symbolic' || /^-[a-zA-Z]*s/.test(a));
+    case 'rg':
+      // --pre runs a program on every file searched; -z runs decompressors.
+      return args.some((a) => a === '-z' || a === '--search-zip' || /^--(pre|hostname-bin)(=|$)/.test(a));
     case 'rm':
       // Forcing or recursive removal in any spelling: -rf, -fr, -r -f, -Rf, --force, --recursive.
       return args.some((a) => /^-[a-zA-Z]*[rRf]/.test(a) || a === '--force' || a === '--recursive');
@@ -65,11 +84,38 @@ export function isDestructive(argv: readonly string[]): boolean {
       return !gitArgsReadOnly(rest) || (sub.name === 'branch' && rest.length > 0 && !gitBranchListing(rest));
     }
     case 'base64':
-      return !isKnownReadOnly(argv);
+      return base64Writes(args);
     default:
       return false;
   }
 }
+
+/**
+ * Gemini CLI's isPathEscapingWorkspace without the file system: flags are skipped (their `=value`
+ * is checked), and every other operand must resolve inside the workspace. For grep the pattern is
+ * checked too, as Gemini CLI does (over-strict, never lax).
+ */
+function operandsStayInside(cmd: string, args: readonly string[], place: ShellPlace): boolean {
+  if (cmd === 'cd' && args.every((a) => a.startsWith('-'))) return false; // `cd` alone goes home
+  let operands = true;
+  for (const a of args) {
+    if (operands && a === '--') {
+      operands = false;
+      continue;
+    }
+    if (operands && a === '-') continue;
+    if (operands && a.startsWith('-')) {
+      const eq = a.indexOf('=');
+      if (eq >= 0 && escapesWorkspace(a.slice(eq + 1), place)) return false;
+      continue;
+    }
+    if (escapesWorkspace(a, place)) return false;
+  }
+  return true;
+}
+
+const base64Writes = (args: readonly string[]): boolean =>
+  args.some((a) => a === '-o' || a === '--output' || a.startsWith('--output=') || (a.startsWith('-o') && a.length > 2));
 
 /** `git -c core.pager=...` and friends can run any program through configuration. */
 const gitOverridesConfig = (args: readonly string[]): boolean =>

@@ -6,9 +6,10 @@ export type Decision = 'allow' | 'deny' | 'ask_user';
 export type ApprovalMode = 'default' | 'autoEdit' | 'yolo' | 'plan';
 
 /**
- * Who can be asked. action: a maintainer through a comment (unmatched => deny);
+ * Who can be asked. action: a maintainer through a comment (unmatched => deny, in every mode);
  * interactive: a person at a terminal (unmatched => ask_user); headless: nobody (unmatched => deny,
- * a final ask_user => deny, rules with interactive = true do not apply).
+ * a final ask_user => deny, rules with interactive = true do not apply). In yolo mode, interactive
+ * and headless allow unmatched calls, as Gemini CLI does.
  */
 export type PolicyContext = 'action' | 'interactive' | 'headless';
 
@@ -42,7 +43,11 @@ export interface RuleRef {
 
 export interface PolicyVerdict {
   decision: Decision;
-  /** null: no rule matched and the context's default applied. */
+  /**
+   * The rule whose decision this is. null when no rule decided: the context's default applied, or
+   * one of the engine's own checks did (a shell redirection it refuses, a build file edit); the
+   * reason says which.
+   */
   rule: RuleRef | null;
   /** One sentence: why, for logs, `policy check` and the model when denied. */
   reason: string;

@@ -2,6 +2,7 @@ import { AgentError, messageOf } from '../common/errors.js';
 import type { FunctionCall } from '../model/wire.js';
 import type { PolicyEngine, PolicyVerdict } from '../policy/types.js';
 import type { PreparedCall, ToolEnv, ToolError, ToolKind } from '../tools/define-tool.js';
+import { raceAbort } from '../tools/tool-output.js';
 import {
   buildResponses,
   emptyStreak,
@@ -158,7 +159,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     set(w, i, { status: 'executing', base, title: call.title, startedAt });
     let error: ToolError | undefined;
     try {
-      const out = await prepared.run({ signal: w.opts.signal });
+      // Raced against the signal: whatever a tool awaits, its call ends when the run does.
+      const out = await raceAbort(w.opts.signal, prepared.run({ signal: w.opts.signal }));
       if (!out.error) {
         return set(w, i, { status: 'succeeded', base, output: out.forModel, ...(out.forHuman ? { forHuman: out.forHuman } : {}), ms: now() - startedAt });
       }

@@ -1,15 +1,18 @@
 /**
  * The session document: everything a later workflow run needs to continue a suspended run, as one
- * versioned JSON value. `parseSession` checks the shape field by field so that a corrupted or
- * foreign document fails with the exact field at fault instead of a crash deep in the loop.
+ * versioned, signed JSON value (src/session/sign.ts). `parseSession` checks the signature before it
+ * trusts a byte, then the shape field by field, so that a forged, corrupted or foreign document fails
+ * with the reason (or the exact field at fault) instead of steering the resumed run.
  */
 import { messageOf } from '../common/errors.js';
 import type { RunState } from '../core/run-state.js';
 import type { ApprovalMode } from '../policy/types.js';
 import type { ApprovalAnswer, PendingApproval } from '../scheduler/types.js';
 import type { PublishRecord } from '../tools/github/recorder.js';
+import { signSession, verifySession, type SessionKey } from './sign.js';
 
-export const SESSION_VERSION = 1;
+/** 2: signed, and records the commit its trusted configuration came from. */
+export const SESSION_VERSION = 2;
 
 /** open: waiting for a reply; claimed: a run took it (resuming or running); finished: done. */
 export type RequestStatus = 'open' | 'claimed' | 'finished';
@@ -69,17 +72,25 @@ export interface SessionDoc {
   /** The branch the run works on (checked out on restore), if any. */
   branch?: string;
   worktree: WorktreeSnapshot;
+  /**
+   * The commit policies, settings and memory were read from when the session started (a pull
+   * request's base, or the commit an issue run started on); a resumed run reads them from it again.
+   */
+  trustedCommit: string;
   /** What the model recorded to publish (review comments, labels, replies) before suspension. */
   publish?: PublishRecord;
   updatedAt: string;
 }
 
-export type SessionParseError = { code: 'bad_json' | 'unknown_version' | 'invalid'; message: string };
+export type SessionParseError = { code: 'bad_json' | 'unknown_version' | 'invalid' | 'unsigned' | 'wrong_key' | 'bad_signature'; message: string };
 export type SessionParse = { ok: true; doc: SessionDoc } | { ok: false; error: SessionParseError };
 
-/** Stable, readable JSON (two-space indent) so a session ref can be inspected with `git show`. */
-export function encodeSession(doc: SessionDoc): string {
-  return `${JSON.stringify(doc, null, 2)}\n`;
+/**
+ * Stable, readable JSON (two-space indent) so a session ref can be inspected with `git show`, with
+ * its signature as the last member.
+ */
+export function encodeSession(doc: SessionDoc, key: SessionKey): string {
+  return `${JSON.stringify({ ...doc, signature: signSession(doc, key) }, null, 2)}\n`;
 }
 
 const MODES: readonly ApprovalMode[] = ['default', 'autoEdit', 'yolo', 'plan'];
@@ -118,6 +129,10 @@ function oneOf<T extends string>(o: Obj, key: string, path: string, allowed: rea
 function date(o: Obj, key: string, path: string, optional = false): void {
   const v = str(o, key, path, { optional });
   if (v !== undefined && Number.isNaN(Date.parse(v))) throw new Invalid(`\`${path}.${key}\` is not a date: ${JSON.stringify(v)}`);
+}
+function objectId(o: Obj, key: string, path: string): void {
+  const v = str(o, key, path, { nonEmpty: true })!;
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(v)) throw new Invalid(`\`${path}.${key}\` is not an object id: ${JSON.stringify(v)}`);
 }
 function arr(o: Obj, key: string, path: string): unknown[] {
   const v = o[key];
@@ -194,10 +209,8 @@ function checkDoc(d: Obj): void {
   }
   str(d, 'branch', 'session', { optional: true });
   const worktree = obj(d.worktree, 'worktree');
-  for (const k of ['baseCommit', 'tree']) {
-    const v = str(worktree, k, 'worktree', { nonEmpty: true })!;
-    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(v)) throw new Invalid(`\`worktree.${k}\` is not an object id: ${JSON.stringify(v)}`);
-  }
+  for (const k of ['baseCommit', 'tree']) objectId(worktree, k, 'worktree');
+  objectId(d, 'trustedCommit', 'session');
   const patch = str(worktree, 'patchBase64', 'worktree')!;
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(patch)) throw new Invalid('`worktree.patchBase64` is not base64');
   if (d.publish !== undefined) {
@@ -209,8 +222,12 @@ function checkDoc(d: Obj): void {
   if ((d.state as Obj).id !== d.id) throw new Invalid(`\`state.id\` (${JSON.stringify((d.state as Obj).id)}) differs from the session id (${JSON.stringify(d.id)})`);
 }
 
-/** Pure. Bad JSON, an unknown version and every missing or mistyped field give a precise error. */
-export function parseSession(text: string): SessionParse {
+/**
+ * Pure. Bad JSON, an unknown version, a missing, foreign or wrong signature, and every missing or
+ * mistyped field give a precise error. The signature is checked before the shape: nothing of an
+ * unverified document is looked at beyond its version.
+ */
+export function parseSession(text: string, key: SessionKey): SessionParse {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -228,13 +245,15 @@ export function parseSession(text: string): SessionParse {
       error: { code: 'unknown_version', message: `session document has version ${JSON.stringify(d.version)}; this action reads version ${SESSION_VERSION}` },
     };
   }
+  const { signature, ...body } = d;
+  const verified = verifySession(body, signature, key);
+  if (!verified.ok) return { ok: false, error: { code: verified.code, message: verified.message } };
   try {
-    checkDoc(d);
+    checkDoc(body);
   } catch (e) {
     if (e instanceof Invalid) return { ok: false, error: { code: 'invalid', message: `session document: ${e.message}` } };
     throw e;
   }
-  return { ok: true, doc: raw as SessionDoc };
+  return { ok: true, doc: body as unknown as SessionDoc };
 }
 
-export const patchOf = (w: WorktreeSnapshot): Buffer => Buffer.from(w.patchBase64, 'base64');

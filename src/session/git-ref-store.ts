@@ -12,7 +12,8 @@
 import { randomBytes } from 'node:crypto';
 import { AgentError } from '../common/errors.js';
 import { encodeSession, parseSession, type SessionDoc } from './codec.js';
-import { assertGit, runGit, SESSION_IDENTITY } from './git.js';
+import { assertGit, GIT_REMOTE, runGit, SESSION_IDENTITY, type GitRemote } from './git.js';
+import type { SessionKey } from './sign.js';
 import type { CasResult, SessionStore, StoredSession } from './store.js';
 
 export const SESSION_REF_PREFIX = 'refs/agent-action/sessions/';
@@ -23,8 +24,10 @@ const FILE = 'session.json';
 export interface GitRefStoreOptions {
   /** A clone of the repository (the workspace). */
   root: string;
-  /** The remote that holds the sessions; default `origin`. */
-  remote?: string;
+  /** The repository that holds the sessions (read before the model ran), with the token to push. */
+  remote: GitRemote;
+  /** Signs every document written and verifies every document read. */
+  key: SessionKey;
 }
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -36,12 +39,11 @@ function assertId(id: string): void {
 }
 
 export function createGitRefStore(opts: GitRefStoreOptions): SessionStore {
-  const { root } = opts;
-  const remote = opts.remote ?? 'origin';
+  const { root, remote, key } = opts;
   const refOf = (id: string) => (assertId(id), `${SESSION_REF_PREFIX}${id}`);
 
   async function writeCommit(doc: SessionDoc, parent: string | undefined): Promise<string> {
-    const blob = await assertGit(root, ['hash-object', '-w', '--stdin'], { input: encodeSession(doc) });
+    const blob = await assertGit(root, ['hash-object', '-w', '--stdin'], { input: encodeSession(doc, key) });
     const tree = await assertGit(root, ['mktree'], { input: `100644 blob ${blob}\t${FILE}\n` });
     if (parent && (await runGit(root, ['cat-file', '-e', `${parent}^{commit}`])).code !== 0) {
       // The parent only links versions for inspection; a clone that never fetched it still writes.
@@ -56,7 +58,7 @@ export function createGitRefStore(opts: GitRefStoreOptions): SessionStore {
 
   /** Push `src` (a commit id, or '' to delete) to the ref only if the remote still has `expected`. */
   async function casPush(ref: string, expected: string, src: string): Promise<CasResult> {
-    const r = await runGit(root, ['push', '--porcelain', '--no-verify', `--force-with-lease=${ref}:${expected}`, remote, `${src}:${ref}`]);
+    const r = await runGit(root, ['push', '--porcelain', '--no-verify', `--force-with-lease=${ref}:${expected}`, GIT_REMOTE, `${src}:${ref}`], { remote });
     const lines = r.stdout.toString('utf8').split('\n');
     const line = lines.find((l) => l.split('\t')[1]?.endsWith(`:${ref}`));
     // '=' (already up to date) means the remote has this very commit: never ours to claim.
@@ -65,7 +67,7 @@ export function createGitRefStore(opts: GitRefStoreOptions): SessionStore {
       return { ok: false, reason: 'conflict', message: `session ref ${ref} changed since it was read (${why})` };
     }
     if (r.code !== 0 || !line) {
-      throw new AgentError('general', `could not write ${ref} to ${remote}: ${r.stderr.trim() || `git push exited ${r.code}`}`);
+      throw new AgentError('general', `could not write ${ref} to ${remote.url}: ${r.stderr.trim() || `git push exited ${r.code}`}`);
     }
     return { ok: true, version: src || expected };
   }
@@ -74,16 +76,16 @@ export function createGitRefStore(opts: GitRefStoreOptions): SessionStore {
     async read(id) {
       const ref = refOf(id);
       const local = `${LOCAL_PREFIX}${id}`;
-      const r = await runGit(root, ['fetch', '--no-tags', '--quiet', '--no-write-fetch-head', remote, `+${ref}:${local}`]);
+      const r = await runGit(root, ['fetch', '--no-tags', '--quiet', '--no-write-fetch-head', GIT_REMOTE, `+${ref}:${local}`], { remote });
       if (r.code !== 0) {
         if (/couldn't find remote ref/i.test(r.stderr)) return undefined;
-        throw new AgentError('general', `could not fetch ${ref} from ${remote}: ${r.stderr.trim()}`);
+        throw new AgentError('general', `could not fetch ${ref} from ${remote.url}: ${r.stderr.trim()}`);
       }
       const version = await assertGit(root, ['rev-parse', '--verify', `${local}^{commit}`]);
       const blob = await runGit(root, ['cat-file', 'blob', `${version}:${FILE}`]);
       const parsed =
         blob.code === 0
-          ? parseSession(blob.stdout.toString('utf8'))
+          ? parseSession(blob.stdout.toString('utf8'), key)
           : ({ ok: false, error: { code: 'invalid', message: `session commit ${version.slice(0, 12)} has no ${FILE}` } } as const);
       return { id, version, parsed } satisfies StoredSession;
     },
@@ -102,7 +104,7 @@ export function createGitRefStore(opts: GitRefStoreOptions): SessionStore {
     },
 
     async list() {
-      const out = await assertGit(root, ['ls-remote', '--refs', remote, `${SESSION_REF_PREFIX}*`]);
+      const out = await assertGit(root, ['ls-remote', '--refs', GIT_REMOTE, `${SESSION_REF_PREFIX}*`], { remote });
       return out
         .split('\n')
         .filter(Boolean)

@@ -13,10 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentError } from '../common/errors.js';
 import type { WorktreeSnapshot } from './codec.js';
-import { assertGit, runGit } from './git.js';
+import { assertGit, GIT_REMOTE, runGit, type GitRemote } from './git.js';
 
-/** Flags that make the diff independent of the user's git configuration. */
-const DIFF_FLAGS = ['--binary', '--full-index', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color'];
+/**
+ * Plumbing (diff-tree reads no diff.* UI settings such as noprefix) with flags that make the patch
+ * independent of the repository's configuration and run no textconv or external diff.
+ */
+const DIFF_FLAGS = ['-r', '-p', '--binary', '--full-index', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color'];
 
 /** Stage the work tree into a temporary index; returns the tree id. Leaves the real index alone. */
 export async function writeWorktreeTree(root: string): Promise<string> {
@@ -40,7 +43,7 @@ export async function writeWorktreeTree(root: string): Promise<string> {
 export async function captureWorktree(root: string, baseCommit?: string): Promise<WorktreeSnapshot> {
   const base = await assertGit(root, ['rev-parse', '--verify', `${baseCommit ?? 'HEAD'}^{commit}`]);
   const tree = await writeWorktreeTree(root);
-  const diff = await runGit(root, ['diff', ...DIFF_FLAGS, base, tree]);
+  const diff = await runGit(root, ['diff-tree', ...DIFF_FLAGS, base, tree]);
   if (diff.code !== 0) throw new AgentError('general', `git diff failed: ${diff.stderr.trim()}`);
   return { baseCommit: base, tree, patchBase64: diff.stdout.toString('base64') };
 }
@@ -48,8 +51,8 @@ export async function captureWorktree(root: string, baseCommit?: string): Promis
 export interface RestoreOptions {
   /** Check out this branch, reset to the base commit; otherwise a detached HEAD at the base. */
   branch?: string;
-  /** Remote to fetch the base commit from when the clone lacks it (shallow checkouts). */
-  remote?: string;
+  /** Where to fetch the base commit from when the clone lacks it (shallow checkouts). */
+  remote?: GitRemote;
 }
 
 /**
@@ -61,7 +64,9 @@ export async function restoreWorktree(root: string, snap: WorktreeSnapshot, opts
   const { baseCommit } = snap;
   const has = await runGit(root, ['cat-file', '-e', `${baseCommit}^{commit}`]);
   if (has.code !== 0) {
-    const fetched = await runGit(root, ['fetch', '--no-tags', '--quiet', opts.remote ?? 'origin', baseCommit]);
+    const fetched = opts.remote
+      ? await runGit(root, ['fetch', '--no-tags', '--quiet', GIT_REMOTE, baseCommit], { remote: opts.remote })
+      : { code: 1, stderr: 'no remote to fetch it from' };
     if (fetched.code !== 0) {
       throw new AgentError('general', `the session's base commit ${baseCommit} is not in this clone and could not be fetched: ${fetched.stderr.trim()}`);
     }

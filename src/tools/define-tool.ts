@@ -1,4 +1,5 @@
 import type { Static, TSchema } from 'typebox';
+import type { Sandbox } from '../sandbox/types.js';
 
 /** read/search calls may run in parallel; edit/execute run alone, in order. */
 export type ToolKind = 'read' | 'search' | 'edit' | 'execute' | 'other';
@@ -82,6 +83,10 @@ export interface ToolEnv {
   baseEnv: Readonly<Record<string, string | undefined>>;
   /** Default shell timeout in ms. */
   shellTimeoutMs: number;
+  /** Between SIGTERM and SIGKILL when a command is stopped (default 2 s; tests shorten it). */
+  shellGraceMs?: number;
+  /** Where commands run (sandbox/). Absent: an `auto` sandbox from process.env (tests, library use). */
+  sandbox?: Sandbox;
   /** Called with a directory the agent just read or listed; returns memory text to append, once per dir. */
   memoryFor?: (absDir: string) => Promise<string | undefined>;
   /** Where GitHub-facing tools record what to publish (set by the action). */

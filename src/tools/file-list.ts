@@ -1,15 +1,16 @@
 import { execFile } from 'node:child_process';
 import type { Dirent } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import { createIgnoreRules, type IgnoreRules } from './ignore-rules.js';
+import { createGitEnv } from '../common/git-env.js';
 import { relativeTo } from './workspace.js';
 
 /**
  * Which files a search may see. Inside a git work tree git itself answers (tracked plus untracked,
- * minus what .gitignore, .git/info/exclude and the global excludes say), which is both exact and
- * fast; outside one a walker applies every .gitignore it meets. `.geminiignore` at the root is
- * honoured on top, as Gemini CLI does.
+ * minus what .gitignore and .git/info/exclude say; no global config is read, see
+ * src/common/git-env.ts), which is both exact and fast; outside one a walker applies every
+ * .gitignore it meets. `.geminiignore` at the root is honoured on top, as Gemini CLI does.
  */
 export interface ListOptions {
   respectGitIgnore: boolean;
@@ -17,18 +18,22 @@ export interface ListOptions {
   signal: AbortSignal;
 }
 
+const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+
 /** A hard stop for the walker: a tree bigger than this is not walked to the end. */
 const WALK_LIMIT = 300_000;
 
-const GIT_ENV = { GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
-
-/** git, no shell, stdout as a Buffer; rejects on a non-zero exit. */
+/**
+ * git, no shell, stdout as a Buffer; rejects on a non-zero exit. Hardened like the action's own git
+ * (src/common/git-env.ts): `ls-files` reads the index, which runs a `core.fsmonitor` command a model
+ * could have written into the repository's config.
+ */
 export function runGit(cwd: string, args: string[], signal?: AbortSignal): Promise<Buffer> {
   return new Promise((resolveP, reject) => {
     execFile(
       'git',
       args,
-      { cwd, signal, encoding: 'buffer', maxBuffer: 512 * 1024 * 1024, env: { ...process.env, ...GIT_ENV } },
+      { cwd, signal, encoding: 'buffer', maxBuffer: 512 * 1024 * 1024, env: createGitEnv({ base: process.env, extra: { GIT_OPTIONAL_LOCKS: '0' } }) },
       (err, stdout, stderr) => {
         if (err) reject(new Error(`git ${args[0]}: ${stderr.toString().trim() || err.message}`));
         else resolveP(stdout);
@@ -64,9 +69,13 @@ export async function listFiles(root: string, absDir: string, opts: ListOptions)
   return gemini ? files.filter((f) => !gemini.ignores(f)) : files;
 }
 
-async function readIgnoreFile(path: string): Promise<Ignore | undefined> {
+/** The model can write these files: their rules match in linear time (ignore-rules.ts). */
+export async function readIgnoreFile(path: string): Promise<IgnoreRules | undefined> {
   try {
-    return ignore().add(await readFile(path, 'utf8'));
+    // A FIFO or a device would block the read forever; a huge file is not an ignore file.
+    const info = await stat(path);
+    if (!info.isFile() || info.size > MAX_IGNORE_FILE_BYTES) return undefined;
+    return createIgnoreRules().add(await readFile(path, 'utf8'));
   } catch {
     return undefined;
   }
@@ -75,7 +84,7 @@ async function readIgnoreFile(path: string): Promise<Ignore | undefined> {
 interface Rules {
   /** Root-relative directory the .gitignore sits in ('' for the root). */
   base: string;
-  ig: Ignore;
+  ig: IgnoreRules;
 }
 
 /** Breadth-first walk that never follows symlinked directories (no escapes, no cycles). */

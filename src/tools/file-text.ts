@@ -17,6 +17,8 @@ export interface TextFile {
 }
 
 export async function readTextFile(abs: string, rel: string): Promise<TextFile> {
+  // A FIFO (or a device) would block the read, and the call with it, forever: regular files only.
+  if (!(await stat(abs)).isFile()) throw new ToolFailure('invalid_args', `${rel} is not a regular file`);
   const bytes = await readFile(abs);
   if (looksBinary(bytes)) throw new ToolFailure('invalid_args', `${rel} is a binary file; text edits are refused`);
   const { text, encoding } = decodeText(bytes);

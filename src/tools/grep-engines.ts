@@ -1,27 +1,40 @@
 import { spawn } from 'node:child_process';
 import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createGitEnv } from '../common/git-env.js';
 import { listFiles } from './file-list.js';
+import type { LinearRegex } from './linear-regex.js';
 import { decodeText, looksBinary } from './text-codec.js';
 import { isInside, relativeTo } from './workspace.js';
 
 /**
  * Two ways to find matching lines, with one contract: call `onMatch` per match in file order until
  * it returns false. `git grep` is the fast path inside a work tree (spawned without a shell, so the
- * pattern is never interpreted by one); the JS walker is the fallback anywhere else, and when git's
- * regex flavour cannot take the pattern.
+ * pattern is never interpreted by one); the RE2 walker is the fallback anywhere else, and whenever
+ * git cannot finish quickly.
+ *
+ * Both are bounded. git grep -P is PCRE, a backtracking engine: the pattern gets a per-line step
+ * limit (`(*LIMIT_MATCH=…)`, past which git stops with an error) and the process a time limit,
+ * and either way the search is redone by the RE2 walker, whose work is linear in the text. The
+ * run's signal stops both.
  */
 export interface GrepQuery {
   root: string;
   absDir: string;
-  regex: RegExp;
-  /** Source of the regex, passed to git as a Perl-compatible pattern. */
-  pattern: string;
+  /** Already checked by RE2; its source goes to git as a PCRE pattern. */
+  regex: LinearRegex;
   ignoreCase: boolean;
   /** Root-relative path filter (include_pattern, .geminiignore). */
   keepPath: (rootRel: string) => boolean;
   signal: AbortSignal;
+  /** How long git grep may take before the RE2 walker takes over (default GIT_GREP_TIME_LIMIT_MS). */
+  gitTimeLimitMs?: number;
 }
+
+/** PCRE backtracking steps per match attempt before git gives up (and RE2 takes over). */
+export const PCRE_MATCH_LIMIT = 200_000;
+/** git grep's share of a search: past it, git is stopped and RE2 searches instead. */
+export const GIT_GREP_TIME_LIMIT_MS = 15_000;
 
 export interface GrepMatch {
   /** Root-relative, `/` separated. */
@@ -36,20 +49,26 @@ export type OnMatch = (m: GrepMatch) => boolean;
 const JS_MAX_FILE_BYTES = 4 * 1024 * 1024;
 
 /**
- * Resolves 'done' when git answered (matches or none), 'unsupported' when git could not run this
- * search (no PCRE support, or a pattern its engine rejects): the caller then uses the JS engine.
+ * Resolves 'done' when git answered (matches or none); 'unsupported' when git could not run this
+ * search (no PCRE support, a pattern its engine rejects, the step limit hit); 'timeout' when it
+ * took longer than its limit. In the last two cases the caller searches again with the RE2 walker.
  */
-export function gitGrep(q: GrepQuery, onMatch: OnMatch): Promise<'done' | 'unsupported'> {
+export function gitGrep(q: GrepQuery, onMatch: OnMatch): Promise<'done' | 'unsupported' | 'timeout'> {
   const args = ['-c', 'core.quotepath=off', 'grep', '--untracked', '-I', '-n', '--null', '--no-color', '-P'];
   if (q.ignoreCase) args.push('-i');
-  args.push('-e', q.pattern, '--', '.');
+  args.push('-e', `(*LIMIT_MATCH=${PCRE_MATCH_LIMIT})${q.regex.source}`, '--', '.');
   const prefix = relativeTo(q.root, q.absDir);
-  return new Promise((resolveP, reject) => {
+  const limit = new AbortController();
+  const timer = setTimeout(() => limit.abort(), q.gitTimeLimitMs ?? GIT_GREP_TIME_LIMIT_MS);
+  timer.unref();
+  return new Promise<'done' | 'unsupported' | 'timeout'>((resolveP, reject) => {
     const child = spawn('git', args, {
       cwd: q.absDir,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C.UTF-8' },
-      signal: q.signal,
+      // Hardened like the action's own git (src/common/git-env.ts): the repository's config runs nothing.
+      env: createGitEnv({ base: process.env, extra: { GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C.UTF-8' } }),
+      signal: AbortSignal.any([q.signal, limit.signal]),
+      killSignal: 'SIGKILL',
     });
     let stopped = false;
     let pending: Buffer = Buffer.alloc(0);
@@ -80,14 +99,15 @@ export function gitGrep(q: GrepQuery, onMatch: OnMatch): Promise<'done' | 'unsup
     child.stderr.on('data', (c: Buffer) => {
       if (stderr.length < 4096) stderr += c.toString();
     });
-    child.on('error', (e) => (q.signal.aborted ? reject(e) : resolveP('unsupported')));
+    child.on('error', (e) => (q.signal.aborted ? reject(e) : resolveP(limit.signal.aborted ? 'timeout' : 'unsupported')));
     child.on('close', (code) => {
       if (q.signal.aborted) return reject(new Error('aborted'));
+      if (limit.signal.aborted && !stopped) return resolveP('timeout');
       if (!stopped && pending.length > 0) handle(pending);
-      // 0: matches, 1: none; anything else (PCRE missing, pattern rejected) goes to the JS engine.
+      // 0: matches, 1: none; anything else (PCRE missing, pattern rejected, step limit) goes to RE2.
       resolveP(stopped || code === 0 || code === 1 ? 'done' : 'unsupported');
     });
-  });
+  }).finally(() => clearTimeout(timer));
 }
 
 /** Files read at once by the JS engine: enough to hide filesystem latency, few enough for file handles. */
@@ -98,12 +118,11 @@ export async function jsGrep(q: GrepQuery, onMatch: OnMatch): Promise<{ skippedL
     .filter(q.keepPath)
     .sort();
   let skippedLarge = 0;
-  const pretest = createPretest(q.regex);
   // Read and match a window of files in parallel, then report in path order, so the result is the
   // same as a sequential scan and stops as soon as the caller has enough.
   for (let i = 0; i < files.length; i += JS_PARALLEL) {
     if (q.signal.aborted) throw new Error('aborted');
-    const window = await Promise.all(files.slice(i, i + JS_PARALLEL).map((file) => matchFile(q, pretest, file)));
+    const window = await Promise.all(files.slice(i, i + JS_PARALLEL).map((file) => matchFile(q, file)));
     for (const r of window) {
       if (r === 'large') skippedLarge++;
       else for (const m of r) if (!onMatch(m)) return { skippedLarge };
@@ -112,7 +131,7 @@ export async function jsGrep(q: GrepQuery, onMatch: OnMatch): Promise<{ skippedL
   return { skippedLarge };
 }
 
-async function matchFile(q: GrepQuery, pretest: RegExp | undefined, file: string): Promise<GrepMatch[] | 'large'> {
+async function matchFile(q: GrepQuery, file: string): Promise<GrepMatch[] | 'large'> {
   const abs = join(q.root, file);
   if (!(await tryConfined(q.root, abs))) return [];
   const info = await stat(abs).catch(() => undefined);
@@ -122,23 +141,16 @@ async function matchFile(q: GrepQuery, pretest: RegExp | undefined, file: string
   if (!bytes || looksBinary(bytes)) return [];
   const text = decodeText(bytes).text;
   // Most files do not match at all: one test over the whole text skips the line split for them.
-  if (pretest && !pretest.test(text.includes('\r') ? text.replace(/\r\n/g, '\n') : text)) return [];
+  if (q.regex.wholeText && !q.regex.wholeText.test(text.includes('\r') ? text.replace(/\r\n/g, '\n') : text)) return [];
+  if (q.signal.aborted) return [];
   const out: GrepMatch[] = [];
   const lines = text.split(/\r?\n/);
+  // A final line end ends the last line; it does not start an empty one (git grep agrees).
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   for (let i = 0; i < lines.length; i++) {
-    q.regex.lastIndex = 0;
     if (q.regex.test(lines[i])) out.push({ file, line: i + 1, text: lines[i] });
   }
   return out;
-}
-
-/**
- * A whole-file test that never misses a line match: multiline, so ^ and $ work per line. Patterns
- * with lookaround could see past a line end and miss; they go line by line only.
- */
-function createPretest(regex: RegExp): RegExp | undefined {
-  if (regex.source.includes('(?')) return undefined;
-  return new RegExp(regex.source, regex.flags.replace(/[gy]/g, '') + (regex.flags.includes('m') ? '' : 'm'));
 }
 
 /** A symlinked file is searched only when its target is inside the workspace too. */

@@ -1,12 +1,11 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import ignore from 'ignore';
 import { Type } from 'typebox';
-import { messageOf } from '../common/errors.js';
 import { defineTool, ToolFailure } from './define-tool.js';
-import { tryIsGitWorkTree } from './file-list.js';
+import { readIgnoreFile, tryIsGitWorkTree } from './file-list.js';
 import { createGlobMatcher } from './glob.js';
 import { gitGrep, jsGrep, type GrepMatch, type GrepQuery } from './grep-engines.js';
+import { compileLinearRegex } from './linear-regex.js';
 import { guardRun, okOutput, plural, redactSecrets } from './tool-output.js';
 import { resolveInWorkspace } from './workspace.js';
 
@@ -16,7 +15,7 @@ const MAX_MATCH_CHARS = 500;
 
 const Params = Type.Object(
   {
-    pattern: Type.String({ minLength: 1, description: "The regular expression to search for in file contents (e.g. 'function\\s+myFunction', 'import\\s+\\{.*\\}\\s+from')." }),
+    pattern: Type.String({ minLength: 1, description: "The regular expression to search for in file contents (e.g. 'function\\s+myFunction', 'import\\s+\\{.*\\}\\s+from'). RE2 syntax: no lookahead or backreferences." }),
     dir_path: Type.Optional(Type.String({ description: 'Optional: the directory to search within, relative to the workspace root. Defaults to the root.' })),
     include_pattern: Type.Optional(Type.String({ description: "Optional: a glob pattern for the files to search (e.g. '*.js', '*.{ts,tsx}', 'src/**'). Defaults to all files not ignored by .gitignore." })),
     exclude_pattern: Type.Optional(Type.String({ description: 'Optional: a regular expression; matching lines that also match it are left out.' })),
@@ -32,12 +31,13 @@ export const grepSearchTool = defineTool({
   name: 'grep_search',
   aliases: ['search_file_content'],
   kind: 'search',
-  description: `Searches file contents for a regular expression (JavaScript/PCRE syntax) and returns matching lines grouped by file, with line numbers. Case-insensitive unless case_sensitive is true. Respects .gitignore; binary files are skipped. Returns at most ${DEFAULT_MAX_MATCHES} matches unless total_max_matches says otherwise. Prefer this over running grep through run_shell_command.`,
+  description: `Searches file contents for a regular expression (RE2 syntax, which runs in linear time: JavaScript's, without lookahead or backreferences) and returns matching lines grouped by file, with line numbers. Case-insensitive unless case_sensitive is true. Respects .gitignore; binary files are skipped. Returns at most ${DEFAULT_MAX_MATCHES} matches unless total_max_matches says otherwise. Prefer this over running grep through run_shell_command.`,
   params: Params,
   async prepare(args, env) {
     const ignoreCase = !(args.case_sensitive ?? false);
-    const regex = compileRegex('pattern', args.pattern, ignoreCase);
-    const exclude = args.exclude_pattern ? compileRegex('exclude_pattern', args.exclude_pattern, ignoreCase) : undefined;
+    const regex = compileLinearRegex('pattern', args.pattern, ignoreCase);
+    const exclude = args.exclude_pattern ? compileLinearRegex('exclude_pattern', args.exclude_pattern, ignoreCase) : undefined;
+    const include = args.include_pattern ? createGlobMatcher(args.include_pattern, true) : undefined;
     const dir = await resolveInWorkspace(env.root, args.dir_path ?? '.', 'read');
     if (!dir.exists) throw new ToolFailure('not_found', `directory not found: ${args.dir_path}`);
     if (!(await stat(dir.abs)).isDirectory()) throw new ToolFailure('invalid_args', `${args.dir_path} is not a directory; give its directory and an include_pattern`);
@@ -49,15 +49,12 @@ export const grepSearchTool = defineTool({
       policyArgs: { pattern: args.pattern, dir_path: dir.rel, ...(args.include_pattern ? { include_pattern: args.include_pattern } : {}) },
       run: ({ signal }) =>
         guardRun(signal, async () => {
-          const keepPath = await createPathFilter(env.root, dir.rel, args.include_pattern);
+          const keepPath = await createPathFilter(env.root, dir.rel, include);
           const matches: GrepMatch[] = [];
           const perFileCount = new Map<string, number>();
           let capped = false;
           const onMatch = (m: GrepMatch): boolean => {
-            if (exclude) {
-              exclude.lastIndex = 0;
-              if (exclude.test(m.text)) return true;
-            }
+            if (exclude?.test(m.text)) return true;
             const n = perFileCount.get(m.file) ?? 0;
             if (n >= perFile) return true;
             if (matches.length >= total) {
@@ -68,7 +65,7 @@ export const grepSearchTool = defineTool({
             matches.push(m);
             return true;
           };
-          const q: GrepQuery = { root: env.root, absDir: dir.abs, regex, pattern: args.pattern, ignoreCase, keepPath, signal };
+          const q: GrepQuery = { root: env.root, absDir: dir.abs, regex, ignoreCase, keepPath, signal };
           let skippedLarge = 0;
           const viaGit = (await tryIsGitWorkTree(dir.abs)) && (await gitGrep(q, onMatch)) === 'done';
           if (!viaGit) {
@@ -84,24 +81,10 @@ export const grepSearchTool = defineTool({
   },
 });
 
-function compileRegex(field: string, source: string, ignoreCase: boolean): RegExp {
-  try {
-    return new RegExp(source, ignoreCase ? 'iu' : 'u');
-  } catch {
-    try {
-      // Without the u flag, a few escapes models write (\- \/ outside classes) are legal.
-      return new RegExp(source, ignoreCase ? 'i' : '');
-    } catch (e) {
-      throw new ToolFailure('invalid_args', `/${field} is not a valid regular expression: ${messageOf(e)}`);
-    }
-  }
-}
-
 /** include_pattern relative to the searched directory, and the root's .geminiignore. */
-async function createPathFilter(root: string, dirRel: string, include: string | undefined): Promise<(rel: string) => boolean> {
+async function createPathFilter(root: string, dirRel: string, inc: ((rel: string) => boolean) | undefined): Promise<(rel: string) => boolean> {
   const prefix = dirRel === '.' ? '' : `${dirRel}/`;
-  const inc = include ? createGlobMatcher(include, true) : undefined;
-  const gemini = await readFile(join(root, '.geminiignore'), 'utf8').then((t) => ignore().add(t), () => undefined);
+  const gemini = await readIgnoreFile(join(root, '.geminiignore'));
   return (rel) => (!inc || inc(rel.slice(prefix.length))) && !(gemini && gemini.ignores(rel));
 }
 

@@ -1,10 +1,10 @@
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import picomatch from 'picomatch';
 import { Type } from 'typebox';
 import { defineTool, ToolFailure } from './define-tool.js';
 import { listFiles } from './file-list.js';
 import { guardRun, okOutput, plural, withMemory } from './tool-output.js';
+import { createGlobMatcher } from './glob.js';
 import { resolveInWorkspace } from './workspace.js';
 
 const MAX_ENTRIES = 1000;
@@ -37,6 +37,7 @@ export const listDirectoryTool = defineTool({
     if (!dir.exists) throw new ToolFailure('not_found', `directory not found: ${args.dir_path}`);
     if (!(await stat(dir.abs)).isDirectory()) throw new ToolFailure('invalid_args', `${args.dir_path} is a file, not a directory; use read_file`);
     const filtering = args.file_filtering_options ?? {};
+    const skips = (args.ignore ?? []).map((g) => createGlobMatcher(g, true));
     return {
       title: `list ${dir.rel}`,
       paths: [dir.rel],
@@ -44,7 +45,7 @@ export const listDirectoryTool = defineTool({
       run: ({ signal }) =>
         guardRun(signal, async () => {
           const names = await readdir(dir.abs);
-          const skip = args.ignore?.length ? picomatch(args.ignore, { dot: true }) : () => false;
+          const skip = (name: string) => skips.some((m) => m(name));
           // Visible = what survives git's rules; computed from the file list so nested rules apply.
           const visible = await visibleNames(env.root, dir.abs, dir.rel, {
             respectGitIgnore: filtering.respect_git_ignore ?? true,

@@ -1,15 +1,13 @@
-import { spawn } from 'node:child_process';
+import type { ConfinedProcess } from '../sandbox/types.js';
 
 /**
- * One command, run by bash in its own process group (`detached: true` makes the child a group
- * leader), so that on timeout, abort, or when bash exits leaving background children behind, the
- * whole group goes: SIGTERM first, SIGKILL after a grace period. Killing only bash would leave
- * `npm test`'s workers running and holding the output pipe open.
+ * One started process (sandboxed or not, see sandbox/), run to its end: output captured head and
+ * tail, and on timeout, abort, or when the command exits leaving background children behind,
+ * everything it started goes: SIGTERM to its process group first, SIGKILL to all of it after a
+ * grace period. Killing only bash would leave `npm test`'s workers running and holding the output
+ * pipe open. In the sandbox the PID namespace also takes what left the group (`setsid`).
  */
-export interface ProcessRequest {
-  command: string;
-  cwd: string;
-  env: Record<string, string>;
+export interface RunOptions {
   timeoutMs: number;
   signal: AbortSignal;
   /** Output beyond this keeps its head and tail; the middle is dropped and counted. */
@@ -28,80 +26,63 @@ export interface ProcessResult {
   timedOut: boolean;
   aborted: boolean;
   pid: number | undefined;
+  sandboxed: boolean;
+  /** The process, or the sandbox around it, never started: why. */
+  startError?: string;
 }
 
-export function runInProcessGroup(req: ProcessRequest): Promise<ProcessResult> {
-  return new Promise((resolveP) => {
-    const child = spawn('bash', ['-c', req.command], {
-      cwd: req.cwd,
-      env: req.env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const capture = createHeadTailCapture(req.maxOutputBytes);
-    let timedOut = false;
-    let aborted = false;
-    let killTimer: NodeJS.Timeout | undefined;
-    const graceMs = req.graceMs ?? 2000;
+export async function runToCompletion(proc: ConfinedProcess, o: RunOptions): Promise<ProcessResult> {
+  const capture = createHeadTailCapture(o.maxOutputBytes);
+  let timedOut = false;
+  let aborted = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  const graceMs = o.graceMs ?? 2000;
 
-    const killGroup = () => {
-      if (killTimer || child.pid === undefined) return;
-      signalGroup(child.pid, 'SIGTERM');
-      killTimer = setTimeout(() => signalGroup(child.pid!, 'SIGKILL'), graceMs);
-    };
-    const onAbort = () => {
-      aborted = true;
-      killGroup();
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, req.timeoutMs);
-    if (req.signal.aborted) onAbort();
-    else req.signal.addEventListener('abort', onAbort, { once: true });
+  const stop = () => {
+    if (killTimer) return;
+    proc.terminate();
+    killTimer = setTimeout(() => proc.kill(), graceMs);
+  };
+  const onAbort = () => {
+    aborted = true;
+    stop();
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stop();
+  }, o.timeoutMs);
+  if (o.signal.aborted) onAbort();
+  else o.signal.addEventListener('abort', onAbort, { once: true });
 
-    const onData = (chunk: Buffer) => {
-      capture.push(chunk);
-      req.onOutput?.(chunk.toString('utf8'));
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
+  const onData = (chunk: Buffer) => {
+    capture.push(chunk);
+    o.onOutput?.(chunk.toString('utf8'));
+  };
+  proc.stdout.on('data', onData);
+  proc.stderr.on('data', onData);
 
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    // bash is done, but anything it started in the background still holds the pipes: end the group.
-    child.on('exit', (code, signal) => {
-      exit = { code, signal };
-      if (child.pid !== undefined && groupAlive(child.pid)) killGroup();
-    });
-    const finish = (result: { code: number | null; signal: NodeJS.Signals | null }, extra = '') => {
-      clearTimeout(timer);
-      if (killTimer) clearTimeout(killTimer);
-      // Stragglers that ignored SIGTERM: the grace timer was cleared, so make sure here.
-      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
-      req.signal.removeEventListener('abort', onAbort);
-      const { text, omitted } = capture.result();
-      resolveP({ exitCode: result.code, signal: result.signal, output: text + extra, omittedBytes: omitted, timedOut, aborted, pid: child.pid });
-    };
-    child.on('close', (code, signal) => finish(exit ?? { code, signal }));
-    child.on('error', (e) => finish({ code: null, signal: null }, `failed to start bash: ${e.message}`));
+  // The command is done, but anything it started in the background still holds the pipes: end it.
+  void proc.exited.then(() => {
+    if (proc.hasStragglers()) stop();
   });
-}
-
-function signalGroup(pgid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, sig);
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
-
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  const status = await proc.closed;
+  clearTimeout(timer);
+  if (killTimer) clearTimeout(killTimer);
+  // Stragglers that ignored SIGTERM: the grace timer was cleared, so make sure here.
+  proc.kill();
+  o.signal.removeEventListener('abort', onAbort);
+  const { text, omitted } = capture.result();
+  return {
+    exitCode: status.code,
+    signal: status.signal,
+    output: text,
+    omittedBytes: omitted,
+    timedOut,
+    aborted,
+    pid: proc.pid,
+    sandboxed: proc.sandboxed,
+    ...(status.startError ? { startError: status.startError } : {}),
+  };
 }
 
 /** Keeps the first third and the last two thirds of the budget: errors usually sit at the end. */

@@ -32,6 +32,8 @@ export const readFileTool = defineTool({
     if (!file.exists) throw new ToolFailure('not_found', `file not found: ${args.file_path}`);
     const info = await stat(file.abs);
     if (info.isDirectory()) throw new ToolFailure('invalid_args', `${args.file_path} is a directory; use list_directory`);
+    // A FIFO, socket or device would block the read (and the run) forever.
+    if (!info.isFile()) throw new ToolFailure('invalid_args', `${args.file_path} is not a regular file`);
     if (args.start_line && args.end_line && args.end_line < args.start_line) {
       throw new ToolFailure('invalid_args', `end_line (${args.end_line}) is before start_line (${args.start_line})`);
     }

@@ -1,7 +1,10 @@
 import { stat } from 'node:fs/promises';
 import { Type } from 'typebox';
-import { defineTool, ToolFailure } from './define-tool.js';
-import { runInProcessGroup, type ProcessResult } from './process-group.js';
+import { isAgentError, messageOf } from '../common/errors.js';
+import { defaultSandbox } from '../sandbox/sandbox.js';
+import type { ConfinedProcess } from '../sandbox/types.js';
+import { defineTool, ToolFailure, type ToolEnv, type ToolOutput } from './define-tool.js';
+import { runToCompletion, type ProcessResult } from './process-group.js';
 import { scrubEnv } from './shell-env.js';
 import { failedOutput, guardRun, oneLine, redactSecrets } from './tool-output.js';
 import { resolveInWorkspace } from './workspace.js';
@@ -24,7 +27,7 @@ const Params = Type.Object(
 export const runShellCommandTool = defineTool({
   name: 'run_shell_command',
   kind: 'execute',
-  description: `Runs a bash command in the workspace (\`bash -c <command>\`) and returns its combined stdout and stderr, exit code and, when killed, the signal. The command gets no input (stdin is closed) and no credentials (tokens and API keys are removed from its environment). It runs in its own process group: on timeout the whole group is killed, and background processes do not outlive the command. Output over ${MAX_SHELL_OUTPUT_BYTES / 1024} KB keeps its beginning and end. Prefer read_file, glob and grep_search for reading and searching files.`,
+  description: `Runs a bash command in the workspace (\`bash -c <command>\`) and returns its combined stdout and stderr, exit code and, when killed, the signal. The command gets no input (stdin is closed) and no credentials (tokens and API keys are removed from its environment). Where the OS sandbox is on, it runs isolated: the workspace is writable but .git/, .gemini/ and .github/ are read-only, $HOME is empty, /tmp is private, the network is off unless the run allows it, and nothing outside the workspace and the system's tools is visible. On timeout everything it started is killed, and background processes do not outlive the command. Output over ${MAX_SHELL_OUTPUT_BYTES / 1024} KB keeps its beginning and end. Prefer read_file, glob and grep_search for reading and searching files.`,
   params: Params,
   async prepare(args, env) {
     const dir = await resolveInWorkspace(env.root, args.dir_path ?? '.', 'read');
@@ -37,13 +40,13 @@ export const runShellCommandTool = defineTool({
       preview: redactSecrets(args.command, env.secrets),
       run: ({ signal, onProgress }) =>
         guardRun(signal, async () => {
-          const result = await runInProcessGroup({
-            command: args.command,
-            cwd: dir.abs,
-            env: { ...scrubEnv(env.baseEnv, env.secrets), PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', AGENT_ACTION: '1' },
+          const started = await startShell(env, args.command, dir.abs);
+          if ('error' in started) return started.error;
+          const result = await runToCompletion(started.proc, {
             timeoutMs,
             signal,
             maxOutputBytes: MAX_SHELL_OUTPUT_BYTES,
+            graceMs: env.shellGraceMs,
             onOutput: onProgress ? (c) => onProgress(redactSecrets(c, env.secrets)) : undefined,
           });
           return shellOutput(args.command, dir.rel, result, timeoutMs, env.secrets);
@@ -51,6 +54,27 @@ export const runShellCommandTool = defineTool({
     };
   },
 });
+
+/**
+ * `bash -c command` through the run's sandbox. A sandbox that is required and unavailable refuses
+ * every command: the model gets why, once per call, and learns to use the file tools instead.
+ */
+async function startShell(env: ToolEnv, command: string, cwd: string): Promise<{ proc: ConfinedProcess } | { error: ToolOutput }> {
+  const sandbox = env.sandbox ?? defaultSandbox();
+  try {
+    const proc = await sandbox.spawn({
+      argv: ['bash', '-c', command],
+      workspace: env.root,
+      cwd,
+      env: { ...scrubEnv(env.baseEnv, env.secrets), PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', AGENT_ACTION: '1' },
+    });
+    return { proc };
+  } catch (e) {
+    if (!isAgentError(e) || e.kind !== 'config') throw e;
+    const message = `run_shell_command is unavailable: ${messageOf(e)}`;
+    return { error: failedOutput('denied', message, `${message}\nNo shell command can run in this session; use read_file, glob, grep_search and the edit tools instead.`) };
+  }
+}
 
 /** Pure: the result as the model and a person see it. A non-zero exit is information, not a tool error. */
 export function shellOutput(command: string, dirRel: string, r: ProcessResult, timeoutMs: number, secrets: readonly string[]) {
@@ -63,6 +87,7 @@ export function shellOutput(command: string, dirRel: string, r: ProcessResult, t
   if (r.signal) lines.push(`Signal: ${r.signal}`);
   const text = lines.join('\n');
   const short = oneLine(command, 60);
+  if (r.startError) return failedOutput('failed', `\`${short}\` did not start: ${r.startError}`, `${text}\nDid not start: ${r.startError}.`);
   if (r.aborted) return failedOutput('cancelled', `\`${short}\` was cancelled; its process group was killed`, `${text}\nCancelled: the command was stopped before it finished.`);
   if (r.timedOut) {
     return failedOutput('timeout', `\`${short}\` timed out after ${Math.round(timeoutMs / 1000)} s; its process group was killed`, `${text}\nTimed out after ${timeoutMs} ms: the command and every process it started were killed. Use a shorter command, a timeout_ms, or run long steps in smaller parts.`);

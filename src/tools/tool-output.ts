@@ -16,13 +16,42 @@ export function assertNotAborted(signal: AbortSignal): void {
 }
 
 /**
+ * Settles like `work`, or rejects with ToolFailure('cancelled') the moment `signal` aborts (the
+ * run's deadline, or a cancel), whether or not `work` ever settles: a call awaiting something that
+ * hangs (a read of a FIFO, a server that never answers) cannot hold the run past its limit. What
+ * `work` still does afterwards is abandoned; its late failure is swallowed, never unhandled.
+ */
+export function raceAbort<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
+  const cancelled = () => new ToolFailure('cancelled', 'cancelled before it finished (the run was stopped or reached its time limit)');
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(cancelled());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/**
  * Runs a tool body and turns what it throws into a result the model sees: a ToolFailure keeps its
- * code, an abort becomes `cancelled`, anything else becomes `failed` with its message.
+ * code, an abort becomes `cancelled` (at once, even when the body is still waiting on something),
+ * anything else becomes `failed` with its message.
  */
 export async function guardRun(signal: AbortSignal, body: () => Promise<ToolOutput>): Promise<ToolOutput> {
   try {
     assertNotAborted(signal);
-    return await body();
+    return await raceAbort(signal, body());
   } catch (e) {
     if (e instanceof ToolFailure) return failedOutput(e.code, e.message);
     if (signal.aborted) return failedOutput('cancelled', 'cancelled before it finished');

@@ -25,7 +25,7 @@ describe('commits to a same-repository pull request branch', () => {
     git(dir, 'push', '-q', 'origin', 'feature');
     writeFiles(dir, { 'a.txt': 'two\n', 'new/b.txt': 'b\n' });
     const sha = await commitWorktree(dir, { subject: 'agent-action: fix', coAuthor: 'maintainer' });
-    const pushed = await pushHead(dir, 'feature');
+    const pushed = await pushHead(dir, 'feature', { remote: { url: remote! } });
     expect(pushed).toEqual({ sha, rebased: false });
     expect(git(remote!, 'rev-parse', 'feature')).toBe(sha);
     const msg = git(remote!, 'log', '-1', '--format=%an <%ae>|%cn|%B', 'feature');
@@ -53,7 +53,7 @@ describe('commits to a same-repository pull request branch', () => {
 
     writeFiles(dir, { 'a.txt': 'ours\n' });
     await commitWorktree(dir, { subject: 'ours' });
-    const pushed = await pushHead(dir, 'feature');
+    const pushed = await pushHead(dir, 'feature', { remote: { url: remote! } });
     expect(pushed.rebased).toBe(true);
     expect(git(remote!, 'rev-parse', 'feature^')).toBe(theirs);
     expect(git(remote!, 'show', 'feature:a.txt')).toBe('ours');
@@ -70,7 +70,7 @@ describe('commits to a same-repository pull request branch', () => {
     const theirs = git(other, 'rev-parse', 'HEAD');
     writeFiles(dir, { 'a.txt': 'ours\n' });
     await commitWorktree(dir, { subject: 'ours' });
-    await expect(pushHead(dir, 'main')).rejects.toThrow(/conflict/);
+    await expect(pushHead(dir, 'main', { remote: { url: remote! } })).rejects.toThrow(/conflict/);
     expect(git(remote!, 'rev-parse', 'main')).toBe(theirs);
   });
 });
@@ -89,6 +89,7 @@ describe('issue fix: branch, push, then pull request', () => {
       baseBranch: 'main',
       requester: 'maintainer',
       summary: 'Guarded the empty case.',
+      remote: { url: remote! },
     });
     // The fake has no git: the first attempt cannot see the pushed branch, so the PR is not opened...
     expect(r).toMatchObject({ status: 'pushed', branch: 'agent-action/issue-12-crash-on-empty-input' });
@@ -106,7 +107,7 @@ describe('issue fix: branch, push, then pull request', () => {
     // An existing remote branch of the same name makes it pick "-2".
     git(dir, 'push', '-q', 'origin', 'main:agent-action/issue-3-typo');
     gh.state.refs.set('heads/agent-action/issue-3-typo-2', 'pending');
-    const r = await publishIssueFix({ octokit, repo, root: dir, issue: { number: 3, title: 'Typo' }, baseBranch: 'main', requester: 'maintainer', summary: 'Fixed.' });
+    const r = await publishIssueFix({ octokit, repo, root: dir, issue: { number: 3, title: 'Typo' }, baseBranch: 'main', requester: 'maintainer', summary: 'Fixed.', remote: { url: remote! } });
     expect(r).toMatchObject({ status: 'opened', branch: 'agent-action/issue-3-typo-2' });
     const [create] = gh.calls('POST', /\/pulls$/);
     expect(create.body).toMatchObject({ head: 'agent-action/issue-3-typo-2', base: 'main', title: 'Fix #3: Typo' });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   answersFor,
@@ -84,9 +85,9 @@ describe('approval comment', () => {
       - \`/agent deny <reason>\`: refuse; the agent is told your reason
       - \`/agent approve 1 3\` / \`/agent deny 2 <reason>\`: answer call by call; a call you do not mention is refused
 
-      <sub>Session \`s-1\` · [workflow run](https://github.com/o/r/actions/runs/1)</sub>
+      <sub>Session \`s-1\` · calls digest \`e77498d8e305\` · [workflow run](https://github.com/o/r/actions/runs/1)</sub>
 
-      <!-- agent-action:approval session=s-1 nonce=n0nce42 -->"
+      <!-- agent-action:approval session=s-1 nonce=n0nce42 calls=e77498d8e305 -->"
     `);
   });
 
@@ -108,9 +109,9 @@ describe('approval comment', () => {
 
       - \`/agent answer <text>\` or \`/agent answer 2\` to pick a choice by its number
 
-      <sub>Session \`s-1\`</sub>
+      <sub>Session \`s-1\` · calls digest \`73110a792c8a\`</sub>
 
-      <!-- agent-action:approval session=s-1 nonce=n0nce42 -->"
+      <!-- agent-action:approval session=s-1 nonce=n0nce42 calls=73110a792c8a -->"
     `);
   });
 
@@ -118,8 +119,13 @@ describe('approval comment', () => {
     const body = renderApprovalComment({ ...base, pending: [other] });
     expect(body).toContain('````json\n');
     expect(body).toContain('Asked by rule `always-approval`');
-    expect(tryParseApprovalMarker(body)).toEqual({ session: 's-1', nonce: 'n0nce42' });
+    // The digest of exactly what will run: SHA-256 of the canonical [{name, args}], first 12 hex.
+    const digest = createHash('sha256').update('[{"args":{"content":"has ``` fences","file_path":"x.md"},"name":"write_file"}]').digest('hex').slice(0, 12);
+    expect(tryParseApprovalMarker(body)).toEqual({ session: 's-1', nonce: 'n0nce42', calls: digest });
+    expect(body).toContain(`calls digest \`${digest}\``);
     expect(tryParseApprovalMarker('no marker here')).toBeUndefined();
+    // A marker of an older version, without the digest, parses without one (resume then refuses it).
+    expect(tryParseApprovalMarker('<!-- agent-action:approval session=s-1 nonce=n0nce42 -->')).toEqual({ session: 's-1', nonce: 'n0nce42' });
   });
 });
 

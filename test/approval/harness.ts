@@ -9,7 +9,7 @@ import type { Agent, AgentRun } from '../../src/core/agent.js';
 import type { RunState } from '../../src/core/run-state.js';
 import { createRunState } from '../../src/core/run-state.js';
 import type { ReplyCommand } from '../../src/action/run-context.js';
-import type { ActionResult, ActionRunContext, PreparedRun } from '../../src/action/run-context.js';
+import type { ActionResult, ActionRunContext, AgentTask, PreparedRun } from '../../src/action/run-context.js';
 import type { ActionSettings } from '../../src/action/inputs.js';
 import { createGitHubClient } from '../../src/action/github-client.js';
 import type { ApprovalAnswer, PendingApproval } from '../../src/scheduler/types.js';
@@ -93,8 +93,20 @@ export interface Runner {
   logs: string[];
 }
 
+export interface RunnerOptions {
+  requester?: string;
+  threadNumber?: number;
+  script?: AgentScript;
+  record?: PublishRecord[];
+  /** The Gemini API key the session key is derived from (a rotation changes it). */
+  apiKey?: string;
+  sessionKey?: string;
+  /** The tasks prepareRun was asked for (a resume passes the session's trusted commit). */
+  tasks?: AgentTask[];
+}
+
 /** One simulated workflow run: its own clone of origin, its own context. */
-export function createRunner(gh: FakeGitHub, origin: string, opts: { requester?: string; threadNumber?: number; script?: AgentScript; record?: PublishRecord[] } = {}): Runner {
+export function createRunner(gh: FakeGitHub, origin: string, opts: RunnerOptions = {}): Runner {
   const root = makeTempDir('agent-action-runner-');
   git(root, 'clone', '-q', origin, '.');
   const resumes: ResumeCall[] = [];
@@ -102,9 +114,10 @@ export function createRunner(gh: FakeGitHub, origin: string, opts: { requester?:
   const progress: Runner['progress'] = [];
   const logs: string[] = [];
   const agent = createScriptedAgent(root, opts.script ?? {}, resumes);
+  const startCommit = git(root, 'rev-parse', 'HEAD');
   const thread = { number: opts.threadNumber ?? 7, isPullRequest: false };
   const requester = { login: opts.requester ?? 'maintainer', isBot: false };
-  const settings = { trigger: '/agent', approvalTimeoutMs: 7 * 24 * 3600_000, model: 'gemini-test' } as ActionSettings;
+  const settings = { trigger: '/agent', approvalTimeoutMs: 7 * 24 * 3600_000, model: 'gemini-test', geminiApiKey: opts.apiKey ?? 'AIza-harness-key', sessionKey: opts.sessionKey } as ActionSettings;
   const ctx: ActionRunContext = {
     octokit: createGitHubClient({ token: 'ghs_test_token_123', baseUrl: gh.url, secrets: ['ghs_test_token_123'], pacing: 'none', retryAfterBaseMs: 1, retries: 0 }),
     repo: { owner: gh.state.owner, repo: gh.state.repo },
@@ -115,10 +128,12 @@ export function createRunner(gh: FakeGitHub, origin: string, opts: { requester?:
     thread,
     requester,
     workspace: root,
+    remote: { url: origin },
     runUrl: 'https://github.test/octo/hello/actions/runs/1',
     progress: {
       emit: () => undefined,
       step: () => undefined,
+      note: () => undefined,
       finish: async (result, extra) => void progress.push({ result, extra }),
       commentId: () => undefined,
     },
@@ -131,7 +146,10 @@ export function createRunner(gh: FakeGitHub, origin: string, opts: { requester?:
     secrets: ['ghs_test_token_123'],
     async prepareRun(task, record): Promise<PreparedRun> {
       opts.record?.push(record ?? { reviewComments: [], replies: [] });
-      return { agent, recorder: createPublishRecorder(record), task, emit: () => undefined, prompt: 'Fix the sum' };
+      opts.tasks?.push(task);
+      // As run-task.ts: the session's commit on resume, else the commit the run started on.
+      const trustedCommit = task.trustedCommit ?? startCommit;
+      return { agent, recorder: createPublishRecorder(record), task, emit: () => undefined, prompt: 'Fix the sum', trustedCommit };
     },
     async finishRun(run) {
       const result: ActionResult = { status: run.outcome.status === 'success' ? 'success' : 'failed', summary: `finished: ${run.outcome.status}` };

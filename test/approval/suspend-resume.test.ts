@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tryParseApprovalMarker } from '../../src/action/approval/approval-comment.js';
 import { handleApprovalReplyWith } from '../../src/action/approval/resume.js';
-import { createCheckpointer, suspendSession, type AwaitingRun } from '../../src/action/approval/suspend.js';
+import { createCheckpointer, sessionKeyOf, suspendSession, type AwaitingRun } from '../../src/action/approval/suspend.js';
 import { createRunState } from '../../src/core/run-state.js';
 import { createGitRefStore } from '../../src/session/git-ref-store.js';
+import { callsDigestOf } from '../../src/session/sign.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { createRepo, git, makeTempDir } from '../support/git-repo.js';
 import { BINARY, createRunner, replyFrom, SHELL_CALL, type Runner } from './harness.js';
@@ -32,7 +33,7 @@ async function suspendFirst(): Promise<{ first: Runner; questionId: number }> {
 }
 
 const readDoc = async (root: string) => {
-  const stored = await createGitRefStore({ root }).read('sess-1');
+  const stored = await createGitRefStore({ root, remote: { url: origin }, key: sessionKeyOf({ geminiApiKey: 'AIza-harness-key' }) }).read('sess-1');
   if (!stored?.parsed.ok) throw new Error('no session');
   return stored.parsed.doc;
 };
@@ -50,7 +51,8 @@ describe('suspend', () => {
     expect(doc.state.history[1].parts[0].thoughtSignature).toBe('sig==');
     expect(Date.parse(doc.request.expiresAt) - Date.parse(doc.request.createdAt)).toBe(7 * 24 * 3600_000);
     const body = gh.state.comments.find((c) => c.id === questionId)!.body;
-    expect(tryParseApprovalMarker(body)).toEqual({ session: 'sess-1', nonce: doc.request.nonce });
+    expect(tryParseApprovalMarker(body)).toEqual({ session: 'sess-1', nonce: doc.request.nonce, calls: callsDigestOf([SHELL_CALL]) });
+    expect(doc.trustedCommit).toBe(git(origin, 'rev-parse', 'main'));
     expect(body).toContain('npm install left-pad');
     expect(body).toContain('.gemini/policies/deps.toml:3');
     expect(first.progress[0]).toMatchObject({ result: { status: 'awaiting_approval', sessionId: 'sess-1' }, extra: expect.stringContaining('issuecomment-') });

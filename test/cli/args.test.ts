@@ -25,7 +25,18 @@ describe('parseCliArgs', () => {
       cwd: '/tmp',
       policies: [],
       adminPolicies: [],
+      sandbox: 'auto',
+      sandboxNetwork: false,
     });
+  });
+
+  it('reads the sandbox flags; the CLI defaults to auto', () => {
+    expect(parseCliArgs(['-p', 'x', '--sandbox', 'required', '--sandbox-network'])).toMatchObject({ sandbox: 'required', sandboxNetwork: true });
+    expect(parseCliArgs(['-p', 'x', '--sandbox', 'off'])).toMatchObject({ sandbox: 'off', sandboxNetwork: false });
+  });
+
+  it('routes sandbox check with the rest of argv', () => {
+    expect(parseCliArgs(['sandbox', 'check', '--json'])).toEqual({ kind: 'sandbox-check', argv: ['--json'] });
   });
 
   it('defaults to text output, default mode and 100 turns', () => {
@@ -78,6 +89,8 @@ describe('parseCliArgs', () => {
     [['--yolo', '--approval-mode', 'plan', '-p', 'x'], '--yolo'],
     [['stray'], 'stray'],
     [['policy', 'lint'], 'policy'],
+    [['--sandbox', 'maybe', '-p', 'x'], '--sandbox'],
+    [['sandbox', 'status'], 'sandbox'],
   ])('%j is a bad-input error naming %s', (argv, flag) => {
     const e = inputError(argv);
     expect(e.kind).toBe('input');

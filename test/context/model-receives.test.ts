@@ -42,7 +42,7 @@ describe('the model receives fenced, sanitized untrusted text', () => {
       ],
       trigger: { author: 'maint', body: '/agent fix', createdAt: '2024-06-02T00:00:00Z' },
     };
-    const userText = renderTaskContext(ctx, { nonce });
+    const userText = renderTaskContext(ctx, { nonce }).text;
     const tools = createDefaultTools();
     const system = buildSystemPrompt({ command: 'fix', memory: '', toolNames: tools.map((t) => t.name), repo: 'octo/app', mode: 'default' });
 

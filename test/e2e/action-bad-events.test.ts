@@ -54,7 +54,7 @@ describe('the bundled action, on a broken event file', () => {
 
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(Object.keys(r.outputs).sort()).toEqual([...OUTPUTS].sort());
-    expect(r.outputs).toMatchObject({ status: 'failed', 'session-id': '', branch: '', 'pull-request': '', 'review-id': '', labels: '', turns: '0', tokens: '0', 'cost-usd': '0.0000' });
+    expect(r.outputs).toMatchObject({ status: 'failed', 'session-id': '', branch: '', 'pull-request': '', 'review-id': '', labels: '', turns: '0', tokens: '0', 'cost-usd': '0' });
     const file = r.env.GITHUB_EVENT_PATH;
     expect(r.outputs.summary).toBe(r.annotations[0]?.message);
     expect(r.annotations).toEqual([{ level: 'error', message: expect.stringContaining(`the event payload file ${file} (GITHUB_EVENT_PATH) ${problem}`), properties: { title: 'event payload' } }]);

@@ -5,12 +5,12 @@
  * Wraps test/support/e2e-runner.ts rather than extending it.
  */
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { startFakeGemini, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeComment, type FakeGitHub } from '../support/fake-github.js';
-import { makeTempDir } from '../support/git-repo.js';
+import { GIT_IDENTITY, makeTempDir } from '../support/git-repo.js';
 import { asUser, BUNDLE, createWorkspace, examplePayload, refsOf, retarget, runAction, type ActionRun, type Workspace } from '../support/e2e-runner.js';
 
 /**
@@ -180,3 +180,46 @@ export function functionResponses(body: { contents: Array<{ role: string; parts:
 
 /** What one run logged, for failure messages. */
 export const logOf = (r: ActionRun) => `exit ${r.code}\n${r.stdout}\n${r.stderr}`;
+
+/** Replaces a session ref with a new commit holding `text` as session.json, as anyone with push access can. */
+export function pushSessionText(origin: string, id: string, text: string): string {
+  const blob = execFileSync('git', ['--git-dir', origin, 'hash-object', '-w', '--stdin'], { input: text }).toString().trim();
+  const tree = execFileSync('git', ['--git-dir', origin, 'mktree'], { input: `100644 blob ${blob}\tsession.json\n` }).toString().trim();
+  const parent = sessionRefs(origin)[id];
+  const commit = execFileSync('git', ['--git-dir', origin, 'commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', 'rewritten'], { env: { ...process.env, ...GIT_IDENTITY } })
+    .toString()
+    .trim();
+  bareGit(origin, 'update-ref', `${SESSION_PREFIX}${id}`, commit);
+  return commit;
+}
+
+/** Sorted keys, no whitespace: the canonical JSON the README documents for session signatures. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/**
+ * Signs a session document the way the README documents it (HKDF-SHA256 of the secret, salt
+ * "agent-action session v1", info "session-mac"; HMAC-SHA256 of the canonical JSON without the
+ * signature), written here independently of src/session/sign.ts. What only a key holder can do:
+ * the tests that need a document the action will accept, with one field changed, use it.
+ */
+export function signAsAction(doc: Record<string, unknown>, secret = API_KEY): string {
+  const { signature: _old, ...body } = doc;
+  const key = Buffer.from(hkdfSync('sha256', Buffer.from(secret), 'agent-action session v1', 'session-mac', 32));
+  const signature = {
+    alg: 'HMAC-SHA256',
+    keyId: createHmac('sha256', key).update('agent-action key id').digest('hex').slice(0, 16),
+    mac: createHmac('sha256', key).update(canonical(body)).digest('hex'),
+  };
+  return JSON.stringify({ ...body, signature }, null, 2);
+}

@@ -6,6 +6,36 @@ const errors = (text: string) => parse(text).diagnostics.filter((d) => d.severit
 const warnings = (text: string) => parse(text).diagnostics.filter((d) => d.severity === 'warning');
 
 describe('parsePolicyToml', () => {
+  it('warns, with the line, about a commandPrefix that is not plain shell words, and keeps the rule', () => {
+    const { rules, diagnostics } = parse(`[[rule]]
+toolName = "run_shell_command"
+decision = "deny"
+priority = 1
+commandPrefix = ['git commit -m "fix', "echo $HOME", 'git commit -m "fix"']
+`);
+    expect(rules).toHaveLength(1);
+    expect(diagnostics.map((d) => [d.severity, d.line, d.message])).toEqual([
+      ['warning', 5, 'rule #1: commandPrefix "git commit -m \\"fix" is not plain shell words (it has an unclosed double quote); it matches commands whose text starts with it, as Gemini CLI does'],
+      ['warning', 5, 'rule #1: commandPrefix "echo $HOME" is not plain shell words (it has "$", which bash would expand or treat as syntax); it matches commands whose text starts with it, as Gemini CLI does'],
+    ]);
+  });
+
+  it('compiles commandRegex as Gemini CLI does: after "command":" in the arguments\' JSON; an allow pattern is grouped', () => {
+    const { rules } = parse(`[[rule]]
+toolName = "run_shell_command"
+commandRegex = "ls|cat"
+decision = "allow"
+priority = 1
+
+[[rule]]
+toolName = "run_shell_command"
+commandRegex = "ls|cat"
+decision = "deny"
+priority = 1
+`);
+    expect(rules.map((r) => r.commandRegex!.source)).toEqual(['"command":"(?:ls|cat)', '"command":"ls|cat']);
+  });
+
   it('reads every field', () => {
     const { rules, diagnostics } = parse(`
 [[rule]]
@@ -30,7 +60,7 @@ priority = 999
 `);
     expect(diagnostics).toEqual([]);
     expect(rules[0]).toMatchObject({
-      toolNames: ['run_shell_command'], commandPrefixes: ['git log', 'ls'], decision: 'allow', priority: 7,
+      toolNames: ['run_shell_command'], commandPrefixes: ['git  log', 'ls'], decision: 'allow', priority: 7,
       modes: ['default', 'autoEdit'], interactive: true, allowRedirection: true, denyMessage: 'no', name: 'n', line: 2, source: 'p.toml',
     });
     expect(rules[1]).toMatchObject({ toolNames: ['x'], mcpName: 'srv', subagent: 'helper', toolAnnotations: { readOnlyHint: true }, line: 13 });

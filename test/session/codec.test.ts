@@ -1,28 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { encodeSession, parseSession, type SessionDoc } from '../../src/session/codec.js';
-import { sampleSession } from './fixture.js';
+import { signSession } from '../../src/session/sign.js';
+import { sampleSession, TEST_KEY } from './fixture.js';
 
-/** Encode a doc after an edit to its plain-JSON form (delete or replace a dotted path). */
+/**
+ * A doc after an edit to its plain-JSON form (delete or replace a dotted path), signed again as the
+ * action would sign it: these cases are about the shape check behind a valid signature.
+ */
 function mutated(edit: (d: Record<string, any>) => void): string {
-  const d = JSON.parse(encodeSession(sampleSession()));
+  const { signature: _old, ...d } = JSON.parse(encodeSession(sampleSession(), TEST_KEY));
   edit(d);
-  return JSON.stringify(d);
+  return JSON.stringify({ ...d, signature: signSession(d, TEST_KEY) });
 }
 
 describe('session codec', () => {
   it('round-trips a document exactly, history parts verbatim', () => {
     const doc = sampleSession();
-    const parsed = parseSession(encodeSession(doc));
+    const parsed = parseSession(encodeSession(doc, TEST_KEY), TEST_KEY);
     expect(parsed).toEqual({ ok: true, doc });
     if (!parsed.ok) return;
     expect(parsed.doc.state.history[1].parts[0].thoughtSignature).toBe('c2lnbmF0dXJl');
-    expect(encodeSession(parsed.doc)).toBe(encodeSession(doc));
+    expect(encodeSession(parsed.doc, TEST_KEY)).toBe(encodeSession(doc, TEST_KEY));
   });
 
   it('keeps fields it does not know inside history parts', () => {
     const doc: SessionDoc = sampleSession();
     doc.state.history[1].parts.push({ executableCode: { code: 'print(1)' } });
-    const parsed = parseSession(encodeSession(doc));
+    const parsed = parseSession(encodeSession(doc, TEST_KEY), TEST_KEY);
     expect(parsed.ok && parsed.doc.state.history[1].parts[2]).toEqual({ executableCode: { code: 'print(1)' } });
   });
 
@@ -30,8 +34,8 @@ describe('session codec', () => {
     ['not JSON', '{"version": 1,', 'bad_json', /not JSON/],
     ['an array', '[]', 'invalid', /must be a JSON object/],
     ['no version', mutated((d) => delete d.version), 'invalid', /missing field `version`/],
-    ['version 2', mutated((d) => (d.version = 2)), 'unknown_version', /version 2; this action reads version 1/],
-    ['version "1"', mutated((d) => (d.version = '1')), 'unknown_version', /version "1"/],
+    ['version 1 (before signed sessions)', mutated((d) => (d.version = 1)), 'unknown_version', /version 1; this action reads version 2/],
+    ['version "2"', mutated((d) => (d.version = '2')), 'unknown_version', /version "2"/],
     ['no id', mutated((d) => delete d.id), 'invalid', /missing field `session.id`/],
     ['no repository', mutated((d) => delete d.repository), 'invalid', /missing field `repository`/],
     ['empty owner', mutated((d) => (d.repository.owner = '')), 'invalid', /`repository.owner` must not be empty/],
@@ -58,10 +62,12 @@ describe('session codec', () => {
     ['bad status', mutated((d) => (d.request.status = 'done')), 'invalid', /`request.status` is "done"; expected one of open, claimed, finished/],
     ['no worktree', mutated((d) => delete d.worktree), 'invalid', /missing field `worktree`/],
     ['bad base commit', mutated((d) => (d.worktree.baseCommit = 'main')), 'invalid', /`worktree.baseCommit` is not an object id/],
+    ['no trusted commit', mutated((d) => delete d.trustedCommit), 'invalid', /missing field `session.trustedCommit`/],
+    ['trusted commit a branch name', mutated((d) => (d.trustedCommit = 'main')), 'invalid', /`session.trustedCommit` is not an object id: "main"/],
     ['patch not base64', mutated((d) => (d.worktree.patchBase64 = 'diff --git')), 'invalid', /`worktree.patchBase64` is not base64/],
     ['no updatedAt', mutated((d) => delete d.updatedAt), 'invalid', /missing field `session.updatedAt`/],
   ])('rejects %s', (_name, text, code, message) => {
-    const parsed = parseSession(text);
+    const parsed = parseSession(text, TEST_KEY);
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     expect(parsed.error.code).toBe(code);

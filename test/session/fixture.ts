@@ -1,5 +1,9 @@
 import { createRunState } from '../../src/core/run-state.js';
 import type { SessionDoc } from '../../src/session/codec.js';
+import { createSessionKey } from '../../src/session/sign.js';
+
+/** The key session tests sign with (an arbitrary secret, as a `session-key` input would be). */
+export const TEST_KEY = createSessionKey('test-session-secret');
 
 /** A realistic session document: history with a thought signature, an open batch, an added rule. */
 export function sampleSession(over: Partial<SessionDoc> = {}): SessionDoc {
@@ -21,7 +25,7 @@ export function sampleSession(over: Partial<SessionDoc> = {}): SessionDoc {
   state.open = { version: 1, calls: [{ status: 'awaiting_approval', id: 'call-1' }] };
   state.addedRules = [{ toolName: 'run_shell_command', commandPrefix: 'npm test', modes: ['autoEdit'] }];
   return {
-    version: 1,
+    version: 2,
     id: 's-1f2e3d',
     repository: { owner: 'octo', repo: 'hello' },
     thread: { number: 7, kind: 'issue' },
@@ -47,6 +51,7 @@ export function sampleSession(over: Partial<SessionDoc> = {}): SessionDoc {
     },
     branch: 'agent/fix-7',
     worktree: { baseCommit: 'a'.repeat(40), tree: 'b'.repeat(40), patchBase64: Buffer.from('diff --git a/x b/x\n').toString('base64') },
+    trustedCommit: 'c'.repeat(40),
     updatedAt: '2026-01-01T00:00:00.000Z',
     ...over,
   };

@@ -96,7 +96,8 @@ describe('work-tree snapshot', () => {
     const clone = makeTempDir('agent-action-clone-');
     git(clone, 'clone', '-q', '--depth=1', `file://${remote}`, '.');
     expect(() => git(clone, 'cat-file', '-e', `${snap.baseCommit}^{commit}`)).toThrow();
-    await restoreWorktree(clone, snap);
+    await expect(restoreWorktree(clone, snap)).rejects.toThrow(/is not in this clone and could not be fetched: no remote/);
+    await restoreWorktree(clone, snap, { remote: { url: `file://${remote}` } });
     expect(readFileSync(join(clone, 'a.txt'), 'utf8')).toBe('b\n');
     expect(lstatSync(join(clone, 'later.txt'), { throwIfNoEntry: false })).toBeUndefined();
   });

@@ -7,7 +7,7 @@
  * Directories that src/ code makes and never removes are owned by that code; until it is fixed they
  * are listed loudly here instead of failing the run (KNOWN_SRC_LEAKS, with the file responsible).
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -15,8 +15,11 @@ const KNOWN_SRC_LEAKS: Record<string, string> = {
   'agent-action-trusted-': 'src/action/trusted-config.ts (readTrustedConfig copies the base commit config and never removes it)',
 };
 
-/** Caches of tools the tests start, not leaks: tsx keeps its compile cache in `$TMPDIR/tsx-<uid>`. */
-const TOOL_CACHES = [/^tsx-\d+$/];
+/**
+ * Caches of tools the tests start, not leaks: tsx keeps its compile cache in `$TMPDIR/tsx-<uid>`, and
+ * Gemini CLI (run by the parity tests) turns on Node's module compile cache, `$TMPDIR/node-compile-cache`.
+ */
+const TOOL_CACHES = [/^tsx-\d+$/, /^node-compile-cache$/];
 
 /** `agent-action-repo-Ab12Cd` -> `agent-action-repo-`: the prefix a directory was made with. */
 const prefixOf = (name: string) => name.replace(/[A-Za-z0-9]{6}$/, '');
@@ -24,6 +27,8 @@ const prefixOf = (name: string) => name.replace(/[A-Za-z0-9]{6}$/, '');
 export default function setup(): () => void {
   const outer = process.env.TMPDIR;
   const suiteTmp = mkdtempSync(join(tmpdir(), 'agent-action-suite-'));
+  // Like /tmp itself: tests that run a process as another user (the sandbox check) make folders here.
+  chmodSync(suiteTmp, 0o1777);
   process.env.TMPDIR = suiteTmp;
 
   return () => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_SHELL_OUTPUT_BYTES } from '../../src/tools/run-shell-command.js';
 import { scrubEnv } from '../../src/tools/shell-env.js';
+import { createSandbox } from '../../src/sandbox/sandbox.js';
 import { createRepo } from '../support/git-repo.js';
 import { call, makeEnv, prepare } from './helpers.js';
 
@@ -20,6 +21,12 @@ async function eventuallyGone(pid: number): Promise<boolean> {
   for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
   return !alive(pid);
 }
+
+/**
+ * The unconfined path (sandbox `off`, or `auto` without bubblewrap): the process group is what
+ * ends a command's children. The sandboxed path is tested in test/sandbox/confinement.test.ts.
+ */
+const unconfined = createSandbox({ mode: 'off', hostEnv: {} });
 
 /** bash -> bash child -> sleeping grandchild, which writes its pid to a file first. */
 const NESTED = (pidFile: string) => `bash -c 'sleep 300 & echo $! > ${pidFile}; wait' ; echo unreachable`;
@@ -40,10 +47,10 @@ describe('run_shell_command', () => {
     expect(p.title).toBe('run `npm test && echo ok`');
   });
 
-  it('kills the whole process group on timeout', async () => {
+  it('unconfined: kills the whole process group on timeout', async () => {
     const { dir } = createRepo();
     const pidFile = join(dir, 'grandchild.pid');
-    const out = await call(makeEnv(dir, { shellTimeoutMs: 3000 }), 'run_shell_command', { command: NESTED(pidFile) });
+    const out = await call(makeEnv(dir, { shellTimeoutMs: 800, shellGraceMs: 200, sandbox: unconfined }), 'run_shell_command', { command: NESTED(pidFile) });
     expect(out.error?.code).toBe('timeout');
     expect(out.forModel).toMatch(/Signal: SIGTERM/);
     expect(out.forModel.split('Output:')[1]).not.toContain('unreachable');
@@ -52,19 +59,19 @@ describe('run_shell_command', () => {
     expect(await eventuallyGone(grandchild)).toBe(true);
   });
 
-  it('escalates to SIGKILL when the group ignores SIGTERM', async () => {
+  it('unconfined: escalates to SIGKILL when the group ignores SIGTERM', async () => {
     const { dir } = createRepo();
-    const out = await call(makeEnv(dir, { shellTimeoutMs: 3000 }), 'run_shell_command', { command: "trap '' TERM; echo started; sleep 300 & wait; echo after" });
+    const out = await call(makeEnv(dir, { shellTimeoutMs: 500, shellGraceMs: 200, sandbox: unconfined }), 'run_shell_command', { command: "trap '' TERM; echo started; sleep 300 & wait; echo after" });
     expect(out.error?.code).toBe('timeout');
     expect(out.forModel).toContain('started');
     expect(out.forModel).toContain('Signal: SIGKILL');
   });
 
-  it('kills the whole process group on abort', async () => {
+  it('unconfined: kills the whole process group on abort', async () => {
     const { dir } = createRepo();
     const pidFile = join(dir, 'grandchild.pid');
     const ac = new AbortController();
-    const p = await prepare(makeEnv(dir), 'run_shell_command', { command: NESTED(pidFile) });
+    const p = await prepare(makeEnv(dir, { sandbox: unconfined }), 'run_shell_command', { command: NESTED(pidFile) });
     const running = p.run({ signal: ac.signal, onProgress: () => undefined });
     for (let i = 0; i < 200; i++) {
       try {
@@ -80,9 +87,9 @@ describe('run_shell_command', () => {
     expect(await eventuallyGone(Number(readFileSync(pidFile, 'utf8')))).toBe(true);
   });
 
-  it('does not let background processes outlive the command', async () => {
+  it('unconfined: does not let background processes in its group outlive the command', async () => {
     const { dir } = createRepo();
-    const out = await call(makeEnv(dir), 'run_shell_command', { command: 'sleep 300 & echo $!' });
+    const out = await call(makeEnv(dir, { sandbox: unconfined }), 'run_shell_command', { command: 'sleep 300 & echo $!' });
     const bg = Number(/Output: (\d+)/.exec(out.forModel)?.[1]);
     expect(out.forModel).toContain('Exit Code: 0');
     expect(await eventuallyGone(bg)).toBe(true);

@@ -8,9 +8,11 @@
  */
 import type { PendingApproval, ApprovalAnswer } from '../../scheduler/types.js';
 import type { RuleRef } from '../../policy/types.js';
+import { callsDigestOf } from '../../session/sign.js';
 import { redact } from '../redact.js';
 import { formatMarker, tryParseMarker } from '../markers.js';
 import { displayRuleSource } from '../rule-source.js';
+import { makeInert, makeInertLine } from '../publish/inert-text.js';
 
 export const APPROVAL_MARKER_KIND = 'approval';
 
@@ -63,13 +65,14 @@ function describeDuration(ms: number): string {
 function renderCall(p: PendingApproval, n: number, workspace?: string): string {
   const lines: string[] = [];
   if (p.question) {
-    lines.push(`**${n}. The agent asks:**`, '', ...p.question.question.split('\n').map((l) => `> ${l}`));
+    // The model's words: inert (no mentions, no markers) like everything else it publishes.
+    lines.push(`**${n}. The agent asks:**`, '', ...makeInert(p.question.question).split('\n').map((l) => `> ${l}`));
     if (p.question.choices?.length) {
-      lines.push('', ...p.question.choices.map((c, i) => `${i + 1}. ${c}`));
+      lines.push('', ...p.question.choices.map((c, i) => `${i + 1}. ${makeInertLine(c)}`));
     }
     return lines.join('\n');
   }
-  lines.push(`**${n}. ${code(p.name)}**: ${p.title}`);
+  lines.push(`**${n}. ${code(p.name)}**: ${makeInertLine(p.title)}`);
   const command = typeof p.args.command === 'string' ? p.args.command : undefined;
   if (command !== undefined) {
     lines.push('', fenced('sh', command));
@@ -108,9 +111,13 @@ function howToAnswer(pending: readonly PendingApproval[], t: string): string[] {
   return lines;
 }
 
-/** The question comment, redacted, ending with the hidden marker that names session and nonce. */
+/**
+ * The question comment, redacted, ending with the hidden marker that names session, nonce and the
+ * digest of the waiting calls (shown too): a resume runs only calls that hash to it.
+ */
 export function renderApprovalComment(input: ApprovalCommentInput): string {
   const { pending, trigger } = input;
+  const digest = callsDigestOf(pending);
   const onlyQuestions = pending.every((p) => p.question);
   const heading = onlyQuestions ? '### ❓ The agent has a question' : '### ⏸️ The agent is waiting for approval';
   const intro = onlyQuestions
@@ -128,17 +135,30 @@ export function renderApprovalComment(input: ApprovalCommentInput): string {
     '',
     ...howToAnswer(pending, trigger),
     '',
-    `<sub>Session ${code(input.sessionId)}${input.runUrl ? ` · [workflow run](${input.runUrl})` : ''}</sub>`,
+    `<sub>Session ${code(input.sessionId)} · calls digest ${code(digest)}${input.runUrl ? ` · [workflow run](${input.runUrl})` : ''}</sub>`,
     '',
-    formatMarker(APPROVAL_MARKER_KIND, { session: input.sessionId, nonce: input.nonce }),
+    formatMarker(APPROVAL_MARKER_KIND, { session: input.sessionId, nonce: input.nonce, calls: digest }),
   ].join('\n');
   return redact(body, input.secrets);
 }
 
-/** The session id and nonce of a question comment's marker, or undefined. */
-export function tryParseApprovalMarker(body: string): { session: string; nonce: string } | undefined {
-  const m = tryParseMarker(body, APPROVAL_MARKER_KIND);
-  return m?.session && m.nonce ? { session: m.session, nonce: m.nonce } : undefined;
+export interface ApprovalMarker {
+  session: string;
+  nonce: string;
+  /** The digest of the calls the question showed; absent in questions of older versions. */
+  calls?: string;
+}
+
+/**
+ * The session id, nonce and calls digest of a question comment's marker, or undefined. The marker is
+ * the last line the action writes: an earlier one is text the model wrote (a command shown verbatim
+ * in the comment can hold a forged marker), so only the last is read.
+ */
+export function tryParseApprovalMarker(body: string): ApprovalMarker | undefined {
+  const last = body.lastIndexOf(`${formatMarker(APPROVAL_MARKER_KIND).slice(0, -' -->'.length)} `);
+  const m = last < 0 ? undefined : tryParseMarker(body.slice(last), APPROVAL_MARKER_KIND);
+  if (!m?.session || !m.nonce) return undefined;
+  return { session: m.session, nonce: m.nonce, ...(m.calls ? { calls: m.calls } : {}) };
 }
 
 /** One line of a reply. Call numbers are 1-based; empty `calls` means every call of its kind. */

@@ -1,10 +1,12 @@
 /**
  * Resume: a maintainer replied `/agent approve|deny|answer|continue ...` in a thread where a run is
  * waiting. Which request the reply answers is read from the thread itself: the newest comment that
- * agent-action posted with an approval marker (session id + nonce). The session ref is the source
- * of truth; the marker must match the open request it names (its nonce, and the comment id the
- * session recorded), so a marker copied into another comment, or a reply to an older question,
- * runs nothing.
+ * agent-action's own account posted with an approval marker (session id, nonce, calls digest). The
+ * session ref is the source of truth, but only once its signature verifies (anyone who can push can
+ * write a ref; only the action can sign one). Then the marker must match the open request the
+ * document holds: its repository and thread, its nonce, the comment id it recorded, and the digest
+ * of its waiting calls. So a marker copied into another comment, a reply to an older question, a
+ * replayed or rewritten document runs nothing.
  *
  * The claim is a compare-and-swap on the session ref: of two runs started for one reply, one wins;
  * the other reports "already handled" and does nothing.
@@ -12,25 +14,23 @@
 import { messageOf } from '../../common/errors.js';
 import type { ApprovalAnswer } from '../../scheduler/types.js';
 import type { SessionDoc } from '../../session/codec.js';
-import { readThreadSessions } from '../../session/store.js';
+import { callsDigestOf } from '../../session/sign.js';
+import { readThreadSessions, type SessionStore } from '../../session/store.js';
 import { restoreWorktree } from '../../session/worktree.js';
-import { readRole } from '../authorize.js';
+import { readRole, SELF_LOGINS, WRITE_ROLES } from '../authorize.js';
 import type { TaskKind } from '../event-command.js';
 import type { GitHubClient } from '../github-client.js';
 import { formatMarker } from '../markers.js';
 import type { ActionResult, ActionRunContext, HandleApprovalReply, Log, RepoRef, ReplyCommand } from '../run-context.js';
-import { answersFor, parseApprovalReply, tryParseApprovalMarker } from './approval-comment.js';
+import { answersFor, parseApprovalReply, tryParseApprovalMarker, type ApprovalMarker } from './approval-comment.js';
 import { postThreadReply, statsOf, storeFor, suspendSession, type AwaitingRun, type HeldSession, type SuspendDeps } from './suspend.js';
 
-const WRITE_ROLES = new Set(['admin', 'maintain', 'write']);
 const TASKS: readonly TaskKind[] = ['fix', 'review', 'triage', 'question', 'prompt'];
 const taskKindOf = (command: string): TaskKind | undefined => TASKS.find((k) => k === command);
 
-interface QuestionComment {
+interface QuestionComment extends ApprovalMarker {
   id: number;
   createdAt: string;
-  session: string;
-  nonce: string;
 }
 
 const notPermitted = (login: string) => `@${login}, only people with write, maintain or admin permission can answer agent-action's requests; nothing was run.`;
@@ -50,13 +50,19 @@ export async function tellRefusedReplier(octokit: GitHubClient, repo: RepoRef, r
   }
 }
 
-const isBotUser = (u: { login?: string; type?: string } | null | undefined) => u?.type === 'Bot' || Boolean(u?.login?.endsWith('[bot]'));
-
-/** The newest approval question agent-action (a bot account) posted in the thread. */
+/**
+ * The newest approval question the action's own account posted in the thread. Its accounts: the
+ * workflow token's (SELF_LOGINS), and whoever posted this run's progress comment (a GitHub App
+ * token posts as `<app>[bot]`). A person or any other bot can type or quote a marker; theirs never count.
+ */
 async function findQuestion(ctx: ActionRunContext, threadNumber: number): Promise<QuestionComment | undefined> {
   const comments = await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, { ...ctx.repo, issue_number: threadNumber, per_page: 100 });
+  const own = new Set(SELF_LOGINS.map((l) => l.toLowerCase()));
+  const progressId = ctx.progress.commentId();
+  const progressAuthor = comments.find((c) => progressId !== undefined && c.id === progressId)?.user?.login;
+  if (progressAuthor) own.add(progressAuthor.toLowerCase());
   for (const c of [...comments].reverse()) {
-    if (!isBotUser(c.user)) continue; // people can type markers too; only the action's account counts
+    if (!own.has(c.user?.login?.toLowerCase() ?? '')) continue;
     const marker = tryParseApprovalMarker(c.body ?? '');
     if (marker) return { id: c.id, createdAt: c.created_at, ...marker };
   }
@@ -81,9 +87,65 @@ async function fail(ctx: ActionRunContext, text: string, sessionId?: string): Pr
   return result;
 }
 
-export async function handleApprovalReplyWith(ctx: ActionRunContext, reply: ReplyCommand, deps: SuspendDeps = {}): Promise<ActionResult> {
-  const { requester, thread, comment } = reply.trigger;
+/** What a reply resumes with, or the answer the thread already got (nothing runs). */
+type Answered = { ok: true; held: HeldSession; answers: ApprovalAnswer[] } | { ok: false; result: ActionResult };
+
+/** `/agent continue`, after a crash: the newest session of this thread that a run claimed and never finished. */
+async function readInterrupted(ctx: ActionRunContext, store: SessionStore, threadNumber: number): Promise<Answered> {
+  const sessions = await readThreadSessions(store, threadNumber);
+  const crashed = sessions.find((s) => s.doc.request.status === 'claimed' && sameRepository(s.doc, ctx));
+  if (!crashed) return { ok: false, result: await refuse(ctx, `There is no interrupted agent-action session in this thread to continue; nothing was run.`) };
+  const held = { doc: crashed.doc, version: crashed.stored.version };
+  return { ok: true, held, answers: crashed.doc.state.open ? (crashed.doc.request.answers ?? []) : [] };
+}
+
+const sameRepository = (doc: SessionDoc, ctx: ActionRunContext) =>
+  doc.repository.owner.toLowerCase() === ctx.repo.owner.toLowerCase() && doc.repository.repo.toLowerCase() === ctx.repo.repo.toLowerCase();
+
+/** The request the thread's newest question names, checked guard by guard against its signed session. */
+async function readAnswered(ctx: ActionRunContext, store: SessionStore, reply: ReplyCommand, now: Date): Promise<Answered> {
+  const { thread, comment } = reply.trigger;
   const t = ctx.settings.trigger;
+  const no = async (text: string, id?: string): Promise<Answered> => ({ ok: false, result: await refuse(ctx, text, id) });
+  const question = await findQuestion(ctx, thread.number);
+  if (!question) return no(`There is no open agent-action request in this thread; nothing was run.`);
+  const stored = await store.read(question.session);
+  if (!stored) return no(`The request this thread asked (session \`${question.session}\`) no longer exists; nothing was run.`, question.session);
+  if (!stored.parsed.ok) {
+    const why = `The saved session \`${question.session}\` cannot be read: ${stored.parsed.error.message}.`;
+    // A rotated key is an expected event (say so, end green); a forged or broken document is not.
+    if (stored.parsed.error.code === 'wrong_key') return no(`${why} Nothing was run; start again with \`${t}\` and the command.`, question.session);
+    return { ok: false, result: await fail(ctx, why, question.session) };
+  }
+  const doc = stored.parsed.doc;
+  const r = doc.request;
+  if (!sameRepository(doc, ctx) || doc.thread.number !== thread.number) {
+    return { ok: false, result: await fail(ctx, `The saved session \`${doc.id}\` belongs to ${doc.repository.owner}/${doc.repository.repo}#${doc.thread.number}, not to this thread.`, doc.id) };
+  }
+  if (r.nonce !== question.nonce || r.commentId !== question.id) {
+    return no(`That question is no longer the session's current request (its nonce does not match); nothing was run.`, doc.id);
+  }
+  if (question.calls !== callsDigestOf(doc.pending)) {
+    return { ok: false, result: await fail(ctx, `The calls saved in session \`${doc.id}\` are not the ones the question showed (digest ${question.calls ?? 'missing'}, saved calls ${callsDigestOf(doc.pending)}).`, doc.id) };
+  }
+  if (r.status !== 'open') {
+    const by = r.claimedBy ? ` by @${r.claimedBy}${r.claimedAt ? ` at ${r.claimedAt}` : ''}` : '';
+    return no(`This request was already handled${by}; nothing more was run.`, doc.id);
+  }
+  if (now.getTime() > Date.parse(r.expiresAt)) {
+    return no(`This request expired at ${r.expiresAt}; nothing was run. Start again with \`${t} ${doc.trigger.command}\`.`, doc.id);
+  }
+  if (comment.createdAt && Date.parse(comment.createdAt) < Date.parse(question.createdAt)) {
+    return no(`This reply was written before the current question; answer the newest question instead. Nothing was run.`, doc.id);
+  }
+  const directives = parseApprovalReply(comment.body, t);
+  const fit = directives.ok ? answersFor(directives.directives, doc.pending) : directives;
+  if (!fit.ok) return no(`I could not use this answer: ${fit.error}. Nothing was run; reply again.`, doc.id);
+  return { ok: true, held: { doc, version: stored.version }, answers: fit.answers };
+}
+
+export async function handleApprovalReplyWith(ctx: ActionRunContext, reply: ReplyCommand, deps: SuspendDeps = {}): Promise<ActionResult> {
+  const { requester, thread } = reply.trigger;
   const now = (deps.now ?? (() => new Date()))();
 
   // Bots never answer approvals, and get no reply (two bots must not talk to each other).
@@ -92,43 +154,10 @@ export async function handleApprovalReplyWith(ctx: ActionRunContext, reply: Repl
   if (!role || !WRITE_ROLES.has(role)) return refuse(ctx, notPermitted(requester.login));
 
   const store = storeFor(ctx, deps);
-  let held: HeldSession;
-  let answers: ApprovalAnswer[];
-
-  if (reply.verb === 'continue') {
-    // After a crash: the newest session of this thread that a run claimed and never finished.
-    const sessions = await readThreadSessions(store, thread.number);
-    const crashed = sessions.find((s) => s.doc.request.status === 'claimed');
-    if (!crashed) return refuse(ctx, `There is no interrupted agent-action session in this thread to continue; nothing was run.`);
-    held = { doc: crashed.doc, version: crashed.stored.version };
-    answers = crashed.doc.state.open ? (crashed.doc.request.answers ?? []) : [];
-  } else {
-    const question = await findQuestion(ctx, thread.number);
-    if (!question) return refuse(ctx, `There is no open agent-action request in this thread; nothing was run.`);
-    const stored = await store.read(question.session);
-    if (!stored) return refuse(ctx, `The request this thread asked (session \`${question.session}\`) no longer exists; nothing was run.`, question.session);
-    if (!stored.parsed.ok) return fail(ctx, `The saved session \`${question.session}\` cannot be read: ${stored.parsed.error.message}.`, question.session);
-    const doc = stored.parsed.doc;
-    const r = doc.request;
-    if (r.nonce !== question.nonce || (r.commentId !== undefined && r.commentId !== question.id)) {
-      return refuse(ctx, `That question is no longer the session's current request (its nonce does not match); nothing was run.`, doc.id);
-    }
-    if (r.status !== 'open') {
-      const by = r.claimedBy ? ` by @${r.claimedBy}${r.claimedAt ? ` at ${r.claimedAt}` : ''}` : '';
-      return refuse(ctx, `This request was already handled${by}; nothing more was run.`, doc.id);
-    }
-    if (now.getTime() > Date.parse(r.expiresAt)) {
-      return refuse(ctx, `This request expired at ${r.expiresAt}; nothing was run. Start again with \`${t} ${doc.trigger.command}\`.`, doc.id);
-    }
-    if (comment.createdAt && Date.parse(comment.createdAt) < Date.parse(question.createdAt)) {
-      return refuse(ctx, `This reply was written before the current question; answer the newest question instead. Nothing was run.`, doc.id);
-    }
-    const directives = parseApprovalReply(comment.body, t);
-    const fit = directives.ok ? answersFor(directives.directives, doc.pending) : directives;
-    if (!fit.ok) return refuse(ctx, `I could not use this answer: ${fit.error}. Nothing was run; reply again.`, doc.id);
-    held = { doc, version: stored.version };
-    answers = fit.answers;
-  }
+  const answered = reply.verb === 'continue' ? await readInterrupted(ctx, store, thread.number) : await readAnswered(ctx, store, reply, now);
+  if (!answered.ok) return answered.result;
+  let held = answered.held;
+  const { answers } = answered;
 
   // Claim: one run wins; the loser does nothing (the winner reports in the thread).
   const claimedDoc: SessionDoc = {
@@ -144,14 +173,15 @@ export async function handleApprovalReplyWith(ctx: ActionRunContext, reply: Repl
   held = { doc: claimedDoc, version: claim.version };
 
   try {
-    await restoreWorktree(ctx.workspace, held.doc.worktree, { branch: held.doc.branch });
+    await restoreWorktree(ctx.workspace, held.doc.worktree, { branch: held.doc.branch, remote: ctx.remote });
   } catch (e) {
     return fail(ctx, `The work tree of session \`${held.doc.id}\` could not be restored: ${messageOf(e)}`, held.doc.id);
   }
 
   const command = taskKindOf(held.doc.trigger.command);
   if (!command) return fail(ctx, `Session \`${held.doc.id}\` was started by an unknown command \`${held.doc.trigger.command}\`.`, held.doc.id);
-  const prepared = await ctx.prepareRun({ command, instructions: held.doc.trigger.instructions }, held.doc.publish);
+  // Trusted configuration from the commit the session started with, never the restored work tree.
+  const prepared = await ctx.prepareRun({ command, instructions: held.doc.trigger.instructions, trustedCommit: held.doc.trustedCommit }, held.doc.publish);
   ctx.log.info(`session ${held.doc.id}: resuming with ${answers.map((a) => `${a.id}=${a.kind}`).join(', ') || 'no answers'}`);
   const run = await prepared.agent.resume(held.doc.state, answers, prepared.emit);
 

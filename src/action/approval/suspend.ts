@@ -13,9 +13,11 @@ import { statsOf as statsFromState } from '../../core/stats.js';
 import type { PendingApproval } from '../../scheduler/types.js';
 import { SESSION_VERSION, type SessionDoc } from '../../session/codec.js';
 import { createGitRefStore } from '../../session/git-ref-store.js';
+import { createSessionKey, type SessionKey } from '../../session/sign.js';
 import type { SessionStore } from '../../session/store.js';
 import { captureWorktree } from '../../session/worktree.js';
 import { assertGit } from '../../session/git.js';
+import type { ActionSettings } from '../inputs.js';
 import { formatMarker } from '../markers.js';
 import type { ActionResult, ActionRunContext, PreparedRun, SuspendRun } from '../run-context.js';
 import { renderApprovalComment } from './approval-comment.js';
@@ -35,7 +37,11 @@ export interface HeldSession {
   version: string;
 }
 
-export const storeFor = (ctx: ActionRunContext, deps: SuspendDeps): SessionStore => deps.store ?? createGitRefStore({ root: ctx.workspace });
+/** The key sessions are signed with: the `session-key` input, else derived from the Gemini API key (src/session/sign.ts). */
+export const sessionKeyOf = (settings: Pick<ActionSettings, 'sessionKey' | 'geminiApiKey'>): SessionKey => createSessionKey(settings.sessionKey || settings.geminiApiKey);
+
+export const storeFor = (ctx: ActionRunContext, deps: SuspendDeps): SessionStore =>
+  deps.store ?? createGitRefStore({ root: ctx.workspace, remote: ctx.remote, key: sessionKeyOf(ctx.settings) });
 
 /** Totals for the outputs and the progress comment, from the carried-over state. */
 export const statsOf = (state: RunState): RunStats => statsFromState(state, state.elapsedMsBefore);
@@ -67,6 +73,9 @@ async function buildDoc(
 ): Promise<SessionDoc> {
   const thread = held?.doc.thread ?? (ctx.thread ? { number: ctx.thread.number, kind: ctx.thread.isPullRequest ? 'pull_request' : 'issue' } : undefined);
   if (!thread) throw new AgentError('general', 'this run has no issue or pull request to ask in, so it cannot wait for approval');
+  // A resumed run keeps reading the commit its session started with; prepareRun was given it.
+  const trustedCommit = held?.doc.trustedCommit ?? prepared.trustedCommit;
+  if (!trustedCommit) throw new AgentError('general', 'this run read no trusted configuration from a commit, so it cannot be saved to resume');
   const worktree = await captureWorktree(ctx.workspace);
   const branch = held ? held.doc.branch : await currentBranch(ctx.workspace);
   const comment = ctx.trigger.comment;
@@ -94,6 +103,7 @@ async function buildDoc(
     },
     ...(branch ? { branch } : {}),
     worktree,
+    trustedCommit,
     publish: prepared.recorder.snapshot(),
     updatedAt: now.toISOString(),
   };

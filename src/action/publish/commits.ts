@@ -2,9 +2,12 @@
  * Commits the agent's work tree and pushes it, never forcing. The identity is set explicitly on
  * every commit (runners have no global one); the person who asked is credited as co-author. When a
  * push is rejected because the branch moved, fetch, rebase onto it and push once more.
+ *
+ * Every git process is src/session/git.ts's: the repository's config runs nothing, and the token
+ * reaches only the push and fetch processes, through their environment.
  */
 import { AgentError } from '../../common/errors.js';
-import { assertGit, runGit } from '../../session/git.js';
+import { assertGit, GIT_REMOTE, runGit, type GitRemote } from '../../session/git.js';
 
 export interface Identity {
   name: string;
@@ -59,21 +62,21 @@ export interface PushResult {
  * Pushes HEAD to `refs/heads/<branch>` on `remote`. Never forced: a rejection fetches the branch,
  * rebases onto it and tries once more; a second rejection or a conflict throws.
  */
-export async function pushHead(root: string, branch: string, o: { remote?: string; identity?: Identity } = {}): Promise<PushResult> {
-  const remote = o.remote ?? 'origin';
+export async function pushHead(root: string, branch: string, o: { remote: GitRemote; identity?: Identity }): Promise<PushResult> {
+  const { remote } = o;
   const refspec = `HEAD:refs/heads/${branch}`;
-  const first = await runGit(root, ['push', '-q', '--porcelain', remote, refspec]);
+  const first = await runGit(root, ['push', '-q', '--porcelain', '--no-verify', GIT_REMOTE, refspec], { remote });
   if (first.code === 0) return { sha: await assertGit(root, ['rev-parse', 'HEAD']), rebased: false };
   if (!isRejection(first.stderr + first.stdout.toString('utf8'))) {
     throw new AgentError('general', `git push to ${branch} failed: ${first.stderr.trim()}`);
   }
-  await assertGit(root, ['fetch', '-q', remote, `refs/heads/${branch}`]);
+  await assertGit(root, ['fetch', '-q', '--no-tags', GIT_REMOTE, `refs/heads/${branch}`], { remote });
   const rebase = await runGit(root, ['-c', 'commit.gpgsign=false', 'rebase', '-q', 'FETCH_HEAD'], { env: identityEnv(o.identity ?? ACTION_IDENTITY) });
   if (rebase.code !== 0) {
     await runGit(root, ['rebase', '--abort']);
     throw new AgentError('general', `${branch} moved while the agent worked and its changes conflict with ours; nothing was pushed`);
   }
-  const second = await runGit(root, ['push', '-q', '--porcelain', remote, refspec]);
+  const second = await runGit(root, ['push', '-q', '--porcelain', '--no-verify', GIT_REMOTE, refspec], { remote });
   if (second.code !== 0) throw new AgentError('general', `git push to ${branch} was rejected twice: ${second.stderr.trim()}`);
   return { sha: await assertGit(root, ['rev-parse', 'HEAD']), rebased: true };
 }
@@ -81,7 +84,7 @@ export async function pushHead(root: string, branch: string, o: { remote?: strin
 const isRejection = (out: string) => /\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(stale|cannot lock)/i.test(out);
 
 /** Whether `branch` exists on the remote. */
-export async function readRemoteBranchExists(root: string, branch: string, remote = 'origin'): Promise<boolean> {
-  const r = await runGit(root, ['ls-remote', '--exit-code', '--heads', remote, `refs/heads/${branch}`]);
+export async function readRemoteBranchExists(root: string, branch: string, remote: GitRemote): Promise<boolean> {
+  const r = await runGit(root, ['ls-remote', '--exit-code', '--heads', GIT_REMOTE, `refs/heads/${branch}`], { remote });
   return r.code === 0;
 }

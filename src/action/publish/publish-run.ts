@@ -5,14 +5,16 @@
  * comment that links them, so an API failure afterwards keeps the work.
  */
 import { messageOf } from '../../common/errors.js';
+import { cutNote } from '../../context/untrusted.js';
 import type { AgentRun } from '../../core/agent.js';
 import type { Outcome } from '../../core/events.js';
 import { assertGit } from '../../session/git.js';
-import type { PublishRecord } from '../../tools/github/recorder.js';
+import { PUBLISH_LIMITS, type PublishRecord } from '../../tools/github/recorder.js';
 import { formatMarker } from '../markers.js';
 import type { ActionResult, ActionRunContext, AgentTask } from '../run-context.js';
 import type { ThreadInfo } from '../task-context.js';
 import { commitWorktree, pushHead, readHasChanges } from './commits.js';
+import { createMentionBudget, makeInert } from './inert-text.js';
 import { publishLabels, readAllowedLabels } from './labels.js';
 import { publishIssueFix } from './pull-request.js';
 import { collapsedPatch, publishReview, readPullDiffSides, suggestionsFromDiff } from './review.js';
@@ -33,23 +35,25 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
   const thread = ctx.thread;
   const pull = p.info?.pull;
   const edits = p.task.command === 'fix' || p.task.command === 'prompt';
+  // One budget for every comment of the run: mentions neutralized, at most MAX_MENTIONS_PER_RUN kept.
+  const mentions = createMentionBudget();
 
   // 1. The work tree: pushed before anything links it. Kept even when the loop hit a limit.
   if (edits && (await readHasChanges(ctx.workspace))) {
     await ctx.log.group('publish: changes', async () => {
       try {
         if (pull && !pull.isFork) {
-          await commitWorktree(ctx.workspace, { subject: commitSubject(p.task, thread?.number), body: finalText.slice(0, 2000), coAuthor: ctx.requester.login });
-          await pushHead(ctx.workspace, pull.headRef);
+          await commitWorktree(ctx.workspace, { subject: commitSubject(p.task, thread?.number), body: makeInert(finalText.slice(0, 2000)), coAuthor: ctx.requester.login });
+          await pushHead(ctx.workspace, pull.headRef, { remote: ctx.remote });
           result.branch = pull.headRef;
         } else if (pull?.isFork) {
           await assertGit(ctx.workspace, ['add', '-A', '--intent-to-add']);
-          const diff = await assertGit(ctx.workspace, ['diff', '-U0', '--no-color', '--no-ext-diff', 'HEAD']);
-          const full = await assertGit(ctx.workspace, ['diff', '--no-color', '--no-ext-diff', '--binary', 'HEAD']);
+          const diff = await assertGit(ctx.workspace, ['diff', '-U0', '--no-color', '--no-ext-diff', '--no-textconv', 'HEAD']);
+          const full = await assertGit(ctx.workspace, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--binary', 'HEAD']);
           const files = await readPullDiffSides(ctx.octokit, ctx.repo, thread!.number);
           const { comments, rest } = suggestionsFromDiff(diff, files);
           const appendix = rest.length ? `This pull request comes from a fork, which this workflow cannot push to. The rest of the change:\n\n${collapsedPatch(full)}` : undefined;
-          const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: thread!.number, commitId: pull.headSha, summary: finalText, comments, files, appendix });
+          const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: thread!.number, commitId: pull.headSha, summary: finalText, comments, files, appendix, mentions });
           result.reviewId = review.reviewId;
         } else {
           const title = thread ? (p.info?.context.title ?? `issue ${thread.number}`) : (p.task.instructions ?? 'agent-action task');
@@ -62,6 +66,8 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
             requester: ctx.requester.login,
             summary: finalText,
             linkIssue: Boolean(thread),
+            mentions,
+            remote: ctx.remote,
           });
           if (fix.status !== 'no_changes') result.branch = fix.branch;
           if (fix.status === 'opened') result.pullRequest = fix.pullRequest;
@@ -77,39 +83,40 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
   if (thread?.isPullRequest && p.record.reviewComments.length > 0 && result.reviewId === undefined) {
     try {
       const files = await readPullDiffSides(ctx.octokit, ctx.repo, thread.number);
-      const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: thread.number, commitId: pull?.headSha, summary: finalText, comments: p.record.reviewComments, files });
+      const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: thread.number, commitId: pull?.headSha, summary: finalText, comments: p.record.reviewComments, files, mentions });
       result.reviewId = review.reviewId;
     } catch (e) {
       problems.push(`The review could not be posted: ${messageOf(e)}`);
     }
   } else if (thread?.isPullRequest && p.task.command === 'review' && outcome.status === 'success' && result.reviewId === undefined) {
     try {
-      const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: thread.number, commitId: pull?.headSha, summary: finalText, comments: [], files: new Map() });
+      const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: thread.number, commitId: pull?.headSha, summary: finalText, comments: [], files: new Map(), mentions });
       result.reviewId = review.reviewId;
     } catch (e) {
       problems.push(`The review could not be posted: ${messageOf(e)}`);
     }
   }
 
-  // 3. Labels, only those the repository has.
+  // 3. Labels, only those on the allow-list (never the ones that start agent runs, by default).
   if (thread && p.record.labels !== undefined) {
     try {
       const allowed = await readAllowedLabels(ctx.octokit, ctx.repo, ctx.settings);
-      const { applied, dropped } = await publishLabels(ctx.octokit, ctx.repo, thread.number, p.record.labels, allowed);
+      const { applied, dropped } = await publishLabels(ctx.octokit, ctx.repo, thread.number, p.record.labels.slice(0, PUBLISH_LIMITS.labels), allowed);
       result.labels = applied;
-      if (dropped.length) ctx.log.notice(`labels not in the repository, not applied: ${dropped.join(', ')}`);
+      if (dropped.length) ctx.log.notice(`labels not allowed for the agent or not in the repository, not applied: ${dropped.join(', ')}`);
     } catch (e) {
       problems.push(`Labels could not be applied: ${messageOf(e)}`);
     }
   }
 
-  // 4. Replies; a question's answer is the final text when the model recorded none.
-  const replies = [...p.record.replies];
+  // 4. Replies (capped again: a record may come from a saved session); a question's answer is the
+  // final text when the model recorded none.
+  const replies = p.record.replies.slice(0, PUBLISH_LIMITS.replies);
   if (replies.length === 0 && p.task.command === 'question' && finalText) replies.push(finalText);
   if (thread) {
     for (const body of replies) {
       try {
-        await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number: thread.number, body: `${body}\n\n${formatMarker('reply')}` });
+        await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number: thread.number, body: `${capBody(makeInert(body, mentions))}\n\n${formatMarker('reply')}` });
       } catch (e) {
         problems.push(`A reply could not be posted: ${messageOf(e)}`);
       }
@@ -123,6 +130,10 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
   }
   return result;
 }
+
+/** GitHub refuses comments over 65,536 characters; the marker and a note must still fit. */
+const MAX_BODY_CHARS = 60_000;
+const capBody = (text: string) => (text.length <= MAX_BODY_CHARS ? text : `${text.slice(0, MAX_BODY_CHARS)}\n\n${cutNote(text.length - MAX_BODY_CHARS)}`);
 
 function summaryOf(o: Outcome): string {
   switch (o.status) {

@@ -4,10 +4,11 @@
  * so an API failure after the push still leaves the work where a person can find it.
  */
 import { messageOf } from '../../common/errors.js';
-import { assertGit } from '../../session/git.js';
+import { assertGit, type GitRemote } from '../../session/git.js';
 import type { GitHubClient } from '../github-client.js';
 import type { RepoRef } from '../run-context.js';
 import { commitWorktree, pushHead, readRemoteBranchExists } from './commits.js';
+import { makeInert, makeInertLine, type MentionBudget } from './inert-text.js';
 
 export interface IssueFixOptions {
   octokit: GitHubClient;
@@ -18,9 +19,12 @@ export interface IssueFixOptions {
   requester: string;
   /** The agent's closing words: the pull request's description. */
   summary: string;
-  remote?: string;
+  /** Where to push (read before the model ran), with the token. */
+  remote: GitRemote;
   /** False for a prompt run without an issue: no `Fixes #N`. */
   linkIssue?: boolean;
+  /** The run's mention budget, shared with its other comments. */
+  mentions?: MentionBudget;
 }
 
 export type IssueFixResult =
@@ -31,7 +35,8 @@ export type IssueFixResult =
 
 export async function publishIssueFix(o: IssueFixOptions): Promise<IssueFixResult> {
   const link = o.linkIssue !== false && o.issue.number > 0;
-  const title = link ? `Fix #${o.issue.number}: ${oneLine(o.issue.title)}` : oneLine(o.issue.title);
+  // The issue's title is a stranger's text and the summary the model's: neither may mention anyone.
+  const title = makeInertLine(link ? `Fix #${o.issue.number}: ${oneLine(o.issue.title)}` : oneLine(o.issue.title));
   const branch = await pickBranchName(o.root, o.issue, o.remote);
   await assertGit(o.root, ['checkout', '-q', '-b', branch]);
   const sha = await commitWorktree(o.root, { subject: title, coAuthor: o.requester });
@@ -43,7 +48,7 @@ export async function publishIssueFix(o: IssueFixOptions): Promise<IssueFixResul
       head: branch,
       base: o.baseBranch,
       title,
-      body: `${o.summary.trim()}${link ? `\n\nFixes #${o.issue.number}` : ''}\n\nRequested by @${o.requester}.`,
+      body: `${makeInert(o.summary.trim(), o.mentions)}${link ? `\n\nFixes #${o.issue.number}` : ''}\n\nRequested by @${o.requester}.`,
     });
     return { status: 'opened', branch, pullRequest: data.number, url: data.html_url };
   } catch (e) {
@@ -52,7 +57,7 @@ export async function publishIssueFix(o: IssueFixOptions): Promise<IssueFixResul
 }
 
 /** `agent-action/issue-12-crash-on-empty-input`, with a numeric suffix when taken. */
-export async function pickBranchName(root: string, issue: { number: number; title: string }, remote?: string): Promise<string> {
+export async function pickBranchName(root: string, issue: { number: number; title: string }, remote: GitRemote): Promise<string> {
   const slug = slugOf(issue.title);
   const base = issue.number > 0 ? `agent-action/issue-${issue.number}${slug ? `-${slug}` : ''}` : `agent-action/task-${slug || 'change'}`;
   for (let i = 1; i < 100; i++) {

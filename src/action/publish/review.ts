@@ -4,7 +4,8 @@
  * For fork pull requests, which the token cannot push to, the agent's change becomes suggestions
  * where a hunk falls inside the diff, and a patch in a collapsed comment for the rest.
  */
-import type { RecordedReviewComment } from '../../tools/github/recorder.js';
+import { PUBLISH_LIMITS, type RecordedReviewComment } from '../../tools/github/recorder.js';
+import { fenceFor, makeInert, makeInertLine, type MentionBudget } from './inert-text.js';
 import type { GitHubClient } from '../github-client.js';
 import type { RepoRef } from '../run-context.js';
 
@@ -48,19 +49,30 @@ export interface PlannedReview {
   outside: string[];
 }
 
-/** Splits recorded comments into inline ones (every line of the range in the diff) and the rest. */
-export function planReview(comments: readonly RecordedReviewComment[], files: ReadonlyMap<string, DiffSides>): PlannedReview {
+/**
+ * Splits recorded comments into inline ones (every line of the range in the diff) and the rest.
+ * The model's words are made inert; a suggestion keeps its bytes (it is code the author applies)
+ * in a fence it cannot close, after a body that cannot leave an HTML block open.
+ */
+export function planReview(comments: readonly RecordedReviewComment[], files: ReadonlyMap<string, DiffSides>, mentions?: MentionBudget): PlannedReview {
   const plan: PlannedReview = { inline: [], outside: [] };
-  for (const c of comments) {
+  for (const c of comments.slice(0, PUBLISH_LIMITS.reviewComments)) {
     const side = c.side ?? 'RIGHT';
     const lines = files.get(c.path)?.[side];
     const start = c.startLine !== undefined && c.startLine < c.line ? c.startLine : undefined;
-    const body = c.suggestion !== undefined ? `${c.body}\n\n\`\`\`suggestion\n${c.suggestion.replace(/\n$/, '')}\n\`\`\`` : c.body;
+    const text = makeInert(c.body, mentions);
+    const body = c.suggestion !== undefined ? `${text}\n\n${suggestionBlock(c.suggestion)}` : text;
     const inDiff = lines !== undefined && lines.has(c.line) && (start === undefined || rangeIn(lines, start, c.line));
     if (inDiff) plan.inline.push({ path: c.path, line: c.line, side, ...(start !== undefined ? { start_line: start, start_side: side } : {}), body });
-    else plan.outside.push(`**${c.path}:${start !== undefined ? `${start}-` : ''}${c.line}**\n\n${body}`);
+    else plan.outside.push(`**${makeInertLine(`${c.path}:${start !== undefined ? `${start}-` : ''}${c.line}`)}**\n\n${body}`);
   }
   return plan;
+}
+
+function suggestionBlock(suggestion: string): string {
+  const code = suggestion.replace(/\n$/, '');
+  const fence = fenceFor(code);
+  return `${fence}suggestion\n${code}\n${fence}`;
 }
 
 const rangeIn = (lines: Set<number>, from: number, to: number) => {
@@ -83,15 +95,17 @@ export interface ReviewOptions {
   summary: string;
   comments: readonly RecordedReviewComment[];
   files: ReadonlyMap<string, DiffSides>;
-  /** Extra body sections (a patch for a fork). */
+  /** Extra body sections (a patch for a fork): the action's own rendering, posted as it is. */
   appendix?: string;
+  /** The run's mention budget, shared with its other comments. */
+  mentions?: MentionBudget;
 }
 
 /** Posts the one review; returns its id and how many comments were inline. */
 export async function publishReview(o: ReviewOptions): Promise<{ reviewId: number; inline: number; outside: number }> {
-  const plan = planReview(o.comments, o.files);
+  const plan = planReview(o.comments, o.files, o.mentions);
   const outside = plan.outside.length ? `\n\n#### Findings outside the diff\n\n${plan.outside.join('\n\n---\n\n')}` : '';
-  const body = `${o.summary.trim() || 'Review by agent-action.'}${outside}${o.appendix ? `\n\n${o.appendix}` : ''}`;
+  const body = `${makeInert(o.summary.trim(), o.mentions) || 'Review by agent-action.'}${outside}${o.appendix ? `\n\n${o.appendix}` : ''}`;
   const { data } = await o.octokit.rest.pulls.createReview({
     ...o.repo,
     pull_number: o.pull,
@@ -155,5 +169,9 @@ export function suggestionsFromDiff(diff: string, files: ReadonlyMap<string, Dif
   return { comments, rest };
 }
 
-export const collapsedPatch = (patch: string): string =>
-  `<details><summary>Patch (apply with <code>git apply</code>)</summary>\n\n\`\`\`diff\n${patch.replace(/```/g, '` ` `')}\n\`\`\`\n\n</details>`;
+/** The patch verbatim (so `git apply` takes it as it is) in a fence it cannot close. */
+export function collapsedPatch(patch: string): string {
+  const code = patch.replace(/\n$/, '');
+  const fence = fenceFor(code);
+  return `<details><summary>Patch (apply with <code>git apply</code>)</summary>\n\n${fence}diff\n${code}\n${fence}\n\n</details>`;
+}

@@ -6,8 +6,10 @@
  * between the two writes has left no marker, and the next run triages the issue again, adding no
  * label twice. Every write first takes a slot from the pacer.
  */
+import { cutNote } from '../../context/untrusted.js';
+import { PUBLISH_LIMITS } from '../../tools/github/recorder.js';
+import { createMentionBudget, makeInert, makeInertLine } from '../publish/inert-text.js';
 import { filterLabels } from '../publish/labels.js';
-import { MARKER_PREFIX } from '../markers.js';
 import type { GitHubClient } from '../github-client.js';
 import type { RepoRef } from '../run-context.js';
 import type { DuplicateOf } from '../../tools/github/issue-tools.js';
@@ -52,13 +54,11 @@ export interface PublishedTriage {
   commentUrl?: string;
 }
 
-/** At most this many labels and notes from one triage (a prompt-injected model asks for more). */
-const MAX_LABELS = 10;
-const MAX_REPLIES = 3;
+/** GitHub refuses comments over 65,536 characters; the marker and the run link must still fit. */
 const MAX_COMMENT_CHARS = 60_000;
 
 export async function publishTriage(target: TriageTarget, record: TriageRecord, o: PublishTriageOptions): Promise<PublishedTriage> {
-  const { apply, dropped } = filterLabels(record.labels.slice(0, MAX_LABELS), o.allowed);
+  const { apply, dropped } = filterLabels(record.labels.slice(0, PUBLISH_LIMITS.labels), o.allowed);
   if (o.dryRun) return { labels: apply, dropped };
   const toAdd = [...apply, o.triagedLabel].filter((l) => !target.labels.includes(l));
   if (toAdd.length > 0) {
@@ -70,20 +70,19 @@ export async function publishTriage(target: TriageTarget, record: TriageRecord, 
   return { labels: apply, dropped, commentUrl: data.html_url };
 }
 
-/** Pure: the triage comment, marker last. */
+/**
+ * Pure: the triage comment, marker last. The model's words (its notes, the duplicate's reason) are
+ * made inert as every published text is (publish/inert-text.ts): no mention pages anyone, no
+ * marker of ours survives in them.
+ */
 export function renderTriageComment(target: TriageTarget, record: TriageRecord, applied: readonly string[], o: Pick<PublishTriageOptions, 'runId' | 'runUrl'>): string {
+  const mentions = createMentionBudget();
   const labels = applied.length ? `labelled ${applied.map((l) => `\`${l.replace(/`/g, "'")}\``).join(', ')}` : 'no label applied';
-  const dup = record.duplicateOf ? ` Possible duplicate of #${record.duplicateOf.number}: ${withoutMarkers(record.duplicateOf.reason)}` : '';
+  const dup = record.duplicateOf ? ` Possible duplicate of #${record.duplicateOf.number}: ${makeInertLine(record.duplicateOf.reason)}` : '';
   const limit = record.stoppedAt ? `\n\nThe triage stopped early (${record.stoppedAt}); a maintainer may want to look again.` : '';
-  const notes = record.replies.slice(0, MAX_REPLIES).map((r) => `\n\n${withoutMarkers(r.trim())}`).join('');
+  const notes = record.replies.slice(0, PUBLISH_LIMITS.replies).map((r) => `\n\n${makeInert(r.trim(), mentions)}`).join('');
   const run = o.runUrl ? `\n\n<sub>[workflow run](${o.runUrl})</sub>` : '';
   const text = `**Triage** (agent-action): ${labels}.${dup}${limit}${notes}`;
-  return `${text.length > MAX_COMMENT_CHARS ? `${text.slice(0, MAX_COMMENT_CHARS)}\n\n[cut]` : text}${run}\n${formatTriagedMarker(target.seenUpdatedAt, o.runId)}`;
+  const capped = text.length > MAX_COMMENT_CHARS ? `${text.slice(0, MAX_COMMENT_CHARS)}\n\n${cutNote(text.length - MAX_COMMENT_CHARS)}` : text;
+  return `${capped}${run}\n${formatTriagedMarker(target.seenUpdatedAt, o.runId)}`;
 }
-
-/**
- * The model's text must not carry a marker of ours (it would read as the action's own). Mentions
- * are left for the publishing layer's inert-text pass (the `publish` branch's makeInert) to
- * neutralize once it is merged.
- */
-const withoutMarkers = (text: string): string => text.split(MARKER_PREFIX).join('&lt;!-- agent-action');

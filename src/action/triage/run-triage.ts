@@ -6,15 +6,13 @@
  * A shard reads its trusted configuration once (from the commit the run started on), then every
  * issue is its own conversation (triage-issue.ts); one issue's failure never ends the others.
  */
-import { rm } from 'node:fs/promises';
 import { AgentError, messageOf } from '../../common/errors.js';
 import type { Clock } from '../../core/loop.js';
 import { realClock } from '../../core/retry.js';
-import { assertGit } from '../../session/git.js';
 import { readAllowedLabels } from '../publish/labels.js';
 import type { ActionResult } from '../run-context.js';
 import type { RunBase } from '../run-task.js';
-import { readTrustedConfig } from '../trusted-config.js';
+import { createTrustedConfigSource, readHeadCommit } from '../trusted-config.js';
 import { createIssueSearch } from './issue-search.js';
 import { matrixOf, readTriagePlan, type PlanOptions } from './plan.js';
 import { renderPlanSummary, renderShardSummary, totalsOf } from './summary.js';
@@ -80,11 +78,11 @@ async function triageIssues(base: RunBase, issues: readonly number[], x: TriageR
   const clock = x.clock ?? realClock;
   const t0 = clock.now();
   const { settings, runner } = base;
-  const head = await assertGit(runner.workspace, ['rev-parse', 'HEAD']).catch((e: unknown) => {
-    throw new AgentError('config', `triage reads the repository's trusted configuration from the checked-out commit, and GITHUB_WORKSPACE (${runner.workspace}) has none: add actions/checkout before this step (${messageOf(e).split('\n')[0]})`);
-  });
-  const trusted = await base.log.group('trusted configuration (checked-out commit)', () => readTrustedConfig(runner.workspace, head, settings.contextFileNames));
+  const head = await readHeadCommit(runner.workspace);
+  if (!head) throw new AgentError('config', `triage reads the repository's trusted configuration from the checked-out commit, and GITHUB_WORKSPACE (${runner.workspace}) has none: add actions/checkout before this step`);
+  const source = createTrustedConfigSource({ workspace: runner.workspace, startCommit: head, contextFileNames: settings.contextFileNames, remote: base.remote });
   try {
+    const trusted = await base.log.group(`trusted configuration (commit ${head})`, () => source.read());
     const guide = await readTriageGuide(trusted.memoryRoot, settings.contextFileNames);
     if (guide) base.log.info(`triage guide: ${guide.source}${guide.heading ? ` (section "${guide.heading}")` : ''}`);
     const allowed = (await readAllowedLabels(base.octokit, base.repo, settings)).filter((l) => l.toLowerCase() !== settings.triage.triagedLabel.toLowerCase());
@@ -119,7 +117,7 @@ async function triageIssues(base: RunBase, issues: readonly number[], x: TriageR
       apiCalls: x.apiCalls(),
     };
   } finally {
-    if (trusted.fromCommit) await rm(trusted.memoryRoot, { recursive: true, force: true });
+    await source.dispose();
   }
 }
 

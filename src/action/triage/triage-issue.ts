@@ -8,7 +8,7 @@ import { messageOf } from '../../common/errors.js';
 import { prepareAgent } from '../../core/agent.js';
 import type { Emit, RunStats } from '../../core/events.js';
 import { statsOf } from '../../core/stats.js';
-import { renderTaskContext } from '../../context/task-context.js';
+import { describeCuts, renderTaskContext } from '../../context/task-context.js';
 import type { ModelClient } from '../../model/client.js';
 import { createDenyChannel } from '../../scheduler/channels.js';
 import type { Tool } from '../../tools/define-tool.js';
@@ -70,7 +70,8 @@ async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcom
   const startedAt = Date.now();
   const recorder = createPublishRecorder();
   const issueTools = createIssueTools({ search: s.search, self: number });
-  const context = taskContextOf({ number, isPullRequest: false }, issue, comments, { availableLabels: s.allowed });
+  const rendered = renderTaskContext(taskContextOf({ number, isPullRequest: false }, issue, comments, { availableLabels: s.allowed }));
+  if (rendered.cuts.length > 0) s.log.notice(`#${number}: ${describeCuts(rendered.cuts)}`);
   const agent = await prepareAgent({
     root: s.runner.workspace,
     model: s.settings.model,
@@ -85,7 +86,7 @@ async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcom
     },
     memory: { memoryRoot: s.trusted.memoryRoot, fileNames: s.settings.contextFileNames },
     command: 'triage',
-    taskContext: renderTaskContext(context),
+    taskContext: rendered.text,
     availableLabels: s.allowed,
     repo: `${s.repo.owner}/${s.repo.repo}`,
     limits: { maxTurns: s.settings.maxTurns, maxWallMs: s.settings.timeoutMs, maxCostUsd: s.settings.triage.maxCostUsdPerIssue ?? s.settings.maxCostUsd },

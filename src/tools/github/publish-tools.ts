@@ -4,7 +4,8 @@
  */
 import { Type } from 'typebox';
 import { defineTool, ToolFailure, type Tool } from '../define-tool.js';
-import { recorderOf, type PublishRecorder } from './recorder.js';
+import { guardRun } from '../tool-output.js';
+import { PUBLISH_LIMITS, recorderOf, type PublishRecorder } from './recorder.js';
 
 const needRecorder = (value: unknown): PublishRecorder => {
   const r = recorderOf(value);
@@ -28,7 +29,7 @@ export const addReviewCommentTool = defineTool({
   name: 'add_review_comment',
   kind: 'other',
   description:
-    'Records an inline comment for the pull request review that is published when the run ends. Only lines inside the diff can hold inline comments; other findings are moved into the review body. Use suggestion to propose replacement code for the commented lines.',
+    `Records an inline comment for the pull request review that is published when the run ends (at most ${PUBLISH_LIMITS.reviewComments} per run). Only lines inside the diff can hold inline comments; other findings are moved into the review body. Use suggestion to propose replacement code for the commented lines.`,
   params: ReviewParams,
   prepare(args, env) {
     const recorder = needRecorder(env.recorder);
@@ -40,23 +41,24 @@ export const addReviewCommentTool = defineTool({
       title: `review comment on ${args.path}:${range}`,
       paths: [],
       policyArgs: { ...args },
-      run: async () => {
-        const n = recorder.addReviewComment({ path: args.path, line: args.line, side: args.side, startLine: args.start_line, body: args.body, suggestion: args.suggestion });
-        return { forModel: `Recorded review comment ${n} on ${args.path}:${range}; it is published with the review when the run ends.`, forHuman: `comment on ${args.path}:${range}` };
-      },
+      run: ({ signal }) =>
+        guardRun(signal, async () => {
+          const n = recorder.addReviewComment({ path: args.path, line: args.line, side: args.side, startLine: args.start_line, body: args.body, suggestion: args.suggestion });
+          return { forModel: `Recorded review comment ${n} on ${args.path}:${range}; it is published with the review when the run ends.`, forHuman: `comment on ${args.path}:${range}` };
+        }),
     };
   },
 });
 
 const LabelParams = Type.Object(
-  { labels: Type.Array(Type.String({ minLength: 1 }), { description: "The labels the issue or pull request should carry, chosen from the repository's existing labels. Replaces an earlier call." }) },
+  { labels: Type.Array(Type.String({ minLength: 1 }), { description: 'The labels the issue or pull request should carry, chosen from the labels you may apply (listed in the task context). Replaces an earlier call.' }) },
   { additionalProperties: false },
 );
 
 export const setLabelsTool = defineTool({
   name: 'set_labels',
   kind: 'other',
-  description: "Records the labels to add to this issue or pull request when the run ends. Only labels that already exist in the repository are applied; others are dropped and reported.",
+  description: `Records the labels to add to this issue or pull request when the run ends (at most ${PUBLISH_LIMITS.labels}). Only labels on the list of labels you may apply are applied; others are dropped and reported.`,
   params: LabelParams,
   prepare(args, env) {
     const recorder = needRecorder(env.recorder);
@@ -64,10 +66,14 @@ export const setLabelsTool = defineTool({
       title: `set labels ${args.labels.join(', ') || '(none)'}`,
       paths: [],
       policyArgs: { labels: args.labels },
-      run: async () => {
-        recorder.setLabels(args.labels);
-        return { forModel: `Recorded labels: ${args.labels.join(', ') || '(none)'}. They are applied when the run ends.`, forHuman: `labels ${args.labels.join(', ')}` };
-      },
+      run: ({ signal }) =>
+        guardRun(signal, async () => {
+          recorder.setLabels(args.labels);
+          return {
+            forModel: `Recorded labels: ${args.labels.join(', ') || '(none)'}. When the run ends, those on the list of labels you may apply are applied; others are dropped and reported.`,
+            forHuman: `labels ${args.labels.join(', ')}`,
+          };
+        }),
     };
   },
 });
@@ -77,7 +83,7 @@ const ReplyParams = Type.Object({ body: Type.String({ minLength: 1, description:
 export const replyTool = defineTool({
   name: 'reply',
   kind: 'other',
-  description: 'Records a comment to post in the issue or pull request thread when the run ends: the answer to a question, or a note for the maintainers.',
+  description: `Records a comment to post in the issue or pull request thread when the run ends: the answer to a question, or a note for the maintainers. At most ${PUBLISH_LIMITS.replies} per run; @mentions are shown but notify no one.`,
   params: ReplyParams,
   prepare(args, env) {
     const recorder = needRecorder(env.recorder);
@@ -85,10 +91,11 @@ export const replyTool = defineTool({
       title: 'reply in the thread',
       paths: [],
       policyArgs: { body: args.body },
-      run: async () => {
-        const n = recorder.reply(args.body);
-        return { forModel: `Recorded reply ${n}; it is posted when the run ends.`, forHuman: 'reply recorded' };
-      },
+      run: ({ signal }) =>
+        guardRun(signal, async () => {
+          const n = recorder.reply(args.body);
+          return { forModel: `Recorded reply ${n}; it is posted when the run ends.`, forHuman: 'reply recorded' };
+        }),
     };
   },
 });

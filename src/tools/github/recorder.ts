@@ -3,6 +3,7 @@
  * by the action (after its checks: a label must exist, a review line must be in the diff). Plain
  * JSON, so a suspended session carries it across runs.
  */
+import { ToolFailure } from '../define-tool.js';
 export interface RecordedReviewComment {
   path: string;
   line: number;
@@ -20,6 +21,15 @@ export interface PublishRecord {
   replies: string[];
 }
 
+/**
+ * Per-run caps on what the model may publish: a prompt-injected model must not turn one run into
+ * dozens of comments in a stranger's thread. Past a cap the tool fails and says why; the action
+ * enforces the same caps again when it publishes (a record may come from a saved session).
+ */
+export const PUBLISH_LIMITS = { replies: 3, reviewComments: 30, labels: 10 } as const;
+
+export type PublishLimits = { [K in keyof typeof PUBLISH_LIMITS]: number };
+
 export interface PublishRecorder {
   addReviewComment(c: RecordedReviewComment): number;
   setLabels(labels: readonly string[]): void;
@@ -29,15 +39,30 @@ export interface PublishRecorder {
 
 export const emptyPublishRecord = (): PublishRecord => ({ reviewComments: [], replies: [] });
 
-/** A recorder starting from `initial` (a resumed session's record). */
-export function createPublishRecorder(initial: PublishRecord = emptyPublishRecord()): PublishRecorder {
+/**
+ * A recorder starting from `initial` (a resumed session's record). Over a cap, `addReviewComment`,
+ * `reply` and `setLabels` throw ToolFailure('failed') with a message the model can act on.
+ */
+export function createPublishRecorder(initial: PublishRecord = emptyPublishRecord(), limits: PublishLimits = PUBLISH_LIMITS): PublishRecorder {
   const rec: PublishRecord = structuredClone(initial);
   return {
-    addReviewComment: (c) => rec.reviewComments.push({ ...c }),
-    setLabels: (labels) => {
-      rec.labels = [...new Set(labels.map((l) => l.trim()).filter(Boolean))];
+    addReviewComment: (c) => {
+      if (rec.reviewComments.length >= limits.reviewComments) {
+        throw new ToolFailure('failed', `limit reached: at most ${limits.reviewComments} review comments per run; put the remaining findings in your final message`);
+      }
+      return rec.reviewComments.push({ ...c });
     },
-    reply: (body) => rec.replies.push(body),
+    setLabels: (labels) => {
+      const unique = [...new Set(labels.map((l) => l.trim()).filter(Boolean))];
+      if (unique.length > limits.labels) throw new ToolFailure('failed', `limit reached: at most ${limits.labels} labels; choose the ones that matter most`);
+      rec.labels = unique;
+    },
+    reply: (body) => {
+      if (rec.replies.length >= limits.replies) {
+        throw new ToolFailure('failed', `limit reached: at most ${limits.replies} replies per run; say the rest in one of them or in your final message`);
+      }
+      return rec.replies.push(body);
+    },
     snapshot: () => structuredClone(rec),
   };
 }

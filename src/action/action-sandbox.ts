@@ -1,0 +1,52 @@
+/**
+ * The Action's sandbox: the `sandbox` and `sandbox-network` inputs, the AppArmor remedy (only
+ * here, on a runner: a disposable VM whose passwordless sudo is there for steps like this one),
+ * and what the log and the progress comment say about it.
+ */
+import { createAppArmorRemedy, type Remedy } from '../sandbox/remedy.js';
+import { createSandbox } from '../sandbox/sandbox.js';
+import type { Probe } from '../sandbox/probe.js';
+import type { Sandbox } from '../sandbox/types.js';
+import type { ActionSettings } from './inputs.js';
+import type { Log } from './run-context.js';
+
+export interface ActionSandbox {
+  sandbox: Sandbox;
+  /** For the progress comment and job summary when commands are refused or unconfined. */
+  note?: string;
+}
+
+export interface ActionSandboxOptions {
+  settings: Pick<ActionSettings, 'sandbox' | 'sandboxNetwork'>;
+  log: Log;
+  hostEnv: Readonly<Record<string, string | undefined>>;
+  /** Tests inject a probe result (an AppArmor refusal) and a remedy; production runs bwrap and sudo. */
+  probe?: Probe;
+  remedy?: Remedy;
+}
+
+export async function prepareActionSandbox(o: ActionSandboxOptions): Promise<ActionSandbox> {
+  const sandbox = createSandbox({
+    mode: o.settings.sandbox,
+    network: o.settings.sandboxNetwork,
+    hostEnv: o.hostEnv,
+    probe: o.probe,
+    remedy: o.remedy ?? createAppArmorRemedy(),
+  });
+  const s = await sandbox.status();
+  switch (s.kind) {
+    case 'sandboxed':
+      if (s.remedy) o.log.notice(`sandbox: ${s.remedy}`);
+      o.log.info(`sandbox: bubblewrap ${s.version} (${s.bwrap}); network ${s.network ? 'allowed' : 'off'}`);
+      return { sandbox };
+    case 'unconfined': {
+      o.log.warning(`sandbox: ${s.warning}`);
+      return { sandbox, note: `⚠️ Commands ran without the OS sandbox: ${s.warning}` };
+    }
+    case 'refused': {
+      const text = `shell commands are refused: the \`sandbox\` input is \`required\` and the sandbox is unavailable: ${s.reason}. To fix: ${s.fix}; or set the \`sandbox\` input to \`auto\` to run commands unconfined (not recommended)`;
+      o.log.warning(`sandbox: ${text}`);
+      return { sandbox, note: `⚠️ Sandbox: ${text}.` };
+    }
+  }
+}

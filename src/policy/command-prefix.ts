@@ -1,0 +1,92 @@
+import type { Decision } from './types.js';
+import type { ShellPart } from './shell-split.js';
+
+/**
+ * A `commandPrefix` as written in a policy file. Gemini CLI turns each prefix into a pattern over the
+ * JSON text of the command: the prefix, JSON-encoded, followed by whitespace, the end of the command,
+ * or a double quote. We match the same commands by meaning: the prefix read as bash words (quotes
+ * removed, so `git commit -m "fix"` names argv [git, commit, -m, fix]) must equal the first words of
+ * the sub-command's argv. Where the prefix is not plain words (an unclosed quote, `$HOME`), and for
+ * deny and ask_user rules always, Gemini CLI's text match applies as well.
+ */
+export interface CommandPrefix {
+  source: string;
+  /** The prefix as argv; undefined when it is not plain words. */
+  words?: readonly string[];
+  /** Why it is not plain words, for the load warning. */
+  problem?: string;
+}
+
+const compiled = new Map<string, CommandPrefix>();
+
+export function parseCommandPrefix(source: string): CommandPrefix {
+  let c = compiled.get(source);
+  if (!c) {
+    const r = wordsOf(source);
+    c = typeof r === 'string' ? { source, problem: r } : { source, words: r };
+    compiled.set(source, c);
+  }
+  return c;
+}
+
+/** Bash quote removal for plain words; a reason string when something would expand or is unbalanced. */
+function wordsOf(s: string): string[] | string {
+  const words: string[] = [];
+  let cur = '';
+  let inWord = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (/\s/.test(c)) {
+      if (inWord) words.push(cur);
+      cur = '';
+      inWord = false;
+      continue;
+    }
+    inWord = true;
+    if (c === "'") {
+      const end = s.indexOf("'", i + 1);
+      if (end < 0) return 'it has an unclosed single quote';
+      cur += s.slice(i + 1, end);
+      i = end;
+    } else if (c === '"') {
+      let j = i + 1;
+      for (; j < s.length && s[j] !== '"'; j++) {
+        if (s[j] === '\\' && '$`"\\\n'.includes(s[j + 1] ?? '')) j++;
+        else if (s[j] === '$' || s[j] === '`') return 'it has an expansion inside double quotes';
+        cur += s[j];
+      }
+      if (j >= s.length) return 'it has an unclosed double quote';
+      i = j;
+    } else if (c === '\\') {
+      if (i + 1 >= s.length) return 'it ends with a backslash';
+      cur += s[++i];
+    } else if (/[$`*?[{~;&|<>()#]/.test(c) && !(c === '#' && cur !== '') && !(c === '~' && cur !== '')) {
+      return `it has ${JSON.stringify(c)}, which bash would expand or treat as syntax`;
+    } else cur += c;
+  }
+  if (inWord) words.push(cur);
+  return words.length > 0 ? words : 'it is empty';
+}
+
+/**
+ * Whether `prefix` names the start of `part`. `decision` is the rule's: allow rules match only by
+ * meaning (whole words, a known command, no assignments in front); deny and ask_user rules also match
+ * Gemini CLI's way, by text, so that a rule written against Gemini CLI never asks or denies less here.
+ */
+export function prefixMatches(prefix: string, part: ShellPart, decision: Decision, environmentChanged: boolean): boolean {
+  const p = parseCommandPrefix(prefix);
+  const known = part.assignments.length === 0 && !environmentChanged;
+  if (p.words && known && p.words.length <= part.words.length && p.words.every((w, i) => part.literal[i] && part.words[i] === w)) return true;
+  if (decision !== 'allow') return textMatches(p.source, part.text, /[\s"]/);
+  // An allow rule whose prefix is not plain words keeps Gemini CLI's text match, minus its one laxity:
+  // `git log` followed by `"out"` is `git logout`, so a quote does not end the prefix here.
+  return p.words === undefined && known && textMatches(p.source, part.text, /\s/);
+}
+
+const textMatches = (prefix: string, text: string, boundary: RegExp): boolean =>
+  text.startsWith(prefix) && (text.length === prefix.length || boundary.test(text[prefix.length]!));
+
+/** Quotes a word so that `parseCommandPrefix` reads it back unchanged (for rules added by "always" approvals). */
+export function quoteWord(w: string): string {
+  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
+}

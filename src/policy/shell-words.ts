@@ -1,0 +1,187 @@
+import type { Node } from 'web-tree-sitter';
+
+/**
+ * What bash makes of one word, statically. `value` is the word after quote removal when bash would
+ * not change it at run time; undefined when any expansion applies (parameters, substitutions,
+ * globbing, tilde, braces, ANSI-C or locale quoting), so callers treat it as unknown.
+ */
+export function wordValue(node: Node): string | undefined {
+  if (isTranslated(node)) return undefined;
+  switch (node.type) {
+    case 'word':
+    case 'number':
+    case 'raw_string':
+    case 'string':
+    case 'concatenation':
+      return hasExpandingShape(node) ? undefined : quoteRemoved(node);
+    default:
+      return undefined;
+  }
+}
+
+/** `$"..."` (locale translation) arrives as an anonymous `$` right before a string. */
+const isTranslated = (node: Node): boolean => {
+  const prev = node.previousSibling;
+  return node.type === 'string' && prev !== null && !prev.isNamed && prev.type === '$' && prev.endIndex === node.startIndex;
+};
+
+function quoteRemoved(node: Node): string | undefined {
+  switch (node.type) {
+    case 'word':
+      // Outside quotes a backslash keeps the next character; backslash-newline disappears.
+      return node.text.replace(/\\\n/g, '').replace(/\\(.)/gs, '$1');
+    case 'number':
+      return node.text;
+    case 'raw_string':
+      return node.text.slice(1, -1);
+    case 'string': {
+      if (!node.namedChildren.every((k) => k?.type === 'string_content')) return undefined;
+      // Inside double quotes a backslash escapes only $ ` " \ and newline.
+      return node.text.slice(1, -1).replace(/\\\n/g, '').replace(/\\([$`"\\])/g, '$1');
+    }
+    case 'concatenation': {
+      let s = '';
+      for (const k of node.children) {
+        if (!k) return undefined;
+        // An anonymous child of a concatenation is syntax tree-sitter could not place: not static.
+        if (!k.isNamed) return undefined;
+        const v = quoteRemoved(k);
+        if (v === undefined || isTranslated(k)) return undefined;
+        s += v;
+      }
+      return s;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The unquoted characters of a word, escaped ones blanked, quoted parts as `_`: what globbing,
+ * tilde and brace expansion look at.
+ */
+function skeletonOf(node: Node): string {
+  if (node.type === 'word') return node.text.replace(/\\./gs, '_');
+  if (node.type === 'concatenation') return node.children.map((k) => (k ? skeletonOf(k) : '_')).join('');
+  return '_';
+}
+
+/** Unquoted glob characters, a leading tilde, a brace list or sequence, or an extglob group. */
+function hasExpandingShape(node: Node): boolean {
+  const s = skeletonOf(node);
+  return /[*?[]/.test(s) || s.startsWith('~') || /\{[^{}]*(,|\.\.)[^{}]*\}/.test(s) || /[+@!]\(/.test(s);
+}
+
+/** Every kind of text that bash scans for `$`, backticks and backslashes (the rest are quoted or syntax). */
+const NOT_SCANNED = new Set([
+  'raw_string', 'ansi_c_string', 'comment', 'heredoc_start', 'heredoc_end', 'file_descriptor', 'number',
+  'variable_name', 'special_variable_name', 'test_operator',
+]);
+/** Text inside these is double-quote-like: `<(` is not a process substitution there. */
+const QUOTED = new Set(['string', 'string_content', 'heredoc_body', 'heredoc_content']);
+
+export interface ScanFindings {
+  /** Backtick substitutions tree-sitter left as plain text: their inner scripts, unescaped. */
+  backticks: string[];
+  /** Substitution syntax tree-sitter left as plain text, which we cannot take apart safely. */
+  unparsed: string[];
+}
+
+/**
+ * Looks at the text of `node` that none of its children covers (all of it for a leaf) for shell
+ * syntax tree-sitter did not turn into nodes. Backticks inside `${...}` and inside here-documents
+ * (the places tree-sitter is known to skip) are taken apart; any other unparsed substitution, and an
+ * operator or blank inside a plain word, means tree-sitter misread the line. Over-finding is safe
+ * (more is checked or asked); missing is not.
+ */
+export function scanUncovered(node: Node, source: string, into: ScanFindings): void {
+  if (!node.isNamed) return;
+  const where = contextOf(node);
+  // Inside "${x:-'...'}" the single quotes are plain characters and what is between them expands.
+  if (NOT_SCANNED.has(node.type) && !(node.type === 'raw_string' && where.quoted)) return;
+  const gaps = uncoveredRanges(node);
+  let i = gaps.length > 0 ? gaps[0]![0] : node.endIndex;
+  for (const [from, to] of gaps) {
+    for (i = Math.max(i, from); i < to; i++) {
+      const c = source[i]!;
+      if (c === '\\') {
+        // bash removes a backslash-newline even inside a word (`r\⏎m` is rm); tree-sitter splits the word there.
+        if (!where.quoted && source[i + 1] === '\n' && /[^\s;&|<>()]/.test(source[i - 1] ?? ' ') && /[^\s;&|<>()]/.test(source[i + 2] ?? ' ')) {
+          into.unparsed.push(`a line continuation inside a word: ${excerpt(source.slice(Math.max(0, i - 20), i + 20))}`);
+          return;
+        }
+        i++;
+        continue;
+      }
+      if (c === '`') {
+        const close = closingBacktick(source, i + 1, node.endIndex);
+        if (close < 0 || !where.backticksSkipped) {
+          into.unparsed.push(`a backtick the parser did not read as a substitution, in ${excerpt(node.text)}`);
+          return;
+        }
+        into.backticks.push(unescapeBackticked(source.slice(i + 1, close)));
+        i = close;
+        continue;
+      }
+      const two = source.slice(i, i + 2);
+      if (two === '$(' || two === '$[' || two === '${' || (!where.quoted && (two === '<(' || two === '>('))) {
+        into.unparsed.push(`"${two}" that the parser left as text in ${excerpt(node.text)}`);
+        return;
+      }
+      if (where.plainWord && /[\s;&|<>()]/.test(c)) {
+        into.unparsed.push(`a word the parser misread (${JSON.stringify(c)} inside it): ${excerpt(node.text)}`);
+        return;
+      }
+    }
+  }
+}
+
+interface TextContext {
+  /** Inside double quotes or a here-document. */
+  quoted: boolean;
+  /** Where tree-sitter leaves backtick substitutions as text: in `${...}` words and here-document bodies. */
+  backticksSkipped: boolean;
+  /** An unquoted word outside `${...}`: bash would have split it at any blank or operator. */
+  plainWord: boolean;
+}
+
+function contextOf(node: Node): TextContext {
+  let quoted = QUOTED.has(node.type);
+  let expansion = false;
+  for (let p = node.parent, n = 0; p && n < 64; p = p.parent, n++) {
+    if (p.type === 'command_substitution' || p.type === 'process_substitution' || p.type === 'program') break;
+    if (QUOTED.has(p.type)) quoted = true;
+    if (p.type === 'expansion') expansion = true;
+  }
+  const heredoc = node.type === 'heredoc_body' || node.type === 'heredoc_content';
+  return { quoted, backticksSkipped: expansion || heredoc, plainWord: node.type === 'word' && !quoted && !expansion };
+}
+
+function uncoveredRanges(node: Node): Array<[number, number]> {
+  if (node.childCount === 0) return [[node.startIndex, node.endIndex]];
+  const out: Array<[number, number]> = [];
+  let at = node.startIndex;
+  for (const c of node.children) {
+    if (!c) continue;
+    if (c.startIndex > at) out.push([at, c.startIndex]);
+    at = Math.max(at, c.endIndex);
+  }
+  if (node.endIndex > at) out.push([at, node.endIndex]);
+  return out;
+}
+
+function closingBacktick(source: string, from: number, end: number): number {
+  for (let j = from; j < end; j++) {
+    if (source[j] === '\\') j++;
+    else if (source[j] === '`') return j;
+  }
+  return -1;
+}
+
+/** Inside backticks a backslash quotes only `$`, `` ` ``, `\` (and `"` within double quotes). */
+const unescapeBackticked = (s: string): string => s.replace(/\\([$`\\"])/g, '$1');
+
+export const excerpt = (s: string, max = 60): string => {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return JSON.stringify(one.length > max ? `${one.slice(0, max - 1)}…` : one);
+};

@@ -1,0 +1,155 @@
+/**
+ * The host paths a sandbox plan is made of, looked at on disk: which system folders exist and
+ * which are merged-/usr symlinks, which PATH folders hold toolchains worth binding, what the
+ * workspace's protected folders are, where the runner's files are. Pure decisions are separate
+ * functions (`parse*`/`choose*`) so they are tested without a particular machine.
+ */
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import { isAbsolute, join, normalize } from 'node:path';
+import type { HostEntry } from './bwrap-args.js';
+import { isUnder } from './bwrap-args.js';
+
+/**
+ * Read-only inside. /etc holds no secrets a non-root user can read; /opt holds the runner's tool
+ * cache (setup-node's Node lives in /opt/hostedtoolcache). /home, /root, /var and /run are absent.
+ */
+export const SYSTEM_PATHS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/nix'];
+
+/** Folders of the workspace a command must not change: history and config git runs, and the steering files. */
+export const PROTECTED_NAMES = ['.git', '.gemini', '.github'];
+
+/** PATH entries under these are never bound: homes, the private and runtime folders, kernel views. */
+const NEVER_BIND = ['/home', '/root', '/tmp', '/var', '/run', '/proc', '/sys', '/dev', '/mnt', '/media', '/srv', '/boot', '/lost+found'];
+
+export async function readSystemEntries(paths: readonly string[] = SYSTEM_PATHS): Promise<HostEntry[]> {
+  const out: HostEntry[] = [];
+  for (const path of paths) {
+    const e = await readEntry(path);
+    if (e) out.push(e);
+  }
+  return out;
+}
+
+/** What is at `path` (without following a final symlink), or undefined when nothing is. */
+export async function readEntry(path: string): Promise<HostEntry | undefined> {
+  try {
+    const st = await lstat(path);
+    if (st.isSymbolicLink()) return { path, kind: 'symlink', target: await readlink(path) };
+    return { path, kind: st.isDirectory() ? 'dir' : 'file' };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Pure: the PATH folders to bind read-only, so that a command finds the same `node` and `npm`
+ * the runner has. Folders already inside a bound tree are skipped, and so is anything under a
+ * home, a private or runtime folder, the workspace or a hidden path: binding those would show
+ * what the sandbox hides.
+ */
+export function chooseToolchainDirs(pathVar: string | undefined, o: { bound: readonly string[]; home: string; hidden: readonly string[]; workspace: string }): string[] {
+  const out: string[] = [];
+  for (const raw of (pathVar ?? '').split(':')) {
+    if (!raw || !isAbsolute(raw)) continue;
+    const dir = normalize(raw).replace(/\/+$/, '') || '/';
+    if (dir === '/' || out.includes(dir)) continue;
+    const forbidden = [...NEVER_BIND, o.home, o.workspace, ...o.hidden];
+    if (forbidden.some((f) => isUnder(dir, f)) || o.bound.some((b) => isUnder(dir, b))) continue;
+    out.push(dir);
+  }
+  return out;
+}
+
+/**
+ * Pure: which of the folders a caller asks to make writable (a cache a hook or an MCP server
+ * needs) are allowed. A specific folder is; what would expose what the sandbox hides is not: /,
+ * a whole system folder, $HOME or a folder above it, a runner path or anything above or inside it.
+ */
+export function chooseWritableDirs(paths: readonly string[], o: { home: string; hidden: readonly string[] }): { allowed: string[]; refused: string[] } {
+  const allowed: string[] = [];
+  const refused: string[] = [];
+  for (const raw of paths) {
+    const dir = normalize(raw).replace(/\/+$/, '') || '/';
+    const exposes =
+      !isAbsolute(raw) ||
+      ['/', '/proc', '/sys', '/dev', '/etc', '/usr', '/tmp', '/home', '/root', '/run', '/var'].some((d) => isUnder(d, dir)) ||
+      isUnder(o.home, dir) ||
+      o.hidden.some((h) => isUnder(h, dir) || isUnder(dir, h));
+    (exposes ? refused : allowed).push(exposes ? raw : dir);
+  }
+  return { allowed, refused };
+}
+
+/** chooseToolchainDirs, keeping only real folders, by their real paths. */
+export async function readToolchainDirs(...args: Parameters<typeof chooseToolchainDirs>): Promise<string[]> {
+  const out: string[] = [];
+  for (const dir of chooseToolchainDirs(...args)) {
+    try {
+      const real = await realpath(dir);
+      const again = chooseToolchainDirs(real, args[1]);
+      if (again.length === 1 && (await lstat(real)).isDirectory() && !out.includes(real)) out.push(real);
+    } catch {
+      // A PATH entry that does not exist: nothing to bind.
+    }
+  }
+  return out;
+}
+
+export interface ProtectedLayout {
+  /** Present protected paths, to bind read-only over themselves. */
+  present: HostEntry[];
+  /** Absent protected folders: an empty folder is made for the call and bound read-only. */
+  absent: string[];
+  /** A regular .git/config to replace with its sanitized copy. */
+  gitConfig?: string;
+}
+
+/**
+ * The workspace's protected paths. A symlink among them is refused: a mount follows it, and
+ * `.github -> /` in a hostile checkout would bind the host's root into the sandbox.
+ */
+export async function readProtectedLayout(workspace: string): Promise<ProtectedLayout> {
+  const out: ProtectedLayout = { present: [], absent: [] };
+  for (const name of PROTECTED_NAMES) {
+    const path = join(workspace, name);
+    const e = await readEntry(path);
+    if (!e) out.absent.push(path);
+    else if (e.kind === 'symlink') throw new Error(`${path} is a symbolic link: the sandbox cannot protect it (replace it with a folder)`);
+    else out.present.push(e);
+  }
+  const git = out.present.find((e) => e.path === join(workspace, '.git'));
+  if (git?.kind === 'dir') {
+    const config = await readEntry(join(git.path, 'config'));
+    if (config?.kind === 'symlink') throw new Error(`${config.path} is a symbolic link: the sandbox cannot replace it with a sanitized copy`);
+    if (config?.kind === 'file') out.gitConfig = config.path;
+  }
+  return out;
+}
+
+/** The runner's paths as files or folders, by real path; those that do not exist are left out. */
+export async function readHiddenEntries(paths: readonly string[]): Promise<HostEntry[]> {
+  const out: HostEntry[] = [];
+  for (const p of paths) {
+    try {
+      const real = await realpath(p);
+      const e = await readEntry(real);
+      if (e && e.kind !== 'symlink') out.push(e);
+    } catch {
+      // Not there: nothing to hide.
+    }
+  }
+  return out;
+}
+
+/**
+ * With the network on, name resolution needs resolv.conf's target, which on Ubuntu is a symlink
+ * into /run (not bound): that one file is bound read-only.
+ */
+export async function readResolvConfTarget(): Promise<string | undefined> {
+  try {
+    const real = await realpath('/etc/resolv.conf');
+    return isUnder(real, '/etc') ? undefined : real;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * What of the GitHub runner a sandboxed process must never reach. The runner's file commands are
+ * files whose names are in the environment: a line appended to `$GITHUB_ENV` or `$GITHUB_PATH`
+ * runs in every later step of the job, outside every policy (`BASH_ENV=...`, a PATH entry that
+ * shadows `git`). They and the event payload live under RUNNER_TEMP, which also holds
+ * actions/checkout v6's credential file. All of it is hidden, and the variables are dropped.
+ */
+import { isAbsolute } from 'node:path';
+
+/** Variables naming the runner's file commands, its temp folder and the event payload. */
+export const RUNNER_PATH_VARIABLES = [
+  'RUNNER_TEMP',
+  'GITHUB_ENV',
+  'GITHUB_PATH',
+  'GITHUB_OUTPUT',
+  'GITHUB_STEP_SUMMARY',
+  'GITHUB_STATE',
+  'GITHUB_EVENT_PATH',
+] as const;
+
+/** Pure: the absolute paths those variables name in the host's environment (deduplicated). */
+export function runnerPathsOf(env: Readonly<Record<string, string | undefined>>): string[] {
+  const paths = RUNNER_PATH_VARIABLES.map((name) => env[name]).filter((p): p is string => !!p && isAbsolute(p));
+  return [...new Set(paths)];
+}
+
+/** Pure: env without the runner's path variables (the sandbox removes them whatever the caller passed). */
+export function withoutRunnerVariables(env: Readonly<Record<string, string>>): Record<string, string> {
+  const out = { ...env };
+  for (const name of RUNNER_PATH_VARIABLES) delete out[name];
+  return out;
+}

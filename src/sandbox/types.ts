@@ -1,0 +1,73 @@
+/** The sandbox's vocabulary: what callers ask for and what they get back. Types only. */
+import type { Readable, Writable } from 'node:stream';
+
+/** `required`: no sandbox, no process. `auto`: the sandbox when it works, else unconfined with a warning. */
+export type SandboxMode = 'required' | 'auto' | 'off';
+
+/** One process to start: what the shell tool, a hook or an MCP stdio server asks for. */
+export interface SpawnRequest {
+  /** argv[0] is looked up on env.PATH inside the sandbox: `['bash', '-c', command]`. */
+  argv: readonly string[];
+  /** Real path of the workspace: read-write inside, except its protected folders. */
+  workspace: string;
+  /** Where the process starts; inside the workspace. */
+  cwd: string;
+  /** Already scrubbed of credentials by the caller; the sandbox also drops the runner's path variables. */
+  env: Readonly<Record<string, string>>;
+  /** Extra folders the process may write (a cache a hook needs, say). Absolute paths. */
+  writable?: readonly string[];
+  /** Overrides the sandbox's network setting for this process. */
+  network?: boolean;
+  /** `pipe` for a process that is talked to (an MCP stdio server); commands get none. */
+  stdin?: 'ignore' | 'pipe';
+}
+
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the process (or the sandbox around it) never started: the reason, for the caller to show. */
+  startError?: string;
+}
+
+/** A started process and everything it starts, as one unit to talk to, wait for and kill. */
+export interface ConfinedProcess {
+  readonly sandboxed: boolean;
+  /** Host pid of what was spawned (bwrap, or the command itself when unconfined). */
+  readonly pid: number | undefined;
+  readonly stdin: Writable | null;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** The main process ended (background processes may still hold the output open when unconfined). */
+  readonly exited: Promise<ExitStatus>;
+  /** Everything ended and all output was read. */
+  readonly closed: Promise<ExitStatus>;
+  /** SIGTERM to the command's process group: a chance to clean up. */
+  terminate(): void;
+  /** SIGKILL to every process of the call, including those that left the group with setsid. */
+  kill(): void;
+  /** Whether processes the command started are still alive after it exited (never, when sandboxed). */
+  hasStragglers(): boolean;
+}
+
+/** Why bubblewrap cannot be used here, as found by running it once. */
+export type ProbeFailureKind = 'missing' | 'userns_denied' | 'failed';
+
+export type ProbeResult =
+  | { ok: true; bwrap: string; version: string }
+  | { ok: false; kind: ProbeFailureKind; bwrap: string; message: string };
+
+/** What the sandbox will do for every spawn of this run. */
+export type SandboxStatus =
+  | { kind: 'sandboxed'; bwrap: string; version: string; network: boolean; remedy?: string }
+  /** `off`, or `auto` without a usable sandbox: processes run unconfined; `warning` says why. */
+  | { kind: 'unconfined'; warning: string }
+  /** `required` without a usable sandbox: every spawn is refused with this reason and fix. */
+  | { kind: 'refused'; reason: string; fix: string };
+
+export interface Sandbox {
+  readonly mode: SandboxMode;
+  /** Probes once (applying the remedy where allowed); later calls return the same answer. */
+  status(): Promise<SandboxStatus>;
+  /** Throws AgentError('config') when the mode is `required` and there is no sandbox. */
+  spawn(req: SpawnRequest): Promise<ConfinedProcess>;
+}

@@ -1,0 +1,57 @@
+/**
+ * A tool call never outlives the run's wall-clock limit: the real agent (policy, scheduler, loop)
+ * with the real SDK against the fake Gemini, a model that calls a tool whose work never settles,
+ * and a 300 ms budget. Before the scheduler raced each call against the run's signal, the loop
+ * waited on that call forever and `timeout-minutes` meant nothing.
+ */
+import { Type } from 'typebox';
+import { afterEach, describe, expect, it } from 'vitest';
+import { prepareAgent } from '../../src/core/agent.js';
+import { defineTool, type Tool } from '../../src/tools/define-tool.js';
+import { call, reply, startFakeGemini, type FakeGemini } from '../support/fake-gemini.js';
+import { makeTempDir } from '../support/git-repo.js';
+
+let gemini: FakeGemini | undefined;
+afterEach(async () => {
+  await gemini?.close();
+  gemini = undefined;
+});
+
+/** Awaits something that never settles and ignores its signal: the worst a tool can do. */
+const hangTool = defineTool({
+  name: 'hang',
+  kind: 'read',
+  description: 'Waits forever.',
+  params: Type.Object({}, { additionalProperties: false }),
+  prepare: () => ({ title: 'hang', paths: [], policyArgs: {}, run: () => new Promise(() => undefined) }),
+});
+
+describe("the run's deadline", () => {
+  it('ends a tool call that never settles, and the run ends at its time limit', async () => {
+    gemini = await startFakeGemini([reply([call('hang', {}, 'h1')])]);
+    const root = makeTempDir();
+    const agent = await prepareAgent({
+      root,
+      model: 'gemini-2.5-flash',
+      apiKey: 'AIza-deadline-test',
+      baseUrl: gemini.baseUrl,
+      mode: 'default',
+      policyContext: 'action',
+      policy: { user: [{ inline: '[[rule]]\ntoolName = "hang"\ndecision = "allow"\npriority = 100\n', label: 'test' }] },
+      memory: { memoryRoot: root },
+      command: 'question',
+      limits: { maxWallMs: 300 },
+      secrets: [],
+      channel: { decide: async () => 'defer' },
+      extraTools: [hangTool as unknown as Tool],
+    });
+    const events: string[] = [];
+    const run = await agent.start('go', (e) => {
+      if (e.type === 'tool_state') events.push(e.status);
+    });
+    expect(run.outcome).toMatchObject({ status: 'limit', which: 'time' });
+    expect(events).toContain('executing');
+    expect(events.at(-1)).toBe('cancelled');
+    expect(gemini.requests).toHaveLength(1);
+  });
+});

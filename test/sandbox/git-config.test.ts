@@ -1,0 +1,85 @@
+import { execFileSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sanitizeGitConfig } from '../../src/sandbox/git-config.js';
+import { makeTempDir } from '../support/git-repo.js';
+
+/** What actions/checkout v4 leaves in .git/config with persist-credentials (the token is fake). */
+const CHECKOUT_V4 = `[core]
+\trepositoryformatversion = 0
+\tfilemode = true
+\tbare = false
+\tlogallrefupdates = true
+[remote "origin"]
+\turl = https://github.com/octo/hello
+\tfetch = +refs/heads/*:refs/remotes/origin/*
+[gc]
+\tauto = 0
+[http "https://github.com/"]
+\textraheader = AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX2Zha2U=
+[branch "main"]
+\tremote = origin
+\tmerge = refs/heads/main
+`;
+
+/** checkout v6: the token lives in a file under RUNNER_TEMP, included by gitdir. */
+const CHECKOUT_V6 = `[core]
+\tbare = false
+[includeIf "gitdir:/home/runner/work/hello/hello/.git"]
+\tpath = /home/runner/work/_temp/git-credentials-4b1c.config
+[includeIf "gitdir:/github/workspace/.git"]
+\tpath = /github/runner_temp/git-credentials-4b1c.config
+[remote "origin"]
+\turl = https://github.com/octo/hello
+`;
+
+describe('sanitizeGitConfig', () => {
+  it("drops actions/checkout v4's AUTHORIZATION header and keeps everything else", () => {
+    const r = sanitizeGitConfig(CHECKOUT_V4);
+    expect(r.text).not.toContain('AUTHORIZATION');
+    expect(r.text).not.toContain('eC1hY2Nlc3MtdG9rZW46Z2hzX2Zha2U=');
+    expect(r.text).toContain('[http "https://github.com/"]\n[branch "main"]');
+    expect(r.text).toContain('\turl = https://github.com/octo/hello\n');
+    expect(r.text).toContain('\tmerge = refs/heads/main\n');
+    expect(r.changed).toBe(1);
+  });
+
+  it("drops checkout v6's include of the credential file", () => {
+    const r = sanitizeGitConfig(CHECKOUT_V6);
+    expect(r.text).not.toContain('git-credentials');
+    expect(r.text).toContain('[remote "origin"]\n\turl = https://github.com/octo/hello');
+    expect(r.changed).toBe(2);
+  });
+
+  it.each([
+    ['[remote "origin"]\n\turl = https://x-access-token:ghs_abcdefgh@github.com/o/r.git\n', '[remote "origin"]\n\turl = https://github.com/o/r.git\n'],
+    ['[url "https://ghp_tokenvalue123@github.com/"]\n\tinsteadOf = https://github.com/\n', '[url "https://github.com/"]\n\tinsteadOf = https://github.com/\n'],
+    ['[credential]\n\thelper = store --file=/home/runner/.git-credentials\n\tusername = bot\n[core]\n\tbare = false\n', '[credential]\n[core]\n\tbare = false\n'],
+    ['[credential "https://github.com"]\n\thelper = !f() { echo password=$TOKEN; }; f\n', '[credential "https://github.com"]\n'],
+    ['[http]\n\tExtraHeader = Authorization: Bearer abc\n', '[http]\n'],
+    // A value continued onto the next line goes with it.
+    ['[http]\n\textraheader = AUTHORIZATION: \\\nbasic Zm9vYmFyYmF6\n\tsslVerify = true\n', '[http]\n\tsslVerify = true\n'],
+    // `[section] key = value` on one line.
+    ['[credential] helper = store\n[core] editor = vi\n', '[credential]\n[core] editor = vi\n'],
+    // Old-style subsection syntax.
+    ['[http.https://github.com/]\n\textraheader = AUTHORIZATION: basic Zm9vYmFyYmF6\n', '[http.https://github.com/]\n'],
+    ['# a comment\n[alias]\n\tst = status\n', '# a comment\n[alias]\n\tst = status\n'],
+  ])('%j -> %j', (input, expected) => {
+    expect(sanitizeGitConfig(input).text).toBe(expected);
+  });
+
+  it('its output is a config real git reads, with the credential gone and the rest intact', () => {
+    const dir = makeTempDir('agent-action-gitcfg-');
+    try {
+      const file = join(dir, 'config');
+      writeFileSync(file, sanitizeGitConfig(CHECKOUT_V4).text);
+      const list = execFileSync('git', ['config', '--file', file, '--list'], { encoding: 'utf8' });
+      expect(list).toContain('remote.origin.url=https://github.com/octo/hello');
+      expect(list).toContain('branch.main.merge=refs/heads/main');
+      expect(list).not.toMatch(/extraheader/i);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
