@@ -9,6 +9,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fault, startFakeGemini, type FakeGemini } from '../support/fake-gemini.js';
 import { createFakeGitHubState, startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { BUNDLE, createWorkspace, runAction } from '../support/e2e-runner.js';
+import { makeTempDir } from '../support/git-repo.js';
 import { BOT, markerBody, scriptIssues, triageKeyOf, triageReplies } from '../support/triage-fixtures.js';
 
 const KEY = { 'gemini-api-key': 'AIza-e2e-triage-0000' };
@@ -32,7 +33,10 @@ afterEach(async () => {
   await gemini.close();
 });
 
-const run = (inputs: Record<string, string>, kill?: AbortSignal) => runAction({ eventName: 'schedule', payload: SCHEDULE, workspace: ws.dir, inputs: { 'gemini-base-url': gemini.baseUrl, model: 'gemini-2.5-flash', ...inputs }, env: { GITHUB_API_URL: gh.url }, kill });
+// A killed runner leaves its temporary files behind (a hosted runner's VM goes with them): the child's
+// TMPDIR is a test directory, removed after the file.
+const run = (inputs: Record<string, string>, kill?: AbortSignal) =>
+  runAction({ eventName: 'schedule', payload: SCHEDULE, workspace: ws.dir, inputs: { 'gemini-base-url': gemini.baseUrl, model: 'gemini-2.5-flash', ...inputs }, env: { GITHUB_API_URL: gh.url, TMPDIR: makeTempDir('agent-action-runner-tmp-') }, kill });
 const bot = () => gh.state.comments.filter((c) => c.user.type === 'Bot');
 
 describe('the bundled action: triage plan, then its shards', () => {
