@@ -42,11 +42,20 @@ export interface Trigger {
   comment?: CommentRef;
   /** Comment commands and fix labels need write permission; event-driven read-only tasks do not. */
   needsWrite: boolean;
+  /**
+   * The workflow itself asked (a `schedule` run, or a `mode` input its author set): there is no
+   * person to authorize, and the requester is who started the run, if anyone.
+   */
+  fromWorkflow?: boolean;
 }
 
 export type Command =
   | { kind: TaskKind; text: string; trigger: Trigger }
   | { kind: 'triage-all'; label: string; trigger: Trigger }
+  /** `mode: triage-plan`: list and split the issues that need triage (src/action/triage/). */
+  | { kind: 'triage-plan'; trigger: Trigger }
+  /** `mode: triage`: one shard of the plan. */
+  | { kind: 'triage-shard'; issues: number[]; trigger: Trigger }
   | { kind: 'reply'; verb: ReplyVerb; args: string; trigger: Trigger & { thread: Thread; comment: CommentRef } }
   /** `/agent` alone or `/agent help`: answered with the list of commands, no model involved. */
   | { kind: 'help'; trigger: Trigger & { thread: Thread; comment: CommentRef } }
@@ -59,6 +68,9 @@ export interface RouteOptions {
   triageLabel: string;
   fixLabel: string;
   issueNumber?: number;
+  /** A triage mode set by the workflow's author wins over the event ('event' or absent: route it). */
+  mode?: 'event' | 'triage-plan' | 'triage';
+  triage?: { issues: readonly number[] };
 }
 
 type Route = (payload: Record<string, unknown>, opts: RouteOptions) => Command;
@@ -111,11 +123,12 @@ const ROUTES: Record<string, Route> = {
     const requester = requesterOf((p as unknown as WorkflowDispatchEvent).sender);
     return requester ? fromSchedule(requester, o) : skip('workflow_dispatch without sender');
   },
-  schedule: (_p, o) => fromSchedule({ login: 'github-actions[bot]', isBot: true }, o),
+  schedule: (_p, o) => fromSchedule({ login: 'github-actions[bot]', isBot: true }, o, true),
 };
 
 /** Never throws: an unknown event, a missing field or a malformed payload is a `skip`. */
 export function routeEvent(eventName: string, payload: unknown, opts: RouteOptions): Command {
+  if (opts.mode === 'triage-plan' || opts.mode === 'triage') return fromMode(eventName, payload, opts);
   const route = ROUTES[eventName];
   // A workflow author's explicit prompt wins on any event that has no command of its own.
   if (!route) return opts.prompt ? fromSchedule(requesterOf((payload as { sender?: unknown } | null)?.sender), opts) : skip(`event '${eventName}' is not handled`);
@@ -127,16 +140,26 @@ export function routeEvent(eventName: string, payload: unknown, opts: RouteOptio
   }
 }
 
-function fromSchedule(requester: Requester | undefined, o: RouteOptions): Command {
+function fromSchedule(requester: Requester | undefined, o: RouteOptions, fromWorkflow = false): Command {
   const trigger: Trigger = {
     requester: requester ?? { login: 'github-actions[bot]', isBot: true },
     thread: o.issueNumber ? { number: o.issueNumber, isPullRequest: false } : undefined,
     needsWrite: false,
+    ...(fromWorkflow ? { fromWorkflow } : {}),
   };
   if (o.prompt) return { kind: 'prompt', text: o.prompt, trigger };
   if (o.issueNumber) return { kind: 'triage', text: '', trigger };
   if (o.triageLabel) return { kind: 'triage-all', label: o.triageLabel, trigger };
   return skip('no prompt input and no triage-label: nothing to do');
+}
+
+/** Any event: the mode input says what to do; whoever started the run (if anyone) is the requester. */
+function fromMode(eventName: string, payload: unknown, o: RouteOptions): Command {
+  const sender = payload && typeof payload === 'object' ? requesterOf((payload as { sender?: unknown }).sender) : undefined;
+  const trigger: Trigger = { requester: sender ?? { login: eventName, isBot: false }, needsWrite: false, fromWorkflow: true };
+  if (o.mode === 'triage-plan') return { kind: 'triage-plan', trigger };
+  const issues = [...(o.triage?.issues ?? [])];
+  return issues.length > 0 ? { kind: 'triage-shard', issues, trigger } : skip('mode triage without issues: nothing to do');
 }
 
 interface CommentLike {

@@ -6,7 +6,7 @@
  * Importing this module evaluates `@actions/github`, which reads GITHUB_EVENT_PATH at once (its
  * `context`); main.ts imports it only after it has read and checked the event file itself.
  */
-import { GitHub, getOctokitOptions } from '@actions/github/lib/utils';
+import { GitHub, defaults, getOctokitOptions } from '@actions/github/lib/utils';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { redact } from './redact.js';
@@ -28,6 +28,19 @@ export interface GitHubClientOptions {
   /** 'github': GitHub's recommended pacing of writes (1 s apart, 3 s for notifying ones); 'none' for loopback tests. */
   pacing?: 'github' | 'none';
   retries?: number;
+  /** Called for every HTTP request sent, retries included: how a run counts its API calls. */
+  onHttpRequest?: () => void;
+}
+
+/**
+ * The toolkit's request defaults (its proxy-aware fetch) with every call counted. Counting at fetch,
+ * below the retry and throttling plugins, sees each attempt: a 403 retried after `retry-after` is two.
+ */
+function countingRequest(onHttpRequest: (() => void) | undefined): { request?: Record<string, unknown> } {
+  if (!onHttpRequest) return {};
+  const request = (defaults.request ?? {}) as { fetch?: typeof fetch };
+  const inner = request.fetch ?? fetch;
+  return { request: { ...request, fetch: (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => (onHttpRequest(), inner(input, init)) } };
 }
 
 /** A Bottleneck group stand-in that schedules at once: no pacing against a loopback server. */
@@ -41,7 +54,7 @@ export function createGitHubClient(opts: GitHubClientOptions): GitHubClient {
   const retriesAllowed = opts.retries ?? 3;
   const pacing = opts.pacing === 'none' ? { write: immediateGroup, notifications: immediateGroup } : {};
   const octokit = new Client({
-    ...getOctokitOptions(opts.token, { baseUrl: opts.baseUrl }),
+    ...getOctokitOptions(opts.token, { baseUrl: opts.baseUrl, ...countingRequest(opts.onHttpRequest) }),
     retry: { retryAfterBaseValue: base, retries: retriesAllowed },
     throttle: {
       ...(pacing as object),

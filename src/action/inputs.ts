@@ -42,6 +42,31 @@ export interface ActionSettings {
   sessionKey?: string;
   /** Labels triage may apply; empty: every repository label except the ones that trigger agent workflows. */
   triageLabels: string[];
+  /** 'event': the event says what to do; the triage modes ignore it (issue #17). */
+  mode: ActionMode;
+  /** Nightly triage at scale: the plan and its shards. */
+  triage: TriageSettings;
+}
+
+export type ActionMode = 'event' | 'triage-plan' | 'triage';
+
+export interface TriageSettings {
+  /** mode triage: the shard's issues, in the plan's order. */
+  issues: number[];
+  /** The durable marker: this label plus a marker comment (src/action/triage/triage-marker.ts). */
+  triagedLabel: string;
+  maxShards: number;
+  shardSize: number;
+  /** Shard jobs at once: the plan divides the write budget by it. */
+  maxParallel: number;
+  /** Issues of one shard triaged at once. */
+  concurrency: number;
+  /** Each issue's own money budget; undefined: max-cost-usd applies to each issue. */
+  maxCostUsdPerIssue?: number;
+  dryRun: boolean;
+  /** This shard's share of GitHub's content-creation guidance (80 a minute, 500 an hour). */
+  writesPerMinute: number;
+  writesPerHour: number;
 }
 
 export type SandboxRequirement = 'required' | 'auto' | 'off';
@@ -107,6 +132,17 @@ export const INPUT_DEFAULTS = {
   'session-key': '',
   'triage-labels': '',
   'issue-number': '',
+  mode: '',
+  issues: '',
+  'triaged-label': 'agent:triaged',
+  'max-shards': '20',
+  'shard-size': '20',
+  'max-parallel': '4',
+  'triage-concurrency': '2',
+  'max-cost-usd-per-issue': '',
+  'dry-run': 'false',
+  'writes-per-minute': '80',
+  'writes-per-hour': '500',
 } as const satisfies Record<string, string>;
 
 export type InputName = keyof typeof INPUT_DEFAULTS;
@@ -116,6 +152,7 @@ const MODES: Record<string, ApprovalMode> = { default: 'default', auto_edit: 'au
 export const SECRET_INPUTS = ['gemini-api-key', 'github-token', 'session-key'] as const satisfies readonly InputName[];
 const SANDBOX: Record<string, SandboxRequirement> = { required: 'required', auto: 'auto', off: 'off' };
 const EXPRESSION = /^\$\{\{[\s\S]*\}\}$/;
+const ACTION_MODES: Record<string, ActionMode> = { '': 'event', 'triage-plan': 'triage-plan', triage: 'triage' };
 
 /** An input's value: trimmed (as core.getInput does; local-action's does not), its default when empty. */
 export const inputValue = (getInput: GetInput, name: InputName): string => getInput(name).trim() || INPUT_DEFAULTS[name];
@@ -169,6 +206,10 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
   };
   const trigger = get('trigger');
   const issueRaw = get('issue-number');
+  const actionMode = ACTION_MODES[get('mode')] ?? fail('mode', 'triage-plan, triage, or empty to act on the event') ?? 'event';
+  const issues = parseIssueList(get('issues'));
+  if (issues === undefined) fail('issues', 'issue numbers as a JSON array ([12, 15]) or separated by commas or spaces');
+  else if (actionMode === 'triage' && issues.length === 0) fail('issues', 'the issues of this shard (mode triage), e.g. ${{ toJSON(matrix.issues) }}');
 
   const settings: ActionSettings = {
     geminiApiKey: get('gemini-api-key'),
@@ -193,6 +234,19 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     sessionKey: get('session-key') || undefined,
     triageLabels: splitList(get('triage-labels')),
     issueNumber: !issueRaw ? undefined : /^[1-9]\d*$/.test(issueRaw) ? Number(issueRaw) : fail('issue-number', 'an issue number, or empty'),
+    mode: actionMode,
+    triage: {
+      issues: issues ?? [],
+      triagedLabel: get('triaged-label'),
+      maxShards: int('max-shards', 1, 256),
+      shardSize: int('shard-size', 1, 500),
+      maxParallel: int('max-parallel', 1, 256),
+      concurrency: int('triage-concurrency', 1, 16),
+      maxCostUsdPerIssue: optionalNumber('max-cost-usd-per-issue'),
+      dryRun: bool('dry-run'),
+      writesPerMinute: int('writes-per-minute', 1, 1000),
+      writesPerHour: int('writes-per-hour', 1, 100_000),
+    },
   };
   if (settings.contextFileNames.length === 0) settings.contextFileNames = ['GEMINI.md'];
   return errors.length > 0 ? { ok: false, errors } : { ok: true, settings };
@@ -272,6 +326,26 @@ export function parseDurationMs(raw: string): number | undefined {
   const n = Number(m[1]);
   const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 'm') as 's' | 'm' | 'h' | 'd'];
   return n > 0 ? n * unit : undefined;
+}
+
+/** `[12, 15]` (a matrix entry through toJSON), `12,15` or `12 15`; undefined when malformed. Duplicates dropped. */
+export function parseIssueList(raw: string): number[] | undefined {
+  if (!raw) return [];
+  let items: unknown[];
+  if (raw.startsWith('[')) {
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      if (!Array.isArray(parsed)) return undefined;
+      items = parsed;
+    } catch {
+      return undefined;
+    }
+  } else {
+    items = raw.split(/[\s,]+/).filter(Boolean);
+  }
+  const numbers = items.map((x) => (typeof x === 'number' ? String(x) : typeof x === 'string' ? x.trim().replace(/^#/, '') : ''));
+  if (numbers.some((n) => !/^[1-9]\d{0,9}$/.test(n))) return undefined;
+  return [...new Set(numbers.map(Number))];
 }
 
 const splitList = (raw: string): string[] =>

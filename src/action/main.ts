@@ -17,8 +17,9 @@ import { replyWithHelp } from './help-comment.js';
 import { readInputs, type GetInput } from './inputs.js';
 import { failedOutcome, outcomeOfError, reportOutcome, type Outcome } from './report.js';
 import type { Log } from './run-context.js';
+import type { Clock } from '../core/loop.js';
 import { runCommand, type RunBase } from './run-task.js';
-import { triageAll } from './triage-all.js';
+import { runTriagePlan, runTriageShard, triageAll } from './triage/run-triage.js';
 
 /** What a run needs from the runner: the @actions/core toolkit in `run()`, plain functions in tests. */
 export interface ActionFace {
@@ -31,6 +32,8 @@ export interface ActionFace {
   modelClient?: RunBase['modelClient'];
   /** Retry/secondary-limit waits: seconds -> ms multiplier (tests use 1). */
   retryAfterBaseMs?: number;
+  /** Paces triage writes; tests step a clock of their own instead of sleeping. */
+  clock?: Clock;
 }
 
 /** The whole action on a runner: never throws, sets every output, annotates each problem once. */
@@ -88,7 +91,8 @@ async function runCommandOf(face: ActionFace, settings: RunBase['settings'], run
   // Loaded only now (no module this one imports loads it): @actions/github parses the event file
   // as it loads, and only now is the file known to be good.
   const { createGitHubClient } = await import('./github-client.js');
-  const octokit = createGitHubClient({ token: settings.githubToken, baseUrl: runner.apiUrl, secrets, log: face.log.info, pacing: runner.pacing, retryAfterBaseMs: face.retryAfterBaseMs });
+  let apiCalls = 0;
+  const octokit = createGitHubClient({ token: settings.githubToken, baseUrl: runner.apiUrl, secrets, log: face.log.info, pacing: runner.pacing, retryAfterBaseMs: face.retryAfterBaseMs, onHttpRequest: () => void apiCalls++ });
   const repo = runner.repository;
   const auth = await authorize(octokit, repo, command.trigger, { allowedBots: settings.allowedBots, selfLogins: SELF_LOGINS });
   if (!auth.allowed) {
@@ -101,11 +105,14 @@ async function runCommandOf(face: ActionFace, settings: RunBase['settings'], run
   // Before any model runs: where pushes go is read now, from the checkout as actions/checkout left it.
   const remote = await readActionRemote({ workspace: runner.workspace, token: settings.githubToken, serverUrl: runner.serverUrl, repository: repo });
   const base: RunBase = { octokit, repo, settings, runner, log: face.log, secrets, remote, writeSummary: face.writeSummary, modelClient: face.modelClient };
-  if (command.kind === 'triage-all') return done(await triageAll(base, command));
+  const triage = { apiCalls: () => apiCalls, clock: face.clock };
+  if (command.kind === 'triage-plan') return done(await runTriagePlan(base, triage));
+  if (command.kind === 'triage-shard') return done(await runTriageShard(base, command.issues, triage));
+  if (command.kind === 'triage-all') return done(await triageAll(base, triage));
   return done(await runCommand(base, command, command.trigger.thread));
 }
 
 const done = (result: Outcome['result']): Outcome => ({ result, errors: [] });
 
-/** Everything but the help reply talks to the model (a refused reply never gets this far). */
-const needsModel = (command: Exclude<Command, { kind: 'skip' }>): boolean => command.kind !== 'help';
+/** Everything but the help reply and the triage plan talks to the model (a refused reply never gets this far). */
+const needsModel = (command: Exclude<Command, { kind: 'skip' }>): boolean => command.kind !== 'help' && command.kind !== 'triage-plan';

@@ -14,4 +14,7 @@ export function setOutputs(r: ActionResult, set: (name: string, value: string) =
   set('turns', String(r.stats?.turns ?? 0));
   set('tokens', String(r.stats?.totalTokens ?? 0));
   set('cost-usd', formatUsd(r.stats?.costUsd ?? 0));
+  set('shards', r.shards ?? '');
+  set('shard-count', r.shardCount === undefined ? '' : String(r.shardCount));
+  set('api-calls', r.apiCalls === undefined ? '' : String(r.apiCalls));
 }

@@ -27,6 +27,11 @@ export interface ActionResult {
   reviewId?: number;
   labels?: string[];
   stats?: RunStats;
+  /** triage-plan: the strategy.matrix value (JSON) and its number of shards. */
+  shards?: string;
+  shardCount?: number;
+  /** GitHub API requests the run made, retries included (triage plan and shards count them). */
+  apiCalls?: number;
 }
 
 export interface Log {

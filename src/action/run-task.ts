@@ -43,7 +43,7 @@ export interface RunBase {
   sandbox?: ActionSandbox;
 }
 
-type ThreadCommand = Exclude<Command, { kind: 'skip' | 'triage-all' | 'help' }>;
+type ThreadCommand = Exclude<Command, { kind: 'skip' | 'triage-all' | 'help' | 'triage-plan' | 'triage-shard' }>;
 
 /** In a workflow nobody waits at a terminal: every question becomes a comment and the run suspends. */
 const deferToComment: ApprovalChannel = { decide: async () => 'defer' };
@@ -201,7 +201,7 @@ async function closeCheckpoint(held: HeldSession | undefined, state: RunState, l
   if (!closed.ok) log.warning(`session ${doc.id}: could not mark the checkpoint finished: ${closed.message}`);
 }
 
-function policySources(p: PolicyInput, input: string, ws: string) {
+export function policySources(p: PolicyInput, input: string, ws: string) {
   if (p.kind === 'none') return [];
   if (p.kind === 'inline') return [{ inline: p.toml, label: `input '${input}'` }];
   return p.paths.map((path) => (isAbsolute(path) ? path : resolve(ws, path)));

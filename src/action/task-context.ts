@@ -29,24 +29,9 @@ export interface ThreadInfoOptions {
 }
 
 export async function readThreadInfo(octokit: GitHubClient, repo: RepoRef, thread: Thread, o: ThreadInfoOptions = {}): Promise<ThreadInfo> {
-  const { trigger, availableLabels } = o;
   const { data: issue } = await octokit.rest.issues.get({ ...repo, issue_number: thread.number });
   const raw = await octokit.paginate(octokit.rest.issues.listComments, { ...repo, issue_number: thread.number, per_page: 100 });
-  const comments: TaskComment[] = raw
-    .filter((c) => c.id !== trigger?.id)
-    .map((c) => ({ author: c.user?.login ?? 'ghost', body: c.body ?? '', createdAt: c.created_at, updatedAt: c.updated_at }));
-  const context: TaskContext = {
-    kind: thread.isPullRequest ? 'pull_request' : 'issue',
-    number: thread.number,
-    title: issue.title,
-    body: issue.body ?? '',
-    labels: issue.labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter(Boolean),
-    author: issue.user?.login ?? 'ghost',
-    state: issue.state === 'closed' ? 'closed' : 'open',
-    comments,
-    trigger: trigger ? { author: o.requester ?? '', body: trigger.body, createdAt: trigger.createdAt ?? new Date().toISOString() } : undefined,
-    availableLabels: availableLabels?.map((name) => ({ name })),
-  };
+  const context = taskContextOf(thread, issue, raw, o);
   if (!thread.isPullRequest) return { context };
 
   const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: thread.number });
@@ -66,4 +51,40 @@ export async function readThreadInfo(octokit: GitHubClient, repo: RepoRef, threa
     state: pr.state,
   };
   return { context, pull };
+}
+
+/** The REST fields of an issue and of its comments that the task context reads. */
+export interface IssueFields {
+  title: string;
+  body?: string | null;
+  state: string;
+  user?: { login?: string } | null;
+  labels: ReadonlyArray<string | { name?: string | null }>;
+}
+export interface CommentFields {
+  id: number;
+  body?: string | null;
+  created_at: string;
+  updated_at: string;
+  user?: { login?: string } | null;
+}
+
+/** Pure: an issue and its comments (as the REST API gives them) as the context layer's TaskContext. */
+export function taskContextOf(thread: Thread, issue: IssueFields, raw: readonly CommentFields[], o: ThreadInfoOptions = {}): TaskContext {
+  const { trigger, availableLabels } = o;
+  const comments: TaskComment[] = raw
+    .filter((c) => c.id !== trigger?.id)
+    .map((c) => ({ author: c.user?.login ?? 'ghost', body: c.body ?? '', createdAt: c.created_at, updatedAt: c.updated_at }));
+  return {
+    kind: thread.isPullRequest ? 'pull_request' : 'issue',
+    number: thread.number,
+    title: issue.title,
+    body: issue.body ?? '',
+    labels: issue.labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter(Boolean),
+    author: issue.user?.login ?? 'ghost',
+    state: issue.state === 'closed' ? 'closed' : 'open',
+    comments,
+    trigger: trigger ? { author: o.requester ?? '', body: trigger.body, createdAt: trigger.createdAt ?? new Date().toISOString() } : undefined,
+    availableLabels: availableLabels?.map((name) => ({ name })),
+  };
 }

@@ -66,6 +66,11 @@ export interface AgentOptions {
   sessionId?: string;
   /** Offer Gemini CLI's ask_user tool (a face that can carry a question to a person). */
   askUser?: boolean;
+  /**
+   * Offer only the built-in tools that read (list, read, glob, grep) besides `extraTools`: a task
+   * that must change nothing (batch triage) does not rely on the policy alone to refuse edits.
+   */
+  readOnlyTools?: boolean;
   /** A safe point after each settled batch: the action checkpoints long runs here. */
   onBatchSettled?: (state: RunState) => Promise<void>;
 }
@@ -106,7 +111,8 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     globalFile: opts.memory.globalFile,
   });
 
-  const tools = [...createDefaultTools(), ...(opts.askUser ? [askUserTool] : []), ...(opts.extraTools ?? [])];
+  const builtIn = createDefaultTools().filter((t) => !opts.readOnlyTools || t.kind === 'read' || t.kind === 'search');
+  const tools = [...builtIn, ...(opts.askUser ? [askUserTool] : []), ...(opts.extraTools ?? [])];
   const registry = createToolRegistry(tools);
   const env: ToolEnv = {
     root: opts.root,

@@ -145,6 +145,24 @@ describe('other events', () => {
     expect(routeEvent('schedule', {}, { ...opts, issueNumber: 12 })).toMatchObject({ kind: 'triage', trigger: { thread: { number: 12 } } });
   });
 
+  it('a triage mode wins over any event: the plan, or the shard with its issues; the workflow asked, so no one is authorized', () => {
+    const fromWorkflow = { fromWorkflow: true, needsWrite: false };
+    expect(routeEvent('schedule', { schedule: '0 3 * * *' }, { ...opts, mode: 'triage-plan' })).toEqual({ kind: 'triage-plan', trigger: { requester: { login: 'schedule', isBot: false }, ...fromWorkflow } });
+    expect(routeEvent('workflow_dispatch', { sender }, { ...opts, mode: 'triage', triage: { issues: [4, 2] } })).toEqual({
+      kind: 'triage-shard',
+      issues: [4, 2],
+      trigger: { requester: { login: 'someone', isBot: false }, ...fromWorkflow },
+    });
+    expect(routeEvent('issue_comment', { action: 'created', issue: { number: 1 }, comment: { id: 1, body: '/agent fix', user: sender }, sender }, { ...opts, mode: 'triage-plan' }).kind).toBe('triage-plan');
+    expect(routeEvent('push', {}, { ...opts, mode: 'triage', triage: { issues: [] } })).toEqual({ kind: 'skip', reason: 'mode triage without issues: nothing to do' });
+    expect(routeEvent('schedule', {}, { ...opts, mode: 'event' }).kind).toBe('triage-all');
+  });
+
+  it('a schedule is the workflow asking (github-actions[bot] is not refused as the action itself)', () => {
+    expect(routeEvent('schedule', {}, opts)).toMatchObject({ kind: 'triage-all', trigger: { fromWorkflow: true } });
+    expect(routeEvent('workflow_dispatch', { sender }, opts)).not.toHaveProperty('trigger.fromWorkflow');
+  });
+
   it('skips schedule without prompt or triage label', () => {
     expect(routeEvent('schedule', {}, { ...opts, triageLabel: '' }).kind).toBe('skip');
   });

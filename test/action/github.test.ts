@@ -44,6 +44,13 @@ describe('authorize against the collaborator-permission API', () => {
     expect((await authorize(octokit, repo, trigger('github-actions[bot]', { bot: true }), { ...opts, allowedBots: ['github-actions[bot]'] })).allowed).toBe(false);
   });
 
+  it('a run the workflow itself asked for (schedule, a mode input) is allowed without a lookup, even as github-actions[bot]', async () => {
+    const t = { ...trigger('github-actions[bot]', { bot: true }), fromWorkflow: true };
+    expect(await authorize(octokit, repo, t, opts)).toEqual({ allowed: true, permission: 'the workflow' });
+    expect((await authorize(octokit, repo, { ...t, fromWorkflow: undefined }, opts)).allowed).toBe(false);
+    expect(gh.requests).toHaveLength(0);
+  });
+
   it('event-driven read-only tasks need no permission lookup', async () => {
     expect((await authorize(octokit, repo, trigger('reader', { needsWrite: false }), opts)).allowed).toBe(true);
     expect(gh.requests).toHaveLength(0);

@@ -47,6 +47,19 @@ describe('parseInputs', () => {
       sessionKey: undefined,
       triageLabels: [],
       issueNumber: undefined,
+      mode: 'event',
+      triage: {
+        issues: [],
+        triagedLabel: 'agent:triaged',
+        maxShards: 20,
+        shardSize: 20,
+        maxParallel: 4,
+        concurrency: 2,
+        maxCostUsdPerIssue: undefined,
+        dryRun: false,
+        writesPerMinute: 80,
+        writesPerHour: 500,
+      },
     });
   });
 
@@ -78,6 +91,16 @@ describe('parseInputs', () => {
     ['issue-number', '#12'],
     ['sandbox', 'sometimes'],
     ['sandbox-network', 'yes'],
+    ['mode', 'triage-all'],
+    ['issues', '12, x'],
+    ['issues', '[12, 0]'],
+    ['issues', '{"a": 1}'],
+    ['shard-size', '0'],
+    ['max-shards', '257'],
+    ['triage-concurrency', '0'],
+    ['max-cost-usd-per-issue', '-1'],
+    ['dry-run', 'maybe'],
+    ['writes-per-minute', 'fast'],
   ])('%s=%j is one error naming that input and quoting the value', (input, value) => {
     const r = parseInputs(runnerInputs({ [input]: value }));
     expect(r.ok ? [] : r.errors).toEqual([{ input, source: 'input', message: expect.stringContaining(`input '${input}' is ${JSON.stringify(value)}: expected `) }]);
@@ -100,6 +123,21 @@ describe('parseInputs', () => {
     ['plan', 'plan'],
   ])('approval-mode %s maps to %s', (value, mode) => {
     expect(settingsOf(parseInputs(runnerInputs({ 'approval-mode': value }))).approvalMode).toBe(mode);
+  });
+
+  it.each([
+    ['[12, 15, 12]', [12, 15]],
+    ['12,15', [12, 15]],
+    ['#12 15\n19', [12, 15, 19]],
+    ['["12", 15]', [12, 15]],
+  ])('issues %j is %j (duplicates dropped, order kept)', (raw, issues) => {
+    expect(settingsOf(parseInputs(runnerInputs({ mode: 'triage', issues: raw }))).triage.issues).toEqual(issues);
+  });
+
+  it('mode triage without issues is an error naming issues; mode triage-plan needs none', () => {
+    const r = parseInputs(runnerInputs({ mode: 'triage' }));
+    expect(r.ok ? [] : r.errors).toEqual([{ input: 'issues', source: 'input', message: expect.stringContaining("input 'issues' is \"\": expected the issues of this shard") }]);
+    expect(settingsOf(parseInputs(runnerInputs({ mode: 'triage-plan' }))).mode).toBe('triage-plan');
   });
 
   it('splits allowed-bots and lower-cases them', () => {

@@ -10,7 +10,7 @@ function report(o: Outcome) {
   return { outputs, errors, failed };
 }
 
-const ALL_EMPTY = { 'session-id': '', branch: '', 'pull-request': '', 'review-id': '', labels: '', turns: '0', tokens: '0', 'cost-usd': '0' };
+const ALL_EMPTY = { 'session-id': '', branch: '', 'pull-request': '', 'review-id': '', labels: '', turns: '0', tokens: '0', 'cost-usd': '0', shards: '', 'shard-count': '', 'api-calls': '' };
 
 describe('reportOutcome', () => {
   it('a failed run: every output set, one annotation per problem with its own title, failed once', () => {

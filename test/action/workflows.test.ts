@@ -75,6 +75,34 @@ describe('workflows', () => {
     expect(checkouts.filter((c) => c.s.with?.['persist-credentials'] !== false).map((c) => c.where)).toEqual([]);
   });
 
+  it('agent-triage.yml: a plan job, then its shards as a matrix; least permissions per job; nightly and on dispatch with a dry run', () => {
+    interface Job {
+      needs?: string;
+      if?: string;
+      permissions?: Record<string, string>;
+      outputs?: Record<string, string>;
+      strategy?: { 'fail-fast'?: boolean; 'max-parallel'?: unknown; matrix?: unknown };
+      steps?: Step[];
+    }
+    const w = readYamlFile(join(dir, 'agent-triage.yml')) as { on: Record<string, any>; permissions: unknown; jobs: Record<string, Job> };
+    expect(w.on.schedule).toEqual([{ cron: '17 3 * * *' }]);
+    expect(w.on.workflow_dispatch.inputs['dry-run']).toMatchObject({ type: 'boolean', default: false });
+    expect(w.permissions).toEqual({});
+    const { plan, triage } = w.jobs;
+    expect(Object.keys(w.jobs)).toEqual(['plan', 'triage']);
+    expect(plan.permissions).toEqual({ contents: 'read', issues: 'read' });
+    expect(triage.permissions).toEqual({ contents: 'read', issues: 'write' });
+    const planStep = plan.steps!.find((st) => st.uses === './')!;
+    expect(planStep.with).toMatchObject({ mode: 'triage-plan', 'dry-run': '${{ inputs.dry-run || false }}', 'max-parallel': "${{ inputs.max-parallel || '4' }}" });
+    expect(planStep.with).not.toHaveProperty('gemini-api-key');
+    expect(plan.outputs).toEqual({ shards: '${{ steps.plan.outputs.shards }}', 'shard-count': '${{ steps.plan.outputs.shard-count }}' });
+    expect(triage.needs).toBe('plan');
+    expect(triage.if).toContain("needs.plan.outputs.shard-count != '0'");
+    expect(triage.strategy).toEqual({ 'fail-fast': false, 'max-parallel': "${{ fromJSON(inputs.max-parallel || '4') }}", matrix: '${{ fromJSON(needs.plan.outputs.shards) }}' });
+    const shardStep = triage.steps!.find((st) => st.uses === './')!;
+    expect(shardStep.with).toMatchObject({ mode: 'triage', issues: '${{ toJSON(matrix.issues) }}', 'writes-per-minute': '${{ matrix.writes-per-minute }}', 'writes-per-hour': '${{ matrix.writes-per-hour }}' });
+  });
+
   it('release.yml runs on version tags, refuses a stale dist/ and moves the major tag', () => {
     const w = readYamlFile(join(dir, 'release.yml')) as Workflow & { on: { push: { tags: string[] } } };
     expect(w.on.push.tags).toEqual(['v*.*.*']);

@@ -22,7 +22,7 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const OUTPUTS = ['status', 'summary', 'session-id', 'branch', 'pull-request', 'review-id', 'labels', 'turns', 'tokens', 'cost-usd'];
+const OUTPUTS = ['status', 'summary', 'session-id', 'branch', 'pull-request', 'review-id', 'labels', 'turns', 'tokens', 'cost-usd', 'shards', 'shard-count', 'api-calls'];
 const track = (r: ActionRun) => (dirs.push(r.env.RUNNER_TEMP), r);
 
 async function start(body = '/agent fix') {

@@ -18,6 +18,11 @@
  * Replies are plain JSON, so a script can be written by one process and served by another
  * (`startFakeGemini(JSON.parse(...))`).
  *
+ * Conversations running at once (a triage shard with triage-concurrency > 1) ask in no fixed
+ * order: `routeBy(keyOf)` names each request's conversation (from its first user message, say) and
+ * `pushFor(key, ...)` scripts that conversation alone; requests of a key with no script of its own
+ * take from the shared script.
+ *
  * Faults: status (429 with Retry-After, 4xx, 5xx with a Google error body), reset (frames, then the
  * socket is destroyed), malformed (frames, then a frame that is not JSON), errorFrame (frames, then
  * an `{"error": ...}` object mid-stream), hang (frames, then silence until the client gives up).
@@ -47,7 +52,9 @@ export type FakeReply =
   | { kind: 'reset'; before: WireChunk[] }
   | { kind: 'malformed'; before: WireChunk[] }
   | { kind: 'errorFrame'; before: WireChunk[]; code: number; status: string; message: string }
-  | { kind: 'hang'; before: WireChunk[] };
+  | { kind: 'hang'; before: WireChunk[] }
+  /** In-process only: the reply waits for `gate` (another conversation's request, say). */
+  | { kind: 'gated'; gate: Promise<void>; reply: FakeReply };
 
 export interface RecordedRequest {
   model: string;
@@ -73,6 +80,12 @@ export interface FakeGemini {
   remaining(): number;
   /** Resolves once the server has received `count` requests (at once if it already has): wait on this, not a timer. */
   untilRequests(count: number): Promise<void>;
+  /** Resolves once a request matching `test` has arrived (at once if one has). */
+  until(test: (r: RecordedRequest) => boolean): Promise<void>;
+  /** Names the conversation a request belongs to (undefined: the shared script). */
+  routeBy(keyOf: (r: RecordedRequest) => string | undefined): void;
+  /** Replies for one conversation only, in order. */
+  pushFor(key: string, ...replies: FakeReply[]): void;
   close(): Promise<void>;
 }
 
@@ -149,13 +162,20 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
   const queue = [...script];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
-  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const waiters: Array<{ ready: () => boolean; resolve: () => void }> = [];
+  const keyed = new Map<string, FakeReply[]>();
+  let keyOf: (r: RecordedRequest) => string | undefined = () => undefined;
   const wake = () => {
-    for (const w of waiters.filter((x) => requests.length >= x.count)) {
+    for (const w of waiters.filter((x) => x.ready())) {
       waiters.splice(waiters.indexOf(w), 1);
       w.resolve();
     }
   };
+  const wait = (ready: () => boolean) =>
+    new Promise<void>((resolve) => {
+      waiters.push({ ready, resolve });
+      wake();
+    });
 
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -169,10 +189,13 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
       return sendJson(res, 400, { error: { code: 400, message: 'fake-gemini: request body is not JSON', status: 'INVALID_ARGUMENT' } });
     }
     const method = m[2] as RecordedRequest['method'];
-    requests.push({ model: decodeURIComponent(m[1]), method, body, apiKey: header(req, 'x-goog-api-key') ?? url.searchParams.get('key') ?? undefined });
-    const next = queue.shift();
-    if (!next) sendJson(res, 500, { error: { code: 500, message: 'fake-gemini: script exhausted', status: 'INTERNAL' } });
-    else serve(next, method, res);
+    const recorded: RecordedRequest = { model: decodeURIComponent(m[1]), method, body, apiKey: header(req, 'x-goog-api-key') ?? url.searchParams.get('key') ?? undefined };
+    requests.push(recorded);
+    const key = keyOf(recorded);
+    const next = (key !== undefined && keyed.get(key)) || queue;
+    const reply = next.shift();
+    if (!reply) sendJson(res, 500, { error: { code: 500, message: `fake-gemini: script exhausted${key !== undefined && keyed.has(key) ? ` for ${key}` : ''}`, status: 'INTERNAL' } });
+    else serve(reply, method, res);
     wake(); // after serving: a waiter sees the reply (or the hang) already under way
   });
   server.on('connection', (s) => {
@@ -186,12 +209,11 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
     push: (...replies) => void queue.push(...replies),
-    remaining: () => queue.length,
-    untilRequests: (count) =>
-      new Promise<void>((resolve) => {
-        waiters.push({ count, resolve });
-        wake();
-      }),
+    remaining: () => queue.length + [...keyed.values()].reduce((n, q) => n + q.length, 0),
+    untilRequests: (count) => wait(() => requests.length >= count),
+    until: (test) => wait(() => requests.some(test)),
+    routeBy: (f) => void (keyOf = f),
+    pushFor: (key, ...replies) => void keyed.set(key, [...(keyed.get(key) ?? []), ...replies]),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
@@ -200,7 +222,11 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
   };
 }
 
+/** `reply`, sent only once `gate` resolves: for tests of conversations that must overlap. */
+export const gated = (gate: Promise<void>, r: FakeReply): FakeReply => ({ kind: 'gated', gate, reply: r });
+
 function serve(r: FakeReply, method: RecordedRequest['method'], res: ServerResponse): void {
+  if (r.kind === 'gated') return void r.gate.then(() => serve(r.reply, method, res));
   if (r.kind === 'status') return sendJson(res, r.status, r.body ?? {}, r.headers);
   if (method === 'generateContent') {
     if (r.kind !== 'chunks') return void res.socket?.destroy();

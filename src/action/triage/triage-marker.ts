@@ -1,0 +1,55 @@
+/**
+ * The durable mark of a finished triage: the `triaged-label` on the issue and, posted as the last
+ * write of the triage, a comment carrying `<!-- agent-action:triaged seen=<updated_at> -->` (the
+ * issue's updated_at the triage read). Because that comment is the last write, it is as new as the
+ * issue's own updated_at; anyone's later comment, edit or label change moves updated_at past it, and
+ * the issue is due again. So "triaged since its last update" is: the label is on the issue, and a
+ * trusted marker comment was updated no earlier than the issue (within a small tolerance for
+ * GitHub's clocks).
+ *
+ * Trusted: written by a bot (the workflow token's github-actions[bot], an App) or by an owner,
+ * member or collaborator. An outside author cannot paste a marker into their own issue to keep it
+ * from being triaged again.
+ */
+import { formatMarker, tryParseMarker } from '../markers.js';
+
+const TRIAGED_MARKER = 'triaged';
+
+/** GitHub stamps the comment and the issue it bumps separately; a human reply within this is missed. */
+const MARKER_TOLERANCE_MS = 10_000;
+
+/** The fields of an issue comment the check reads (the REST shape). */
+export interface MarkerComment {
+  body?: string | null;
+  updated_at: string;
+  html_url?: string;
+  author_association?: string;
+  user?: { login?: string; type?: string } | null;
+}
+
+const TRUSTED_ASSOCIATIONS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
+
+export const formatTriagedMarker = (seen: string, runId?: string): string => formatMarker(TRIAGED_MARKER, { seen, ...(runId ? { run: runId } : {}) });
+
+function isTrustedAuthor(c: MarkerComment): boolean {
+  const login = c.user?.login ?? '';
+  return c.user?.type === 'Bot' || login.endsWith('[bot]') || TRUSTED_ASSOCIATIONS.has(c.author_association ?? '');
+}
+
+/**
+ * Pure: the trusted marker comment that covers the issue's last update, or undefined (never
+ * triaged, or updated since). `comments` may be all of the issue's or only those since
+ * `markerLookupSince(updatedAt)`.
+ */
+export function findCoveringMarker(issueUpdatedAt: string, comments: readonly MarkerComment[]): MarkerComment | undefined {
+  const updated = Date.parse(issueUpdatedAt);
+  if (Number.isNaN(updated)) return undefined;
+  return comments.find((c) => isTrustedAuthor(c) && tryParseMarker(c.body ?? '', TRIAGED_MARKER) !== undefined && Date.parse(c.updated_at) + MARKER_TOLERANCE_MS >= updated);
+}
+
+/** The `since` for listing only the comments that could cover the issue's last update (one small page). */
+export const markerLookupSince = (issueUpdatedAt: string): string => new Date(Date.parse(issueUpdatedAt) - MARKER_TOLERANCE_MS).toISOString();
+
+/** Pure: label names from the REST shape (strings or objects). */
+export const labelNamesOf = (labels: ReadonlyArray<string | { name?: string | null }>): string[] =>
+  labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter((l) => l.length > 0);
