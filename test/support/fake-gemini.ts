@@ -18,6 +18,12 @@
  * Replies are plain JSON, so a script can be written by one process and served by another
  * (`startFakeGemini(JSON.parse(...))`).
  *
+ * Structured-output requests (generationConfig.responseMimeType application/json: the next-speaker
+ * check) are a side channel: they are recorded in `utilityRequests`, not `requests`, and answered
+ * from their own script (`pushUtility`), or, when it is empty, with `{"next_speaker":"user"}`
+ * (`speaker('user')`): a run that ends with text is judged done unless a test scripts otherwise, so
+ * the conversation scripts and request counts of tests that do not exercise the check stay as they are.
+ *
  * Faults: status (429 with Retry-After, 4xx, 5xx with a Google error body), reset (frames, then the
  * socket is destroyed), malformed (frames, then a frame that is not JSON), errorFrame (frames, then
  * an `{"error": ...}` object mid-stream), hang (frames, then silence until the client gives up).
@@ -66,9 +72,14 @@ export interface RecordedRequest {
 export interface FakeGemini {
   /** Pass as `baseUrl` (or GOOGLE_GEMINI_BASE_URL). */
   baseUrl: string;
+  /** The conversation's requests (not the structured-output side channel). */
   requests: RecordedRequest[];
+  /** Structured-output requests (the next-speaker check), in order. */
+  utilityRequests: RecordedRequest[];
   /** Append replies to the script. */
   push(...replies: FakeReply[]): void;
+  /** Append replies for structured-output requests; when none is left they are answered `speaker('user')`. */
+  pushUtility(...replies: FakeReply[]): void;
   /** Replies not yet used. */
   remaining(): number;
   /** Resolves once the server has received `count` requests (at once if it already has): wait on this, not a timer. */
@@ -111,6 +122,10 @@ export function chunksOf(parts: WirePart[], opts: { finishReason?: string | null
   });
 }
 
+/** A next-speaker check's answer, as the structured-output JSON text a model returns. */
+export const speaker = (who: 'user' | 'model', reasoning = `the ${who} speaks next`): FakeReply =>
+  reply([text(JSON.stringify({ reasoning, next_speaker: who }))], { usage: usage(40, 12) });
+
 export const fault = {
   status: (status: number, opts: { retryAfter?: string; message?: string; details?: unknown[] } = {}): FakeReply => ({
     kind: 'status',
@@ -147,7 +162,9 @@ const ROUTE = /^\/v1beta\/models\/([^/:]+):(streamGenerateContent|generateConten
 
 export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGemini> {
   const queue = [...script];
+  const utilityQueue: FakeReply[] = [];
   const requests: RecordedRequest[] = [];
+  const utilityRequests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   const wake = () => {
@@ -169,7 +186,12 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
       return sendJson(res, 400, { error: { code: 400, message: 'fake-gemini: request body is not JSON', status: 'INVALID_ARGUMENT' } });
     }
     const method = m[2] as RecordedRequest['method'];
-    requests.push({ model: decodeURIComponent(m[1]), method, body, apiKey: header(req, 'x-goog-api-key') ?? url.searchParams.get('key') ?? undefined });
+    const recorded: RecordedRequest = { model: decodeURIComponent(m[1]), method, body, apiKey: header(req, 'x-goog-api-key') ?? url.searchParams.get('key') ?? undefined };
+    if (body.generationConfig?.responseMimeType === 'application/json') {
+      utilityRequests.push(recorded);
+      return serve(utilityQueue.shift() ?? speaker('user'), method, res);
+    }
+    requests.push(recorded);
     const next = queue.shift();
     if (!next) sendJson(res, 500, { error: { code: 500, message: 'fake-gemini: script exhausted', status: 'INTERNAL' } });
     else serve(next, method, res);
@@ -185,7 +207,9 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
+    utilityRequests,
     push: (...replies) => void queue.push(...replies),
+    pushUtility: (...replies) => void utilityQueue.push(...replies),
     remaining: () => queue.length,
     untilRequests: (count) =>
       new Promise<void>((resolve) => {
