@@ -1,7 +1,8 @@
 /**
  * The composition both faces call: policy, tools, memory, prompt, model client, scheduler and the
  * loop, wired from one options object. Policy loads first, so a broken policy file stops the run
- * before any tool exists, let alone runs.
+ * before any tool exists, let alone runs. Sub-agents come in as a plug the face passes (agents/
+ * sits above core); the next-speaker check is on where the face or the trusted settings say so.
  */
 import { randomUUID } from 'node:crypto';
 import { AgentError } from '../common/errors.js';
@@ -45,8 +46,17 @@ export interface SubagentHost {
   /** `agents.overrides` from the trusted `.gemini/settings.json`. */
   agentOverrides: Readonly<Record<string, AgentOverride>>;
   /** The parent run in progress: its state (model, mode, spent budget) and its event sink. */
-  current(): { state: RunState; emit: Emit };
+  current(): ParentRun;
 }
+
+export interface ParentRun {
+  state: RunState;
+  emit: Emit;
+}
+
+const assertNever = (why: string): never => {
+  throw new AgentError('internal', why);
+};
 
 /** What the plug adds to the run: its tools (invoke_agent), and the agents to list in the prompt. */
 export interface Subagents {
@@ -167,7 +177,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
   const loopSettings = await readLoopSettings(opts.memory.memoryRoot);
 
   // The run a sub-agent serves: set by start/resume before the loop runs.
-  let current: { state: RunState; emit: Emit } | undefined;
+  let current: ParentRun | undefined;
   const sub = opts.subagents
     ? await opts.subagents({
         tools: baseTools,
@@ -180,10 +190,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
         limits: opts.limits,
         ...(opts.clock ? { clock: opts.clock } : {}),
         agentOverrides: loopSettings.agentOverrides,
-        current: () => {
-          if (!current) throw new AgentError('internal', 'a sub-agent ran outside a run');
-          return current;
-        },
+        current: () => current ?? assertNever('a sub-agent ran outside a run'),
       })
     : undefined;
   const tools = [...baseTools, ...(sub?.tools ?? [])];

@@ -40,15 +40,13 @@ export async function closeSessions(): Promise<void> {
   await Promise.all(open.splice(0).map((f) => f.close()));
 }
 
-export async function openSession(o: SessionOptions): Promise<Session> {
-  const { dir } = createRepo(o.files ?? { 'README.md': '# demo\n' });
-  const fake = await startFakeGemini(o.script);
-  open.push(fake);
-  const agent = await prepareAgent({
+/** The agent over a work tree, as a run of the action would prepare it (a fresh one per process). */
+export function prepareFor(dir: string, baseUrl: string, o: Pick<SessionOptions, 'policy' | 'mode' | 'over'> = {}) {
+  return prepareAgent({
     root: dir,
     model: MODEL,
     apiKey: 'test-key',
-    baseUrl: fake.baseUrl,
+    baseUrl,
     mode: o.mode ?? 'default',
     policyContext: 'action',
     policy: { user: o.policy ? [{ inline: o.policy, label: 'test policy' }] : [] },
@@ -61,15 +59,25 @@ export async function openSession(o: SessionOptions): Promise<Session> {
     clock: fakeClock(),
     ...o.over,
   });
+}
+
+/** Collects a run's events; `nested()` unwraps the sub-agents' ones. */
+export function eventLog() {
   const events: LoopEvent[] = [];
   return {
-    dir,
-    fake,
-    agent,
     events,
-    emit: (e) => void events.push(e),
+    emit: (e: LoopEvent) => void events.push(e),
     nested: () => events.flatMap((e) => (e.type === 'subagent' ? [{ parentId: e.parentId, agent: e.agent, event: e.event }] : [])),
   };
+}
+
+export async function openSession(o: SessionOptions): Promise<Session> {
+  const { dir } = createRepo(o.files ?? { 'README.md': '# demo\n' });
+  const fake = await startFakeGemini(o.script);
+  open.push(fake);
+  const agent = await prepareFor(dir, fake.baseUrl, o);
+  const log = eventLog();
+  return { dir, fake, agent, ...log };
 }
 
 /** The system instruction text of a recorded request. */
