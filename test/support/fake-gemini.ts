@@ -20,9 +20,10 @@
  *
  * Structured-output requests (generationConfig.responseMimeType application/json: the next-speaker
  * check) are a side channel: they are recorded in `utilityRequests`, not `requests`, and answered
- * from their own script (`pushUtility`), or, when it is empty, with `{"next_speaker":"user"}`
- * (`speaker('user')`): a run that ends with text is judged done unless a test scripts otherwise, so
- * the conversation scripts and request counts of tests that do not exercise the check stay as they are.
+ * from their own script (`pushUtility`), or, when it is empty, with `{"next_speaker":"user"}` at no
+ * token cost (`DEFAULT_VERDICT`): a run that ends with text is judged done unless a test scripts
+ * otherwise, so the scripts, request counts and token totals of tests that do not exercise the
+ * check stay as they are. Tests of the check script its answers (`speaker(...)`, which has usage).
  *
  * Faults: status (429 with Retry-After, 4xx, 5xx with a Google error body), reset (frames, then the
  * socket is destroyed), malformed (frames, then a frame that is not JSON), errorFrame (frames, then
@@ -78,7 +79,7 @@ export interface FakeGemini {
   utilityRequests: RecordedRequest[];
   /** Append replies to the script. */
   push(...replies: FakeReply[]): void;
-  /** Append replies for structured-output requests; when none is left they are answered `speaker('user')`. */
+  /** Append replies for structured-output requests; when none is left they are answered DEFAULT_VERDICT. */
   pushUtility(...replies: FakeReply[]): void;
   /** Replies not yet used. */
   remaining(): number;
@@ -125,6 +126,11 @@ export function chunksOf(parts: WirePart[], opts: { finishReason?: string | null
 /** A next-speaker check's answer, as the structured-output JSON text a model returns. */
 export const speaker = (who: 'user' | 'model', reasoning = `the ${who} speaks next`): FakeReply =>
   reply([text(JSON.stringify({ reasoning, next_speaker: who }))], { usage: usage(40, 12) });
+
+/** The side channel's answer when nothing is scripted: "user" (the run ends), costing no tokens. */
+export const DEFAULT_VERDICT: FakeReply = reply([text(JSON.stringify({ reasoning: 'not scripted: the fake says the user speaks next', next_speaker: 'user' }))], {
+  usage: { promptTokenCount: 0, candidatesTokenCount: 0, totalTokenCount: 0 },
+});
 
 export const fault = {
   status: (status: number, opts: { retryAfter?: string; message?: string; details?: unknown[] } = {}): FakeReply => ({
@@ -189,7 +195,7 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
     const recorded: RecordedRequest = { model: decodeURIComponent(m[1]), method, body, apiKey: header(req, 'x-goog-api-key') ?? url.searchParams.get('key') ?? undefined };
     if (body.generationConfig?.responseMimeType === 'application/json') {
       utilityRequests.push(recorded);
-      return serve(utilityQueue.shift() ?? speaker('user'), method, res);
+      return serve(utilityQueue.shift() ?? DEFAULT_VERDICT, method, res);
     }
     requests.push(recorded);
     const next = queue.shift();
