@@ -9,7 +9,7 @@
  */
 import { AgentError } from '../common/errors.js';
 import type { SubagentHost } from '../core/agent.js';
-import type { Outcome } from '../core/events.js';
+import type { LoopEvent, Outcome } from '../core/events.js';
 import type { AfterTextTurn, LoopDeps, LoopInput, LoopLimits } from '../core/loop.js';
 import { runLoop } from '../core/loop.js';
 import { createRunState, type RunState } from '../core/run-state.js';
@@ -24,15 +24,19 @@ import { COMPLETE_TASK, submittedResult } from './complete-task.js';
 import type { AgentDefinition } from './definition.js';
 import { policyForSubagent } from './subagent-policy.js';
 
-/** The one warning a child gets when it stops without complete_task (Gemini CLI gives one too). */
-export const LAST_CHANCE =
-  `You have stopped calling tools without finishing. You have one final chance: call \`${COMPLETE_TASK}\` now with your best answer, ` +
-  'and say in it that your work was cut short. Do not call any other tool.';
+/**
+ * A child gets one final chance (Gemini CLI's grace turn) when it stops calling tools without
+ * complete_task, or reaches its own turn or time limit: one more turn, at most a minute long.
+ */
+const lastChance = (why: string) =>
+  `${why} You have one final chance: call \`${COMPLETE_TASK}\` now with your best answer, and say in it that your work was cut short. Do not call any other tool.`;
+const LAST_CHANCE = lastChance('You have stopped calling tools without finishing.');
+const GRACE_MS = 60_000;
 
-export const NO_COMPLETION = `Agent stopped calling tools but did not call '${COMPLETE_TASK}'.`;
+const NO_COMPLETION = `Agent stopped calling tools but did not call '${COMPLETE_TASK}'.`;
 
 /** What a waiting child saves inside the parent's batch (plain JSON). */
-export interface ChildSave {
+interface ChildSave {
   version: 1;
   agent: string;
   state: RunState;
@@ -67,7 +71,7 @@ const minus = (a: Usage, b: Usage): Usage => ({
 });
 
 /** Add what the child spent since `before` to the parent's totals (tokens, cost, per-model counts). */
-export function foldInto(parent: RunState, child: RunState, before: Folded): void {
+function foldInto(parent: RunState, child: RunState, before: Folded): void {
   parent.usage = addUsage(parent.usage, minus(child.usage, before.usage));
   parent.costUsd += child.costUsd - before.costUsd;
   for (const [model, m] of Object.entries(child.models)) {
@@ -125,10 +129,27 @@ async function runChild(c: ChildRun, child: RunState, folded: Folded, input: Loo
     ...(def.temperature !== undefined ? { temperature: def.temperature } : {}),
     ...(host.clock ? { clock: host.clock } : {}),
   };
-  const emit = parent.emit;
-  const outcome = await runLoop(child, deps, (event) => emit({ type: 'subagent', parentId: c.callId, agent: def.name, event }), input);
+  const emit = (event: LoopEvent) => parent.emit({ type: 'subagent', parentId: c.callId, agent: def.name, event });
+  let outcome = await runLoop(child, deps, emit, input);
+  if (outcome.status === 'limit' && (outcome.which === 'turns' || outcome.which === 'time') && (child.continuations ?? 0) < 1) {
+    const graced = await graceTurn(child, deps, emit, outcome.which);
+    if (graced.status === 'success' || graced.status === 'awaiting_approval') outcome = graced;
+  }
   foldInto(parent.state, child, folded);
   return resultOf(def, child, outcome, gaveUp);
+}
+
+/** One more turn (and at most GRACE_MS) for a child at its turn or time limit, to call complete_task. */
+async function graceTurn(child: RunState, deps: LoopDeps, emit: (e: LoopEvent) => void, which: 'turns' | 'time'): Promise<Outcome> {
+  child.continuations = 1;
+  const message = lastChance(which === 'turns' ? 'You have exceeded the maximum number of turns.' : 'You have exceeded the time limit.');
+  // At a limit the history ends with the batch's responses: the warning joins that user turn.
+  const last = child.history.at(-1);
+  if (last?.role === 'user') last.parts.push({ text: message });
+  else child.history.push({ role: 'user', parts: [{ text: message }] });
+  emit({ type: 'message', role: 'user', text: message, delta: false });
+  const limits = { ...deps.limits, maxTurns: child.turns + 1, maxWallMs: child.elapsedMsBefore + GRACE_MS };
+  return runLoop(child, { ...deps, limits }, emit, { answers: [] });
 }
 
 /** Gemini CLI's termination reasons, as the parent model reads them. */
@@ -170,7 +191,7 @@ export async function resumeChild(c: ChildRun, saved: unknown, answers: readonly
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Check a saved child before going on from it: a broken one is bad input, never a crash half-way. */
-export function parseChildSave(saved: unknown, agent: string): ChildSave {
+function parseChildSave(saved: unknown, agent: string): ChildSave {
   const bad = (why: string) => new AgentError('input', `the saved sub-agent state cannot be resumed: ${why}`);
   if (!isObj(saved) || saved.version !== 1) throw bad('unknown version');
   if (saved.agent !== agent) throw bad(`it belongs to agent ${JSON.stringify(saved.agent)}, not ${agent}`);

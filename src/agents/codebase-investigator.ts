@@ -6,10 +6,10 @@
 import { Type } from 'typebox';
 import type { AgentDefinition } from './definition.js';
 
-export const INVESTIGATOR = 'codebase_investigator';
+const INVESTIGATOR = 'codebase_investigator';
 
 /** Gemini CLI's report fields. */
-export const InvestigationReport = Type.Object(
+const InvestigationReport = Type.Object(
   {
     SummaryOfFindings: Type.String({ description: "The investigation's conclusions and insights for the agent that asked." }),
     ExplorationTrace: Type.Array(Type.String(), { description: 'The steps taken, in order: each tool used and what it showed.' }),

@@ -15,10 +15,10 @@ import type { AgentDefinition } from './definition.js';
 import { createInvokeAgentTool, INVOKE_AGENT, type AgentCatalog } from './invoke-agent.js';
 import { formatProblem, readAgentFiles } from './load-agents.js';
 
-export const BUILTIN_AGENTS: readonly AgentDefinition[] = [codebaseInvestigator];
+const BUILTIN_AGENTS: readonly AgentDefinition[] = [codebaseInvestigator];
 
 /** The tools a definition gets from the parent's, or why it is refused. Pure. */
-export function resolveAgentTools(def: AgentDefinition, parentTools: readonly Tool[]): { tools: Tool[] } | { refused: string } {
+function resolveAgentTools(def: AgentDefinition, parentTools: readonly Tool[]): { tools: Tool[] } | { refused: string } {
   const parent = parentTools.filter((t) => t.name !== INVOKE_AGENT && t.name !== COMPLETE_TASK);
   const picked = new Set<Tool>();
   const missing: string[] = [];
@@ -40,7 +40,7 @@ export function resolveAgentTools(def: AgentDefinition, parentTools: readonly To
 }
 
 /** A definition with the settings' override applied. */
-export function withOverride(def: AgentDefinition, o: AgentOverride | undefined): AgentDefinition {
+function withOverride(def: AgentDefinition, o: AgentOverride | undefined): AgentDefinition {
   if (!o) return def;
   return {
     ...def,

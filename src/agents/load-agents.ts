@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { AGENT_NAME, DEFAULT_AGENT_MAX_TURNS, DEFAULT_AGENT_TIMEOUT_MINUTES, type AgentDefinition } from './definition.js';
 
-export const AGENTS_DIR = '.gemini/agents';
+const AGENTS_DIR = '.gemini/agents';
 const MAX_FILE_BYTES = 256 * 1024;
 
 export interface AgentFileProblem {

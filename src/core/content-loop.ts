@@ -8,11 +8,11 @@
  */
 
 /** Appearances of one window that make a loop. */
-export const CONTENT_LOOP_THRESHOLD = 10;
+const CONTENT_LOOP_THRESHOLD = 10;
 /** Characters per window. */
-export const CONTENT_CHUNK_CHARS = 50;
+const CONTENT_CHUNK_CHARS = 50;
 /** The text kept for comparison; older text is dropped (the window positions move with it). */
-export const CONTENT_MEMORY_CHARS = 5000;
+const CONTENT_MEMORY_CHARS = 5000;
 
 const MAX_MEAN_GAP = 5 * CONTENT_CHUNK_CHARS;
 const MAX_PERIODS = Math.floor(CONTENT_LOOP_THRESHOLD / 2);

@@ -27,9 +27,9 @@ export function recordCalls(state: RunState, calls: readonly FunctionCall[]): st
 }
 
 /** Turns in a row that bring no new tool call and no new text, and stop the run. A safety net too. */
-export const NO_PROGRESS_TURNS = 8;
+const NO_PROGRESS_TURNS = 8;
 /** Distinct calls and texts remembered (oldest forgotten first); the list is saved with the session. */
-export const SEEN_LIMIT = 512;
+const SEEN_LIMIT = 512;
 
 const digest = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 16);
 const normalized = (text: string): string => text.replace(/\s+/g, ' ').trim();

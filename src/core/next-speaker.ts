@@ -14,9 +14,9 @@ import { recordUsage } from './stats.js';
 import { runTurn } from './turn.js';
 
 /** The synthetic user message, as Gemini CLI sends it. */
-export const CONTINUE_MESSAGE = 'Please continue.';
-export const DEFAULT_MAX_CONTINUATIONS = 3;
-export const DEFAULT_NEXT_SPEAKER_MODEL = 'gemini-2.5-flash';
+const CONTINUE_MESSAGE = 'Please continue.';
+const DEFAULT_MAX_CONTINUATIONS = 3;
+const DEFAULT_NEXT_SPEAKER_MODEL = 'gemini-2.5-flash';
 
 export interface NextSpeakerOptions {
   /** The small model that judges. Default DEFAULT_NEXT_SPEAKER_MODEL. */
@@ -26,7 +26,7 @@ export interface NextSpeakerOptions {
 }
 
 /** Gemini CLI's answer shape: a short reason, then who speaks next. */
-export const NEXT_SPEAKER_SCHEMA = {
+const NEXT_SPEAKER_SCHEMA = {
   type: 'object',
   properties: {
     reasoning: { type: 'string', description: 'One or two sentences: which rule applies to the reply, and why.' },

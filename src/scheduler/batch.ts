@@ -19,7 +19,7 @@ export interface Placement {
  * everything before it and before everything after it; every other call may run beside its neighbours.
  * Edits never overlap, whatever the model says, so two edits of one file cannot race.
  */
-export const runsAlone = (p: Placement): boolean => p.kind === 'edit' || p.waitForPrevious === true;
+const runsAlone = (p: Placement): boolean => p.kind === 'edit' || p.waitForPrevious === true;
 
 /** Split positions 0..n-1 into runs: consecutive calls that may overlap share a group; the rest run alone. */
 export function groupCalls(placements: readonly Placement[]): number[][] {

@@ -30,11 +30,12 @@ describe('settings.json agents.overrides', () => {
     const settings = JSON.stringify({ agents: { overrides: { codebase_investigator: { modelConfig: { model: 'gemini-2.5-flash-lite' }, runConfig: { maxTurns: 1 } } } } });
     const s = await openSession({
       files: { 'README.md': 'x\n', '.gemini/settings.json': settings },
-      script: [reply([investigate]), reply([call('read_file', { file_path: 'README.md' }, 'c1')]), reply([text('ok')])],
+      // One turn, then its final chance (spent on text), then the parent.
+      script: [reply([investigate]), reply([call('read_file', { file_path: 'README.md' }, 'c1')]), reply([text('I read it.')]), reply([text('ok')])],
     });
     await s.agent.start('go', s.emit);
-    expect(s.fake.requests.map((r) => r.model)).toEqual(['gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-2.5-flash']);
-    expect(String(responsesOf(s.fake.requests[2])[0].response.error)).toContain('Termination Reason: MAX_TURNS');
+    expect(s.fake.requests.map((r) => r.model)).toEqual(['gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-2.5-flash-lite', 'gemini-2.5-flash']);
+    expect(String(responsesOf(s.fake.requests[3])[0].response.error)).toContain('Termination Reason: MAX_TURNS');
   });
 
   it('warns about an override for an agent that does not exist, and a malformed one', async () => {

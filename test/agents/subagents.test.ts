@@ -133,20 +133,34 @@ describe('invoke_agent: the completion protocol', () => {
     expect(responsesOf(s.fake.requests[3])[0].response.output).toBe("Subagent 'summarizer' finished.\nTermination Reason: GOAL\nResult:\nadd.js exports add(a, b).");
   });
 
-  it('a child at its own turn limit reports MAX_TURNS to the parent', async () => {
-    const agentFile = '---\nname: reader\ndescription: Reads files.\ntools: [read_file]\nmax_turns: 2\n---\nRead what you are asked to.\n';
+  const reader = '---\nname: reader\ndescription: Reads files.\ntools: [read_file]\nmax_turns: 2\n---\nRead what you are asked to.\n';
+  const twoReads = [
+    reply([call('invoke_agent', { agent_name: 'reader', prompt: 'Read the sources' }, 'm1')]),
+    reply([call('read_file', { file_path: 'src/add.js' }, 'c1')]),
+    reply([call('read_file', { file_path: 'src/sum.js' }, 'c2')]),
+  ];
+
+  it('a child at its own turn limit gets one final turn, and completing in it is a success', async () => {
     const s = await openSession({
-      files: { ...FILES, '.gemini/agents/reader.md': agentFile },
-      script: [
-        reply([call('invoke_agent', { agent_name: 'reader', prompt: 'Read the sources' }, 'm1')]),
-        reply([call('read_file', { file_path: 'src/add.js' }, 'c1')]),
-        reply([call('read_file', { file_path: 'src/sum.js' }, 'c2')]),
-        reply([text('ok')]),
-      ],
+      files: { ...FILES, '.gemini/agents/reader.md': reader },
+      script: [...twoReads, reply([call('complete_task', { result: 'add and sum read; cut short.' }, 'c3')]), reply([text('ok')])],
     });
     await s.agent.start('go', s.emit);
-    expect(s.fake.requests).toHaveLength(4);
-    expect(responsesOf(s.fake.requests[3])[0].response).toEqual({
+    // The final chance rides on the user turn that answers the second read.
+    expect(s.fake.requests[3].body.contents.at(-1)?.parts.at(-1)).toEqual({
+      text: 'You have exceeded the maximum number of turns. You have one final chance: call `complete_task` now with your best answer, and say in it that your work was cut short. Do not call any other tool.',
+    });
+    expect(responsesOf(s.fake.requests[4])[0].response.output).toBe("Subagent 'reader' finished.\nTermination Reason: GOAL\nResult:\nadd and sum read; cut short.");
+  });
+
+  it('a child that wastes its final turn reports MAX_TURNS to the parent', async () => {
+    const s = await openSession({
+      files: { ...FILES, '.gemini/agents/reader.md': reader },
+      script: [...twoReads, reply([call('read_file', { file_path: 'src/main.js' }, 'c3')]), reply([text('ok')])],
+    });
+    await s.agent.start('go', s.emit);
+    expect(s.fake.requests).toHaveLength(5);
+    expect(responsesOf(s.fake.requests[4])[0].response).toEqual({
       error: "Subagent 'reader' did not complete its task.\nTermination Reason: MAX_TURNS\nResult:\nreached the turn limit (2 turns)",
     });
   });
