@@ -17,6 +17,7 @@ export const GUARDED_MODULES = [
   'src/context/untrusted.ts',
   'src/core/retry.ts',
   'src/core/loop-guard.ts',
+  'src/core/content-loop.ts',
   'src/sandbox/',
 ];
 

@@ -5,6 +5,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { messageOf } from '../common/errors.js';
+import { createSubagents } from '../agents/create-subagents.js';
 import { prepareAgent, type AgentOptions, type AgentRun } from '../core/agent.js';
 import { statsOf } from '../core/stats.js';
 import { capRequest, describeCuts, renderTaskContext } from '../context/task-context.js';
@@ -161,6 +162,9 @@ export function createRunContext(
         modelClient: base.modelClient,
         sandbox: base.sandbox?.sandbox,
         askUser: task.command === 'fix' || task.command === 'question' || task.command === 'prompt',
+        subagents: createSubagents,
+        // Nobody in CI types "go on": a reply that announces its next step is judged and continued.
+        nextSpeaker: { enabled: true },
         onBatchSettled: record
           ? undefined // a resumed run: resume.ts holds the claimed session and saves it itself
           : // A long run saves its session after a settled batch (at most every checkpointEveryMs),

@@ -7,6 +7,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
+import { createSubagents } from '../agents/create-subagents.js';
 import { prepareAgent } from '../core/agent.js';
 import { createGeminiClient } from '../model/gemini.js';
 import { createDenyChannel } from '../scheduler/channels.js';
@@ -60,6 +61,7 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       limits: { maxTurns: args.maxTurns, maxWallMs: (args.timeoutMinutes ?? 30) * 60_000 },
       secrets: [apiKey, c.env.GITHUB_TOKEN, c.env.GH_TOKEN].filter((s): s is string => !!s),
       channel: createDenyChannel(),
+      subagents: createSubagents,
       signal: c.signal,
       baseEnv: c.env,
       sandbox,

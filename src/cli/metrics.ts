@@ -112,8 +112,8 @@ export function createSessionMetrics(now: () => number = () => performance.now()
     return {
       async *stream(req: ModelRequest) {
         const started = now();
-        // Compression is the one request that declares no tools (core/compress.ts).
-        const role = req.tools.length === 0 ? 'utility_compressor' : 'main';
+        // A request says what it is for; compression is the one that declares no tools (core/compress.ts).
+        const role = req.role ?? (req.tools.length === 0 ? 'utility_compressor' : 'main');
         let usage: Usage | undefined;
         let error: string | undefined = 'aborted';
         try {

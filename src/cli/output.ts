@@ -111,22 +111,16 @@ function streamJsonWriter({ io, metrics, now = Date.now }: OutputOptions): Outpu
     },
     emit(e) {
       metrics.observe(e);
+      const common = commonFields(e);
+      if (common) return line(common.type, common.fields);
       switch (e.type) {
         case 'init':
           return line('init', { session_id: e.sessionId, model: e.model });
-        case 'message':
-          return line('message', { role: e.role, content: e.role === 'assistant' ? clean(e.text) : e.text, ...(e.delta ? { delta: true } : {}) });
-        case 'tool_use':
-          return line('tool_use', { tool_name: e.name, tool_id: e.id, parameters: e.args });
-        case 'tool_result':
-          return line('tool_result', {
-            tool_id: e.id,
-            status: e.ok ? 'success' : 'error',
-            output: e.output,
-            ...(e.error ? { error: { type: TOOL_ERROR_TYPES[e.error.code], message: e.error.message } } : {}),
-          });
-        case 'warning':
-          return line('error', { severity: 'warning', message: e.message });
+        case 'subagent': {
+          // Ours: a sub-agent's events, nested under the invoke_agent call that runs it.
+          const inner = nestedFields(e.event);
+          return inner ? line('subagent', { parent_tool_id: e.parentId, agent: e.agent, event: inner }) : undefined;
+        }
         case 'retry':
           return line('error', { severity: 'warning', message: `retrying the model request (${e.reason}), attempt ${e.attempt}, in ${e.waitMs} ms` });
         case 'approval_request':
@@ -144,6 +138,47 @@ function streamJsonWriter({ io, metrics, now = Date.now }: OutputOptions): Outpu
           return undefined; // thought, tool_state, compressed: not part of Gemini CLI's vocabulary
       }
     },
+  };
+}
+
+/** The stream-json fields of the events a sub-agent's stream shares with the main one. */
+function commonFields(e: LoopEvent): { type: string; fields: Record<string, unknown> } | undefined {
+  switch (e.type) {
+    case 'message':
+      return { type: 'message', fields: { role: e.role, content: e.role === 'assistant' ? clean(e.text) : e.text, ...(e.delta ? { delta: true } : {}) } };
+    case 'tool_use':
+      return { type: 'tool_use', fields: { tool_name: e.name, tool_id: e.id, parameters: e.args } };
+    case 'tool_result':
+      return {
+        type: 'tool_result',
+        fields: {
+          tool_id: e.id,
+          status: e.ok ? 'success' : 'error',
+          output: e.output,
+          ...(e.error ? { error: { type: TOOL_ERROR_TYPES[e.error.code], message: e.error.message } } : {}),
+        },
+      };
+    case 'warning':
+      return { type: 'error', fields: { severity: 'warning', message: e.message } };
+    default:
+      return undefined;
+  }
+}
+
+/** A sub-agent's event inside a `subagent` line: its start, its messages and calls, its end with its own totals. */
+function nestedFields(e: LoopEvent): Record<string, unknown> | undefined {
+  const common = commonFields(e);
+  if (common) return { type: common.type, ...common.fields };
+  if (e.type === 'init') return { type: 'init', session_id: e.sessionId, model: e.model };
+  if (e.type !== 'result') return undefined;
+  const error = outcomeError(e.outcome);
+  const { code: _code, ...err } = error ?? { code: 0 };
+  const s = e.stats;
+  return {
+    type: 'result',
+    status: e.outcome.status === 'awaiting_approval' ? 'awaiting_approval' : error ? 'error' : 'success',
+    ...(error ? { error: err } : {}),
+    stats: { total_tokens: s.totalTokens, input_tokens: s.inputTokens, output_tokens: s.outputTokens, duration_ms: s.durationMs, tool_calls: s.toolCalls, cost_usd: roundUsd(s.costUsd) },
   };
 }
 

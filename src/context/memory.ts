@@ -61,7 +61,7 @@ export async function readContextSettings(root: string): Promise<ContextSettings
 }
 
 /** Removes // and /* *\/ comments and trailing commas outside strings. */
-function stripJsonComments(src: string): string {
+export function stripJsonComments(src: string): string {
   return src
     .replace(/("(?:[^"\\\n]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (m, str: string | undefined) => str ?? '')
     .replace(/("(?:[^"\\\n]|\\.)*")|,(\s*[}\]])/g, (m, str: string | undefined, close: string | undefined) => str ?? close!);

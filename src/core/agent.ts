@@ -1,12 +1,15 @@
 /**
  * The composition both faces call: policy, tools, memory, prompt, model client, scheduler and the
  * loop, wired from one options object. Policy loads first, so a broken policy file stops the run
- * before any tool exists, let alone runs.
+ * before any tool exists, let alone runs. Sub-agents come in as a plug the face passes (agents/
+ * sits above core); the next-speaker check is on where the face or the trusted settings say so.
  */
 import { randomUUID } from 'node:crypto';
+import { AgentError } from '../common/errors.js';
 import { buildSystemPrompt, type Command as CommandKind } from '../context/system-prompt.js';
 import { createJitMemory } from '../context/jit-memory.js';
 import { loadMemory, readContextSettings } from '../context/memory.js';
+import { readLoopSettings, type AgentOverride } from '../context/settings.js';
 import { createGeminiClient } from '../model/gemini.js';
 import type { ModelClient } from '../model/client.js';
 import type { Content } from '../model/wire.js';
@@ -19,9 +22,51 @@ import type { Tool, ToolEnv } from '../tools/define-tool.js';
 import { askUserTool } from '../tools/ask-user.js';
 import { createDefaultTools, createToolRegistry } from '../tools/registry.js';
 import type { Emit, Outcome } from './events.js';
-import { runLoop, type LoopLimits } from './loop.js';
+import { runLoop, type Clock, type LoopLimits } from './loop.js';
+import { createNextSpeakerCheck, type NextSpeakerOptions } from './next-speaker.js';
 import { createRunState, type RunState } from './run-state.js';
 import type { Sandbox } from '../sandbox/types.js';
+
+/**
+ * What a sub-agent plug (built by agents/, passed in by the face) gets from the run it serves. The
+ * plug is a function handed to the composition, so core never imports the layer above it.
+ */
+export interface SubagentHost {
+  /** The parent's tools; a child gets a subset of them (never invoke_agent). */
+  tools: readonly Tool[];
+  policy: PolicyEngine;
+  channel: ApprovalChannel;
+  env: ToolEnv;
+  model: ModelClient;
+  /** Trusted configuration: `.gemini/agents/*.md` and `.gemini/settings.json` are read here. */
+  configRoot: string;
+  /** The project memory text; a child's system prompt carries it too. */
+  memory: string;
+  limits: LoopLimits;
+  clock?: Clock;
+  /** `agents.overrides` from the trusted `.gemini/settings.json`. */
+  agentOverrides: Readonly<Record<string, AgentOverride>>;
+  /** The parent run in progress: its state (model, mode, spent budget) and its event sink. */
+  current(): ParentRun;
+}
+
+export interface ParentRun {
+  state: RunState;
+  emit: Emit;
+}
+
+const assertNever = (why: string): never => {
+  throw new AgentError('internal', why);
+};
+
+/** What the plug adds to the run: its tools (invoke_agent), and the agents to list in the prompt. */
+export interface Subagents {
+  tools: Tool[];
+  agents: ReadonlyArray<{ name: string; description: string }>;
+  warnings: string[];
+}
+
+export type SubagentFactory = (host: SubagentHost) => Promise<Subagents>;
 
 export interface AgentOptions {
   /** The workspace: every file tool is confined to it. */
@@ -73,6 +118,17 @@ export interface AgentOptions {
   readOnlyTools?: boolean;
   /** A safe point after each settled batch: the action checkpoints long runs here. */
   onBatchSettled?: (state: RunState) => Promise<void>;
+  /** Sub-agents (invoke_agent): agents/'s createSubagents, passed in by the face. None when absent. */
+  subagents?: SubagentFactory;
+  /** `review` delegates exploring the change to codebase_investigator when it is available. Default true. */
+  investigateReviews?: boolean;
+  /**
+   * The next-speaker check after a text-only turn. `enabled` is the face's default (the action: on;
+   * the CLI: off, as in Gemini CLI); the trusted `.gemini/settings.json` `model.skipNextSpeakerCheck` wins.
+   */
+  nextSpeaker?: NextSpeakerOptions & { enabled?: boolean };
+  /** Tests pass a fake clock (retry waits). */
+  clock?: Clock;
 }
 
 export interface AgentRun {
@@ -112,8 +168,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
   });
 
   const builtIn = createDefaultTools().filter((t) => !opts.readOnlyTools || t.kind === 'read' || t.kind === 'search');
-  const tools = [...builtIn, ...(opts.askUser ? [askUserTool] : []), ...(opts.extraTools ?? [])];
-  const registry = createToolRegistry(tools);
+  const baseTools = [...builtIn, ...(opts.askUser ? [askUserTool] : []), ...(opts.extraTools ?? [])];
   const env: ToolEnv = {
     root: opts.root,
     secrets: opts.secrets,
@@ -128,6 +183,29 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     }),
     recorder: opts.recorder,
   };
+  const model = opts.modelClient ?? createGeminiClient({ apiKey: opts.apiKey, baseUrl: opts.baseUrl, model: opts.model });
+  const signal = opts.signal ?? new AbortController().signal;
+  const loopSettings = await readLoopSettings(opts.memory.memoryRoot);
+
+  // The run a sub-agent serves: set by start/resume before the loop runs.
+  let current: ParentRun | undefined;
+  const sub = opts.subagents
+    ? await opts.subagents({
+        tools: baseTools,
+        policy,
+        channel: opts.channel,
+        env,
+        model,
+        configRoot: opts.memory.memoryRoot,
+        memory: memory.text,
+        limits: opts.limits,
+        ...(opts.clock ? { clock: opts.clock } : {}),
+        agentOverrides: loopSettings.agentOverrides,
+        current: () => current ?? assertNever('a sub-agent ran outside a run'),
+      })
+    : undefined;
+  const tools = [...baseTools, ...(sub?.tools ?? [])];
+  const registry = createToolRegistry(tools);
 
   const systemPrompt = buildSystemPrompt({
     command: opts.command,
@@ -137,10 +215,12 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     repo: opts.repo,
     mode: opts.mode,
     availableLabels: opts.availableLabels,
+    subagents: sub?.agents ?? [],
+    investigateReviews: opts.investigateReviews ?? true,
   });
 
-  const model = opts.modelClient ?? createGeminiClient({ apiKey: opts.apiKey, baseUrl: opts.baseUrl, model: opts.model });
-  const signal = opts.signal ?? new AbortController().signal;
+  const speakerOn = loopSettings.skipNextSpeakerCheck === undefined ? opts.nextSpeaker?.enabled === true : !loopSettings.skipNextSpeakerCheck;
+  const afterTextTurn = speakerOn ? createNextSpeakerCheck(opts.nextSpeaker) : undefined;
 
   const deps = (state: RunState) => ({
     model,
@@ -151,6 +231,8 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     signal,
     mode: state.mode,
     onBatchSettled: opts.onBatchSettled,
+    ...(afterTextTurn ? { afterTextTurn } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
   });
 
   const firstUserMessage = (prompt: string): Content => ({
@@ -162,15 +244,17 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     policy,
     systemPrompt,
     memorySources: memory.sources,
-    warnings: [...policyWarnings, ...settings.warnings, ...memory.warnings],
+    warnings: [...policyWarnings, ...settings.warnings, ...memory.warnings, ...loopSettings.warnings, ...(sub?.warnings ?? [])],
     async start(prompt, emit) {
       const state = createRunState(opts.sessionId ?? randomUUID(), opts.model, opts.mode);
+      current = { state, emit };
       const outcome = await runLoop(state, deps(state), emit, { userMessage: firstUserMessage(prompt) });
       state.addedRules = [...policy.added];
       return { outcome, state };
     },
     async resume(state, answers, emit) {
       policy.restoreAdded(state.addedRules);
+      current = { state, emit };
       const outcome = await runLoop(state, deps(state), emit, { answers: [...answers] });
       state.addedRules = [...policy.added];
       return { outcome, state };

@@ -91,10 +91,8 @@ export async function compressHistory(state: RunState, deps: CompressDeps): Prom
     (progress) =>
       runTurn(
         deps.model,
-        { model: state.model, systemInstruction: COMPRESSION_PROMPT, tools: [], contents: buildCompressionContents(older), signal: deps.retry.signal },
-        undefined,
-        progress,
-        'compress',
+        { model: state.model, systemInstruction: COMPRESSION_PROMPT, tools: [], contents: buildCompressionContents(older), signal: deps.retry.signal, role: 'utility_compressor' },
+        { progress, callPrefix: 'compress' },
       ),
     deps.retry,
   );

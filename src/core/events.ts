@@ -35,6 +35,8 @@ export type LoopEvent =
   | { type: 'compressed'; beforeTokens: number; afterTokens: number }
   | { type: 'approval_request'; sessionId: string; calls: readonly PendingApproval[] }
   | { type: 'warning'; message: string }
-  | { type: 'result'; outcome: Outcome; stats: RunStats };
+  | { type: 'result'; outcome: Outcome; stats: RunStats }
+  /** An event of a sub-agent's own loop, nested under the parent's `invoke_agent` call. */
+  | { type: 'subagent'; parentId: string; agent: string; event: LoopEvent };
 
 export type Emit = (e: LoopEvent) => void;

@@ -1,5 +1,5 @@
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
-import type { ModelClient, ModelFailure } from '../model/client.js';
+import type { LlmRole, ModelClient, ModelFailure } from '../model/client.js';
 import { contextWindowOf } from '../model/pricing.js';
 import type { Content, FunctionDeclaration } from '../model/wire.js';
 import type { ApprovalMode } from '../policy/types.js';
@@ -8,11 +8,12 @@ import { compressHistory, shouldCompress } from './compress.js';
 import type { Emit, Outcome } from './events.js';
 import { alignResponseIds, repairHistory } from './history-repair.js';
 import { checkLimits, timeLimitHit, type LoopLimits } from './limits.js';
-import { recordCalls } from './loop-guard.js';
+import { createContentLoopDetector } from './content-loop.js';
+import { recordCalls, recordTurn } from './loop-guard.js';
 import { realClock, withRetry, type Clock, type RetryDeps } from './retry.js';
 import type { RunState } from './run-state.js';
 import { recordUsage, statsOf } from './stats.js';
-import { runTurn } from './turn.js';
+import { runTurn, type TurnReply } from './turn.js';
 
 export type { LoopLimits } from './limits.js';
 export type { Clock } from './retry.js';
@@ -38,9 +39,26 @@ export interface LoopDeps {
    * long run can checkpoint and a crash resumes from the last finished batch.
    */
   onBatchSettled?: (state: RunState) => Promise<void>;
+  /** After a turn with text and no calls: end (the default), send another user message, or stop. */
+  afterTextTurn?: AfterTextTurn;
+  /** After each settled batch: an outcome here ends the run (a sub-agent that called complete_task). */
+  finishAfterBatch?: (state: RunState) => Outcome | undefined;
+  /** What the turns' requests are for (`main`, or `subagent` in a child loop). */
+  role?: LlmRole;
+  temperature?: number;
 }
 
 export type LoopInput = { userMessage: Content } | { answers: ApprovalAnswer[] };
+
+/** What follows a turn that ended with text and no calls. */
+export type TextTurnDecision = { kind: 'end' } | { kind: 'continue'; message: string } | { kind: 'stop'; outcome: Outcome };
+
+/** Decides what follows a text-only turn: the next-speaker check, or a sub-agent's completion protocol. */
+export type AfterTextTurn = (
+  state: RunState,
+  turn: { text: string; finishReason?: string },
+  ctx: { model: ModelClient; retry: RetryDeps; emit: Emit },
+) => Promise<TextTurnDecision>;
 
 /**
  * Gemini CLI's headless loop: ask the model, run its calls through the scheduler, send the results
@@ -73,7 +91,7 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
   try {
     if ('answers' in input) {
       if (state.open) {
-        const settled = settleBatch(state, await deps.scheduler.resume(state.open, input.answers, { mode: deps.mode, signal }, emit), emit);
+        const settled = settleBatch(state, await deps.scheduler.resume(state.open, input.answers, { mode: deps.mode, signal }, emit), emit) ?? deps.finishAfterBatch?.(state);
         if (settled) return finish(settled);
         await deps.onBatchSettled?.(state);
       } else if (input.answers.length > 0) {
@@ -86,6 +104,7 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
       if (text) emit({ type: 'message', role: 'user', text, delta: false });
     }
     let compressionFailed = false;
+    const chant = createContentLoopDetector();
     for (;;) {
       const stop = stopped(undefined);
       if (stop) return finish(stop);
@@ -96,8 +115,17 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
       const repaired = repairHistory(state.history);
       if (repaired.repaired) emit({ type: 'warning', message: `repaired the chat history (${repaired.repaired} unanswered or orphaned tool call parts)` });
       state.history = repaired.history;
-      const request = { model: state.model, systemInstruction: deps.systemInstruction, tools: deps.tools(), contents: state.history, signal, ...(deps.maxOutputTokens ? { maxOutputTokens: deps.maxOutputTokens } : {}) };
-      const reply = await withRetry((progress) => runTurn(deps.model, request, emit, progress, `call-${state.turns + 1}`), retry);
+      const request = {
+        model: state.model,
+        systemInstruction: deps.systemInstruction,
+        tools: deps.tools(),
+        contents: state.history,
+        signal,
+        role: deps.role ?? 'main',
+        ...(deps.maxOutputTokens ? { maxOutputTokens: deps.maxOutputTokens } : {}),
+        ...(deps.temperature !== undefined ? { temperature: deps.temperature } : {}),
+      };
+      const reply = await withRetry((progress) => runTurn(deps.model, request, { emit, progress, callPrefix: `call-${state.turns + 1}`, watchText: chant.add }), retry);
       if (!reply.ok) {
         const stop = stopped(reply.failure) ?? ('timeLimit' in reply ? { status: 'limit' as const, ...timeLimitHit(deps.limits) } : undefined);
         return finish(stop ?? { status: 'error', error: failureError(reply.failure) });
@@ -106,16 +134,18 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
       state.turns++;
       if (turn.usage) recordUsage(state, state.model, turn.usage);
       state.history.push(turn.content);
+      const looping = turn.stopped ?? recordTurn(state, turn) ?? recordCalls(state, turn.calls);
+      if (looping) return finish({ status: 'limit', which: 'loop', message: looping });
       const truncated = turn.finishReason === 'MAX_TOKENS';
       if (turn.calls.length === 0) {
-        if (truncated) emit({ type: 'warning', message: 'the final reply was cut off at the output token limit' });
-        return finish({ status: 'success', finalText: turn.text });
+        const next = await afterText(state, deps, turn, { model: deps.model, retry, emit });
+        if (next) return finish(next);
+        continue;
       }
-      const looping = recordCalls(state, turn.calls);
-      if (looping) return finish({ status: 'limit', which: 'loop', message: looping });
+      chant.reset();
       state.toolCalls += turn.calls.length;
       const batch = await deps.scheduler.run(turn.calls, { mode: deps.mode, signal, ...(truncated ? { truncated: true } : {}) }, emit);
-      const settled = settleBatch(state, batch, emit);
+      const settled = settleBatch(state, batch, emit) ?? deps.finishAfterBatch?.(state);
       if (settled) return finish(settled);
       await deps.onBatchSettled?.(state);
     }
@@ -124,6 +154,20 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
     if (stop) return finish(stop);
     return finish({ status: 'error', error: isAgentError(e) ? e : new AgentError('internal', `the loop failed: ${messageOf(e)}`, { cause: e }) });
   }
+}
+
+/**
+ * After a text-only turn: the outcome that ends the run, or undefined when the hook sent another
+ * user message (shown in the stream as a user message, as Gemini CLI shows its "Please continue.").
+ */
+async function afterText(state: RunState, deps: LoopDeps, turn: TurnReply, ctx: Parameters<AfterTextTurn>[2]): Promise<Outcome | undefined> {
+  if (turn.finishReason === 'MAX_TOKENS') ctx.emit({ type: 'warning', message: 'the final reply was cut off at the output token limit' });
+  const decision = deps.afterTextTurn ? await deps.afterTextTurn(state, { text: turn.text, ...(turn.finishReason ? { finishReason: turn.finishReason } : {}) }, ctx) : { kind: 'end' as const };
+  if (decision.kind === 'end') return { status: 'success', finalText: turn.text };
+  if (decision.kind === 'stop') return decision.outcome;
+  state.history.push({ role: 'user', parts: [{ text: decision.message }] });
+  ctx.emit({ type: 'message', role: 'user', text: decision.message, delta: false });
+  return undefined;
 }
 
 /**

@@ -30,6 +30,13 @@ export interface RunState {
   open?: OpenBatch;
   /** Rules added by "always" approvals. */
   addedRules: AddedRule[];
+  /**
+   * Hashes of the calls and texts the model produced, and how many turns in a row brought nothing
+   * new (the no-progress loop guard). Absent in sessions saved before it existed.
+   */
+  progress?: { seen: string[]; idleTurns: number };
+  /** Synthetic "go on" messages sent so far (next-speaker continuations, a sub-agent's last chance). */
+  continuations?: number;
 }
 
 export function createRunState(id: string, model: string, mode: ApprovalMode): RunState {
@@ -47,5 +54,7 @@ export function createRunState(id: string, model: string, mode: ApprovalMode): R
     models: {},
     recentCalls: [],
     addedRules: [],
+    progress: { seen: [], idleTurns: 0 },
+    continuations: 0,
   };
 }

@@ -11,6 +11,8 @@ export interface TurnReply {
   text: string;
   finishReason?: string;
   usage?: Usage;
+  /** Set when `watchText` stopped the stream part-way: its reason. The content is what arrived. */
+  stopped?: string;
 }
 
 /** Set while a turn streams: whether anything reached the user (drives the replay rule). */
@@ -18,28 +20,41 @@ export interface TurnProgress {
   visible: boolean;
 }
 
+export interface TurnOptions {
+  /** undefined: stay silent (compression, the next-speaker check). */
+  emit?: Emit;
+  progress: TurnProgress;
+  /** Prefix of the ids given to calls that came without one. */
+  callPrefix: string;
+  /** Sees each piece of assistant text as it arrives; a returned reason stops reading the stream. */
+  watchText?: (delta: string) => string | undefined;
+}
+
 /**
  * Stream one model call, translating chunks into events as they arrive (assistant text as message
  * deltas, thought summaries as thought events). Parts are kept verbatim; only adjacent plain-text
  * parts (a part with nothing but `text`, or `text` + `thought`) are joined, which loses nothing.
- * Throws ModelFailure; an empty reply is `invalid_output`. Pass `emit` undefined to stay silent.
+ * Throws ModelFailure; an empty reply is `invalid_output`.
  */
-export async function runTurn(model: ModelClient, req: ModelRequest, emit: Emit | undefined, progress: TurnProgress, callPrefix: string): Promise<TurnReply> {
+export async function runTurn(model: ModelClient, req: ModelRequest, o: TurnOptions): Promise<TurnReply> {
   const parts: Part[] = [];
   let finishReason: string | undefined;
   let usage: Usage | undefined;
   let text = '';
-  for await (const chunk of model.stream(req)) {
+  let stopped: string | undefined;
+  reading: for await (const chunk of model.stream(req)) {
     for (const part of chunk.parts) {
-      if (typeof part.text === 'string' && part.text && emit) {
-        if (part.thought) emit({ type: 'thought', text: part.text });
+      if (typeof part.text === 'string' && part.text && o.emit) {
+        if (part.thought) o.emit({ type: 'thought', text: part.text });
         else {
-          emit({ type: 'message', role: 'assistant', text: part.text, delta: true });
-          progress.visible = true;
+          o.emit({ type: 'message', role: 'assistant', text: part.text, delta: true });
+          o.progress.visible = true;
         }
       }
       if (typeof part.text === 'string' && !part.thought) text += part.text;
       appendPart(parts, part);
+      if (typeof part.text === 'string' && part.text && !part.thought) stopped = o.watchText?.(part.text);
+      if (stopped) break reading;
     }
     if (chunk.finishReason) finishReason = chunk.finishReason;
     if (chunk.usage) usage = chunk.usage;
@@ -49,7 +64,7 @@ export async function runTurn(model: ModelClient, req: ModelRequest, emit: Emit 
     throw new ModelFailure('invalid_output', `the model returned an empty reply${finishReason ? ` (finishReason ${finishReason})` : ''}`);
   }
   const calls = meaningful.flatMap((p, i) =>
-    p.functionCall ? [{ ...p.functionCall, id: p.functionCall.id || `${callPrefix}-${i}`, args: p.functionCall.args ?? {} }] : [],
+    p.functionCall ? [{ ...p.functionCall, id: p.functionCall.id || `${o.callPrefix}-${i}`, args: p.functionCall.args ?? {} }] : [],
   );
   return {
     content: { role: 'model', parts: meaningful },
@@ -57,6 +72,7 @@ export async function runTurn(model: ModelClient, req: ModelRequest, emit: Emit 
     text,
     ...(finishReason ? { finishReason } : {}),
     ...(usage ? { usage } : {}),
+    ...(stopped ? { stopped } : {}),
   };
 }
 

@@ -53,6 +53,7 @@ export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { r
       return res;
     };
     const thinking = opts.includeThoughts ?? /gemini-(2\.5|[3-9])/.test(req.model);
+    let finished = false;
     try {
       arm();
       const responses = await ai.models.generateContentStream({
@@ -62,6 +63,8 @@ export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { r
           systemInstruction: req.systemInstruction,
           ...(req.tools.length ? { tools: [{ functionDeclarations: req.tools }] } : {}),
           ...(req.maxOutputTokens ? { maxOutputTokens: req.maxOutputTokens } : {}),
+          ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+          ...(req.responseJsonSchema ? { responseMimeType: 'application/json', responseJsonSchema: req.responseJsonSchema } : {}),
           ...(thinking ? { thinkingConfig: { includeThoughts: true } } : {}),
           abortSignal: ctrl.signal,
           automaticFunctionCalling: { disable: true },
@@ -74,9 +77,13 @@ export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { r
         yield toChunk(res);
         arm();
       }
+      finished = true;
     } catch (e) {
+      finished = true;
       throw classifyModelError(e, { aborted: req.signal.aborted, stalled, retryAfterHeader });
     } finally {
+      // The caller stopped reading part-way (a loop detected in the text): close the request too.
+      if (!finished) ctrl.abort(new Error('the caller stopped reading the stream'));
       clearTimeout(timer);
       req.signal.removeEventListener('abort', onAbort);
     }

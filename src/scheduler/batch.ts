@@ -8,23 +8,30 @@ import type { Call } from './call-state.js';
  * how a batch's output is cut to its budget, and the repeated-validation streak.
  */
 
-/** read and search calls touch nothing, so neighbours of those kinds may overlap. */
-export const isParallelSafe = (kind: ToolKind | undefined): boolean => kind === 'read' || kind === 'search';
+/** What decides where a call may run: its tool's kind and the model's `wait_for_previous`. */
+export interface Placement {
+  kind: ToolKind | undefined;
+  waitForPrevious?: boolean;
+}
 
 /**
- * Split positions 0..n-1 into runs: consecutive parallel-safe calls share a group; every other
- * call (edit, execute, other, unknown) is a group of its own, so order is kept where it matters.
+ * Gemini CLI's rule: an edit, or a call the model marked `wait_for_previous: true`, runs alone, after
+ * everything before it and before everything after it; every other call may run beside its neighbours.
+ * Edits never overlap, whatever the model says, so two edits of one file cannot race.
  */
-export function groupByKind(kinds: readonly (ToolKind | undefined)[]): number[][] {
+const runsAlone = (p: Placement): boolean => p.kind === 'edit' || p.waitForPrevious === true;
+
+/** Split positions 0..n-1 into runs: consecutive calls that may overlap share a group; the rest run alone. */
+export function groupCalls(placements: readonly Placement[]): number[][] {
   const groups: number[][] = [];
   let open: number[] | undefined;
-  kinds.forEach((kind, i) => {
-    if (isParallelSafe(kind)) {
-      if (!open) groups.push((open = []));
-      open.push(i);
-    } else {
+  placements.forEach((p, i) => {
+    if (runsAlone(p)) {
       open = undefined;
       groups.push([i]);
+    } else {
+      if (!open) groups.push((open = []));
+      open.push(i);
     }
   });
   return groups;

@@ -1,6 +1,6 @@
 import { AgentError } from '../common/errors.js';
 import type { RuleRef } from '../policy/types.js';
-import type { ToolError, ToolKind } from '../tools/define-tool.js';
+import { WAIT_FOR_PREVIOUS, type ToolError, type ToolKind } from '../tools/define-tool.js';
 import type { PendingApproval } from './types.js';
 
 /**
@@ -17,6 +17,19 @@ export interface CallBase {
   args: Record<string, unknown>;
   /** Position in the model's request: responses keep this order. */
   order: number;
+  /**
+   * The model's `wait_for_previous`, taken out of `args` (no tool's schema knows it): true runs the
+   * call after everything before it; 'invalid' when the model sent something other than a boolean.
+   */
+  waitForPrevious?: boolean | 'invalid';
+}
+
+/** A call that stopped part-way for people: a sub-agent whose own calls wait (plain JSON, saved as it is). */
+export interface NestedWait {
+  /** What waits inside, with ids made unique in the batch (`<this call's id>/<inner id>`). */
+  pending: PendingApproval[];
+  /** What the call needs to go on: opaque to the scheduler. */
+  saved: unknown;
 }
 
 /** Who let a call run: a policy rule (null: the context's default), or a human's approval. */
@@ -26,7 +39,7 @@ export type Call =
   | { status: 'received'; base: CallBase }
   | { status: 'validating'; base: CallBase }
   | { status: 'prepared'; base: CallBase; title: string; paths: string[]; kind: ToolKind }
-  | { status: 'awaiting_approval'; base: CallBase; title: string; pending: PendingApproval }
+  | { status: 'awaiting_approval'; base: CallBase; title: string; pending: PendingApproval; nested?: NestedWait }
   | { status: 'scheduled'; base: CallBase; title: string; allowedBy: AllowedBy }
   | { status: 'executing'; base: CallBase; title: string; startedAt: number }
   | { status: 'succeeded'; base: CallBase; output: string; forHuman?: string; ms: number }
@@ -39,7 +52,8 @@ export type CallOf<S extends CallStatus> = Extract<Call, { status: S }>;
 
 /**
  * The allowed transitions. awaiting_approval is crossed by a *new process* on resume; it may end
- * in succeeded directly when the call was a question and the human's text is its result.
+ * in succeeded directly when the call was a question and the human's text is its result. An
+ * executing call may stop to wait too: a sub-agent whose own call needs a human (nested).
  */
 export const NEXT: { readonly [S in CallStatus]: readonly CallStatus[] } = {
   received: ['validating', 'denied', 'cancelled'],
@@ -47,7 +61,7 @@ export const NEXT: { readonly [S in CallStatus]: readonly CallStatus[] } = {
   prepared: ['scheduled', 'awaiting_approval', 'denied', 'cancelled'],
   awaiting_approval: ['scheduled', 'denied', 'succeeded', 'failed', 'cancelled'],
   scheduled: ['executing', 'cancelled'],
-  executing: ['succeeded', 'failed', 'cancelled'],
+  executing: ['succeeded', 'failed', 'cancelled', 'awaiting_approval'],
   succeeded: [],
   failed: [],
   denied: [],
@@ -73,7 +87,9 @@ export function move(from: Call, to: Call): Call {
 
 /** A fresh call for the model's n-th functionCall. */
 export function receiveCall(fc: { id?: string; name: string; args?: Record<string, unknown> }, order: number): CallOf<'received'> {
-  const base: CallBase = { id: fc.id || `call-${order}-${fc.name}`, name: fc.name, args: fc.args ?? {}, order };
+  const { [WAIT_FOR_PREVIOUS]: wait, ...args } = fc.args ?? {};
+  const base: CallBase = { id: fc.id || `call-${order}-${fc.name}`, name: fc.name, args, order };
   if (fc.id) base.wireId = fc.id;
+  if (wait !== undefined) base.waitForPrevious = typeof wait === 'boolean' ? wait : 'invalid';
   return { status: 'received', base };
 }

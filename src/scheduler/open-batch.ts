@@ -37,6 +37,7 @@ export function parseOpenBatch(open: OpenBatch): SchedulerOpenBatch {
     }
     if (!SAVED_STATUSES.includes(raw.status as CallStatus)) throw bad(`call ${base.id} was saved while ${raw.status}`);
     if (raw.status === 'awaiting_approval' && !isRecord(raw.pending)) throw bad(`call ${base.id} waits but has no request`);
+    if (raw.nested !== undefined) assertNested(raw.nested, base.id, bad);
     if (ids.has(base.id)) throw bad(`two calls share the id ${base.id}`);
     ids.add(base.id);
     return raw as unknown as Call;
@@ -47,9 +48,24 @@ export function parseOpenBatch(open: OpenBatch): SchedulerOpenBatch {
   return { version: 1, calls: structuredClone(calls), validationStreak: streak };
 }
 
-/** The calls that wait, as the approval comment shows them. */
+function assertNested(nested: unknown, id: string, bad: (why: string) => AgentError): void {
+  if (!isRecord(nested) || !Array.isArray(nested.pending) || nested.pending.length === 0) throw bad(`call ${id} waits inside but lists nothing that waits`);
+  for (const p of nested.pending) {
+    if (!isRecord(p) || typeof p.id !== 'string' || !p.id.startsWith(`${id}/`)) throw bad(`call ${id} holds a waiting call that is not its own`);
+  }
+  if (nested.saved === undefined) throw bad(`call ${id} waits inside but saved nothing to go on from`);
+}
+
+/** The id a call waiting inside call `outer` has in this batch (and in the approval comment). */
+export const nestedId = (outer: string, inner: string): string => `${outer}/${inner}`;
+
+/** The answers meant for calls waiting inside call `outer`, with their own ids back. */
+export const answersInside = (outer: string, answers: readonly ApprovalAnswer[]): ApprovalAnswer[] =>
+  answers.flatMap((a) => (a.id.startsWith(`${outer}/`) ? [{ ...a, id: a.id.slice(outer.length + 1) }] : []));
+
+/** The calls that wait, as the approval comment shows them: a call waiting inside another shows what waits in it. */
 export const pendingOf = (calls: readonly Call[]): PendingApproval[] =>
-  calls.flatMap((c) => (c.status === 'awaiting_approval' ? [c.pending] : []));
+  calls.flatMap((c) => (c.status === 'awaiting_approval' ? (c.nested ? c.nested.pending : [c.pending]) : []));
 
 /**
  * One answer per waiting call, of a kind that fits it: approve/deny for a call, answer/deny for a

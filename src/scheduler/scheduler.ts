@@ -1,13 +1,12 @@
 import { AgentError, messageOf } from '../common/errors.js';
 import type { FunctionCall } from '../model/wire.js';
 import type { PolicyEngine, PolicyVerdict } from '../policy/types.js';
-import type { PreparedCall, ToolEnv, ToolError, ToolKind } from '../tools/define-tool.js';
+import { ToolFailure, type PreparedCall, type ToolEnv, type ToolError, type ToolKind } from '../tools/define-tool.js';
 import { raceAbort } from '../tools/tool-output.js';
 import {
   buildResponses,
   emptyStreak,
-  groupByKind,
-  isParallelSafe,
+  groupCalls,
   nextStreak,
   responseTextOf,
   runLimited,
@@ -17,8 +16,8 @@ import {
   type ValidationStreak,
 } from './batch.js';
 import { isSettled, move, receiveCall, type Call, type CallOf } from './call-state.js';
-import { assertAnswersFit, parseOpenBatch, pendingOf, toOpenBatch } from './open-batch.js';
-import type { ApprovalAnswer, ApprovalChannel, BatchOptions, BatchResult, OpenBatch, PendingApproval, Scheduler, SchedulerEmit } from './types.js';
+import { answersInside, assertAnswersFit, nestedId, parseOpenBatch, pendingOf, toOpenBatch } from './open-batch.js';
+import { isSuspendable, type ApprovalAnswer, type ApprovalChannel, type BatchOptions, type BatchResult, type OpenBatch, type PendingApproval, type Scheduler, type SchedulerEmit, type SuspendableRun } from './types.js';
 
 /**
  * What the scheduler needs from the tools layer: validation and preparation, and each tool's kind
@@ -43,7 +42,7 @@ export interface SchedulerOptions {
   policy: PolicyEngine;
   channel: ApprovalChannel;
   env: ToolEnv;
-  /** How many read/search calls may run at once. */
+  /** How many calls of one group may run at once. */
   maxParallel?: number;
   /** The total characters of one batch's responses; the largest are cut first. */
   outputBudgetChars?: number;
@@ -61,6 +60,8 @@ export const TRUNCATED_REFUSAL =
 interface Work {
   calls: Call[];
   prepared: Map<string, PreparedCall>;
+  /** Calls that waited inside (sub-agents) and go on from where they stopped, with their answers. */
+  resumeWith: Map<string, { saved: unknown; answers: ApprovalAnswer[] }>;
   opts: BatchOptions;
   emit: SchedulerEmit;
   fatal?: ToolError;
@@ -99,6 +100,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     set(w, i, { status: 'validating', base });
     let prepared: PreparedCall;
     try {
+      if (base.waitForPrevious === 'invalid') throw new ToolFailure('invalid_args', `invalid arguments for ${base.name}: /wait_for_previous must be boolean`);
       prepared = await tools.prepareCall(base.name, base.args, o.env);
     } catch (e) {
       const error = toolErrorOf(e);
@@ -159,8 +161,9 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     set(w, i, { status: 'executing', base, title: call.title, startedAt });
     let error: ToolError | undefined;
     try {
-      // Raced against the signal: whatever a tool awaits, its call ends when the run does.
-      const out = await raceAbort(w.opts.signal, prepared.run({ signal: w.opts.signal }));
+      const ran = await runPrepared(w, base.id, prepared);
+      if ('suspended' in ran) return suspendInside(w, i, call.title, ran.suspended);
+      const out = ran.output;
       if (!out.error) {
         return set(w, i, { status: 'succeeded', base, output: out.forModel, ...(out.forHuman ? { forHuman: out.forHuman } : {}), ms: now() - startedAt });
       }
@@ -174,6 +177,28 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     set(w, i, { status: 'failed', base, error, ms: now() - startedAt });
   }
 
+  /** Run a prepared call, or let one that waited inside go on from where it stopped. */
+  async function runPrepared(w: Work, id: string, prepared: PreparedCall): Promise<SuspendableRun> {
+    const ctx = { signal: w.opts.signal, callId: id };
+    const resumed = w.resumeWith.get(id);
+    if (resumed) {
+      if (!isSuspendable(prepared)) throw new AgentError('internal', `call ${id} waited inside, but its tool cannot go on from there`);
+      return prepared.resumeSuspended(ctx, resumed.saved, resumed.answers);
+    }
+    if (isSuspendable(prepared)) return prepared.runSuspendable(ctx);
+    // Raced against the signal: whatever a tool awaits, its call ends when the run does.
+    return { output: await raceAbort(w.opts.signal, prepared.run(ctx)) };
+  }
+
+  /** A call stopped part-way for people (a sub-agent's own call waits): it waits, holding what it saved. */
+  function suspendInside(w: Work, i: number, title: string, s: { pending: PendingApproval[]; saved: unknown }): void {
+    const { base } = w.calls[i];
+    if (s.pending.length === 0) throw new AgentError('internal', `call ${base.id} stopped to wait, but nothing waits`);
+    const pending = s.pending.map((p) => ({ ...p, id: nestedId(base.id, p.id) }));
+    const own: PendingApproval = { id: base.id, name: base.name, args: base.args, title, rule: null };
+    set(w, i, { status: 'awaiting_approval', base, title, pending: own, nested: { pending, saved: s.saved } });
+  }
+
   function cancel(w: Work, i: number): void {
     const c = w.calls[i];
     if (isSettled(c)) return;
@@ -181,7 +206,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     set(w, i, { status: 'cancelled', base: c.base, reason });
   }
 
-  /** Admit each call of a group in order, then run the ones allowed: together if read/search. */
+  /** Admit each call of a group in order, then run the ones allowed together (at most maxParallel at once). */
   async function runGroups(w: Work, groups: number[][], admitOne: (i: number) => Promise<void>): Promise<void> {
     for (const group of groups) {
       if (w.opts.signal.aborted || w.fatal) {
@@ -190,10 +215,13 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       }
       for (const i of group) await admitOne(i);
       const runnable = group.filter((i) => w.calls[i].status === 'scheduled');
-      const width = runnable.every((i) => isParallelSafe(kindAt(w, i))) ? maxParallel : 1;
-      await runLimited(runnable, width, (i) => execute(w, i));
+      await runLimited(runnable, maxParallel, (i) => execute(w, i));
     }
   }
+
+  /** Groups of the given positions, by Gemini CLI's rule (edits and `wait_for_previous` calls alone). */
+  const groupsOf = (w: Work, positions: readonly number[]): number[][] =>
+    groupCalls(positions.map((i) => ({ kind: kindAt(w, i), waitForPrevious: w.calls[i].base.waitForPrevious === true }))).map((g) => g.map((k) => positions[k]));
 
   function finish(w: Work): BatchResult {
     if (w.opts.signal.aborted || w.fatal) w.calls.forEach((_, i) => cancel(w, i));
@@ -203,16 +231,17 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   }
 
   async function run(fcs: readonly FunctionCall[], opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult> {
-    const w: Work = { calls: receiveAll(fcs), prepared: new Map(), opts, emit };
+    const w: Work = { calls: receiveAll(fcs), prepared: new Map(), resumeWith: new Map(), opts, emit };
     for (const c of w.calls) emit({ type: 'tool_use', id: c.base.id, name: c.base.name, args: c.base.args });
-    const groups = groupByKind(w.calls.map((_, i) => kindAt(w, i)));
-    await runGroups(w, groups, (i) => admit(w, i));
+    await runGroups(w, groupsOf(w, w.calls.map((_, i) => i)), (i) => admit(w, i));
     return finish(w);
   }
 
   /** Rebuild a waiting call from its arguments and settle it with its answer. */
-  async function admitAnswered(w: Work, i: number, answer: ApprovalAnswer): Promise<void> {
+  async function admitAnswered(w: Work, i: number, answers: readonly ApprovalAnswer[]): Promise<void> {
     const call = w.calls[i] as CallOf<'awaiting_approval'>;
+    if (call.nested) return admitNested(w, i, answersInside(call.base.id, answers));
+    const answer = answers.find((a) => a.id === call.base.id)!;
     if (answer.kind === 'approve') {
       const { base, pending } = call;
       let prepared: PreparedCall;
@@ -237,11 +266,29 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     const saved = parseOpenBatch(open);
     const byId = assertAnswersFit(pendingOf(saved.calls), answers);
     streak = saved.validationStreak;
-    const w: Work = { calls: saved.calls, prepared: new Map(), opts, emit };
+    const w: Work = { calls: saved.calls, prepared: new Map(), resumeWith: new Map(), opts, emit };
     const waiting = w.calls.flatMap((c, i) => (c.status === 'awaiting_approval' ? [i] : []));
-    const groups = groupByKind(waiting.map((i) => kindAt(w, i))).map((g) => g.map((k) => waiting[k]));
-    await runGroups(w, groups, (i) => admitAnswered(w, i, byId.get(w.calls[i].base.id)!));
+    await runGroups(w, groupsOf(w, waiting), (i) => admitAnswered(w, i, [...byId.values()]));
     return finish(w);
+  }
+
+  /**
+   * A call that waited inside (a sub-agent) goes on: rebuilt from its arguments, it carries on from
+   * what it saved with the answers meant for it. It was allowed when it first ran.
+   */
+  async function admitNested(w: Work, i: number, answers: ApprovalAnswer[]): Promise<void> {
+    const call = w.calls[i] as CallOf<'awaiting_approval'>;
+    const { base } = call;
+    let prepared: PreparedCall;
+    try {
+      prepared = await tools.prepareCall(base.name, base.args, o.env);
+    } catch (e) {
+      const why = toolErrorOf(e);
+      return set(w, i, { status: 'failed', base, error: { code: why.code, message: `${base.name} cannot go on from where it waited: ${why.message}` } });
+    }
+    w.prepared.set(base.id, prepared);
+    w.resumeWith.set(base.id, { saved: call.nested!.saved, answers });
+    set(w, i, { status: 'scheduled', base, title: call.title, allowedBy: { by: 'approval', always: false } });
   }
 
   return { run, resume };

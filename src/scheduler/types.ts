@@ -1,6 +1,6 @@
 import type { FunctionCall, Part } from '../model/wire.js';
 import type { ApprovalMode, RuleRef } from '../policy/types.js';
-import type { HumanQuestion, ToolError } from '../tools/define-tool.js';
+import type { HumanQuestion, PreparedCall, RunContext, ToolError, ToolOutput } from '../tools/define-tool.js';
 
 /** Events the scheduler emits; core's LoopEvent union includes these. */
 export type SchedulerEvent =
@@ -69,3 +69,20 @@ export interface Scheduler {
   run(calls: readonly FunctionCall[], opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult>;
   resume(open: OpenBatch, answers: readonly ApprovalAnswer[], opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult>;
 }
+
+/** How a suspendable call ended this time: with its output, or waiting for people part-way. */
+export type SuspendableRun = { output: ToolOutput } | { suspended: { pending: PendingApproval[]; saved: unknown } };
+
+/**
+ * A prepared call that can stop part-way to wait for people and go on in a later process: a
+ * sub-agent, whose own calls go through a scheduler of their own. Implemented above the scheduler
+ * (agents/); the scheduler prefers these methods to `run` when a prepared call has them.
+ */
+export interface SuspendableCall {
+  runSuspendable(ctx: RunContext): Promise<SuspendableRun>;
+  /** Go on from `saved` with the answers to the calls that waited (their own ids, unprefixed). */
+  resumeSuspended(ctx: RunContext, saved: unknown, answers: readonly ApprovalAnswer[]): Promise<SuspendableRun>;
+}
+
+export const isSuspendable = (p: PreparedCall): p is PreparedCall & SuspendableCall =>
+  typeof (p as Partial<SuspendableCall>).runSuspendable === 'function' && typeof (p as Partial<SuspendableCall>).resumeSuspended === 'function';

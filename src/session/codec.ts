@@ -165,7 +165,12 @@ function checkState(s: Obj, path: string): void {
   if (s.open !== undefined) {
     const open = obj(s.open, `${path}.open`);
     num(open, 'version', `${path}.open`, { integer: true });
-    arr(open, 'calls', `${path}.open`);
+    arr(open, 'calls', `${path}.open`).forEach((c, i) => {
+      // A sub-agent waiting inside a call saves its own loop state there: checked like this one.
+      const nested = (c as Obj | null)?.nested as Obj | undefined;
+      const saved = nested?.saved as Obj | undefined;
+      if (saved?.state !== undefined) checkState(obj(saved.state, `${path}.open.calls[${i}].nested.saved.state`), `${path}.open.calls[${i}].nested.saved.state`);
+    });
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Static, TSchema } from 'typebox';
 import type { Sandbox } from '../sandbox/types.js';
 
-/** read/search calls may run in parallel; edit/execute run alone, in order. */
+/** An edit runs alone, in order; calls of other kinds run together unless the model sets `wait_for_previous`. */
 export type ToolKind = 'read' | 'search' | 'edit' | 'execute' | 'other';
 
 /** Each code changes a decision somewhere; only `fatal` ends the run. */
@@ -25,6 +25,8 @@ export class ToolFailure extends Error {
 export interface RunContext {
   signal: AbortSignal;
   onProgress?: (line: string) => void;
+  /** The call's id in its batch (a sub-agent's events nest under it). */
+  callId?: string;
 }
 
 export interface ToolOutput {
@@ -95,9 +97,21 @@ export interface ToolEnv {
 
 export const defineTool = <S extends TSchema>(tool: Tool<S>): Tool<S> => tool;
 
-/** Built fresh per request: the SDK may mutate declarations it is given. */
-export const declarationOf = (t: Tool) => ({
-  name: t.name,
-  description: t.description,
-  parametersJsonSchema: JSON.parse(JSON.stringify(t.params)) as Record<string, unknown>,
-});
+/**
+ * The scheduling parameter Gemini CLI adds to every tool, in its words: the model says which calls
+ * of a batch depend on the ones before. The scheduler reads it and strips it before validation, so
+ * no tool's own schema knows it.
+ */
+export const WAIT_FOR_PREVIOUS = 'wait_for_previous';
+const WAIT_FOR_PREVIOUS_SCHEMA = {
+  type: 'boolean',
+  description:
+    'Set to true to wait for all previously requested tools in this turn to complete before starting. Set to false (or omit) to run in parallel. Use true when this tool depends on the output of previous tools.',
+} as const;
+
+/** Built fresh per request (the SDK may mutate declarations it is given), with `wait_for_previous` added. */
+export const declarationOf = (t: Tool) => {
+  const schema = JSON.parse(JSON.stringify(t.params)) as Record<string, unknown>;
+  if (schema.type === 'object') schema.properties = { ...(schema.properties as Record<string, unknown> | undefined), [WAIT_FOR_PREVIOUS]: { ...WAIT_FOR_PREVIOUS_SCHEMA } };
+  return { name: t.name, description: t.description, parametersJsonSchema: schema };
+};

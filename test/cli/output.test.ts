@@ -194,3 +194,37 @@ describe('errors', () => {
     expect(exitCodeOf(outcome)).toBe(code);
   });
 });
+
+describe('stream-json: sub-agent events', () => {
+  it("nests a sub-agent's events under the invoke_agent call, in one `subagent` line each, and keeps them out of text and json", () => {
+    const childStats: RunStats = { ...stats, turns: 2, inputTokens: 300, outputTokens: 40, totalTokens: 340, costUsd: 0.0001234567, toolCalls: 1, durationMs: 7 };
+    const nested: LoopEvent[] = [
+      { type: 'init', sessionId: 's-1/m1', model: 'gemini-2.5-pro', resumed: false },
+      { type: 'message', role: 'assistant', text: 'Looking.', delta: true },
+      { type: 'tool_use', id: 'c1', name: 'read_file', args: { file_path: 'a.txt' } },
+      { type: 'tool_state', id: 'c1', name: 'read_file', status: 'executing' },
+      { type: 'tool_result', id: 'c1', name: 'read_file', ok: true, output: 'alpha' },
+      { type: 'result', outcome: { status: 'success', finalText: 'done' }, stats: childStats },
+    ];
+    const wrap = (event: LoopEvent): LoopEvent => ({ type: 'subagent', parentId: 'm1', agent: 'codebase_investigator', event });
+    const { w, out } = capture('stream-json');
+    nested.map(wrap).forEach(w.emit);
+    const lines = parseLines(out);
+    expect(lines.map((l) => ({ ...l, timestamp: undefined }))).toEqual([
+      { type: 'subagent', timestamp: undefined, parent_tool_id: 'm1', agent: 'codebase_investigator', event: { type: 'init', session_id: 's-1/m1', model: 'gemini-2.5-pro' } },
+      { type: 'subagent', timestamp: undefined, parent_tool_id: 'm1', agent: 'codebase_investigator', event: { type: 'message', role: 'assistant', content: 'Looking.', delta: true } },
+      { type: 'subagent', timestamp: undefined, parent_tool_id: 'm1', agent: 'codebase_investigator', event: { type: 'tool_use', tool_name: 'read_file', tool_id: 'c1', parameters: { file_path: 'a.txt' } } },
+      { type: 'subagent', timestamp: undefined, parent_tool_id: 'm1', agent: 'codebase_investigator', event: { type: 'tool_result', tool_id: 'c1', status: 'success', output: 'alpha' } },
+      {
+        type: 'subagent',
+        timestamp: undefined,
+        parent_tool_id: 'm1',
+        agent: 'codebase_investigator',
+        event: { type: 'result', status: 'success', stats: { total_tokens: 340, input_tokens: 300, output_tokens: 40, duration_ms: 7, tool_calls: 1, cost_usd: 0.000123 } },
+      },
+    ]);
+    const text = capture('text');
+    nested.map(wrap).forEach(text.w.emit);
+    expect(text.out).toEqual([]);
+  });
+});

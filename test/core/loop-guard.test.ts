@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callKey, recordCalls } from '../../src/core/loop-guard.js';
+import { callKey, recordCalls, recordTurn } from '../../src/core/loop-guard.js';
 import { createRunState, type RunState } from '../../src/core/run-state.js';
 import type { FunctionCall } from '../../src/model/wire.js';
 
@@ -93,5 +93,88 @@ describe('callKey', () => {
   it('treats missing arguments as empty ones', () => {
     expect(callKey({ name: 'list_directory' })).toBe('list_directory {}');
     expect(callKey({ name: 'list_directory', args: {} })).toBe('list_directory {}');
+  });
+});
+
+describe('recordTurn: no progress', () => {
+  // A turn makes progress when it brings a call (name and arguments) or a text not seen before in
+  // the session. 8 turns in a row without progress stop the run.
+  const turn = (text: string, ...calls: FunctionCall[]) => ({ text, calls });
+  /** Feeds turns; the 1-based position of the one that stopped the run, or 0. */
+  function stopsAtTurn(turns: Array<{ text: string; calls: FunctionCall[] }>, state = fresh()): number {
+    for (const [i, t] of turns.entries()) if (recordTurn(state, t) !== undefined) return i + 1;
+    return 0;
+  }
+  const repeat = (n: number, t: { text: string; calls: FunctionCall[] }) => Array.from({ length: n }, () => t);
+
+  it('lets 7 turns without anything new run on, and stops at the 8th, naming the repeated text', () => {
+    const state = fresh();
+    expect(recordTurn(state, turn('Checking.', A))).toBeUndefined(); // new: progress
+    for (let i = 0; i < 7; i++) expect(recordTurn(state, turn('Checking.', A))).toBeUndefined();
+    expect(recordTurn(state, turn('Checking.', A))).toBe(
+      'loop detected: 8 turns in a row brought no new tool call and no new text (the last one repeated "Checking."), so the run stopped',
+    );
+  });
+
+  it('names the calls when the repeated turn had no text', () => {
+    const state = fresh();
+    stopsAtTurn(repeat(8, turn('', A, B)), state);
+    expect(recordTurn(state, turn('', A, B))).toBe(
+      'loop detected: 8 turns in a row brought no new tool call and no new text (the last one repeated read_file, read_file), so the run stopped',
+    );
+  });
+
+  it('cuts a long repeated text to 80 characters', () => {
+    const long = 'x'.repeat(100);
+    const state = fresh();
+    stopsAtTurn(repeat(8, turn(long)), state);
+    expect(recordTurn(state, turn(long))).toContain(`"${'x'.repeat(79)}…"`);
+    const exact = 'y'.repeat(80);
+    const s2 = fresh();
+    stopsAtTurn(repeat(8, turn(exact)), s2);
+    expect(recordTurn(s2, turn(exact))).toContain(`"${exact}"`);
+  });
+
+  it('a new call, or a new text, is progress and restarts the count', () => {
+    expect(stopsAtTurn([turn('t', A), ...repeat(7, turn('t', A)), turn('t', A, B), ...repeat(7, turn('t', A))])).toBe(0);
+    expect(stopsAtTurn([turn('t', A), ...repeat(7, turn('t', A)), turn('new words', A), ...repeat(7, turn('t', A))])).toBe(0);
+    expect(stopsAtTurn([turn('t', A), ...repeat(7, turn('t', A)), turn('t', A, B), ...repeat(8, turn('t', A))])).toBe(17);
+  });
+
+  it('counts alternating calls as no progress once both were seen', () => {
+    const cycle = Array.from({ length: 12 }, (_, i) => turn('same', i % 2 ? B : A));
+    expect(stopsAtTurn(cycle)).toBe(10);
+  });
+
+  it('compares texts by their words: spacing and line breaks do not make a text new', () => {
+    expect(stopsAtTurn([turn('Check  it.'), ...Array.from({ length: 8 }, (_, i) => turn(i % 2 ? ' Check it. ' : 'Check\nit.'))])).toBe(9);
+  });
+
+  it('a text-only turn with nothing new counts, and an empty text never counts as new', () => {
+    expect(stopsAtTurn([turn('done?'), ...repeat(8, turn('done?'))])).toBe(9);
+    expect(stopsAtTurn([turn('', A), ...repeat(8, turn('   ', A))])).toBe(9);
+  });
+
+  it('remembers across suspend and resume (the seen list is saved), and keeps at most 512 entries', () => {
+    const state = fresh();
+    recordTurn(state, turn('t', A));
+    for (let i = 0; i < 4; i++) recordTurn(state, turn('t', A));
+    const saved = JSON.parse(JSON.stringify(state)) as RunState;
+    expect(stopsAtTurn(repeat(4, turn('t', A)), saved)).toBe(4);
+    const big = fresh();
+    for (let i = 0; i < 600; i++) recordTurn(big, turn('', { name: 'read_file', args: { file_path: `f${i}` } }));
+    expect(big.progress?.seen).toHaveLength(512);
+    // The oldest were dropped: seeing the first call again is progress, the newest is not.
+    recordTurn(big, turn('', { name: 'read_file', args: { file_path: 'f0' } }));
+    expect(big.progress?.idleTurns).toBe(0);
+    recordTurn(big, turn('', { name: 'read_file', args: { file_path: 'f599' } }));
+    expect(big.progress?.idleTurns).toBe(1);
+  });
+
+  it('counts a call repeated within one turn once, and starts a session saved without the field', () => {
+    const state = fresh();
+    delete state.progress;
+    recordTurn(state, turn('', A, A));
+    expect(state.progress).toEqual({ seen: [expect.stringMatching(/^[0-9a-f]{16}$/)], idleTurns: 0 });
   });
 });

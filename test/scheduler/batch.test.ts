@@ -1,18 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { buildResponses, cutText, emptyStreak, fitToBudget, groupByKind, nextStreak, responseTextOf, toolErrorOf } from '../../src/scheduler/batch.js';
+import { buildResponses, cutText, emptyStreak, fitToBudget, groupCalls, nextStreak, responseTextOf, toolErrorOf } from '../../src/scheduler/batch.js';
 import type { Call } from '../../src/scheduler/call-state.js';
 import { ToolFailure, type ToolKind } from '../../src/tools/define-tool.js';
 
-describe('groupByKind', () => {
-  it.each<[string, (ToolKind | undefined)[], number[][]]>([
-    ['all reads together', ['read', 'search', 'read'], [[0, 1, 2]]],
-    ['edits alone, in order', ['edit', 'edit'], [[0], [1]]],
-    ['an edit splits reads', ['read', 'read', 'edit', 'read'], [[0, 1], [2], [3]]],
-    ['execute and other alone', ['execute', 'other', 'search'], [[0], [1], [2]]],
-    ['unknown tools alone (when in doubt, sequential)', ['read', undefined, 'read'], [[0], [1], [2]]],
+describe('groupCalls (Gemini CLI: edits and wait_for_previous calls run alone)', () => {
+  const c = (kind: ToolKind | undefined, waitForPrevious?: boolean) => ({ kind, ...(waitForPrevious === undefined ? {} : { waitForPrevious }) });
+  it.each<[string, ReturnType<typeof c>[], number[][]]>([
+    ['calls without the flag run together, whatever their kind', [c('read'), c('execute'), c('other'), c('search')], [[0, 1, 2, 3]]],
+    ['wait_for_previous: false is the same as leaving it out', [c('read'), c('execute', false)], [[0, 1]]],
+    ['a call with wait_for_previous: true runs alone, after all before it', [c('read'), c('read'), c('execute', true), c('read')], [[0, 1], [2], [3]]],
+    ['the flag on the first call changes nothing before it', [c('read', true), c('read')], [[0], [1]]],
+    ['edits run alone and in order, even without the flag', [c('edit'), c('edit', false)], [[0], [1]]],
+    ['an edit splits a run of reads', [c('read'), c('search'), c('edit'), c('read')], [[0, 1], [2], [3]]],
+    ['unknown tools may run beside others (they fail before running)', [c('read'), c(undefined), c('read')], [[0, 1, 2]]],
     ['empty', [], []],
-  ])('%s', (_, kinds, groups) => {
-    expect(groupByKind(kinds)).toEqual(groups);
+  ])('%s', (_, placements, groups) => {
+    expect(groupCalls(placements)).toEqual(groups);
   });
 });
 

@@ -23,6 +23,13 @@
  * `pushFor(key, ...)` scripts that conversation alone; requests of a key with no script of its own
  * take from the shared script.
  *
+ * Structured-output requests (generationConfig.responseMimeType application/json: the next-speaker
+ * check) are a side channel: they are recorded in `utilityRequests`, not `requests`, and answered
+ * from their own script (`pushUtility`), or, when it is empty, with `{"next_speaker":"user"}` at no
+ * token cost (`DEFAULT_VERDICT`): a run that ends with text is judged done unless a test scripts
+ * otherwise, so the scripts, request counts and token totals of tests that do not exercise the
+ * check stay as they are. Tests of the check script its answers (`speaker(...)`, which has usage).
+ *
  * Faults: status (429 with Retry-After, 4xx, 5xx with a Google error body), reset (frames, then the
  * socket is destroyed), malformed (frames, then a frame that is not JSON), errorFrame (frames, then
  * an `{"error": ...}` object mid-stream), hang (frames, then silence until the client gives up).
@@ -73,9 +80,14 @@ export interface RecordedRequest {
 export interface FakeGemini {
   /** Pass as `baseUrl` (or GOOGLE_GEMINI_BASE_URL). */
   baseUrl: string;
+  /** The conversation's requests (not the structured-output side channel). */
   requests: RecordedRequest[];
+  /** Structured-output requests (the next-speaker check), in order. */
+  utilityRequests: RecordedRequest[];
   /** Append replies to the script. */
   push(...replies: FakeReply[]): void;
+  /** Append replies for structured-output requests; when none is left they are answered DEFAULT_VERDICT. */
+  pushUtility(...replies: FakeReply[]): void;
   /** Replies not yet used. */
   remaining(): number;
   /** Resolves once the server has received `count` requests (at once if it already has): wait on this, not a timer. */
@@ -124,6 +136,15 @@ export function chunksOf(parts: WirePart[], opts: { finishReason?: string | null
   });
 }
 
+/** A next-speaker check's answer, as the structured-output JSON text a model returns. */
+export const speaker = (who: 'user' | 'model', reasoning = `the ${who} speaks next`): FakeReply =>
+  reply([text(JSON.stringify({ reasoning, next_speaker: who }))], { usage: usage(40, 12) });
+
+/** The side channel's answer when nothing is scripted: "user" (the run ends), costing no tokens. */
+export const DEFAULT_VERDICT: FakeReply = reply([text(JSON.stringify({ reasoning: 'not scripted: the fake says the user speaks next', next_speaker: 'user' }))], {
+  usage: { promptTokenCount: 0, candidatesTokenCount: 0, totalTokenCount: 0 },
+});
+
 export const fault = {
   status: (status: number, opts: { retryAfter?: string; message?: string; details?: unknown[] } = {}): FakeReply => ({
     kind: 'status',
@@ -160,7 +181,9 @@ const ROUTE = /^\/v1beta\/models\/([^/:]+):(streamGenerateContent|generateConten
 
 export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGemini> {
   const queue = [...script];
+  const utilityQueue: FakeReply[] = [];
   const requests: RecordedRequest[] = [];
+  const utilityRequests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   const waiters: Array<{ ready: () => boolean; resolve: () => void }> = [];
   const keyed = new Map<string, FakeReply[]>();
@@ -190,6 +213,10 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
     }
     const method = m[2] as RecordedRequest['method'];
     const recorded: RecordedRequest = { model: decodeURIComponent(m[1]), method, body, apiKey: header(req, 'x-goog-api-key') ?? url.searchParams.get('key') ?? undefined };
+    if (body.generationConfig?.responseMimeType === 'application/json') {
+      utilityRequests.push(recorded);
+      return serve(utilityQueue.shift() ?? DEFAULT_VERDICT, method, res);
+    }
     requests.push(recorded);
     const key = keyOf(recorded);
     const next = (key !== undefined && keyed.get(key)) || queue;
@@ -208,12 +235,14 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
+    utilityRequests,
     push: (...replies) => void queue.push(...replies),
     remaining: () => queue.length + [...keyed.values()].reduce((n, q) => n + q.length, 0),
     untilRequests: (count) => wait(() => requests.length >= count),
     until: (test) => wait(() => requests.some(test)),
     routeBy: (f) => void (keyOf = f),
     pushFor: (key, ...replies) => void keyed.set(key, [...(keyed.get(key) ?? []), ...replies]),
+    pushUtility: (...replies) => void utilityQueue.push(...replies),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
