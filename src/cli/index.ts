@@ -42,7 +42,10 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
 });
 
 const argv = process.argv.slice(2);
-const wantsStdin = !argv.includes('--help') && !argv.includes('-h') && !argv.includes('--version') && argv[0] !== 'policy';
+// Standard input is a prompt only for a run: the ACP server speaks on it, and listing or managing
+// sessions reads nothing.
+const NO_STDIN = ['--help', '-h', '--version', '--acp', '--experimental-acp', '--list-sessions', '--delete-session'];
+const wantsStdin = !argv.some((a) => NO_STDIN.includes(a.split('=')[0]!)) && argv[0] !== 'policy' && argv[0] !== 'session';
 const hasPromptFlag = argv.some((a) => a === '-p' || a === '--prompt' || a.startsWith('--prompt='));
 const stdin = wantsStdin ? await readPipedStdin(hasPromptFlag) : undefined;
 const code = await runCli({

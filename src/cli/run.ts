@@ -1,13 +1,15 @@
 /**
  * The CLI's dispatcher: flags to a command, a command to the module that runs it. Each mode is its
- * own module (headless.ts for `-p`, policy-check.ts); an ACP server over stdio or session resume
- * would be another `CliCommand` kind and another case below, sharing the parsing and the exit codes.
+ * own module (headless.ts for `-p`, acp/server.ts for `--acp`, session-commands.ts for listing and
+ * deleting sessions, session-transfer.ts for `session export|import`, policy-check.ts), sharing the
+ * parsing and the exit codes.
  */
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
 import { HELP, parseCliArgs, POLICY_HELP, type CliCommand } from './args.js';
 import { runHeadless } from './headless.js';
 import { describeError, type Io } from './output.js';
 import { runPolicyCheck } from './policy-check.js';
+import { runDeleteSession, runListSessions } from './session-commands.js';
 
 export const VERSION = '0.1.0';
 
@@ -42,5 +44,13 @@ export async function runCli(c: CliEnv): Promise<number> {
       return runPolicyCheck(cmd.argv, c.io, c.cwd);
     case 'prompt':
       return runHeadless(cmd, c);
+    case 'list-sessions':
+      return runListSessions(cmd.cwd, c);
+    case 'delete-session':
+      return runDeleteSession(cmd.selector, cmd.cwd, c);
+    case 'session':
+      return (c.io.stderr('Error: session export|import is not available yet\n'), 42);
+    case 'acp':
+      return (c.io.stderr('Error: --acp is not available yet\n'), 42);
   }
 }

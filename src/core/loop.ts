@@ -40,7 +40,11 @@ export interface LoopDeps {
   onBatchSettled?: (state: RunState) => Promise<void>;
 }
 
-export type LoopInput = { userMessage: Content } | { answers: ApprovalAnswer[] };
+/**
+ * What a run starts from: a user message, or the answers to a waiting batch (and, when the person
+ * also wrote something, their message, which joins the batch's responses in one user turn).
+ */
+export type LoopInput = { userMessage: Content } | { answers: ApprovalAnswer[]; userMessage?: Content };
 
 /**
  * Gemini CLI's headless loop: ask the model, run its calls through the scheduler, send the results
@@ -80,11 +84,8 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
         return finish({ status: 'error', error: new AgentError('input', 'there is no pending approval to answer in this session') });
       }
       // No open batch and no answers: carry on from the last checkpoint (`/agent continue`).
-    } else {
-      state.history.push(input.userMessage);
-      const text = input.userMessage.parts.map((p) => p.text ?? '').join('');
-      if (text) emit({ type: 'message', role: 'user', text, delta: false });
-    }
+      if (input.userMessage) addUserMessage(state, input.userMessage, emit);
+    } else addUserMessage(state, input.userMessage, emit);
     let compressionFailed = false;
     for (;;) {
       const stop = stopped(undefined);
@@ -124,6 +125,18 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
     if (stop) return finish(stop);
     return finish({ status: 'error', error: isAgentError(e) ? e : new AgentError('internal', `the loop failed: ${messageOf(e)}`, { cause: e }) });
   }
+}
+
+/**
+ * The person's message joins the history. After tool responses (a resumed batch, or a session that
+ * stopped after one) it joins that user turn: the API expects user and model turns to alternate.
+ */
+function addUserMessage(state: RunState, message: Content, emit: Emit): void {
+  const last = state.history.at(-1);
+  if (last?.role === 'user') state.history[state.history.length - 1] = { ...last, parts: [...last.parts, ...message.parts] };
+  else state.history.push(message);
+  const text = message.parts.map((p) => p.text ?? '').join('');
+  if (text) emit({ type: 'message', role: 'user', text, delta: false });
 }
 
 /**
