@@ -64,7 +64,7 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
     });
     for (const w of agent.warnings) c.io.stderr(`Warning: ${w}\n`);
     await recorder.save(state, 'running');
-    const { outcome } = plan.message !== undefined ? await agent.send(state, plan.message, out.emit, plan.answers) : await agent.resume(state, plan.answers, out.emit);
+    const { outcome } = plan.message !== undefined ? await agent.send(state, plan.message, out.emit, { answers: plan.answers }) : await agent.resume(state, plan.answers, out.emit);
     // The outcome stands even when its save fails (another process took the session): say so.
     await recorder.saveOutcome(state, outcome).catch((e: unknown) => c.io.stderr(`Warning: ${messageOf(e)}\n`));
     return exitCodeOf(outcome);

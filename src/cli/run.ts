@@ -8,6 +8,7 @@ import { AgentError, isAgentError, messageOf } from '../common/errors.js';
 import { HELP, parseCliArgs, POLICY_HELP, type CliCommand } from './args.js';
 import { runHeadless } from './headless.js';
 import { describeError, type Io } from './output.js';
+import { runAcpServer } from './acp/server.js';
 import { runPolicyCheck } from './policy-check.js';
 import { runDeleteSession, runListSessions } from './session-commands.js';
 
@@ -18,9 +19,11 @@ export interface CliEnv {
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   io: Io;
-  /** Piped standard input, already read; undefined for a terminal. */
+  /** Piped standard input, already read; undefined for a terminal (and for --acp, which speaks on it). */
   stdin?: string;
   signal: AbortSignal;
+  /** The raw standard streams, for --acp. */
+  stdio?: { input: ReadableStream<Uint8Array>; output: WritableStream<Uint8Array> };
 }
 
 export async function runCli(c: CliEnv): Promise<number> {
@@ -51,6 +54,7 @@ export async function runCli(c: CliEnv): Promise<number> {
     case 'session':
       return (c.io.stderr('Error: session export|import is not available yet\n'), 42);
     case 'acp':
-      return (c.io.stderr('Error: --acp is not available yet\n'), 42);
+      if (!c.stdio) return (c.io.stderr('Error: --acp needs standard input and output\n'), 1);
+      return runAcpServer(cmd, { env: c.env, cwd: c.cwd, ...c.stdio, version: VERSION, signal: c.signal, log: (line) => c.io.stderr(`${line}\n`) });
   }
 }

@@ -35,6 +35,8 @@ export interface SessionRecorder {
   saveOutcome(state: RunState, outcome: Outcome): Promise<void>;
   /** Change what is stored beside the run state (the MCP servers of a reloaded editor session). */
   setMcpServers(servers: StoredMcpServer[] | undefined): void;
+  /** A session that has no title yet takes this one (an editor's session: its first prompt). */
+  nameIfNew(title: string): void;
 }
 
 export interface RecorderOptions {
@@ -58,6 +60,7 @@ export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
   const now = o.now ?? (() => new Date());
   let held = o.held;
   let mcpServers = held?.doc.mcpServers ?? o.origin?.mcpServers;
+  let title = held?.doc.title || o.origin?.title || '';
   let queue: Promise<void> = Promise.resolve();
   if (!held && !o.origin) throw new AgentError('internal', 'a session recorder needs a stored session or an origin');
 
@@ -69,7 +72,7 @@ export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
       origin: 'local',
       id: state.id,
       root: base?.root ?? o.origin!.root,
-      title: base?.title || o.origin?.title || '',
+      title,
       createdAt: base?.createdAt ?? at,
       updatedAt: at,
       trigger: base?.trigger ?? { command: o.origin!.command },
@@ -108,6 +111,9 @@ export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
     },
     setMcpServers(servers) {
       mcpServers = servers;
+    },
+    nameIfNew(t) {
+      if (!title) title = t;
     },
   };
   return recorder;

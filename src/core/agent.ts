@@ -89,11 +89,12 @@ export interface Agent {
   start(prompt: string, emit: Emit): Promise<AgentRun>;
   resume(state: RunState, answers: readonly ApprovalAnswer[], emit: Emit): Promise<AgentRun>;
   /**
-   * The next prompt of a session that already has history (a CLI `--resume`, an editor's next
+   * A prompt to a session that may already have history (a CLI `--resume`, an editor's next
    * message). `answers` settle a batch that waits (required when one does); the prompt then joins
-   * their responses as the person's message.
+   * their responses as the person's message. `signal` stops this run only (an editor cancels one
+   * prompt of a session that goes on); without it, the agent's own signal.
    */
-  send(state: RunState, prompt: string, emit: Emit, answers?: readonly ApprovalAnswer[]): Promise<AgentRun>;
+  send(state: RunState, prompt: string, emit: Emit, o?: { answers?: readonly ApprovalAnswer[]; signal?: AbortSignal }): Promise<AgentRun>;
   /** The kind of a tool by wire name; undefined when there is no such tool. */
   toolKind(name: string): ToolKind | undefined;
 }
@@ -159,7 +160,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
   const signal = opts.signal ?? new AbortController().signal;
 
   // Getters: a mode changed while a run goes applies from its next request and batch.
-  const deps = (state: RunState) => ({
+  const deps = (state: RunState, runSignal: AbortSignal = signal) => ({
     model,
     scheduler: createScheduler({ tools: registry, policy, channel: opts.channel, env }),
     get systemInstruction() {
@@ -167,7 +168,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     },
     tools: () => registry.declarations(),
     limits: opts.limitsPerRun ? limitsFrom(opts.limits, state) : opts.limits,
-    signal,
+    signal: runSignal,
     get mode() {
       return state.mode;
     },
@@ -203,11 +204,12 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
       state.addedRules = [...policy.added];
       return { outcome, state };
     },
-    async send(state, prompt, emit, answers = []) {
+    async send(state, prompt, emit, o = {}) {
       restoreRules(state);
+      const answers = [...(o.answers ?? [])];
       const userMessage: Content = { role: 'user', parts: [{ text: prompt }] };
-      const input = state.open || answers.length > 0 ? { answers: [...answers], userMessage } : { userMessage };
-      const outcome = await runLoop(state, deps(state), emit, input);
+      const input = state.open || answers.length > 0 ? { answers, userMessage } : { userMessage };
+      const outcome = await runLoop(state, deps(state, o.signal), emit, input);
       state.addedRules = [...policy.added];
       return { outcome, state };
     },

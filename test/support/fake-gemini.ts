@@ -71,6 +71,8 @@ export interface FakeGemini {
   push(...replies: FakeReply[]): void;
   /** Replies not yet used. */
   remaining(): number;
+  /** Resolves once `n` requests have arrived (counting those already in): an event to wait on, not a clock. */
+  waitForRequests(n: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -147,6 +149,7 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
   const queue = [...script];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
+  const waiters: Array<{ n: number; resolve: () => void }> = [];
 
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -161,6 +164,7 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
     }
     const method = m[2] as RecordedRequest['method'];
     requests.push({ model: decodeURIComponent(m[1]), method, body, apiKey: header(req, 'x-goog-api-key') ?? url.searchParams.get('key') ?? undefined });
+    for (const w of waiters.filter((x) => requests.length >= x.n)) (waiters.splice(waiters.indexOf(w), 1), w.resolve());
     const next = queue.shift();
     if (!next) return sendJson(res, 500, { error: { code: 500, message: 'fake-gemini: script exhausted', status: 'INTERNAL' } });
     serve(next, method, res);
@@ -177,6 +181,7 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
     requests,
     push: (...replies) => void queue.push(...replies),
     remaining: () => queue.length,
+    waitForRequests: (n) => (requests.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }))),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
