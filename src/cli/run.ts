@@ -11,6 +11,7 @@ import { describeError, type Io } from './output.js';
 import { runAcpServer } from './acp/server.js';
 import { runPolicyCheck } from './policy-check.js';
 import { runDeleteSession, runListSessions } from './session-commands.js';
+import { runSessionCommand } from './session-transfer.js';
 
 export const VERSION = '0.1.0';
 
@@ -52,7 +53,7 @@ export async function runCli(c: CliEnv): Promise<number> {
     case 'delete-session':
       return runDeleteSession(cmd.selector, cmd.cwd, c);
     case 'session':
-      return (c.io.stderr('Error: session export|import is not available yet\n'), 42);
+      return runSessionCommand(cmd.argv, c);
     case 'acp':
       if (!c.stdio) return (c.io.stderr('Error: --acp needs standard input and output\n'), 1);
       return runAcpServer(cmd, { env: c.env, cwd: c.cwd, ...c.stdio, version: VERSION, signal: c.signal, log: (line) => c.io.stderr(`${line}\n`) });
