@@ -8,6 +8,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startAcpAgent } from '../support/acp-client.js';
 import { runBuiltCli } from '../support/cli-runner.js';
 import { call, reply, text } from '../support/fake-gemini.js';
 import { makeTempDir } from '../support/git-repo.js';
@@ -45,7 +46,7 @@ function developer(thread: Thread) {
   const state = makeTempDir('agent-action-state-');
   dirs.push(clone, state);
   const env = { GEMINI_API_KEY: API_KEY, GOOGLE_GEMINI_BASE_URL: thread.gemini.baseUrl, XDG_STATE_HOME: state };
-  return { clone, cli: (args: string[]) => runBuiltCli([...args, '--cwd', clone], { env }) };
+  return { clone, env, cli: (args: string[]) => runBuiltCli([...args, '--cwd', clone], { env }) };
 }
 
 describe('session export and import between the Action and the CLI', () => {
@@ -82,6 +83,36 @@ describe('session export and import between the Action and the CLI', () => {
     expect(readFileSync(join(dev.clone, 'ran.txt'), 'utf8')).toBe('the approved command ran\n');
     // Only asked for: the Action's session is untouched, still open for a maintainer.
     expect(readSessionDoc(t.ws.origin, id).request.status).toBe('open');
+  });
+
+  it("asks an imported session's waiting call again in an editor that loads it, then goes on with the new prompt", async () => {
+    t = await openThread([
+      reply([call('run_shell_command', { command: FINGERPRINT_CMD }, 'c1')]),
+      reply([text('Ran it, and noted your message.')]),
+    ]);
+    const first = await runFix(t);
+    expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
+    const id = first.outputs['session-id']!;
+    const dev = developer(t);
+    expect((await dev.cli(['session', 'import', id])).code).toBe(0);
+
+    const ed = await startAcpAgent({ env: dev.env, cwd: dev.clone });
+    try {
+      await ed.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+      await ed.agent.request('session/load', { sessionId: id, cwd: dev.clone, mcpServers: [] });
+      // The replay shows the waiting call as pending.
+      expect(ed.updates.map((n) => n.update).find((u) => u.sessionUpdate === 'tool_call')).toMatchObject({ toolCallId: 'c1', status: 'pending', title: `run \`${FINGERPRINT_CMD}\`` });
+      ed.permissions.answer(() => 'proceed_once');
+      const r = await ed.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text: 'go ahead' }] });
+      expect(r.stopReason).toBe('end_turn');
+    } finally {
+      await ed.close();
+    }
+    expect(ed.permissions.asked.map((a) => a.toolCall.toolCallId)).toEqual(['c1']);
+    const last = t.gemini.requests[1]!.body.contents.at(-1)!;
+    expect(last.parts.map((p) => Object.keys(p)[0])).toEqual(['functionResponse', 'text']);
+    expect(last.parts[1]).toEqual({ text: 'go ahead' });
+    expect(JSON.stringify(last.parts[0])).toContain('FINGERPRINT-BEGIN');
   });
 
   it('exports a CLI session to the Action, and `/agent continue` resumes it there and publishes the fix', async () => {

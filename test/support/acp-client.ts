@@ -52,6 +52,8 @@ export interface AcpAgentProcess {
   stderr(): string;
   /** Resolves on the first update (already received or to come) that matches. */
   waitForUpdate(match: (u: SessionUpdate) => boolean): Promise<SessionUpdate>;
+  /** Called on each update as it arrives (the benchmark times them); returns the unsubscribe. */
+  onUpdate(fn: (n: SessionNotification) => void): () => void;
   /** Resolves with the exit code when the process ends. */
   exited: Promise<number | null>;
   /** The client leaves: stdin closes, then the process is awaited. */
@@ -95,6 +97,7 @@ export async function startAcpAgent(o: AcpAgentOptions): Promise<AcpAgentProcess
 
   const updates: SessionNotification[] = [];
   const waiters: Array<{ match: (u: SessionUpdate) => boolean; resolve: (u: SessionUpdate) => void }> = [];
+  const listeners = new Set<(n: SessionNotification) => void>();
   const asked: RequestPermissionRequest[] = [];
   let answerFn: (req: RequestPermissionRequest) => PermissionAnswer | Promise<PermissionAnswer> = () => 'cancel';
   const elicitations: CreateElicitationRequest[] = [];
@@ -103,6 +106,7 @@ export async function startAcpAgent(o: AcpAgentOptions): Promise<AcpAgentProcess
   let app = acpClient({ name: 'test-editor' })
     .onNotification('session/update', ({ params }) => {
       updates.push(params);
+      for (const l of listeners) l(params);
       for (const w of [...waiters]) {
         if (w.match(params.update)) {
           waiters.splice(waiters.indexOf(w), 1);
@@ -152,6 +156,10 @@ export async function startAcpAgent(o: AcpAgentOptions): Promise<AcpAgentProcess
       const seen = updates.find((n) => match(n.update));
       if (seen) return Promise.resolve(seen.update);
       return new Promise((resolve) => waiters.push({ match, resolve }));
+    },
+    onUpdate(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
     },
     exited,
     async close() {

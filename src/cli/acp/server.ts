@@ -45,70 +45,36 @@ export interface AcpServerEnv {
 
 export const AUTH_METHOD = { id: 'gemini-api-key', name: 'Gemini API key', description: 'Set GEMINI_API_KEY in the environment the editor starts agent-action in.' };
 
+/** The server between its handlers. */
+interface Server {
+  args: AcpArgs;
+  c: AcpServerEnv;
+  userPolicies: string[];
+  adminPolicies: string[];
+  sessions: Map<string, AcpSession>;
+  caps: ClientCapabilities;
+  /** Aborts when the client is gone: every run stops with it. */
+  connection: AbortController;
+}
+
 export async function runAcpServer(args: AcpArgs, c: AcpServerEnv): Promise<number> {
-  let userPolicies: string[];
-  let adminPolicies: string[];
+  let policies: { user: string[]; admin: string[] };
   try {
-    userPolicies = resolveFlagPaths('--policy', args.policies, c.cwd);
-    adminPolicies = resolveFlagPaths('--admin-policy', args.adminPolicies, c.cwd);
+    policies = { user: resolveFlagPaths('--policy', args.policies, c.cwd), admin: resolveFlagPaths('--admin-policy', args.adminPolicies, c.cwd) };
   } catch (e) {
     c.log(`Error: ${messageOf(e)}`);
     return 42;
   }
-  const sessions = new Map<string, AcpSession>();
-  let caps: ClientCapabilities = {};
-  const connection = new AbortController();
-
+  const s: Server = { args, c, userPolicies: policies.user, adminPolicies: policies.admin, sessions: new Map(), caps: {}, connection: new AbortController() };
   const sessionOf = (id: string): AcpSession => {
-    const s = sessions.get(id);
-    if (!s) throw RequestError.invalidParams({ sessionId: id }, `no session ${id} in this connection: create it with session/new or session/load`);
-    return s;
-  };
-
-  async function open(client: AgentContext, p: { cwd: string; mcpServers: McpServer[]; sessionId?: string }): Promise<AcpSession> {
-    const root = workspaceOf(p.cwd);
-    try {
-      apiKeyOf(c.env);
-    } catch (e) {
-      throw new RequestError(-32000, messageOf(e));
-    }
-    const project = openProjectSessions(c.env, root);
-    let held;
-    if (p.sessionId !== undefined) {
-      const stored = await project.store.read(p.sessionId).catch((e: unknown) => {
-        throw RequestError.invalidParams({ sessionId: p.sessionId }, messageOf(e));
-      });
-      if (!stored) throw RequestError.resourceNotFound(`session ${p.sessionId} of ${root}`);
-      if (!stored.parsed.ok) throw RequestError.invalidParams({ sessionId: p.sessionId }, `session ${p.sessionId} cannot be loaded: ${stored.parsed.error.message}`);
-      held = { doc: stored.parsed.doc, version: stored.version };
-      await sessions.get(p.sessionId)?.close();
-    }
-    const specs = p.mcpServers.map(specOf);
-    let mcp: McpConnection | undefined;
-    if (c.mcp && specs.length) mcp = await c.mcp(specs, { root, signal: connection.signal });
-    const session = await openAcpSession({
-      client,
-      caps,
-      args,
-      env: c.env,
-      root,
-      userPolicies,
-      adminPolicies,
-      store: project.store,
-      ...(held ? { held } : {}),
-      origin: { root, title: '', command: 'acp', ...(specs.length ? { mcpServers: specs.map(storedFormOf) } : {}) },
-      ...(mcp ? { mcp } : {}),
-      connection: connection.signal,
-    }).catch((e: unknown) => {
-      throw e instanceof RequestError ? e : new RequestError(-32603, messageOf(e));
-    });
-    sessions.set(session.id, session);
+    const session = s.sessions.get(id);
+    if (!session) throw RequestError.invalidParams({ sessionId: id }, `no session ${id} in this connection: create it with session/new or session/load`);
     return session;
-  }
+  };
 
   const app = acpAgent({ name: 'agent-action' })
     .onRequest('initialize', ({ params }) => {
-      caps = params.clientCapabilities ?? {};
+      s.caps = params.clientCapabilities ?? {};
       return {
         protocolVersion: PROTOCOL_VERSION,
         agentInfo: { name: 'agent-action', title: 'agent-action', version: c.version },
@@ -123,26 +89,21 @@ export async function runAcpServer(args: AcpArgs, c: AcpServerEnv): Promise<numb
     })
     .onRequest('authenticate', ({ params }) => {
       if (params.methodId !== AUTH_METHOD.id) throw RequestError.invalidParams({ methodId: params.methodId }, `unknown auth method; the one method is ${AUTH_METHOD.id}`);
-      try {
-        apiKeyOf(c.env);
-      } catch (e) {
-        throw new RequestError(-32000, messageOf(e));
-      }
+      assertApiKey(c.env);
       return {};
     })
     .onRequest('session/new', async ({ params, client }) => {
-      const s = await open(client, params);
-      return { sessionId: s.id, modes: s.modes() };
+      const session = await openSession(s, client, params);
+      return { sessionId: session.id, modes: session.modes() };
     })
     .onRequest('session/load', async ({ params, client }) => {
-      const s = await open(client, params);
-      await s.replay();
-      return { modes: s.modes() };
+      const session = await openSession(s, client, params);
+      await session.replay();
+      return { modes: session.modes() };
     })
     .onRequest('session/list', async ({ params }) => {
-      const root = workspaceOf(params.cwd ?? c.cwd);
-      const { sessions: listed } = await readSessionListing(openProjectSessions(c.env, root));
-      return { sessions: listed.map(({ id, doc }) => ({ sessionId: id, cwd: doc.root, title: doc.title, updatedAt: doc.updatedAt })).reverse() };
+      const { sessions } = await readSessionListing(openProjectSessions(c.env, workspaceOf(params.cwd ?? c.cwd)));
+      return { sessions: sessions.map(({ id, doc }) => ({ sessionId: id, cwd: doc.root, title: doc.title, updatedAt: doc.updatedAt })).reverse() };
     })
     .onRequest('session/prompt', ({ params }) => sessionOf(params.sessionId).prompt(params.prompt))
     .onRequest('session/set_mode', async ({ params }) => {
@@ -150,7 +111,7 @@ export async function runAcpServer(args: AcpArgs, c: AcpServerEnv): Promise<numb
       return {};
     })
     .onNotification('session/cancel', ({ params }) => {
-      sessions.get(params.sessionId)?.cancel();
+      s.sessions.get(params.sessionId)?.cancel();
     });
 
   const conn = app.connect(ndJsonStream(c.output, c.input));
@@ -160,9 +121,57 @@ export async function runAcpServer(args: AcpArgs, c: AcpServerEnv): Promise<numb
   await conn.closed;
   c.signal.removeEventListener('abort', onSignal);
   // The client is gone: stop every run (their commands with them) and let each save its state.
-  connection.abort(new Error('the client closed the connection'));
-  await Promise.all([...sessions.values()].map((s) => s.close().catch((e: unknown) => c.log(`Warning: ${messageOf(e)}`))));
+  s.connection.abort(new Error('the client closed the connection'));
+  await Promise.all([...s.sessions.values()].map((session) => session.close().catch((e: unknown) => c.log(`Warning: ${messageOf(e)}`))));
   return 0;
+}
+
+function assertApiKey(env: Readonly<Record<string, string | undefined>>): void {
+  try {
+    apiKeyOf(env);
+  } catch (e) {
+    throw new RequestError(-32000, messageOf(e));
+  }
+}
+
+/** `session/new`, or with a session id `session/load`: a session of the workspace, stored or new. */
+async function openSession(s: Server, client: AgentContext, p: { cwd: string; mcpServers: McpServer[]; sessionId?: string }): Promise<AcpSession> {
+  const root = workspaceOf(p.cwd);
+  assertApiKey(s.c.env);
+  const project = openProjectSessions(s.c.env, root);
+  let held;
+  if (p.sessionId !== undefined) {
+    // Loaded again: the one open here stops and saves first, then the file is read.
+    await s.sessions.get(p.sessionId)?.close();
+    s.sessions.delete(p.sessionId);
+    const stored = await project.store.read(p.sessionId).catch((e: unknown) => {
+      throw RequestError.invalidParams({ sessionId: p.sessionId }, messageOf(e));
+    });
+    if (!stored) throw RequestError.resourceNotFound(`session ${p.sessionId} of ${root}`);
+    if (!stored.parsed.ok) throw RequestError.invalidParams({ sessionId: p.sessionId }, `session ${p.sessionId} cannot be loaded: ${stored.parsed.error.message}`);
+    held = { doc: stored.parsed.doc, version: stored.version };
+  }
+  const specs = p.mcpServers.map(specOf);
+  const mcp: McpConnection | undefined = s.c.mcp && specs.length ? await s.c.mcp(specs, { root, signal: s.connection.signal }) : undefined;
+  const session = await openAcpSession({
+    client,
+    caps: s.caps,
+    args: s.args,
+    env: s.c.env,
+    root,
+    userPolicies: s.userPolicies,
+    adminPolicies: s.adminPolicies,
+    store: project.store,
+    ...(held ? { held } : {}),
+    origin: { root, title: '', command: 'acp', ...(specs.length ? { mcpServers: specs.map(storedFormOf) } : {}) },
+    ...(mcp ? { mcp } : {}),
+    connection: s.connection.signal,
+  }).catch(async (e: unknown) => {
+    await mcp?.close().catch(() => undefined);
+    throw e instanceof RequestError ? e : new RequestError(-32603, messageOf(e));
+  });
+  s.sessions.set(session.id, session);
+  return session;
 }
 
 /** An absolute directory that exists, as its real path; anything else is bad params. */
