@@ -122,7 +122,7 @@ describe('agent-action --acp over stdio', () => {
       { sessionUpdate: 'tool_call_update', toolCallId: 'r1', status: 'in_progress' },
       expect.objectContaining({ sessionUpdate: 'tool_call_update', toolCallId: 'r1', status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'read src/app.ts (1 lines)' } }] }),
     ]);
-    const diff = { type: 'diff', path: app, oldText: 'export const answer = 41;\n', newText: 'export const answer = 42;\n' };
+    const diff = { type: 'diff', path: app, oldText: 'export const answer = 41;\n', newText: 'export const answer = 42;\n', _meta: { kind: 'modify' } };
     expect(forCall(ed, 'e1').map((u) => ('status' in u ? u.status : undefined))).toEqual(['pending', undefined, 'in_progress', 'completed']);
     expect(forCall(ed, 'e1').at(-1)).toMatchObject({ status: 'completed', content: [diff] });
     // The edit was asked about (default mode), with the diff and Gemini CLI's three options.
@@ -131,7 +131,7 @@ describe('agent-action --acp over stdio', () => {
       sessionId: session.sessionId,
       toolCall: { toolCallId: 'e1', title: 'edit src/app.ts (+1 -1)', kind: 'edit', status: 'pending', locations: [{ path: app }], content: [diff] },
       options: [
-        { optionId: 'proceed_always', name: 'Allow always', kind: 'allow_always' },
+        { optionId: 'proceed_always', name: 'Allow for this session', kind: 'allow_always' },
         { optionId: 'proceed_once', name: 'Allow', kind: 'allow_once' },
         { optionId: 'cancel', name: 'Reject', kind: 'reject_once' },
       ],
@@ -291,7 +291,9 @@ describe('agent-action --acp over stdio', () => {
     expect((await prompt(ed, sessionId, 'bump it')).stopReason).toBe('end_turn');
     expect(JSON.stringify(w.fake.requests[1]!.body.contents.at(-1))).toContain('// unsaved edit');
     expect(ed.fsCalls.filter((c) => c.method === 'write')).toEqual([{ method: 'write', path: app, content: 'export const answer = 43; // unsaved edit\n' }]);
-    expect(ed.permissions.asked[0]!.toolCall.content).toEqual([{ type: 'diff', path: app, oldText: 'export const answer = 41; // unsaved edit\n', newText: 'export const answer = 43; // unsaved edit\n' }]);
+    expect(ed.permissions.asked[0]!.toolCall.content).toEqual([
+      { type: 'diff', path: app, oldText: 'export const answer = 41; // unsaved edit\n', newText: 'export const answer = 43; // unsaved edit\n', _meta: { kind: 'modify' } },
+    ]);
     expect(readFileSync(app, 'utf8')).toBe('export const answer = 41;\n');
   });
 

@@ -63,7 +63,10 @@ export interface AcpAgentProcess {
 export interface AcpAgentOptions {
   env: Record<string, string | undefined>;
   cwd?: string;
+  /** Extra flags after `--acp`. */
   args?: string[];
+  /** Another ACP agent to run instead (a script and its flags), e.g. Gemini CLI's `gemini.js --acp`. */
+  program?: string[];
   /** Offer fs/read_text_file (with these buffers: path -> text) and fs/write_text_file. */
   fs?: { buffers: Map<string, string> };
   /** Offer elicitation forms, answered by this. */
@@ -81,7 +84,7 @@ export function clientCapabilitiesOf(o: Pick<AcpAgentOptions, 'fs' | 'elicit'>):
 export async function startAcpAgent(o: AcpAgentOptions): Promise<AcpAgentProcess> {
   const { GEMINI_API_KEY: _k, GOOGLE_API_KEY: _g, GOOGLE_GEMINI_BASE_URL: _b, GEMINI_MODEL: _m, XDG_STATE_HOME: _x, ...rest } = process.env;
   const ownState = o.env.XDG_STATE_HOME === undefined ? mkdtempSync(join(tmpdir(), 'agent-action-state-')) : undefined;
-  const child = spawn(NODE, [BUILT_CLI, '--acp', ...(o.args ?? [])], {
+  const child = spawn(NODE, o.program ?? [BUILT_CLI, '--acp', ...(o.args ?? [])], {
     cwd: o.cwd,
     env: { ...rest, ...(ownState ? { XDG_STATE_HOME: ownState } : {}), ...o.env },
     stdio: ['pipe', 'pipe', 'pipe'],

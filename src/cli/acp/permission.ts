@@ -16,7 +16,7 @@ export const ALLOW_ONCE = 'proceed_once';
 export const REJECT = 'cancel';
 
 export const PERMISSION_OPTIONS: readonly PermissionOption[] = [
-  { optionId: ALLOW_ALWAYS, name: 'Allow always', kind: 'allow_always' },
+  { optionId: ALLOW_ALWAYS, name: 'Allow for this session', kind: 'allow_always' },
   { optionId: ALLOW_ONCE, name: 'Allow', kind: 'allow_once' },
   { optionId: REJECT, name: 'Reject', kind: 'reject_once' },
 ];

@@ -185,7 +185,7 @@ async function runPrompt(ctx: Ctx, text: string, signal: AbortSignal): Promise<P
   const translator = createUpdateTranslator({ root: ctx.o.root, toolKind: agent.toolKind });
   live.translator = translator;
   for (const n of live.notices.splice(0)) push(ctx, { sessionUpdate: 'notice', severity: 'warning', title: n });
-  const before = { input: state.usage.inputTokens, output: state.usage.outputTokens };
+  const before = structuredClone(state.models);
   const answers = state.open ? await answerWaiting(ctx, signal) : [];
   await recorder.save(state, 'running');
   live.waiting = [];
@@ -193,8 +193,7 @@ async function runPrompt(ctx: Ctx, text: string, signal: AbortSignal): Promise<P
   await recorder.saveOutcome(state, outcome).catch((e: unknown) => push(ctx, { sessionUpdate: 'notice', severity: 'error', title: messageOf(e) }));
   if (outcome.status === 'awaiting_approval') live.waiting = [...outcome.pending];
   await live.updates; // every update of the turn reaches the client before its response
-  const quota = { token_count: { input_tokens: state.usage.inputTokens - before.input, output_tokens: state.usage.outputTokens - before.output } };
-  return { ...responseOf(outcome), _meta: { quota } };
+  return { ...responseOf(outcome), _meta: { quota: quotaOf(before, state.models) } };
 }
 
 /** The calls a reloaded session waits on, asked again, live, before the new prompt goes on. */
@@ -206,4 +205,13 @@ async function answerWaiting(ctx: Ctx, signal: AbortSignal): Promise<ApprovalAns
     answers.push(a === 'defer' ? { id: p.id, kind: 'deny', reason: 'no answer' } : a);
   }
   return answers;
+}
+
+/** Gemini CLI's `_meta.quota`: this turn's tokens, in total and per model. */
+function quotaOf(before: RunState['models'], after: RunState['models']) {
+  const model_usage = Object.entries(after)
+    .map(([model, m]) => ({ model, token_count: { input_tokens: m.inputTokens - (before[model]?.inputTokens ?? 0), output_tokens: m.outputTokens - (before[model]?.outputTokens ?? 0) } }))
+    .filter((u) => u.token_count.input_tokens > 0 || u.token_count.output_tokens > 0);
+  const sum = (k: 'input_tokens' | 'output_tokens') => model_usage.reduce((n, u) => n + u.token_count[k], 0);
+  return { token_count: { input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens') }, model_usage };
 }

@@ -43,7 +43,14 @@ const oneLine = (s: string, max: number): string => {
 
 export const textContent = (text: string): ToolCallContent => ({ type: 'content', content: { type: 'text', text } });
 
-export const diffContent = (d: FileDiff): ToolCallContent => ({ type: 'diff', path: d.path, oldText: d.oldText, newText: d.newText });
+/** Gemini CLI's diff content, its `_meta.kind` included (add, modify, delete). */
+export const diffContent = (d: FileDiff): ToolCallContent => ({
+  type: 'diff',
+  path: d.path,
+  oldText: d.oldText,
+  newText: d.newText,
+  _meta: { kind: !d.oldText ? 'add' : d.newText === '' ? 'delete' : 'modify' },
+});
 
 export function shownOutput(text: string): string {
   return text.length > MAX_SHOWN_OUTPUT ? `${text.slice(0, MAX_SHOWN_OUTPUT)}\n… [${text.length - MAX_SHOWN_OUTPUT} more characters went to the model]` : text;
