@@ -11,7 +11,7 @@ import type { LocalSessionDoc } from '../session/codec.js';
 import { readSessionListing, selectSession, type ProjectSessions } from './local-sessions.js';
 import type { HeldLocalSession } from './session-recorder.js';
 
-export async function loadResumed(p: ProjectSessions, selector: string): Promise<HeldLocalSession> {
+export async function readResumedSession(p: ProjectSessions, selector: string): Promise<HeldLocalSession> {
   const chosen = selectSession(await readSessionListing(p), selector, '--resume');
   return { doc: chosen.doc, version: chosen.version };
 }

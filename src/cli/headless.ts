@@ -9,7 +9,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
 import { createDenyChannel } from '../scheduler/channels.js';
 import type { PromptArgs } from './args.js';
-import { loadResumed, newState, planAnswers, restoredState, type ResumePlan } from './cli-session.js';
+import { readResumedSession, newState, planAnswers, restoredState, type ResumePlan } from './cli-session.js';
 import { resolveFlagPaths } from './flag-paths.js';
 import { defaultModelOf, prepareLocalAgent } from './local-agent.js';
 import { openProjectSessions, titleOf } from './local-sessions.js';
@@ -36,7 +36,7 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
     const user = resolveFlagPaths('--policy', args.policies, c.cwd);
     const admin = resolveFlagPaths('--admin-policy', args.adminPolicies, c.cwd);
     const sessions = openProjectSessions(c.env, root);
-    const held = args.resume !== undefined ? await loadResumed(sessions, args.resume) : undefined;
+    const held = args.resume !== undefined ? await readResumedSession(sessions, args.resume) : undefined;
     const prompt = joinPrompt(args.prompt, c.stdin);
     const plan: ResumePlan = held ? planAnswers(held.doc.pending, { approve: args.approve, deny: args.deny, prompt }) : { answers: [], message: assertPrompt(prompt) };
     const state = held
@@ -46,7 +46,11 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
     before.durationMs = state.elapsedMsBefore;
     if (held?.doc.status === 'running') c.io.stderr(`Warning: session ${held.doc.id} was interrupted; it goes on from its last safe point.\n`);
 
-    const recorder = createSessionRecorder({ store: sessions.store, ...(held ? { held } : { origin: { root, title: titleOf(plan.message ?? ''), command: 'prompt' } }) });
+    const recorder = createSessionRecorder({
+      store: sessions.store,
+      ...(held ? { held } : { origin: { root, title: titleOf(plan.message ?? ''), command: 'prompt' } }),
+      onSaveError: (e) => c.io.stderr(`Warning: ${messageOf(e)}; this run goes on without saving its session.\n`),
+    });
     const agent = await prepareLocalAgent({
       root,
       env: c.env,
@@ -65,8 +69,7 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
     for (const w of agent.warnings) c.io.stderr(`Warning: ${w}\n`);
     await recorder.save(state, 'running');
     const { outcome } = plan.message !== undefined ? await agent.send(state, plan.message, out.emit, { answers: plan.answers }) : await agent.resume(state, plan.answers, out.emit);
-    // The outcome stands even when its save fails (another process took the session): say so.
-    await recorder.saveOutcome(state, outcome).catch((e: unknown) => c.io.stderr(`Warning: ${messageOf(e)}\n`));
+    await recorder.saveOutcome(state, outcome);
     return exitCodeOf(outcome);
   } catch (e) {
     const error = isAgentError(e) ? e : new AgentError('internal', messageOf(e), { cause: e });

@@ -46,15 +46,17 @@ export function runDeleteSession(selector: string, cwd: string | undefined, c: S
   return guarded(c.io, async () => {
     const project = openProjectSessions(c.env, workspaceOf(cwd ?? c.cwd));
     const listing = await readSessionListing(project);
-    const broken = listing.broken.find((b) => b.id === selector.trim());
+    const now = (c.now ?? (() => new Date()))();
     // A damaged file can be deleted by its id: that is how the listing says to clean it up.
-    const target = broken
-      ? { id: broken.id, version: (await project.store.read(broken.id))?.version, label: `${broken.id} (damaged file ${broken.file})` }
-      : (() => {
-          const s = selectSession(listing, selector, '--delete-session');
-          return { id: s.id, version: s.version, label: `${s.index}: ${s.doc.title || '(no prompt)'} (${formatRelativeTime(s.doc.updatedAt, (c.now ?? (() => new Date()))())})` };
-        })();
+    const broken = listing.broken.find((b) => b.id === selector.trim());
+    let target: { id: string; label: string; version: string | undefined };
+    if (broken) target = { id: broken.id, label: `${broken.id} (damaged file ${broken.file})`, version: (await project.store.read(broken.id))?.version };
+    else {
+      const s = selectSession(listing, selector, '--delete-session');
+      target = { id: s.id, label: `${s.index}: ${s.doc.title || '(no prompt)'} (${formatRelativeTime(s.doc.updatedAt, now)})`, version: s.version };
+    }
     if (target.version === undefined) throw new AgentError('general', `session ${target.id} disappeared while it was being deleted`);
+    // The version listed: a session another process saved since is not deleted under it.
     const r = await project.store.delete(target.id, target.version);
     if (!r.ok) throw new AgentError('general', `Failed to delete session: ${r.message}`);
     c.io.stdout(`Deleted session ${target.label}\n`);

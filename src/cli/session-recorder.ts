@@ -46,6 +46,11 @@ export interface RecorderOptions {
   /** A new session: where it comes from (ignored when `held` is given). */
   origin?: SessionOrigin;
   now?: () => Date;
+  /**
+   * A save that fails (a read-only state folder, another process that took the session) is told
+   * here once, and the run goes on without saving; without it, the save throws.
+   */
+  onSaveError?: (e: unknown) => void;
 }
 
 export function localRequester(): string {
@@ -62,6 +67,7 @@ export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
   let mcpServers = held?.doc.mcpServers ?? o.origin?.mcpServers;
   let title = held?.doc.title || o.origin?.title || '';
   let queue: Promise<void> = Promise.resolve();
+  let failed = false;
   if (!held && !o.origin) throw new AgentError('internal', 'a session recorder needs a stored session or an origin');
 
   function docOf(state: RunState, status: LocalStatus, pending: readonly PendingApproval[]): LocalSessionDoc {
@@ -101,10 +107,16 @@ export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
     },
     current: () => held?.doc,
     save(state, status, pending = []) {
+      if (failed) return Promise.resolve();
       // One write at a time, in order: each is a CAS on the version the previous one produced.
-      const next = queue.then(() => write(docOf(state, status, pending)));
+      const doc = docOf(state, status, pending);
+      const next = queue.then(() => write(doc));
       queue = next.catch(() => undefined);
-      return next;
+      if (!o.onSaveError) return next;
+      return next.catch((e: unknown) => {
+        if (!failed) o.onSaveError!(e);
+        failed = true;
+      });
     },
     saveOutcome(state, outcome) {
       return outcome.status === 'awaiting_approval' ? recorder.save(state, 'awaiting_approval', outcome.pending) : recorder.save(state, 'idle');

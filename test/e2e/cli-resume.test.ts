@@ -101,6 +101,16 @@ describe('CLI sessions', () => {
     expect(readdirSync(dir)).toEqual([`${b}.json`]);
   });
 
+  it('runs on, with one warning, when the session cannot be saved', async () => {
+    const { root, state, fake } = await setup([reply([call('read_file', { file_path: 'README.md' }, 'r1')]), reply([text('It is a demo.')])]);
+    const notADir = join(state, 'file');
+    writeFileSync(notADir, '');
+    const r = await runBuiltCli(['-p', 'what is this?', '--cwd', root], { env: { GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: notADir } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('It is a demo.\n');
+    expect(r.stderr).toMatch(/^Warning: ENOTDIR: not a directory, mkdir '[^']+'; this run goes on without saving its session\.\n$/);
+  });
+
   it('refuses --approve on a session that waits for nothing, and says so', async () => {
     const { cli } = await setup([reply([text('done')])]);
     expect((await cli(['-p', 'a task'])).code).toBe(0);

@@ -86,16 +86,21 @@ interface Ctx {
 }
 
 /** In order, one after another; a client that went away loses nothing the session needs. */
-function push(ctx: Ctx, update: SessionUpdate): void {
+function push(ctx: Pick<Ctx, 'o' | 'id' | 'live'>, update: SessionUpdate): void {
   ctx.live.updates = ctx.live.updates.then(() => ctx.o.client.notify('session/update', { sessionId: ctx.id, update })).catch(() => undefined);
 }
 
 export async function openAcpSession(o: AcpSessionOptions): Promise<AcpSession> {
   const state = o.held ? restoredState(o.held.doc, {}) : newState(o.args.model ?? defaultModelOf(o.env), o.args.mode);
-  const recorder = createSessionRecorder({ store: o.store, ...(o.held ? { held: o.held } : { origin: o.origin }) });
-  if (o.held) recorder.setMcpServers(o.origin.mcpServers);
   const live: Live = { updates: Promise.resolve(), waiting: [...(o.held?.doc.pending ?? [])], notices: [] };
   const id = state.id;
+  const recorder = createSessionRecorder({
+    store: o.store,
+    ...(o.held ? { held: o.held } : { origin: o.origin }),
+    // The prompt goes on; the editor hears once that its session is no longer kept.
+    onSaveError: (e) => push({ o, id, live }, { sessionUpdate: 'notice', severity: 'error', title: `the session could not be saved (${messageOf(e)}); it goes on without being kept` }),
+  });
+  if (o.held) recorder.setMcpServers(o.origin.mcpServers);
   const forms = o.caps.elicitation?.form !== undefined && o.caps.elicitation?.form !== null;
   const agent = await prepareLocalAgent({
     root: o.root,
@@ -190,7 +195,7 @@ async function runPrompt(ctx: Ctx, text: string, signal: AbortSignal): Promise<P
   await recorder.save(state, 'running');
   live.waiting = [];
   const { outcome } = await agent.send(state, text, (e) => translator.updatesOf(e).forEach((u) => push(ctx, u)), { answers, signal });
-  await recorder.saveOutcome(state, outcome).catch((e: unknown) => push(ctx, { sessionUpdate: 'notice', severity: 'error', title: messageOf(e) }));
+  await recorder.saveOutcome(state, outcome);
   if (outcome.status === 'awaiting_approval') live.waiting = [...outcome.pending];
   await live.updates; // every update of the turn reaches the client before its response
   return { ...responseOf(outcome), _meta: { quota: quotaOf(before, state.models) } };
