@@ -8,7 +8,7 @@
  * Medians of several runs. Build first (`npm run build`).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, reply, startFakeGemini, text, type FakeReply } from '../test/support/fake-gemini.js';
@@ -23,6 +23,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 const work = mkdtempSync(join(tmpdir(), 'agent-action-bench-'));
+// Every run keeps a session: in a state folder of the benchmark's own, never the real home.
+process.env.XDG_STATE_HOME = mkdtempSync(join(tmpdir(), 'agent-action-bench-state-'));
 writeFileSync(join(work, 'README.md'), '# bench\n');
 // A different file each turn: the same call five times in a row would (rightly) trip loop detection.
 for (let i = 0; i < 20; i++) writeFileSync(join(work, `f${i}.txt`), `file ${i}\n`);
@@ -100,3 +102,5 @@ console.log(`| 1-turn session, whole process | ${ms(median(one))} |`);
 console.log(`| 20-turn session, whole process | ${ms(median(twenty))} |`);
 console.log(`| loop overhead per turn (20-turn minus 1-turn, / 19) | ${ms(perTurn)} |`);
 console.log(`| peak RSS, 20-turn session | ${rss ? `${(rss / 1024).toFixed(1)} MiB` : 'n/a (no /usr/bin/time)'} |`);
+rmSync(process.env.XDG_STATE_HOME, { recursive: true, force: true });
+rmSync(work, { recursive: true, force: true });

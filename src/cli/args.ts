@@ -19,14 +19,38 @@ export interface PromptArgs {
   adminPolicies: string[];
   sandbox: SandboxMode;
   sandboxNetwork: boolean;
+  /** Whether --approval-mode or --yolo was given (a resumed session otherwise keeps its own mode). */
+  modeExplicit: boolean;
+  /** `--resume latest|<number>|<id>`: continue a stored session of this project. */
+  resume?: string;
+  /** Answer the resumed session's pending approval. */
+  approve: boolean;
+  deny: boolean;
+}
+
+/** `--acp`: an Agent Client Protocol server on stdin/stdout; the flags are each session's defaults. */
+export interface AcpArgs {
+  kind: 'acp';
+  model?: string;
+  mode: ApprovalMode;
+  maxTurns: number;
+  timeoutMinutes?: number;
+  policies: string[];
+  adminPolicies: string[];
+  sandbox: SandboxMode;
+  sandboxNetwork: boolean;
 }
 
 /**
  * What the command line asks for. Each kind is one mode of the CLI, run by its own module from
- * run.ts; a new mode (an ACP server over stdio, session resume and listing) is a new kind here.
+ * run.ts.
  */
 export type CliCommand =
   | PromptArgs
+  | AcpArgs
+  | { kind: 'list-sessions'; cwd?: string }
+  | { kind: 'delete-session'; selector: string; cwd?: string }
+  | { kind: 'session'; argv: string[] }
   | { kind: 'help' }
   | { kind: 'version' }
   | { kind: 'policy-help' }
@@ -34,6 +58,9 @@ export type CliCommand =
   | { kind: 'sandbox-check'; argv: string[] };
 
 export const HELP = `Usage: agent-action -p PROMPT [options]
+       agent-action --acp [options]                                 (an ACP agent on stdin/stdout)
+       agent-action --list-sessions | --delete-session N
+       agent-action session export|import ...                       (see: agent-action session --help)
        agent-action policy check --tool NAME [--args JSON] [...]   (see: agent-action policy --help)
        agent-action sandbox check [--sandbox-network] [--json]     (what the sandbox can do here)
 
@@ -51,10 +78,19 @@ Options:
       --cwd DIR                the workspace (default: the current directory)
       --policy PATH            extra policy file or folder, User tier (repeatable)
       --admin-policy PATH      policy file or folder, Admin tier (repeatable)
+  -r, --resume SESSION         continue a session of this project: latest, its number or its id
+      --approve, --deny        answer the resumed session's waiting call (-p then adds a message;
+                               with --deny, -p is the reason); without them, -p answers it: a
+                               question gets it as the answer, a call is declined with it
+      --list-sessions          list this project's sessions (newest last) and exit
+      --delete-session N       delete a session by number or id and exit
+      --acp                    run as an Agent Client Protocol agent on stdin/stdout (editors such
+                               as Zed); alias --experimental-acp
   -v, --version                print the version
   -h, --help                   print this help
 
-Environment: GEMINI_API_KEY (required), GOOGLE_GEMINI_BASE_URL (optional endpoint).
+Environment: GEMINI_API_KEY (required), GOOGLE_GEMINI_BASE_URL (optional endpoint),
+XDG_STATE_HOME (sessions are kept in $XDG_STATE_HOME/agent-action, else ~/.agent-action).
 Exit codes: 0 success, 1 error, 41 credentials, 42 bad input, 52 bad configuration,
 53 limit reached, 54 fatal tool error, 130 cancelled.
 `;
@@ -82,6 +118,8 @@ const EXPECTS: Readonly<Record<string, string>> = {
   policy: 'a policy file or folder',
   'admin-policy': 'a policy file or folder',
   sandbox: 'one of required, auto, off',
+  resume: 'latest, a session number or a session id (see --list-sessions)',
+  'delete-session': 'a session number or id (see --list-sessions)',
 };
 
 const OPTIONS = {
@@ -97,6 +135,13 @@ const OPTIONS = {
   'admin-policy': { type: 'string', multiple: true },
   sandbox: { type: 'string' },
   'sandbox-network': { type: 'boolean' },
+  resume: { type: 'string', short: 'r' },
+  approve: { type: 'boolean' },
+  deny: { type: 'boolean' },
+  'list-sessions': { type: 'boolean' },
+  'delete-session': { type: 'string' },
+  acp: { type: 'boolean' },
+  'experimental-acp': { type: 'boolean' },
   version: { type: 'boolean', short: 'v' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
@@ -108,9 +153,22 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
     if (argv[1] !== 'check') throw new AgentError('input', `unknown command "sandbox ${argv[1] ?? ''}": did you mean "sandbox check"?`, { site: { input: 'sandbox' } });
     return { kind: 'sandbox-check', argv: argv.slice(2) };
   }
+  if (argv[0] === 'session') return { kind: 'session', argv: argv.slice(1) };
   const v = parseFlags(argv);
   if (v.help) return { kind: 'help' };
   if (v.version) return { kind: 'version' };
+  const only = (flag: string, others: string[]) => {
+    const clash = others.find((o) => v[o as keyof typeof v] !== undefined);
+    if (clash) throw new AgentError('input', `--${flag} cannot be combined with --${clash}`, { site: { input: `--${flag}` } });
+  };
+  if (v['list-sessions']) {
+    only('list-sessions', ['prompt', 'resume', 'delete-session', 'acp', 'experimental-acp', 'approve', 'deny']);
+    return { kind: 'list-sessions', cwd: v.cwd };
+  }
+  if (v['delete-session'] !== undefined) {
+    only('delete-session', ['prompt', 'resume', 'acp', 'experimental-acp', 'approve', 'deny']);
+    return { kind: 'delete-session', selector: v['delete-session'], cwd: v.cwd };
+  }
 
   const output = (v['output-format'] ?? 'text') as OutputFormat;
   if (!FORMATS.includes(output)) throw badValue('output-format', v['output-format']);
@@ -122,19 +180,35 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
   }
   const sandbox = SANDBOX_MODES.find((m) => m === (v.sandbox ?? 'auto'));
   if (!sandbox) throw badValue('sandbox', v.sandbox);
+  const maxTurns = parsePositiveInt(v['max-turns'], 'max-turns') ?? 100;
+  const timeoutMinutes = parsePositiveInt(v['timeout-minutes'], 'timeout-minutes');
+  if (v.acp || v['experimental-acp']) {
+    const flag = v.acp ? 'acp' : 'experimental-acp';
+    only(flag, ['prompt', 'resume', 'approve', 'deny', 'cwd']);
+    if (v['output-format'] !== undefined) throw new AgentError('input', `--${flag} speaks ACP on stdout: --output-format does not apply`, { site: { input: '--output-format' } });
+    return { kind: 'acp', model: v.model, mode, maxTurns, timeoutMinutes, policies: v.policy ?? [], adminPolicies: v['admin-policy'] ?? [], sandbox, sandboxNetwork: v['sandbox-network'] ?? false };
+  }
+  if (v.approve && v.deny) throw new AgentError('input', '--approve and --deny contradict each other: give one', { site: { input: '--approve' } });
+  for (const f of ['approve', 'deny'] as const) {
+    if (v[f] && v.resume === undefined) throw new AgentError('input', `--${f} answers a stored session's waiting call: use it with --resume`, { site: { input: `--${f}` } });
+  }
   return {
     kind: 'prompt',
     prompt: v.prompt,
     output,
     model: v.model,
     mode,
-    maxTurns: parsePositiveInt(v['max-turns'], 'max-turns') ?? 100,
-    timeoutMinutes: parsePositiveInt(v['timeout-minutes'], 'timeout-minutes'),
+    maxTurns,
+    timeoutMinutes,
     cwd: v.cwd,
     policies: v.policy ?? [],
     adminPolicies: v['admin-policy'] ?? [],
     sandbox,
     sandboxNetwork: v['sandbox-network'] ?? false,
+    modeExplicit: v.yolo === true || v['approval-mode'] !== undefined,
+    ...(v.resume !== undefined ? { resume: v.resume } : {}),
+    approve: v.approve === true,
+    deny: v.deny === true,
   };
 }
 

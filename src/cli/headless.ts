@@ -1,21 +1,22 @@
 /**
  * `agent-action -p`: one headless run, Gemini CLI's non-interactive mode. Prepares the agent in
  * the headless policy context (nobody to ask: ask_user becomes deny), streams events to the chosen
- * format and turns the outcome into Gemini CLI's exit codes. Never calls process.exit itself.
+ * format and turns the outcome into Gemini CLI's exit codes. Every run is a session kept on disk
+ * (local-sessions.ts), saved at each safe point, which `--resume` continues. Never calls
+ * process.exit itself.
  */
-import { existsSync, realpathSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { realpathSync, statSync } from 'node:fs';
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
-import { createSubagents } from '../agents/create-subagents.js';
-import { prepareAgent } from '../core/agent.js';
-import { createGeminiClient } from '../model/gemini.js';
 import { createDenyChannel } from '../scheduler/channels.js';
 import { createSandbox } from '../sandbox/sandbox.js';
 import type { PromptArgs } from './args.js';
+import { readResumedSession, newState, planAnswers, restoredState, type ResumePlan } from './cli-session.js';
 import { resolveFlagPaths } from './flag-paths.js';
+import { defaultModelOf, prepareLocalAgent } from './local-agent.js';
+import { openProjectSessions, titleOf } from './local-sessions.js';
 import { createSessionMetrics } from './metrics.js';
 import { createOutputWriter, exitCodeOf, type Io } from './output.js';
+import { createSessionRecorder } from './session-recorder.js';
 
 export interface HeadlessEnv {
   env: Readonly<Record<string, string | undefined>>;
@@ -28,15 +29,23 @@ export interface HeadlessEnv {
 
 export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<number> {
   const metrics = createSessionMetrics();
-  const out = createOutputWriter(args.output, { io: c.io, metrics });
+  // The output's figures are this run's; a resumed session's totals so far are set once it is read.
+  const before = { costUsd: 0, durationMs: 0 };
+  const out = createOutputWriter(args.output, { io: c.io, metrics, before });
   try {
-    const prompt = assemblePrompt(args.prompt, c.stdin);
     const root = resolveWorkspace(args.cwd ?? c.cwd);
     const user = resolveFlagPaths('--policy', args.policies, c.cwd);
     const admin = resolveFlagPaths('--admin-policy', args.adminPolicies, c.cwd);
-    const apiKey = c.env.GEMINI_API_KEY || c.env.GOOGLE_API_KEY;
-    if (!apiKey) throw new AgentError('auth', 'no API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a Gemini API key');
-    const model = args.model ?? c.env.GEMINI_MODEL ?? 'gemini-2.5-pro';
+    const sessions = openProjectSessions(c.env, root);
+    const held = args.resume !== undefined ? await readResumedSession(sessions, args.resume) : undefined;
+    const prompt = joinPrompt(args.prompt, c.stdin);
+    const plan: ResumePlan = held ? planAnswers(held.doc.pending, { approve: args.approve, deny: args.deny, prompt }) : { answers: [], message: assertPrompt(prompt) };
+    const state = held
+      ? restoredState(held.doc, { model: args.model, mode: args.modeExplicit ? args.mode : undefined })
+      : newState(args.model ?? defaultModelOf(c.env), args.mode);
+    before.costUsd = state.costUsd;
+    before.durationMs = state.elapsedMsBefore;
+    if (held?.doc.status === 'running') c.io.stderr(`Warning: session ${held.doc.id} was interrupted; it goes on from its last safe point.\n`);
 
     // No remedy here: changing a person's kernel settings is their decision; the warning says how.
     const sandbox = createSandbox({ mode: args.sandbox, network: args.sandboxNetwork, hostEnv: c.env });
@@ -44,30 +53,31 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
     if (sandboxStatus.kind === 'unconfined' && args.sandbox !== 'off') c.io.stderr(`Warning: ${sandboxStatus.warning}\n`);
     if (sandboxStatus.kind === 'refused') c.io.stderr(`Warning: shell commands are refused: the sandbox is required and unavailable: ${sandboxStatus.reason}. To fix: ${sandboxStatus.fix}, or pass --sandbox auto\n`);
 
-    const agent = await prepareAgent({
+    const recorder = createSessionRecorder({
+      store: sessions.store,
+      ...(held ? { held } : { origin: { root, title: titleOf(plan.message ?? ''), command: 'prompt' } }),
+      onSaveError: (e) => c.io.stderr(`Warning: ${messageOf(e)}; this run goes on without saving its session.\n`),
+    });
+    const agent = await prepareLocalAgent({
       root,
-      model,
-      apiKey,
-      modelClient: metrics.wrap(createGeminiClient({ apiKey, baseUrl: c.env.GOOGLE_GEMINI_BASE_URL || undefined, model })),
-      mode: args.mode,
+      env: c.env,
+      model: state.model,
+      mode: state.mode,
       policyContext: 'headless',
-      policy: {
-        workspace: [join(root, '.gemini', 'policies')].filter((p) => existsSync(p)),
-        user: [...[join(homedir(), '.gemini', 'policies')].filter((p) => existsSync(p)), ...user],
-        admin,
-      },
-      memory: { memoryRoot: root },
-      command: 'prompt',
-      limits: { maxTurns: args.maxTurns, maxWallMs: (args.timeoutMinutes ?? 30) * 60_000 },
-      secrets: [apiKey, c.env.GITHUB_TOKEN, c.env.GH_TOKEN].filter((s): s is string => !!s),
+      userPolicies: user,
+      adminPolicies: admin,
+      maxTurns: args.maxTurns,
+      timeoutMinutes: args.timeoutMinutes,
       channel: createDenyChannel(),
-      subagents: createSubagents,
       signal: c.signal,
-      baseEnv: c.env,
       sandbox,
+      wrapModel: (m) => metrics.wrap(m),
+      onBatchSettled: (s) => recorder.save(s, 'running'),
     });
     for (const w of agent.warnings) c.io.stderr(`Warning: ${w}\n`);
-    const { outcome } = await agent.start(prompt, out.emit);
+    await recorder.save(state, 'running');
+    const { outcome } = plan.message !== undefined ? await agent.send(state, plan.message, out.emit, { answers: plan.answers }) : await agent.resume(state, plan.answers, out.emit);
+    await recorder.saveOutcome(state, outcome);
     return exitCodeOf(outcome);
   } catch (e) {
     const error = isAgentError(e) ? e : new AgentError('internal', messageOf(e), { cause: e });
@@ -78,12 +88,15 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
   }
 }
 
-function assemblePrompt(flag: string | undefined, stdin: string | undefined): string {
+/** Piped input first, then -p (Gemini CLI's order); undefined when both are empty. */
+function joinPrompt(flag: string | undefined, stdin: string | undefined): string | undefined {
   const parts = [stdin?.trim(), flag?.trim()].filter((p): p is string => !!p);
-  if (parts.length === 0) {
-    throw new AgentError('input', 'empty prompt: pass the task with -p "..." or on standard input', { site: { input: '--prompt' } });
-  }
-  return parts.join('\n\n');
+  return parts.length ? parts.join('\n\n') : undefined;
+}
+
+function assertPrompt(prompt: string | undefined): string {
+  if (!prompt) throw new AgentError('input', 'empty prompt: pass the task with -p "..." or on standard input', { site: { input: '--prompt' } });
+  return prompt;
 }
 
 function resolveWorkspace(dir: string): string {

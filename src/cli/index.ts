@@ -1,4 +1,5 @@
 /** The CLI bundle's entry (package.json `bin`). The only place that touches process globals. */
+import { Readable, Writable } from 'node:stream';
 import { runCli } from './run.js';
 
 /**
@@ -35,14 +36,20 @@ process.on('SIGINT', () => {
   controller.abort(new Error('cancelled by SIGINT'));
 });
 process.on('SIGTERM', () => controller.abort(new Error('cancelled by SIGTERM')));
+const argv = process.argv.slice(2);
+const acp = argv.includes('--acp') || argv.includes('--experimental-acp');
 // A reader that stops early (`agent-action -p ... | head -1`) is not an error: leave quietly, as Gemini CLI does.
+// An ACP client that went away is a closed connection: the server stops its runs and saves first.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-  if (e.code === 'EPIPE') process.exit(0);
-  throw e;
+  if (e.code !== 'EPIPE') throw e;
+  if (acp) controller.abort(new Error('the client closed the connection'));
+  else process.exit(0);
 });
 
-const argv = process.argv.slice(2);
-const wantsStdin = !argv.includes('--help') && !argv.includes('-h') && !argv.includes('--version') && argv[0] !== 'policy' && argv[0] !== 'sandbox';
+// Standard input is a prompt only for a run: the ACP server speaks on it, and listing or managing
+// sessions reads nothing.
+const NO_STDIN = ['--help', '-h', '--version', '--acp', '--experimental-acp', '--list-sessions', '--delete-session'];
+const wantsStdin = !argv.some((a) => NO_STDIN.includes(a.split('=')[0]!)) && argv[0] !== 'policy' && argv[0] !== 'session' && argv[0] !== 'sandbox';
 const hasPromptFlag = argv.some((a) => a === '-p' || a === '--prompt' || a.startsWith('--prompt='));
 const stdin = wantsStdin ? await readPipedStdin(hasPromptFlag) : undefined;
 const code = await runCli({
@@ -52,6 +59,9 @@ const code = await runCli({
   stdin,
   signal: controller.signal,
   io: { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) },
+  ...(acp ? { stdio: { input: Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>, output: Writable.toWeb(process.stdout) } } : {}),
 });
 process.exitCode = code;
 process.stdin.unref?.();
+// The ACP server is done when its client left: keep-alive sockets to the model must not keep it running.
+if (acp) process.exit(code);

@@ -28,6 +28,11 @@ export interface OutputOptions {
   metrics: SessionMetrics;
   /** Milliseconds; the run's duration when it fails before the loop reports one. */
   now?: () => number;
+  /**
+   * A resumed session's totals before this run: the figures printed are this run's, like the
+   * token counts (which the metrics count per process).
+   */
+  before?: { costUsd: number; durationMs: number };
 }
 
 /** Gemini CLI's error type names (its Fatal*Error classes); ours where it has no counterpart. */
@@ -99,11 +104,14 @@ export function createOutputWriter(format: OutputFormat, o: OutputOptions): Outp
   return textWriter(o.io);
 }
 
-function streamJsonWriter({ io, metrics, now = Date.now }: OutputOptions): OutputWriter {
+function streamJsonWriter({ io, metrics, now = Date.now, before }: OutputOptions): OutputWriter {
   const startedAt = now();
   // Gemini CLI's key order: type, timestamp, then the event's own fields.
   const line = (type: string, fields: Record<string, unknown>) => io.stdout(`${JSON.stringify({ type, timestamp: new Date().toISOString(), ...fields })}\n`);
-  const stats = (s: RunStats | undefined) => ({ ...streamStatsOf(metrics.snapshot(), s?.durationMs ?? now() - startedAt), cost_usd: roundUsd(s?.costUsd ?? 0) });
+  const stats = (s: RunStats | undefined) => ({
+    ...streamStatsOf(metrics.snapshot(), s ? s.durationMs - (before?.durationMs ?? 0) : now() - startedAt),
+    cost_usd: roundUsd((s?.costUsd ?? 0) - (s ? (before?.costUsd ?? 0) : 0)),
+  });
   return {
     fail: (error) => {
       const { code: _code, ...err } = failureOf(error);
@@ -186,7 +194,7 @@ function nestedFields(e: LoopEvent): Record<string, unknown> | undefined {
  * One object at the end, Gemini CLI's keys in its order: session_id, response (the final turn's
  * text), stats (its SessionMetrics, plus cost_usd), error, warnings. Like Gemini CLI, no newline after.
  */
-function jsonWriter({ io, metrics }: OutputOptions): OutputWriter {
+function jsonWriter({ io, metrics, before }: OutputOptions): OutputWriter {
   let sessionId: string | undefined;
   const warnings: string[] = [];
   const print = (o: Record<string, unknown>) => io.stdout(JSON.stringify(o, null, 2));
@@ -202,7 +210,7 @@ function jsonWriter({ io, metrics }: OutputOptions): OutputWriter {
       print({
         session_id: sessionId,
         ...(o.status === 'success' ? { response: clean(o.finalText) } : {}),
-        stats: { ...metrics.snapshot(), cost_usd: roundUsd(e.stats.costUsd) },
+        stats: { ...metrics.snapshot(), cost_usd: roundUsd(e.stats.costUsd - (before?.costUsd ?? 0)) },
         ...(o.status === 'awaiting_approval' ? { pending: o.pending } : {}),
         ...(error ? { error } : {}),
         ...(warnings.length ? { warnings } : {}),

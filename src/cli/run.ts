@@ -1,14 +1,18 @@
 /**
  * The CLI's dispatcher: flags to a command, a command to the module that runs it. Each mode is its
- * own module (headless.ts for `-p`, policy-check.ts); an ACP server over stdio or session resume
- * would be another `CliCommand` kind and another case below, sharing the parsing and the exit codes.
+ * own module (headless.ts for `-p`, acp/server.ts for `--acp`, session-commands.ts for listing and
+ * deleting sessions, session-transfer.ts for `session export|import`, policy-check.ts), sharing the
+ * parsing and the exit codes.
  */
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
 import { HELP, parseCliArgs, POLICY_HELP, type CliCommand } from './args.js';
 import { runHeadless } from './headless.js';
 import { describeError, type Io } from './output.js';
+import { runAcpServer } from './acp/server.js';
 import { runPolicyCheck } from './policy-check.js';
 import { runSandboxCheckCommand } from './sandbox-check.js';
+import { runDeleteSession, runListSessions } from './session-commands.js';
+import { runSessionCommand } from './session-transfer.js';
 
 export const VERSION = '0.1.0';
 
@@ -17,9 +21,11 @@ export interface CliEnv {
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   io: Io;
-  /** Piped standard input, already read; undefined for a terminal. */
+  /** Piped standard input, already read; undefined for a terminal (and for --acp, which speaks on it). */
   stdin?: string;
   signal: AbortSignal;
+  /** The raw standard streams, for --acp. */
+  stdio?: { input: ReadableStream<Uint8Array>; output: WritableStream<Uint8Array> };
 }
 
 export async function runCli(c: CliEnv): Promise<number> {
@@ -56,5 +62,14 @@ function dispatch(cmd: CliCommand, c: CliEnv): Promise<number> | number {
       return runSandboxCheckCommand(cmd.argv, c.env, c.io);
     case 'prompt':
       return runHeadless(cmd, c);
+    case 'list-sessions':
+      return runListSessions(cmd.cwd, c);
+    case 'delete-session':
+      return runDeleteSession(cmd.selector, cmd.cwd, c);
+    case 'session':
+      return runSessionCommand(cmd.argv, c);
+    case 'acp':
+      if (!c.stdio) return (c.io.stderr('Error: --acp needs standard input and output\n'), 1);
+      return runAcpServer(cmd, { env: c.env, cwd: c.cwd, ...c.stdio, version: VERSION, signal: c.signal, log: (line) => c.io.stderr(`${line}\n`) });
   }
 }

@@ -15,13 +15,14 @@ import type { ModelClient } from '../model/client.js';
 import type { Content } from '../model/wire.js';
 import { loadPolicyWithDiagnostics, type PolicySource } from '../policy/load.js';
 import { formatDiagnostic } from '../policy/rule.js';
-import type { ApprovalMode, PolicyContext, PolicyEngine } from '../policy/types.js';
+import type { AddedRule, ApprovalMode, PolicyContext, PolicyEngine } from '../policy/types.js';
 import { createScheduler } from '../scheduler/scheduler.js';
 import type { ApprovalAnswer, ApprovalChannel } from '../scheduler/types.js';
-import type { Tool, ToolEnv } from '../tools/define-tool.js';
+import type { TextFileAccess, Tool, ToolEnv, ToolKind } from '../tools/define-tool.js';
 import { askUserTool } from '../tools/ask-user.js';
 import { createDefaultTools, createToolRegistry } from '../tools/registry.js';
-import type { Emit, Outcome } from './events.js';
+import type { Emit, LoopEvent, Outcome } from './events.js';
+import { DEFAULT_MAX_TURNS } from './limits.js';
 import { runLoop, type Clock, type LoopLimits } from './loop.js';
 import { createNextSpeakerCheck, type NextSpeakerOptions } from './next-speaker.js';
 import { createRunState, type RunState } from './run-state.js';
@@ -96,6 +97,11 @@ export interface AgentOptions {
   availableLabels?: string[];
   repo?: string;
   limits: LoopLimits;
+  /**
+   * Count turns, wall time, tokens and cost from where each run starts, not over the whole
+   * session: an editor's or terminal's session lives across many prompts, each with its own budget.
+   */
+  limitsPerRun?: boolean;
   secrets: string[];
   channel: ApprovalChannel;
   extraTools?: Tool[];
@@ -129,6 +135,8 @@ export interface AgentOptions {
   nextSpeaker?: NextSpeakerOptions & { enabled?: boolean };
   /** Tests pass a fake clock (retry waits). */
   clock?: Clock;
+  /** Text file reads and writes through an editor (ACP); absent: the disk. */
+  files?: TextFileAccess;
 }
 
 export interface AgentRun {
@@ -144,6 +152,15 @@ export interface Agent {
   readonly warnings: readonly string[];
   start(prompt: string, emit: Emit): Promise<AgentRun>;
   resume(state: RunState, answers: readonly ApprovalAnswer[], emit: Emit): Promise<AgentRun>;
+  /**
+   * A prompt to a session that may already have history (a CLI `--resume`, an editor's next
+   * message). `answers` settle a batch that waits (required when one does); the prompt then joins
+   * their responses as the person's message. `signal` stops this run only (an editor cancels one
+   * prompt of a session that goes on); without it, the agent's own signal.
+   */
+  send(state: RunState, prompt: string, emit: Emit, o?: { answers?: readonly ApprovalAnswer[]; signal?: AbortSignal }): Promise<AgentRun>;
+  /** The kind of a tool by wire name; undefined when there is no such tool. */
+  toolKind(name: string): ToolKind | undefined;
 }
 
 /** Throws AgentError('config') for a bad policy: before any tool runs. */
@@ -182,6 +199,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
       alreadyLoaded: memory.sources,
     }),
     recorder: opts.recorder,
+    ...(opts.files ? { files: opts.files } : {}),
   };
   const model = opts.modelClient ?? createGeminiClient({ apiKey: opts.apiKey, baseUrl: opts.baseUrl, model: opts.model });
   const signal = opts.signal ?? new AbortController().signal;
@@ -207,33 +225,55 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
   const tools = [...baseTools, ...(sub?.tools ?? [])];
   const registry = createToolRegistry(tools);
 
-  const systemPrompt = buildSystemPrompt({
-    command: opts.command,
-    instructions: opts.instructions,
-    memory: memory.text,
-    toolNames: tools.map((t) => t.name),
-    repo: opts.repo,
-    mode: opts.mode,
-    availableLabels: opts.availableLabels,
-    subagents: sub?.agents ?? [],
-    investigateReviews: opts.investigateReviews ?? true,
-  });
+  // The mode can change during a session (an editor's session/set_mode); its note in the prompt follows.
+  const prompts = new Map<ApprovalMode, string>();
+  const systemPromptFor = (mode: ApprovalMode): string => {
+    let p = prompts.get(mode);
+    if (p === undefined) {
+      p = buildSystemPrompt({
+        command: opts.command,
+        instructions: opts.instructions,
+        memory: memory.text,
+        toolNames: tools.map((t) => t.name),
+        repo: opts.repo,
+        mode,
+        availableLabels: opts.availableLabels,
+        subagents: sub?.agents ?? [],
+        investigateReviews: opts.investigateReviews ?? true,
+      });
+      prompts.set(mode, p);
+    }
+    return p;
+  };
+  const systemPrompt = systemPromptFor(opts.mode);
 
   const speakerOn = loopSettings.skipNextSpeakerCheck === undefined ? opts.nextSpeaker?.enabled === true : !loopSettings.skipNextSpeakerCheck;
   const afterTextTurn = speakerOn ? createNextSpeakerCheck(opts.nextSpeaker) : undefined;
 
-  const deps = (state: RunState) => ({
+  // Getters: a mode changed while a run goes applies from its next request and batch.
+  const deps = (state: RunState, runSignal: AbortSignal = signal) => ({
     model,
     scheduler: createScheduler({ tools: registry, policy, channel: opts.channel, env }),
-    systemInstruction: systemPrompt,
+    get systemInstruction() {
+      return systemPromptFor(state.mode);
+    },
     tools: () => registry.declarations(),
-    limits: opts.limits,
-    signal,
-    mode: state.mode,
+    limits: opts.limitsPerRun ? limitsFrom(opts.limits, state) : opts.limits,
+    signal: runSignal,
+    get mode() {
+      return state.mode;
+    },
     onBatchSettled: opts.onBatchSettled,
     ...(afterTextTurn ? { afterTextTurn } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
   });
+
+  /** Rules an earlier "always" added, once each: one agent may run many prompts of a session. */
+  const restoreRules = (state: RunState) => {
+    const key = (r: AddedRule) => JSON.stringify(r);
+    const known = new Set(policy.added.map(key));
+    policy.restoreAdded(state.addedRules.filter((r) => !known.has(key(r))));
+  };
 
   const firstUserMessage = (prompt: string): Content => ({
     role: 'user',
@@ -253,11 +293,32 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
       return { outcome, state };
     },
     async resume(state, answers, emit) {
-      policy.restoreAdded(state.addedRules);
+      restoreRules(state);
       current = { state, emit };
       const outcome = await runLoop(state, deps(state), emit, { answers: [...answers] });
       state.addedRules = [...policy.added];
       return { outcome, state };
     },
+    async send(state, prompt, emit, o = {}) {
+      restoreRules(state);
+      current = { state, emit };
+      const answers = [...(o.answers ?? [])];
+      const userMessage: Content = { role: 'user', parts: [{ text: prompt }] };
+      const input = state.open || answers.length > 0 ? { answers, userMessage } : { userMessage };
+      const outcome = await runLoop(state, deps(state, o.signal), emit, input);
+      state.addedRules = [...policy.added];
+      return { outcome, state };
+    },
+    toolKind: (name) => registry.get(name)?.kind,
+  };
+}
+
+/** Per-run budgets: the session's totals so far plus the run's own allowance. */
+function limitsFrom(l: LoopLimits, state: RunState): LoopLimits {
+  return {
+    maxTurns: state.turns + (l.maxTurns ?? DEFAULT_MAX_TURNS),
+    ...(l.maxWallMs !== undefined ? { maxWallMs: state.elapsedMsBefore + l.maxWallMs } : {}),
+    ...(l.maxTotalTokens !== undefined ? { maxTotalTokens: state.usage.totalTokens + l.maxTotalTokens } : {}),
+    ...(l.maxCostUsd !== undefined ? { maxCostUsd: state.costUsd + l.maxCostUsd } : {}),
   };
 }

@@ -48,7 +48,11 @@ export interface LoopDeps {
   temperature?: number;
 }
 
-export type LoopInput = { userMessage: Content } | { answers: ApprovalAnswer[] };
+/**
+ * What a run starts from: a user message, or the answers to a waiting batch (and, when the person
+ * also wrote something, their message, which joins the batch's responses in one user turn).
+ */
+export type LoopInput = { userMessage: Content } | { answers: ApprovalAnswer[]; userMessage?: Content };
 
 /** What follows a turn that ended with text and no calls. */
 export type TextTurnDecision = { kind: 'end' } | { kind: 'continue'; message: string } | { kind: 'stop'; outcome: Outcome };
@@ -98,11 +102,8 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
         return finish({ status: 'error', error: new AgentError('input', 'there is no pending approval to answer in this session') });
       }
       // No open batch and no answers: carry on from the last checkpoint (`/agent continue`).
-    } else {
-      state.history.push(input.userMessage);
-      const text = input.userMessage.parts.map((p) => p.text ?? '').join('');
-      if (text) emit({ type: 'message', role: 'user', text, delta: false });
-    }
+      if (input.userMessage) addUserMessage(state, input.userMessage, emit);
+    } else addUserMessage(state, input.userMessage, emit);
     let compressionFailed = false;
     const chant = createContentLoopDetector();
     for (;;) {
@@ -168,6 +169,18 @@ async function afterText(state: RunState, deps: LoopDeps, turn: TurnReply, ctx: 
   state.history.push({ role: 'user', parts: [{ text: decision.message }] });
   ctx.emit({ type: 'message', role: 'user', text: decision.message, delta: false });
   return undefined;
+}
+
+/**
+ * The person's message joins the history. After tool responses (a resumed batch, or a session that
+ * stopped after one) it joins that user turn: the API expects user and model turns to alternate.
+ */
+function addUserMessage(state: RunState, message: Content, emit: Emit): void {
+  const last = state.history.at(-1);
+  if (last?.role === 'user') state.history[state.history.length - 1] = { ...last, parts: [...last.parts, ...message.parts] };
+  else state.history.push(message);
+  const text = message.parts.map((p) => p.text ?? '').join('');
+  if (text) emit({ type: 'message', role: 'user', text, delta: false });
 }
 
 /**

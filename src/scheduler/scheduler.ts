@@ -1,7 +1,7 @@
 import { AgentError, messageOf } from '../common/errors.js';
 import type { FunctionCall } from '../model/wire.js';
 import type { PolicyEngine, PolicyVerdict } from '../policy/types.js';
-import { ToolFailure, type PreparedCall, type ToolEnv, type ToolError, type ToolKind } from '../tools/define-tool.js';
+import { ToolFailure, type FileDiff, type PreparedCall, type ToolEnv, type ToolError, type ToolKind } from '../tools/define-tool.js';
 import { raceAbort } from '../tools/tool-output.js';
 import {
   buildResponses,
@@ -75,10 +75,11 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   // Lives as long as the scheduler (one run); it travels in OpenBatch across a suspension.
   let streak: ValidationStreak = emptyStreak();
 
-  function set(w: Work, i: number, next: Call): void {
+  function set(w: Work, i: number, next: Call, diff?: FileDiff): void {
     w.calls[i] = move(w.calls[i], next);
     const title = 'title' in next ? next.title : undefined;
-    w.emit({ type: 'tool_state', id: next.base.id, name: next.base.name, status: next.status, ...(title ? { title } : {}) });
+    const shown = next.status === 'prepared' ? { kind: next.kind, paths: next.paths, ...(diff ? { diff } : {}) } : {};
+    w.emit({ type: 'tool_state', id: next.base.id, name: next.base.name, status: next.status, ...(title ? { title } : {}), ...shown });
     if (isSettled(next)) {
       const { text, isError } = responseTextOf(next);
       const error: ToolError | undefined =
@@ -110,7 +111,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     }
     streak = nextStreak(streak, undefined);
     w.prepared.set(base.id, prepared);
-    set(w, i, { status: 'prepared', base, title: prepared.title, paths: [...prepared.paths], kind: kind ?? 'other' });
+    set(w, i, { status: 'prepared', base, title: prepared.title, paths: [...prepared.paths], kind: kind ?? 'other' }, prepared.diff);
 
     const verdict = decideSafely(o.policy, { toolName: base.name, args: prepared.policyArgs ?? base.args }, w.opts);
     if (verdict.decision === 'deny') {

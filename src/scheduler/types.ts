@@ -1,11 +1,21 @@
 import type { FunctionCall, Part } from '../model/wire.js';
 import type { ApprovalMode, RuleRef } from '../policy/types.js';
-import type { HumanQuestion, PreparedCall, RunContext, ToolError, ToolOutput } from '../tools/define-tool.js';
+import type { FileDiff, HumanQuestion, PreparedCall, RunContext, ToolError, ToolKind, ToolOutput } from '../tools/define-tool.js';
 
 /** Events the scheduler emits; core's LoopEvent union includes these. */
 export type SchedulerEvent =
   | { type: 'tool_use'; id: string; name: string; args: Record<string, unknown> }
-  | { type: 'tool_state'; id: string; name: string; status: string; title?: string }
+  | {
+      type: 'tool_state';
+      id: string;
+      name: string;
+      status: string;
+      title?: string;
+      /** On `prepared`: what an editor shows of the call (its kind, the workspace-relative paths it touches, an edit's diff). */
+      kind?: ToolKind;
+      paths?: readonly string[];
+      diff?: FileDiff;
+    }
   | { type: 'tool_result'; id: string; name: string; ok: boolean; output: string; error?: ToolError; forHuman?: string };
 
 export type SchedulerEmit = (e: SchedulerEvent) => void;

@@ -82,8 +82,51 @@ export interface SessionDoc {
   updatedAt: string;
 }
 
+/** idle: ready for the next prompt; running: a process holds it (a crash leaves it so); awaiting_approval: `pending` waits. */
+export type LocalStatus = 'idle' | 'running' | 'awaiting_approval';
+
+/** An MCP server an editor passed in `session/new`, as stored: names only, never env or header values. */
+export interface StoredMcpServer {
+  name: string;
+  transport: 'stdio' | 'http' | 'sse';
+  command?: string;
+  args?: string[];
+  url?: string;
+  envNames?: string[];
+  headerNames?: string[];
+}
+
+/**
+ * A session the CLI or an editor (ACP) runs on a developer's machine, one file per session
+ * (file-store.ts). Same version, run state (history, open batch, added rules, tokens, cost) and
+ * pending calls as the Action's document, checked by the same code; no thread, no approval request
+ * and no work-tree snapshot, because the files are the user's own checkout.
+ * `agent-action session export|import` converts between the two.
+ */
+export interface LocalSessionDoc {
+  version: typeof SESSION_VERSION;
+  origin: 'local';
+  id: string;
+  /** The workspace (real path) the session belongs to. */
+  root: string;
+  /** The first prompt on one line: what `--list-sessions` shows. */
+  title: string;
+  createdAt: string;
+  updatedAt: string;
+  trigger: TriggerRef;
+  requester: string;
+  model: string;
+  mode: ApprovalMode;
+  state: RunState;
+  pending: PendingApproval[];
+  status: LocalStatus;
+  mcpServers?: StoredMcpServer[];
+  /** Set when the session came from the Action's ref (`session import`). */
+  importedFrom?: { repository: { owner: string; repo: string }; thread: ThreadRef };
+}
+
 export type SessionParseError = { code: 'bad_json' | 'unknown_version' | 'invalid' | 'unsigned' | 'wrong_key' | 'bad_signature'; message: string };
-export type SessionParse = { ok: true; doc: SessionDoc } | { ok: false; error: SessionParseError };
+export type SessionParse<D = SessionDoc> = { ok: true; doc: D } | { ok: false; error: SessionParseError };
 
 /**
  * Stable, readable JSON (two-space indent) so a session ref can be inspected with `git show`, with
@@ -174,7 +217,17 @@ function checkState(s: Obj, path: string): void {
   }
 }
 
+function checkPending(d: Obj): void {
+  arr(d, 'pending', 'session').forEach((p, i) => {
+    const call = obj(p, `pending[${i}]`);
+    str(call, 'id', `pending[${i}]`, { nonEmpty: true });
+    str(call, 'name', `pending[${i}]`, { nonEmpty: true });
+    obj(call.args, `pending[${i}].args`);
+  });
+}
+
 function checkDoc(d: Obj): void {
+  if (d.origin !== undefined) throw new Invalid(`it is a ${JSON.stringify(d.origin)} session, not one of the action's (see agent-action session export)`);
   str(d, 'id', 'session', { nonEmpty: true });
   const repository = obj(d.repository, 'repository');
   str(repository, 'owner', 'repository', { nonEmpty: true });
@@ -191,12 +244,7 @@ function checkDoc(d: Obj): void {
   str(d, 'model', 'session');
   oneOf(d, 'mode', 'session', MODES);
   checkState(obj(d.state, 'state'), 'state');
-  arr(d, 'pending', 'session').forEach((p, i) => {
-    const call = obj(p, `pending[${i}]`);
-    str(call, 'id', `pending[${i}]`, { nonEmpty: true });
-    str(call, 'name', `pending[${i}]`, { nonEmpty: true });
-    obj(call.args, `pending[${i}].args`);
-  });
+  checkPending(d);
   const request = obj(d.request, 'request');
   str(request, 'nonce', 'request', { nonEmpty: true });
   date(request, 'createdAt', 'request');
@@ -226,6 +274,26 @@ function checkDoc(d: Obj): void {
   date(d, 'updatedAt', 'session');
   if ((d.state as Obj).id !== d.id) throw new Invalid(`\`state.id\` (${JSON.stringify((d.state as Obj).id)}) differs from the session id (${JSON.stringify(d.id)})`);
 }
+
+function checkLocal(d: Obj): void {
+  if (d.origin !== 'local') throw new Invalid(`\`origin\` is ${JSON.stringify(d.origin)}; a local session has "local"`);
+  str(d, 'id', 'session', { nonEmpty: true });
+  str(d, 'root', 'session', { nonEmpty: true });
+  str(d, 'title', 'session');
+  date(d, 'createdAt', 'session');
+  date(d, 'updatedAt', 'session');
+  str(obj(d.trigger, 'trigger'), 'command', 'trigger', { nonEmpty: true });
+  str(d, 'requester', 'session');
+  str(d, 'model', 'session');
+  oneOf(d, 'mode', 'session', MODES);
+  checkState(obj(d.state, 'state'), 'state');
+  checkPending(d);
+  oneOf(d, 'status', 'session', LOCAL_STATUSES);
+  if (d.mcpServers !== undefined) arr(d, 'mcpServers', 'session').forEach((m, i) => str(obj(m, `mcpServers[${i}]`), 'name', `mcpServers[${i}]`, { nonEmpty: true }));
+  if ((d.state as Obj).id !== d.id) throw new Invalid(`\`state.id\` (${JSON.stringify((d.state as Obj).id)}) differs from the session id (${JSON.stringify(d.id)})`);
+}
+
+const LOCAL_STATUSES: readonly LocalStatus[] = ['idle', 'running', 'awaiting_approval'];
 
 /**
  * Pure. Bad JSON, an unknown version, a missing, foreign or wrong signature, and every missing or
@@ -262,3 +330,29 @@ export function parseSession(text: string, key: SessionKey): SessionParse {
   return { ok: true, doc: body as unknown as SessionDoc };
 }
 
+/** The same format as encodeSession, for a local session's file. */
+export function encodeLocalSession(doc: LocalSessionDoc): string {
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/** Pure: parseSession for the CLI's and editors' sessions, with the same field checks and errors. */
+export function parseLocalSession(text: string): SessionParse<LocalSessionDoc> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, error: { code: 'bad_json', message: `session document is not JSON: ${messageOf(e)}` } };
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, error: { code: 'invalid', message: 'session document must be a JSON object' } };
+  const d = raw as Obj;
+  if (d.version !== SESSION_VERSION) {
+    return { ok: false, error: { code: 'unknown_version', message: `session document has version ${JSON.stringify(d.version)}; this version of agent-action reads version ${SESSION_VERSION}` } };
+  }
+  try {
+    checkLocal(d);
+  } catch (e) {
+    if (e instanceof Invalid) return { ok: false, error: { code: 'invalid', message: `session document: ${e.message}` } };
+    throw e;
+  }
+  return { ok: true, doc: raw as LocalSessionDoc };
+}

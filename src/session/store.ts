@@ -1,15 +1,17 @@
 /**
  * Where sessions live between workflow runs. Every write is a compare-and-swap on a version the
  * caller read: of two runs racing to claim one approval, exactly one wins and the other is told.
+ * Two stores: the Action's git refs (SessionDoc) and the developer's state directory
+ * (file-store.ts, LocalSessionDoc).
  */
 import type { SessionDoc, SessionParse } from './codec.js';
 
-export interface StoredSession {
+export interface StoredSession<D = SessionDoc> {
   id: string;
   /** Opaque version to pass back to `update`/`delete` (the git store: the ref's commit id). */
   version: string;
   /** The document as stored; a corrupt one is reported, never thrown, so the caller can say why. */
-  parsed: SessionParse;
+  parsed: SessionParse<D>;
 }
 
 export type CasResult =
@@ -17,11 +19,11 @@ export type CasResult =
   /** Someone else changed (or created, or deleted) the session since `expected` was read. */
   | { ok: false; reason: 'conflict'; message: string };
 
-export interface SessionStore {
-  read(id: string): Promise<StoredSession | undefined>;
+export interface SessionStore<D = SessionDoc> {
+  read(id: string): Promise<StoredSession<D> | undefined>;
   /** Fails with 'conflict' when a session with this id already exists. */
-  create(doc: SessionDoc): Promise<CasResult>;
-  update(id: string, expected: string, doc: SessionDoc): Promise<CasResult>;
+  create(doc: D): Promise<CasResult>;
+  update(id: string, expected: string, doc: D): Promise<CasResult>;
   delete(id: string, expected: string): Promise<CasResult>;
   list(): Promise<Array<{ id: string; version: string }>>;
 }

@@ -44,6 +44,25 @@ export interface HumanQuestion {
   choices?: string[];
 }
 
+/** A file change as an editor shows it: the whole text before (null: a new file) and after. */
+export interface FileDiff {
+  /** Absolute, inside the workspace. */
+  path: string;
+  oldText: string | null;
+  newText: string;
+}
+
+/**
+ * Where the file tools read and write text. Absent: the disk. An editor (an ACP client that offers
+ * `fs/read_text_file` and `fs/write_text_file`) serves its open buffers instead, so the agent sees
+ * unsaved changes and its edits land in the editor. Paths are absolute and already confined to the
+ * workspace; a method left out falls back to the disk. Errors are thrown as ToolFailure.
+ */
+export interface TextFileAccess {
+  readText?(abs: string): Promise<string>;
+  writeText?(abs: string, text: string): Promise<void>;
+}
+
 /** A checked, fully resolved call. Pure data except `run`. */
 export interface PreparedCall {
   /** One line: "edit src/app.ts", "run `npm test`". Approval comments and logs use it. */
@@ -54,6 +73,8 @@ export interface PreparedCall {
   policyArgs: Record<string, unknown>;
   /** For edits: a unified diff of what it would change, shown when a human is asked. */
   preview?: string;
+  /** For edits: the whole file before and after, for editors that show a diff (ACP). */
+  diff?: FileDiff;
   /** Set by tools that need a human's answer instead of running (ask_user). */
   question?: HumanQuestion;
   run(ctx: RunContext): Promise<ToolOutput>;
@@ -93,6 +114,8 @@ export interface ToolEnv {
   memoryFor?: (absDir: string) => Promise<string | undefined>;
   /** Where GitHub-facing tools record what to publish (set by the action). */
   recorder?: unknown;
+  /** Text file reads and writes through an editor (ACP); absent: the disk. */
+  files?: TextFileAccess;
 }
 
 export const defineTool = <S extends TSchema>(tool: Tool<S>): Tool<S> => tool;

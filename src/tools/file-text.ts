@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { ToolFailure } from './define-tool.js';
+import { ToolFailure, type TextFileAccess } from './define-tool.js';
 import { decodeText, encodeText, looksBinary } from './text-codec.js';
 
 /**
@@ -16,7 +16,12 @@ export interface TextFile {
   mode?: number;
 }
 
-export async function readTextFile(abs: string, rel: string): Promise<TextFile> {
+/** Through `files` (an editor's buffer) when it reads, else from the disk. */
+export async function readTextFile(abs: string, rel: string, files?: TextFileAccess): Promise<TextFile> {
+  if (files?.readText) {
+    const text = await files.readText(abs);
+    return isAllCrlf(text) ? { text: text.replace(/\r\n/g, '\n'), encoding: 'utf-8', eol: '\r\n' } : { text, encoding: 'utf-8', eol: '\n' };
+  }
   // A FIFO (or a device) would block the read, and the call with it, forever: regular files only.
   if (!(await stat(abs)).isFile()) throw new ToolFailure('invalid_args', `${rel} is not a regular file`);
   const bytes = await readFile(abs);
@@ -39,9 +44,11 @@ export function toStored(text: string, eol: '\n' | '\r\n'): string {
 
 /**
  * Write via a temporary file and rename, so a reader (or a crash) never sees half a file.
- * The temp file sits next to the target: same directory, so rename stays atomic.
+ * The temp file sits next to the target: same directory, so rename stays atomic. Through `files`
+ * (an editor, which owns the buffer and its encoding) when it writes.
  */
-export async function writeTextFile(abs: string, file: TextFile): Promise<void> {
+export async function writeTextFile(abs: string, file: TextFile, files?: TextFileAccess): Promise<void> {
+  if (files?.writeText) return files.writeText(abs, toStored(file.text, file.eol));
   await mkdir(dirname(abs), { recursive: true });
   const tmp = join(dirname(abs), `.${basename(abs)}.agent-action-${process.pid}-${Date.now()}.tmp`);
   try {

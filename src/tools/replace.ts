@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { Type } from 'typebox';
-import { defineTool, ToolFailure } from './define-tool.js';
+import { defineTool, ToolFailure, type TextFileAccess } from './define-tool.js';
 import { applyReplacement } from './edit-text.js';
 import { diffStat, readTextFile, unifiedDiff, writeTextFile, type TextFile } from './file-text.js';
 import { guardRun, okOutput, plural } from './tool-output.js';
@@ -37,19 +37,20 @@ export const replaceTool = defineTool({
   params: Params,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'write');
-    const plan = await planReplace(file, args);
+    const plan = await planReplace(file, args, env.files);
     const patch = unifiedDiff(file.rel, plan.before?.text ?? '', plan.after, plan.before === undefined);
     return {
       title: plan.before ? `edit ${file.rel} (${diffStat(patch)})` : `create ${file.rel}`,
       paths: [file.rel],
       policyArgs: { file_path: file.rel, old_string: args.old_string, new_string: args.new_string },
       preview: patch,
+      diff: { path: file.abs, oldText: plan.before ? plan.before.text : null, newText: plan.after },
       run: ({ signal }) =>
         guardRun(signal, async () => {
           // Re-planned at run time: after an approval (maybe in another process) the file may have moved on.
           const target = await resolveInWorkspace(env.root, args.file_path, 'write');
-          const fresh = await planReplace(target, args);
-          await writeTextFile(target.abs, withText(fresh));
+          const fresh = await planReplace(target, args, env.files);
+          await writeTextFile(target.abs, withText(fresh), env.files);
           const what = fresh.before ? `replaced ${plural(fresh.count, 'occurrence')} in ${file.rel}` : `created ${file.rel}`;
           return okOutput(`Successfully ${what}.`, what);
         }),
@@ -61,13 +62,17 @@ function withText(plan: Plan): TextFile {
   return plan.before ? { ...plan.before, text: plan.after } : { text: plan.after, encoding: 'utf-8', eol: '\n' };
 }
 
-async function planReplace(file: ResolvedPath, args: { file_path: string; old_string: string; new_string: string; expected_replacements?: number; allow_multiple?: boolean }): Promise<Plan> {
+async function planReplace(
+  file: ResolvedPath,
+  args: { file_path: string; old_string: string; new_string: string; expected_replacements?: number; allow_multiple?: boolean },
+  files: TextFileAccess | undefined,
+): Promise<Plan> {
   if (!file.exists) {
     if (args.old_string !== '') throw new ToolFailure('not_found', `file not found: ${args.file_path}; to create it, give an empty old_string`);
     return { before: undefined, after: args.new_string, count: 1 };
   }
   if ((await stat(file.abs)).isDirectory()) throw new ToolFailure('invalid_args', `${args.file_path} is a directory`);
-  const before = await readTextFile(file.abs, file.rel);
+  const before = await readTextFile(file.abs, file.rel, files);
   // The model reads `\n` lines (read_file shows CRLF files that way); match in that form.
   const norm = (s: string) => (before.eol === '\r\n' ? s.replace(/\r\n/g, '\n') : s);
   const r = applyReplacement(file.rel, before.text, {

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { Type } from 'typebox';
-import { defineTool, ToolFailure } from './define-tool.js';
+import { defineTool, ToolFailure, type TextFileAccess } from './define-tool.js';
 import { diffStat, readTextFile, unifiedDiff, writeTextFile, type TextFile } from './file-text.js';
 import { guardRun, okOutput } from './tool-output.js';
 import { resolveInWorkspace, type ResolvedPath } from './workspace.js';
@@ -21,21 +21,23 @@ export const writeFileTool = defineTool({
   params: Params,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'write');
-    const before = await readExisting(file);
-    const patch = unifiedDiff(file.rel, before?.text ?? '', normalizeNewlines(args.content, before), before === undefined);
+    const before = await readExisting(file, env.files);
+    const after = normalizeNewlines(args.content, before);
+    const patch = unifiedDiff(file.rel, before?.text ?? '', after, before === undefined);
     return {
       title: before ? `overwrite ${file.rel} (${diffStat(patch)})` : `create ${file.rel}`,
       paths: [file.rel],
       policyArgs: { file_path: file.rel, content: args.content },
       preview: patch,
+      diff: { path: file.abs, oldText: before ? before.text : null, newText: after },
       run: ({ signal }) =>
         guardRun(signal, async () => {
           const target = await resolveInWorkspace(env.root, args.file_path, 'write');
-          const current = await readExisting(target);
+          const current = await readExisting(target, env.files);
           const next: TextFile = current
             ? { ...current, text: normalizeNewlines(args.content, current) }
             : { text: args.content, encoding: 'utf-8', eol: '\n' };
-          await writeTextFile(target.abs, next);
+          await writeTextFile(target.abs, next, env.files);
           const lines = args.content === '' ? 0 : args.content.split('\n').length;
           const what = `${current ? 'overwrote' : 'created'} ${target.rel} (${lines} lines)`;
           return okOutput(`Successfully ${what}.`, what);
@@ -44,11 +46,11 @@ export const writeFileTool = defineTool({
   },
 });
 
-async function readExisting(file: ResolvedPath): Promise<TextFile | undefined> {
+async function readExisting(file: ResolvedPath, files: TextFileAccess | undefined): Promise<TextFile | undefined> {
   if (!file.exists) return undefined;
   if ((await stat(file.abs)).isDirectory()) throw new ToolFailure('invalid_args', `${file.rel} is a directory`);
   try {
-    return await readTextFile(file.abs, file.rel);
+    return await readTextFile(file.abs, file.rel, files);
   } catch (e) {
     // A binary file may be replaced whole by text; it just has no encoding or line ending to keep.
     if (e instanceof ToolFailure) return { text: '', encoding: 'utf-8', eol: '\n' };

@@ -81,6 +81,10 @@ export function createScriptedAgent(root: string, script: AgentScript, resumes: 
       }
       return awaiting(state, next);
     },
+    send() {
+      throw new Error('the action never sends a follow-up prompt');
+    },
+    toolKind: () => undefined,
   };
 }
 

@@ -27,6 +27,9 @@ describe('parseCliArgs', () => {
       adminPolicies: [],
       sandbox: 'auto',
       sandboxNetwork: false,
+      modeExplicit: true,
+      approve: false,
+      deny: false,
     });
   });
 
@@ -37,6 +40,39 @@ describe('parseCliArgs', () => {
 
   it('routes sandbox check with the rest of argv', () => {
     expect(parseCliArgs(['sandbox', 'check', '--json'])).toEqual({ kind: 'sandbox-check', argv: ['--json'] });
+  });
+
+  it('reads the session flags: --resume with an answer, --list-sessions, --delete-session, session', () => {
+    expect(parseCliArgs(['-r', 'latest', '--approve'])).toMatchObject({ kind: 'prompt', resume: 'latest', approve: true, deny: false, modeExplicit: false });
+    expect(parseCliArgs(['--resume', '2', '--deny', '-p', 'use yarn'])).toMatchObject({ kind: 'prompt', resume: '2', deny: true, prompt: 'use yarn' });
+    expect(parseCliArgs(['--list-sessions', '--cwd', '/w'])).toEqual({ kind: 'list-sessions', cwd: '/w' });
+    expect(parseCliArgs(['--delete-session', '3'])).toEqual({ kind: 'delete-session', selector: '3', cwd: undefined });
+    expect(parseCliArgs(['session', 'import', 'abc'])).toEqual({ kind: 'session', argv: ['import', 'abc'] });
+  });
+
+  it.each([['--acp'], ['--experimental-acp']])('%s starts the ACP server with the flags as session defaults', (flag) => {
+    expect(parseCliArgs([flag, '-m', 'gemini-2.5-flash', '--approval-mode', 'auto_edit', '--policy', 'p.toml'])).toEqual({
+      kind: 'acp',
+      model: 'gemini-2.5-flash',
+      mode: 'autoEdit',
+      maxTurns: 100,
+      timeoutMinutes: undefined,
+      policies: ['p.toml'],
+      adminPolicies: [],
+      sandbox: 'auto',
+      sandboxNetwork: false,
+    });
+  });
+
+  it.each([
+    [['--approve', '-p', 'x'], '--approve answers a stored session\'s waiting call: use it with --resume'],
+    [['--resume', 'latest', '--approve', '--deny'], '--approve and --deny contradict each other: give one'],
+    [['--acp', '-p', 'x'], '--acp cannot be combined with --prompt'],
+    [['--acp', '-o', 'json'], '--acp speaks ACP on stdout: --output-format does not apply'],
+    [['--list-sessions', '--resume', '1'], '--list-sessions cannot be combined with --resume'],
+    [['--resume'], '--resume needs a value: latest, a session number or a session id (see --list-sessions)'],
+  ])('refuses %j: %s', (argv, message) => {
+    expect(inputError(argv)).toMatchObject({ kind: 'input', message });
   });
 
   it('defaults to text output, default mode and 100 turns', () => {

