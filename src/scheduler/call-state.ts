@@ -1,6 +1,6 @@
 import { AgentError } from '../common/errors.js';
 import type { RuleRef } from '../policy/types.js';
-import type { ToolError, ToolKind } from '../tools/define-tool.js';
+import type { ToolError, ToolKind, ToolMedia } from '../tools/define-tool.js';
 import type { PendingApproval } from './types.js';
 
 /**
@@ -29,7 +29,7 @@ export type Call =
   | { status: 'awaiting_approval'; base: CallBase; title: string; pending: PendingApproval }
   | { status: 'scheduled'; base: CallBase; title: string; allowedBy: AllowedBy }
   | { status: 'executing'; base: CallBase; title: string; startedAt: number }
-  | { status: 'succeeded'; base: CallBase; output: string; forHuman?: string; ms: number }
+  | { status: 'succeeded'; base: CallBase; output: string; forHuman?: string; /** Inline data for the model (an MCP tool's image). */ media?: ToolMedia[]; ms: number }
   | { status: 'failed'; base: CallBase; error: ToolError; ms?: number }
   | { status: 'denied'; base: CallBase; rule: RuleRef | null; reason: string }
   | { status: 'cancelled'; base: CallBase; reason: string };
