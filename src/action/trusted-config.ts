@@ -18,6 +18,12 @@ import { GIT_REMOTE, runGit, type GitRemote } from '../session/git.js';
 export interface TrustedConfig {
   /** Where context files and `.gemini/settings.json` are read from. */
   memoryRoot: string;
+  /**
+   * The commit's `.gemini/` folder (empty when it has none), with executable bits as committed:
+   * bound over the work tree's `.gemini/` for hooks and MCP servers, so they run the committed
+   * scripts, never a pull request's.
+   */
+  geminiDir: string;
   /** The workspace-tier policy folder (may not exist: then there are no workspace rules). */
   policyDir: string;
   /** The commit the configuration was read from; undefined when the workspace has no commit. */
@@ -70,9 +76,10 @@ export async function readTrustedConfig(o: TrustedConfigOptions): Promise<Truste
     if (blob.code !== 0) continue;
     const target = join(root, path);
     await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, blob.stdout);
+    await writeFile(target, blob.stdout, { mode: m[1] === '100755' ? 0o755 : 0o644 });
   }
-  return { memoryRoot: root, policyDir: join(root, '.gemini', 'policies'), fromCommit: commit.toLowerCase() };
+  await mkdir(join(root, '.gemini'), { recursive: true });
+  return { memoryRoot: root, geminiDir: join(root, '.gemini'), policyDir: join(root, '.gemini', 'policies'), fromCommit: commit.toLowerCase() };
 }
 
 export interface TrustedConfigSource {
@@ -97,7 +104,10 @@ export function createTrustedConfigSource(o: TrustedSourceOptions): TrustedConfi
     const into = await mkdtemp(join(tmpdir(), 'agent-action-trusted-'));
     dirs.push(into);
     // No commit to read (not a repository): no workspace policies, no repository memory.
-    if (!commit) return { memoryRoot: into, policyDir: join(into, '.gemini', 'policies') };
+    if (!commit) {
+      await mkdir(join(into, '.gemini'));
+      return { memoryRoot: into, geminiDir: join(into, '.gemini'), policyDir: join(into, '.gemini', 'policies') };
+    }
     return readTrustedConfig({ workspace: o.workspace, commit, contextFileNames: o.contextFileNames, remote: o.remote, into });
   };
   return {

@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AgentError, messageOf } from '../common/errors.js';
 import type { ApprovalMode } from '../policy/types.js';
 import type { SandboxMode } from '../sandbox/types.js';
+import type { McpStartMode } from '../tools/mcp/manager.js';
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 
@@ -19,6 +20,9 @@ export interface PromptArgs {
   adminPolicies: string[];
   sandbox: SandboxMode;
   sandboxNetwork: boolean;
+  /** `--allowed-mcp-server-names` (Gemini CLI's): only these MCP servers start, and their tools are allowed. */
+  allowedMcpServerNames?: string[];
+  mcpStart: McpStartMode;
 }
 
 /**
@@ -31,11 +35,13 @@ export type CliCommand =
   | { kind: 'version' }
   | { kind: 'policy-help' }
   | { kind: 'policy-check'; argv: string[] }
-  | { kind: 'sandbox-check'; argv: string[] };
+  | { kind: 'sandbox-check'; argv: string[] }
+  | { kind: 'mcp-list'; argv: string[] };
 
 export const HELP = `Usage: agent-action -p PROMPT [options]
        agent-action policy check --tool NAME [--args JSON] [...]   (see: agent-action policy --help)
        agent-action sandbox check [--sandbox-network] [--json]     (what the sandbox can do here)
+       agent-action mcp list [--cwd DIR] [--json]                  (MCP servers: status and tools)
 
 Runs the agent headlessly in a directory: it reads files, edits them and runs the commands that
 policy allows, then prints the result. The prompt may also come on standard input.
@@ -51,6 +57,10 @@ Options:
       --cwd DIR                the workspace (default: the current directory)
       --policy PATH            extra policy file or folder, User tier (repeatable)
       --admin-policy PATH      policy file or folder, Admin tier (repeatable)
+      --allowed-mcp-server-names NAMES
+                               only these MCP servers start (comma separated, repeatable); their
+                               tools are allowed outside plan mode, as in Gemini CLI
+      --mcp-start eager|lazy   start MCP servers with the agent (default) or at the first request
   -v, --version                print the version
   -h, --help                   print this help
 
@@ -82,6 +92,8 @@ const EXPECTS: Readonly<Record<string, string>> = {
   policy: 'a policy file or folder',
   'admin-policy': 'a policy file or folder',
   sandbox: 'one of required, auto, off',
+  'allowed-mcp-server-names': 'MCP server names, comma separated',
+  'mcp-start': 'eager or lazy',
 };
 
 const OPTIONS = {
@@ -97,6 +109,8 @@ const OPTIONS = {
   'admin-policy': { type: 'string', multiple: true },
   sandbox: { type: 'string' },
   'sandbox-network': { type: 'boolean' },
+  'allowed-mcp-server-names': { type: 'string', multiple: true },
+  'mcp-start': { type: 'string' },
   version: { type: 'boolean', short: 'v' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
@@ -107,6 +121,10 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
   if (argv[0] === 'sandbox') {
     if (argv[1] !== 'check') throw new AgentError('input', `unknown command "sandbox ${argv[1] ?? ''}": did you mean "sandbox check"?`, { site: { input: 'sandbox' } });
     return { kind: 'sandbox-check', argv: argv.slice(2) };
+  }
+  if (argv[0] === 'mcp') {
+    if (argv[1] !== 'list') throw new AgentError('input', `unknown command "mcp ${argv[1] ?? ''}": the one mcp command is "mcp list"`, { site: { input: 'mcp' } });
+    return { kind: 'mcp-list', argv: argv.slice(2) };
   }
   const v = parseFlags(argv);
   if (v.help) return { kind: 'help' };
@@ -122,6 +140,9 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
   }
   const sandbox = SANDBOX_MODES.find((m) => m === (v.sandbox ?? 'auto'));
   if (!sandbox) throw badValue('sandbox', v.sandbox);
+  const mcpStart = v['mcp-start'] ?? 'eager';
+  if (mcpStart !== 'eager' && mcpStart !== 'lazy') throw badValue('mcp-start', mcpStart);
+  const allowedMcp = parseNameList(v['allowed-mcp-server-names']);
   return {
     kind: 'prompt',
     prompt: v.prompt,
@@ -135,7 +156,15 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
     adminPolicies: v['admin-policy'] ?? [],
     sandbox,
     sandboxNetwork: v['sandbox-network'] ?? false,
+    ...(allowedMcp && { allowedMcpServerNames: allowedMcp }),
+    mcpStart,
   };
+}
+
+/** Pure: Gemini CLI's comma-separated, repeatable name lists; undefined when the flag is absent. */
+export function parseNameList(values: readonly string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined;
+  return values.flatMap((v) => v.split(',')).map((n) => n.trim()).filter((n) => n.length > 0);
 }
 
 function parsePolicyCommand(rest: readonly string[]): CliCommand {

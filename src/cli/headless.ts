@@ -12,6 +12,7 @@ import { createGeminiClient } from '../model/gemini.js';
 import { createDenyChannel } from '../scheduler/channels.js';
 import { createSandbox } from '../sandbox/sandbox.js';
 import type { PromptArgs } from './args.js';
+import { readCliExtensions } from './cli-extensions.js';
 import { resolveFlagPaths } from './flag-paths.js';
 import { createSessionMetrics } from './metrics.js';
 import { createOutputWriter, exitCodeOf, type Io } from './output.js';
@@ -43,6 +44,9 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
     if (sandboxStatus.kind === 'unconfined' && args.sandbox !== 'off') c.io.stderr(`Warning: ${sandboxStatus.warning}\n`);
     if (sandboxStatus.kind === 'refused') c.io.stderr(`Warning: shell commands are refused: the sandbox is required and unavailable: ${sandboxStatus.reason}. To fix: ${sandboxStatus.fix}, or pass --sandbox auto\n`);
 
+    const secrets = [apiKey, c.env.GITHUB_TOKEN, c.env.GH_TOKEN].filter((s): s is string => !!s);
+    const ext = await readCliExtensions({ root, env: c.env, secrets, ...(args.allowedMcpServerNames && { allowedNames: args.allowedMcpServerNames }) });
+    for (const w of ext.warnings) c.io.stderr(`Warning: ${w}\n`);
     const agent = await prepareAgent({
       root,
       model,
@@ -51,22 +55,31 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       mode: args.mode,
       policyContext: 'headless',
       policy: {
-        workspace: [join(root, '.gemini', 'policies')].filter((p) => existsSync(p)),
-        user: [...[join(homedir(), '.gemini', 'policies')].filter((p) => existsSync(p)), ...user],
+        workspace: [...[join(root, '.gemini', 'policies')].filter((p) => existsSync(p)), ...ext.policy.workspace],
+        user: [...[join(homedir(), '.gemini', 'policies')].filter((p) => existsSync(p)), ...user, ...ext.policy.user],
         admin,
       },
       memory: { memoryRoot: root },
       command: 'prompt',
       limits: { maxTurns: args.maxTurns, maxWallMs: (args.timeoutMinutes ?? 30) * 60_000 },
-      secrets: [apiKey, c.env.GITHUB_TOKEN, c.env.GH_TOKEN].filter((s): s is string => !!s),
+      secrets,
       channel: createDenyChannel(),
       signal: c.signal,
       baseEnv: c.env,
       sandbox,
+      extensions: { mcp: { servers: ext.servers, selection: ext.selection, start: args.mcpStart }, hooks: ext.hooks, network: args.sandboxNetwork },
     });
     for (const w of agent.warnings) c.io.stderr(`Warning: ${w}\n`);
-    const { outcome } = await agent.start(prompt, out.emit);
-    return exitCodeOf(outcome);
+    try {
+      const { outcome } = await agent.start(prompt, (e) => {
+        // Hook runs are not part of Gemini CLI's output formats; a failing hook is worth a line on stderr.
+        if (e.type === 'hook' && (e.outcome === 'warning' || e.outcome === 'timeout')) c.io.stderr(`Warning: hook ${e.name} (${e.event}): ${e.message ?? e.outcome}\n`);
+        out.emit(e);
+      });
+      return exitCodeOf(outcome);
+    } finally {
+      await agent.close();
+    }
   } catch (e) {
     const error = isAgentError(e) ? e : new AgentError('internal', messageOf(e), { cause: e });
     out.fail(error);

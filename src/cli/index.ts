@@ -42,7 +42,7 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
 });
 
 const argv = process.argv.slice(2);
-const wantsStdin = !argv.includes('--help') && !argv.includes('-h') && !argv.includes('--version') && argv[0] !== 'policy' && argv[0] !== 'sandbox';
+const wantsStdin = !argv.includes('--help') && !argv.includes('-h') && !argv.includes('--version') && argv[0] !== 'policy' && argv[0] !== 'sandbox' && argv[0] !== 'mcp';
 const hasPromptFlag = argv.some((a) => a === '-p' || a === '--prompt' || a.startsWith('--prompt='));
 const stdin = wantsStdin ? await readPipedStdin(hasPromptFlag) : undefined;
 const code = await runCli({

@@ -8,6 +8,7 @@ import { HELP, parseCliArgs, POLICY_HELP, type CliCommand } from './args.js';
 import { runHeadless } from './headless.js';
 import { describeError, type Io } from './output.js';
 import { runPolicyCheck } from './policy-check.js';
+import { runMcpList } from './mcp-list.js';
 import { runSandboxCheckCommand } from './sandbox-check.js';
 
 export const VERSION = '0.1.0';
@@ -54,6 +55,8 @@ function dispatch(cmd: CliCommand, c: CliEnv): Promise<number> | number {
       return runPolicyCheck(cmd.argv, c.io, c.cwd);
     case 'sandbox-check':
       return runSandboxCheckCommand(cmd.argv, c.env, c.io);
+    case 'mcp-list':
+      return runMcpList(cmd.argv, c);
     case 'prompt':
       return runHeadless(cmd, c);
   }

@@ -18,6 +18,10 @@ import type { ApprovalAnswer, ApprovalChannel } from '../scheduler/types.js';
 import type { Tool, ToolEnv } from '../tools/define-tool.js';
 import { askUserTool } from '../tools/ask-user.js';
 import { createDefaultTools, createToolRegistry } from '../tools/registry.js';
+import type { McpManager } from '../tools/mcp/manager.js';
+import { createToolSet } from '../tools/mcp/tool-set.js';
+import { defaultSandbox } from '../sandbox/sandbox.js';
+import { prepareExtensions, type ExtensionOptions } from './extensions.js';
 import type { Emit, Outcome } from './events.js';
 import { runLoop, type LoopLimits } from './loop.js';
 import { createRunState, type RunState } from './run-state.js';
@@ -68,6 +72,8 @@ export interface AgentOptions {
   askUser?: boolean;
   /** A safe point after each settled batch: the action checkpoints long runs here. */
   onBatchSettled?: (state: RunState) => Promise<void>;
+  /** MCP servers and hooks from settings.json (trusted configuration only: the face reads it). */
+  extensions?: ExtensionOptions;
 }
 
 export interface AgentRun {
@@ -81,8 +87,12 @@ export interface Agent {
   readonly memorySources: readonly string[];
   /** Warnings found while preparing (policy, memory): the face shows them. */
   readonly warnings: readonly string[];
+  /** The run's MCP servers (status and tools for `mcp list` and the job summary); absent without any. */
+  readonly mcp?: McpManager;
   start(prompt: string, emit: Emit): Promise<AgentRun>;
   resume(state: RunState, answers: readonly ApprovalAnswer[], emit: Emit): Promise<AgentRun>;
+  /** Ends what the agent started: SessionEnd hooks, every MCP server. Faces call it once the run is over. */
+  close(): Promise<void>;
 }
 
 /** Throws AgentError('config') for a bad policy: before any tool runs. */
@@ -107,7 +117,13 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
   });
 
   const tools = [...createDefaultTools(), ...(opts.askUser ? [askUserTool] : []), ...(opts.extraTools ?? [])];
-  const registry = createToolRegistry(tools);
+  // MCP servers and hooks: after policy (a broken policy starts nothing). Warnings go to the face
+  // until a run starts, then into the run's event stream.
+  const extensionWarnings: string[] = [];
+  let warn: (m: string) => void = (m) => void extensionWarnings.push(m);
+  const extensions = await prepareExtensions(opts.extensions, { root: opts.root, sandbox: opts.sandbox ?? defaultSandbox(), baseEnv: opts.baseEnv ?? process.env, secrets: opts.secrets, warn: (m) => warn(m) });
+  const registry = createToolSet(createToolRegistry(tools), extensions.mcp);
+  const hooks = extensions.hooks;
   const env: ToolEnv = {
     root: opts.root,
     secrets: opts.secrets,
@@ -127,25 +143,38 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     command: opts.command,
     instructions: opts.instructions,
     memory: memory.text,
-    toolNames: tools.map((t) => t.name),
+    toolNames: registry.names(),
     repo: opts.repo,
     mode: opts.mode,
     availableLabels: opts.availableLabels,
   });
 
-  const model = opts.modelClient ?? createGeminiClient({ apiKey: opts.apiKey, baseUrl: opts.baseUrl, model: opts.model });
+  const baseModel = opts.modelClient ?? createGeminiClient({ apiKey: opts.apiKey, baseUrl: opts.baseUrl, model: opts.model });
+  const model = hooks ? hooks.wrapModel(baseModel) : baseModel;
   const signal = opts.signal ?? new AbortController().signal;
 
   const deps = (state: RunState) => ({
     model,
-    scheduler: createScheduler({ tools: registry, policy, channel: opts.channel, env }),
+    scheduler: createScheduler({ tools: registry, policy, channel: opts.channel, env, ...(hooks && { hooks: hooks.calls }) }),
     systemInstruction: systemPrompt,
-    tools: () => registry.declarations(),
+    tools: async () => {
+      await registry.ready();
+      return registry.declarations();
+    },
     limits: opts.limits,
     signal,
     mode: state.mode,
     onBatchSettled: opts.onBatchSettled,
+    ...(hooks && { hooks }),
   });
+
+  /** A run's events also carry hook runs and the MCP servers' later warnings. */
+  const attach = async (state: RunState, emit: Emit, source: 'startup' | 'resume', signal: AbortSignal): Promise<string | undefined> => {
+    warn = (m: string) => emit({ type: 'warning', message: m });
+    if (!hooks) return undefined;
+    hooks.attach(state.id, emit);
+    return hooks.sessionStart(source, signal);
+  };
 
   const firstUserMessage = (prompt: string): Content => ({
     role: 'user',
@@ -156,14 +185,21 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     policy,
     systemPrompt,
     memorySources: memory.sources,
-    warnings: [...policyWarnings, ...settings.warnings, ...memory.warnings],
+    warnings: [...policyWarnings, ...settings.warnings, ...memory.warnings, ...extensionWarnings],
+    ...(extensions.mcp && { mcp: extensions.mcp }),
+    close: () => extensions.close(),
     async start(prompt, emit) {
       const state = createRunState(opts.sessionId ?? randomUUID(), opts.model, opts.mode);
-      const outcome = await runLoop(state, deps(state), emit, { userMessage: firstUserMessage(prompt) });
+      // SessionStart's context goes before the prompt, fenced, as in Gemini CLI's non-interactive mode.
+      const context = await attach(state, emit, 'startup', signal);
+      const text = context ? `<hook_context>${context}</hook_context>\n\n${prompt}` : prompt;
+      const outcome = await runLoop(state, deps(state), emit, { userMessage: firstUserMessage(text) });
       state.addedRules = [...policy.added];
       return { outcome, state };
     },
     async resume(state, answers, emit) {
+      // SessionStart runs with source "resume"; there is no new prompt to put its context before.
+      await attach(state, emit, 'resume', signal);
       policy.restoreAdded(state.addedRules);
       const outcome = await runLoop(state, deps(state), emit, { answers: [...answers] });
       state.addedRules = [...policy.added];

@@ -2,6 +2,7 @@ import { AgentError, isAgentError, messageOf } from '../common/errors.js';
 import type { ModelClient, ModelFailure } from '../model/client.js';
 import { contextWindowOf } from '../model/pricing.js';
 import type { Content, FunctionDeclaration } from '../model/wire.js';
+import type { LoopHooks } from '../hooks/types.js';
 import type { ApprovalMode } from '../policy/types.js';
 import type { ApprovalAnswer, BatchResult, Scheduler } from '../scheduler/types.js';
 import { compressHistory, shouldCompress } from './compress.js';
@@ -21,8 +22,8 @@ export interface LoopDeps {
   model: ModelClient;
   scheduler: Scheduler;
   systemInstruction: string;
-  /** Built fresh per request (the SDK may mutate what it is given). */
-  tools: () => FunctionDeclaration[];
+  /** Built fresh per request (the SDK may mutate what it is given); async while MCP servers start. */
+  tools: () => FunctionDeclaration[] | Promise<FunctionDeclaration[]>;
   limits: LoopLimits;
   signal: AbortSignal;
   mode: ApprovalMode;
@@ -38,6 +39,8 @@ export interface LoopDeps {
    * long run can checkpoint and a crash resumes from the last finished batch.
    */
   onBatchSettled?: (state: RunState) => Promise<void>;
+  /** settings.json hooks at the loop's points (BeforeAgent, AfterAgent, PreCompress, a hook's stop). */
+  hooks?: LoopHooks;
 }
 
 export type LoopInput = { userMessage: Content } | { answers: ApprovalAnswer[] };
@@ -64,6 +67,8 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
     return o;
   };
   const stopped = (f: ModelFailure | undefined): Outcome | undefined => {
+    const hookStop = deps.hooks?.stopReason();
+    if (hookStop !== undefined) return stoppedByHook(hookStop);
     if (deadline.fired()) return { status: 'limit', ...timeLimitHit(deps.limits) };
     if (deps.signal.aborted || f?.kind === 'aborted') return { status: 'cancelled' };
     return undefined;
@@ -81,22 +86,28 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
       }
       // No open batch and no answers: carry on from the last checkpoint (`/agent continue`).
     } else {
-      state.history.push(input.userMessage);
       const text = input.userMessage.parts.map((p) => p.text ?? '').join('');
+      const gate = await deps.hooks?.beforeAgent(text, signal);
+      if (gate?.blocked !== undefined) return finish(stopped(undefined) ?? { status: 'error', error: new AgentError('general', `a BeforeAgent hook blocked the prompt: ${gate.blocked}`) });
+      state.history.push(gate?.context ? { ...input.userMessage, parts: [...input.userMessage.parts, { text: `<hook_context>${gate.context}</hook_context>` }] } : input.userMessage);
       if (text) emit({ type: 'message', role: 'user', text, delta: false });
     }
+    let afterAgentRetry = false;
     let compressionFailed = false;
     for (;;) {
       const stop = stopped(undefined);
       if (stop) return finish(stop);
       const hit = checkLimits(state, deps.limits, elapsed());
       if (hit) return finish({ status: 'limit', ...hit });
-      if (!compressionFailed && shouldCompress(state, window)) compressionFailed = !(await compressHistory(state, { model: deps.model, retry, emit }));
+      if (!compressionFailed && shouldCompress(state, window)) {
+        await deps.hooks?.preCompress(signal);
+        compressionFailed = !(await compressHistory(state, { model: deps.model, retry, emit }));
+      }
 
       const repaired = repairHistory(state.history);
       if (repaired.repaired) emit({ type: 'warning', message: `repaired the chat history (${repaired.repaired} unanswered or orphaned tool call parts)` });
       state.history = repaired.history;
-      const request = { model: state.model, systemInstruction: deps.systemInstruction, tools: deps.tools(), contents: state.history, signal, ...(deps.maxOutputTokens ? { maxOutputTokens: deps.maxOutputTokens } : {}) };
+      const request = { model: state.model, systemInstruction: deps.systemInstruction, tools: await deps.tools(), contents: state.history, signal, ...(deps.maxOutputTokens ? { maxOutputTokens: deps.maxOutputTokens } : {}) };
       const reply = await withRetry((progress) => runTurn(deps.model, request, emit, progress, `call-${state.turns + 1}`), retry);
       if (!reply.ok) {
         const stop = stopped(reply.failure) ?? ('timeLimit' in reply ? { status: 'limit' as const, ...timeLimitHit(deps.limits) } : undefined);
@@ -109,6 +120,13 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
       const truncated = turn.finishReason === 'MAX_TOKENS';
       if (turn.calls.length === 0) {
         if (truncated) emit({ type: 'warning', message: 'the final reply was cut off at the output token limit' });
+        // An AfterAgent hook may reject the reply: its reason goes back as the next prompt.
+        const after = await deps.hooks?.afterAgent(firstPromptOf(state), turn.text, afterAgentRetry, signal);
+        if (after?.retry !== undefined) {
+          afterAgentRetry = true;
+          state.history.push({ role: 'user', parts: [{ text: after.retry }] });
+          continue;
+        }
         return finish({ status: 'success', finalText: turn.text });
       }
       const looping = recordCalls(state, turn.calls);
@@ -140,7 +158,17 @@ function settleBatch(state: RunState, batch: BatchResult, emit: Emit): Outcome |
   delete state.open;
   if (batch.responses.length) state.history.push({ role: 'user', parts: alignResponseIds(state.history.at(-1), batch.responses) });
   if (batch.fatal) return { status: 'error', error: new AgentError('fatal_tool', batch.fatal.message) };
+  if (batch.stopped !== undefined) return stoppedByHook(batch.stopped);
   return undefined;
+}
+
+/** A hook answered `continue: false`: the run ends there, successfully, as in Gemini CLI. */
+const stoppedByHook = (reason: string): Outcome => ({ status: 'success', finalText: `Agent execution stopped by hook: ${reason}` });
+
+/** The run's prompt, for AfterAgent: the first user text of the session. */
+function firstPromptOf(state: RunState): string {
+  const first = state.history.find((c) => c.role === 'user' && c.parts.some((p) => typeof p.text === 'string'));
+  return first?.parts.map((p) => p.text ?? '').join('') ?? '';
 }
 
 function failureError(f: ModelFailure): AgentError {

@@ -8,6 +8,8 @@ export interface ModelRequest {
   contents: Content[];
   signal: AbortSignal;
   maxOutputTokens?: number;
+  /** Function calling mode for this request (a BeforeToolSelection hook's `toolConfig`); absent: AUTO. */
+  toolConfig?: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] };
 }
 
 /** One streamed chunk: the parts exactly as the API sent them. */

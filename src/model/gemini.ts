@@ -1,4 +1,4 @@
-import { GoogleGenAI, type GenerateContentResponse } from '@google/genai';
+import { GoogleGenAI, type FunctionCallingConfigMode, type GenerateContentResponse } from '@google/genai';
 import { classifyModelError } from './classify.js';
 import { ModelFailure, parseFinishFailure, type ModelChunk, type ModelClient, type ModelRequest } from './client.js';
 import { parseUsage, type UsageMetadata } from './usage.js';
@@ -62,6 +62,7 @@ export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { r
           systemInstruction: req.systemInstruction,
           ...(req.tools.length ? { tools: [{ functionDeclarations: req.tools }] } : {}),
           ...(req.maxOutputTokens ? { maxOutputTokens: req.maxOutputTokens } : {}),
+          ...(req.toolConfig && req.tools.length ? { toolConfig: { functionCallingConfig: { ...req.toolConfig, mode: req.toolConfig.mode as FunctionCallingConfigMode } } } : {}),
           ...(thinking ? { thinkingConfig: { includeThoughts: true } } : {}),
           abortSignal: ctrl.signal,
           automaticFunctionCalling: { disable: true },

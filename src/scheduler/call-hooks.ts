@@ -23,7 +23,13 @@ export interface HookedCall {
 }
 
 export type BeforeToolResult =
-  | { kind: 'proceed'; /** The merged arguments, when a hook rewrote some. */ args?: Record<string, unknown> }
+  | {
+      kind: 'proceed';
+      /** The merged arguments, when a hook rewrote some. */
+      args?: Record<string, unknown>;
+      /** A hook answered `ask`: a call policy allows is asked about instead (never the other way). */
+      ask?: string;
+    }
   | { kind: 'block'; reason: string }
   | { kind: 'stop'; reason: string };
 

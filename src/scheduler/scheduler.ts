@@ -113,17 +113,19 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     }
     streak = nextStreak(streak, undefined);
     const queries = [policyQueryOf(base.name, base.args, prepared)];
+    let hookAsks: string | undefined;
     if (o.hooks) {
       const hooked = await beforeToolHooks(w, i, prepared);
       if (!hooked) return;
-      ({ base, prepared } = hooked);
+      ({ base, prepared, ask: hookAsks } = hooked);
       queries.push(policyQueryOf(base.name, base.args, prepared));
     }
     w.prepared.set(base.id, prepared);
     set(w, i, { status: 'prepared', base, title: prepared.title, paths: [...prepared.paths], kind: kind ?? 'other' });
 
     // With a hook's rewrite, policy decides on both calls and the stricter verdict stands.
-    const verdict = decideCall(o.policy, queries, w.opts);
+    let verdict = decideCall(o.policy, queries, w.opts);
+    if (hookAsks !== undefined && verdict.decision === 'allow') verdict = { decision: 'ask_user', rule: null, reason: `a BeforeTool hook asked for confirmation${hookAsks ? `: ${hookAsks}` : ''}` };
     if (verdict.decision === 'deny') {
       const why = verdict.rule?.denyMessage || verdict.reason;
       return set(w, i, { status: 'denied', base, rule: verdict.rule, reason: `${base.name} was not run: policy denied it. ${why}` });
@@ -147,7 +149,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
    * validated again and becomes the call's arguments (saved with a waiting call, so a resumed run
    * runs what was asked about without running the hooks again).
    */
-  async function beforeToolHooks(w: Work, i: number, prepared: PreparedCall): Promise<{ base: CallBase; prepared: PreparedCall } | undefined> {
+  async function beforeToolHooks(w: Work, i: number, prepared: PreparedCall): Promise<{ base: CallBase; prepared: PreparedCall; ask?: string } | undefined> {
     const { base } = w.calls[i];
     const r = await o.hooks!.beforeTool({ id: base.id, name: base.name, args: base.args, ...(prepared.mcp && { mcp: prepared.mcp }) }, w.opts.signal);
     if (r.kind === 'block') return void set(w, i, { status: 'failed', base, error: { code: 'denied', message: blockedByHook(r.reason) } });
@@ -155,10 +157,11 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       w.stopped ??= r.reason;
       return void set(w, i, { status: 'failed', base, error: { code: 'cancelled', message: stoppedByHook(r.reason) } });
     }
-    if (!r.args) return { base, prepared };
+    const ask = r.ask !== undefined ? { ask: r.ask } : {};
+    if (!r.args) return { base, prepared, ...ask };
     const rewritten: CallBase = { ...base, args: r.args };
     try {
-      return { base: rewritten, prepared: await tools.prepareCall(base.name, r.args, o.env) };
+      return { base: rewritten, prepared: await tools.prepareCall(base.name, r.args, o.env), ...ask };
     } catch (e) {
       const error = toolErrorOf(e);
       return void set(w, i, { status: 'failed', base: rewritten, error: { code: error.code, message: `Tool parameter modification by hook failed validation: ${error.message}` } });

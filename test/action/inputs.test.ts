@@ -46,6 +46,8 @@ describe('parseInputs', () => {
       sandboxNetwork: false,
       sessionKey: undefined,
       triageLabels: [],
+      mcpServers: [],
+      mcpStart: 'eager',
       issueNumber: undefined,
     });
   });

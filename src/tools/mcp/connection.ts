@@ -68,7 +68,10 @@ export async function connectMcpServer(c: McpServerConfig, d: ConnectDeps, timeo
   };
   try {
     await withDeadline(openTransport(c, d, client, timeoutMs, opened), timeoutMs, `did not start within ${timeoutMs} ms`, d.signal);
-    client.onclose = () => onDeath(dead ?? `closed the connection${tail(stdio)}`);
+    // A stdio server's exit says more than "connection closed": its exit status and stderr (above).
+    client.onclose = () => {
+      if (!stdio) onDeath('closed the connection');
+    };
     const tools = await withDeadline(listAllTools(client, timeoutMs), timeoutMs, `did not list its tools within ${timeoutMs} ms`, d.signal);
     return {
       tools,
@@ -85,7 +88,7 @@ export async function connectMcpServer(c: McpServerConfig, d: ConnectDeps, timeo
           return result as CallToolResult;
         } catch (e) {
           // A server that died during the call: say so, with what it printed, not "Connection closed".
-          await settle(stdio?.exited, 200);
+          await settle(stdio?.exited, 1000);
           if (dead) throw new Error(`the MCP server ${dead}`);
           throw e;
         }
