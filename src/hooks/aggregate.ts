@@ -6,9 +6,9 @@
  *   One difference: BeforeTool's `tool_input` rewrites are merged in order (each hook's fields over
  *   the previous ones), as the hooks reference says ("merges with and overrides"), where Gemini CLI
  *   keeps only the last hook's object.
- * - BeforeModel, AfterModel: field by field, the later wins.
+ * - BeforeModel, AfterModel: field by field (hook-specific fields too), the later wins.
  * - BeforeToolSelection: `NONE` anywhere wins, then `ANY`, else `AUTO`; function names are united.
- * - The rest: the later answer's fields win.
+ * - The rest: the later answer's top-level fields win.
  */
 import type { HookEvent } from './config.js';
 import type { HookOutput } from './run-hook.js';
@@ -28,12 +28,14 @@ export function mergeHookOutputs(event: HookEvent, outputs: readonly HookOutput[
   if (OR_EVENTS.has(event)) return mergeWithOr(outputs);
   if (event === 'BeforeToolSelection') return mergeToolSelection(outputs);
   let merged: MergedOutput = {};
-  for (const o of outputs) merged = { ...merged, ...o, hookSpecificOutput: { ...merged.hookSpecificOutput, ...(isRecord(o.hookSpecificOutput) ? o.hookSpecificOutput : {}) } };
+  if (event === 'BeforeModel' || event === 'AfterModel') {
+    for (const o of outputs) merged = { ...merged, ...o, hookSpecificOutput: { ...merged.hookSpecificOutput, ...(isRecord(o.hookSpecificOutput) ? o.hookSpecificOutput : {}) } };
+  } else for (const o of outputs) merged = { ...merged, ...o };
   return merged;
 }
 
 function mergeWithOr(outputs: readonly HookOutput[]): MergedOutput {
-  const merged: MergedOutput = { continue: true };
+  const merged: MergedOutput = { continue: true, suppressOutput: false };
   const stops: string[] = [];
   const reasons: string[] = [];
   const messages: string[] = [];

@@ -61,7 +61,7 @@ export function createMcpTool(name: string, s: McpToolSource): Tool {
               const timedOut = /timed out|RequestTimeout|-32001/i.test(text);
               throw new ToolFailure(timedOut ? 'timeout' : 'failed', `${name} failed: ${text}`);
             }
-            return toolOutputOf(name, result, env.secrets);
+            return toolOutputOf(s.def.name, result, env.secrets);
           }),
       };
     },

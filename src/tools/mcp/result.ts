@@ -1,12 +1,15 @@
 /**
- * An MCP `CallToolResult` as the model and a person see it, following Gemini CLI's
- * transformMcpContentToParts and convertToFunctionResponse: text blocks (fenced as untrusted, as
- * Gemini CLI fences them), images as inline data beside the response with a line that names them,
- * audio and video left out with a note (the API does not take them in a function response),
- * embedded resources as their text (or, for images and PDFs, their data), resource links as a
- * line. Ours in addition: `structuredContent` is shown as JSON unless a text block already carries
- * it, the text is cut like the shell tool's output (head and tail) and secrets are redacted.
- * `isError` makes the result a tool error the model sees.
+ * An MCP `CallToolResult` as the model and a person see it, following Gemini CLI step by step
+ * (transformMcpContentToParts, then convertToFunctionResponse): text blocks fenced as untrusted,
+ * an image as a line that names it plus inline data beside the response, audio and video left out
+ * with a note, an embedded resource as its text (or data), a resource link as a line, unknown
+ * blocks dropped; the texts joined by newlines; only binary content: "Binary content provided".
+ *
+ * Where we differ, on purpose: `isError` gives the model the server's text (Gemini CLI gives the
+ * whole response as JSON); inline data other than images and PDFs is left out with a note (the API
+ * refuses arbitrary types); `structuredContent` is shown as JSON unless a text block already
+ * carries it (Gemini CLI drops it); the text is cut like the shell tool's output (head and tail);
+ * secrets are redacted.
  */
 import { stableStringify } from '../../common/json.js';
 import type { ToolMedia, ToolOutput } from '../define-tool.js';
@@ -24,84 +27,85 @@ export interface McpCallResult {
   isError?: unknown;
 }
 
-interface Rendered {
-  texts: string[];
-  /** The same texts without the fences, for people. */
-  plain: string[];
-  media: ToolMedia[];
-  notes: string[];
-}
+/** One of Gemini CLI's intermediate parts: text (and its unfenced form for people) or inline data. */
+type Piece = { text: string; plain: string } | { data: ToolMedia };
 
-export function toolOutputOf(toolName: string, r: McpCallResult, secrets: readonly string[]): ToolOutput {
-  const out: Rendered = { texts: [], plain: [], media: [], notes: [] };
-  const blocks = Array.isArray(r.content) ? r.content : [];
-  for (const block of blocks) renderBlock(toolName, block, out);
+/** `serverTool`: the tool's name on its server (Gemini CLI names that one in its notes). */
+export function toolOutputOf(serverTool: string, r: McpCallResult, secrets: readonly string[]): ToolOutput {
+  const blocks = Array.isArray(r.content) ? r.content : undefined;
+  const pieces = blocks ? blocks.flatMap((b) => piecesOf(serverTool, b)) : [{ text: '[Error: Could not parse tool response]', plain: '(an unreadable response)' }];
   const structured = r.structuredContent;
-  if (structured !== undefined && structured !== null && !blocks.some((b) => carriesJson(b, structured))) {
-    push(out, `Structured content:\n${JSON.stringify(structured, null, 2)}`);
+  if (structured !== undefined && structured !== null && !(blocks ?? []).some((b) => carriesJson(b, structured))) {
+    const json = `Structured content:\n${JSON.stringify(structured, null, 2)}`;
+    if (!blocks || blocks.length === 0) pieces.splice(0, pieces.length);
+    pieces.push({ text: json, plain: json });
   }
-  if (!Array.isArray(r.content) && structured === undefined) out.notes.push('[Error: Could not parse tool response]');
-  fitMedia(out);
-  const text = cut(redactSecrets([...out.texts, ...out.notes].join('\n'), secrets));
-  const plain = redactSecrets([...out.plain, ...out.notes].join(' '), secrets);
-  const media = out.media.length ? { media: out.media } : {};
+  const texts: string[] = [];
+  const plain: string[] = [];
+  const media: ToolMedia[] = [];
+  const unsupported = new Set<string>();
+  for (const p of pieces) {
+    if ('text' in p) {
+      texts.push(p.text);
+      plain.push(p.plain);
+    } else if (/^(image\/|application\/pdf$)/.test(p.data.mimeType)) media.push(p.data);
+    else unsupported.add(p.data.mimeType);
+  }
+  if (unsupported.size > 0) texts.unshift(`[SYSTEM: Binary content (${[...unsupported].join(', ')}) stripped from response due to protocol limitations.]`);
+  const dropped = fitMedia(media);
+  if (dropped) texts.push(dropped);
+  const joined = texts.length === 0 && media.length > 0 ? `Binary content provided (${media.length} item(s)).` : texts.join('\n');
+  const text = cut(redactSecrets(joined, secrets));
+  const human = redactSecrets(plain.join(' '), secrets);
+  const withMedia = media.length ? { media } : {};
   if (r.isError === true || r.isError === 'true') {
-    const message = `MCP tool '${toolName}' reported an error: ${text || '(no message)'}`;
-    return { forModel: message, forHuman: oneLine(`error: ${plain}`), error: { code: 'failed', message }, ...media };
+    const message = `MCP tool '${serverTool}' reported an error: ${text || '(no message)'}`;
+    return { forModel: message, forHuman: oneLine(`error: ${human}`), error: { code: 'failed', message }, ...withMedia };
   }
-  const human = out.media.length ? `${oneLine(plain, 120)} (+${out.media.length} inline ${out.media.length === 1 ? 'item' : 'items'})` : oneLine(plain);
-  return { forModel: text || '(no output)', forHuman: human || '(no output)', ...media };
+  const forHuman = media.length ? `${oneLine(human, 120)} (+${media.length} inline ${media.length === 1 ? 'item' : 'items'})` : oneLine(human);
+  return { forModel: text || '(no output)', forHuman: forHuman || '(no output)', ...withMedia };
 }
 
-function renderBlock(toolName: string, block: unknown, out: Rendered): void {
-  if (typeof block !== 'object' || block === null) return;
+function piecesOf(serverTool: string, block: unknown): Piece[] {
+  if (typeof block !== 'object' || block === null) return [];
   const b = block as Record<string, unknown>;
+  const say = (t: string): Piece => ({ text: t, plain: t });
   switch (b.type) {
     case 'text':
-      if (typeof b.text === 'string') push(out, b.text, true);
-      return;
+      return typeof b.text === 'string' ? [{ text: fenceUntrusted(b.text), plain: b.text }] : [];
     case 'image':
-    case 'audio':
-      addData(toolName, String(b.type), b.mimeType, b.data, out);
-      return;
+    case 'audio': {
+      const mime = String(b.mimeType);
+      return [say(`[Tool '${serverTool}' provided the following ${String(b.type)} data with mime-type: ${mime}]`), ...dataPiece(mime, b.data)];
+    }
     case 'resource': {
       const res = (b.resource ?? {}) as Record<string, unknown>;
-      if (typeof res.text === 'string') push(out, res.text, true);
-      else if (typeof res.blob === 'string') addData(toolName, 'embedded resource', res.mimeType ?? 'application/octet-stream', res.blob, out);
-      return;
+      if (typeof res.text === 'string' && res.text) return [{ text: fenceUntrusted(res.text), plain: res.text }];
+      if (typeof res.blob === 'string' && res.blob) {
+        const mime = typeof res.mimeType === 'string' && res.mimeType ? res.mimeType : 'application/octet-stream';
+        return [say(`[Tool '${serverTool}' provided the following embedded resource with mime-type: ${mime}]`), ...dataPiece(mime, res.blob)];
+      }
+      return [];
     }
     case 'resource_link':
-      push(out, `Resource Link: ${String(b.title ?? b.name ?? '')} at ${String(b.uri ?? '')}`);
-      return;
+      return [say(`Resource Link: ${String(b.title || b.name)} at ${String(b.uri)}`)];
     default:
-      out.notes.push(`[Unknown content type: ${String(b.type)}]`);
+      return [];
   }
 }
 
-function addData(toolName: string, what: string, mimeType: unknown, data: unknown, out: Rendered): void {
-  const mime = typeof mimeType === 'string' && mimeType ? mimeType : 'application/octet-stream';
-  if (typeof data !== 'string' || data === '') return;
-  if (!/^(image\/|application\/pdf$)/.test(mime)) {
-    out.notes.push(`[SYSTEM: Binary content (${mime}) stripped from response due to protocol limitations.]`);
-    return;
-  }
-  push(out, `[Tool '${toolName}' provided the following ${what} data with mime-type: ${mime}]`);
-  out.media.push({ mimeType: mime, data });
-}
+const dataPiece = (mimeType: string, data: unknown): Piece[] => (typeof data === 'string' ? [{ data: { mimeType, data } }] : []);
 
-function push(out: Rendered, text: string, untrusted = false): void {
-  out.texts.push(untrusted ? fenceUntrusted(text) : text);
-  out.plain.push(text);
-}
-
-/** Inline data beyond the budget is dropped, last first, and the model is told. */
-function fitMedia(out: Rendered): void {
-  let total = out.media.reduce((n, m) => n + m.data.length, 0);
-  while (total > MAX_MCP_MEDIA_CHARS && out.media.length > 0) {
-    const dropped = out.media.pop()!;
-    total -= dropped.data.length;
-    out.notes.push(`[${dropped.mimeType} data of ${Math.round((dropped.data.length * 3) / 4 / 1024)} KB left out: a call may return at most ${MAX_MCP_MEDIA_CHARS / 1024 / 1024} MB of inline data]`);
+/** Inline data beyond the budget is dropped, last first; returns the note for the model. */
+function fitMedia(media: ToolMedia[]): string | undefined {
+  let total = media.reduce((n, m) => n + m.data.length, 0);
+  const dropped: string[] = [];
+  while (total > MAX_MCP_MEDIA_CHARS && media.length > 0) {
+    const m = media.pop()!;
+    total -= m.data.length;
+    dropped.push(`${m.mimeType} (${Math.round((m.data.length * 3) / 4 / 1024)} KB)`);
   }
+  return dropped.length ? `[Inline data left out: ${dropped.join(', ')}; a call may return at most ${MAX_MCP_MEDIA_CHARS / 1024 / 1024} MB of it]` : undefined;
 }
 
 /** Gemini CLI's wrapUntrusted: what a server returns is data, never instructions. */

@@ -81,7 +81,7 @@ describe('server-everything over stdio, in the sandbox', () => {
     expect(out.media).toHaveLength(1);
     expect(out.media![0]!.mimeType).toBe('image/png');
     expect(Buffer.from(out.media![0]!.data, 'base64').subarray(1, 4).toString()).toBe('PNG');
-    expect(out.forModel).toContain("[Tool 'mcp_everything_get-tiny-image' provided the following image data with mime-type: image/png]");
+    expect(out.forModel).toContain("[Tool 'get-tiny-image' provided the following image data with mime-type: image/png]");
   });
 
   it('arguments that do not fit the tool schema are refused before the server is called', async () => {
@@ -137,7 +137,7 @@ describe('our test server: failures stay tool errors', () => {
   it('a tool error (isError) is a failed result the model sees, not an exception', async () => {
     const m = manager({ t: ours() });
     const out = await call(m, 'mcp_t_fail');
-    expect(out.error).toEqual({ code: 'failed', message: "MCP tool 'mcp_t_fail' reported an error: <untrusted_context>\nthe widget is broken\n</untrusted_context>" });
+    expect(out.error).toEqual({ code: 'failed', message: "MCP tool 'fail' reported an error: <untrusted_context>\nthe widget is broken\n</untrusted_context>" });
   });
 
   it('structured content without a text block is shown as JSON', async () => {
