@@ -105,6 +105,10 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
       case 'approval_request':
         view.step = 'waiting for a maintainer';
         break;
+      case 'warning':
+        // An MCP server that exited, a repaired history: the job log says so.
+        o.log.warning(e.message);
+        return;
       case 'hook':
         view.hooks.push(e);
         if (e.outcome === 'warning' || e.outcome === 'timeout') o.log.warning(`hook ${e.name} (${e.event}): ${e.message ?? e.outcome}`);

@@ -43,6 +43,8 @@ export interface TrustedConfigOptions {
 
 /** Per file: largest size read from the commit. Context files are small; this bounds a hostile one. */
 const MAX_FILE_BYTES = 1024 * 1024;
+/** Under `.gemini/`: scripts that hooks and MCP servers run (a bundled server is a few MB), bounded all the same. */
+const MAX_GEMINI_FILE_BYTES = 16 * 1024 * 1024;
 
 /** The commit HEAD names now, or undefined when the workspace is no repository or has no commit. */
 export async function readHeadCommit(workspace: string): Promise<string | undefined> {
@@ -69,9 +71,10 @@ export async function readTrustedConfig(o: TrustedConfigOptions): Promise<Truste
   for (const entry of listing.stdout.toString('utf8').split('\0')) {
     // "<mode> blob <sha> <size>\t<path>"
     const m = /^(\d+) blob ([0-9a-f]+)\s+(\d+)\t(.+)$/s.exec(entry);
-    if (!m || m[1] === '120000' || Number(m[3]) > MAX_FILE_BYTES) continue; // symlinks could point anywhere
+    if (!m || m[1] === '120000') continue; // symlinks could point anywhere
     const path = m[4];
     if (!(path.startsWith('.gemini/') || names.has(basename(path)) || /\.md$/i.test(path))) continue;
+    if (Number(m[3]) > (path.startsWith('.gemini/') ? MAX_GEMINI_FILE_BYTES : MAX_FILE_BYTES)) continue;
     const blob = await runGit(workspace, ['cat-file', 'blob', m[2]]);
     if (blob.code !== 0) continue;
     const target = join(root, path);

@@ -87,7 +87,8 @@ const WORD: Record<McpServerStatus['state'], string> = { ready: 'Connected', blo
 export function formatMcpList(list: readonly McpServerStatus[]): string {
   const lines = ['Configured MCP servers:', ''];
   for (const s of list) {
-    lines.push(`${MARK[s.state]} ${s.name}: ${s.target} - ${WORD[s.state]}${s.reason ? ` (${s.reason.split('\n')[0]})` : ''}`);
+    const reason = s.reason?.replace(/\s*\n\s*/g, ' ').slice(0, 300);
+    lines.push(`${MARK[s.state]} ${s.name}: ${s.target} - ${WORD[s.state]}${reason ? ` (${reason})` : ''}`);
     for (const t of s.tools) lines.push(`    ${t.name}${t.description ? `: ${t.description.split('\n')[0].slice(0, 100)}` : ''}`);
   }
   return `${lines.join('\n')}\n`;

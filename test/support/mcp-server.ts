@@ -24,6 +24,7 @@ export async function bundleTestServer(outFile: string): Promise<void> {
     platform: 'node',
     format: 'esm',
     target: 'node20',
+    minify: true,
     logLevel: 'silent',
     // Some dependencies still call require(): give the ES module one.
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },

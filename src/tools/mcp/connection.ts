@@ -18,7 +18,7 @@ import type { Sandbox } from '../../sandbox/types.js';
 import { resolveInWorkspace } from '../workspace.js';
 import type { McpServerConfig } from './config.js';
 import { createLenientValidator } from './lenient-validator.js';
-import { createConfinedStdioTransport, type ConfinedStdioTransport } from './stdio-transport.js';
+import type { ConfinedStdioTransport } from './stdio-transport.js';
 
 export interface ConnectDeps {
   sandbox: Sandbox;
@@ -109,6 +109,8 @@ async function openTransport(c: McpServerConfig, d: ConnectDeps, client: Client,
   if (t.kind === 'stdio') {
     const cwd = t.cwd === undefined ? d.workspace : (await resolveInWorkspace(d.workspace, t.cwd, 'read')).abs;
     if (!(await stat(cwd).then((s) => s.isDirectory(), () => false))) throw new Error(`its cwd ${t.cwd} is not a folder in the workspace`);
+    // Loaded here: the SDK's framing pulls in its schemas, which a run without MCP never needs.
+    const { createConfinedStdioTransport } = await import('./stdio-transport.js');
     const proc = await d.sandbox.spawn({
       argv: [t.command, ...t.args],
       workspace: d.workspace,
@@ -159,11 +161,13 @@ async function listAllTools(client: Client, timeoutMs: number): Promise<McpToolD
   return tools;
 }
 
+/** What a dying server last said: from its last error line when there is one (not the stack), else its last lines. */
 function tail(t: ConfinedStdioTransport | undefined): string {
-  const text = t?.stderrTail().trim();
-  if (!text) return '';
-  const lines = text.split('\n').slice(-5).join('\n');
-  return `; its last output on stderr:\n${lines}`;
+  const lines = (t?.stderrTail() ?? '').split('\n').filter((l) => l.trim() !== '' && !/^\s+at /.test(l));
+  if (lines.length === 0) return '';
+  const error = lines.findLastIndex((l) => /\b[A-Z]?\w*Error\b|\berror:/.test(l));
+  const shown = (error >= 0 ? lines.slice(error, error + 3) : lines.slice(-3)).join('\n');
+  return `; its last output on stderr:\n${shown}`;
 }
 
 function withDeadline<T>(work: Promise<T>, ms: number, message: string, signal?: AbortSignal): Promise<T> {
