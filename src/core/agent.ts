@@ -165,7 +165,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     signal,
     mode: state.mode,
     onBatchSettled: opts.onBatchSettled,
-    ...(hooks && { hooks }),
+    ...(hooks && { hooks, compressionModel: baseModel }),
   });
 
   /** A run's events also carry hook runs and the MCP servers' later warnings. */

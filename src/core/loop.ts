@@ -41,6 +41,8 @@ export interface LoopDeps {
   onBatchSettled?: (state: RunState) => Promise<void>;
   /** settings.json hooks at the loop's points (BeforeAgent, AfterAgent, PreCompress, a hook's stop). */
   hooks?: LoopHooks;
+  /** The model for compression summaries when `model` is wrapped by model hooks (Gemini CLI runs none there). */
+  compressionModel?: ModelClient;
 }
 
 export type LoopInput = { userMessage: Content } | { answers: ApprovalAnswer[] };
@@ -101,7 +103,7 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
       if (hit) return finish({ status: 'limit', ...hit });
       if (!compressionFailed && shouldCompress(state, window)) {
         await deps.hooks?.preCompress(signal);
-        compressionFailed = !(await compressHistory(state, { model: deps.model, retry, emit }));
+        compressionFailed = !(await compressHistory(state, { model: deps.compressionModel ?? deps.model, retry, emit }));
       }
 
       const repaired = repairHistory(state.history);

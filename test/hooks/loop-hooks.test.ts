@@ -11,8 +11,12 @@ import type { LoopEvent } from '../../src/core/events.js';
 import { parseHooks } from '../../src/hooks/config.js';
 import { createSandbox } from '../../src/sandbox/sandbox.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
+import { runLoop } from '../../src/core/loop.js';
+import { createHookSystem } from '../../src/hooks/hook-system.js';
+import { createGeminiClient } from '../../src/model/gemini.js';
+import { fakeScheduler, makeDeps, newState, userText } from '../core/helpers.js';
 import { REPO_ROOT } from '../support/e2e-runner.js';
-import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
+import { call, reply, startFakeGemini, text, usage, type FakeGemini } from '../support/fake-gemini.js';
 import { makeTempDir } from '../support/git-repo.js';
 
 const TOKEN = 'hook-test-token-0123456789';
@@ -133,5 +137,27 @@ describe('hooks around the loop', () => {
       expect.objectContaining({ type: 'hook', event: 'SessionStart', outcome: 'ok', exitCode: 0 }),
       expect.objectContaining({ type: 'hook', event: 'SessionEnd', outcome: 'ok', exitCode: 0 }),
     ]);
+  });
+
+  it('PreCompress fires before the history is compressed; the compression request itself runs no model hooks', async () => {
+    const ws = makeTempDir('agent-action-compress-hooks-');
+    mkdirSync(join(ws, '.gemini/hooks'), { recursive: true });
+    copyFileSync(join(REPO_ROOT, 'test/fixtures/hooks/log.mjs'), join(ws, '.gemini/hooks/log.mjs'));
+    const { groups } = parseHooks({ PreCompress: [{ hooks: [script('log.mjs')] }], BeforeModel: [{ hooks: [script('log.mjs')] }] }, 'test settings');
+    const system = createHookSystem({ groups, sandbox, workspace: ws, env: { PATH: process.env.PATH ?? '' } });
+    system.attach('s1', () => undefined);
+    gemini = await startFakeGemini([
+      reply([call('read_file', { file_path: 'a.ts' }, 'c1')], { usage: usage(100, 10) }),
+      reply([call('read_file', { file_path: 'b.ts' }, 'c2')], { usage: usage(600, 10) }),
+      reply([text('<state_snapshot>x</state_snapshot>')], { usage: usage(400, 50) }), // the compression call
+      reply([text('done')], { usage: usage(200, 5) }),
+    ]);
+    const model = createGeminiClient({ apiKey: 'k', baseUrl: gemini.baseUrl, model: 'gemini-2.5-flash' });
+    const deps = makeDeps(gemini, fakeScheduler().scheduler, { contextWindow: 1000, hooks: system, model: system.wrapModel(model), compressionModel: model });
+    const outcome = await runLoop(newState(), deps, () => undefined, userText(`task: ${'x'.repeat(2000)}`));
+    expect(outcome).toEqual({ status: 'success', finalText: 'done' });
+    expect(gemini.requests).toHaveLength(4);
+    expect(logOf(ws).map((e) => e.hook_event_name)).toEqual(['BeforeModel', 'BeforeModel', 'PreCompress', 'BeforeModel']);
+    expect(logOf(ws)[2]).toMatchObject({ trigger: 'auto' });
   });
 });
