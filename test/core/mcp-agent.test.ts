@@ -3,7 +3,7 @@
  * readExtensionSettings, the SDK-built test server in the sandbox, the real SDK against the fake
  * Gemini. What the model was offered and sent back is read from the fake's recorded requests.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { prepareAgent, type Agent } from '../../src/core/agent.js';
@@ -14,6 +14,7 @@ import { createSandbox } from '../../src/sandbox/sandbox.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import type { McpStartMode } from '../../src/tools/mcp/manager.js';
 import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
+import { REPO_ROOT } from '../support/e2e-runner.js';
 import { makeTempDir } from '../support/git-repo.js';
 import { bundleTestServer } from '../support/mcp-server.js';
 
@@ -129,6 +130,19 @@ describe('MCP servers in a run', () => {
     const run = await t.run('Go.');
     expect(run.outcome.status).toBe('success');
     expect(JSON.stringify(responsesOf(gemini!, 1))).toContain('mcp_broken_x is unavailable: MCP server broken did not start');
+  });
+
+  it('hooks see an MCP call with its server (mcp_context), as Gemini CLI passes it', async () => {
+    mkdirSync(join(ws, '.gemini/hooks'), { recursive: true });
+    copyFileSync(join(REPO_ROOT, 'test/fixtures/hooks/log.mjs'), join(ws, '.gemini/hooks/log.mjs'));
+    writeFileSync(join(ws, 'hook-log.jsonl'), '');
+    const t = await prepare({ mcpServers: { t: server({ trust: true }) }, hooks: { BeforeTool: [{ matcher: '^mcp_t_', hooks: [{ type: 'command', command: 'node $GEMINI_PROJECT_DIR/.gemini/hooks/log.mjs' }] }] } }, [
+      reply([call('mcp_t_echo', { text: 'ping' }, 'e1')]),
+      reply([text('ok')]),
+    ]);
+    await t.run('Go.');
+    const [entry] = readFileSync(join(ws, 'hook-log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(entry).toMatchObject({ hook_event_name: 'BeforeTool', tool_name: 'mcp_t_echo', tool_input: { text: 'ping' }, mcp_context: { server_name: 't', tool_name: 'echo', command: 'node', args: ['srv/server.mjs', 't'] } });
   });
 
   it('close() stops the servers', async () => {

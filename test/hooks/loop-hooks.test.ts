@@ -105,6 +105,19 @@ describe('hooks around the loop', () => {
     expect(gemini!.requests[0]!.body.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['read_file'] } });
   });
 
+  it('BeforeModel blocks with a stand-in reply: the model is not asked and the stand-in is the answer', async () => {
+    const t = await start({ BeforeModel: [{ hooks: [inline({ decision: 'deny', reason: 'offline', hookSpecificOutput: { llm_response: { candidates: [{ content: { role: 'model', parts: ['Cached answer.'] } }] } } })] }] }, []);
+    const run = await t.run('Hello.');
+    expect(run.outcome).toEqual({ status: 'success', finalText: 'Cached answer.' });
+    expect(gemini!.requests).toHaveLength(0);
+  });
+
+  it('AfterModel exit 2: the reply is refused and the run ends saying which hook and why', async () => {
+    const t = await start({ AfterModel: [{ hooks: [script('block.sh')] }] }, [reply([text('Something the team’s filter refuses.')])]);
+    const run = await t.run('Hello.');
+    expect(run.outcome).toMatchObject({ status: 'error', error: { message: expect.stringContaining("the model's reply was blocked by an AfterModel hook: blocked by the team's hook") } });
+  });
+
   it('AfterAgent rejects the first final reply: its reason goes back as a prompt, and the retry is accepted', async () => {
     const t = await start({ AfterAgent: [{ hooks: [script('demand-tests.mjs')] }] }, [reply([text('All done.')]), reply([text('Tests pass; done.')])]);
     const run = await t.run('Fix it.');
