@@ -7,6 +7,10 @@
 import { parse as parseToml } from 'smol-toml';
 import { messageOf } from '../common/errors.js';
 import type { ApprovalMode } from '../policy/types.js';
+import { parseMcpServers, type McpServerConfig } from '../tools/mcp/config.js';
+import { expandVariables } from '../tools/mcp/env-expand.js';
+import type { McpStartMode } from '../tools/mcp/manager.js';
+import { isSecretName } from '../tools/shell-env.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -42,6 +46,10 @@ export interface ActionSettings {
   sessionKey?: string;
   /** Labels triage may apply; empty: every repository label except the ones that trigger agent workflows. */
   triageLabels: string[];
+  /** MCP servers the workflow adds (`mcp-servers`, settings.json's schema); `$VAR`s resolved from the step's environment. */
+  mcpServers: McpServerConfig[];
+  /** When MCP servers start: with the agent (eager) or at the first model request (lazy). */
+  mcpStart: McpStartMode;
   /** 'event': the event says what to do; the triage modes ignore it (issue #17). */
   mode: ActionMode;
   /** Nightly triage at scale: the plan and its shards. */
@@ -131,6 +139,8 @@ export const INPUT_DEFAULTS = {
   'sandbox-network': 'false',
   'session-key': '',
   'triage-labels': '',
+  'mcp-servers': '',
+  'mcp-start': 'eager',
   'issue-number': '',
   mode: '',
   issues: '',
@@ -233,6 +243,8 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     sandboxNetwork: bool('sandbox-network'),
     sessionKey: get('session-key') || undefined,
     triageLabels: splitList(get('triage-labels')),
+    mcpServers: mcpServersOf(get('mcp-servers'), (why) => fail('mcp-servers', why)),
+    mcpStart: get('mcp-start') === 'lazy' ? 'lazy' : get('mcp-start') === 'eager' ? 'eager' : (fail('mcp-start', 'eager or lazy') ?? 'eager'),
     issueNumber: !issueRaw ? undefined : /^[1-9]\d*$/.test(issueRaw) ? Number(issueRaw) : fail('issue-number', 'an issue number, or empty'),
     mode: actionMode,
     triage: {
@@ -291,8 +303,50 @@ export function readInputs(
   for (const secret of secrets) mask(secret);
   const inputs = parseInputs(getInput);
   const runner = parseRunnerEnv(env);
-  if (inputs.ok && runner.ok) return { ok: true, settings: inputs.settings, runner: runner.runner, secrets };
+  if (inputs.ok && runner.ok) {
+    // `$VAR`s of the workflow's own MCP servers come from the step's environment, read now, before
+    // secrets leave it; a value that looks like a credential joins the secrets (masked, redacted).
+    const resolved = resolveMcpServers(inputValue(getInput, 'mcp-servers'), env);
+    for (const v of resolved.secrets) if (!secrets.includes(v)) (secrets.push(v), mask(v));
+    return { ok: true, settings: { ...inputs.settings, mcpServers: resolved.servers }, runner: runner.runner, secrets };
+  }
   return { ok: false, errors: [...(inputs.ok ? [] : inputs.errors), ...(runner.ok ? [] : runner.errors)], secrets };
+}
+
+/**
+ * The `mcp-servers` input: JSON in settings.json's schema, `{ "name": { ... } }` or `{ "mcpServers":
+ * { ... } }`. Strict (a workflow's own input): any problem is an input error. References are kept.
+ */
+function mcpServersOf(raw: string, fail: (why: string) => undefined, expand?: (v: string, where: string) => string): McpServerConfig[] {
+  if (!raw) return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (e) {
+    return fail(`a JSON object of server names to settings, as settings.json's mcpServers (${messageOf(e).split('\n')[0]})`) ?? [];
+  }
+  const inner = (value as { mcpServers?: unknown } | null)?.mcpServers;
+  const servers = inner !== undefined && Object.keys(value as object).length === 1 ? inner : value;
+  const parsed = parseMcpServers(servers, { source: { label: "input 'mcp-servers'", origin: 'workflow' }, ...(expand && { expand }) });
+  if (parsed.problems.length > 0) return fail(`valid MCP server settings: ${parsed.problems.map((p) => `${p.path.replace(/^mcpServers\./, '')}: ${p.message}`).join('; ')}`) ?? [];
+  return parsed.servers;
+}
+
+/**
+ * The `mcp-servers` input with `$VAR`, `${VAR}` resolved from the step's environment (the workflow
+ * author chose both the reference and, in `env:`, what it holds). A resolved value is a secret when
+ * the variable's name or the field it fills says so (`*_TOKEN`, `*_KEY`, `Authorization`...).
+ */
+export function resolveMcpServers(raw: string, env: Env): { servers: McpServerConfig[]; secrets: string[] } {
+  const secrets: string[] = [];
+  const expand = (text: string, where: string) => {
+    const r = expandVariables(text, env);
+    const field = where.split('.').pop() ?? '';
+    const secret = isSecretName(field) || /auth|cookie|api-?key/i.test(field) || r.names.some((n) => isSecretName(n));
+    if (secret && r.value.length >= 4) secrets.push(r.value);
+    return r.value;
+  };
+  return { servers: mcpServersOf(raw, () => undefined, expand), secrets };
 }
 
 /** Inline TOML when it has a newline or a table header; otherwise paths separated by commas or newlines. */

@@ -6,6 +6,7 @@
 import { messageOf } from '../common/errors.js';
 import { formatUsd } from '../model/pricing.js';
 import type { LoopEvent, RunStats } from '../core/events.js';
+import type { HookRunEvent } from '../hooks/types.js';
 import type { CommentRef, Thread } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
 import { formatMarker } from './markers.js';
@@ -40,13 +41,15 @@ interface View {
   toolCalls: number;
   failedCalls: number;
   recent: string[];
+  /** Every settings.json hook run, for the job summary. */
+  hooks: HookRunEvent[];
 }
 
 export function createProgressComment(o: ProgressOptions): ProgressComment {
   const now = o.now ?? Date.now;
   const throttleMs = o.throttleMs ?? 10_000;
   const startedAt = now();
-  const view: View = { step: 'starting', notes: [], toolCalls: 0, failedCalls: 0, recent: [] };
+  const view: View = { step: 'starting', notes: [], toolCalls: 0, failedCalls: 0, recent: [], hooks: [] };
   let id: number | undefined;
   let lastEdit = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -102,6 +105,14 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
       case 'approval_request':
         view.step = 'waiting for a maintainer';
         break;
+      case 'warning':
+        // An MCP server that exited, a repaired history: the job log says so.
+        o.log.warning(e.message);
+        return;
+      case 'hook':
+        view.hooks.push(e);
+        if (e.outcome === 'warning' || e.outcome === 'timeout') o.log.warning(`hook ${e.name} (${e.event}): ${e.message ?? e.outcome}`);
+        return;
       default:
         return;
     }
@@ -147,7 +158,7 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
       await write(`${marker}\n### ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}${extra ? `\n\n${extra}` : ''}${runLink(o)}`);
       if (o.writeSummary) {
         try {
-          await o.writeSummary(`## ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}\n`);
+          await o.writeSummary(`## ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}\n${renderHooks(view.hooks)}`);
         } catch (e) {
           o.log.warning(`could not write the job summary: ${messageOf(e)}`);
         }
@@ -171,6 +182,17 @@ function renderRunning(o: ProgressOptions, v: View, marker: string): string {
 }
 
 const renderNotes = (v: View) => (v.notes.length ? `\n\n${v.notes.map((n) => `> **Note:** ${escapeMd(n)}`).join('\n>\n')}` : '');
+
+const HOOK_OUTCOMES: Record<HookRunEvent['outcome'], string> = { ok: 'ok', blocked: 'blocked', warning: 'failed (ignored)', timeout: 'timed out (ignored)' };
+
+/** Every hook run of the job, in order, for the job summary; nothing when no hook ran. */
+export function renderHooks(runs: readonly HookRunEvent[]): string {
+  if (runs.length === 0) return '';
+  const rows = runs.map((r) => `| ${r.event} | ${escapeCell(r.name)} | ${HOOK_OUTCOMES[r.outcome]}${r.exitCode !== null ? ` (exit ${r.exitCode})` : ''} | ${r.durationMs < 1000 ? `${r.durationMs} ms` : formatDuration(r.durationMs)} | ${escapeCell(r.message ?? '')} |`);
+  return `\n### Hooks\n\n| event | hook | outcome | time | message |\n| --- | --- | --- | --- | --- |\n${rows.join('\n')}\n`;
+}
+
+const escapeCell = (s: string) => escapeMd(s.slice(0, 300)).replace(/\|/g, '\\|');
 
 /** Outcome, turns, tokens, cost, duration: the same table in the comment and the job summary. */
 export function renderResultTable(result: ActionResult, stats: RunStats | undefined, elapsedMs: number): string {

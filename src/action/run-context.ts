@@ -105,6 +105,8 @@ export interface ActionRunContext {
    * pull request, review, labels, replies) and rewrites the progress comment.
    */
   finishRun(run: AgentRun, prepared: PreparedRun): Promise<ActionResult>;
+  /** Ends what prepared agents started (MCP servers, SessionEnd hooks) if a run did not get to finishRun. */
+  dispose?(): Promise<void>;
 }
 
 /** An approval reply (`/agent approve|deny|answer|continue ...`) with its thread and comment. */

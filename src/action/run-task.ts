@@ -3,10 +3,12 @@
  * the agent, then suspend or publish. `createRunContext` builds the ActionRunContext the approval
  * code also receives.
  */
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { messageOf } from '../common/errors.js';
 import { createSubagents } from '../agents/create-subagents.js';
-import { prepareAgent, type AgentOptions, type AgentRun } from '../core/agent.js';
+import { prepareAgent, type Agent, type AgentOptions, type AgentRun } from '../core/agent.js';
+import { readExtensionSettings } from '../core/settings-extensions.js';
+import { scrubEnv } from '../tools/shell-env.js';
 import { statsOf } from '../core/stats.js';
 import { capRequest, describeCuts, renderTaskContext } from '../context/task-context.js';
 import type { ApprovalChannel } from '../scheduler/types.js';
@@ -91,6 +93,8 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
     await progress.finish(result, base.sandbox.note);
     throw e;
   } finally {
+    // MCP servers and hooks end with the run, before their trusted .gemini/ snapshot goes.
+    await ctx.dispose?.();
     await trusted.dispose();
   }
   await progress.finish(result, base.sandbox.note);
@@ -111,6 +115,7 @@ export function createRunContext(
   const startedAt = Date.now();
   let checkpointer: ReturnType<typeof createCheckpointer> | undefined;
   let lastCheckpoint = startedAt;
+  const agents: Agent[] = [];
   const ctx: ActionRunContext = {
     octokit: base.octokit,
     repo: base.repo,
@@ -135,6 +140,13 @@ export function createRunContext(
       if (cuts.length > 0) progress.note(describeCuts(cuts));
       const config = await trusted.read(task.trustedCommit);
       base.log.info(`trusted configuration: ${config.fromCommit ? `commit ${config.fromCommit}` : 'none (the workspace has no commit)'}`);
+      // MCP servers and hooks: the trusted commit's settings.json, and the workflow's own input.
+      const ext = await readExtensionSettings({
+        files: [{ path: join(config.memoryRoot, '.gemini', 'settings.json'), label: `.gemini/settings.json${config.fromCommit ? ` (commit ${config.fromCommit.slice(0, 12)})` : ''}`, origin: 'repository' }],
+        inputServers: base.settings.mcpServers,
+        env: scrubEnv(process.env, base.secrets),
+      });
+      for (const w of ext.warnings) base.log.warning(w);
       let prepared: PreparedRun | undefined;
       const agent = await prepareAgent({
         root: ws,
@@ -144,9 +156,15 @@ export function createRunContext(
         mode: base.settings.approvalMode ?? defaultModeFor(task.command),
         policyContext: 'action',
         policy: {
-          workspace: [{ path: config.policyDir, optional: true }],
-          user: policySources(base.settings.policy, 'policy', ws),
+          workspace: [{ path: config.policyDir, optional: true }, ...ext.policy.workspace],
+          user: [...policySources(base.settings.policy, 'policy', ws), ...ext.policy.user],
           admin: policySources(base.settings.adminPolicy, 'admin-policy', ws),
+        },
+        extensions: {
+          mcp: { servers: ext.servers, selection: ext.selection, start: base.settings.mcpStart },
+          hooks: ext.hooks,
+          configDir: config.geminiDir,
+          network: base.settings.sandboxNetwork,
         },
         memory: { memoryRoot: config.memoryRoot, fileNames: base.settings.contextFileNames },
         command: task.command,
@@ -180,12 +198,22 @@ export function createRunContext(
               }
             },
       });
+      agents.push(agent);
       for (const w of agent.warnings) base.log.warning(w);
+      for (const s of agent.mcp?.status() ?? []) {
+        if (s.state === 'failed' || s.state === 'blocked') progress.note(`MCP server ${s.name} ${s.state === 'failed' ? 'did not start' : 'was not started'}: ${s.reason}`);
+        else if (s.state === 'ready') base.log.info(`MCP server ${s.name}: ${s.tools.length} tools (${s.startMs} ms)`);
+      }
       const emit = progress.emit;
       prepared = { agent, recorder, task, emit, prompt: promptFor({ ...task, instructions: request.text }, thread), trustedCommit: config.fromCommit } satisfies PreparedRun;
       return prepared;
     },
+    async dispose() {
+      await Promise.all(agents.splice(0).map((a) => a.close().catch((e: unknown) => base.log.warning(`could not stop the agent's MCP servers or hooks: ${messageOf(e)}`))));
+    },
     async finishRun(run: AgentRun, prepared: PreparedRun) {
+      // The loop is over: its MCP servers stop and SessionEnd hooks run before anything is published.
+      await prepared.agent.close();
       if (run.outcome.status === 'awaiting_approval') return suspendSession(ctx, run as AwaitingRun, prepared, checkpointer?.held());
       progress.step('publishing');
       const stats = statsOf(run.state, Date.now() - startedAt);

@@ -18,6 +18,12 @@ import { GIT_REMOTE, runGit, type GitRemote } from '../session/git.js';
 export interface TrustedConfig {
   /** Where context files and `.gemini/settings.json` are read from. */
   memoryRoot: string;
+  /**
+   * The commit's `.gemini/` folder (empty when it has none), with executable bits as committed:
+   * bound over the work tree's `.gemini/` for hooks and MCP servers, so they run the committed
+   * scripts, never a pull request's.
+   */
+  geminiDir: string;
   /** The workspace-tier policy folder (may not exist: then there are no workspace rules). */
   policyDir: string;
   /** The commit the configuration was read from; undefined when the workspace has no commit. */
@@ -37,6 +43,8 @@ export interface TrustedConfigOptions {
 
 /** Per file: largest size read from the commit. Context files are small; this bounds a hostile one. */
 const MAX_FILE_BYTES = 1024 * 1024;
+/** Under `.gemini/`: scripts that hooks and MCP servers run (a bundled server is a few MB), bounded all the same. */
+const MAX_GEMINI_FILE_BYTES = 16 * 1024 * 1024;
 
 /** The commit HEAD names now, or undefined when the workspace is no repository or has no commit. */
 export async function readHeadCommit(workspace: string): Promise<string | undefined> {
@@ -63,16 +71,18 @@ export async function readTrustedConfig(o: TrustedConfigOptions): Promise<Truste
   for (const entry of listing.stdout.toString('utf8').split('\0')) {
     // "<mode> blob <sha> <size>\t<path>"
     const m = /^(\d+) blob ([0-9a-f]+)\s+(\d+)\t(.+)$/s.exec(entry);
-    if (!m || m[1] === '120000' || Number(m[3]) > MAX_FILE_BYTES) continue; // symlinks could point anywhere
+    if (!m || m[1] === '120000') continue; // symlinks could point anywhere
     const path = m[4];
     if (!(path.startsWith('.gemini/') || names.has(basename(path)) || /\.md$/i.test(path))) continue;
+    if (Number(m[3]) > (path.startsWith('.gemini/') ? MAX_GEMINI_FILE_BYTES : MAX_FILE_BYTES)) continue;
     const blob = await runGit(workspace, ['cat-file', 'blob', m[2]]);
     if (blob.code !== 0) continue;
     const target = join(root, path);
     await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, blob.stdout);
+    await writeFile(target, blob.stdout, { mode: m[1] === '100755' ? 0o755 : 0o644 });
   }
-  return { memoryRoot: root, policyDir: join(root, '.gemini', 'policies'), fromCommit: commit.toLowerCase() };
+  await mkdir(join(root, '.gemini'), { recursive: true });
+  return { memoryRoot: root, geminiDir: join(root, '.gemini'), policyDir: join(root, '.gemini', 'policies'), fromCommit: commit.toLowerCase() };
 }
 
 export interface TrustedConfigSource {
@@ -97,7 +107,10 @@ export function createTrustedConfigSource(o: TrustedSourceOptions): TrustedConfi
     const into = await mkdtemp(join(tmpdir(), 'agent-action-trusted-'));
     dirs.push(into);
     // No commit to read (not a repository): no workspace policies, no repository memory.
-    if (!commit) return { memoryRoot: into, policyDir: join(into, '.gemini', 'policies') };
+    if (!commit) {
+      await mkdir(join(into, '.gemini'));
+      return { memoryRoot: into, geminiDir: join(into, '.gemini'), policyDir: join(into, '.gemini', 'policies') };
+    }
     return readTrustedConfig({ workspace: o.workspace, commit, contextFileNames: o.contextFileNames, remote: o.remote, into });
   };
   return {

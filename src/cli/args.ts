@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AgentError, messageOf } from '../common/errors.js';
 import type { ApprovalMode } from '../policy/types.js';
 import type { SandboxMode } from '../sandbox/types.js';
+import type { McpStartMode } from '../tools/mcp/manager.js';
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 
@@ -26,6 +27,9 @@ export interface PromptArgs {
   /** Answer the resumed session's pending approval. */
   approve: boolean;
   deny: boolean;
+  /** `--allowed-mcp-server-names` (Gemini CLI's): only these MCP servers start, and their tools are allowed. */
+  allowedMcpServerNames?: string[];
+  mcpStart: McpStartMode;
 }
 
 /** `--acp`: an Agent Client Protocol server on stdin/stdout; the flags are each session's defaults. */
@@ -55,7 +59,8 @@ export type CliCommand =
   | { kind: 'version' }
   | { kind: 'policy-help' }
   | { kind: 'policy-check'; argv: string[] }
-  | { kind: 'sandbox-check'; argv: string[] };
+  | { kind: 'sandbox-check'; argv: string[] }
+  | { kind: 'mcp-list'; argv: string[] };
 
 export const HELP = `Usage: agent-action -p PROMPT [options]
        agent-action --acp [options]                                 (an ACP agent on stdin/stdout)
@@ -63,6 +68,7 @@ export const HELP = `Usage: agent-action -p PROMPT [options]
        agent-action session export|import ...                       (see: agent-action session --help)
        agent-action policy check --tool NAME [--args JSON] [...]   (see: agent-action policy --help)
        agent-action sandbox check [--sandbox-network] [--json]     (what the sandbox can do here)
+       agent-action mcp list [--cwd DIR] [--json]                  (MCP servers: status and tools)
 
 Runs the agent headlessly in a directory: it reads files, edits them and runs the commands that
 policy allows, then prints the result. The prompt may also come on standard input.
@@ -86,6 +92,10 @@ Options:
       --delete-session N       delete a session by number or id and exit
       --acp                    run as an Agent Client Protocol agent on stdin/stdout (editors such
                                as Zed); alias --experimental-acp
+      --allowed-mcp-server-names NAMES
+                               only these MCP servers start (comma separated, repeatable); their
+                               tools are allowed outside plan mode, as in Gemini CLI
+      --mcp-start eager|lazy   start MCP servers with the agent (default) or at the first request
   -v, --version                print the version
   -h, --help                   print this help
 
@@ -120,6 +130,8 @@ const EXPECTS: Readonly<Record<string, string>> = {
   sandbox: 'one of required, auto, off',
   resume: 'latest, a session number or a session id (see --list-sessions)',
   'delete-session': 'a session number or id (see --list-sessions)',
+  'allowed-mcp-server-names': 'MCP server names, comma separated',
+  'mcp-start': 'eager or lazy',
 };
 
 const OPTIONS = {
@@ -142,6 +154,8 @@ const OPTIONS = {
   'delete-session': { type: 'string' },
   acp: { type: 'boolean' },
   'experimental-acp': { type: 'boolean' },
+  'allowed-mcp-server-names': { type: 'string', multiple: true },
+  'mcp-start': { type: 'string' },
   version: { type: 'boolean', short: 'v' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
@@ -154,6 +168,10 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
     return { kind: 'sandbox-check', argv: argv.slice(2) };
   }
   if (argv[0] === 'session') return { kind: 'session', argv: argv.slice(1) };
+  if (argv[0] === 'mcp') {
+    if (argv[1] !== 'list') throw new AgentError('input', `unknown command "mcp ${argv[1] ?? ''}": the one mcp command is "mcp list"`, { site: { input: 'mcp' } });
+    return { kind: 'mcp-list', argv: argv.slice(2) };
+  }
   const v = parseFlags(argv);
   if (v.help) return { kind: 'help' };
   if (v.version) return { kind: 'version' };
@@ -192,6 +210,9 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
   for (const f of ['approve', 'deny'] as const) {
     if (v[f] && v.resume === undefined) throw new AgentError('input', `--${f} answers a stored session's waiting call: use it with --resume`, { site: { input: `--${f}` } });
   }
+  const mcpStart = v['mcp-start'] ?? 'eager';
+  if (mcpStart !== 'eager' && mcpStart !== 'lazy') throw badValue('mcp-start', mcpStart);
+  const allowedMcp = parseNameList(v['allowed-mcp-server-names']);
   return {
     kind: 'prompt',
     prompt: v.prompt,
@@ -209,7 +230,15 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
     ...(v.resume !== undefined ? { resume: v.resume } : {}),
     approve: v.approve === true,
     deny: v.deny === true,
+    ...(allowedMcp && { allowedMcpServerNames: allowedMcp }),
+    mcpStart,
   };
+}
+
+/** Pure: Gemini CLI's comma-separated, repeatable name lists; undefined when the flag is absent. */
+export function parseNameList(values: readonly string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined;
+  return values.flatMap((v) => v.split(',')).map((n) => n.trim()).filter((n) => n.length > 0);
 }
 
 function parsePolicyCommand(rest: readonly string[]): CliCommand {

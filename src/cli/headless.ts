@@ -10,9 +10,10 @@ import { AgentError, isAgentError, messageOf } from '../common/errors.js';
 import { createDenyChannel } from '../scheduler/channels.js';
 import { createSandbox } from '../sandbox/sandbox.js';
 import type { PromptArgs } from './args.js';
+import { readCliExtensions } from './cli-extensions.js';
 import { readResumedSession, newState, planAnswers, restoredState, type ResumePlan } from './cli-session.js';
 import { resolveFlagPaths } from './flag-paths.js';
-import { defaultModelOf, prepareLocalAgent } from './local-agent.js';
+import { defaultModelOf, prepareLocalAgent, secretsOf } from './local-agent.js';
 import { openProjectSessions, titleOf } from './local-sessions.js';
 import { createSessionMetrics } from './metrics.js';
 import { createOutputWriter, exitCodeOf, type Io } from './output.js';
@@ -58,6 +59,8 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       ...(held ? { held } : { origin: { root, title: titleOf(plan.message ?? ''), command: 'prompt' } }),
       onSaveError: (e) => c.io.stderr(`Warning: ${messageOf(e)}; this run goes on without saving its session.\n`),
     });
+    const ext = await readCliExtensions({ root, env: c.env, secrets: secretsOf(c.env), ...(args.allowedMcpServerNames && { allowedNames: args.allowedMcpServerNames }) });
+    for (const w of ext.warnings) c.io.stderr(`Warning: ${w}\n`);
     const agent = await prepareLocalAgent({
       root,
       env: c.env,
@@ -66,6 +69,7 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       policyContext: 'headless',
       userPolicies: user,
       adminPolicies: admin,
+      extensionPolicies: ext.policy,
       maxTurns: args.maxTurns,
       timeoutMinutes: args.timeoutMinutes,
       channel: createDenyChannel(),
@@ -73,12 +77,22 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       sandbox,
       wrapModel: (m) => metrics.wrap(m),
       onBatchSettled: (s) => recorder.save(s, 'running'),
+      extensions: { mcp: { servers: ext.servers, selection: ext.selection, start: args.mcpStart }, hooks: ext.hooks, network: args.sandboxNetwork },
     });
     for (const w of agent.warnings) c.io.stderr(`Warning: ${w}\n`);
-    await recorder.save(state, 'running');
-    const { outcome } = plan.message !== undefined ? await agent.send(state, plan.message, out.emit, { answers: plan.answers }) : await agent.resume(state, plan.answers, out.emit);
-    await recorder.saveOutcome(state, outcome);
-    return exitCodeOf(outcome);
+    const emit = (e: Parameters<typeof out.emit>[0]) => {
+      // Hook runs are not part of Gemini CLI's output formats; a failing hook is worth a line on stderr.
+      if (e.type === 'hook' && (e.outcome === 'warning' || e.outcome === 'timeout')) c.io.stderr(`Warning: hook ${e.name} (${e.event}): ${e.message ?? e.outcome}\n`);
+      out.emit(e);
+    };
+    try {
+      await recorder.save(state, 'running');
+      const { outcome } = plan.message !== undefined ? await agent.send(state, plan.message, emit, { answers: plan.answers }) : await agent.resume(state, plan.answers, emit);
+      await recorder.saveOutcome(state, outcome);
+      return exitCodeOf(outcome);
+    } finally {
+      await agent.close();
+    }
   } catch (e) {
     const error = isAgentError(e) ? e : new AgentError('internal', messageOf(e), { cause: e });
     out.fail(error);

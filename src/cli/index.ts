@@ -49,7 +49,7 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
 // Standard input is a prompt only for a run: the ACP server speaks on it, and listing or managing
 // sessions reads nothing.
 const NO_STDIN = ['--help', '-h', '--version', '--acp', '--experimental-acp', '--list-sessions', '--delete-session'];
-const wantsStdin = !argv.some((a) => NO_STDIN.includes(a.split('=')[0]!)) && argv[0] !== 'policy' && argv[0] !== 'session' && argv[0] !== 'sandbox';
+const wantsStdin = !argv.some((a) => NO_STDIN.includes(a.split('=')[0]!)) && !['policy', 'session', 'sandbox', 'mcp'].includes(argv[0] ?? '');
 const hasPromptFlag = argv.some((a) => a === '-p' || a === '--prompt' || a.startsWith('--prompt='));
 const stdin = wantsStdin ? await readPipedStdin(hasPromptFlag) : undefined;
 const code = await runCli({

@@ -10,6 +10,8 @@ import { createSubagents } from '../agents/create-subagents.js';
 import { AgentError } from '../common/errors.js';
 import { prepareAgent, type Agent } from '../core/agent.js';
 import type { RunState } from '../core/run-state.js';
+import type { ExtensionOptions } from '../core/extensions.js';
+import type { PolicySource } from '../policy/load.js';
 import type { ModelClient } from '../model/client.js';
 import { createGeminiClient } from '../model/gemini.js';
 import type { ApprovalMode, PolicyContext } from '../policy/types.js';
@@ -28,6 +30,10 @@ export interface LocalAgentOptions {
   /** --policy and --admin-policy paths, already resolved and checked. */
   userPolicies: string[];
   adminPolicies: string[];
+  /** Policy folders that MCP servers and extensions bring (cli-extensions.ts), per tier. */
+  extensionPolicies?: { workspace: PolicySource[]; user: PolicySource[] };
+  /** MCP servers and hooks from the trusted settings.json (cli-extensions.ts). */
+  extensions?: ExtensionOptions;
   maxTurns: number;
   timeoutMinutes?: number;
   channel: ApprovalChannel;
@@ -49,6 +55,11 @@ export function apiKeyOf(env: Env): string {
   return key;
 }
 
+/** What must never reach a tool's process, the model or the output: the API key and GitHub tokens. */
+export function secretsOf(env: Env): string[] {
+  return [apiKeyOf(env), env.GITHUB_TOKEN, env.GH_TOKEN].filter((s): s is string => !!s);
+}
+
 export const defaultModelOf = (env: Env): string => env.GEMINI_MODEL || 'gemini-2.5-pro';
 
 export function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
@@ -62,15 +73,15 @@ export function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
     mode: o.mode,
     policyContext: o.policyContext,
     policy: {
-      workspace: [join(o.root, '.gemini', 'policies')].filter((p) => existsSync(p)),
-      user: [...[join(homedir(), '.gemini', 'policies')].filter((p) => existsSync(p)), ...o.userPolicies],
+      workspace: [...[join(o.root, '.gemini', 'policies')].filter((p) => existsSync(p)), ...(o.extensionPolicies?.workspace ?? [])],
+      user: [...[join(homedir(), '.gemini', 'policies')].filter((p) => existsSync(p)), ...o.userPolicies, ...(o.extensionPolicies?.user ?? [])],
       admin: o.adminPolicies,
     },
     memory: { memoryRoot: o.root },
     command: 'prompt',
     limits: { maxTurns: o.maxTurns, maxWallMs: (o.timeoutMinutes ?? 30) * 60_000 },
     limitsPerRun: true,
-    secrets: [apiKey, o.env.GITHUB_TOKEN, o.env.GH_TOKEN].filter((s): s is string => !!s),
+    secrets: secretsOf(o.env),
     channel: o.channel,
     signal: o.signal,
     baseEnv: o.env,
@@ -80,5 +91,6 @@ export function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
     ...(o.askUser ? { askUser: true } : {}),
     ...(o.extraTools ? { extraTools: o.extraTools } : {}),
     ...(o.onBatchSettled ? { onBatchSettled: o.onBatchSettled } : {}),
+    ...(o.extensions ? { extensions: o.extensions } : {}),
   });
 }

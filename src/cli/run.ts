@@ -10,6 +10,7 @@ import { runHeadless } from './headless.js';
 import { describeError, type Io } from './output.js';
 import { runAcpServer } from './acp/server.js';
 import { runPolicyCheck } from './policy-check.js';
+import { runMcpList } from './mcp-list.js';
 import { runSandboxCheckCommand } from './sandbox-check.js';
 import { runDeleteSession, runListSessions } from './session-commands.js';
 import { runSessionCommand } from './session-transfer.js';
@@ -60,6 +61,8 @@ function dispatch(cmd: CliCommand, c: CliEnv): Promise<number> | number {
       return runPolicyCheck(cmd.argv, c.io, c.cwd);
     case 'sandbox-check':
       return runSandboxCheckCommand(cmd.argv, c.env, c.io);
+    case 'mcp-list':
+      return runMcpList(cmd.argv, c);
     case 'prompt':
       return runHeadless(cmd, c);
     case 'list-sessions':

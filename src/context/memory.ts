@@ -8,6 +8,7 @@
  * come from code the maintainers already merged, not from the change under review.
  */
 import { readFile, realpath, stat } from 'node:fs/promises';
+import { readSettingsFile } from './settings-file.js';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { expandImports, isInside, tryReadTextFile, type ReadLimits } from './context-file.js';
 import { messageOf } from '../common/errors.js';
@@ -42,29 +43,11 @@ export function parseContextFileNames(value: unknown, where: string): { fileName
  * CLI accepts). Never throws: a missing file is normal, a broken one is a warning.
  */
 export async function readContextSettings(root: string): Promise<ContextSettings> {
-  const file = join(root, '.gemini', 'settings.json');
-  let raw: string;
-  try {
-    raw = await readFile(file, 'utf8');
-  } catch {
-    return { warnings: [] };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(stripJsonComments(raw));
-  } catch (e) {
-    return { warnings: [`.gemini/settings.json: not valid JSON (${messageOf(e)}); context file names left at their default`] };
-  }
-  const context = (json as { context?: { fileName?: unknown } } | null)?.context;
+  const file = await readSettingsFile(join(root, '.gemini', 'settings.json'), '.gemini/settings.json');
+  if (!file.value) return { warnings: file.warnings.map((w) => `${w}; context file names left at their default`) };
+  const context = (file.value as { context?: { fileName?: unknown } }).context;
   if (context?.fileName === undefined) return { warnings: [] };
   return parseContextFileNames(context.fileName, '.gemini/settings.json context.fileName');
-}
-
-/** Removes // and /* *\/ comments and trailing commas outside strings. */
-export function stripJsonComments(src: string): string {
-  return src
-    .replace(/("(?:[^"\\\n]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (m, str: string | undefined) => str ?? '')
-    .replace(/("(?:[^"\\\n]|\\.)*")|,(\s*[}\]])/g, (m, str: string | undefined, close: string | undefined) => str ?? close!);
 }
 
 export interface LoadMemoryOptions {

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { messageOf } from '../common/errors.js';
-import { stripJsonComments } from './memory.js';
+import { stripJsonComments } from './settings-file.js';
 
 export interface AgentOverride {
   enabled?: boolean;

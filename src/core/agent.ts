@@ -22,9 +22,13 @@ import type { TextFileAccess, Tool, ToolEnv, ToolKind } from '../tools/define-to
 import { askUserTool } from '../tools/ask-user.js';
 import { createDefaultTools, createToolRegistry } from '../tools/registry.js';
 import type { Emit, LoopEvent, Outcome } from './events.js';
+import { prepareExtensions, type ExtensionOptions } from './extensions.js';
 import { DEFAULT_MAX_TURNS } from './limits.js';
 import { runLoop, type Clock, type LoopLimits } from './loop.js';
 import { createNextSpeakerCheck, type NextSpeakerOptions } from './next-speaker.js';
+import type { McpManager } from '../tools/mcp/manager.js';
+import { createToolSet } from '../tools/mcp/tool-set.js';
+import { defaultSandbox } from '../sandbox/sandbox.js';
 import { createRunState, type RunState } from './run-state.js';
 import type { Sandbox } from '../sandbox/types.js';
 
@@ -137,6 +141,8 @@ export interface AgentOptions {
   clock?: Clock;
   /** Text file reads and writes through an editor (ACP); absent: the disk. */
   files?: TextFileAccess;
+  /** MCP servers and hooks from settings.json (trusted configuration only: the face reads it). */
+  extensions?: ExtensionOptions;
 }
 
 export interface AgentRun {
@@ -150,6 +156,8 @@ export interface Agent {
   readonly memorySources: readonly string[];
   /** Warnings found while preparing (policy, memory): the face shows them. */
   readonly warnings: readonly string[];
+  /** The run's MCP servers (status and tools for `mcp list` and the job summary); absent without any. */
+  readonly mcp?: McpManager;
   start(prompt: string, emit: Emit): Promise<AgentRun>;
   resume(state: RunState, answers: readonly ApprovalAnswer[], emit: Emit): Promise<AgentRun>;
   /**
@@ -161,6 +169,8 @@ export interface Agent {
   send(state: RunState, prompt: string, emit: Emit, o?: { answers?: readonly ApprovalAnswer[]; signal?: AbortSignal }): Promise<AgentRun>;
   /** The kind of a tool by wire name; undefined when there is no such tool. */
   toolKind(name: string): ToolKind | undefined;
+  /** Ends what the agent started: SessionEnd hooks, every MCP server. Faces call it once the run is over. */
+  close(): Promise<void>;
 }
 
 /** Throws AgentError('config') for a bad policy: before any tool runs. */
@@ -186,6 +196,12 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
 
   const builtIn = createDefaultTools().filter((t) => !opts.readOnlyTools || t.kind === 'read' || t.kind === 'search');
   const baseTools = [...builtIn, ...(opts.askUser ? [askUserTool] : []), ...(opts.extraTools ?? [])];
+  // MCP servers and hooks: after policy (a broken policy starts nothing). Warnings go to the face
+  // until a run starts, then into the run's event stream.
+  const extensionWarnings: string[] = [];
+  let warn: (m: string) => void = (m) => void extensionWarnings.push(m);
+  const extensions = await prepareExtensions(opts.extensions, { root: opts.root, sandbox: opts.sandbox ?? defaultSandbox(), baseEnv: opts.baseEnv ?? process.env, secrets: opts.secrets, warn: (m) => warn(m) });
+  const hooks = extensions.hooks;
   const env: ToolEnv = {
     root: opts.root,
     secrets: opts.secrets,
@@ -201,7 +217,8 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     recorder: opts.recorder,
     ...(opts.files ? { files: opts.files } : {}),
   };
-  const model = opts.modelClient ?? createGeminiClient({ apiKey: opts.apiKey, baseUrl: opts.baseUrl, model: opts.model });
+  const baseModel = opts.modelClient ?? createGeminiClient({ apiKey: opts.apiKey, baseUrl: opts.baseUrl, model: opts.model });
+  const model = hooks ? hooks.wrapModel(baseModel) : baseModel;
   const signal = opts.signal ?? new AbortController().signal;
   const loopSettings = await readLoopSettings(opts.memory.memoryRoot);
 
@@ -223,7 +240,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
       })
     : undefined;
   const tools = [...baseTools, ...(sub?.tools ?? [])];
-  const registry = createToolRegistry(tools);
+  const registry = createToolSet(createToolRegistry(tools), extensions.mcp);
 
   // The mode can change during a session (an editor's session/set_mode); its note in the prompt follows.
   const prompts = new Map<ApprovalMode, string>();
@@ -234,7 +251,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
         command: opts.command,
         instructions: opts.instructions,
         memory: memory.text,
-        toolNames: tools.map((t) => t.name),
+        toolNames: registry.names(),
         repo: opts.repo,
         mode,
         availableLabels: opts.availableLabels,
@@ -253,11 +270,14 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
   // Getters: a mode changed while a run goes applies from its next request and batch.
   const deps = (state: RunState, runSignal: AbortSignal = signal) => ({
     model,
-    scheduler: createScheduler({ tools: registry, policy, channel: opts.channel, env }),
+    scheduler: createScheduler({ tools: registry, policy, channel: opts.channel, env, ...(hooks && { hooks: hooks.calls }) }),
     get systemInstruction() {
       return systemPromptFor(state.mode);
     },
-    tools: () => registry.declarations(),
+    tools: async () => {
+      await registry.ready();
+      return registry.declarations();
+    },
     limits: opts.limitsPerRun ? limitsFrom(opts.limits, state) : opts.limits,
     signal: runSignal,
     get mode() {
@@ -266,6 +286,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     onBatchSettled: opts.onBatchSettled,
     ...(afterTextTurn ? { afterTextTurn } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(hooks && { hooks, compressionModel: baseModel }),
   });
 
   /** Rules an earlier "always" added, once each: one agent may run many prompts of a session. */
@@ -273,6 +294,21 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     const key = (r: AddedRule) => JSON.stringify(r);
     const known = new Set(policy.added.map(key));
     policy.restoreAdded(state.addedRules.filter((r) => !known.has(key(r))));
+  };
+
+  /**
+   * A run's events also carry hook runs and the MCP servers' later warnings. SessionStart runs once
+   * per session this agent serves (an editor sends many prompts to one): its context, if any, is
+   * returned for the caller to put before the prompt.
+   */
+  const started = new Set<string>();
+  const attach = async (state: RunState, emit: Emit, source: 'startup' | 'resume', signal: AbortSignal): Promise<string | undefined> => {
+    warn = (m: string) => emit({ type: 'warning', message: m });
+    if (!hooks) return undefined;
+    hooks.attach(state.id, emit);
+    if (started.has(state.id)) return undefined;
+    started.add(state.id);
+    return hooks.sessionStart(source, signal);
   };
 
   const firstUserMessage = (prompt: string): Content => ({
@@ -284,17 +320,24 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     policy,
     systemPrompt,
     memorySources: memory.sources,
-    warnings: [...policyWarnings, ...settings.warnings, ...memory.warnings, ...loopSettings.warnings, ...(sub?.warnings ?? [])],
+    warnings: [...policyWarnings, ...settings.warnings, ...memory.warnings, ...loopSettings.warnings, ...(sub?.warnings ?? []), ...extensionWarnings],
+    ...(extensions.mcp && { mcp: extensions.mcp }),
+    close: () => extensions.close(),
     async start(prompt, emit) {
       const state = createRunState(opts.sessionId ?? randomUUID(), opts.model, opts.mode);
       current = { state, emit };
-      const outcome = await runLoop(state, deps(state), emit, { userMessage: firstUserMessage(prompt) });
+      // SessionStart's context goes before the prompt, fenced, as in Gemini CLI's non-interactive mode.
+      const context = await attach(state, emit, 'startup', signal);
+      const text = context ? `<hook_context>${context}</hook_context>\n\n${prompt}` : prompt;
+      const outcome = await runLoop(state, deps(state), emit, { userMessage: firstUserMessage(text) });
       state.addedRules = [...policy.added];
       return { outcome, state };
     },
     async resume(state, answers, emit) {
       restoreRules(state);
       current = { state, emit };
+      // SessionStart runs with source "resume"; there is no new prompt to put its context before.
+      await attach(state, emit, 'resume', signal);
       const outcome = await runLoop(state, deps(state), emit, { answers: [...answers] });
       state.addedRules = [...policy.added];
       return { outcome, state };
@@ -302,6 +345,8 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     async send(state, prompt, emit, o = {}) {
       restoreRules(state);
       current = { state, emit };
+      const context = await attach(state, emit, state.history.length === 0 ? 'startup' : 'resume', o.signal ?? signal);
+      if (context) prompt = `<hook_context>${context}</hook_context>\n\n${prompt}`;
       const answers = [...(o.answers ?? [])];
       const userMessage: Content = { role: 'user', parts: [{ text: prompt }] };
       const input = state.open || answers.length > 0 ? { answers, userMessage } : { userMessage };

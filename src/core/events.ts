@@ -1,4 +1,5 @@
 import type { AgentError } from '../common/errors.js';
+import type { HookRunEvent } from '../hooks/types.js';
 import type { PendingApproval, SchedulerEvent } from '../scheduler/types.js';
 
 /** Why a run stopped at a limit. */
@@ -35,6 +36,8 @@ export type LoopEvent =
   | { type: 'compressed'; beforeTokens: number; afterTokens: number }
   | { type: 'approval_request'; sessionId: string; calls: readonly PendingApproval[] }
   | { type: 'warning'; message: string }
+  /** One settings.json hook run: for the job summary and logs only (Gemini CLI's stream-json has no such event). */
+  | HookRunEvent
   | { type: 'result'; outcome: Outcome; stats: RunStats }
   /** An event of a sub-agent's own loop, nested under the parent's `invoke_agent` call. */
   | { type: 'subagent'; parentId: string; agent: string; event: LoopEvent };

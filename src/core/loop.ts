@@ -2,6 +2,7 @@ import { AgentError, isAgentError, messageOf } from '../common/errors.js';
 import type { LlmRole, ModelClient, ModelFailure } from '../model/client.js';
 import { contextWindowOf } from '../model/pricing.js';
 import type { Content, FunctionDeclaration } from '../model/wire.js';
+import type { LoopHooks } from '../hooks/types.js';
 import type { ApprovalMode } from '../policy/types.js';
 import type { ApprovalAnswer, BatchResult, Scheduler } from '../scheduler/types.js';
 import { compressHistory, shouldCompress } from './compress.js';
@@ -22,8 +23,8 @@ export interface LoopDeps {
   model: ModelClient;
   scheduler: Scheduler;
   systemInstruction: string;
-  /** Built fresh per request (the SDK may mutate what it is given). */
-  tools: () => FunctionDeclaration[];
+  /** Built fresh per request (the SDK may mutate what it is given); async while MCP servers start. */
+  tools: () => FunctionDeclaration[] | Promise<FunctionDeclaration[]>;
   limits: LoopLimits;
   signal: AbortSignal;
   mode: ApprovalMode;
@@ -46,6 +47,10 @@ export interface LoopDeps {
   /** What the turns' requests are for (`main`, or `subagent` in a child loop). */
   role?: LlmRole;
   temperature?: number;
+  /** settings.json hooks at the loop's points (BeforeAgent, AfterAgent, PreCompress, a hook's stop). */
+  hooks?: LoopHooks;
+  /** The model for compression summaries when `model` is wrapped by model hooks (Gemini CLI runs none there). */
+  compressionModel?: ModelClient;
 }
 
 /**
@@ -86,8 +91,19 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
     return o;
   };
   const stopped = (f: ModelFailure | undefined): Outcome | undefined => {
+    const hookStop = deps.hooks?.stopReason();
+    if (hookStop !== undefined) return stoppedByHook(hookStop);
     if (deadline.fired()) return { status: 'limit', ...timeLimitHit(deps.limits) };
     if (deps.signal.aborted || f?.kind === 'aborted') return { status: 'cancelled' };
+    return undefined;
+  };
+
+  /** The person's message, past a BeforeAgent hook (which may block it or add context): an outcome when blocked. */
+  const takeUserMessage = async (message: Content): Promise<Outcome | undefined> => {
+    const text = message.parts.map((p) => p.text ?? '').join('');
+    const gate = await deps.hooks?.beforeAgent(text, signal);
+    if (gate?.blocked !== undefined) return stopped(undefined) ?? { status: 'error', error: new AgentError('general', `a BeforeAgent hook blocked the prompt: ${gate.blocked}`) };
+    addUserMessage(state, gate?.context ? { ...message, parts: [...message.parts, { text: `<hook_context>${gate.context}</hook_context>` }] } : message, text, emit);
     return undefined;
   };
 
@@ -102,8 +118,15 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
         return finish({ status: 'error', error: new AgentError('input', 'there is no pending approval to answer in this session') });
       }
       // No open batch and no answers: carry on from the last checkpoint (`/agent continue`).
-      if (input.userMessage) addUserMessage(state, input.userMessage, emit);
-    } else addUserMessage(state, input.userMessage, emit);
+      if (input.userMessage) {
+        const blocked = await takeUserMessage(input.userMessage);
+        if (blocked) return finish(blocked);
+      }
+    } else {
+      const blocked = await takeUserMessage(input.userMessage);
+      if (blocked) return finish(blocked);
+    }
+    let afterAgentRetry = false;
     let compressionFailed = false;
     const chant = createContentLoopDetector();
     for (;;) {
@@ -111,7 +134,10 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
       if (stop) return finish(stop);
       const hit = checkLimits(state, deps.limits, elapsed());
       if (hit) return finish({ status: 'limit', ...hit });
-      if (!compressionFailed && shouldCompress(state, window)) compressionFailed = !(await compressHistory(state, { model: deps.model, retry, emit }));
+      if (!compressionFailed && shouldCompress(state, window)) {
+        await deps.hooks?.preCompress(signal);
+        compressionFailed = !(await compressHistory(state, { model: deps.compressionModel ?? deps.model, retry, emit }));
+      }
 
       const repaired = repairHistory(state.history);
       if (repaired.repaired) emit({ type: 'warning', message: `repaired the chat history (${repaired.repaired} unanswered or orphaned tool call parts)` });
@@ -119,7 +145,7 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
       const request = {
         model: state.model,
         systemInstruction: deps.systemInstruction,
-        tools: deps.tools(),
+        tools: await deps.tools(),
         contents: state.history,
         signal,
         role: deps.role ?? 'main',
@@ -139,6 +165,13 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
       if (looping) return finish({ status: 'limit', which: 'loop', message: looping });
       const truncated = turn.finishReason === 'MAX_TOKENS';
       if (turn.calls.length === 0) {
+        // An AfterAgent hook may reject the reply: its reason goes back as the next prompt.
+        const after = await deps.hooks?.afterAgent(firstPromptOf(state), turn.text, afterAgentRetry, signal);
+        if (after?.retry !== undefined) {
+          afterAgentRetry = true;
+          state.history.push({ role: 'user', parts: [{ text: after.retry }] });
+          continue;
+        }
         const next = await afterText(state, deps, turn, { model: deps.model, retry, emit });
         if (next) return finish(next);
         continue;
@@ -175,11 +208,10 @@ async function afterText(state: RunState, deps: LoopDeps, turn: TurnReply, ctx: 
  * The person's message joins the history. After tool responses (a resumed batch, or a session that
  * stopped after one) it joins that user turn: the API expects user and model turns to alternate.
  */
-function addUserMessage(state: RunState, message: Content, emit: Emit): void {
+function addUserMessage(state: RunState, message: Content, text: string, emit: Emit): void {
   const last = state.history.at(-1);
   if (last?.role === 'user') state.history[state.history.length - 1] = { ...last, parts: [...last.parts, ...message.parts] };
   else state.history.push(message);
-  const text = message.parts.map((p) => p.text ?? '').join('');
   if (text) emit({ type: 'message', role: 'user', text, delta: false });
 }
 
@@ -197,7 +229,17 @@ function settleBatch(state: RunState, batch: BatchResult, emit: Emit): Outcome |
   delete state.open;
   if (batch.responses.length) state.history.push({ role: 'user', parts: alignResponseIds(state.history.at(-1), batch.responses) });
   if (batch.fatal) return { status: 'error', error: new AgentError('fatal_tool', batch.fatal.message) };
+  if (batch.stopped !== undefined) return stoppedByHook(batch.stopped);
   return undefined;
+}
+
+/** A hook answered `continue: false`: the run ends there, successfully, as in Gemini CLI. */
+const stoppedByHook = (reason: string): Outcome => ({ status: 'success', finalText: `Agent execution stopped by hook: ${reason}` });
+
+/** The run's prompt, for AfterAgent: the first user text of the session. */
+function firstPromptOf(state: RunState): string {
+  const first = state.history.find((c) => c.role === 'user' && c.parts.some((p) => typeof p.text === 'string'));
+  return first?.parts.map((p) => p.text ?? '').join('') ?? '';
 }
 
 function failureError(f: ModelFailure): AgentError {

@@ -1,4 +1,4 @@
-import { GoogleGenAI, type GenerateContentResponse } from '@google/genai';
+import { GoogleGenAI, type FunctionCallingConfigMode, type GenerateContentResponse } from '@google/genai';
 import { classifyModelError } from './classify.js';
 import { ModelFailure, parseFinishFailure, type ModelChunk, type ModelClient, type ModelRequest } from './client.js';
 import { parseUsage, type UsageMetadata } from './usage.js';
@@ -65,6 +65,7 @@ export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { r
           ...(req.maxOutputTokens ? { maxOutputTokens: req.maxOutputTokens } : {}),
           ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
           ...(req.responseJsonSchema ? { responseMimeType: 'application/json', responseJsonSchema: req.responseJsonSchema } : {}),
+          ...(req.toolConfig && req.tools.length ? { toolConfig: { functionCallingConfig: { ...req.toolConfig, mode: req.toolConfig.mode as FunctionCallingConfigMode } } } : {}),
           ...(thinking ? { thinkingConfig: { includeThoughts: true } } : {}),
           abortSignal: ctrl.signal,
           automaticFunctionCalling: { disable: true },

@@ -9,6 +9,12 @@ export interface Subject {
   /** The call's name and its aliases (legacy names; for MCP tools the `mcp_<server>_<tool>` form too). */
   names: readonly string[];
   mcpServer?: string;
+  /**
+   * The tool's name on its server, when the call is named `mcp_<server>_<tool>`. Only a rule that
+   * names the server (`mcpName`) matches on it, as in Gemini CLI: a rule for `read_file` must never
+   * match another server's tool that happens to be called `read_file`.
+   */
+  mcpShortName?: string;
   annotations?: Readonly<Record<string, unknown>>;
   subagent?: string;
   args: Record<string, unknown>;
@@ -29,10 +35,12 @@ export function subjectOf(q: PolicyQuery): Subject {
   }
   // Without a server, an `mcp_<server>_<tool>` name still says which server it is (up to the first `_`).
   const mcpServer = q.mcpServer ?? (/^mcp_([^_]+)_./.exec(q.toolName)?.[1] || undefined);
+  let mcpShortName: string | undefined;
   if (mcpServer !== undefined) {
     const fqn = `mcp_${mcpServer}_`;
-    // Rules may name an MCP tool either way: short with mcpName, or fully qualified.
-    names.add(q.toolName.startsWith(fqn) ? q.toolName.slice(fqn.length) : `${fqn}${q.toolName}`);
+    // Rules may name an MCP tool either way: fully qualified, or short with mcpName.
+    if (q.toolName.startsWith(fqn)) mcpShortName = q.toolName.slice(fqn.length);
+    else names.add(`${fqn}${q.toolName}`);
   }
   // Gemini CLI lets rules name a subagent as if it were a tool.
   const agent = q.args.agent_name;
@@ -40,6 +48,7 @@ export function subjectOf(q: PolicyQuery): Subject {
   return {
     names: [...names],
     ...(mcpServer !== undefined && { mcpServer }),
+    ...(mcpShortName !== undefined && { mcpShortName }),
     ...(q.annotations && { annotations: q.annotations }),
     ...(q.subagent !== undefined && { subagent: q.subagent }),
     args: q.args,
@@ -61,16 +70,18 @@ export function argsText(args: Record<string, unknown>): string {
   return `{${pairs.join(',')}}`;
 }
 
-export function toolNameMatches(pattern: string, s: Subject): boolean {
+/** `namesServer`: the rule has `mcpName`, so the tool's short name on its server counts too. */
+export function toolNameMatches(pattern: string, s: Subject, namesServer = false): boolean {
   if (pattern === '*') return true;
   if (pattern === 'mcp_*') return s.mcpServer !== undefined;
   const server = /^mcp_(.+)_\*$/.exec(pattern)?.[1];
   if (server !== undefined) return s.mcpServer === server;
+  const names = namesServer && s.mcpShortName !== undefined ? [...s.names, s.mcpShortName] : s.names;
   if (pattern.endsWith('*')) {
     const head = pattern.slice(0, -1);
-    return s.names.some((n) => n.startsWith(head));
+    return names.some((n) => n.startsWith(head));
   }
-  return s.names.includes(pattern);
+  return names.includes(pattern);
 }
 
 export interface MatchOptions {
@@ -88,7 +99,7 @@ export function ruleMatches(rule: TieredRule, s: Subject, o: MatchOptions): bool
   if (rule.mcpName !== undefined) {
     if (s.mcpServer === undefined || (rule.mcpName !== '*' && rule.mcpName !== s.mcpServer)) return false;
   }
-  if (!rule.toolNames.some((t) => toolNameMatches(t, s))) return false;
+  if (!rule.toolNames.some((t) => toolNameMatches(t, s, rule.mcpName !== undefined))) return false;
   if (rule.toolAnnotations) {
     const have = s.annotations;
     if (!have) return false;

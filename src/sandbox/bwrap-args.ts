@@ -23,6 +23,8 @@ export interface BwrapPlan {
   writable: readonly string[];
   /** `.git`, `.gemini`, `.github` inside the workspace, bound read-only over the writable tree. */
   protectedPaths: readonly HostEntry[];
+  /** Folders bound read-only over a protected path (a trusted `.gemini/` over the work tree's). */
+  overlays?: ReadonlyArray<{ source: string; path: string }>;
   /** Where the sanitized .git/config goes, read from `dataFd`. */
   gitConfig?: { path: string; dataFd: number };
   /** The runner's files and folders, where a bound tree would otherwise show them. */
@@ -58,6 +60,7 @@ export function buildBwrapArgs(p: BwrapPlan): string[] {
   a.push('--bind', p.workspace, p.workspace);
   for (const path of p.writable) a.push('--bind', path, path);
   for (const e of p.protectedPaths) a.push(...mountHost(e, 'ro'));
+  for (const o of p.overlays ?? []) a.push('--ro-bind', o.source, o.path);
   if (p.gitConfig) a.push('--ro-bind-data', String(p.gitConfig.dataFd), p.gitConfig.path);
   const visible = [...p.system.filter((e) => e.kind !== 'symlink').map((e) => e.path), ...p.readOnly, p.workspace, ...p.writable];
   const hiddenDirs = p.hidden.filter((e) => e.kind === 'dir').map((e) => e.path);

@@ -29,7 +29,8 @@
  * What it has and we do not: a seccomp filter against AF_UNIX sockets; with the network
  * namespace unshared, the host's abstract sockets are out of reach anyway.
  */
-import { mkdir, readFile, realpath, rmdir } from 'node:fs/promises';
+import { mkdir, readFile, realpath, rmdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { AgentError, messageOf } from '../common/errors.js';
 import { buildBwrapArgs, isUnder } from './bwrap-args.js';
 import { sanitizeGitConfig } from './git-config.js';
@@ -159,6 +160,7 @@ async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<Bw
   const toolchains = await readToolchainDirs(env.PATH, { bound, home, hidden: hiddenPaths, workspace: req.workspace });
   const resolv = network ? await readResolvConfTarget() : undefined;
   const gitConfig = protectedLayout.gitConfig ? sanitizeGitConfig(await readFile(protectedLayout.gitConfig, 'utf8')).text : undefined;
+  const overlays = await configOverlay(req.configDir, req.workspace, protectedLayout.present);
 
   // A folder another live process of this sandbox made is still ours to count, though it exists now.
   const ours = [...protectedLayout.absent, ...protectedLayout.present.filter((e) => c.placeholders.has(e.path)).map((e) => e.path)];
@@ -175,6 +177,7 @@ async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<Bw
       readOnly: [...toolchains, ...chooseToolchainDirs(c.readOnly.join(':'), { bound: [], home, hidden: hiddenPaths, workspace: req.workspace }), ...(resolv ? [resolv] : [])],
       writable,
       protectedPaths: [...protectedLayout.present, ...protectedLayout.absent.map((path) => ({ path, kind: 'dir' as const }))],
+      overlays,
       gitConfig: gitConfig === undefined ? undefined : { path: protectedLayout.gitConfig!, dataFd: DATA_FD },
       hidden: await readHiddenEntries(hiddenPaths),
       statusFd: STATUS_FD,
@@ -191,6 +194,16 @@ async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<Bw
     await releasePlaceholders(made, c.placeholders);
     throw e;
   }
+}
+
+/** The trusted `.gemini/` over the work tree's: a real folder, and only where the work tree's is a folder or absent. */
+async function configOverlay(configDir: string | undefined, workspace: string, present: readonly { path: string; kind: string }[]): Promise<Array<{ source: string; path: string }>> {
+  if (configDir === undefined) return [];
+  const target = join(workspace, '.gemini');
+  const source = await realpath(configDir).catch(() => undefined);
+  if (!source || !(await stat(source)).isDirectory()) throw new AgentError('config', `sandbox: the trusted configuration folder ${configDir} is not a folder`);
+  if (present.some((e) => e.path === target && e.kind !== 'dir')) throw new AgentError('config', `sandbox: ${target} is not a folder, so the trusted .gemini/ cannot be put in its place`);
+  return [{ source, path: target }];
 }
 
 /**

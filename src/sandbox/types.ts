@@ -20,6 +20,12 @@ export interface SpawnRequest {
   network?: boolean;
   /** `pipe` for a process that is talked to (an MCP stdio server); commands get none. */
   stdin?: 'ignore' | 'pipe';
+  /**
+   * A trusted copy of the workspace's `.gemini/` folder (read from a commit), bound read-only in
+   * its place: a hook or an MCP server configured there runs the committed scripts, never the work
+   * tree's (a pull request's head). Only inside the sandbox; an unconfined process sees the work tree.
+   */
+  configDir?: string;
 }
 
 export interface ExitStatus {

@@ -116,7 +116,10 @@ export function cutText(text: string, cap: number, budget: number): string {
   );
 }
 
-/** Responses for settled calls, in the model's order, with the batch budget applied. */
+/**
+ * Responses for settled calls, in the model's order, with the batch budget applied; then any inline
+ * data the calls returned (images), as parts after the responses (Gemini CLI's sibling parts).
+ */
 export function buildResponses(calls: readonly Call[], budget: number): Part[] {
   const ordered = [...calls].sort((a, b) => a.base.order - b.base.order);
   const texts = ordered.map(responseTextOf);
@@ -124,11 +127,13 @@ export function buildResponses(calls: readonly Call[], budget: number): Part[] {
     texts.map((t) => t.text.length),
     budget,
   );
-  return ordered.map((call, i) => {
+  const responses = ordered.map((call, i) => {
     const { text, isError } = texts[i];
     const cap = caps[i];
     return responsePartOf(call, cap === undefined ? text : cutText(text, cap, budget), isError);
   });
+  const media = ordered.flatMap((c) => (c.status === 'succeeded' && c.media ? c.media.map((m) => ({ inlineData: { mimeType: m.mimeType, data: m.data } })) : []));
+  return [...responses, ...media];
 }
 
 /** The same validation error made again and again: counted across batches, saved with the batch. */

@@ -1,6 +1,6 @@
 import { AgentError } from '../common/errors.js';
 import type { RuleRef } from '../policy/types.js';
-import { WAIT_FOR_PREVIOUS, type ToolError, type ToolKind } from '../tools/define-tool.js';
+import { WAIT_FOR_PREVIOUS, type ToolError, type ToolKind, type ToolMedia } from '../tools/define-tool.js';
 import type { PendingApproval } from './types.js';
 
 /**
@@ -42,7 +42,7 @@ export type Call =
   | { status: 'awaiting_approval'; base: CallBase; title: string; pending: PendingApproval; nested?: NestedWait }
   | { status: 'scheduled'; base: CallBase; title: string; allowedBy: AllowedBy }
   | { status: 'executing'; base: CallBase; title: string; startedAt: number }
-  | { status: 'succeeded'; base: CallBase; output: string; forHuman?: string; ms: number }
+  | { status: 'succeeded'; base: CallBase; output: string; forHuman?: string; /** Inline data for the model (an MCP tool's image). */ media?: ToolMedia[]; ms: number }
   | { status: 'failed'; base: CallBase; error: ToolError; ms?: number }
   | { status: 'denied'; base: CallBase; rule: RuleRef | null; reason: string }
   | { status: 'cancelled'; base: CallBase; reason: string };

@@ -1,6 +1,6 @@
-import { AgentError, messageOf } from '../common/errors.js';
+import { AgentError } from '../common/errors.js';
 import type { FunctionCall } from '../model/wire.js';
-import type { PolicyEngine, PolicyVerdict } from '../policy/types.js';
+import type { PolicyEngine } from '../policy/types.js';
 import { ToolFailure, type FileDiff, type PreparedCall, type ToolEnv, type ToolError, type ToolKind } from '../tools/define-tool.js';
 import { raceAbort } from '../tools/tool-output.js';
 import {
@@ -15,7 +15,8 @@ import {
   toolErrorOf,
   type ValidationStreak,
 } from './batch.js';
-import { isSettled, move, receiveCall, type Call, type CallOf } from './call-state.js';
+import { blockedByHook, decideCall, policyQueryOf, stoppedByHook, type CallHooks } from './call-hooks.js';
+import { isSettled, move, receiveCall, type Call, type CallBase, type CallOf } from './call-state.js';
 import { answersInside, assertAnswersFit, nestedId, parseOpenBatch, pendingOf, toOpenBatch } from './open-batch.js';
 import { isSuspendable, type ApprovalAnswer, type ApprovalChannel, type BatchOptions, type BatchResult, type OpenBatch, type PendingApproval, type Scheduler, type SchedulerEmit, type SuspendableRun } from './types.js';
 
@@ -47,6 +48,8 @@ export interface SchedulerOptions {
   /** The total characters of one batch's responses; the largest are cut first. */
   outputBudgetChars?: number;
   now?: () => number;
+  /** settings.json hooks around each call (hooks/); absent: none run. */
+  hooks?: CallHooks;
 }
 
 export const DEFAULT_MAX_PARALLEL = 10;
@@ -65,6 +68,8 @@ interface Work {
   opts: BatchOptions;
   emit: SchedulerEmit;
   fatal?: ToolError;
+  /** A hook asked to stop the run: the rest of the batch is cancelled. */
+  stopped?: string;
 }
 
 export function createScheduler(o: SchedulerOptions): Scheduler {
@@ -93,7 +98,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
 
   /** Truncation, validation, policy and (maybe) a human, for one call, in the model's order. */
   async function admit(w: Work, i: number): Promise<void> {
-    const { base } = w.calls[i];
+    let { base } = w.calls[i];
     const kind = kindAt(w, i);
     if (w.opts.truncated && (kind === 'edit' || kind === 'execute')) {
       return set(w, i, { status: 'denied', base, rule: null, reason: TRUNCATED_REFUSAL });
@@ -110,10 +115,20 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       return set(w, i, { status: 'failed', base, error: { code: error.code, message } });
     }
     streak = nextStreak(streak, undefined);
+    const queries = [policyQueryOf(base.name, base.args, prepared)];
+    let hookAsks: string | undefined;
+    if (o.hooks) {
+      const hooked = await beforeToolHooks(w, i, prepared);
+      if (!hooked) return;
+      ({ base, prepared, ask: hookAsks } = hooked);
+      queries.push(policyQueryOf(base.name, base.args, prepared));
+    }
     w.prepared.set(base.id, prepared);
     set(w, i, { status: 'prepared', base, title: prepared.title, paths: [...prepared.paths], kind: kind ?? 'other' }, prepared.diff);
 
-    const verdict = decideSafely(o.policy, { toolName: base.name, args: prepared.policyArgs ?? base.args }, w.opts);
+    // With a hook's rewrite, policy decides on both calls and the stricter verdict stands.
+    let verdict = decideCall(o.policy, queries, w.opts);
+    if (hookAsks !== undefined && verdict.decision === 'allow') verdict = { decision: 'ask_user', rule: null, reason: `a BeforeTool hook asked for confirmation${hookAsks ? `: ${hookAsks}` : ''}` };
     if (verdict.decision === 'deny') {
       const why = verdict.rule?.denyMessage || verdict.reason;
       return set(w, i, { status: 'denied', base, rule: verdict.rule, reason: `${base.name} was not run: policy denied it. ${why}` });
@@ -125,10 +140,35 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     if (prepared.preview !== undefined) pending.preview = prepared.preview;
     if (prepared.question) pending.question = prepared.question;
     set(w, i, { status: 'awaiting_approval', base, title: prepared.title, pending });
+    await o.hooks?.notify(pending, { id: base.id, name: base.name, args: base.args, ...(prepared.mcp && { mcp: prepared.mcp }) });
     const answer = await o.channel.decide(pending);
     if (answer === 'defer') return;
     assertAnswersFit([pending], [answer]);
     applyAnswer(w, i, answer);
+  }
+
+  /**
+   * BeforeTool hooks for a validated call: blocked or stopped settles it (undefined); a rewrite is
+   * validated again and becomes the call's arguments (saved with a waiting call, so a resumed run
+   * runs what was asked about without running the hooks again).
+   */
+  async function beforeToolHooks(w: Work, i: number, prepared: PreparedCall): Promise<{ base: CallBase; prepared: PreparedCall; ask?: string } | undefined> {
+    const { base } = w.calls[i];
+    const r = await o.hooks!.beforeTool({ id: base.id, name: base.name, args: base.args, ...(prepared.mcp && { mcp: prepared.mcp }) }, w.opts.signal);
+    if (r.kind === 'block') return void set(w, i, { status: 'failed', base, error: { code: 'denied', message: blockedByHook(r.reason) } });
+    if (r.kind === 'stop') {
+      w.stopped ??= r.reason;
+      return void set(w, i, { status: 'failed', base, error: { code: 'cancelled', message: stoppedByHook(r.reason) } });
+    }
+    const ask = r.ask !== undefined ? { ask: r.ask } : {};
+    if (!r.args) return { base, prepared, ...ask };
+    const rewritten: CallBase = { ...base, args: r.args };
+    try {
+      return { base: rewritten, prepared: await tools.prepareCall(base.name, r.args, o.env), ...ask };
+    } catch (e) {
+      const error = toolErrorOf(e);
+      return void set(w, i, { status: 'failed', base: rewritten, error: { code: error.code, message: `Tool parameter modification by hook failed validation: ${error.message}` } });
+    }
   }
 
   /** A human's answer to a waiting call whose prepared call is in memory. */
@@ -147,7 +187,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     }
     if (answer.always) {
       const prepared = w.prepared.get(base.id);
-      o.policy.allowAlways({ toolName: base.name, args: prepared?.policyArgs ?? base.args }, w.opts.mode);
+      o.policy.allowAlways(prepared ? policyQueryOf(base.name, base.args, prepared) : { toolName: base.name, args: base.args }, w.opts.mode);
     }
     set(w, i, { status: 'scheduled', base, title: call.title, allowedBy: { by: 'approval', always: answer.always === true } });
   }
@@ -157,16 +197,21 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     const { base } = call;
     const prepared = w.prepared.get(base.id);
     if (!prepared) throw new AgentError('internal', `call ${base.id} was scheduled without a prepared call`);
-    if (w.opts.signal.aborted || w.fatal) return cancel(w, i);
+    if (w.opts.signal.aborted || w.fatal || w.stopped) return cancel(w, i);
     const startedAt = now();
     set(w, i, { status: 'executing', base, title: call.title, startedAt });
     let error: ToolError | undefined;
     try {
       const ran = await runPrepared(w, base.id, prepared);
       if ('suspended' in ran) return suspendInside(w, i, call.title, ran.suspended);
-      const out = ran.output;
+      let out = ran.output;
+      if (o.hooks && out.error?.code !== 'cancelled') {
+        const after = await o.hooks.afterTool({ id: base.id, name: base.name, args: base.args, ...(prepared.mcp && { mcp: prepared.mcp }) }, out, w.opts.signal);
+        out = after.output;
+        if (after.stop !== undefined) w.stopped ??= after.stop;
+      }
       if (!out.error) {
-        return set(w, i, { status: 'succeeded', base, output: out.forModel, ...(out.forHuman ? { forHuman: out.forHuman } : {}), ms: now() - startedAt });
+        return set(w, i, { status: 'succeeded', base, output: out.forModel, ...(out.forHuman ? { forHuman: out.forHuman } : {}), ...(out.media?.length ? { media: out.media } : {}), ms: now() - startedAt });
       }
       if (out.error.code === 'cancelled') return set(w, i, { status: 'cancelled', base, reason: out.error.message || 'the run was cancelled while it ran' });
       error = { code: out.error.code, message: out.forModel || out.error.message };
@@ -203,14 +248,14 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   function cancel(w: Work, i: number): void {
     const c = w.calls[i];
     if (isSettled(c)) return;
-    const reason = w.fatal ? `an earlier call failed fatally (${w.fatal.message}), so the run stops` : 'the run was cancelled before it ran';
+    const reason = w.fatal ? `an earlier call failed fatally (${w.fatal.message}), so the run stops` : w.stopped !== undefined ? `not run: ${stoppedByHook(w.stopped)}` : 'the run was cancelled before it ran';
     set(w, i, { status: 'cancelled', base: c.base, reason });
   }
 
   /** Admit each call of a group in order, then run the ones allowed together (at most maxParallel at once). */
   async function runGroups(w: Work, groups: number[][], admitOne: (i: number) => Promise<void>): Promise<void> {
     for (const group of groups) {
-      if (w.opts.signal.aborted || w.fatal) {
+      if (w.opts.signal.aborted || w.fatal || w.stopped) {
         group.forEach((i) => cancel(w, i));
         continue;
       }
@@ -225,10 +270,10 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     groupCalls(positions.map((i) => ({ kind: kindAt(w, i), waitForPrevious: w.calls[i].base.waitForPrevious === true }))).map((g) => g.map((k) => positions[k]));
 
   function finish(w: Work): BatchResult {
-    if (w.opts.signal.aborted || w.fatal) w.calls.forEach((_, i) => cancel(w, i));
+    if (w.opts.signal.aborted || w.fatal || w.stopped) w.calls.forEach((_, i) => cancel(w, i));
     const pending = pendingOf(w.calls);
     if (pending.length > 0) return { responses: [], pending, open: toOpenBatch(w.calls, streak) };
-    return { responses: buildResponses(w.calls, budget), pending: [], ...(w.fatal ? { fatal: w.fatal } : {}) };
+    return { responses: buildResponses(w.calls, budget), pending: [], ...(w.fatal ? { fatal: w.fatal } : {}), ...(w.stopped !== undefined ? { stopped: w.stopped } : {}) };
   }
 
   async function run(fcs: readonly FunctionCall[], opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult> {
@@ -293,15 +338,6 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   }
 
   return { run, resume };
-}
-
-/** Policy fails closed: an engine that throws denies the call instead of crashing the batch. */
-function decideSafely(policy: PolicyEngine, query: { toolName: string; args: Record<string, unknown> }, opts: BatchOptions): PolicyVerdict {
-  try {
-    return policy.decide(query, opts.mode);
-  } catch (e) {
-    return { decision: 'deny', rule: null, reason: `the policy engine failed on this call (${messageOf(e)}), so it is denied` };
-  }
 }
 
 /** Calls as the model sent them; a missing or repeated id gets a unique one of ours. */

@@ -67,6 +67,8 @@ export interface BatchResult {
   open?: OpenBatch;
   /** A tool failed with code 'fatal': the run ends. */
   fatal?: ToolError;
+  /** A hook asked to stop the run (`continue: false`): the run ends after this batch, with the reason. */
+  stopped?: string;
 }
 
 /** Serializable state of a batch that waits for answers (defined by the scheduler; plain JSON). */

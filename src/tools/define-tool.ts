@@ -29,6 +29,13 @@ export interface RunContext {
   callId?: string;
 }
 
+/** Inline data for the model (an image an MCP tool returned), sent beside the function response. */
+export interface ToolMedia {
+  mimeType: string;
+  /** Base64. */
+  data: string;
+}
+
 export interface ToolOutput {
   /** Becomes functionResponse.response.output (or .error when `error` is set). Never empty. */
   forModel: string;
@@ -36,6 +43,21 @@ export interface ToolOutput {
   forHuman?: string;
   /** Present: the call failed; the model sees the message. */
   error?: ToolError;
+  /** Images and documents the model sees as inline data parts after the response (Gemini CLI's siblings). */
+  media?: ToolMedia[];
+}
+
+/**
+ * Which MCP server a tool comes from, as our registry knows it (never as the call claims): policy
+ * rules naming a server match on `server`, hooks get the rest as `mcp_context`.
+ */
+export interface McpCallInfo {
+  server: string;
+  /** The tool's own name on its server. */
+  tool: string;
+  annotations?: Record<string, unknown>;
+  /** Non-secret connection details for hooks (Gemini CLI's mcp_context: command, args, cwd, url). */
+  context: Record<string, unknown>;
 }
 
 /** A question only a maintainer can answer (Gemini CLI's `ask_user` tool). */
@@ -77,6 +99,8 @@ export interface PreparedCall {
   diff?: FileDiff;
   /** Set by tools that need a human's answer instead of running (ask_user). */
   question?: HumanQuestion;
+  /** Set by MCP tools: the server the policy decides by. */
+  mcp?: McpCallInfo;
   run(ctx: RunContext): Promise<ToolOutput>;
 }
 

@@ -46,6 +46,8 @@ describe('parseInputs', () => {
       sandboxNetwork: false,
       sessionKey: undefined,
       triageLabels: [],
+      mcpServers: [],
+      mcpStart: 'eager',
       issueNumber: undefined,
       mode: 'event',
       triage: {
@@ -197,4 +199,44 @@ describe('parseDurationMs', () => {
     ['0d', undefined],
     ['soon', undefined],
   ])('%s', (raw, ms) => expect(parseDurationMs(raw)).toBe(ms));
+});
+
+describe("the mcp-servers input (settings.json's mcpServers schema)", () => {
+  const RUNNER = { GITHUB_REPOSITORY: 'o/r', GITHUB_EVENT_NAME: 'push' };
+
+  it('servers from JSON, in either form; $VAR in env and headers from the step environment; credentials join the secrets', () => {
+    const masked: string[] = [];
+    const servers = {
+      github: { command: 'github-mcp-server', args: ['stdio'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: '$GH_PAT', LOG_LEVEL: '${LEVEL}' } },
+      api: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${API_TOKEN}' } },
+    };
+    const env = { ...RUNNER, GH_PAT: 'ghp_patFromTheWorkflow0001', LEVEL: 'debug', API_TOKEN: 'api-token-from-secret-42' };
+    for (const raw of [JSON.stringify(servers), JSON.stringify({ mcpServers: servers })]) {
+      masked.length = 0;
+      const r = readInputs(runnerInputs({ 'mcp-servers': raw }), env, (s) => masked.push(s));
+      if (!r.ok) throw new Error(JSON.stringify(r.errors));
+      expect(r.settings.mcpServers.map((s) => [s.name, s.source, s.transport])).toEqual([
+        ['github', { label: "input 'mcp-servers'", origin: 'workflow' }, { kind: 'stdio', command: 'github-mcp-server', args: ['stdio'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_patFromTheWorkflow0001', LOG_LEVEL: 'debug' } }],
+        ['api', { label: "input 'mcp-servers'", origin: 'workflow' }, { kind: 'http', url: 'https://mcp.example.com/mcp', protocol: 'auto', headers: { Authorization: 'Bearer api-token-from-secret-42' } }],
+      ]);
+      // The token and the header carrying one are secrets now; the log level is not.
+      expect(r.secrets).toEqual([KEY, TOKEN, 'ghp_patFromTheWorkflow0001', 'Bearer api-token-from-secret-42']);
+      expect(masked).toEqual(r.secrets);
+    }
+  });
+
+  it.each([
+    ['{not json', /input 'mcp-servers' is .*: expected a JSON object of server names to settings/],
+    ['{"s": {"args": []}}', /expected valid MCP server settings: s: left out: needs `command`/],
+    ['{"s": {"command": "x", "comand": "y"}}', /s.comand: is not a field Gemini CLI knows/],
+  ])('%j is an input error that says what is wrong', (raw, message) => {
+    const r = parseInputs(runnerInputs({ 'mcp-servers': raw }));
+    expect(r.ok ? [] : r.errors.map((e) => [e.input, e.message])).toEqual([['mcp-servers', expect.stringMatching(message)]]);
+  });
+
+  it('mcp-start is eager or lazy', () => {
+    expect(settingsOf(parseInputs(runnerInputs({ 'mcp-start': 'lazy' }))).mcpStart).toBe('lazy');
+    const r = parseInputs(runnerInputs({ 'mcp-start': 'sometimes' }));
+    expect(r.ok ? [] : r.errors.map((e) => e.message)).toEqual(["input 'mcp-start' is \"sometimes\": expected eager or lazy"]);
+  });
 });

@@ -4,7 +4,7 @@
  * repositories; the agent is prepared for real (policy engine and memory) from the snapshot, as
  * run-task.ts does.
  */
-import { existsSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTrustedConfigSource, readHeadCommit, readTrustedConfig as readTrusted, type TrustedConfig } from '../../src/action/trusted-config.js';
@@ -55,6 +55,21 @@ describe('readTrustedConfig', () => {
     expect(readFileSync(join(trusted.policyDir, 'team.toml'), 'utf8')).toBe(BASE_POLICY);
     expect(existsSync(join(trusted.policyDir, 'evil.toml'))).toBe(false);
     expect(existsSync(join(trusted.memoryRoot, 'src/app.c'))).toBe(false); // only steering files
+  });
+
+  it('the snapshot’s .gemini/ keeps executable bits and takes scripts up to 16 MB (context files stop at 1 MB); an empty one is made when the commit has none', async () => {
+    const big = 'x'.repeat(2 * 1024 * 1024);
+    const { dir } = createRepo({ '.gemini/hooks/check.sh': '#!/bin/sh\necho ok\n', '.gemini/mcp/server.mjs': big, 'BIG.md': big, 'GEMINI.md': 'memory\n' });
+    git(dir, 'update-index', '--chmod=+x', '.gemini/hooks/check.sh');
+    git(dir, 'commit', '-q', '-m', 'executable');
+    const trusted = await readTrustedConfig(dir, git(dir, 'rev-parse', 'HEAD'), ['GEMINI.md']);
+    expect(trusted.geminiDir).toBe(join(trusted.memoryRoot, '.gemini'));
+    expect(statSync(join(trusted.geminiDir, 'hooks/check.sh')).mode & 0o111).toBe(0o111);
+    expect(statSync(join(trusted.geminiDir, 'mcp/server.mjs')).size).toBe(big.length);
+    expect(existsSync(join(trusted.memoryRoot, 'BIG.md'))).toBe(false);
+    const bare = createRepo({ 'README.md': '# none\n' }).dir;
+    const none = await readTrustedConfig(bare, git(bare, 'rev-parse', 'HEAD'), ['GEMINI.md']);
+    expect(statSync(none.geminiDir).isDirectory()).toBe(true);
   });
 
   it('fetches the base commit when the checkout does not have it (a shallow clone of the head)', async () => {

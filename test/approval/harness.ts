@@ -48,6 +48,7 @@ export function createScriptedAgent(root: string, script: AgentScript, resumes: 
     policy: undefined as never,
     systemPrompt: '',
     memorySources: [],
+    close: async () => undefined,
     warnings: [],
     async start(prompt) {
       const state = createRunState('sess-1', 'gemini-test', 'autoEdit');

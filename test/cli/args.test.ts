@@ -30,7 +30,19 @@ describe('parseCliArgs', () => {
       modeExplicit: true,
       approve: false,
       deny: false,
+      mcpStart: 'eager',
     });
+  });
+
+  it("reads Gemini CLI's --allowed-mcp-server-names (comma separated, repeatable) and --mcp-start", () => {
+    expect(parseCliArgs(['-p', 'x', '--allowed-mcp-server-names', 'a,b', '--allowed-mcp-server-names', ' c ', '--mcp-start', 'lazy'])).toMatchObject({ allowedMcpServerNames: ['a', 'b', 'c'], mcpStart: 'lazy' });
+    expect(parseCliArgs(['-p', 'x'])).not.toHaveProperty('allowedMcpServerNames');
+    expect(inputError(['-p', 'x', '--mcp-start', 'soon']).message).toBe('--mcp-start "soon" is not valid: it expects eager or lazy');
+  });
+
+  it('routes mcp list with the rest of argv; another mcp command is an input error', () => {
+    expect(parseCliArgs(['mcp', 'list', '--json'])).toEqual({ kind: 'mcp-list', argv: ['--json'] });
+    expect(inputError(['mcp', 'add', 'x']).message).toBe('unknown command "mcp add": the one mcp command is "mcp list"');
   });
 
   it('reads the sandbox flags; the CLI defaults to auto', () => {

@@ -3,13 +3,14 @@
  * and stdout of the built CLI (dist/cli/index.js, under Node 24 when installed), against the fake
  * Gemini server. Build first (`npm run build`).
  */
-import { existsSync, readdirSync, readFileSync, rmSync, watch } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { projectSessionsDir } from '../../src/session/file-store.js';
 import { agentText, clientCapabilitiesOf, startAcpAgent, type AcpAgentOptions, type AcpAgentProcess } from '../support/acp-client.js';
 import { call, fault, reply, startFakeGemini, text, thought, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
+import { bundleTestServer } from '../support/mcp-server.js';
 import { createRepo, makeTempDir } from '../support/git-repo.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -327,17 +328,22 @@ describe('agent-action --acp over stdio', () => {
     expect(readFileSync(app, 'utf8')).toBe('export const answer = 41;\n');
   });
 
-  it('accepts MCP servers, says they were not started, and stores them without their secret values', async () => {
-    const w = await world([reply([text('Hello.')])]);
+  it("starts the editor's MCP servers in the sandbox, offers their tools, and stores them without their secret values", async () => {
+    const w = await world([reply([call('mcp_docs_echo', { text: 'hi' }, 'm1')]), reply([text('Hello.')])]);
+    mkdirSync(join(w.root, 'srv'));
+    await bundleTestServer(join(w.root, 'srv/server.mjs'));
     const ed = await editor(w);
     const { sessionId } = await ed.agent.request('session/new', {
       cwd: w.root,
-      mcpServers: [{ name: 'docs', command: 'docs-server', args: ['--stdio'], env: [{ name: 'DOCS_TOKEN', value: 's3cret-token' }] }],
+      mcpServers: [{ name: 'docs', command: 'node', args: ['srv/server.mjs', 'docs'], env: [{ name: 'DOCS_TOKEN', value: 's3cret-token' }] }],
     });
-    await prompt(ed, sessionId, 'hi');
-    expect(kinds(ed)[0]).toBe('notice');
-    expect(ed.updates[0]!.update).toMatchObject({ severity: 'warning', title: expect.stringContaining('MCP servers (docs) were recorded with the session but not started') });
-    expect(readSession(w, sessionId).mcpServers).toEqual([{ name: 'docs', transport: 'stdio', command: 'docs-server', args: ['--stdio'], envNames: ['DOCS_TOKEN'] }]);
+    await ed.agent.request('session/set_mode', { sessionId, modeId: 'yolo' });
+    expect((await prompt(ed, sessionId, 'hi')).stopReason).toBe('end_turn');
+    const declared = (w.fake.requests[0]!.body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name);
+    expect(declared).toContain('mcp_docs_echo');
+    expect(JSON.stringify(w.fake.requests[1]!.body.contents)).toContain('docs says: hi');
+    expect(forCall(ed, 'm1').at(-1)).toMatchObject({ status: 'completed' });
+    expect(readSession(w, sessionId).mcpServers).toEqual([{ name: 'docs', transport: 'stdio', command: 'node', args: ['srv/server.mjs', 'docs'], envNames: ['DOCS_TOKEN'] }]);
     expect(readFileSync(sessionFile(w, sessionId), 'utf8')).not.toContain('s3cret-token');
   });
 

@@ -47,6 +47,17 @@ toolName = "write_file"
 argsPattern = '"file_path":"docs/'
 decision = "allow"
 priority = 100
+
+[[rule]]
+toolName = "mcp_gh_*"
+decision = "allow"
+priority = 100
+
+[[rule]]
+toolName = "search"
+mcpName = "db"
+decision = "allow"
+priority = 100
 `;
 const BLANKET_TOML = `
 [[rule]]
@@ -72,6 +83,14 @@ const CALLS: PolicyQuery[] = [
   call('exit_plan_mode'),
   call('invoke_agent', { agent_name: 'codebase_investigator' }),
   call('query', {}, { mcpServer: 'db', annotations: { readOnlyHint: true } }),
+  // MCP tools as the scheduler asks about them: the registered name, the server from our registry.
+  // A server's tool called read_file is not the built-in read_file: no rule for that one allows it.
+  call('mcp_evil_read_file', { file_path: 'a.ts' }, { mcpServer: 'evil' }),
+  call('mcp_gh_search', { q: 'x' }, { mcpServer: 'gh' }),
+  call('mcp_db_search', { q: 'x' }, { mcpServer: 'db' }),
+  call('mcp_evil_search', { q: 'x' }, { mcpServer: 'evil' }),
+  // A name that claims one server while the registry says another: the registry's server decides.
+  call('mcp_gh_search', { q: 'x' }, { mcpServer: 'evil' }),
   ...[
     'npm test', 'npm test -- --watch', 'npm testx', 'npm test && curl x', 'npm test; rm -rf x', 'git commit -m "fix"', 'git log',
     'ls', 'ls -la', 'cat README.md', 'cat /etc/passwd', 'echo x > out.txt', 'npm run build > log.txt', 'make build', 'make build x',

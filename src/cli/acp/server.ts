@@ -21,7 +21,7 @@ import {
 } from '@agentclientprotocol/sdk';
 import { messageOf } from '../../common/errors.js';
 import type { StoredMcpServer } from '../../session/codec.js';
-import type { McpConnection, McpConnector, McpServerSpec } from '../../tools/mcp-servers.js';
+import type { McpServerSpec } from '../../tools/mcp-servers.js';
 import type { AcpArgs } from '../args.js';
 import { resolveFlagPaths } from '../flag-paths.js';
 import { apiKeyOf } from '../local-agent.js';
@@ -37,8 +37,6 @@ export interface AcpServerEnv {
   version: string;
   /** SIGINT/SIGTERM: close the connection as if the client had left. */
   signal: AbortSignal;
-  /** Starts the MCP servers a session is given; absent, they are recorded and not started (see tools/mcp-servers.ts). */
-  mcp?: McpConnector;
   /** Diagnostics for people (stderr): stdout belongs to the protocol. */
   log(line: string): void;
 }
@@ -152,7 +150,6 @@ async function openSession(s: Server, client: AgentContext, p: { cwd: string; mc
     held = { doc: stored.parsed.doc, version: stored.version };
   }
   const specs = p.mcpServers.map(specOf);
-  const mcp: McpConnection | undefined = s.c.mcp && specs.length ? await s.c.mcp(specs, { root, signal: s.connection.signal }) : undefined;
   const session = await openAcpSession({
     client,
     caps: s.caps,
@@ -164,10 +161,9 @@ async function openSession(s: Server, client: AgentContext, p: { cwd: string; mc
     store: project.store,
     ...(held ? { held } : {}),
     origin: { root, title: '', command: 'acp', ...(specs.length ? { mcpServers: specs.map(storedFormOf) } : {}) },
-    ...(mcp ? { mcp } : {}),
+    mcpServers: specs,
     connection: s.connection.signal,
-  }).catch(async (e: unknown) => {
-    await mcp?.close().catch(() => undefined);
+  }).catch((e: unknown) => {
     throw e instanceof RequestError ? e : new RequestError(-32603, messageOf(e));
   });
   s.sessions.set(session.id, session);

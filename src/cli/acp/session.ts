@@ -13,11 +13,13 @@ import type { ApprovalMode } from '../../policy/types.js';
 import type { ApprovalAnswer, PendingApproval } from '../../scheduler/types.js';
 import type { LocalSessionDoc } from '../../session/codec.js';
 import type { SessionStore } from '../../session/store.js';
-import type { McpConnection } from '../../tools/mcp-servers.js';
+import type { McpServerConfig } from '../../tools/mcp/config.js';
+import type { McpServerSpec } from '../../tools/mcp-servers.js';
+import { readCliExtensions } from '../cli-extensions.js';
 import type { AcpArgs } from '../args.js';
 import { newState, restoredState } from '../cli-session.js';
 import { createSandbox } from '../../sandbox/sandbox.js';
-import { defaultModelOf, prepareLocalAgent } from '../local-agent.js';
+import { defaultModelOf, prepareLocalAgent, secretsOf } from '../local-agent.js';
 import { titleOf } from '../local-sessions.js';
 import { createSessionRecorder, type HeldLocalSession, type SessionOrigin, type SessionRecorder } from '../session-recorder.js';
 import { createClientFiles } from './client-files.js';
@@ -46,7 +48,8 @@ export interface AcpSessionOptions {
   /** A stored session to continue (`session/load`); otherwise a new one is made. */
   held?: HeldLocalSession;
   origin: SessionOrigin;
-  mcp?: McpConnection;
+  /** The servers `session/new` or `session/load` gave, started with the project's own (settings.json). */
+  mcpServers: readonly McpServerSpec[];
   /** Aborts when the connection closes: every run stops with it. */
   connection: AbortSignal;
 }
@@ -103,6 +106,8 @@ export async function openAcpSession(o: AcpSessionOptions): Promise<AcpSession> 
   });
   if (o.held) recorder.setMcpServers(o.origin.mcpServers);
   const forms = o.caps.elicitation?.form !== undefined && o.caps.elicitation?.form !== null;
+  // The project's settings.json servers and hooks, as for -p; the editor's servers join them.
+  const ext = await readCliExtensions({ root: o.root, env: o.env, secrets: secretsOf(o.env) });
   const agent = await prepareLocalAgent({
     root: o.root,
     env: o.env,
@@ -111,6 +116,7 @@ export async function openAcpSession(o: AcpSessionOptions): Promise<AcpSession> 
     policyContext: 'interactive',
     userPolicies: o.userPolicies,
     adminPolicies: o.adminPolicies,
+    extensionPolicies: ext.policy,
     maxTurns: o.args.maxTurns,
     timeoutMinutes: o.args.timeoutMinutes,
     channel: createAcpChannel({
@@ -125,14 +131,11 @@ export async function openAcpSession(o: AcpSessionOptions): Promise<AcpSession> 
     sandbox: createSandbox({ mode: o.args.sandbox, network: o.args.sandboxNetwork, hostEnv: o.env }),
     files: createClientFiles(o.client, id, o.caps.fs),
     askUser: true,
-    ...(o.mcp ? { extraTools: o.mcp.tools } : {}),
+    extensions: { mcp: { servers: [...ext.servers, ...o.mcpServers.map(configOf)], selection: ext.selection, start: 'eager' }, hooks: ext.hooks, network: o.args.sandboxNetwork },
     onBatchSettled: (s) => recorder.save(s, 'running'),
   });
   const ctx: Ctx = { o, id, state, recorder, agent, live, forms };
-  live.notices.push(...agent.warnings, ...(o.mcp?.warnings ?? []));
-  if (o.origin.mcpServers?.length && !o.mcp) {
-    live.notices.push(`MCP servers (${o.origin.mcpServers.map((m) => m.name).join(', ')}) were recorded with the session but not started: this agent-action has no MCP client yet`);
-  }
+  live.notices.push(...ext.warnings, ...agent.warnings);
 
   return {
     id: ctx.id,
@@ -157,7 +160,7 @@ export async function openAcpSession(o: AcpSessionOptions): Promise<AcpSession> 
       live.running?.controller.abort(new Error('the session was closed'));
       await live.running?.done;
       await live.updates;
-      await o.mcp?.close().catch(() => undefined);
+      await agent.close().catch(() => undefined);
     },
   };
 }
@@ -222,4 +225,17 @@ function quotaOf(before: RunState['models'], after: RunState['models']) {
     .filter((u) => u.token_count.input_tokens > 0 || u.token_count.output_tokens > 0);
   const sum = (k: 'input_tokens' | 'output_tokens') => model_usage.reduce((n, u) => n + u.token_count[k], 0);
   return { token_count: { input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens') }, model_usage };
+}
+
+/**
+ * An editor's server in the MCP client's shape. The editor is the person's own tool, like their
+ * ~/.gemini/settings.json: its servers count as the user's, untrusted (each call goes to policy).
+ */
+function configOf(m: McpServerSpec): McpServerConfig {
+  const source = { label: 'the ACP client (session/new)', origin: 'user' as const };
+  const transport: McpServerConfig['transport'] =
+    m.transport === 'stdio'
+      ? { kind: 'stdio', command: m.command ?? '', args: m.args ?? [], env: m.env ?? {}, ...(m.cwd ? { cwd: m.cwd } : {}) }
+      : { kind: 'http', url: m.url ?? '', headers: m.headers ?? {}, protocol: m.transport === 'sse' ? 'sse' : 'streamable' };
+  return { name: m.name, source, transport, trust: false };
 }

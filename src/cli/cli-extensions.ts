@@ -1,0 +1,22 @@
+/**
+ * Where the CLI finds MCP servers and hooks: as Gemini CLI does, the user's `~/.gemini/settings.json`
+ * and the project's `.gemini/settings.json` (the project's wins server by server; hooks of both
+ * run). The CLI reads the work tree: the person running it chose the folder. `$VAR` in a server's
+ * `env` and `headers` resolves from the scrubbed environment (no credentials), as in the Action.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { readExtensionSettings, type ExtensionSettings } from '../core/settings-extensions.js';
+import { scrubEnv } from '../tools/shell-env.js';
+
+export function readCliExtensions(o: { root: string; env: Readonly<Record<string, string | undefined>>; secrets: readonly string[]; allowedNames?: readonly string[] }): Promise<ExtensionSettings> {
+  const home = homedir();
+  return readExtensionSettings({
+    files: [
+      { path: join(home, '.gemini', 'settings.json'), label: '~/.gemini/settings.json', origin: 'user' },
+      { path: join(o.root, '.gemini', 'settings.json'), label: '.gemini/settings.json', origin: 'repository' },
+    ],
+    ...(o.allowedNames && { allowedNames: o.allowedNames }),
+    env: scrubEnv(o.env, o.secrets),
+  });
+}

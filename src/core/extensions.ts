@@ -1,0 +1,79 @@
+/**
+ * What settings.json adds to a run, wired for the agent: MCP servers (tools/mcp/) and hooks
+ * (hooks/). The face decides where the configuration comes from (trusted commits in the Action);
+ * this only builds and ends them. Both run their processes in the run's sandbox with the scrubbed
+ * environment, and the trusted `.gemini/` in place of the work tree's when the face has one.
+ */
+import type { HookGroup } from '../hooks/config.js';
+import { createHookSystem, type HookSystem } from '../hooks/hook-system.js';
+import type { Sandbox } from '../sandbox/types.js';
+import type { McpSelection, McpServerConfig } from '../tools/mcp/config.js';
+import { createMcpManager, type McpManager, type McpStartMode } from '../tools/mcp/manager.js';
+import { scrubEnv } from '../tools/shell-env.js';
+
+export interface ExtensionOptions {
+  mcp?: {
+    servers: readonly McpServerConfig[];
+    /** `mcp.allowed` / `mcp.excluded`, `--allowed-mcp-server-names`. */
+    selection?: McpSelection;
+    start?: McpStartMode;
+    startTimeoutMs?: number;
+  };
+  hooks?: readonly HookGroup[];
+  /** A trusted copy of `.gemini/` (the Action's commit snapshot), bound over the work tree's in every hook and server sandbox. */
+  configDir?: string;
+  /** Whether stdio servers may reach the network; default: the sandbox's own setting. */
+  network?: boolean;
+  /** Between SIGTERM and SIGKILL when a hook or server is stopped (tests shorten it). */
+  graceMs?: number;
+}
+
+export interface Extensions {
+  mcp?: McpManager;
+  hooks?: HookSystem;
+  /** SessionEnd hooks, then every MCP server stopped (with its process tree). Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface ExtensionContext {
+  root: string;
+  sandbox: Sandbox;
+  baseEnv: Readonly<Record<string, string | undefined>>;
+  secrets: readonly string[];
+  /** Problems found while starting (an MCP server that did not start): the face shows them. */
+  warn: (message: string) => void;
+}
+
+export async function prepareExtensions(o: ExtensionOptions | undefined, c: ExtensionContext): Promise<Extensions> {
+  const env = scrubEnv(c.baseEnv, c.secrets);
+  const shared = { sandbox: c.sandbox, workspace: c.root, env, ...(o?.configDir !== undefined && { configDir: o.configDir }), ...(o?.graceMs !== undefined && { graceMs: o.graceMs }) };
+  const servers = o?.mcp?.servers ?? [];
+  const mcp =
+    servers.length > 0
+      ? createMcpManager({
+          ...shared,
+          servers,
+          secrets: c.secrets,
+          ...(o?.mcp?.selection && { selection: o.mcp.selection }),
+          ...(o?.mcp?.start && { start: o.mcp.start }),
+          ...(o?.mcp?.startTimeoutMs !== undefined && { startTimeoutMs: o.mcp.startTimeoutMs }),
+          ...(o?.network !== undefined && { network: o.network }),
+          onWarning: c.warn,
+        })
+      : undefined;
+  const hooks = o?.hooks?.length ? createHookSystem({ ...shared, groups: o.hooks }) : undefined;
+  if (mcp?.startMode === 'eager') await mcp.start();
+  let closed: Promise<void> | undefined;
+  return {
+    ...(mcp && { mcp }),
+    ...(hooks && { hooks }),
+    close: () =>
+      (closed ??= (async () => {
+        try {
+          await hooks?.sessionEnd('exit');
+        } finally {
+          await mcp?.stop();
+        }
+      })()),
+  };
+}

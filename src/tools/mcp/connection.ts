@@ -1,0 +1,193 @@
+/**
+ * One MCP server, connected with the official SDK client: a stdio server is started in the
+ * sandbox (its own process tree, the scrubbed environment plus the `env` it declares, the trusted
+ * `.gemini/` in place of the work tree's) and spoken to over its pipes; an HTTP server is reached
+ * with the SDK's Streamable HTTP transport (SSE when `type` says so, or as the fallback Gemini CLI
+ * also tries). Connects, lists its tools (every page), and from then on calls them. A server that
+ * exits is noticed at once: its pending calls fail with the reason, later calls fail before sending.
+ *
+ * The SDK is loaded on first use, so a run without MCP servers never pays for it.
+ */
+import { stat } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import type { CallToolResult, Tool as McpToolDef } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { messageOf } from '../../common/errors.js';
+import type { Sandbox } from '../../sandbox/types.js';
+import { resolveInWorkspace } from '../workspace.js';
+import type { McpServerConfig } from './config.js';
+import { createLenientValidator } from './lenient-validator.js';
+import type { ConfinedStdioTransport } from './stdio-transport.js';
+
+export interface ConnectDeps {
+  sandbox: Sandbox;
+  /** Real path of the workspace: a stdio server's cwd is resolved in it. */
+  workspace: string;
+  /** The scrubbed environment every command starts from; the server's own `env` goes on top. */
+  env: Readonly<Record<string, string>>;
+  /** A trusted copy of `.gemini/` bound over the work tree's (SpawnRequest.configDir). */
+  configDir?: string;
+  /** Whether a stdio server may reach the network (the run's sandbox setting). */
+  network?: boolean;
+  /** Between SIGTERM and SIGKILL when a server is stopped. */
+  graceMs?: number;
+  clientVersion: string;
+  /** Aborting gives up a start in progress (the run is over) and stops what was started. */
+  signal?: AbortSignal;
+}
+
+export interface McpConnection {
+  readonly tools: readonly McpToolDef[];
+  /** Whether the server has exited or the connection closed (then: why). */
+  deadReason(): string | undefined;
+  call(name: string, args: Record<string, unknown>, o: { signal: AbortSignal; timeoutMs: number; onProgress?: (line: string) => void }): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+/** Throws an Error whose message says why the server could not be used (for the tool errors and `mcp list`). */
+export async function connectMcpServer(c: McpServerConfig, d: ConnectDeps, timeoutMs: number): Promise<McpConnection> {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const client: Client = new Client({ name: 'agent-action', version: d.clientVersion }, { capabilities: { roots: {} }, jsonSchemaValidator: createLenientValidator() });
+  const { ListRootsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  // The one root a server may know: the workspace (Gemini CLI sends its workspace folders too).
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: pathToFileURL(d.workspace).href, name: 'workspace' }] }));
+
+  let dead: string | undefined;
+  let stdio: ConfinedStdioTransport | undefined;
+  const transports: Transport[] = [];
+  const onDeath = (why: string) => (dead ??= why);
+  const opened = <T extends Transport>(t: T): T => {
+    transports.push(t);
+    if ('stderrTail' in t) {
+      const s = t as unknown as ConfinedStdioTransport;
+      stdio = s;
+      void s.exited.then((x) => onDeath(`exited${x.startError ? `: ${x.startError}` : x.signal ? ` (signal ${x.signal})` : ` with code ${x.code}`}${tail(s)}`));
+    }
+    return t;
+  };
+  try {
+    await withDeadline(openTransport(c, d, client, timeoutMs, opened), timeoutMs, `did not start within ${timeoutMs} ms`, d.signal);
+    // A stdio server's exit says more than "connection closed": its exit status and stderr (above).
+    client.onclose = () => {
+      if (!stdio) onDeath('closed the connection');
+    };
+    const tools = await withDeadline(listAllTools(client, timeoutMs), timeoutMs, `did not list its tools within ${timeoutMs} ms`, d.signal);
+    return {
+      tools,
+      deadReason: () => dead,
+      async call(name, args, o) {
+        if (dead) throw new Error(`the MCP server ${dead}`);
+        try {
+          const result = await client.callTool({ name, arguments: args }, undefined, {
+            signal: o.signal,
+            timeout: o.timeoutMs,
+            resetTimeoutOnProgress: true,
+            ...(o.onProgress && { onprogress: (p) => o.onProgress!(`${p.progress}${p.total ? `/${p.total}` : ''}${p.message ? ` ${p.message}` : ''}`) }),
+          });
+          return result as CallToolResult;
+        } catch (e) {
+          // A server that died during the call: say so, with what it printed, not "Connection closed".
+          await settle(stdio?.exited, 1000);
+          if (dead) throw new Error(`the MCP server ${dead}`);
+          throw e;
+        }
+      },
+      close: () => client.close(),
+    };
+  } catch (e) {
+    await settle(stdio?.exited, 200);
+    await client.close().catch(() => undefined);
+    await Promise.all(transports.map((t) => t.close().catch(() => undefined)));
+    throw new Error(dead && !/did not start|did not list/.test(messageOf(e)) ? dead : `${messageOf(e)}${tail(stdio)}`);
+  }
+}
+
+/** `opened` is told of every transport made, so a start that times out half-way still closes (and kills) it. */
+async function openTransport(c: McpServerConfig, d: ConnectDeps, client: Client, timeoutMs: number, opened: <T extends Transport>(t: T) => T): Promise<Transport> {
+  const t = c.transport;
+  if (t.kind === 'stdio') {
+    const cwd = t.cwd === undefined ? d.workspace : (await resolveInWorkspace(d.workspace, t.cwd, 'read')).abs;
+    if (!(await stat(cwd).then((s) => s.isDirectory(), () => false))) throw new Error(`its cwd ${t.cwd} is not a folder in the workspace`);
+    // Loaded here: the SDK's framing pulls in its schemas, which a run without MCP never needs.
+    const { createConfinedStdioTransport } = await import('./stdio-transport.js');
+    const proc = await d.sandbox.spawn({
+      argv: [t.command, ...t.args],
+      workspace: d.workspace,
+      cwd,
+      env: { ...d.env, ...t.env },
+      stdin: 'pipe',
+      ...(d.network !== undefined && { network: d.network }),
+      ...(d.configDir !== undefined && { configDir: d.configDir }),
+    });
+    const transport = opened(createConfinedStdioTransport(proc, { graceMs: d.graceMs }));
+    await client.connect(transport, { timeout: timeoutMs });
+    return transport;
+  }
+  const headers = t.headers;
+  const url = new URL(t.url);
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+  const sse = () => opened(new SSEClientTransport(url, { requestInit: { headers } }));
+  if (t.protocol === 'sse') {
+    const transport = sse();
+    await client.connect(transport, { timeout: timeoutMs });
+    return transport;
+  }
+  const streamable = opened(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+  try {
+    await client.connect(streamable, { timeout: timeoutMs });
+    return streamable;
+  } catch (e) {
+    await streamable.close().catch(() => undefined);
+    if (t.protocol === 'streamable' || /\b401\b/.test(messageOf(e))) throw e;
+    // `url` without a `type`: Gemini CLI falls back to SSE when Streamable HTTP fails.
+    const transport = sse();
+    await client.connect(transport, { timeout: timeoutMs });
+    return transport;
+  }
+}
+
+async function listAllTools(client: Client, timeoutMs: number): Promise<McpToolDef[]> {
+  if (!client.getServerCapabilities()?.tools) return [];
+  const tools: McpToolDef[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const r = await client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
+    tools.push(...r.tools);
+    cursor = r.nextCursor;
+    if (!cursor) break;
+  }
+  return tools;
+}
+
+/** What a dying server last said: from its last error line when there is one (not the stack), else its last lines. */
+function tail(t: ConfinedStdioTransport | undefined): string {
+  const lines = (t?.stderrTail() ?? '').split('\n').filter((l) => l.trim() !== '' && !/^\s+at /.test(l));
+  if (lines.length === 0) return '';
+  const error = lines.findLastIndex((l) => /\b[A-Z]?\w*Error\b|\berror:/.test(l));
+  const shown = (error >= 0 ? lines.slice(error, error + 3) : lines.slice(-3)).join('\n');
+  return `; its last output on stderr:\n${shown}`;
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number, message: string, signal?: AbortSignal): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+    onAbort = () => reject(new Error('its start was given up: the run is over'));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, late]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  });
+}
+
+/** Waits for `p` at most `ms` (a dying process's exit status arrives just after the pipe closes). */
+async function settle(p: Promise<unknown> | undefined, ms: number): Promise<void> {
+  if (!p) return;
+  await Promise.race([p.then(() => undefined, () => undefined), new Promise<void>((r) => setTimeout(r, ms).unref())]);
+}

@@ -1,0 +1,27 @@
+/**
+ * `$VAR`, `${VAR}` and `${VAR:-default}` in MCP server settings, as Gemini CLI expands them (an
+ * unset variable is empty text; `\$` is a literal dollar sign). Pure: the caller chooses the
+ * environment, which is the whole decision (see README, "MCP servers": the workflow's own input may
+ * reference the step's environment; settings files only the scrubbed one every command sees).
+ */
+
+export interface Expansion {
+  value: string;
+  /** The variables referenced, set or not, in order of first use. */
+  names: string[];
+}
+
+const REFERENCE = /\\\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
+
+export function expandVariables(text: string, env: Readonly<Record<string, string | undefined>>): Expansion {
+  const names: string[] = [];
+  const value = text.replace(REFERENCE, (match, braced: string | undefined, fallback: string | undefined, bare: string | undefined) => {
+    if (match === '\\$') return '$';
+    const name = (braced ?? bare)!;
+    if (!names.includes(name)) names.push(name);
+    const v = env[name];
+    if ((v === undefined || v === '') && fallback !== undefined) return fallback;
+    return v ?? '';
+  });
+  return { value, names };
+}
