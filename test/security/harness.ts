@@ -177,8 +177,8 @@ export interface RunnerFiles {
 }
 
 /** A runner's HOME (ssh key, npm and docker tokens) and RUNNER_TEMP (file commands, _github_home), as GitHub lays them out. */
-function createRunnerFiles(c: Canaries): RunnerFiles {
-  const root = makeTempDir('agent-action-runner-host-');
+function createRunnerFiles(c: Canaries, under?: string): RunnerFiles {
+  const root = under ?? makeTempDir('agent-action-runner-host-');
   const home = join(root, 'home');
   const temp = join(root, 'work/_temp');
   const commands = join(temp, '_runner_file_commands');
@@ -209,6 +209,8 @@ export interface HostileOptions {
   title?: string;
   /** Replaces the fake GitHub's account (the token's user): a PAT's user, say. */
   self?: { login: string; type: 'User' | 'Bot' };
+  /** Where the runner's home and RUNNER_TEMP go (default: a temp dir); the caller removes it. */
+  runnerDir?: string;
 }
 
 export interface RunOptions {
@@ -245,7 +247,7 @@ export interface Hostile {
 
 export async function openHostile(o: HostileOptions = {}): Promise<Hostile> {
   const canaries = createCanaries();
-  const runner = createRunnerFiles(canaries);
+  const runner = createRunnerFiles(canaries, o.runnerDir);
   const files = { 'README.md': '# hello\n', 'src/app.js': 'export const fixed = false;\n', ...o.files };
   const ws = o.pull ? createWorkspace(files, { branches: { feature: o.pull.files }, checkout: 'feature' }) : createWorkspace(files);
   plantCheckoutHeader(ws.dir, canaries.checkoutToken);

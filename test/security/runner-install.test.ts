@@ -8,7 +8,8 @@
  * folder and commits what it found.
  *
  * Defence: the sandbox hides the runner's credential files and logs, found from the Node that runs
- * the action (src/sandbox/runner-paths.ts, runnerInstallSecrets).
+ * the action (src/sandbox/runner-paths.ts, runnerInstallSecrets), and RUNNER_TEMP with its file
+ * commands and `_github_home`, wherever they are.
  */
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -49,12 +50,14 @@ describe("the runner's own credentials", () => {
     const secret = `rsa-${randomBytes(24).toString('hex')}`;
     const runner = installRunner(secret);
     runnerRoot = runner.root;
-    h = await openHostile();
+    // Its work folder too, as a self-hosted runner keeps it: RUNNER_TEMP under /opt, where it would show.
+    h = await openHostile({ runnerDir: join(runner.root, '_work') });
+    const temp = h.runner.temp;
     h.gemini.push(
       reply([
         call(
           'run_shell_command',
-          { command: `ls -la ${runner.root} ${runner.root}/_diag > leak-runner.txt 2>&1; cat ${runner.root}/.credentials* ${runner.root}/.runner ${runner.root}/.env ${runner.root}/_diag/* >> leak-runner.txt 2>&1; ${runner.root}/externals/node24/bin/node -e 'console.log("bundled node runs")' >> leak-runner.txt 2>&1; cat leak-runner.txt` },
+          { command: `ls -la ${runner.root} ${runner.root}/_diag > leak-runner.txt 2>&1; cat ${runner.root}/.credentials* ${runner.root}/.runner ${runner.root}/.env ${runner.root}/_diag/* >> leak-runner.txt 2>&1; cat ${temp}/_github_home/.gitconfig ${temp}/_runner_file_commands/* >> leak-runner.txt 2>&1; for f in ${temp}/_runner_file_commands/*; do echo BASH_ENV=/tmp/x >> $f; done 2>&1; ${runner.root}/externals/node24/bin/node -e 'console.log("bundled node runs")' >> leak-runner.txt 2>&1; cat leak-runner.txt` },
           'read',
         ),
       ]),

@@ -44,8 +44,25 @@ const DEFENCES = {
     ['async function readHiddenEntries(paths) {', 'async function readHiddenEntries(paths) { return [];'],
     ['function withoutRunnerVariables(env) {', 'function withoutRunnerVariables(env) { return { ...env };'],
   ],
-  // Inert publishing (mentions, markers).
-  inert: [['function makeInert(text, budget) {', 'function makeInert(text, budget) { return text;']],
+  // Inert publishing (mentions, markers), of bodies and of one-line texts (titles).
+  inert: [
+    ['function makeInert(text, budget) {', 'function makeInert(text, budget) { return text;'],
+    ['const makeInertLine = (text) =>', 'const makeInertLine = (text) => text; const makeInertLineUnused = (text) =>'],
+  ],
+  // Session signatures: any document verifies.
+  'session-signature': [['function verifySession(body, signature, key) {', 'function verifySession(body, signature, key) { return { ok: true };']],
+  // The push remote read at the start: network commands go to `origin` as .git/config now says.
+  'push-remote': [
+    ['finalArgs = args.map((a) => (a === GIT_REMOTE ? name : a));', "finalArgs = args.map((a) => (a === GIT_REMOTE ? 'origin' : a));"],
+    ['function assertNotRewritten(url, entries) {', 'function assertNotRewritten(url, entries) { return;'],
+    ['function assertNoRemoteCommands(entries) {', 'function assertNoRemoteCommands(entries) { return;'],
+  ],
+  // The file tools' real-path check (symlinks out of the workspace are followed).
+  'file-tool-gate': [['if (!workspace_isInside(root, real)) {', 'if (false) {']],
+  // GitHub's body limit.
+  'body-cap': [['function capBody(text) {', 'function capBody(text) { return text;']],
+  // Invisible and direction characters in a question.
+  'reveal-hidden': [['function revealHidden(text) {', 'function revealHidden(text) { return { text, count: 0 };']],
   // The splitter's fail-closed rule: what it cannot account for may be allowed by a rule's text.
   'fail-closed': [['function decideUnaccounted(c, split, whole) {', 'function decideUnaccounted(c, split, whole) { return decideWhole(c.rules, c.setting.context, whole, c.mode);']],
   // Hidden markers on inline review comments (a PAT's comment must not become a command).
