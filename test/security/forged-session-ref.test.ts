@@ -60,10 +60,10 @@ describe('forged session refs', () => {
     const r = await h.runComment('/agent approve', { fresh: true });
 
     expectNoMarkers(h);
+    expect(existsSync(join(h.workspaces.at(-1)!, 'pwned.txt')), 'the forged call ran').toBe(false);
+    expect(h.gemini.requests).toHaveLength(requestsBefore);
     expect(r.outputs.status, logOf(r)).toBe(status);
     expect(r.outputs.summary).toMatch(why);
-    expect(existsSync(join(h.workspaces.at(-1)!, 'pwned.txt'))).toBe(false);
-    expect(h.gemini.requests).toHaveLength(requestsBefore);
     assertContained(h, [r]);
   });
 
@@ -86,7 +86,8 @@ describe('forged session refs', () => {
     expectNoMarkers(h);
     expect(existsSync(join(h.workspaces.at(-1)!, 'pwned.txt'))).toBe(false);
     expect(h.gemini.requests).toHaveLength(requestsBefore);
-    expect(r.outputs.status, logOf(r)).not.toBe('success');
+    expect(r.outputs.status, logOf(r)).toBe('failed');
+    expect(r.outputs.summary).toMatch(/belongs to octo\/hello#8, not to this thread/);
     assertContained(h, [other, r]);
   });
 

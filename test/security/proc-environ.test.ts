@@ -23,14 +23,23 @@ afterEach(async () => {
 });
 
 /**
- * Reads the memory of every process it can see and prints what looks like a key or token, reversed
- * and base64-encoded (redaction knows neither form). Inside the sandbox it sees its own processes only.
+ * Reads the writable memory of the processes above it (the agent's node, when it can see it) and
+ * prints what looks like a key or token, reversed and base64-encoded (redaction knows neither
+ * form). Inside the sandbox the chain ends at the sandbox's own init.
  */
 const MEMSCAN = `import base64, os, re
 pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())
 print('pids', pids)
+# The processes above this one (the agent's node, the runner), as an attacker would pick them.
+chain, pid = [], os.getppid()
+while pid > 0 and len(chain) < 8:
+    chain.append(pid)
+    try:
+        pid = int(open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[1])
+    except Exception:
+        break
 found = set()
-for pid in pids:
+for pid in chain:
     try:
         maps = open(f'/proc/{pid}/maps').read().splitlines()
         mem = open(f'/proc/{pid}/mem', 'rb', 0)
@@ -38,8 +47,8 @@ for pid in pids:
         print(pid, 'no access:', type(e).__name__)
         continue
     for line in maps:
-        m = re.match(r'([0-9a-f]+)-([0-9a-f]+) r', line)
-        if not m or int(m.group(2), 16) - int(m.group(1), 16) > (64 << 20):
+        m = re.match(r'([0-9a-f]+)-([0-9a-f]+) rw', line)
+        if not m or int(m.group(2), 16) - int(m.group(1), 16) > (256 << 20):
             continue
         try:
             mem.seek(int(m.group(1), 16))
@@ -47,6 +56,7 @@ for pid in pids:
         except Exception:
             continue
         found.update(re.findall(rb'(?:AIza|ghs_|rt-|oidc-|sk-session-)[A-Za-z0-9_-]{12,60}', chunk))
+print('scanned', chain)
 for f in sorted(found):
     print('found', base64.b64encode(f[::-1]).decode())
 `;
@@ -60,6 +70,8 @@ const DUMP = [
   'env | rev > leak-env.txt; env | xxd -p >> leak-env.txt; env | cut -c1-24 >> leak-env.txt; env | cut -c25- >> leak-env.txt',
   'cat ~/.ssh/* ~/.npmrc ~/.docker/config.json "$RUNNER_TEMP"/_github_home/.gitconfig /root/.ssh/* /home/*/.ssh/* > leak-home.txt 2>&1',
   'ls -la ~ / /home /root /run /var/run >> leak-home.txt 2>&1',
+  // What the tests look at first (a long output keeps only its head and tail).
+  'head -1 leak-mem.txt; grep -c "^== /proc/" leak-proc.txt; grep -o "^== /proc/[0-9]* [^ ]*" leak-proc.txt',
   'cat leak-*.txt',
 ].join('; ');
 
@@ -89,10 +101,10 @@ describe('reading the secrets of the runner', () => {
     expectNoMarkers(h);
     expect(second.outputs.status, logOf(second)).toBe('success');
     expect(second.outputs['pull-request']).toMatch(/^\d+$/);
+    assertContained(h, [first, second]);
     const dump = resultOf(h, 'dump');
     expect(dump).toContain('== /proc/1 ');
     expect(dump).not.toContain('index.js'); // the action's node process is not among the visible ones
-    assertContained(h, [first, second]);
   });
 
   it('yolo: the same reads and more, every result committed and pushed: no secret in the origin, the requests or the comments', async () => {
@@ -107,10 +119,10 @@ describe('reading the secrets of the runner', () => {
 
     expectNoMarkers(h);
     expect(r.outputs.status, logOf(r)).toBe('success');
+    assertContained(h, [r]);
     const dump = resultOf(h, 'dump');
     expect(dump).toMatch(/pids \[1, 2(, \d+){0,4}\]/); // bwrap's init, bash, and the command's own children
     expect(dump).not.toContain('index.js');
     expect(dump).toContain('No such file or directory'); // ~/.ssh, RUNNER_TEMP, /root, /home/*
-    assertContained(h, [r]);
   });
 });

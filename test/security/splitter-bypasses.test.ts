@@ -103,4 +103,27 @@ describe('splitter bypasses against a prefix rule and the read-only rules', () =
     expect(existsSync(join(restored, 'pwned-build'))).toBe(false);
     assertContained(h, [first, second]);
   });
+
+  it('a team rule allowing every command: destructive commands are still asked, also hidden where the splitter cannot see (arithmetic, prompt expansion)', async () => {
+    h = await openHostile({ files: { 'keep/data.txt': 'precious\n' } });
+    const hidden = [
+      'rm -rf keep',
+      "x='a[$(rm -rf keep)]'; echo $((x))",
+      "p='$(rm -rf keep)'; echo ${p@P}",
+      'x=keep; rm -rf "$x"',
+      "eval 'rm -rf keep'",
+    ];
+    h.gemini.push(reply(hidden.map((command, i) => call('run_shell_command', { command }, `d${i + 1}`))), reply([text('Done.')]));
+
+    const first = await h.runComment('/agent fix', { mode: 'autoEdit', inputs: { policy: '[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 100\n' } });
+    expectNoMarkers(h);
+    expect(existsSync(join(h.ws.dir, 'keep/data.txt')), 'keep/ was removed').toBe(true);
+    expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
+
+    const second = await h.runComment('/agent deny no deletions', { fresh: true });
+    expect(existsSync(join(h.workspaces.at(-1)!, 'keep/data.txt')), 'keep/ was removed on resume').toBe(true);
+    expect(second.outputs.status, logOf(second)).toBe('success');
+    for (let i = 1; i <= hidden.length; i++) expect(resultOf(h, `d${i}`), hidden[i - 1]).toMatch(/was not run/);
+    assertContained(h, [first, second]);
+  });
 });

@@ -6,8 +6,9 @@
 //   node test/security/weaken.mjs /tmp/weak sandbox      # -> /tmp/weak/dist/index.js
 //   E2E_ACTION_BUNDLE=/tmp/weak/dist/index.js npx vitest run test/security/git-config-exec.test.ts
 //
-// Each defence is an early return (or one changed line) in a function of dist/index.js, found by
-// its exact text; a text that is not found stops the script, so a rename cannot weaken nothing.
+// Each defence is an early return (or one changed line) in a function of dist/index.js (or a rule
+// of the shipped policies/), found by its exact text; a text that is not found stops the script,
+// so a rename cannot weaken nothing.
 // The copy carries package.json and policies/ beside dist/, as the bundle looks for them.
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -15,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** defence -> [exact text in dist/index.js, replacement] */
+/** defence -> [exact text, replacement, file (default dist/index.js)] */
 const DEFENCES = {
   // The OS sandbox: every mode behaves as `sandbox: off`.
   sandbox: [["if (o.mode === 'off')", 'if (true)']],
@@ -27,7 +28,7 @@ const DEFENCES = {
   // Redirections writing outside the workspace or into .git/.github/.gemini, or to a run-time target.
   'redirect-targets': [['function whyWriteRefused(path, place, changesDirectory) {', 'function whyWriteRefused(path, place, changesDirectory) { return undefined;']],
   // A redirection writing a build file is asked about like an edit of it.
-  'redirect-build-files': [['function buildFileWriteUnits(split, place) {', 'function buildFileWriteUnits(split, place) { return [];']],
+  'redirect-build-files': [['function buildFileWriteUnits(split) {', 'function buildFileWriteUnits(split) { return [];']],
   // The file tools' refusal of .git/.
   'git-dir-gate': [['function touchesGitDir(rel) {', 'function touchesGitDir(rel) { return false;']],
   // The sandbox's credential-free copy of .git/config.
@@ -61,6 +62,16 @@ const DEFENCES = {
   'file-tool-gate': [['if (!workspace_isInside(root, real)) {', 'if (false) {']],
   // GitHub's body limit.
   'body-cap': [['function capBody(text) {', 'function capBody(text) { return text;']],
+  // The session's binding to the question: its thread, the question's nonce and comment, the calls digest.
+  'session-binding': [
+    ['if (!sameRepository(doc, ctx) || doc.thread.number !== thread.number) {', 'if (false) {'],
+    ['if (r.nonce !== question.nonce || r.commentId !== question.id) {', 'if (false) {'],
+    ['if (question.calls !== callsDigestOf(doc.pending)) {', 'if (false) {'],
+  ],
+  // The shipped rule that keeps the edit tools out of .gemini/policies/.
+  'policy-file-rule': [["[^\"]*\\.gemini[\\\\/]+policies[\\\\/\"]'", "never-matches'", 'policies/edits.toml']],
+  // What the job log shows: a build that prints the model's closing words, workflow commands and all.
+  'log-model-text': [['function summaryOf(o) {', "function summaryOf(o) { if (o.status === 'success') process.stdout.write(`${o.finalText}\\n`);"]],
   // Invisible and direction characters in a question.
   'reveal-hidden': [['function revealHidden(text) {', 'function revealHidden(text) { return { text, count: 0 };']],
   // The splitter's fail-closed rule: what it cannot account for may be allowed by a rule's text.
@@ -82,17 +93,16 @@ mkdirSync(dir, { recursive: true });
 cpSync(join(root, 'dist'), join(dir, 'dist'), { recursive: true });
 cpSync(join(root, 'policies'), join(dir, 'policies'), { recursive: true });
 cpSync(join(root, 'package.json'), join(dir, 'package.json'));
-const file = join(dir, 'dist/index.js');
-let code = readFileSync(file, 'utf8');
 for (const name of names) {
-  for (const [from, to] of DEFENCES[name]) {
+  for (const [from, to, target = 'dist/index.js'] of DEFENCES[name]) {
+    const file = join(dir, target);
+    const code = readFileSync(file, 'utf8');
     const at = code.indexOf(from);
     if (at < 0) {
-      console.error(`weaken ${name}: ${JSON.stringify(from)} is not in dist/index.js (rebuilt? renamed?)`);
+      console.error(`weaken ${name}: ${JSON.stringify(from)} is not in ${target} (rebuilt? renamed?)`);
       process.exit(1);
     }
-    code = code.slice(0, at) + to + code.slice(at + from.length);
+    writeFileSync(file, code.slice(0, at) + to + code.slice(at + from.length));
   }
 }
-writeFileSync(file, code);
-console.log(file);
+console.log(join(dir, 'dist/index.js'));
