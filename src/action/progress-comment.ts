@@ -10,6 +10,7 @@ import type { HookRunEvent } from '../hooks/types.js';
 import type { CommentRef, Thread } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
 import { formatMarker } from './markers.js';
+import { capBody } from './publish/body-cap.js';
 import { makeInert } from './publish/inert-text.js';
 import type { ActionResult, Log, ProgressReporter, RepoRef } from './run-context.js';
 
@@ -154,7 +155,8 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
       if (timer) clearTimeout(timer);
       const elapsed = now() - startedAt;
       const table = renderResultTable(result, result.stats, elapsed);
-      const summary = makeInert(result.summary);
+      // The model's closing words: capped, so the final edit is not refused and the outcome stays visible.
+      const summary = capBody(makeInert(result.summary));
       await write(`${marker}\n### ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}${extra ? `\n\n${extra}` : ''}${runLink(o)}`);
       if (o.writeSummary) {
         try {

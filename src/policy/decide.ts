@@ -1,5 +1,5 @@
 import { messageOf } from '../common/errors.js';
-import { editedBuildFile } from './build-files.js';
+import { editedBuildFile, isBuildFile } from './build-files.js';
 import { firstMatch, subjectOf, type Subject } from './match.js';
 import { ALWAYS_SOURCE, isCommandSpecific, type TieredRule } from './rule.js';
 import { isDestructive, isKnownReadOnly } from './shell-heuristics.js';
@@ -114,7 +114,7 @@ function decideShell(c: ShellCall): Unit {
     const label = split.parts.length > 1 ? `sub-command ${i + 1} of ${split.parts.length} ("${part.text}")` : `"${part.text}"`;
     return decidePart({ ...c, split, place }, { ...whole, args: { ...q.args, command: part.text }, part }, label);
   });
-  if (mode !== 'yolo') units.push(...writeUnits(split, place));
+  if (mode !== 'yolo') units.push(...writeUnits(split, place), ...buildFileWriteUnits(split));
   if (split.unknowns.length > 0 || split.parts.length === 0) units.push(decideUnaccounted(c, split, whole));
   if (split.parts.length > 1 || (split.parts.length === 1 && split.parts[0]!.text !== command.trim())) {
     const r = firstMatch(rules, whole, mode, setting.context, (x) => x.argsPattern !== undefined);
@@ -138,6 +138,17 @@ function writeUnits(split: ShellSplit, place: ShellPlace): Unit[] {
     if (why) units.push({ decision: 'deny', rule: undefined, why: `a redirection writes ${JSON.stringify(w.text)}, and ${why}; only yolo mode lets a command write there` });
   }
   return units;
+}
+
+/**
+ * A redirection that writes a build file is an edit of it: asked about like write_file's (Gemini
+ * CLI's build file protection), or `cat x.json > package.json` then an allowed `npm test` runs
+ * anything. Yolo allows every command that could write it anyway.
+ */
+function buildFileWriteUnits(split: ShellSplit): Unit[] {
+  return split.writes
+    .filter((w) => w.path !== undefined && isBuildFile(w.path))
+    .map((w) => ({ decision: 'ask_user' as const, rule: undefined, why: `a redirection writes ${JSON.stringify(w.text)}, a build file (it says what build and test commands run), so it needs a person's confirmation like an edit of it` }));
 }
 
 /**

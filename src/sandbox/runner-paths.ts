@@ -5,7 +5,7 @@
  * shadows `git`). They and the event payload live under RUNNER_TEMP, which also holds
  * actions/checkout v6's credential file. All of it is hidden, and the variables are dropped.
  */
-import { isAbsolute } from 'node:path';
+import { dirname, isAbsolute } from 'node:path';
 
 /** Variables naming the runner's file commands, its temp folder and the event payload. */
 export const RUNNER_PATH_VARIABLES = [
@@ -29,4 +29,19 @@ export function withoutRunnerVariables(env: Readonly<Record<string, string>>): R
   const out = { ...env };
   for (const name of RUNNER_PATH_VARIABLES) delete out[name];
   return out;
+}
+
+/**
+ * The runner's own credentials. An action runs on the runner's bundled Node
+ * (`<runner>/externals/node24/bin/node`), so that path names the runner's folder, which holds
+ * `.credentials` and `.credentials_rsaparams` (the key the runner authenticates to GitHub with: whoever
+ * has it can take this runner's jobs and their secrets), `.runner`, `.env`, `.path` and its `_diag`
+ * logs. GitHub's hosted runners keep it under /home (never bound), but a self-hosted runner is often
+ * installed in /opt or /usr/local, which the sandbox binds read-only for the tool cache: these are
+ * hidden there. Pure: paths for readHiddenEntries, which keeps only those that exist.
+ */
+export function runnerInstallSecrets(execPath: string): string[] {
+  if (!/\/externals\/node[^/]*\/bin\/node$/.test(execPath)) return [];
+  const root = dirname(dirname(dirname(dirname(execPath))));
+  return ['.credentials', '.credentials_rsaparams', '.runner', '.env', '.path', '.service', '.setup_info', '_diag'].map((name) => `${root}/${name}`);
 }

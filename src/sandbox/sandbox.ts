@@ -39,7 +39,7 @@ import { DATA_FD, STATUS_FD, spawnBwrap, type BwrapProcess } from './process-bwr
 import { spawnDirect } from './process-direct.js';
 import { DEFAULT_BWRAP, probeBwrap, supportsDisableUserns, type Probe } from './probe.js';
 import type { Remedy } from './remedy.js';
-import { runnerPathsOf, withoutRunnerVariables } from './runner-paths.js';
+import { runnerInstallSecrets, runnerPathsOf, withoutRunnerVariables } from './runner-paths.js';
 import { APPARMOR_FIX } from './remedy.js';
 import type { ProbeResult, Sandbox, SandboxMode, SandboxStatus, SpawnRequest } from './types.js';
 
@@ -144,7 +144,7 @@ async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<Bw
   if (!isUnder(req.cwd, req.workspace)) throw new AgentError('internal', `sandbox: cwd ${req.cwd} is outside the workspace ${req.workspace}`);
   if (req.workspace === '/') throw new AgentError('config', 'sandbox: the workspace cannot be /');
   const env = withoutRunnerVariables(req.env);
-  const hiddenPaths = runnerPathsOf(c.hostEnv);
+  const hiddenPaths = [...runnerPathsOf(c.hostEnv), ...runnerInstallSecrets(process.execPath)];
   const home = homeFor(env.HOME, req.workspace, hiddenPaths);
   const network = req.network ?? c.network;
   let protectedLayout;

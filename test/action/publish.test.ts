@@ -167,8 +167,20 @@ describe('review', () => {
     expect(r).toMatchObject({ inline: 1, outside: 1 });
     const [review] = gh.state.reviews;
     expect(review.event).toBe('COMMENT');
-    expect(review.comments).toEqual([{ path: 'src/a.ts', line: 3, side: 'RIGHT', body: 'nit' }]);
+    // Hidden marker: a comment the action posted is never a command (pull_request_review_comment routes them).
+    expect(review.comments).toEqual([{ path: 'src/a.ts', line: 3, side: 'RIGHT', body: 'nit\n\n<!-- agent-action:review-comment -->' }]);
     expect(review.body).toContain('src/a.ts:8');
+  });
+
+  it('bodies over GitHub’s 65,536 characters are cut with a note, so the review is not refused', async () => {
+    gh.addPull({ number: 5, title: 'pr', pull: { head: { ref: 'f', sha: 'h'.repeat(40), repoFullName: 'octo/hello' }, base: { ref: 'main', sha: 'b'.repeat(40) }, files: [{ filename: 'src/a.ts', status: 'modified', patch: PATCH }] } });
+    const files = await readPullDiffSides(octokit, repo, 5);
+    await publishReview({ octokit, repo, pull: 5, summary: 'S'.repeat(70_000), files, comments: [{ path: 'src/a.ts', line: 3, body: 'C'.repeat(70_000) }], appendix: 'A'.repeat(10) });
+    const [review] = gh.state.reviews;
+    expect(review.body.length).toBeLessThanOrEqual(65_536);
+    expect(review.body).toMatch(/^S{60000}\n\n\[\.\.\. 10012 characters cut \.\.\.\]$/);
+    expect(review.comments[0].body.length).toBeLessThanOrEqual(65_536);
+    expect(review.comments[0].body).toMatch(/^C{60000}\n\n\[\.\.\. 10000 characters cut \.\.\.\]\n\n<!-- agent-action:review-comment -->$/);
   });
 
   it('a fork’s change: suggestions inside the diff, the rest as a patch', async () => {

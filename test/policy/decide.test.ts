@@ -244,6 +244,12 @@ describe('the shipped defaults (policies/)', () => {
     ['build file edit in autoEdit', call('write_file', { file_path: 'package.json' }), 'autoEdit', 'ask_user'],
     ['build file edit in yolo', call('replace', { file_path: 'sub/Makefile' }), 'yolo', 'ask_user'],
     ['build file edit in plan', call('replace', { file_path: 'Makefile' }), 'plan', 'deny'],
+    // A redirection is an edit too: `cat x.json > package.json` then an allowed `npm test` runs anything.
+    ['redirection into package.json in autoEdit', call('run_shell_command', { command: 'cat evil.json > package.json' }), 'autoEdit', 'ask_user'],
+    ['appending to a nested Makefile in autoEdit', call('run_shell_command', { command: 'grep -h . a.mk >> sub/Makefile' }), 'autoEdit', 'ask_user'],
+    ['redirection into a .bzl file in autoEdit', call('run_shell_command', { command: 'ls > defs.bzl' }), 'autoEdit', 'ask_user'],
+    ['redirection into an ordinary file in autoEdit', call('run_shell_command', { command: 'cat a.json > notes.json' }), 'autoEdit', 'allow'],
+    ['redirection into package.json in yolo', call('run_shell_command', { command: 'cat evil.json > package.json' }), 'yolo', 'allow'],
   ])('%s', async (_n, q, mode, want) => {
     const { engine } = await load();
     expect(engine.decide(q, mode).decision).toBe(want);

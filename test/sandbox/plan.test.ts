@@ -7,7 +7,7 @@ import { buildBwrapArgs, isUnder, type BwrapPlan } from '../../src/sandbox/bwrap
 import { chooseToolchainDirs, chooseWritableDirs } from '../../src/sandbox/layout.js';
 import { classifyBwrapFailure, supportsDisableUserns } from '../../src/sandbox/probe.js';
 import { fromExitCode, processState } from '../../src/sandbox/process-bwrap.js';
-import { runnerPathsOf, withoutRunnerVariables } from '../../src/sandbox/runner-paths.js';
+import { runnerInstallSecrets, runnerPathsOf, withoutRunnerVariables } from '../../src/sandbox/runner-paths.js';
 import { explainFailure, homeFor } from '../../src/sandbox/sandbox.js';
 
 const plan = (over: Partial<BwrapPlan> = {}): BwrapPlan => ({
@@ -207,5 +207,21 @@ describe('small pure helpers', () => {
     const env = { RUNNER_TEMP: '/r/_temp', GITHUB_ENV: '/r/_temp/_runner_file_commands/set_env_1', GITHUB_PATH: '/r/_temp/p', GITHUB_OUTPUT: '/r/o', GITHUB_STEP_SUMMARY: '/r/s', GITHUB_STATE: '/r/st', GITHUB_EVENT_PATH: '/r/_temp/_github_workflow/event.json', GITHUB_WORKSPACE: '/w', OTHER: 'relative/path' };
     expect(runnerPathsOf(env)).toEqual(['/r/_temp', '/r/_temp/_runner_file_commands/set_env_1', '/r/_temp/p', '/r/o', '/r/s', '/r/st', '/r/_temp/_github_workflow/event.json']);
     expect(withoutRunnerVariables(env as Record<string, string>)).toEqual({ GITHUB_WORKSPACE: '/w', OTHER: 'relative/path' });
+  });
+
+  it("names the runner's own credential files from the Node it runs the action on, and nothing for any other Node", () => {
+    expect(runnerInstallSecrets('/opt/actions-runner/externals/node24/bin/node')).toEqual([
+      '/opt/actions-runner/.credentials',
+      '/opt/actions-runner/.credentials_rsaparams',
+      '/opt/actions-runner/.runner',
+      '/opt/actions-runner/.env',
+      '/opt/actions-runner/.path',
+      '/opt/actions-runner/.service',
+      '/opt/actions-runner/.setup_info',
+      '/opt/actions-runner/_diag',
+    ]);
+    expect(runnerInstallSecrets('/home/runner/runners/2.330.0/externals/node20_alpine/bin/node')[0]).toBe('/home/runner/runners/2.330.0/.credentials');
+    expect(runnerInstallSecrets('/usr/bin/node')).toEqual([]);
+    expect(runnerInstallSecrets('/opt/hostedtoolcache/node/24.1.0/x64/bin/node')).toEqual([]);
   });
 });

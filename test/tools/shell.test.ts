@@ -126,6 +126,32 @@ describe('run_shell_command', () => {
   it.each([
     [{ A: 'x', GITHUB_TOKEN: 't', ACTIONS_STEP_DEBUG: 'true', MY_API_KEY: 'k', TOKENIZER: 'ok' }, ['s3cret'], { A: 'x', ACTIONS_STEP_DEBUG: 'true', TOKENIZER: 'ok' }],
     [{ COPY: 's3cret', OTHER: 'fine' }, ['s3cret'], { OTHER: 'fine' }],
+    // A workflow's env: secrets under names that only end in what they are.
+    [
+      { NPM_AUTH: 'a', DEPLOY_KEY: 'b', GH_PAT: 'c', SIGNING_PASS: 'd', GOOGLE_CREDENTIALS: 'e', SENTRY_DSN: 'f', SLACK_WEBHOOK_URL: 'g', NPM_CONFIG__AUTHTOKEN: 'h' },
+      [],
+      {},
+    ],
+    // Credential-shaped values under innocent names.
+    [
+      {
+        DATABASE_URL: 'postgres://app:hunter22@db:5432/app',
+        RELEASE_BOT: 'ghp_0123456789abcdefghijklmnopqrstuvwxyz',
+        SA: 'AIzaSyA0123456789abcdefghijklmnopqrstuv',
+        AWS_ID: 'AKIAIOSFODNN7EXAMPLE',
+        PEM: '-----BEGIN RSA PRIVATE KEY-----\nMIIE',
+        JWT: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig',
+        HOMEPAGE: 'https://example.com/a:b@c',
+      },
+      [],
+      { HOMEPAGE: 'https://example.com/a:b@c' },
+    ],
+    // Names that merely contain those words, and ordinary values, stay.
+    [
+      { GIT_AUTHOR_NAME: 'me', PATH: '/usr/bin', KEYBOARD: 'us', PASSAGE: 'x', TOKENIZER: 'ok', URL: 'https://user@example.com/', SSH_AUTH_SOCKET_DIR: '/x', OLDPWD: '/w' },
+      [],
+      { GIT_AUTHOR_NAME: 'me', PATH: '/usr/bin', KEYBOARD: 'us', PASSAGE: 'x', TOKENIZER: 'ok', URL: 'https://user@example.com/', OLDPWD: '/w' },
+    ],
   ])('scrubEnv(%j)', (base, secrets, expected) => {
     expect(scrubEnv(base, secrets)).toEqual(expected);
   });

