@@ -580,3 +580,16 @@ describe('issue #11: attacks on the shell splitter, with the shipped defaults an
     expect(e.decide(shell('eval "$X" > .git/config'), 'default').decision).toBe('deny');
   });
 });
+
+describe('a deny prefix is not dodged by assignments in front of the command', () => {
+  const rules = `${rule('toolName = "run_shell_command"')}${rule('toolName = "run_shell_command"\ncommandPrefix = "git push"', 'deny', 200)}`;
+  it.each(['git push', 'A=1 git push', 'GIT_DIR=x git push origin', 'FOO=1 BAR=2 git push --force', 'cd x && A=1 git push'])('%j is denied', async (command) => {
+    const e = await engineOf(rules);
+    expect(e.decide(shell(command), 'default').decision).toBe('deny');
+  });
+  it('while an allow prefix still does not vouch for a command with assignments in front', async () => {
+    const e = await engineOf(rule('toolName = "run_shell_command"\ncommandPrefix = "npm test"'));
+    expect(e.decide(shell('npm test'), 'default').decision).toBe('allow');
+    expect(e.decide(shell('NODE_OPTIONS=--require=./x.js npm test'), 'default').decision).toBe('deny');
+  });
+});
