@@ -3,23 +3,10 @@
  * command the model wrote must not be able to print, upload or reuse the job's tokens.
  */
 
-/** Dropped by name wherever they appear. */
-const SECRET_NAMES = new Set([
-  'GITHUB_TOKEN',
-  'GH_TOKEN',
-  'GH_ENTERPRISE_TOKEN',
-  'GITHUB_ENTERPRISE_TOKEN',
-  'GEMINI_API_KEY',
-  'GOOGLE_API_KEY',
-  'GOOGLE_GENAI_API_KEY',
-  'ACTIONS_RUNTIME_TOKEN',
-  'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
-  'ACTIONS_ID_TOKEN_REQUEST_URL',
-]);
-
 /**
  * Dropped by shape: the runner's ACTIONS_* tokens and service URLs, the action's own inputs
- * (INPUT_GITHUB_TOKEN, INPUT_GEMINI_API_KEY...), and names that say they hold a credential.
+ * (INPUT_GITHUB_TOKEN, INPUT_GEMINI_API_KEY...), and names that say they hold a credential
+ * (GITHUB_TOKEN, GH_TOKEN, GEMINI_API_KEY, GOOGLE_API_KEY, NPM_TOKEN, AWS_SECRET_ACCESS_KEY...).
  */
 const SECRET_SHAPES = [/^ACTIONS_/i, /^INPUT_/i, /(^|_)(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY)(_|$)/i];
 
@@ -28,7 +15,7 @@ const KEEP = new Set(['ACTIONS_STEP_DEBUG', 'ACTIONS_RUNNER_DEBUG']);
 
 export function isSecretName(name: string): boolean {
   if (KEEP.has(name.toUpperCase())) return false;
-  return SECRET_NAMES.has(name.toUpperCase()) || SECRET_SHAPES.some((r) => r.test(name));
+  return SECRET_SHAPES.some((r) => r.test(name));
 }
 
 /**
