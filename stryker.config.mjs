@@ -36,6 +36,9 @@ export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.stryker.config.ts', related: true },
   checkers: ['typescript'],
+  // Equivalent mutants by rule rather than line: the WorkMeter counts of the linear-time scanners.
+  plugins: ['@stryker-mutator/*', './scripts/stryker-work-meter.mjs'],
+  ignorers: ['work-meter'],
   tsconfigFile: 'tsconfig.json',
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
   coverageAnalysis: 'perTest',
