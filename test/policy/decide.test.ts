@@ -593,3 +593,10 @@ describe('a deny prefix is not dodged by assignments in front of the command', (
     expect(e.decide(shell('NODE_OPTIONS=--require=./x.js npm test'), 'default').decision).toBe('deny');
   });
 });
+
+describe('closing a descriptor is not a write', () => {
+  it.each(['ls 2>&-', 'ls >&-', 'ls 3>&- 2>/dev/null'])('%j is allowed by a rule that allows redirections', async (command) => {
+    const e = await engineOf(rule('toolName = "run_shell_command"\nallowRedirection = true'));
+    expect(e.decide(shell(command), 'default').decision).toBe('allow');
+  });
+});
