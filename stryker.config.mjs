@@ -15,10 +15,17 @@ export const GUARDED_MODULES = [
   'src/action/authorize.ts',
   'src/tools/workspace.ts',
   'src/context/untrusted.ts',
+  'src/context/untrusted-markdown.ts',
+  'src/context/linear-scan.ts',
   'src/core/retry.ts',
   'src/core/loop-guard.ts',
   'src/core/content-loop.ts',
   'src/sandbox/',
+  'src/session/sign.ts',
+  'src/common/git-env.ts',
+  'src/action/publish/inert-text.ts',
+  'src/tools/linear-regex.ts',
+  'src/tools/shell-env.ts',
 ];
 
 /** A module as Stryker's `mutate` globs. */
@@ -30,6 +37,9 @@ export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.stryker.config.ts', related: true },
   checkers: ['typescript'],
+  // Equivalent mutants by rule rather than line: the WorkMeter counts of the linear-time scanners.
+  plugins: ['@stryker-mutator/*', './scripts/stryker-work-meter.mjs'],
+  ignorers: ['work-meter'],
   tsconfigFile: 'tsconfig.json',
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
   coverageAnalysis: 'perTest',
@@ -38,6 +48,8 @@ export default {
   concurrency: 2,
   // Fake servers and real git make some tests take seconds; a mutant that hangs the loop is a timeout.
   timeoutMS: 10_000,
+  // The first run (all related tests, with coverage) takes minutes when other work shares the cores.
+  dryRunTimeoutMinutes: 60,
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   thresholds: { high: 90, low: 85, break: null },

@@ -126,10 +126,14 @@ function splitFences(text: string, meter: WorkMeter): Segment[] {
   return segs;
 }
 
-/** `^\s*(`{3,}|~{3,})` on one line, by hand. */
+/**
+ * `^ {0,3}(`{3,}|~{3,})` on one line, by hand. CommonMark's fences are indented by three spaces at
+ * most: with four, or a tab, the line is code or text, not a fence, and reading it as one would keep
+ * hidden HTML after it (or take later text for code).
+ */
 function fenceRun(line: string): { ch: string; len: number; end: number } | undefined {
   let i = 0;
-  while (i < line.length && isSpace(line.charCodeAt(i))) i++;
+  while (i < 3 && line.charCodeAt(i) === 0x20) i++;
   const ch = line[i];
   if (ch !== '`' && ch !== '~') return undefined;
   let j = i;

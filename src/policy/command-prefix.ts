@@ -76,7 +76,10 @@ function wordsOf(s: string): string[] | string {
 export function prefixMatches(prefix: string, part: ShellPart, decision: Decision, environmentChanged: boolean): boolean {
   const p = parseCommandPrefix(prefix);
   const known = part.assignments.length === 0 && !environmentChanged;
-  if (p.words && known && p.words.length <= part.words.length && p.words.every((w, i) => part.literal[i] && part.words[i] === w)) return true;
+  const sameWords = p.words !== undefined && p.words.length <= part.words.length && p.words.every((w, i) => part.literal[i] && part.words[i] === w);
+  // Assignments in front (`A=1 git push`) keep an allow rule from vouching for the command, but
+  // never hide it from a deny or ask_user rule.
+  if (sameWords && (known || decision !== 'allow')) return true;
   if (decision !== 'allow') return textMatches(p.source, part.text, /[\s"]/);
   // An allow rule whose prefix is not plain words keeps Gemini CLI's text match, minus its one laxity:
   // `git log` followed by `"out"` is `git logout`, so a quote does not end the prefix here.

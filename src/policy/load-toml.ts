@@ -111,7 +111,8 @@ function parseRule(table: unknown, source: string, block: Block, report: Report)
   if (priority === undefined) fail(undefined, 'priority is missing (an integer from 0 to 999)');
   else if (typeof priority !== 'number' && typeof priority !== 'bigint') fail('priority', `priority must be an integer from 0 to 999, not ${show(priority)}`);
   else if (!Number.isInteger(Number(priority)) || Number(priority) < 0 || Number(priority) > 999) {
-    fail('priority', `priority must be an integer from 0 to 999, not ${String(priority)} (1000 and above would jump into the next tier)`);
+    const why = Number(priority) > 999 ? ' (1000 and above would jump into the next tier)' : '';
+    fail('priority', `priority must be an integer from 0 to 999, not ${String(priority)}${why}`);
   }
 
   const optString = (key: string): string | undefined => {
@@ -246,6 +247,7 @@ function scanLayout(text: string) {
         current = name.startsWith('rule.') ? current : -2;
       }
     } else if (tbl) {
+      if (tbl[1] === 'safety_checker') checkers.push({ line: n + 1, column: l.indexOf('[') + 1 });
       // [rule.safety_checker] and similar belong to the rule above; anything else starts a new section.
       current = tbl[1]!.startsWith('rule.') ? current : -2;
     }

@@ -25,7 +25,7 @@ export interface FileRedirect {
   extra: Node[];
 }
 
-/** `>`, `>>`, `>|`, `&>`, `&>>`, `<>` and `>&file` write; `<`, and `>&2`/`<&0`/`>&-` (descriptors) do not. */
+/** `>`, `>>`, `>|`, `&>`, `&>>`, `<>` and `>&file` write; `<`, `>&2`/`<&0` (descriptors) and `>&-` (closing one) do not. */
 export function classifyFileRedirect(r: Node): FileRedirect {
   const kids = r.children.filter((c): c is Node => c !== null);
   const opIndex = kids.findIndex((c) => !c.isNamed);
@@ -37,7 +37,9 @@ export function classifyFileRedirect(r: Node): FileRedirect {
   const path = target ? wordValue(target) : undefined;
   const extra = operands.slice(1);
   const fd = path !== undefined && /^(\d+|-)$/.test(path);
-  const write = readWrite || (op.includes('>') && !((op === '>&' || op === '<&') && fd));
+  // `>&-` and `<&-` (one token to tree-sitter) close a descriptor: nothing is written.
+  const closes = op === '>&-' || op === '<&-';
+  const write = !closes && (readWrite || (op.includes('>') && !((op === '>&' || op === '<&') && fd)));
   const stdinFile = op === '<' && !readWrite && !(r.namedChildren[0]?.type === 'file_descriptor' && r.namedChildren[0]?.text !== '0');
   return { write, stdinFile, target, path, extra };
 }

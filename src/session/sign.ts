@@ -40,7 +40,8 @@ export function createSessionKey(secret: string): SessionKey {
  * JSON.stringify does, so a document and its parsed copy have the same canonical form.
  */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  // An undefined array element is `null`, as in JSON.stringify: the last line's fallback says so.
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const obj = value as Record<string, unknown>;
     const members = Object.keys(obj)
@@ -69,9 +70,9 @@ export function verifySession(body: unknown, signature: unknown, key: SessionKey
   if (sig.keyId !== key.id) {
     return { ok: false, code: 'wrong_key', message: 'the session document was signed with a different key: the session key or Gemini API key changed since the request; ask again' };
   }
-  const want = Buffer.from(macOf(body, key), 'hex');
-  const got = Buffer.from(sig.mac, 'hex');
-  if (got.length !== want.length || !timingSafeEqual(got, want)) {
+  // Exactly the 64 lowercase hex digits signSession writes: Buffer.from(hex) would drop a trailing
+  // odd digit or stop at the first non-hex one, so other spellings of a MAC would verify too.
+  if (!/^[0-9a-f]{64}$/.test(sig.mac) || !timingSafeEqual(Buffer.from(sig.mac, 'hex'), Buffer.from(macOf(body, key), 'hex'))) {
     return { ok: false, code: 'bad_signature', message: 'the session document does not match its signature: it was changed after agent-action wrote it' };
   }
   return { ok: true };

@@ -3,20 +3,6 @@
  * command the model wrote must not be able to print, upload or reuse the job's tokens.
  */
 
-/** Dropped by name wherever they appear. */
-const SECRET_NAMES = new Set([
-  'GITHUB_TOKEN',
-  'GH_TOKEN',
-  'GH_ENTERPRISE_TOKEN',
-  'GITHUB_ENTERPRISE_TOKEN',
-  'GEMINI_API_KEY',
-  'GOOGLE_API_KEY',
-  'GOOGLE_GENAI_API_KEY',
-  'ACTIONS_RUNTIME_TOKEN',
-  'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
-  'ACTIONS_ID_TOKEN_REQUEST_URL',
-]);
-
 /**
  * Dropped by shape: the runner's ACTIONS_* tokens and service URLs, the action's own inputs
  * (INPUT_GITHUB_TOKEN, INPUT_GEMINI_API_KEY...), and names with a segment that says they hold a
@@ -53,7 +39,7 @@ const KEEP = new Set(['ACTIONS_STEP_DEBUG', 'ACTIONS_RUNNER_DEBUG']);
 
 export function isSecretName(name: string): boolean {
   if (KEEP.has(name.toUpperCase())) return false;
-  return SECRET_NAMES.has(name.toUpperCase()) || SECRET_SHAPES.some((r) => r.test(name));
+  return SECRET_SHAPES.some((r) => r.test(name));
 }
 
 /** Whether a value has the shape of a credential (see SECRET_VALUES). */

@@ -135,3 +135,94 @@ describe('the approval comment', () => {
     expect(body).toContain('run `echo` @\u200Beveryone');
   });
 });
+
+// Where GitHub's fences and HTML blocks begin and end, line by line: text inside a real fence keeps
+// its bytes (`@a` stays), text outside is made inert (`@\u200Bb`).
+describe('makeInert: fences and HTML blocks as GitHub reads them', () => {
+  it.each<[string, string]>([
+    ['```\n@a\n   ```\n@b', `\`\`\`\n@a\n   \`\`\`\n@${Z}b`],
+    ['```\n@a\n```  \n@b', `\`\`\`\n@a\n\`\`\`  \n@${Z}b`],
+    // Not closed: four spaces, a shorter or other fence, text after it. The action closes it at the end.
+    ['```\n@a\n    ```\n@b', '```\n@a\n    ```\n@b\n```'],
+    ['````\n@a\n```\n@b', '````\n@a\n```\n@b\n````'],
+    ['~~~\n@a\n```\n@b', '~~~\n@a\n```\n@b\n~~~'],
+    ['```\n@a\n``` x\n@b', '```\n@a\n``` x\n@b\n```'],
+    // Not opened: two backticks, a backtick in a backtick fence's info string, an indent, a mixed run.
+    ['``\n@a', `\`\`\n@${Z}a`],
+    ['``` a`b\n@a\n```', `\`\`\` a\`b\n@${Z}a\n\`\`\`\n\`\`\``],
+    [' ~~~\n@a', ` ~~~\n@${Z}a`],
+    ['`~~\n@a', `\`~~\n@${Z}a`],
+    ['~~~ a`b\n@a\n~~~', '~~~ a`b\n@a\n~~~'],
+    // An HTML block (up to three spaces, `<` and a letter or `/`) swallows a fence until a blank line.
+    ['</div>\n```\n@a\n```', `</div>\n\`\`\`\n@${Z}a\n\`\`\``],
+    ['   <div>\n```\n@a\n```', `   <div>\n\`\`\`\n@${Z}a\n\`\`\``],
+    ['<Div>\n```\n@a\n```', `<Div>\n\`\`\`\n@${Z}a\n\`\`\``],
+    ['<1x>\n```\n@a\n```', '<1x>\n```\n@a\n```'],
+    ['    <div>\n```\n@a\n```', '    <div>\n```\n@a\n```'],
+  ])('%j -> %j', (input, out) => {
+    expect(makeInert(input)).toBe(out);
+  });
+
+  it.each<[string, string]>([
+    ['<pre x>', '&lt;pre x>'],
+    ['<PRE>', '&lt;PRE>'],
+    ['<pre', '&lt;pre'],
+    ['   <script>', '   &lt;script>'],
+    ['<!doctype html>', '&lt;!doctype html>'],
+    ['<?x', '&lt;?x'],
+    ['<![CDATA[', '&lt;![CDATA['],
+    ['<prex>', '<prex>'],
+    ['    <script>', '    <script>'],
+    ['<!1>', '<!1>'],
+    ['<![CDAT', '<![CDAT'],
+  ])('an HTML block that runs past blank lines is escaped, nothing else: %j -> %j', (input, out) => {
+    expect(makeInert(input)).toBe(out);
+  });
+});
+
+describe('makeInert: what GitHub reads as a mention', () => {
+  it.each<[string, string]>([
+    ['&#064;x', `@${Z}x`],
+    ['&#X40;y', `@${Z}y`],
+    ['&#x040;w', `@${Z}w`],
+    ['@1x', `@${Z}1x`],
+    ['-@x', `-@${Z}x`],
+    ['@x@y', `@${Z}x@y`],
+    ['&#65;z', '&#65;z'],
+    ['a@b', 'a@b'],
+    ['@_x', '@_x'],
+    ['@', '@'],
+    ['a@', 'a@'],
+    ['a<!--x-->b<!--y-->c', 'abc'],
+    ['x<!--y', 'x&lt;!--y'],
+  ])('%j -> %j', (input, out) => {
+    expect(makeInert(input)).toBe(out);
+  });
+
+  it('keeps ten handles per run by default', () => {
+    const budget = createMentionBudget();
+    const text = Array.from({ length: 11 }, (_, i) => `@u${i}`).join(' ');
+    expect(makeInert(text, budget)).toBe(`${Array.from({ length: 10 }, (_, i) => `@${Z}u${i}`).join(' ')} u10`);
+    expect(budget).toEqual({ left: 0, seen: 11 });
+  });
+
+  it.each<[string, string]>([
+    ['a\rb', 'a b'],
+    ['a\n\n\nb', 'a b'],
+    ['a\r\nb @c', `a b @${Z}c`],
+    ['x <!-- y -->z', 'x z'],
+    ['x<!--y', 'x&lt;!--y'],
+  ])('makeInertLine(%j) -> %j', (input, out) => {
+    expect(makeInertLine(input)).toBe(out);
+  });
+
+  it.each<[string, string]>([
+    ['', '```'],
+    ['``', '```'],
+    ['a`b`c', '```'],
+    ['`` ```', '````'],
+    ['````````', '`````````'],
+  ])('fenceFor(%j) -> %s', (content, fence) => {
+    expect(fenceFor(content)).toBe(fence);
+  });
+});

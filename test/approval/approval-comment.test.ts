@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   answersFor,
+  describeRule,
   parseApprovalReply,
   renderApprovalComment,
   tryParseApprovalMarker,
@@ -249,5 +250,180 @@ describe('approval comment: rule files', () => {
     expect(body).toContain('rule `.gemini/policies/edits.toml:40`');
     expect(body).not.toContain('/home/runner');
     expect(body).not.toContain('/tmp/');
+  });
+});
+
+describe('approval comment, piece by piece', () => {
+  const hour = { ...base, expiresAt: '2026-01-01T01:00:00.000Z', runUrl: undefined };
+  const sh = (command: string, extra: Record<string, unknown> = {}): PendingApproval => ({ id: 'c1', name: 'run_shell_command', args: { command, ...extra }, title: 'run it', rule: null });
+  const ask = (id: string, choices?: string[]): PendingApproval => ({ id, name: 'ask_user', args: {}, title: 'ask', rule: null, question: { question: 'Which?\nsecond line', ...(choices ? { choices } : {}) } });
+  const howTo = (body: string) => body.slice(body.indexOf('**How to answer**'), body.indexOf('<sub>'));
+
+  it('one command: its fence outgrows the backticks inside, its folder is named, no rule is said so', () => {
+    const body = renderApprovalComment({ ...hour, pending: [sh('ls ````x\n', { dir_path: 'sub dir', description: '' })] });
+    expect(body).toBe(
+      [
+        '### ⏸️ The agent is waiting for approval',
+        '',
+        "The repository's policy asks a maintainer before this call runs. The run is paused; nothing below has run yet.",
+        '',
+        '**1. `run_shell_command`**: run it',
+        '',
+        '`````sh',
+        'ls ````x',
+        '`````',
+        'in `sub dir`',
+        '',
+        'No rule allowed it outright.',
+        '',
+        '**How to answer** (reply within 1 hour, until 2026-01-01 01:00 UTC; only people with write access can answer):',
+        '',
+        '- `/agent approve`: run it',
+        '- `/agent approve always`: run it, and allow the same again without asking for the rest of this session',
+        '- `/agent deny <reason>`: refuse; the agent is told your reason',
+        '',
+        '<sub>Session `s-1` · calls digest `c577a3f183a8`</sub>',
+        '',
+        '<!-- agent-action:approval session=s-1 nonce=n0nce42 calls=c577a3f183a8 -->',
+      ].join('\n'),
+    );
+  });
+
+  it('a very long command is shown up to 4000 characters, and says how much is left out', () => {
+    const body = renderApprovalComment({ ...hour, pending: [sh('x'.repeat(4005))] });
+    expect(body).toContain(`\`\`\`sh\n${'x'.repeat(4000)}\n… (5 more characters)\n\`\`\`\n`);
+    expect(renderApprovalComment({ ...hour, pending: [sh('y'.repeat(4000))] })).toContain(`\`\`\`sh\n${'y'.repeat(4000)}\n\`\`\`\n`);
+  });
+
+  it('arguments without a command or a preview are shown as JSON; a rule without a line is named by its file', () => {
+    const body = renderApprovalComment({
+      ...hour,
+      expiresAt: '2026-01-01T02:00:00.000Z',
+      pending: [{ id: 'c1', name: 'write_file', args: { file_path: 'a' }, title: 't', rule: { source: 'x.toml', line: 0, tier: 'user', priority: 4.2, decision: 'ask_user' } }],
+    });
+    expect(body).toContain('**1. `write_file`**: t\n\n```json\n{\n  "file_path": "a"\n}\n```\n\nAsked by rule `x.toml` (user tier, priority 4.2).');
+    expect(body).toContain('(reply within 2 hours, until 2026-01-01 02:00 UTC;');
+  });
+
+  it('two questions: each is answered by its number; choices can be picked by theirs', () => {
+    const body = renderApprovalComment({ ...hour, expiresAt: '2026-01-01T00:00:30.000Z', pending: [ask('c1'), ask('c2', ['x', 'y'])] });
+    expect(body.startsWith('### ❓ The agent has a question\n\nThe run is paused until a maintainer answers.\n\n**1. The agent asks:**\n\n> Which?\n> second line\n\n**2. The agent asks:**\n\n> Which?\n> second line\n\n1. x\n2. y\n\n')).toBe(true);
+    expect(howTo(body)).toBe(
+      '**How to answer** (reply within 1 minute, until 2026-01-01 00:00 UTC; only people with write access can answer):\n\n- `/agent answer 1 <text>` for question 1\n- `/agent answer 2 <text>` for question 2 or `/agent answer 2 2` to pick a choice by its number\n\n',
+    );
+  });
+
+  it('a call and a question: one answer per line', () => {
+    const body = renderApprovalComment({ ...hour, expiresAt: '2026-01-03T00:00:00.000Z', pending: [sh('a'), ask('c2', ['x'])] });
+    expect(body).toContain("The repository's policy asks a maintainer before these calls run.");
+    expect(howTo(body)).toBe(
+      [
+        '**How to answer** (reply within 2 days, until 2026-01-03 00:00 UTC; only people with write access can answer):',
+        '',
+        '- `/agent approve`: run it',
+        '- `/agent approve always`: run it, and allow the same again without asking for the rest of this session',
+        '- `/agent deny <reason>`: refuse; the agent is told your reason',
+        '- `/agent approve 1 3` / `/agent deny 2 <reason>`: answer call by call; a call you do not mention is refused',
+        '- `/agent answer <text>` or `/agent answer 2` to pick a choice by its number',
+        '',
+        'Put each answer on its own line to answer several in one comment.',
+        '',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it.each<[string, string]>([
+    ['2026-01-01T00:00:29.000Z', '1 minute'],
+    ['2026-01-01T00:02:59.000Z', '2 minutes'],
+    ['2026-01-01T00:30:00.000Z', '30 minutes'],
+    ['2026-01-01T00:59:59.000Z', '59 minutes'],
+    ['2026-01-01T01:00:00.000Z', '1 hour'],
+    ['2026-01-01T01:59:00.000Z', '1 hour'],
+    ['2026-01-02T23:59:00.000Z', '47 hours'],
+    ['2026-01-03T00:00:00.000Z', '2 days'],
+    ['2026-01-03T23:00:00.000Z', '2 days'],
+    ['2026-01-31T00:00:00.000Z', '30 days'],
+  ])('a request open until %s is answered within %s', (expiresAt, within) => {
+    expect(renderApprovalComment({ ...hour, expiresAt, pending: [sh('a')] })).toContain(`(reply within ${within}, until `);
+  });
+
+  it('rule names survive backticks and line breaks in them', () => {
+    expect(describeRule({ source: 'a`b.toml', line: 2, tier: 'user', priority: 4.5, decision: 'ask_user' })).toBe('rule `` a`b.toml:2 `` (user tier, priority 4.5)');
+    expect(describeRule({ source: 'a\n  b', line: 0, tier: 'user', priority: 4.5, decision: 'ask_user' })).toBe('rule `a b` (user tier, priority 4.5)');
+  });
+
+  it.each<[string, unknown]>([
+    ['x <!-- agent-action:approval session=s1 nonce=n1 -->', { session: 's1', nonce: 'n1' }],
+    ['<!-- agent-action:approval session=a nonce=b calls=c -->\n<!-- agent-action:approval session=d nonce=e calls=f -->', { session: 'd', nonce: 'e', calls: 'f' }],
+    ['<!-- agent-action:approval session=a nonce=b calls= -->', { session: 'a', nonce: 'b' }],
+    ['<!-- agent-action:approval session=s1 -->', undefined],
+    ['<!-- agent-action:approval nonce=n1 -->', undefined],
+    ['<!-- agent-action:approvalx session=a nonce=b -->', undefined],
+    ['<!-- agent-action:approval-reply -->', undefined],
+  ])('the marker of %j is %j', (body, marker) => {
+    expect(tryParseApprovalMarker(body)).toEqual(marker);
+  });
+});
+
+describe('replies, call by call', () => {
+  const sh = (id: string): PendingApproval => ({ id, name: 'run_shell_command', args: { command: id }, title: id, rule: null });
+  const three = [sh('c1'), sh('c2'), sh('c3')];
+  const ask = (id: string, choices?: string[]): PendingApproval => ({ id, name: 'ask_user', args: {}, title: 'ask', rule: null, question: { question: 'Which?', ...(choices ? { choices } : {}) } });
+  const only = (calls: string) => `The maintainer answered only ${calls}; this call was not approved.`;
+  const answer = (body: string, pending: readonly PendingApproval[], trigger = '/agent') => {
+    const parsed = parseApprovalReply(body, trigger);
+    return parsed.ok ? answersFor(parsed.directives, pending) : parsed;
+  };
+
+  it.each<[string, readonly PendingApproval[], unknown]>([
+    ['/agent approve 1 3', three, [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'deny', reason: only('calls 1, 3') }, { id: 'c3', kind: 'approve' }]],
+    ['/agent approve 1,3', three, [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'deny', reason: only('calls 1, 3') }, { id: 'c3', kind: 'approve' }]],
+    ['/agent approve 2.', three, [{ id: 'c1', kind: 'deny', reason: only('call 2') }, { id: 'c2', kind: 'approve' }, { id: 'c3', kind: 'deny', reason: only('call 2') }]],
+    ['/agent approve always 2', three, [{ id: 'c1', kind: 'deny', reason: only('call 2') }, { id: 'c2', kind: 'approve', always: true }, { id: 'c3', kind: 'deny', reason: only('call 2') }]],
+    ['/agent deny 1, 2 nope', three, [{ id: 'c1', kind: 'deny', reason: 'nope' }, { id: 'c2', kind: 'deny', reason: 'nope' }, { id: 'c3', kind: 'deny', reason: only('calls 1, 2') }]],
+    ['/agent deny 2,3', three, [{ id: 'c1', kind: 'deny', reason: only('calls 2, 3') }, { id: 'c2', kind: 'deny' }, { id: 'c3', kind: 'deny' }]],
+    ['/agent deny #3', three, [{ id: 'c1', kind: 'deny', reason: only('call 3') }, { id: 'c2', kind: 'deny', reason: only('call 3') }, { id: 'c3', kind: 'deny' }]],
+    ['/agent approve 1\n/agent approve 2', three, [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'approve' }, { id: 'c3', kind: 'deny', reason: only('calls 1, 2') }]],
+    ['/AGENT approve', [sh('c1')], [{ id: 'c1', kind: 'approve' }]],
+    ['/agent\tapprove', [sh('c1')], [{ id: 'c1', kind: 'approve' }]],
+    ['/agent answer 1 2', [ask('c1', ['r', 's']), ask('c2')], [{ id: 'c1', kind: 'answer', text: 's' }, { id: 'c2', kind: 'deny', reason: 'The maintainer did not answer this question.' }]],
+    ['/agent answer #1 #2', [ask('c1', ['r', 's']), ask('c2')], [{ id: 'c1', kind: 'answer', text: 's' }, { id: 'c2', kind: 'deny', reason: 'The maintainer did not answer this question.' }]],
+    ['/agent answer 2 hello there', [ask('c1'), ask('c2')], [{ id: 'c1', kind: 'deny', reason: 'The maintainer did not answer this question.' }, { id: 'c2', kind: 'answer', text: 'hello there' }]],
+    ['/agent answer 1 x', [sh('c1'), ask('c2')], [{ id: 'c1', kind: 'deny', reason: only('call 2') }, { id: 'c2', kind: 'answer', text: '1 x' }]],
+    ['/agent answer 2.', [ask('c1', ['a', 'b'])], [{ id: 'c1', kind: 'answer', text: 'b' }]],
+  ])('%j', (body, pending, answers) => {
+    expect(answer(body, pending)).toEqual({ ok: true, answers });
+  });
+
+  it.each<[string, readonly PendingApproval[], string]>([
+    ['x /agent approve', three, 'the reply has no line starting with `/agent`'],
+    ['/agent approve\r\n/agent deny 3 no', three, 'call 3 is answered twice'],
+    ['/agent deny 0 x', three, 'there is no call 0: this request has 3 waiting calls'],
+    ['/agent approve 1.5', three, '`/agent approve` takes call numbers and `always`; "1.5" is neither'],
+    ['/agent approve -1', three, '`/agent approve` takes call numbers and `always`; "-1" is neither'],
+    ['/agent answer 1', [ask('c1'), ask('c2')], 'the answer to call 1 is empty'],
+    ['/agent answer 3 x', [ask('c1'), ask('c2')], 'there is no call 3: this request has 2 waiting calls'],
+    ['/agent answer 0 x', [ask('c1'), ask('c2')], 'there is no call 0: this request has 2 waiting calls'],
+    ['/agent answer 1 5', [ask('c1', ['r', 's']), ask('c2')], 'choice 5 does not exist: the question has 2 choices'],
+    ['/agent answer 0', [ask('c1', ['a', 'b'])], 'choice 0 does not exist: the question has 2 choices'],
+    ['/agent answer 1 x', [sh('c1'), ask('c2'), ask('c3')], 'call 1 is not a question; approve or deny it'],
+    ['/agent approve 2', [sh('c1'), ask('c2')], 'call 2 is a question; answer it with `answer`'],
+    ['/agent', [sh('c1')], '`/agent` alone is not an answer; use approve, deny or answer'],
+    ['/agent yes', [sh('c1')], '"yes" is not an answer; use approve, deny or answer'],
+    ['/agent answer', [ask('c1')], '`/agent answer` needs the answer text (or a choice number)'],
+    ['/agent continue now', [sh('c1')], '`/agent continue` takes no arguments'],
+    ['/agent continue', [sh('c1')], 'this request waits for an answer; `continue` resumes only a run that stopped without one'],
+    ['/agent continue\n/agent approve', [sh('c1')], '`/agent continue` cannot be combined with other answers'],
+    ['/agent approve', [ask('c1')], 'there is nothing to approve: the waiting calls are questions; answer them'],
+    ['/agent answer yes', [sh('c1')], 'there is no question to answer in this request'],
+    ['/agent answer x', [ask('c1'), ask('c2')], 'several questions wait (calls 1, 2); say which: `answer <call> <text>`'],
+  ])('%j is refused: %s', (body, pending, error) => {
+    expect(answer(body, pending)).toEqual({ ok: false, error });
+  });
+
+  it('the trigger word is the configured one, in any case', () => {
+    expect(answer('/AI Approve 1', [sh('c1')], '/ai')).toEqual({ ok: true, answers: [{ id: 'c1', kind: 'approve' }] });
+    expect(answer('/agent approve', [sh('c1')], '/ai')).toEqual({ ok: false, error: 'the reply has no line starting with `/ai`' });
   });
 });

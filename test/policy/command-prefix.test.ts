@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseCommandPrefix, quoteWord } from '../../src/policy/command-prefix.js';
+import { parseCommandPrefix, prefixMatches, quoteWord } from '../../src/policy/command-prefix.js';
+import type { ShellPart } from '../../src/policy/shell-split.js';
 
 describe('parseCommandPrefix', () => {
   it.each<[string, string[] | string]>([
@@ -33,5 +34,38 @@ describe('parseCommandPrefix', () => {
       }),
       { seed: 11, numRuns: 500 },
     );
+  });
+});
+
+/** A sub-command as the splitter hands it over; `$…` words are known only at run time. */
+const part = (text: string, assignments: string[] = []): ShellPart => {
+  const words = text.split(' ').slice(assignments.length);
+  return { text, words, literal: words.map((w) => !w.startsWith('$')), assignments, redirected: false, writesFile: false };
+};
+
+describe('prefixMatches', () => {
+  it.each<[string, string, string[], boolean, [boolean, boolean, boolean]]>([
+    // prefix, sub-command, assignments in front, environment changed, [allow, deny, ask_user]
+    ['git push', 'git push origin', [], false, [true, true, true]],
+    ['git push', 'git push', [], false, [true, true, true]],
+    ['git push', 'git pushy', [], false, [false, false, false]],
+    ['git push', 'git', [], false, [false, false, false]],
+    ['git push', 'git $X', [], false, [false, false, false]],
+    // `A=1 git push`: an allow rule cannot vouch for it; a deny or ask_user rule still sees git push.
+    ['git push', 'A=1 git push --force', ['A=1'], false, [false, true, true]],
+    ['git push', 'GIT_DIR=x git push', ['GIT_DIR=x'], false, [false, true, true]],
+    ['git push', 'git push', [], true, [false, true, true]],
+    // Gemini CLI's text match, kept for deny and ask_user: a quote ends the prefix there.
+    ['git log', 'git log"out"', [], false, [false, true, true]],
+    // A prefix that is not plain words matches by text; for allow only before a blank or the end.
+    ['ls *', 'ls * x', [], false, [true, true, true]],
+    ['ls *', 'ls *', [], false, [true, true, true]],
+    ['ls *', 'ls *.ts', [], false, [false, false, false]],
+    ['ls *', 'ls *"x"', [], false, [false, true, true]],
+    ['ls *', 'ls * x', [], true, [false, true, true]],
+    ['ls *', 'A=1 ls * x', ['A=1'], false, [false, false, false]],
+  ])('%j against %j (assignments %j, environment changed %s): allow/deny/ask_user %j', (prefix, text, assignments, changed, want) => {
+    const p = part(text, assignments);
+    expect([prefixMatches(prefix, p, 'allow', changed), prefixMatches(prefix, p, 'deny', changed), prefixMatches(prefix, p, 'ask_user', changed)]).toEqual(want);
   });
 });

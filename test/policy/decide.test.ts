@@ -586,3 +586,62 @@ describe('issue #11: attacks on the shell splitter, with the shipped defaults an
     expect(e.decide(shell('eval "$X" > .git/config'), 'default').decision).toBe('deny');
   });
 });
+
+describe('a deny prefix is not dodged by assignments in front of the command', () => {
+  const rules = `${rule('toolName = "run_shell_command"')}${rule('toolName = "run_shell_command"\ncommandPrefix = "git push"', 'deny', 200)}`;
+  it.each(['git push', 'A=1 git push', 'GIT_DIR=x git push origin', 'FOO=1 BAR=2 git push --force', 'cd x && A=1 git push'])('%j is denied', async (command) => {
+    const e = await engineOf(rules);
+    expect(e.decide(shell(command), 'default').decision).toBe('deny');
+  });
+  it('while an allow prefix still does not vouch for a command with assignments in front', async () => {
+    const e = await engineOf(rule('toolName = "run_shell_command"\ncommandPrefix = "npm test"'));
+    expect(e.decide(shell('npm test'), 'default').decision).toBe('allow');
+    expect(e.decide(shell('NODE_OPTIONS=--require=./x.js npm test'), 'default').decision).toBe('deny');
+  });
+});
+
+describe('closing a descriptor is not a write', () => {
+  it.each(['ls 2>&-', 'ls >&-', 'ls 3>&- 2>/dev/null'])('%j is allowed by a rule that allows redirections', async (command) => {
+    const e = await engineOf(rule('toolName = "run_shell_command"\nallowRedirection = true'));
+    expect(e.decide(shell(command), 'default').decision).toBe('allow');
+  });
+});
+
+describe('what a rule matches, edge by edge', () => {
+  it.each<[string, string, PolicyQuery, ApprovalMode, PolicyContext, 'allow' | 'deny']>([
+    ['modes = [] is every mode', 'toolName = "x"\nmodes = []', call('x'), 'plan', 'action', 'allow'],
+    ['interactive = false where nobody can be asked', 'toolName = "x"\ninteractive = false', call('x'), 'default', 'headless', 'allow'],
+    ['interactive = false where a person can be asked', 'toolName = "x"\ninteractive = false', call('x'), 'default', 'action', 'deny'],
+    ['interactive = true where nobody can be asked', 'toolName = "x"\ninteractive = true', call('x'), 'default', 'headless', 'deny'],
+    ['mcpName = "*" needs an MCP call', 'toolName = "*"\nmcpName = "*"', call('x'), 'default', 'action', 'deny'],
+    ['every annotation must match', 'toolName = "*"\ntoolAnnotations = { readOnlyHint = true, openWorldHint = false }', call('t', {}, { annotations: { readOnlyHint: true, openWorldHint: true } }), 'default', 'action', 'deny'],
+    ['all annotations match', 'toolName = "*"\ntoolAnnotations = { readOnlyHint = true, openWorldHint = false }', call('t', {}, { annotations: { readOnlyHint: true, openWorldHint: false } }), 'default', 'action', 'allow'],
+    ['the server read from an mcp_ name', 'toolName = "search"\nmcpName = "srv"', call('mcp_srv_search'), 'default', 'action', 'allow'],
+    ['an mcp_ name with an empty server is no MCP call', 'toolName = "mcp_*"', call('mcp__search'), 'default', 'action', 'deny'],
+    ['an mcp_ name with nothing after the server is no MCP call', 'toolName = "mcp_*"', call('mcp_srv_'), 'default', 'action', 'deny'],
+    ['mcp_<server>_* is that server only', 'toolName = "mcp_srv_*"', call('mcp_srv2_search'), 'default', 'action', 'deny'],
+    ['a server-qualified rule for a short call name', 'toolName = "mcp_srv_search"', call('search', {}, { mcpServer: 'srv' }), 'default', 'action', 'allow'],
+    ['a glob matches an alias too', 'toolName = "search_*"', call('grep_search'), 'default', 'action', 'allow'],
+    ['a glob needs its head', 'toolName = "read_*"', call('write_file'), 'default', 'action', 'deny'],
+    ['an agent name that is not a string names nothing', 'toolName = "helper"', call('invoke_agent', { agent_name: 5 }), 'default', 'action', 'deny'],
+    ['an agent name outside invoke_agent names nothing', 'toolName = "helper"', call('other', { agent_name: 'helper' }), 'default', 'action', 'deny'],
+    ['argsPattern sees no undefined member', 'toolName = "t"\nargsPattern = \'^\\{\\}$\'', call('t', { a: undefined }), 'default', 'action', 'allow'],
+    ['argsPattern sees each member framed, keys sorted', 'toolName = "t"\nargsPattern = \'^\\{\\x00"a":1\\x00,\\x00"b":\\{"c":2,"d":3\\}\\x00\\}$\'', call('t', { b: { d: 3, c: 2 }, a: 1 }), 'default', 'action', 'allow'],
+    ['a command rule needs a command', 'toolName = "run_shell_command"\ncommandRegex = ".*"', call('run_shell_command', { command: 5 }), 'default', 'action', 'deny'],
+    ['a prefix rule needs a command', 'toolName = "run_shell_command"\ncommandPrefix = "ls"', call('run_shell_command', {}), 'default', 'action', 'deny'],
+  ])('%s', async (_name, fields, q, mode, context, want) => {
+    const e = await engineOf(rule(fields), context);
+    expect(e.decide(q, mode).decision).toBe(want);
+  });
+
+  it('after a line changes PATH, allow rules by command text do not vouch for what follows; deny rules still apply', async () => {
+    const allow = await engineOf(rule('toolName = "run_shell_command"\ncommandPrefix = ["git status", "export"]'));
+    expect(allow.decide(shell('git status'), 'default').decision).toBe('allow');
+    expect(allow.decide(shell('export PATH=/tmp/x; git status'), 'default').decision).toBe('deny');
+    const deny = await engineOf(rule('toolName = "run_shell_command"') + rule('toolName = "run_shell_command"\ncommandPrefix = "git push"', 'deny', 200));
+    expect(deny.decide(shell('export PATH=/tmp/x; git push'), 'default').decision).toBe('deny');
+    const regex = await engineOf(rule('toolName = "run_shell_command"\ncommandRegex = "git status"'));
+    expect(regex.decide(shell('git status'), 'default').decision).toBe('allow');
+    expect(regex.decide(shell('PATH=/tmp/x; git status'), 'default').decision).toBe('deny');
+  });
+});

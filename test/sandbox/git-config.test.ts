@@ -83,3 +83,34 @@ describe('sanitizeGitConfig', () => {
     }
   });
 });
+
+describe('sanitizeGitConfig, line by line', () => {
+  it.each<[string, string, number]>([
+    ['[http]\n\tproxyAuthMethod = basic\n', '[http]\n', 1],
+    ['[include]\n\tpath = /x\n', '[include]\n', 1],
+    ['[includeIf "gitdir:/x"]\n\tpath = /y\n', '[includeIf "gitdir:/x"]\n', 1],
+    ['[Credential]\n\tHelper = x\n', '[Credential]\n', 1],
+    ['  [ credential ]\n\thelper = x\n', '  [ credential ]\n', 1],
+    ['[credential]\n\thelper#x\n\thelper;y\n\thelper\n', '[credential]\n', 3],
+    // A credential-looking value is dropped in any section.
+    ['[core]\n\tx = token abcdefgh12\n', '[core]\n', 1],
+    ['[core]\n\tx = bearer abcdefgh\n', '[core]\n', 1],
+    ['[core]\n\tx = Authorization  : y\n', '[core]\n', 1],
+    ['[core]\n\tx = token abc\n', '[core]\n\tx = token abc\n', 0],
+    ['[core]\n\tbasic = x\n', '[core]\n\tbasic = x\n', 0],
+    ['[core]\n\tx = basicauth abcdefghij\n', '[core]\n\tx = basicauth abcdefghij\n', 0],
+    // An even number of trailing backslashes is an escaped backslash, not a continuation.
+    ['[http]\n\textraheader = x\\\\\n\tsslVerify = true\n', '[http]\n\tsslVerify = true\n', 1],
+    ['[http]\n\textraheader = x\\\\\\\n\tsslVerify = true\n\tpostBuffer = 1\n', '[http]\n\tpostBuffer = 1\n', 2],
+    // Quoted subsections may hold `]` and escaped quotes; a header without its `]` is no header.
+    ['[url "https://x/]"]\n\tinsteadOf = y\n', '[url "https://x/]"]\n\tinsteadOf = y\n', 0],
+    ['[url "a\\"b"]\n\tinsteadOf = y\n', '[url "a\\"b"]\n\tinsteadOf = y\n', 0],
+    ['[url "abc\n\tinsteadOf = y\n', '[url "abc\n\tinsteadOf = y\n', 0],
+    // Userinfo goes from every URL: in a header, a value, a quoted value.
+    ['[url "https://u:p@h/"]\n\tinsteadOf = y\n', '[url "https://h/"]\n\tinsteadOf = y\n', 1],
+    ['[core]\n\teditor = vi\n\turl = ssh://git@h/x\n', '[core]\n\teditor = vi\n\turl = ssh://h/x\n', 1],
+    ['[remote "o"]\n\turl = "https://t@h/x"\n', '[remote "o"]\n\turl = "https://h/x"\n', 1],
+  ])('%j -> %j (%i changed)', (input, text, changed) => {
+    expect(sanitizeGitConfig(input)).toEqual({ text, changed });
+  });
+});

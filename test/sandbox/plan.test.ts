@@ -225,3 +225,56 @@ describe('small pure helpers', () => {
     expect(runnerInstallSecrets('/opt/hostedtoolcache/node/24.1.0/x64/bin/node')).toEqual([]);
   });
 });
+
+describe('buildBwrapArgs, the whole command line', () => {
+  it('is exactly this for a plan with every part, in the order bwrap must apply it', () => {
+    const a = buildBwrapArgs(
+      plan({
+        readOnly: ['/opt/tools'],
+        writable: ['/tmp/cache'],
+        gitConfig: { path: '/w/repo/.git/config', dataFd: 4 },
+        hidden: [
+          { path: '/w/repo/_temp', kind: 'dir' },
+          { path: '/w/repo/_temp/env', kind: 'file' },
+          { path: '/opt/tools/event.json', kind: 'file' },
+          { path: '/usr/share/secret', kind: 'symlink', target: '/x' },
+          { path: '/home/runner/work/_temp', kind: 'dir' },
+        ],
+      }),
+    );
+    expect(a).toEqual([
+      '--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--unshare-net',
+      '--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--json-status-fd', '3',
+      '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--ro-bind', '/etc', '/etc',
+      '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp', '--tmpfs', '/run',
+      '--tmpfs', '/home/runner',
+      '--ro-bind', '/opt/tools', '/opt/tools',
+      '--bind', '/w/repo', '/w/repo',
+      '--bind', '/tmp/cache', '/tmp/cache',
+      '--ro-bind', '/w/repo/.git', '/w/repo/.git', '--ro-bind', '/w/repo/.github', '/w/repo/.github',
+      '--ro-bind-data', '4', '/w/repo/.git/config',
+      '--tmpfs', '/w/repo/_temp', '--remount-ro', '/w/repo/_temp',
+      '--ro-bind', '/dev/null', '/opt/tools/event.json',
+      '--chdir', '/w/repo/src', '--', 'bash', '-c', 'true',
+    ]);
+  });
+
+  it('with the network on, an older bwrap, a home under /tmp, and a symlinked protected path', () => {
+    const a = buildBwrapArgs(plan({ network: true, disableUserns: false, home: '/tmp/h', system: [], protectedPaths: [{ path: '/w/repo/.gemini', kind: 'symlink', target: '/' }] }));
+    expect(a).toEqual([
+      '--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
+      '--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--json-status-fd', '3',
+      '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp', '--tmpfs', '/run',
+      '--dir', '/tmp/h',
+      '--bind', '/w/repo', '/w/repo',
+      '--symlink', '/', '/w/repo/.gemini',
+      '--chdir', '/w/repo/src', '--', 'bash', '-c', 'true',
+    ]);
+  });
+
+  it('a hidden file inside a hidden folder of the same name prefix is still hidden', () => {
+    const a = buildBwrapArgs(plan({ hidden: [{ path: '/w/repo/_t', kind: 'dir' }, { path: '/w/repo/_tx/env', kind: 'file' }, { path: '/w/repo/_t', kind: 'file' }] }));
+    expect(at(a, '--ro-bind', '/dev/null', '/w/repo/_tx/env')).toBeGreaterThan(0);
+    expect(at(a, '--tmpfs', '/w/repo/_t', '--remount-ro', '/w/repo/_t')).toBeGreaterThan(0);
+  });
+});

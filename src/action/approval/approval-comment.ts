@@ -71,11 +71,12 @@ export function describeRule(rule: RuleRef, workspace?: string): string {
   return `rule ${code(where)} (${rule.tier} tier, priority ${rule.priority})`;
 }
 
+/** Rounded down, so a window is never said to be longer than it is (its exact end follows). */
 function describeDuration(ms: number): string {
-  const hours = Math.round(ms / 3_600_000);
-  if (hours >= 48) return `${Math.round(hours / 24)} days`;
+  const hours = Math.floor(ms / 3_600_000);
+  if (hours >= 48) return `${Math.floor(hours / 24)} days`;
   if (hours >= 1) return `${hours} hour${hours === 1 ? '' : 's'}`;
-  const minutes = Math.max(1, Math.round(ms / 60_000));
+  const minutes = Math.max(1, Math.floor(ms / 60_000));
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 

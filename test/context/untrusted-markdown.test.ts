@@ -1,0 +1,214 @@
+/**
+ * What the model sees of text strangers wrote, construct by construct: no more than a person sees
+ * on the rendered GitHub page. Each row is a Markdown or HTML form and the exact text the model
+ * gets; the near misses (forms GitHub shows as written) are kept as they are.
+ */
+import { describe, expect, it } from 'vitest';
+import { cutRaw, fenceUntrusted, markInvisible, neutralizeFences, sanitizeUntrusted } from '../../src/context/untrusted.js';
+
+describe('hidden HTML elements go, with their content', () => {
+  it.each<[string, string]>([
+    ...['script', 'style', 'template', 'noscript', 'iframe', 'object', 'embed', 'svg', 'math'].map((tag): [string, string] => [`a<${tag}>x</${tag}>b`, 'ab']),
+    ['a<SCRIPT>x</Script>b', 'ab'],
+    ['a<iframe src=x>y</iframe>b', 'ab'],
+    ['a<p hidden>x</p>b', 'ab'],
+    ['a<p HIDDEN>x</p>b', 'ab'],
+    ['a<p style="display:none">x</p>b', 'ab'],
+    ['a<p style="visibility: hidden">x</p>b', 'ab'],
+    ['a<p style="font-size:0">x</p>b', 'ab'],
+    ['a<p style="opacity:0">x</p>b', 'ab'],
+    ['a<p style="OPACITY: 0.0;">x</p>b', 'ab'],
+    ['a<p style="opacity:00">x</p>b', 'ab'],
+    ['a<div hidden/>b', 'ab'],
+    ['a<div hidden />b', 'ab'],
+    ['a<div hidden>x<div>y</div>z</div>w', 'aw'],
+    ['a<div hidden>x</divx>y</div>b', 'ab'],
+    ['a<div hidden>x</DIV >b', 'ab'],
+    ['a<div hidden>x</div', 'a'],
+    ['a<span hidden>x</span>b<span hidden>y</span>c', 'abc'],
+  ])('%j -> %j', (input, out) => {
+    expect(sanitizeUntrusted(input)).toBe(out);
+  });
+
+  it.each<[string, string]>([
+    ['a<p style="opacity:0.5">x</p>b', 'a<p>x</p>b'],
+    ['a<p data-hiddenx="1">x</p>b', 'a<p>x</p>b'],
+    ['a<scripts>x</scripts>b', 'a<scripts>x</scripts>b'],
+    ['a<script-x>y</script-x>b', 'a<script-x>y</script-x>b'],
+    ['a<div hidden', 'a<div hidden'],
+    ['a<1div hidden>x', 'a<1div hidden>x'],
+    ['a< div hidden>x</div>b', 'a< div hidden>x</div>b'],
+  ])('shown on the page, so kept: %j -> %j', (input, out) => {
+    expect(sanitizeUntrusted(input)).toBe(out);
+  });
+});
+
+describe('images: alt text and titles go, the address stays', () => {
+  it.each<[string, string]>([
+    ['![a]( https://x.test/a )', '[image: https://x.test/a]'],
+    ["![a](u 'title')", '[image: u]'],
+    ['![a](u (title))', '[image: u]'],
+    ['![a](u "t" )', '[image: u]'],
+    ['![a\\]b](u)', '[image: u]'],
+    ['![a](u)![b](v)', '[image: u][image: v]'],
+    ['![](u)', '[image: u]'],
+    [`x![a](${'y'.repeat(310)})`, `x[image: ${'y'.repeat(300)}]`],
+    ['![a][r]', '[image]'],
+    ['![a][]', '[image]'],
+    ['<img src=u alt=x>', '[image: u]'],
+    ['<img alt=x>', '[image]'],
+    ["<img src='u' alt=x/>", '[image: u]'],
+    ['<IMG SRC="u">', '[image: u]'],
+    ['<img src=u><img src=v>', '[image: u][image: v]'],
+    [`<img src=${'z'.repeat(310)}>`, `[image: ${'z'.repeat(300)}]`],
+  ])('%j -> %j', (input, out) => {
+    expect(sanitizeUntrusted(input)).toBe(out);
+  });
+
+  it.each(['![a](u "t" x)', '![a](u', '![a]u', '![a] [r]', '![a][r', '<img src=u'])('not an image on GitHub, so kept as written: %j', (input) => {
+    expect(sanitizeUntrusted(input)).toBe(input);
+  });
+
+  it('a tag that only starts like img loses its attributes like any other', () => {
+    expect(sanitizeUntrusted('<imgx src=u>')).toBe('<imgx>');
+  });
+});
+
+describe('details, links and attributes', () => {
+  it.each<[string, string]>([
+    ['<details open>x</details>', '\nx\n'],
+    ['<DETAILS>x</DETAILS>', '\nx\n'],
+    ['<summary>s</summary>', '\ns\n'],
+    ['<detailsx>y</detailsx>', '<detailsx>y</detailsx>'],
+    ['[a](u "t")', '[a](u)'],
+    ["[a](u 't')", '[a](u)'],
+    ['[a](u (t))', '[a](u)'],
+    ['[a](<u> "t")', '[a](<u>)'],
+    ['[a](u)', '[a](u)'],
+    ['[a](u "t" x)', '[a](u "t" x)'],
+    ['[a](u "t"', '[a](u "t"'],
+    ['<b title="x">y</b>', '<b>y</b>'],
+    ['<br />', '<br/>'],
+    ['<br/>', '<br/>'],
+    ["<a href='u' title=t>x</a>", "<a href='u'>x</a>"],
+    ['<a HREF="u">x</a>', '<a href="u">x</a>'],
+    ['<a  href = "u" >x</a>', '<a href="u">x</a>'],
+    ['<x-y data-a=1>', '<x-y>'],
+    ['<a\tb=1>x', '<a>x'],
+    ['<a>x</a>', '<a>x</a>'],
+    ['<a/>', '<a/>'],
+    ['<1a b>', '<1a b>'],
+    ['<a b', '<a b'],
+  ])('%j -> %j', (input, out) => {
+    expect(sanitizeUntrusted(input)).toBe(out);
+  });
+});
+
+describe('link reference definitions', () => {
+  it.each<[string, string]>([
+    ['[A]: https://x.test/a "t"\nsee [a]', '[A]: https://x.test/a\nsee [a]'],
+    ['[a]: http://x.test/a\nsee [a]', '[a]: http://x.test/a\nsee [a]'],
+    ['[a]: <https://x.test/a>\nsee [a]', '[a]: <https://x.test/a>\nsee [a]'],
+    ['[a]: ftp://x.test/a\nsee [a]', 'see [a]'],
+    ['[a]: https://x.test/a\nsee [b]', 'see [b]'],
+    ['   [a]: https://x\nsee [a]', '[a]: https://x\nsee [a]'],
+    ['[a]:https://x\n[a]', '[a]: https://x\n[a]'],
+    ['[a]:\thttps://x "t"\n[a]', '[a]: https://x\n[a]'],
+    // Not definitions: indented four spaces (code), an empty label, a bracket in the label.
+    ['    [a]: https://x\nsee [a]', '    [a]: https://x\nsee [a]'],
+    ['[]: https://x\n[]', '[]: https://x\n[]'],
+    ['[a[b]: https://x', '[a[b]: https://x'],
+  ])('%j -> %j', (input, out) => {
+    expect(sanitizeUntrusted(input)).toBe(out);
+  });
+});
+
+describe('code fences: shown literally, so kept literally', () => {
+  it.each<[string, string]>([
+    ['```\n<div hidden>x</div>\n```', '```\n<div hidden>x</div>\n```'],
+    ['~~~\n<div hidden>x</div>\n~~~', '~~~\n<div hidden>x</div>\n~~~'],
+    ['   ```\n<p hidden>shown</p>\n', '   ```\n<p hidden>shown</p>\n'],
+    ['  ```\n<p hidden>x</p>\n  ```\n<p hidden>y</p>', '  ```\n<p hidden>x</p>\n  ```\n'],
+    // A fence closes only with the same character, at least as long, nothing after it.
+    ['```\n<p hidden>x</p>\n``\n<p hidden>y</p>', '```\n<p hidden>x</p>\n``\n<p hidden>y</p>'],
+    ['````\nx\n```\n<p hidden>y</p>', '````\nx\n```\n<p hidden>y</p>'],
+    ['~~~\nx\n```\n<p hidden>y</p>', '~~~\nx\n```\n<p hidden>y</p>'],
+    ['```\nx\n``` y\n<p hidden>z</p>', '```\nx\n``` y\n<p hidden>z</p>'],
+    ['```\nx\n   ```\n<p hidden>y</p>', '```\nx\n   ```\n'],
+    // A backtick fence with a backtick in its info string is not a fence.
+    ['``` a`b\n<div hidden>x</div>', '``` a`b\n'],
+    // Four spaces or a tab: not a fence on GitHub, so what follows is rendered (and hidden).
+    ['    ```\n<p hidden>secret</p>\n', '    ```\n\n'],
+    ['\t```\n<p hidden>secret</p>\n', '\t```\n\n'],
+    ['```\ncode\n    ```\n<p hidden>still code</p>\n```\n<p hidden>y</p>', '```\ncode\n    ```\n<p hidden>still code</p>\n```\n'],
+  ])('%j -> %j', (input, out) => {
+    expect(sanitizeUntrusted(input)).toBe(out);
+  });
+});
+
+describe('comments, blank lines, line ends and the size cap', () => {
+  it.each<[string, string]>([
+    ['x<!--a-->y<!--b-->z', 'xyz'],
+    ['x<!---->y', 'xy'],
+    ['x<!--a--!>y-->z', 'xz'],
+    ['a\n\n\nb', 'a\n\nb'],
+    ['a\n\n\n\nb', 'a\n\nb'],
+    ['a\r\n\r\n\r\n\r\nb', 'a\n\nb'],
+    ['a\n\nb', 'a\n\nb'],
+  ])('%j -> %j', (input, out) => {
+    expect(sanitizeUntrusted(input)).toBe(out);
+  });
+
+  it('cuts at the cap, never inside a surrogate pair, and says how much', () => {
+    expect(sanitizeUntrusted('abcdef', { maxChars: 4 })).toBe('abcd\n[... 2 characters cut ...]');
+    expect(sanitizeUntrusted('abcd', { maxChars: 4 })).toBe('abcd');
+    expect(cutRaw('abc', 3)).toEqual({ text: 'abc', cut: 0 });
+    expect(cutRaw('abcd', 3)).toEqual({ text: 'abc', cut: 1 });
+    expect(cutRaw('a\u{1F600}b', 2)).toEqual({ text: 'a', cut: 3 });
+    expect(cutRaw('ab\uDE00c', 3)).toEqual({ text: 'ab\uDE00', cut: 1 });
+  });
+
+  it('shows every invisible character in code, by its code point', () => {
+    expect(markInvisible('a\u00ADb\u200Bc\uFEFF\u{E0041}\u2064\u2060')).toBe('a[U+00AD]b[U+200B]c[U+FEFF][U+E0041][U+2064][U+2060]');
+  });
+});
+
+describe('fences the model is given', () => {
+  it.each<[string, string]>([
+    ['<untrusted', '(untrusted'],
+    ['<   untrusted', '(untrusted'],
+    ['< /untrusted', '(/untrusted'],
+    ['</ untrusted-x>', '(/ untrusted-x>'],
+    ['<UnTrUsTeD', '(UnTrUsTeD'],
+    ['<\uFE64untrusted', '<(untrusted'],
+    ['\uFE64untrusted', '(untrusted'],
+    ['\u27E8untrusted', '(untrusted'],
+    ['\u3008/untrusted', '(/untrusted'],
+    ['\u276Cuntrusted', '(untrusted'],
+    ['\u2039untrusted', '(untrusted'],
+    ['\uFF1Cuntrusted', '(untrusted'],
+    ['<untrust', '<untrust'],
+    ['<x untrusted', '<x untrusted'],
+    ['<', '<'],
+    ['a < b', 'a < b'],
+  ])('%j -> %j', (input, out) => {
+    expect(neutralizeFences(input)).toBe(out);
+  });
+
+  it('drops trailing line ends and invisible characters inside the fence', () => {
+    expect(fenceUntrusted('a-1', 'x\n\n\n', 'abcdef')).toBe('<untrusted-a-1-abcdef>\nx\n</untrusted-a-1-abcdef>');
+    expect(fenceUntrusted('a', '\u200Bx', 'abcdef')).toBe('<untrusted-a-abcdef>\nx\n</untrusted-a-abcdef>');
+  });
+
+  it.each(['a-', '-a', 'a--b', 'A', 'a_b'])('refuses the label %j', (label) => {
+    expect(() => fenceUntrusted(label, 'x', 'abcdef')).toThrow(`fence label ${JSON.stringify(label)} must be lowercase words joined by '-'`);
+  });
+
+  it.each(['abcde', 'ABCDEF', 'abc-def', 'abcdef\n'])('refuses the nonce %j', (nonce) => {
+    expect(() => fenceUntrusted('a', 'x', nonce)).toThrow('fence nonce must be at least 6 lowercase letters or digits');
+  });
+
+  it('accepts labels of words and digits joined by single dashes, and longer nonces', () => {
+    expect(fenceUntrusted('a1-2b', 'x', 'abcdefg')).toBe('<untrusted-a1-2b-abcdefg>\nx\n</untrusted-a1-2b-abcdefg>');
+  });
+});
