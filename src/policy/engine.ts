@@ -1,6 +1,7 @@
 import { AgentError } from '../common/errors.js';
 import { quoteWord } from './command-prefix.js';
 import { decide, SHELL_TOOL, type DecideSetting } from './decide.js';
+import { createRuleIndex } from './rule-index.js';
 import { checkRegex } from './regex-check.js';
 import { ALWAYS_SOURCE, type Rule, type TieredRule } from './rule.js';
 
@@ -39,18 +40,18 @@ export interface EngineOptions {
 /** An engine over already-validated rules. Synchronous decisions; needs `initShellParser()` done. */
 export function createPolicyEngine(rules: readonly TieredRule[], context: PolicyContext, options: EngineOptions = {}): PolicyEngine {
   const setting: DecideSetting = { context, ...(options.workspace !== undefined && { workspace: options.workspace }) };
-  let sorted = sortRules([...rules]);
+  let index = createRuleIndex(sortRules([...rules]));
   const added: AddedRule[] = [];
   let nextOrder = rules.reduce((m, r) => Math.max(m, r.order + 1), 0);
 
   const add = (a: AddedRule) => {
-    sorted = sortRules([...sorted, { ...ruleOfAdded(a), tier: ALWAYS_TIER, finalPriority: TIER_BASE[ALWAYS_TIER] + ALWAYS_PRIORITY / 1000, order: nextOrder++ }]);
+    index = createRuleIndex(sortRules([...index.rules, { ...ruleOfAdded(a), tier: ALWAYS_TIER, finalPriority: TIER_BASE[ALWAYS_TIER] + ALWAYS_PRIORITY / 1000, order: nextOrder++ }]));
     added.push(a);
   };
 
   return {
     context,
-    decide: (query, mode) => decide(sorted, setting, query, mode),
+    decide: (query, mode) => decide(index, setting, query, mode),
     allowAlways(query, mode) {
       const a = narrowedRule(query, mode);
       add(a);
