@@ -8,7 +8,15 @@ export interface ModelRequest {
   contents: Content[];
   signal: AbortSignal;
   maxOutputTokens?: number;
+  temperature?: number;
+  /** Structured output: the reply is JSON text matching this schema (no tools are sent with it). */
+  responseJsonSchema?: Record<string, unknown>;
+  /** What the request is for, as Gemini CLI's telemetry names it (`main` when absent). */
+  role?: LlmRole;
 }
+
+/** Gemini CLI's names for why a request was made (its LlmRole), the ones this project uses. */
+export type LlmRole = 'main' | 'subagent' | 'utility_compressor' | 'utility_next_speaker';
 
 /** One streamed chunk: the parts exactly as the API sent them. */
 export interface ModelChunk {

@@ -36,7 +36,7 @@ async function collect(script: FakeReply[], over: Partial<ModelRequest> = {}, id
   return { chunks, failure };
 }
 
-describe('createGeminiClient over the real SDK', () => {
+describe('createGeminiClient against the fake Gemini server', () => {
   it('streams parts verbatim, with finish reason and the last usage', async () => {
     const { chunks, failure } = await collect([
       reply([thought('thinking', 'sig-1'), text('Hi '), text('there'), call('read_file', { file_path: 'a.ts' }, 'c1')], {
