@@ -8,6 +8,8 @@ export interface ModelRequest {
   contents: Content[];
   signal: AbortSignal;
   maxOutputTokens?: number;
+  /** Function calling mode for this request (a BeforeToolSelection hook's `toolConfig`); absent: AUTO. */
+  toolConfig?: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] };
   temperature?: number;
   /** Structured output: the reply is JSON text matching this schema (no tools are sent with it). */
   responseJsonSchema?: Record<string, unknown>;

@@ -94,6 +94,7 @@ function requestBody(req: ModelRequest, thinking: boolean) {
     contents: req.contents,
     systemInstruction: { parts: [{ text: req.systemInstruction }], role: 'user' },
     ...(req.tools.length ? { tools: [{ functionDeclarations: req.tools }] } : {}),
+    ...(req.toolConfig && req.tools.length ? { toolConfig: { functionCallingConfig: req.toolConfig } } : {}),
     ...(Object.keys(generationConfig).length ? { generationConfig } : {}),
   };
 }

@@ -62,19 +62,16 @@ export function argsText(args: Record<string, unknown>): string {
   return `{${pairs.join(',')}}`;
 }
 
-/** One `toolName` entry, compiled: which subjects it names. */
-type NameTest = (s: Subject) => boolean;
-
-function nameTestOf(pattern: string): NameTest {
-  if (pattern === '*') return () => true;
-  if (pattern === 'mcp_*') return (s) => s.mcpServer !== undefined;
+export function toolNameMatches(pattern: string, s: Subject): boolean {
+  if (pattern === '*') return true;
+  if (pattern === 'mcp_*') return s.mcpServer !== undefined;
   const server = /^mcp_(.+)_\*$/.exec(pattern)?.[1];
-  if (server !== undefined) return (s) => s.mcpServer === server;
+  if (server !== undefined) return s.mcpServer === server;
   if (pattern.endsWith('*')) {
     const head = pattern.slice(0, -1);
-    return (s) => s.names.some((n) => n.startsWith(head));
+    return s.names.some((n) => n.startsWith(head));
   }
-  return (s) => s.names.includes(pattern);
+  return s.names.includes(pattern);
 }
 
 /**
@@ -86,7 +83,6 @@ export interface CompiledRule {
   rule: TieredRule;
   /** Its place in the sorted rules: the first match is the lowest. */
   at: number;
-  names: NameTest[];
   decision: Decision;
   subagent: string | undefined;
   annotations: Readonly<Record<string, unknown>> | undefined;
@@ -101,7 +97,6 @@ export function compileRule(rule: TieredRule, at: number): CompiledRule {
   return {
     rule,
     at,
-    names: rule.toolNames.map(nameTestOf),
     decision: rule.decision,
     subagent: rule.subagent,
     annotations: rule.toolAnnotations,
@@ -112,7 +107,7 @@ export function compileRule(rule: TieredRule, at: number): CompiledRule {
   };
 }
 
-/** What does not change between two calls with the same names, server, mode and context. */
+/** What does not change between two calls with the same names, server, mode and context (tested once per shape: see rule-index.ts). */
 export function staticMatch(c: CompiledRule, s: Subject, mode: ApprovalMode, context: PolicyContext): boolean {
   const rule = c.rule;
   if (rule.modes && rule.modes.length > 0 && !rule.modes.includes(mode)) return false;
@@ -121,7 +116,7 @@ export function staticMatch(c: CompiledRule, s: Subject, mode: ApprovalMode, con
   if (rule.mcpName !== undefined) {
     if (s.mcpServer === undefined || (rule.mcpName !== '*' && rule.mcpName !== s.mcpServer)) return false;
   }
-  return c.names.some((t) => t(s));
+  return rule.toolNames.some((t) => toolNameMatches(t, s));
 }
 
 /** The rest, per call: subagent, annotations, and what the arguments or the sub-command say. Loops, not closures: it runs for every candidate. */

@@ -3,7 +3,7 @@
 // the server as the same JSON, and the same streamed replies must read as the same chunks. A field
 // we drop, rename or misplace (systemInstruction's role, generationConfig, a thought signature in
 // history, a function-call id) shows here before the API rejects it or a model loses context.
-import { GoogleGenAI, type GenerateContentResponse } from '@google/genai';
+import { GoogleGenAI, type FunctionCallingConfigMode, type GenerateContentResponse } from '@google/genai';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelChunk, ModelRequest } from '../../src/model/client.js';
 import { createGeminiClient } from '../../src/model/gemini.js';
@@ -36,6 +36,7 @@ async function viaSdk(baseUrl: string, req: Omit<ModelRequest, 'signal'>, thinki
     config: {
       systemInstruction: req.systemInstruction,
       ...(req.tools.length ? { tools: [{ functionDeclarations: req.tools }] } : {}),
+      ...(req.toolConfig && req.tools.length ? { toolConfig: { functionCallingConfig: { ...req.toolConfig, mode: req.toolConfig.mode as FunctionCallingConfigMode } } } : {}),
       ...(req.maxOutputTokens ? { maxOutputTokens: req.maxOutputTokens } : {}),
       ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
       ...(req.responseJsonSchema ? { responseMimeType: 'application/json', responseJsonSchema: req.responseJsonSchema } : {}),
@@ -70,6 +71,7 @@ describe('our Gemini client and @google/genai on the wire', () => {
     ['a first request with tools (thinking model)', { model: 'gemini-2.5-flash', systemInstruction: 'You are a test.', tools: [declaration], contents: [history[0]!] }, true],
     ['a long history with thought signatures, ids and responses', { model: 'gemini-2.5-pro', systemInstruction: 'S', tools: [declaration], contents: history, maxOutputTokens: 512 }, true],
     ['no tools, an output limit, a model that does not think', { model: 'gemini-2.0-flash', systemInstruction: 'Short.', tools: [], contents: [history[0]!], maxOutputTokens: 64 }, false],
+    ['a function calling mode naming the allowed functions', { model: 'gemini-2.5-flash', systemInstruction: 'S', tools: [declaration], contents: [history[0]!], toolConfig: { mode: 'ANY', allowedFunctionNames: ['read_file'] } }, true],
     ['structured output at temperature 0', { model: 'gemini-2.5-flash', systemInstruction: 'Judge.', tools: [], contents: [history[0]!], temperature: 0, responseJsonSchema: { type: 'object', properties: { next_speaker: { type: 'string', enum: ['user', 'model'] } }, required: ['next_speaker'] } }, true],
     ['unicode and control characters in every field', { model: 'gemini-2.5-flash', systemInstruction: 'é\u0000\u2028"\\', tools: [{ ...declaration, description: '✓ \n\t' }], contents: [{ role: 'user', parts: [{ text: '\u{1F600} \r\n "q" \\ \u0007' }] }] }, true],
   ])('sends the same request: %s', async (_what, req, thinking) => {
