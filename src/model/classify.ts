@@ -7,6 +7,10 @@ export interface FailureContext {
   aborted: boolean;
   /** Our idle timer fired: the stream went quiet. */
   stalled: boolean;
+  /** `Retry-After` of the failed response, if any. */
+  retryAfterHeader?: string | null;
+  /** For parsing an HTTP-date Retry-After. */
+  now?: number;
 }
 
 interface ApiErrorBody {
@@ -28,47 +32,35 @@ function kindOfStatus(status: number): ModelFailureKind {
 }
 
 /**
- * A response that is not 2xx -> one ModelFailure. The body is Google's JSON error
- * (`{"error": {code, message, status, details}}`) when the API sent it; `Retry-After` or the
- * error's RetryInfo says how long to wait.
- */
-export function classifyHttpFailure(status: number, bodyText: string, retryAfterHeader: string | null, now: number = Date.now()): ModelFailure {
-  const body = tryErrorBody(bodyText);
-  return failureOf(status, body, parseRetryAfter(retryAfterHeader, now), bodyText);
-}
-
-/** An `{"error": ...}` object sent as an event mid-stream. */
-export function classifyStreamError(error: ApiErrorBody): ModelFailure {
-  const status = typeof error.code === 'number' ? error.code : 500;
-  return failureOf(status, error, undefined, JSON.stringify(error));
-}
-
-function failureOf(status: number, body: ApiErrorBody | undefined, retryAfterMs: number | undefined, raw: string): ModelFailure {
-  let kind = kindOfStatus(status);
-  // Gemini answers a bad key with 400 INVALID_ARGUMENT; its ErrorInfo reason says so, and so does
-  // the message where a proxy or an older endpoint drops the details.
-  if (body?.details?.some((d) => d.reason === 'API_KEY_INVALID' || d.reason === 'API_KEY_SERVICE_BLOCKED')) kind = 'auth';
-  if (status === 400 && /\bAPI key not valid\b/i.test(body?.message ?? '')) kind = 'auth';
-  const text = body?.message ? `${status}${body.status ? ` ${body.status}` : ''}: ${body.message}` : `HTTP ${status}: ${raw.slice(0, 300).trim() || '(no body)'}`;
-  return new ModelFailure(kind, text, { status, retryAfterMs: retryAfterMs ?? retryDelayOf(body) });
-}
-
-/**
- * Anything thrown while a request was made or its stream read -> one ModelFailure: our own
- * failures pass through; the caller's abort and our idle timer are told apart by the context; a
- * malformed event is invalid output; the rest (undici's TypeErrors with a coded cause: reset,
- * refused, "terminated", "fetch failed") is the network.
+ * Any error out of the SDK (or our own stream handling) -> one ModelFailure. The SDK's ApiError
+ * carries the status and the JSON error body in its message; transport errors are undici's
+ * TypeErrors with a coded cause; a malformed SSE frame surfaces as a SyntaxError.
  */
 export function classifyModelError(e: unknown, ctx: FailureContext): ModelFailure {
   if (typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'ModelFailure') return e as ModelFailure;
   if (ctx.aborted) return new ModelFailure('aborted', 'the request was cancelled', { cause: e });
   if (ctx.stalled) return new ModelFailure('network', 'the model stream stalled (no data within the idle timeout)', { cause: e });
   const name = (e as { name?: unknown } | null)?.name;
-  if (name === 'SyntaxError') return new ModelFailure('invalid_output', `malformed response stream: ${messageOf(e)}`, { cause: e });
+  const status = (e as { status?: unknown } | null)?.status;
+  if (name === 'ApiError' && typeof status === 'number') {
+    const body = tryErrorBody(messageOf(e));
+    let kind = kindOfStatus(status);
+    // Gemini answers a bad key with 400 INVALID_ARGUMENT; its ErrorInfo reason says so, and so does
+    // the message where a proxy or an older endpoint drops the details.
+    if (body?.details?.some((d) => d.reason === 'API_KEY_INVALID' || d.reason === 'API_KEY_SERVICE_BLOCKED')) kind = 'auth';
+    if (status === 400 && /\bAPI key not valid\b/i.test(body?.message ?? '')) kind = 'auth';
+    const retryAfterMs = parseRetryAfter(ctx.retryAfterHeader, ctx.now ?? Date.now()) ?? retryDelayOf(body);
+    const text = body?.message ? `${status}${body.status ? ` ${body.status}` : ''}: ${body.message}` : `HTTP ${status}: ${messageOf(e)}`;
+    return new ModelFailure(kind, text, { status, retryAfterMs, cause: e });
+  }
+  if (name === 'SyntaxError' || /exception parsing stream chunk|Incomplete JSON segment/.test(messageOf(e))) {
+    return new ModelFailure('invalid_output', `malformed response stream: ${messageOf(e)}`, { cause: e });
+  }
   if (name === 'AbortError' || name === 'TimeoutError') return new ModelFailure('network', `request timed out: ${messageOf(e)}`, { cause: e });
   const code = causeCode(e);
   const detail = code ? `${messageOf(e)} (${code})` : messageOf(e);
-  // Retried on the network budget, which never spends the invalid-output one.
+  // Everything else is a transport problem (reset, refused, "terminated", "fetch failed"):
+  // retried on the network budget, which never spends the invalid-output one.
   return new ModelFailure('network', `network error: ${detail}`, { cause: e });
 }
 
@@ -80,11 +72,13 @@ function causeCode(e: unknown): string | undefined {
   return undefined;
 }
 
-/** The `error` object of a JSON error body, if there is one (some proxies send an array of them). */
-function tryErrorBody(text: string): ApiErrorBody | undefined {
+/** The `error` object of a JSON error body inside an ApiError message, if there is one. */
+export function tryErrorBody(message: string): ApiErrorBody | undefined {
+  const start = message.indexOf('{');
+  if (start < 0) return undefined;
   try {
-    const parsed = JSON.parse(text) as { error?: ApiErrorBody } | Array<{ error?: ApiErrorBody }>;
-    const obj = Array.isArray(parsed) ? parsed[0] : parsed;
+    const parsed = JSON.parse(message.slice(start)) as { error?: ApiErrorBody } | ApiErrorBody[];
+    const obj = Array.isArray(parsed) ? (parsed[0] as { error?: ApiErrorBody }) : parsed;
     return obj?.error && typeof obj.error === 'object' ? obj.error : undefined;
   } catch {
     return undefined;

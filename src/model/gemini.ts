@@ -1,12 +1,12 @@
-import { classifyHttpFailure, classifyModelError, classifyStreamError } from './classify.js';
+import type { FunctionCallingConfigMode, GenerateContentResponse, GoogleGenAI } from '@google/genai';
+import { classifyModelError } from './classify.js';
 import { ModelFailure, parseFinishFailure, type ModelChunk, type ModelClient, type ModelRequest } from './client.js';
-import { readServerSentEvents } from './sse.js';
 import { parseUsage, type UsageMetadata } from './usage.js';
 import type { Part } from './wire.js';
 
 export interface GeminiClientOptions {
   apiKey: string;
-  /** Defaults to GOOGLE_GEMINI_BASE_URL, then Google's endpoint. */
+  /** Defaults to GOOGLE_GEMINI_BASE_URL, then the SDK's own endpoint. */
   baseUrl?: string;
   model: string;
   /** A stream that sends nothing for this long is aborted and fails as `network`. Default 5 min. */
@@ -16,27 +16,27 @@ export interface GeminiClientOptions {
 }
 
 const DEFAULT_IDLE_MS = 5 * 60_000;
-const DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
-const API_VERSION = 'v1beta';
 
 /**
- * The Gemini API's REST wire, spoken directly: one `streamGenerateContent?alt=sse` POST per
- * `stream` call, read as server-sent events, over the runtime's fetch. No retries (the loop owns
- * retry policy), no automatic function calling or continuation. Every failure leaves as a
- * ModelFailure.
+ * The Gemini client over @google/genai (the only file that imports it). One request per `stream`
+ * call, no SDK retries (the loop owns retry policy), no automatic function calling or continuation.
+ * Every failure leaves as a ModelFailure.
  *
- * Why not @google/genai: the SDK and what it pulls in (google-auth-library, gaxios, node-fetch,
- * ws, protobufjs, web-streams-polyfill) were three quarters of the CLI bundle and most of what a
- * run loaded and compiled before its first request, for one POST and a line format. The request
- * body is the SDK's own, byte for byte in meaning: test/model/wire-parity.test.ts sends the same
- * requests through the SDK (a dev dependency) and compares what the server received.
+ * The SDK is imported with the first request, not with this file: it and what it pulls in
+ * (google-auth-library, gaxios, protobufjs, ws) are most of what a bundle compiles at start-up,
+ * and `--version`, `--help`, `policy check` or a run that fails before asking the model never
+ * need it. The bundler puts it in a chunk of its own (scripts/build.mjs).
  */
 export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { readonly model: string } {
-  const baseUrl = (opts.baseUrl ?? (process.env.GOOGLE_GEMINI_BASE_URL || DEFAULT_BASE_URL)).replace(/\/+$/, '');
+  const baseUrl = opts.baseUrl ?? (process.env.GOOGLE_GEMINI_BASE_URL || undefined);
+  let sdk: Promise<GoogleGenAI> | undefined;
+  const client = (): Promise<GoogleGenAI> =>
+    (sdk ??= import('@google/genai').then(({ GoogleGenAI }) => new GoogleGenAI({ apiKey: opts.apiKey, apiVersion: 'v1beta', httpOptions: baseUrl ? { baseUrl } : {} })));
   const idleMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_MS;
-  const headers = { 'content-type': 'application/json', 'x-goog-api-key': opts.apiKey };
 
   async function* stream(req: ModelRequest): AsyncGenerator<ModelChunk> {
+    // Before the try: a bundle that cannot load its SDK chunk is broken, not a network failure to retry.
+    const ai = await client();
     const ctrl = new AbortController();
     const onAbort = () => ctrl.abort(req.signal.reason);
     if (req.signal.aborted) onAbort();
@@ -50,26 +50,45 @@ export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { r
         ctrl.abort(new Error('stream idle timeout'));
       }, idleMs);
     };
+    // The SDK's ApiError drops response headers; this per-request fetch keeps Retry-After.
+    let retryAfterHeader: string | null = null;
+    const fetchKeepingRetryAfter: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!res.ok) retryAfterHeader = res.headers.get('retry-after');
+      return res;
+    };
     const thinking = opts.includeThoughts ?? /gemini-(2\.5|[3-9])/.test(req.model);
     let finished = false;
     try {
       arm();
-      const res = await fetch(`${baseUrl}/${API_VERSION}/${modelPath(req.model)}:streamGenerateContent?alt=sse`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(requestBody(req, thinking)),
-        signal: ctrl.signal,
+      const responses = await ai.models.generateContentStream({
+        model: req.model,
+        contents: req.contents,
+        config: {
+          systemInstruction: req.systemInstruction,
+          ...(req.tools.length ? { tools: [{ functionDeclarations: req.tools }] } : {}),
+          ...(req.toolConfig && req.tools.length ? { toolConfig: { functionCallingConfig: { ...req.toolConfig, mode: req.toolConfig.mode as FunctionCallingConfigMode } } } : {}),
+          ...(req.maxOutputTokens ? { maxOutputTokens: req.maxOutputTokens } : {}),
+          ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+          ...(req.responseJsonSchema ? { responseMimeType: 'application/json', responseJsonSchema: req.responseJsonSchema } : {}),
+          ...(thinking ? { thinkingConfig: { includeThoughts: true } } : {}),
+          abortSignal: ctrl.signal,
+          automaticFunctionCalling: { disable: true },
+          automaticContinuation: false,
+          httpOptions: { fetch: fetchKeepingRetryAfter },
+        },
       });
-      if (!res.ok) throw classifyHttpFailure(res.status, await res.text(), res.headers.get('retry-after'));
-      if (!res.body) throw new ModelFailure('invalid_output', 'the model answered with no body');
-      // Any bytes count as life: the idle timer restarts on each read, not only on whole events.
-      for await (const data of readServerSentEvents(res.body, arm)) yield toChunk(parseEvent(data));
+      for await (const res of responses) {
+        clearTimeout(timer);
+        yield toChunk(res);
+        arm();
+      }
       finished = true;
     } catch (e) {
       finished = true;
-      throw classifyModelError(e, { aborted: req.signal.aborted, stalled });
+      throw classifyModelError(e, { aborted: req.signal.aborted, stalled, retryAfterHeader });
     } finally {
-      // The caller stopped reading part-way: close the request too, so the socket does not linger.
+      // The caller stopped reading part-way (a loop detected in the text): close the request too.
       if (!finished) ctrl.abort(new Error('the caller stopped reading the stream'));
       clearTimeout(timer);
       req.signal.removeEventListener('abort', onAbort);
@@ -79,52 +98,17 @@ export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { r
   return { model: opts.model, stream };
 }
 
-/** `models/<id>` as the REST path wants it; a name that already says `models/` or `tunedModels/` is kept. */
-const modelPath = (model: string): string => (/^(models|tunedModels)\//.test(model) ? model : `models/${model}`);
-
-/** GenerateContentRequest as the REST API reads it (the SDK's field order). */
-function requestBody(req: ModelRequest, thinking: boolean) {
-  const generationConfig = {
-    ...(req.maxOutputTokens ? { maxOutputTokens: req.maxOutputTokens } : {}),
-    ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
-    ...(req.responseJsonSchema ? { responseMimeType: 'application/json', responseJsonSchema: req.responseJsonSchema } : {}),
-    ...(thinking ? { thinkingConfig: { includeThoughts: true } } : {}),
-  };
-  return {
-    contents: req.contents,
-    systemInstruction: { parts: [{ text: req.systemInstruction }], role: 'user' },
-    ...(req.tools.length ? { tools: [{ functionDeclarations: req.tools }] } : {}),
-    ...(req.toolConfig && req.tools.length ? { toolConfig: { functionCallingConfig: req.toolConfig } } : {}),
-    ...(Object.keys(generationConfig).length ? { generationConfig } : {}),
-  };
-}
-
-interface WireResponse {
-  candidates?: Array<{ content?: { parts?: Part[] }; finishReason?: string }>;
-  usageMetadata?: UsageMetadata;
-  promptFeedback?: { blockReason?: string; blockReasonMessage?: string };
-  error?: { code?: number; message?: string; status?: string };
-}
-
-/** One event's data: a GenerateContentResponse, or an error object the server sent mid-stream. */
-function parseEvent(data: string): WireResponse {
-  const res = JSON.parse(data) as WireResponse;
-  if (res === null || typeof res !== 'object') throw new ModelFailure('invalid_output', `malformed response stream: an event is not a JSON object (${data.slice(0, 80)})`);
-  if (res.error && typeof res.error === 'object') throw classifyStreamError(res.error);
-  return res;
-}
-
-/** One response -> our chunk, reading parts as they came. */
-function toChunk(res: WireResponse): ModelChunk {
+/** One SDK response -> our chunk, reading parts (never the `.text` getter). */
+function toChunk(res: GenerateContentResponse): ModelChunk {
   const block = res.promptFeedback?.blockReason;
   if (block) throw new ModelFailure('safety', `the prompt was blocked (${block})${res.promptFeedback?.blockReasonMessage ? `: ${res.promptFeedback.blockReasonMessage}` : ''}`);
   const cand = res.candidates?.[0];
   const finishReason = cand?.finishReason ? String(cand.finishReason) : undefined;
   const failure = parseFinishFailure(finishReason);
   if (failure) throw failure;
-  const usage = parseUsage(res.usageMetadata);
+  const usage = parseUsage(res.usageMetadata as UsageMetadata | undefined);
   return {
-    parts: Array.isArray(cand?.content?.parts) ? cand.content.parts : [],
+    parts: (cand?.content?.parts ?? []) as Part[],
     ...(finishReason ? { finishReason } : {}),
     ...(usage ? { usage } : {}),
   };

@@ -1,6 +1,6 @@
 /**
  * What the model actually receives: a fenced task context and the system prompt sent through the
- * Gemini client (createGeminiClient, the SDK's wire: test/model/wire-parity.test.ts) to the loopback fake Gemini server, then read back
+ * real @google/genai SDK (createGeminiClient) to the loopback fake Gemini server, then read back
  * from the recorded HTTP request body.
  */
 import { afterEach, describe, expect, it } from 'vitest';

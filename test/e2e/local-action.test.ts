@@ -6,7 +6,7 @@
  * `run()`. Here against the loopback GitHub and Gemini servers: a question, and a `/agent fix` that
  * opens a pull request.
  *
- * Runs on the Node 24 binary of test/node24 (the action's runtime), first
+ * Runs on the Node 24 binary of test/node24 (the action's runtime; @google/genai needs >= 22), first
  * on PATH because local-action starts `npm exec tsx ...` by name. Skipped, saying so, without it.
  */
 import { spawn } from 'node:child_process';

@@ -36,7 +36,7 @@ async function collect(script: FakeReply[], over: Partial<ModelRequest> = {}, id
   return { chunks, failure };
 }
 
-describe('createGeminiClient against the fake Gemini server', () => {
+describe('createGeminiClient over the real SDK', () => {
   it('streams parts verbatim, with finish reason and the last usage', async () => {
     const { chunks, failure } = await collect([
       reply([thought('thinking', 'sig-1'), text('Hi '), text('there'), call('read_file', { file_path: 'a.ts' }, 'c1')], {
@@ -64,6 +64,14 @@ describe('createGeminiClient against the fake Gemini server', () => {
     expect(req.body.tools?.[0].functionDeclarations?.map((d) => d.name)).toEqual(['read_file']);
     expect(req.body.contents).toEqual([{ role: 'user', parts: [{ text: 'hello' }] }]);
     expect(req.body.generationConfig).toMatchObject({ maxOutputTokens: 321, thinkingConfig: { includeThoughts: true } });
+  });
+
+  it('sends a function calling mode as toolConfig.functionCallingConfig, and none without tools', async () => {
+    await collect([reply([text('ok')])], { toolConfig: { mode: 'ANY', allowedFunctionNames: ['read_file'] } });
+    expect((fake!.requests[0].body as Record<string, unknown>).toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['read_file'] } });
+    await fake!.close();
+    await collect([reply([text('ok')])], { tools: [], toolConfig: { mode: 'NONE' } });
+    expect((fake!.requests[0].body as Record<string, unknown>).toolConfig).toBeUndefined();
   });
 
   it('sends no tools field when there are no declarations', async () => {
