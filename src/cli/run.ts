@@ -5,10 +5,7 @@
  */
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
 import { HELP, parseCliArgs, POLICY_HELP, type CliCommand } from './args.js';
-import { runHeadless } from './headless.js';
 import { describeError, type Io } from './output.js';
-import { runPolicyCheck } from './policy-check.js';
-import { runSandboxCheckCommand } from './sandbox-check.js';
 
 export const VERSION = '0.1.0';
 
@@ -42,7 +39,11 @@ export async function runCli(c: CliEnv): Promise<number> {
   }
 }
 
-function dispatch(cmd: CliCommand, c: CliEnv): Promise<number> | number {
+/**
+ * Each mode's module is imported when that mode runs: `--version` and `--help` load this file and
+ * the flag parser only, `policy check` the policy engine only, a run the agent.
+ */
+async function dispatch(cmd: CliCommand, c: CliEnv): Promise<number> {
   switch (cmd.kind) {
     case 'help':
       return (c.io.stdout(HELP), 0);
@@ -51,10 +52,10 @@ function dispatch(cmd: CliCommand, c: CliEnv): Promise<number> | number {
     case 'policy-help':
       return (c.io.stdout(POLICY_HELP), 0);
     case 'policy-check':
-      return runPolicyCheck(cmd.argv, c.io, c.cwd);
+      return (await import('./policy-check.js')).runPolicyCheck(cmd.argv, c.io, c.cwd);
     case 'sandbox-check':
-      return runSandboxCheckCommand(cmd.argv, c.env, c.io);
+      return (await import('./sandbox-check.js')).runSandboxCheckCommand(cmd.argv, c.env, c.io);
     case 'prompt':
-      return runHeadless(cmd, c);
+      return (await import('./headless.js')).runHeadless(cmd, c);
   }
 }

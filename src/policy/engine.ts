@@ -6,7 +6,7 @@ import { checkRegex } from './regex-check.js';
 import { ALWAYS_SOURCE, type Rule, type TieredRule } from './rule.js';
 
 export { ALWAYS_SOURCE };
-import { splitShell, type ShellPart } from './shell-split.js';
+import { initShellParser, splitShell, type ShellPart } from './shell-split.js';
 import { TIER_BASE, type AddedRule, type ApprovalMode, type PolicyContext, type PolicyEngine, type PolicyQuery, type TierName } from './types.js';
 
 /** Rules added by "always" approvals: Workspace tier, priority 950 (Gemini CLI's always-allow fraction). */
@@ -37,7 +37,7 @@ export interface EngineOptions {
   workspace?: string;
 }
 
-/** An engine over already-validated rules. Synchronous decisions; needs `initShellParser()` done. */
+/** An engine over already-validated rules. Synchronous decisions, after `prepare` for shell commands. */
 export function createPolicyEngine(rules: readonly TieredRule[], context: PolicyContext, options: EngineOptions = {}): PolicyEngine {
   const setting: DecideSetting = { context, ...(options.workspace !== undefined && { workspace: options.workspace }) };
   let index = createRuleIndex(sortRules([...rules]));
@@ -51,6 +51,9 @@ export function createPolicyEngine(rules: readonly TieredRule[], context: Policy
 
   return {
     context,
+    prepare: async (query) => {
+      if (query.toolName === SHELL_TOOL && typeof query.args.command === 'string') await initShellParser();
+    },
     decide: (query, mode) => decide(index, setting, query, mode),
     allowAlways(query, mode) {
       const a = narrowedRule(query, mode);
