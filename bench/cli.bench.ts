@@ -1,11 +1,14 @@
 /**
  * The CLI bundle as a user runs it (`node dist/cli/index.js`), against the fake Gemini server at
  * zero latency:
- * - start-up: `--version`, beside a bare `node -e 0` on the same machine in the same run;
+ * - start-up: `--version`, `--help`, `policy check` (a plain tool, and a shell command, which loads
+ *   the bash grammar) beside a bare `node -e 0` on the same machine in the same run, and process
+ *   start to the first model request as the fake server sees it;
  * - per-turn overhead: a scripted 20-turn session (each turn one read_file call) minus a
  *   1-turn session, divided by 19: what our loop, scheduler, policy and tools add per turn;
  * - peak memory: the whole process's maximum RSS for the 20-turn session (GNU time, when present).
- * Medians of several runs. Build first (`npm run build`).
+ * Medians of several runs. Build first (`npm run build`). BENCH_CLI measures another CLI bundle
+ * (say, main's dist/cli/index.js) with the same script, for a before/after.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, reply, startFakeGemini, text, type FakeReply } from '../test/support/fake-gemini.js';
 
-const CLI = join(process.cwd(), 'dist/cli/index.js');
+const CLI = process.env.BENCH_CLI ?? join(process.cwd(), 'dist/cli/index.js');
 if (!existsSync(CLI)) {
   console.error('dist/cli/index.js is missing: run npm run build first');
   process.exit(1);
@@ -79,11 +82,43 @@ async function peakRssKb(turns: number): Promise<number | undefined> {
   }
 }
 
+/** Process start to the first request the fake server receives (the process then finishes the session). */
+async function firstRequestMs(): Promise<number> {
+  const fake = await startFakeGemini(session(1));
+  try {
+    const t0 = performance.now();
+    const done = time([CLI, '-p', 'list the files', '-o', 'json', '--approval-mode', 'yolo', '--cwd', work], { GEMINI_API_KEY: 'bench-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl });
+    await fake.untilRequests(1);
+    const first = performance.now() - t0;
+    const r = await done;
+    if (r.status !== 0) throw new Error(`first-request session exited ${r.status}: ${r.stderr}`);
+    return first;
+  } finally {
+    await fake.close();
+  }
+}
+
+async function timed(args: string[]): Promise<number> {
+  const r = await time(args);
+  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return r.ms;
+}
+
+const POLICY_READ = [CLI, 'policy', 'check', '--tool', 'read_file', '--args', '{"file_path":"a.ts"}'];
+const POLICY_SHELL = [CLI, 'policy', 'check', '--tool', 'run_shell_command', '--args', '{"command":"npm test && git status"}'];
 const bare: number[] = [];
 const version: number[] = [];
+const help: number[] = [];
+const policyRead: number[] = [];
+const policyShell: number[] = [];
+const first: number[] = [];
 for (let i = 0; i < RUNS; i++) {
   bare.push((await time(['-e', '0'])).ms);
-  version.push((await time([CLI, '--version'])).ms);
+  version.push(await timed([CLI, '--version']));
+  help.push(await timed([CLI, '--help']));
+  policyRead.push(await timed(POLICY_READ));
+  policyShell.push(await timed(POLICY_SHELL));
+  first.push(await firstRequestMs());
 }
 const one: number[] = [];
 const twenty: number[] = [];
@@ -97,7 +132,12 @@ const rss = await peakRssKb(20);
 console.log(`| measure (median of ${RUNS}) | value |`);
 console.log('| --- | --- |');
 console.log(`| node -e 0 | ${ms(median(bare))} |`);
-console.log(`| agent-action --version | ${ms(median(version))} (${(median(version) / median(bare)).toFixed(2)}x bare node) |`);
+const vsBare = (xs: number[]) => `${ms(median(xs))} (${(median(xs) / median(bare)).toFixed(2)}x bare node)`;
+console.log(`| agent-action --version | ${vsBare(version)} |`);
+console.log(`| agent-action --help | ${vsBare(help)} |`);
+console.log(`| agent-action policy check (read_file) | ${vsBare(policyRead)} |`);
+console.log(`| agent-action policy check (a compound shell command: bash grammar loaded) | ${vsBare(policyShell)} |`);
+console.log(`| process start to first model request | ${vsBare(first)} |`);
 console.log(`| 1-turn session, whole process | ${ms(median(one))} |`);
 console.log(`| 20-turn session, whole process | ${ms(median(twenty))} |`);
 console.log(`| loop overhead per turn (20-turn minus 1-turn, / 19) | ${ms(perTurn)} |`);

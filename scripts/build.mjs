@@ -16,7 +16,8 @@ const bundles = [
   { entry: 'src/cli/index.ts', out: 'dist/cli' },
 ];
 // WebAssembly the bundles load at run time (the bash grammar for shell policy). ncc does not
-// follow these, so they are copied beside each bundle.
+// follow these, so they are copied once, into dist/: the CLI in dist/cli/ finds them one folder up
+// (src/policy/shell-split.ts looks in every folder above the running file).
 const wasm = ['web-tree-sitter/web-tree-sitter.wasm', 'tree-sitter-bash/tree-sitter-bash.wasm'];
 
 rmSync(join(root, 'dist'), { recursive: true, force: true });
@@ -25,13 +26,19 @@ for (const b of bundles) {
     cwd: root,
     stdio: 'inherit',
   });
-  for (const w of wasm) copyFileSync(require.resolve(w), join(root, b.out, w.split('/').pop()));
-  for (const f of readdirSync(join(root, b.out)).filter((f) => f.endsWith('.js'))) {
-    const file = join(root, b.out, f);
+  const files = readdirSync(join(root, b.out)).filter((f) => f.endsWith('.js')).map((f) => join(root, b.out, f));
+  const id = moduleIdOfNodeModule(files.map((f) => readFileSync(f, 'utf8')).join('\n'));
+  for (const file of files) {
     const code = readFileSync(file, 'utf8');
-    const fixed = fixModuleNamespaceImport(code);
+    const fixed = fixModuleNamespaceImport(code, id);
     if (fixed !== code) writeFileSync(file, fixed);
   }
+}
+for (const w of wasm) copyFileSync(require.resolve(w), join(root, 'dist', w.split('/').pop()));
+// ncc also emits web-tree-sitter's own `new URL('web-tree-sitter.wasm', import.meta.url)` as an asset,
+// mangled (read as text) and never loaded: shell-split.ts passes locateFile. Dead weight: removed.
+for (const dir of ['dist', 'dist/cli']) {
+  for (const f of readdirSync(join(root, dir)).filter((f) => /^[0-9a-f]{20}\.wasm$/.test(f))) rmSync(join(root, dir, f));
 }
 const cli = join(root, 'dist/cli/index.js');
 const text = readFileSync(cli, 'utf8');
@@ -48,13 +55,19 @@ if (smoke.status !== 0 || !smoke.stdout.includes('"decision"')) {
 
 /**
  * web-tree-sitter runs `const { createRequire } = await import('module')`. ncc compiles that into a
- * namespace wrapper (`__nccwpck_require__.t.bind(__nccwpck_require__, ID, 19)`) that keeps only
- * `default` for a module whose export is a function, so createRequire comes out undefined and the
- * bundle dies when the parser loads. Point the dynamic import at the plain module object instead.
- * The smoke test above proves the result.
+ * namespace wrapper (`__nccwpck_require__.t.bind(__nccwpck_require__, ID, 19)`; in a chunk file
+ * the require function is called `__webpack_require__`) that keeps only `default` for a module
+ * whose export is a function, so createRequire comes out undefined and the bundle dies when the
+ * parser loads. Point the dynamic import at the plain module object instead. The module is defined
+ * in the main file; web-tree-sitter, loaded lazily, is a chunk of its own. The smoke test above
+ * proves the result.
  */
-function fixModuleNamespaceImport(code) {
-  const m = /\/\*\*\*\/ (\d+):\n\/\*\*\*\/ \(\(module\) => \{\n\nmodule\.exports = __WEBPACK_EXTERNAL_createRequire\(import\.meta\.url\)\("(?:node:)?module"\);/.exec(code);
-  if (!m) return code;
-  return code.split(`__nccwpck_require__.t.bind(__nccwpck_require__, ${m[1]}, 19)`).join(`() => __nccwpck_require__(${m[1]})`);
+function moduleIdOfNodeModule(code) {
+  return /\/\*\*\*\/ (\d+):\n\/\*\*\*\/ \(\(module\) => \{\n\nmodule\.exports = __WEBPACK_EXTERNAL_createRequire\(import\.meta\.url\)\("(?:node:)?module"\);/.exec(code)?.[1];
+}
+
+function fixModuleNamespaceImport(code, id) {
+  if (id === undefined) return code;
+  for (const req of ['__nccwpck_require__', '__webpack_require__']) code = code.split(`${req}.t.bind(${req}, ${id}, 19)`).join(`() => ${req}(${id})`);
+  return code;
 }

@@ -175,7 +175,7 @@ export function createRunContext(
         limits: { maxTurns: base.settings.maxTurns, maxWallMs: base.settings.timeoutMs, maxCostUsd: base.settings.maxCostUsd },
         secrets: base.secrets,
         channel: deferToComment,
-        extraTools: createGitHubTools(),
+        extraTools: createGitHubTools(task.command),
         recorder,
         modelClient: base.modelClient,
         sandbox: base.sandbox?.sandbox,

@@ -3,7 +3,8 @@ export type JsonObject = { [k: string]: Json };
 
 /** JSON with object keys sorted at every level: the form policy `argsPattern` is tested against. */
 export function stableStringify(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
+  // Strings, numbers and the like have no keys to sort: skip the copy (policy tests every call's arguments).
+  return JSON.stringify(value !== null && typeof value === 'object' ? sortKeys(value) : value);
 }
 
 function sortKeys(value: unknown): unknown {

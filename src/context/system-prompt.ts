@@ -93,7 +93,8 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   const where = input.repo ? `the GitHub repository ${input.repo}` : 'a repository';
 
   const rules = [
-    `Your tools: ${[...tools].join(', ') || 'none'}. Paths are relative to the workspace root; stay inside it and never touch .git/.`,
+    // The tools themselves are listed once, in the request's declarations.
+    'Paths are relative to the workspace root; stay inside it and never touch .git/.',
     'Every call is checked against the repository\'s policy. A denied call is final: do not retry it or get around it with another tool; adapt, or explain in your final message.',
     has('ask_user')
       ? 'If you need a decision only a maintainer can make, call ask_user with one clear question; the run pauses until they answer. Otherwise decide yourself.'

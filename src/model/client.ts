@@ -8,13 +8,13 @@ export interface ModelRequest {
   contents: Content[];
   signal: AbortSignal;
   maxOutputTokens?: number;
+  /** Function calling mode for this request (a BeforeToolSelection hook's `toolConfig`); absent: AUTO. */
+  toolConfig?: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] };
   temperature?: number;
   /** Structured output: the reply is JSON text matching this schema (no tools are sent with it). */
   responseJsonSchema?: Record<string, unknown>;
   /** What the request is for, as Gemini CLI's telemetry names it (`main` when absent). */
   role?: LlmRole;
-  /** Function calling mode for this request (a BeforeToolSelection hook's `toolConfig`); absent: AUTO. */
-  toolConfig?: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] };
 }
 
 /** Gemini CLI's names for why a request was made (its LlmRole), the ones this project uses. */

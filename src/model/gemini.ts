@@ -1,4 +1,4 @@
-import { GoogleGenAI, type FunctionCallingConfigMode, type GenerateContentResponse } from '@google/genai';
+import type { FunctionCallingConfigMode, GenerateContentResponse, GoogleGenAI } from '@google/genai';
 import { classifyModelError } from './classify.js';
 import { ModelFailure, parseFinishFailure, type ModelChunk, type ModelClient, type ModelRequest } from './client.js';
 import { parseUsage, type UsageMetadata } from './usage.js';
@@ -21,17 +21,22 @@ const DEFAULT_IDLE_MS = 5 * 60_000;
  * The Gemini client over @google/genai (the only file that imports it). One request per `stream`
  * call, no SDK retries (the loop owns retry policy), no automatic function calling or continuation.
  * Every failure leaves as a ModelFailure.
+ *
+ * The SDK is imported with the first request, not with this file: it and what it pulls in
+ * (google-auth-library, gaxios, protobufjs, ws) are most of what a bundle compiles at start-up,
+ * and `--version`, `--help`, `policy check` or a run that fails before asking the model never
+ * need it. The bundler puts it in a chunk of its own (scripts/build.mjs).
  */
 export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { readonly model: string } {
   const baseUrl = opts.baseUrl ?? (process.env.GOOGLE_GEMINI_BASE_URL || undefined);
-  const ai = new GoogleGenAI({
-    apiKey: opts.apiKey,
-    apiVersion: 'v1beta',
-    httpOptions: baseUrl ? { baseUrl } : {},
-  });
+  let sdk: Promise<GoogleGenAI> | undefined;
+  const client = (): Promise<GoogleGenAI> =>
+    (sdk ??= import('@google/genai').then(({ GoogleGenAI }) => new GoogleGenAI({ apiKey: opts.apiKey, apiVersion: 'v1beta', httpOptions: baseUrl ? { baseUrl } : {} })));
   const idleMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_MS;
 
   async function* stream(req: ModelRequest): AsyncGenerator<ModelChunk> {
+    // Before the try: a bundle that cannot load its SDK chunk is broken, not a network failure to retry.
+    const ai = await client();
     const ctrl = new AbortController();
     const onAbort = () => ctrl.abort(req.signal.reason);
     if (req.signal.aborted) onAbort();
@@ -62,10 +67,10 @@ export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { r
         config: {
           systemInstruction: req.systemInstruction,
           ...(req.tools.length ? { tools: [{ functionDeclarations: req.tools }] } : {}),
+          ...(req.toolConfig && req.tools.length ? { toolConfig: { functionCallingConfig: { ...req.toolConfig, mode: req.toolConfig.mode as FunctionCallingConfigMode } } } : {}),
           ...(req.maxOutputTokens ? { maxOutputTokens: req.maxOutputTokens } : {}),
           ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
           ...(req.responseJsonSchema ? { responseMimeType: 'application/json', responseJsonSchema: req.responseJsonSchema } : {}),
-          ...(req.toolConfig && req.tools.length ? { toolConfig: { functionCallingConfig: { ...req.toolConfig, mode: req.toolConfig.mode as FunctionCallingConfigMode } } } : {}),
           ...(thinking ? { thinkingConfig: { includeThoughts: true } } : {}),
           abortSignal: ctrl.signal,
           automaticFunctionCalling: { disable: true },

@@ -17,16 +17,9 @@ export interface CommandPrefix {
   problem?: string;
 }
 
-const compiled = new Map<string, CommandPrefix>();
-
 export function parseCommandPrefix(source: string): CommandPrefix {
-  let c = compiled.get(source);
-  if (!c) {
-    const r = wordsOf(source);
-    c = typeof r === 'string' ? { source, problem: r } : { source, words: r };
-    compiled.set(source, c);
-  }
-  return c;
+  const r = wordsOf(source);
+  return typeof r === 'string' ? { source, problem: r } : { source, words: r };
 }
 
 /** Bash quote removal for plain words; a reason string when something would expand or is unbalanced. */
@@ -69,22 +62,29 @@ function wordsOf(s: string): string[] | string {
 }
 
 /**
- * Whether `prefix` names the start of `part`. `decision` is the rule's: allow rules match only by
- * meaning (whole words, a known command, no assignments in front); deny and ask_user rules also match
+ * Whether prefix `p` (parsed once, when its rule is compiled) names the start of `part`. `decision`
+ * is the rule's: allow rules match only by meaning (whole words, a known command, no assignments in front); deny and ask_user rules also match
  * Gemini CLI's way, by text, so that a rule written against Gemini CLI never asks or denies less here.
  */
-export function prefixMatches(prefix: string, part: ShellPart, decision: Decision, environmentChanged: boolean): boolean {
-  const p = parseCommandPrefix(prefix);
+export function prefixMatches(p: CommandPrefix, part: ShellPart, decision: Decision, environmentChanged: boolean): boolean {
   const known = part.assignments.length === 0 && !environmentChanged;
-  const sameWords = p.words !== undefined && p.words.length <= part.words.length && p.words.every((w, i) => part.literal[i] && part.words[i] === w);
   // Assignments in front (`A=1 git push`) keep an allow rule from vouching for the command, but
   // never hide it from a deny or ask_user rule.
-  if (sameWords && (known || decision !== 'allow')) return true;
-  if (decision !== 'allow') return textMatches(p.source, part.text, /[\s"]/);
+  if (p.words && (known || decision !== 'allow') && wordsLead(p.words, part)) return true;
+  if (decision !== 'allow') return textMatches(p.source, part.text, SPACE_OR_QUOTE);
   // An allow rule whose prefix is not plain words keeps Gemini CLI's text match, minus its one laxity:
   // `git log` followed by `"out"` is `git logout`, so a quote does not end the prefix here.
-  return p.words === undefined && known && textMatches(p.source, part.text, /\s/);
+  return p.words === undefined && known && textMatches(p.source, part.text, SPACE);
 }
+
+function wordsLead(words: readonly string[], part: ShellPart): boolean {
+  if (words.length > part.words.length) return false;
+  for (let i = 0; i < words.length; i++) if (!part.literal[i] || part.words[i] !== words[i]) return false;
+  return true;
+}
+
+const SPACE_OR_QUOTE = /[\s"]/;
+const SPACE = /\s/;
 
 const textMatches = (prefix: string, text: string, boundary: RegExp): boolean =>
   text.startsWith(prefix) && (text.length === prefix.length || boundary.test(text[prefix.length]!));

@@ -1,7 +1,8 @@
 import { messageOf } from '../common/errors.js';
 import { editedBuildFile, isBuildFile } from './build-files.js';
-import { firstMatch, subjectOf, type Subject } from './match.js';
-import { ALWAYS_SOURCE, isCommandSpecific, type TieredRule } from './rule.js';
+import { subjectOf, type Subject } from './match.js';
+import type { RuleIndex } from './rule-index.js';
+import { isCommandSpecific, type TieredRule } from './rule.js';
 import { isDestructive, isKnownReadOnly } from './shell-heuristics.js';
 import { whyWriteRefused, type ShellPlace } from './shell-paths.js';
 import { splitShell, type ShellPart, type ShellSplit } from './shell-split.js';
@@ -38,10 +39,10 @@ interface Unit {
 }
 
 /**
- * The one decision path. `rules` are sorted highest final priority first, ties in load order.
+ * The one decision path. `rules` are sorted highest final priority first, ties in load order, and indexed.
  * Fails closed: anything thrown while deciding is a deny that says what went wrong.
  */
-export function decide(rules: readonly TieredRule[], setting: DecideSetting, q: PolicyQuery, mode: ApprovalMode): PolicyVerdict {
+export function decide(rules: RuleIndex, setting: DecideSetting, q: PolicyQuery, mode: ApprovalMode): PolicyVerdict {
   try {
     const subject = subjectOf(q);
     const unit = q.toolName === SHELL_TOOL && typeof q.args.command === 'string'
@@ -86,14 +87,14 @@ const describe = (r: TieredRule): string =>
 
 export const formatPriority = (p: number): string => p.toFixed(3);
 
-function decideWhole(rules: readonly TieredRule[], context: PolicyContext, s: Subject, mode: ApprovalMode): Unit {
-  const r = firstMatch(rules, s, mode, context);
+function decideWhole(rules: RuleIndex, context: PolicyContext, s: Subject, mode: ApprovalMode): Unit {
+  const r = rules.firstMatch(s, mode, context);
   if (!r) return { ...unmatched(context, mode), rule: undefined };
   return { decision: r.decision, rule: r, why: `${r.decision} by ${describe(r)}` };
 }
 
 interface ShellCall {
-  rules: readonly TieredRule[];
+  rules: RuleIndex;
   setting: DecideSetting;
   q: PolicyQuery;
   command: string;
@@ -117,10 +118,10 @@ function decideShell(c: ShellCall): Unit {
   if (mode !== 'yolo') units.push(...writeUnits(split, place), ...buildFileWriteUnits(split));
   if (split.unknowns.length > 0 || split.parts.length === 0) units.push(decideUnaccounted(c, split, whole));
   if (split.parts.length > 1 || (split.parts.length === 1 && split.parts[0]!.text !== command.trim())) {
-    const r = firstMatch(rules, whole, mode, setting.context, (x) => x.argsPattern !== undefined);
+    const r = rules.firstMatch(whole, mode, setting.context, 'argsPattern');
     if (r) units.push({ decision: r.decision, rule: r, why: `${r.decision} for the whole command by ${describe(r)}` });
   }
-  const approved = firstMatch(rules, whole, mode, setting.context, (x) => x.source === ALWAYS_SOURCE && x.argsPattern !== undefined);
+  const approved = rules.firstMatch(whole, mode, setting.context, 'approvedCommand');
   let worst: Unit | undefined;
   for (const unit of units) {
     // A person approved exactly this command line "always": what would only be asked is allowed; denials stay.

@@ -1,11 +1,12 @@
 import { AgentError } from '../common/errors.js';
 import { quoteWord } from './command-prefix.js';
 import { decide, SHELL_TOOL, type DecideSetting } from './decide.js';
+import { createRuleIndex } from './rule-index.js';
 import { checkRegex } from './regex-check.js';
 import { ALWAYS_SOURCE, type Rule, type TieredRule } from './rule.js';
 
 export { ALWAYS_SOURCE };
-import { splitShell, type ShellPart } from './shell-split.js';
+import { initShellParser, splitShell, type ShellPart } from './shell-split.js';
 import { TIER_BASE, type AddedRule, type ApprovalMode, type PolicyContext, type PolicyEngine, type PolicyQuery, type TierName } from './types.js';
 
 /** Rules added by "always" approvals: Workspace tier, priority 950 (Gemini CLI's always-allow fraction). */
@@ -36,21 +37,24 @@ export interface EngineOptions {
   workspace?: string;
 }
 
-/** An engine over already-validated rules. Synchronous decisions; needs `initShellParser()` done. */
+/** An engine over already-validated rules. Synchronous decisions, after `prepare` for shell commands. */
 export function createPolicyEngine(rules: readonly TieredRule[], context: PolicyContext, options: EngineOptions = {}): PolicyEngine {
   const setting: DecideSetting = { context, ...(options.workspace !== undefined && { workspace: options.workspace }) };
-  let sorted = sortRules([...rules]);
+  let index = createRuleIndex(sortRules([...rules]));
   const added: AddedRule[] = [];
   let nextOrder = rules.reduce((m, r) => Math.max(m, r.order + 1), 0);
 
   const add = (a: AddedRule) => {
-    sorted = sortRules([...sorted, { ...ruleOfAdded(a), tier: ALWAYS_TIER, finalPriority: TIER_BASE[ALWAYS_TIER] + ALWAYS_PRIORITY / 1000, order: nextOrder++ }]);
+    index = createRuleIndex(sortRules([...index.rules, { ...ruleOfAdded(a), tier: ALWAYS_TIER, finalPriority: TIER_BASE[ALWAYS_TIER] + ALWAYS_PRIORITY / 1000, order: nextOrder++ }]));
     added.push(a);
   };
 
   return {
     context,
-    decide: (query, mode) => decide(sorted, setting, query, mode),
+    prepare: async (query) => {
+      if (query.toolName === SHELL_TOOL && typeof query.args.command === 'string') await initShellParser();
+    },
+    decide: (query, mode) => decide(index, setting, query, mode),
     allowAlways(query, mode) {
       const a = narrowedRule(query, mode);
       add(a);

@@ -6,7 +6,6 @@ import { AgentError, messageOf } from '../common/errors.js';
 import { createPolicyEngine, placeRules } from './engine.js';
 import { parsePolicyToml } from './load-toml.js';
 import { formatDiagnostic, type Diagnostic, type Rule } from './rule.js';
-import { initShellParser } from './shell-split.js';
 import type { PolicyContext, PolicyEngine, TierName } from './types.js';
 
 /** A `.toml` file or a folder of them; inline TOML with a label for diagnostics; or an optional path. */
@@ -43,7 +42,7 @@ export async function loadPolicyWithDiagnostics(opts: LoadPolicyOptions): Promis
     }
   }
   assertNoErrors(diagnostics);
-  await initShellParser();
+  // The bash grammar is not loaded here: engine.prepare loads it with the first shell command.
   const engine = createPolicyEngine(placeRules(entries), opts.context, { ...(opts.workspace !== undefined && { workspace: opts.workspace }) });
   return { engine, warnings: diagnostics.filter((d) => d.severity === 'warning') };
 }

@@ -1,8 +1,9 @@
 import { stableStringify } from '../common/json.js';
-import { prefixMatches } from './command-prefix.js';
+import { parseCommandPrefix, prefixMatches, type CommandPrefix } from './command-prefix.js';
+import { createArgsText, createPrefixedRegex, type ArgsText, type PrefixedRegex } from './regex-prefix.js';
 import { isCommandSpecific, type TieredRule } from './rule.js';
 import type { ShellPart } from './shell-split.js';
-import type { ApprovalMode, PolicyContext, PolicyQuery } from './types.js';
+import type { ApprovalMode, Decision, PolicyContext, PolicyQuery } from './types.js';
 
 /** What one rule is tested against: a whole call, or one sub-command of a shell call. */
 export interface Subject {
@@ -84,48 +85,85 @@ export function toolNameMatches(pattern: string, s: Subject, namesServer = false
   return names.includes(pattern);
 }
 
-export interface MatchOptions {
-  mode: ApprovalMode;
-  context: PolicyContext;
-  /** Text of the arguments, computed at most once per subject. */
-  argsText: () => string;
+/**
+ * A rule with its patterns compiled once: what is tested per call, after the index picked it. Every
+ * field is always present (undefined when unused), so all of them share one shape and the per-call
+ * test stays monomorphic.
+ */
+export interface CompiledRule {
+  rule: TieredRule;
+  /** Its place in the sorted rules: the first match is the lowest. */
+  at: number;
+  decision: Decision;
+  subagent: string | undefined;
+  annotations: Readonly<Record<string, unknown>> | undefined;
+  argsPattern: PrefixedRegex | undefined;
+  commandRegex: PrefixedRegex | undefined;
+  prefixes: CommandPrefix[] | undefined;
+  /** Allows by command text: a changed environment voids it for later sub-commands. */
+  allowsByText: boolean;
 }
 
-export function ruleMatches(rule: TieredRule, s: Subject, o: MatchOptions): boolean {
-  if (rule.modes && rule.modes.length > 0 && !rule.modes.includes(o.mode)) return false;
+export function compileRule(rule: TieredRule, at: number): CompiledRule {
+  return {
+    rule,
+    at,
+    decision: rule.decision,
+    subagent: rule.subagent,
+    annotations: rule.toolAnnotations,
+    argsPattern: rule.argsPattern ? createPrefixedRegex(rule.argsPattern) : undefined,
+    commandRegex: rule.commandRegex ? createPrefixedRegex(rule.commandRegex) : undefined,
+    prefixes: rule.commandPrefixes?.map(parseCommandPrefix),
+    allowsByText: rule.decision === 'allow' && isCommandSpecific(rule),
+  };
+}
+
+/** What does not change between two calls with the same names, server, mode and context (tested once per shape: see rule-index.ts). */
+export function staticMatch(c: CompiledRule, s: Subject, mode: ApprovalMode, context: PolicyContext): boolean {
+  const rule = c.rule;
+  if (rule.modes && rule.modes.length > 0 && !rule.modes.includes(mode)) return false;
   // interactive = true: only where a person can be asked; interactive = false: only where nobody can.
-  if (rule.interactive !== undefined && rule.interactive !== (o.context !== 'headless')) return false;
-  if (rule.subagent !== undefined && rule.subagent !== s.subagent) return false;
+  if (rule.interactive !== undefined && rule.interactive !== (context !== 'headless')) return false;
   if (rule.mcpName !== undefined) {
     if (s.mcpServer === undefined || (rule.mcpName !== '*' && rule.mcpName !== s.mcpServer)) return false;
   }
-  if (!rule.toolNames.some((t) => toolNameMatches(t, s, rule.mcpName !== undefined))) return false;
-  if (rule.toolAnnotations) {
-    const have = s.annotations;
-    if (!have) return false;
-    for (const [k, v] of Object.entries(rule.toolAnnotations)) if (have[k] !== v) return false;
-  }
+  return rule.toolNames.some((t) => toolNameMatches(t, s, rule.mcpName !== undefined));
+}
+
+/** The rest, per call: subagent, annotations, and what the arguments or the sub-command say. Loops, not closures: it runs for every candidate. */
+export function callMatch(c: CompiledRule, s: Subject, text: LazyArgsText): boolean {
+  if (c.subagent !== undefined && c.subagent !== s.subagent) return false;
+  if (c.annotations && !annotationsMatch(c.annotations, s.annotations)) return false;
   // After `PATH=/tmp/x;` no rule that allows by command text can vouch for what `git` then runs.
-  if (s.part && s.environmentChanged && rule.decision === 'allow' && isCommandSpecific(rule)) return false;
-  if (rule.argsPattern && !rule.argsPattern.test(o.argsText())) return false;
-  if (rule.commandPrefixes) {
+  if (s.part && s.environmentChanged && c.allowsByText) return false;
+  if (c.argsPattern && !c.argsPattern.test(text.get())) return false;
+  if (c.prefixes) {
     const part = s.part;
-    if (!part || !rule.commandPrefixes.some((p) => prefixMatches(p, part, rule.decision, s.environmentChanged === true))) return false;
+    if (!part) return false;
+    let any = false;
+    for (const p of c.prefixes) {
+      if (prefixMatches(p, part, c.decision, s.environmentChanged === true)) {
+        any = true;
+        break;
+      }
+    }
+    if (!any) return false;
   }
-  if (rule.commandRegex && !(s.part && rule.commandRegex.test(o.argsText()))) return false;
+  if (c.commandRegex && !(s.part && c.commandRegex.test(text.get()))) return false;
   return true;
 }
 
-/** The first rule that matches, in the engine's order (highest final priority first). */
-export function firstMatch(
-  rules: readonly TieredRule[],
-  s: Subject,
-  mode: ApprovalMode,
-  context: PolicyContext,
-  only?: (r: TieredRule) => boolean,
-): TieredRule | undefined {
-  let text: string | undefined;
-  const o: MatchOptions = { mode, context, argsText: () => (text ??= argsText(s.args)) };
-  for (const r of rules) if ((!only || only(r)) && ruleMatches(r, s, o)) return r;
-  return undefined;
+function annotationsMatch(want: Readonly<Record<string, unknown>>, have: Readonly<Record<string, unknown>> | undefined): boolean {
+  if (!have) return false;
+  for (const [k, v] of Object.entries(want)) if (have[k] !== v) return false;
+  return true;
+}
+
+/** The arguments' text, built the first time a pattern needs it. */
+export class LazyArgsText {
+  private text: ArgsText | undefined;
+  constructor(private readonly args: Record<string, unknown>) {}
+  get(): ArgsText {
+    return (this.text ??= createArgsText(argsText(this.args)));
+  }
 }

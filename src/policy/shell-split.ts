@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Language, Parser, type Node } from 'web-tree-sitter';
+import type { Node, Parser } from 'web-tree-sitter';
 import { isSink } from './shell-paths.js';
 import { classifyFileRedirect, heredocScript, isQuotedHeredoc, type FileRedirect, type StdinScript } from './shell-redirects.js';
 import { arithmeticTrap, assignedName, assignmentTrap, declarationTrap, expansionTrap, nameArgumentTrap, steersLaterCommands, subscriptTrap, testArithmeticTrap } from './shell-traps.js';
@@ -47,10 +47,13 @@ let loading: Promise<void> | undefined;
 
 /**
  * Loads the bash grammar once per process. The wasm files are looked for beside the running file
- * first (the build copies both next to each bundle), then in node_modules.
+ * and in each folder above it (the build puts one copy in dist/, which the CLI in dist/cli/ shares),
+ * and in node_modules. web-tree-sitter itself is imported here too, not at start-up: only a shell
+ * command needs it.
  */
 export function initShellParser(): Promise<void> {
   loading ??= (async () => {
+    const { Language, Parser } = await import('web-tree-sitter');
     const runtime = locateWasm('web-tree-sitter.wasm', 'web-tree-sitter/web-tree-sitter.wasm');
     await Parser.init({ locateFile: (name: string) => (name.endsWith('.wasm') ? runtime : name) });
     const bash = await Language.load(locateWasm('tree-sitter-bash.wasm', 'tree-sitter-bash/tree-sitter-bash.wasm'));
@@ -68,12 +71,9 @@ function locateWasm(file: string, packagePath: string): string {
   // Built by string, not `new URL(template, import.meta.url)`, and without createRequire: ncc
   // treats the first as an asset pattern (copying whole folders into dist/) and breaks the second.
   const here = dirname(fileURLToPath(import.meta.url));
-  const beside = [here, file].join(sep);
-  if (existsSync(beside)) return beside;
   for (let dir = here; ; dir = dirname(dir)) {
-    const candidate = [dir, 'node_modules', packagePath].join(sep);
-    if (existsSync(candidate)) return candidate;
-    if (dirname(dir) === dir) throw new Error(`cannot find ${file} beside ${here} or in any node_modules above it`);
+    for (const candidate of [[dir, file].join(sep), [dir, 'node_modules', packagePath].join(sep)]) if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) throw new Error(`cannot find ${file} in ${here}, any folder above it or their node_modules`);
   }
 }
 
@@ -113,7 +113,7 @@ interface Script {
 }
 
 function splitInto(command: string, w: Walk): void {
-  if (!parser) throw new Error('shell parser not initialized: await initShellParser() first');
+  if (!parser) throw new Error('the bash grammar is not loaded: prepare the policy engine for this call (engine.prepare) first');
   if (w.depth > MAX_NESTING) {
     w.out.unknowns.push(`commands nested more than ${MAX_NESTING} levels deep`);
     return;

@@ -64,6 +64,12 @@ export interface AddedRule {
 
 export interface PolicyEngine {
   readonly context: PolicyContext;
+  /**
+   * Ready the engine for this call: the bash grammar loads (once per process) with the first shell
+   * command. `decide` and `allowAlways` on a shell command need it first; without it they deny.
+   * Nothing else is loaded, so a run that never runs a command never pays for the parser.
+   */
+  prepare(query: PolicyQuery): Promise<void>;
   decide(query: PolicyQuery, mode: ApprovalMode): PolicyVerdict;
   /** Add the narrowed rule an "always" approval implies (Workspace tier, priority 950). */
   allowAlways(query: PolicyQuery, mode: ApprovalMode): AddedRule;

@@ -76,7 +76,16 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   const maxParallel = Math.max(1, o.maxParallel ?? DEFAULT_MAX_PARALLEL);
   const budget = o.outputBudgetChars ?? DEFAULT_OUTPUT_BUDGET_CHARS;
   const now = o.now ?? Date.now;
-  const tools = toolSourceFrom(o.tools);
+  const source = toolSourceFrom(o.tools);
+  // Every decision (and "always" approval) follows the call's preparation: ready the policy for the call there.
+  const tools = {
+    ...source,
+    async prepareCall(name: string, args: Record<string, unknown>, env: ToolEnv): Promise<PreparedCall> {
+      const prepared = await source.prepareCall(name, args, env);
+      await o.policy.prepare({ toolName: name, args: prepared.policyArgs ?? args });
+      return prepared;
+    },
+  };
   // Lives as long as the scheduler (one run); it travels in OpenBatch across a suspension.
   let streak: ValidationStreak = emptyStreak();
 

@@ -12,25 +12,25 @@ import { defineTool, ToolFailure, type HumanQuestion } from './define-tool.js';
 
 const Option = Type.Object(
   {
-    label: Type.String({ description: 'The display text for this option (1-5 words). Example: "OAuth 2.0"' }),
-    description: Type.String({ description: 'Brief explanation of this option. Example: "Industry standard, supports SSO"' }),
+    label: Type.String({ description: '1-5 words.' }),
+    description: Type.String({ description: 'One line on it.' }),
   },
   { additionalProperties: false },
 );
 
 const Question = Type.Object(
   {
-    question: Type.String({ description: 'The complete question to ask the maintainer. Clear, specific, ending with a question mark.' }),
-    header: Type.String({ maxLength: 16, description: 'A very short label (16 characters or fewer), e.g. "Approach", "Database".' }),
+    question: Type.String({ description: 'The full question, ending with "?".' }),
+    header: Type.String({ maxLength: 16, description: 'A label of up to 16 characters, e.g. "Approach".' }),
     type: Type.Union([Type.Literal('choice'), Type.Literal('text'), Type.Literal('yesno')], {
       default: 'choice',
-      description: "'choice' (default) for multiple choice with options, 'text' for a free-form answer, 'yesno' for a yes/no confirmation.",
+      description: 'Default choice.',
     }),
     options: Type.Optional(
-      Type.Array(Option, { description: "The choices for a 'choice' question: 2-4 options. The maintainer may also answer in their own words." }),
+      Type.Array(Option, { description: 'For choice: 2-4.' }),
     ),
-    multiSelect: Type.Optional(Type.Boolean({ description: "Only for type 'choice': allow several options to be chosen." })),
-    placeholder: Type.Optional(Type.String({ description: 'A hint of the expected answer.' })),
+    multiSelect: Type.Optional(Type.Boolean()),
+    placeholder: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
 );
@@ -90,7 +90,7 @@ export const askUserTool = defineTool({
   name: 'ask_user',
   kind: 'other',
   description:
-    'Ask the maintainer one or more questions to gather preferences, clarify requirements, or make decisions only they can make (which of two designs, whether a behaviour change is intended, what an ambiguous request means). The run pauses until they answer; their answer is the result.',
+    'Asks the maintainer questions only they can answer; the run pauses until they reply, and the reply is the result.',
   params: Params,
   prepare(args) {
     assertQuestions(args.questions);

@@ -12,11 +12,11 @@ export const MAX_GLOB_RESULTS = 200;
 
 const Params = Type.Object(
   {
-    pattern: Type.String({ minLength: 1, description: "The glob pattern to match against (e.g. '**/*.py', 'docs/*.md', 'src/**/*.{ts,tsx}')." }),
-    dir_path: Type.Optional(Type.String({ description: 'Optional: the directory to search within, relative to the workspace root. Defaults to the root.' })),
-    case_sensitive: Type.Optional(Type.Boolean({ description: 'Optional: whether matching is case-sensitive. Defaults to false.' })),
-    respect_git_ignore: Type.Optional(Type.Boolean({ description: 'Optional: leave out files .gitignore excludes. Defaults to true.' })),
-    respect_gemini_ignore: Type.Optional(Type.Boolean({ description: 'Optional: leave out files .geminiignore excludes. Defaults to true.' })),
+    pattern: Type.String({ minLength: 1, description: "Glob, e.g. '**/*.py' or 'src/**/*.{ts,tsx}'." }),
+    dir_path: Type.Optional(Type.String()),
+    case_sensitive: Type.Optional(Type.Boolean()),
+    respect_git_ignore: Type.Optional(Type.Boolean()),
+    respect_gemini_ignore: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );
@@ -24,7 +24,7 @@ const Params = Type.Object(
 export const globTool = defineTool({
   name: 'glob',
   kind: 'search',
-  description: `Finds files whose paths match a glob pattern (e.g. \`src/**/*.ts\`, \`**/*.md\`), returning paths relative to the workspace root, newest first (by modification time). Respects .gitignore. At most ${MAX_GLOB_RESULTS} paths are returned.`,
+  description: `Finds files whose paths match a glob, newest first; respects .gitignore; at most ${MAX_GLOB_RESULTS}.`,
   params: Params,
   async prepare(args, env) {
     const dir = await resolveInWorkspace(env.root, args.dir_path ?? '.', 'read');

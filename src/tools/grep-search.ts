@@ -15,14 +15,14 @@ const MAX_MATCH_CHARS = 500;
 
 const Params = Type.Object(
   {
-    pattern: Type.String({ minLength: 1, description: "The regular expression to search for in file contents (e.g. 'function\\s+myFunction', 'import\\s+\\{.*\\}\\s+from'). RE2 syntax: no lookahead or backreferences." }),
-    dir_path: Type.Optional(Type.String({ description: 'Optional: the directory to search within, relative to the workspace root. Defaults to the root.' })),
-    include_pattern: Type.Optional(Type.String({ description: "Optional: a glob pattern for the files to search (e.g. '*.js', '*.{ts,tsx}', 'src/**'). Defaults to all files not ignored by .gitignore." })),
-    exclude_pattern: Type.Optional(Type.String({ description: 'Optional: a regular expression; matching lines that also match it are left out.' })),
-    names_only: Type.Optional(Type.Boolean({ description: 'Optional: if true, return only the paths of files with matches, without lines.' })),
-    case_sensitive: Type.Optional(Type.Boolean({ description: 'Optional: if true, the search is case-sensitive. Defaults to false.' })),
-    max_matches_per_file: Type.Optional(Type.Integer({ minimum: 1, description: 'Optional: the most matches to return from one file.' })),
-    total_max_matches: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: `Optional: the most matches to return in total. Defaults to ${DEFAULT_MAX_MATCHES}.` })),
+    pattern: Type.String({ minLength: 1, description: "Regex, e.g. 'function\\s+myFunction'." }),
+    dir_path: Type.Optional(Type.String()),
+    include_pattern: Type.Optional(Type.String({ description: "Glob of the files to search, e.g. '*.{ts,tsx}'." })),
+    exclude_pattern: Type.Optional(Type.String({ description: 'Leave out lines that also match this regex.' })),
+    names_only: Type.Optional(Type.Boolean({ description: 'Only the paths of files with matches.' })),
+    case_sensitive: Type.Optional(Type.Boolean()),
+    max_matches_per_file: Type.Optional(Type.Integer({ minimum: 1 })),
+    total_max_matches: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: `Default ${DEFAULT_MAX_MATCHES}.` })),
   },
   { additionalProperties: false },
 );
@@ -31,7 +31,7 @@ export const grepSearchTool = defineTool({
   name: 'grep_search',
   aliases: ['search_file_content'],
   kind: 'search',
-  description: `Searches file contents for a regular expression (RE2 syntax, which runs in linear time: JavaScript's, without lookahead or backreferences) and returns matching lines grouped by file, with line numbers. Case-insensitive unless case_sensitive is true. Respects .gitignore; binary files are skipped. Returns at most ${DEFAULT_MAX_MATCHES} matches unless total_max_matches says otherwise. Prefer this over running grep through run_shell_command.`,
+  description: `Searches file contents for a regex (RE2: no lookahead or backreferences), case-insensitive by default; returns matching lines by file. Respects .gitignore; skips binary files.`,
   params: Params,
   async prepare(args, env) {
     const ignoreCase = !(args.case_sensitive ?? false);

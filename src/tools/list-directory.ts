@@ -11,15 +11,15 @@ const MAX_ENTRIES = 1000;
 
 const Params = Type.Object(
   {
-    dir_path: Type.String({ description: 'The directory to list, relative to the workspace root (use "." for the root).' }),
-    ignore: Type.Optional(Type.Array(Type.String(), { description: 'Glob patterns of entry names to leave out (e.g. ["*.log"]).' })),
+    dir_path: Type.String({ description: 'Directory to list ("." for the root).' }),
+    ignore: Type.Optional(Type.Array(Type.String(), { description: 'Globs of names to leave out.' })),
     file_filtering_options: Type.Optional(
       Type.Object(
         {
-          respect_git_ignore: Type.Optional(Type.Boolean({ description: 'Leave out entries .gitignore excludes. Defaults to true.' })),
-          respect_gemini_ignore: Type.Optional(Type.Boolean({ description: 'Leave out entries .geminiignore excludes. Defaults to true.' })),
+          respect_git_ignore: Type.Optional(Type.Boolean()),
+          respect_gemini_ignore: Type.Optional(Type.Boolean()),
         },
-        { additionalProperties: false, description: 'Optional: whether to respect .gitignore and .geminiignore.' },
+        { additionalProperties: false },
       ),
     ),
   },
@@ -30,7 +30,7 @@ export const listDirectoryTool = defineTool({
   name: 'list_directory',
   kind: 'read',
   description:
-    'Lists the names of files and subdirectories directly inside a directory of the workspace (directories first, marked with a trailing "/"). Entries ignored by .gitignore are left out unless asked otherwise.',
+    'Lists a directory, subdirectories first (marked "/"), without what .gitignore ignores unless told otherwise.',
   params: Params,
   async prepare(args, env) {
     const dir = await resolveInWorkspace(env.root, args.dir_path, 'read');

@@ -15,9 +15,9 @@ export const MAX_FILE_BYTES = 20 * 1024 * 1024;
 
 const Params = Type.Object(
   {
-    file_path: Type.String({ description: 'The file to read, relative to the workspace root.' }),
-    start_line: Type.Optional(Type.Integer({ minimum: 1, description: 'Optional: the 1-based line number to start reading from.' })),
-    end_line: Type.Optional(Type.Integer({ minimum: 1, description: 'Optional: the 1-based line number to end reading at (inclusive).' })),
+    file_path: Type.String(),
+    start_line: Type.Optional(Type.Integer({ minimum: 1, description: 'First line to read (1-based).' })),
+    end_line: Type.Optional(Type.Integer({ minimum: 1, description: 'Last line to read (1-based, inclusive).' })),
   },
   { additionalProperties: false },
 );
@@ -25,7 +25,7 @@ const Params = Type.Object(
 export const readFileTool = defineTool({
   name: 'read_file',
   kind: 'read',
-  description: `Reads a text file of the workspace and returns its content. Prefer 'start_line' and 'end_line' for targeted reads of large files. At most ${MAX_LINES} lines are returned per call (lines longer than ${MAX_LINE_CHARS} characters are cut); when the file is longer, the result says which lines to read next. Binary files are detected and not shown.`,
+  description: `Reads a text file, at most ${MAX_LINES} lines (each cut at ${MAX_LINE_CHARS} characters) per call; the result says which lines to read next. Binary files are not shown.`,
   params: Params,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'read');

@@ -1,6 +1,6 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FunctionDeclaration } from '../model/wire.js';
 import { declarationOf, ToolFailure, type PreparedCall, type Tool, type ToolEnv } from './define-tool.js';
+import { checkArgs, modelSchemaOf } from './tool-schema.js';
 
 /**
  * The tool table: lookup by wire name or alias, declarations for each request, and the one place
@@ -10,7 +10,10 @@ export interface ToolRegistry {
   /** By wire name or alias; undefined when unknown. */
   get(name: string): Tool | undefined;
   names(): string[];
-  /** Fresh objects on every call: the SDK may mutate what it is given. */
+  /**
+   * What the model is told, built once and frozen (every request sends the same objects; nothing
+   * may change them between requests).
+   */
   declarations(): FunctionDeclaration[];
   /** Validate args against the tool's schema, then `tool.prepare`. Throws ToolFailure. */
   prepareCall(name: string, args: unknown, env: ToolEnv): Promise<PreparedCall>;
@@ -24,22 +27,18 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
       byName.set(n, t);
     }
   }
-  // strict: a schema keyword Ajv does not know is a bug in our own tool, caught at startup.
-  const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: false });
-  const validators = new Map<Tool, ValidateFunction>(tools.map((t) => [t, ajv.compile(t.params)]));
+  let declarations: FunctionDeclaration[] | undefined;
 
   return {
     get: (name) => byName.get(name),
     names: () => tools.map((t) => t.name),
-    declarations: () => tools.map(declarationOf),
+    declarations: () => (declarations ??= deepFreeze(tools.map(modelDeclarationOf))),
     async prepareCall(name, args, env) {
       const tool = byName.get(name);
       if (!tool) throw new ToolFailure('not_found', unknownToolMessage(name, [...byName.keys()]));
       const input = args ?? {};
-      const validate = validators.get(tool)!;
-      if (!validate(input)) {
-        throw new ToolFailure('invalid_args', `invalid arguments for ${tool.name}: ${formatAjvErrors(validate.errors ?? [])}`);
-      }
+      const problems = checkArgs(tool.params, input);
+      if (problems !== undefined) throw new ToolFailure('invalid_args', `invalid arguments for ${tool.name}: ${problems}`);
       return await tool.prepare(input as never, env);
     },
   };
@@ -76,23 +75,17 @@ export function editDistance(a: string, b: string): number {
   return prev[b.length];
 }
 
-/** Each error names the field: `/file_path must be string`, `missing required field 'content'`. */
-export function formatAjvErrors(errors: readonly ErrorObject[]): string {
-  const lines = errors.map((e) => {
-    const at = e.instancePath === '' ? '' : e.instancePath;
-    const p = e.params as Record<string, unknown>;
-    switch (e.keyword) {
-      case 'required':
-        return `missing required field '${at ? `${at.slice(1)}/` : ''}${String(p.missingProperty)}'`;
-      case 'additionalProperties':
-        return `unknown field '${at ? `${at.slice(1)}/` : ''}${String(p.additionalProperty)}'`;
-      case 'enum':
-        return `${at || '/'} must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
-      default:
-        return `${at || '/'} ${e.message ?? 'is invalid'}`;
-    }
-  });
-  return [...new Set(lines)].join('; ');
+function modelDeclarationOf(t: Tool): FunctionDeclaration {
+  const d = declarationOf(t);
+  return { ...d, parametersJsonSchema: modelSchemaOf(d.parametersJsonSchema) as Record<string, unknown> };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 export { createDefaultTools } from './default-tools.js';

@@ -8,17 +8,16 @@ import { resolveInWorkspace, type ResolvedPath } from './workspace.js';
 
 const Params = Type.Object(
   {
-    file_path: Type.String({ description: 'The file to modify, relative to the workspace root.' }),
-    instruction: Type.Optional(Type.String({ description: 'Optional: one sentence on what the change does and why (shown to reviewers).' })),
+    file_path: Type.String(),
+    instruction: Type.Optional(Type.String({ description: 'What and why, in one sentence.' })),
     old_string: Type.String({
-      description:
-        'The exact literal text to replace, unescaped, including whitespace and indentation. Include enough surrounding lines to match exactly one place unless expected_replacements says otherwise. Empty only to create a new file.',
+      description: 'Exact text to replace, unescaped, whitespace and indentation included.',
     }),
-    new_string: Type.String({ description: 'The exact literal text to put in place of old_string. Provide complete code; no placeholders like "...".' }),
+    new_string: Type.String({ description: 'Exact literal replacement: complete code, no placeholders.' }),
     expected_replacements: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'How many occurrences of old_string to replace; the call fails unless exactly this many exist. Defaults to 1.' }),
+      Type.Integer({ minimum: 1, description: 'Occurrences to replace (default 1); fails unless exactly that many exist.' }),
     ),
-    allow_multiple: Type.Optional(Type.Boolean({ description: 'If true, replace every occurrence of old_string (at least one must exist).' })),
+    allow_multiple: Type.Optional(Type.Boolean({ description: 'Replace every occurrence (at least one).' })),
   },
   { additionalProperties: false },
 );
@@ -33,7 +32,7 @@ export const replaceTool = defineTool({
   name: 'replace',
   kind: 'edit',
   description:
-    'Replaces exact text within a file. By default exactly ONE occurrence of old_string must exist; set expected_replacements to the number of occurrences to change several. The match is exact (never fuzzy): read the file first and copy old_string from it with enough context to be unique. To create a new file, give an empty old_string and the content as new_string.',
+    'Replaces exact text in a file: old_string must occur exactly once, unless expected_replacements or allow_multiple. An empty old_string creates the file.',
   params: Params,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'write');

@@ -16,10 +16,10 @@ export const MAX_SHELL_TIMEOUT_MS = 60 * 60 * 1000;
 
 const Params = Type.Object(
   {
-    command: Type.String({ minLength: 1, description: 'Exact bash command to execute, as `bash -c <command>`.' }),
-    description: Type.Optional(Type.String({ description: 'Brief description of the command for the user: what it does and why. One sentence.' })),
-    dir_path: Type.Optional(Type.String({ description: 'Optional: the directory to run the command in, relative to the workspace root. Defaults to the root.' })),
-    timeout_ms: Type.Optional(Type.Integer({ minimum: 1000, maximum: MAX_SHELL_TIMEOUT_MS, description: 'Optional: kill the command after this many milliseconds. Defaults to the run setting.' })),
+    command: Type.String({ minLength: 1, description: 'The bash command.' }),
+    description: Type.Optional(Type.String({ description: 'What and why, in one sentence.' })),
+    dir_path: Type.Optional(Type.String()),
+    timeout_ms: Type.Optional(Type.Integer({ minimum: 1000, maximum: MAX_SHELL_TIMEOUT_MS, description: 'Kill it after this many ms.' })),
   },
   { additionalProperties: false },
 );
@@ -27,7 +27,7 @@ const Params = Type.Object(
 export const runShellCommandTool = defineTool({
   name: 'run_shell_command',
   kind: 'execute',
-  description: `Runs a bash command in the workspace (\`bash -c <command>\`) and returns its combined stdout and stderr, exit code and, when killed, the signal. The command gets no input (stdin is closed) and no credentials (tokens and API keys are removed from its environment). Where the OS sandbox is on, it runs isolated: the workspace is writable but .git/, .gemini/ and .github/ are read-only, $HOME is empty, /tmp is private, the network is off unless the run allows it, and nothing outside the workspace and the system's tools is visible. On timeout everything it started is killed, and background processes do not outlive the command. Output over ${MAX_SHELL_OUTPUT_BYTES / 1024} KB keeps its beginning and end. Prefer read_file, glob and grep_search for reading and searching files.`,
+  description: `Runs \`bash -c <command>\` in the workspace, sandboxed where possible (only the workspace writable, but not .git/, .gemini/, .github/; empty $HOME; no network unless allowed); returns its output (over ${MAX_SHELL_OUTPUT_BYTES / 1024} KB: start and end), exit code and signal. Prefer the file tools to read and search.`,
   params: Params,
   async prepare(args, env) {
     const dir = await resolveInWorkspace(env.root, args.dir_path ?? '.', 'read');

@@ -7,8 +7,8 @@ import { resolveInWorkspace, type ResolvedPath } from './workspace.js';
 
 const Params = Type.Object(
   {
-    file_path: Type.String({ description: 'The file to write, relative to the workspace root. Missing parent directories are created.' }),
-    content: Type.String({ description: "The complete content to write. Provide the whole file; no placeholders like '// ... rest of code'." }),
+    file_path: Type.String(),
+    content: Type.String({ description: "The whole new content; no placeholders like '// ... rest of code'." }),
   },
   { additionalProperties: false },
 );
@@ -17,7 +17,7 @@ export const writeFileTool = defineTool({
   name: 'write_file',
   kind: 'edit',
   description:
-    "Writes the complete content to a file of the workspace, creating it and missing parent directories, or overwriting it. An existing file keeps its line endings (CRLF stays CRLF) and encoding. Best for new or small files; use 'replace' for targeted edits to large files.",
+    'Writes a whole file, creating missing directories; an existing file keeps its line endings and encoding. For small edits use replace.',
   params: Params,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'write');

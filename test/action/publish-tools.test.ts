@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addReviewCommentTool, replyTool, setLabelsTool } from '../../src/tools/github/publish-tools.js';
+import { addReviewCommentTool, createGitHubTools, replyTool, setLabelsTool } from '../../src/tools/github/publish-tools.js';
 import { createPublishRecorder } from '../../src/tools/github/recorder.js';
 import type { ToolEnv } from '../../src/tools/define-tool.js';
 
@@ -7,6 +7,18 @@ const env = (recorder?: unknown): ToolEnv => ({ root: '/tmp', secrets: [], baseE
 const ctx = { signal: new AbortController().signal };
 
 describe('GitHub recorder tools', () => {
+  // Each command is offered the recorders it publishes, and no more: every tool offered costs
+  // bytes in every request of the run (a fix publishes its commits and its final message).
+  it.each([
+    ['fix', []],
+    ['review', ['add_review_comment', 'reply']],
+    ['triage', ['set_labels', 'reply']],
+    ['question', ['reply']],
+    ['prompt', ['add_review_comment', 'set_labels', 'reply']],
+  ] as const)('offers %s the recorders %j', (command, names) => {
+    expect(createGitHubTools(command).map((t) => t.name)).toEqual(names);
+  });
+
   it('record, never post; the last set_labels wins', async () => {
     const rec = createPublishRecorder();
     await (await addReviewCommentTool.prepare({ path: 'a.ts', line: 3, start_line: 2, body: 'b', suggestion: 'x' }, env(rec))).run(ctx);

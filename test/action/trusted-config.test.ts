@@ -6,7 +6,8 @@
  */
 import { existsSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { initShellParser } from '../../src/policy/shell-split.js';
 import { createTrustedConfigSource, readHeadCommit, readTrustedConfig as readTrusted, type TrustedConfig } from '../../src/action/trusted-config.js';
 import { prepareAgent } from '../../src/core/agent.js';
 import { createDeferChannel } from '../../src/scheduler/channels.js';
@@ -44,6 +45,9 @@ function pullRequestRepo() {
   return { dir, remote: remote!, baseSha };
 }
 
+
+// Engines decide shell commands once the bash grammar is loaded (the scheduler calls prepare first).
+beforeAll(() => initShellParser());
 describe('readTrustedConfig', () => {
   it('snapshots policies, settings and context files from the base commit, not the head', async () => {
     const { dir, baseSha } = pullRequestRepo();

@@ -18,7 +18,7 @@ describe('buildSystemPrompt', () => {
       Do not commit, push or open pull requests: the workflow publishes your changes after you finish.
 
       # Rules
-      - Your tools: list_directory, read_file, glob, grep_search, write_file, replace, run_shell_command, ask_user. Paths are relative to the workspace root; stay inside it and never touch .git/.
+      - Paths are relative to the workspace root; stay inside it and never touch .git/.
       - Every call is checked against the repository's policy. A denied call is final: do not retry it or get around it with another tool; adapt, or explain in your final message.
       - If you need a decision only a maintainer can make, call ask_user with one clear question; the run pauses until they answer. Otherwise decide yourself.
       - Commands run non-interactively without secrets: no prompts, watch modes or servers left running. Prefer the project's own test and build commands from the project memory.
@@ -47,7 +47,7 @@ describe('buildSystemPrompt', () => {
       Done means: every real finding is recorded, and your final message is a short overall summary of the review.
 
       # Rules
-      - Your tools: list_directory, read_file, glob, grep_search, run_shell_command, add_review_comment, ask_user. Paths are relative to the workspace root; stay inside it and never touch .git/.
+      - Paths are relative to the workspace root; stay inside it and never touch .git/.
       - Every call is checked against the repository's policy. A denied call is final: do not retry it or get around it with another tool; adapt, or explain in your final message.
       - If you need a decision only a maintainer can make, call ask_user with one clear question; the run pauses until they answer. Otherwise decide yourself.
       - Commands run non-interactively without secrets: no prompts, watch modes or servers left running. Prefer the project's own test and build commands from the project memory.
@@ -74,7 +74,7 @@ describe('buildSystemPrompt', () => {
       Done means: the labels are set and your final message gives the reason in a few sentences.
 
       # Rules
-      - Your tools: list_directory, read_file, glob, grep_search, set_labels. Paths are relative to the workspace root; stay inside it and never touch .git/.
+      - Paths are relative to the workspace root; stay inside it and never touch .git/.
       - Every call is checked against the repository's policy. A denied call is final: do not retry it or get around it with another tool; adapt, or explain in your final message.
       - No one can answer questions during the run: make reasonable decisions and state them in your final message.
       - Never read, print or send secrets: tokens, keys, credentials, .env files.
@@ -92,7 +92,7 @@ describe('buildSystemPrompt', () => {
       Done means: one answer, grounded in the files you read (cite their paths), given with the reply tool or as your final message.
 
       # Rules
-      - Your tools: list_directory, read_file, glob, grep_search, reply. Paths are relative to the workspace root; stay inside it and never touch .git/.
+      - Paths are relative to the workspace root; stay inside it and never touch .git/.
       - Every call is checked against the repository's policy. A denied call is final: do not retry it or get around it with another tool; adapt, or explain in your final message.
       - No one can answer questions during the run: make reasonable decisions and state them in your final message.
       - Never read, print or send secrets: tokens, keys, credentials, .env files.
@@ -118,7 +118,7 @@ describe('buildSystemPrompt', () => {
       Plan mode: this run is read-only. Do not edit files or run commands that change anything; your final message is the plan.
 
       # Rules
-      - Your tools: list_directory, read_file, glob, grep_search, write_file, replace, run_shell_command, ask_user. Paths are relative to the workspace root; stay inside it and never touch .git/.
+      - Paths are relative to the workspace root; stay inside it and never touch .git/.
       - Every call is checked against the repository's policy. A denied call is final: do not retry it or get around it with another tool; adapt, or explain in your final message.
       - If you need a decision only a maintainer can make, call ask_user with one clear question; the run pauses until they answer. Otherwise decide yourself.
       - Commands run non-interactively without secrets: no prompts, watch modes or servers left running. Prefer the project's own test and build commands from the project memory.

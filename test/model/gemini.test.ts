@@ -66,6 +66,14 @@ describe('createGeminiClient over the real SDK', () => {
     expect(req.body.generationConfig).toMatchObject({ maxOutputTokens: 321, thinkingConfig: { includeThoughts: true } });
   });
 
+  it('sends a function calling mode as toolConfig.functionCallingConfig, and none without tools', async () => {
+    await collect([reply([text('ok')])], { toolConfig: { mode: 'ANY', allowedFunctionNames: ['read_file'] } });
+    expect((fake!.requests[0].body as Record<string, unknown>).toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['read_file'] } });
+    await fake!.close();
+    await collect([reply([text('ok')])], { tools: [], toolConfig: { mode: 'NONE' } });
+    expect((fake!.requests[0].body as Record<string, unknown>).toolConfig).toBeUndefined();
+  });
+
   it('sends no tools field when there are no declarations', async () => {
     await collect([reply([text('ok')])], { tools: [] });
     expect(fake!.requests[0].body.tools).toBeUndefined();

@@ -66,6 +66,7 @@ describe('prefixMatches', () => {
     ['ls *', 'A=1 ls * x', ['A=1'], false, [false, false, false]],
   ])('%j against %j (assignments %j, environment changed %s): allow/deny/ask_user %j', (prefix, text, assignments, changed, want) => {
     const p = part(text, assignments);
-    expect([prefixMatches(prefix, p, 'allow', changed), prefixMatches(prefix, p, 'deny', changed), prefixMatches(prefix, p, 'ask_user', changed)]).toEqual(want);
+    const c = parseCommandPrefix(prefix);
+    expect([prefixMatches(c, p, 'allow', changed), prefixMatches(c, p, 'deny', changed), prefixMatches(c, p, 'ask_user', changed)]).toEqual(want);
   });
 });

@@ -3,7 +3,8 @@
  * `agent-action policy check`: which rule (name, file, line, tier, final priority), which
  * sub-command, and which guard turned the rule's decision into another. One row per path.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { initShellParser } from '../../src/policy/shell-split.js';
 import { loadPolicy } from '../../src/policy/load.js';
 import type { ApprovalMode, Decision, PolicyContext, PolicyQuery, PolicyVerdict, RuleRef } from '../../src/policy/types.js';
 
@@ -16,6 +17,9 @@ const ref = (decision: Decision, priority = 4.1, line = 1): RuleRef => ({ source
 const SHELL_ALLOW = rule('toolName = "run_shell_command"');
 const by = (decision: string, priority = '4.100', line = 1) => `${decision} by rule at user.toml:${line} (user tier, priority ${priority})`;
 
+
+// Engines decide shell commands once the bash grammar is loaded (the scheduler calls prepare first).
+beforeAll(() => initShellParser());
 describe('verdict reasons', () => {
   it.each<[string, string, PolicyContext, PolicyQuery, ApprovalMode, PolicyVerdict]>([
     ['a named rule', rule('name = "tests"\ntoolName = "run_shell_command"\ncommandPrefix = "npm test"'), 'action', shell('npm test'), 'default',

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPolicy } from '../../src/policy/load.js';
+import { initShellParser } from '../../src/policy/shell-split.js';
 import type { ApprovalMode, Decision, PolicyQuery, TierName } from '../../src/policy/types.js';
 import { createGeminiDecider, GEMINI_BUNDLE } from '../support/gemini-policy-engine.js';
 
@@ -155,6 +156,9 @@ const CONTEXTS = ['interactive', 'headless'] as const;
 let dir: string;
 let workspace: string;
 let sets: Array<[string, Partial<Record<TierName, string[]>>]>;
+
+// What engine.prepare does for a shell call, once for the file.
+beforeAll(() => initShellParser());
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'gemini-parity-'));

@@ -178,6 +178,7 @@ export function createTablePolicy(table: Record<string, Decision>, fallback: Dec
     get added() {
       return added;
     },
+    prepare: async () => {},
     decide(query: PolicyQuery, _mode: ApprovalMode): PolicyVerdict {
       queries.push(query);
       if (added.some((r) => r.toolName === query.toolName)) {

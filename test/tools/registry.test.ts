@@ -51,10 +51,37 @@ describe('tool registry', () => {
     expect(() => createToolRegistry([t, { ...t, aliases: ['y'] }])).toThrow(/registered twice/);
   });
 
-  it('builds fresh declarations per request', () => {
+  it('sends the same declarations with every request, and nothing can change them in between', () => {
     const a = registry.declarations();
-    (a[0].parametersJsonSchema as { type: string }).type = 'mutated';
+    expect(() => ((a[0].parametersJsonSchema as { type: string }).type = 'mutated')).toThrow(TypeError);
+    expect(() => ((a[0].parametersJsonSchema.properties as Record<string, { type: string }>).dir_path!.type = 'number')).toThrow(TypeError);
     expect(registry.declarations()[0].parametersJsonSchema.type).toBe('object');
+    expect(registry.declarations()).toBe(a);
+  });
+
+  it('shows the model the schema without what only validation reads, and still validates it all', async () => {
+    const t = defineTool({
+      name: 'x',
+      kind: 'read',
+      description: 'd',
+      params: Type.Object(
+        { side: Type.Optional(Type.Union([Type.Literal('LEFT'), Type.Literal('RIGHT')], { default: 'RIGHT' })), body: Type.String({ minLength: 1, maxLength: 5 }) },
+        { additionalProperties: false },
+      ),
+      prepare: () => ({ title: 't', paths: [], policyArgs: {}, run: async () => ({ forModel: 'x' }) }),
+    });
+    const r = createToolRegistry([t]);
+    expect(r.declarations()[0]!.parametersJsonSchema).toEqual({
+      type: 'object',
+      // Every tool also gets Gemini CLI's wait_for_previous (the scheduler reads it).
+      properties: { side: { type: 'string', enum: ['LEFT', 'RIGHT'] }, body: { type: 'string' }, wait_for_previous: expect.objectContaining({ type: 'boolean' }) },
+      required: ['body'],
+    });
+    const env = makeEnv(createRepo().dir);
+    await expect(r.prepareCall('x', { body: '' }, env)).rejects.toMatchObject({ code: 'invalid_args', message: expect.stringContaining('/body must NOT have fewer than 1 characters') });
+    await expect(r.prepareCall('x', { body: 'abcdef' }, env)).rejects.toMatchObject({ code: 'invalid_args', message: expect.stringContaining('/body must NOT have more than 5 characters') });
+    await expect(r.prepareCall('x', { body: 'a', side: 'UP' }, env)).rejects.toMatchObject({ code: 'invalid_args', message: expect.stringContaining('/side') });
+    await expect(r.prepareCall('x', { body: 'a', extra: 1 }, env)).rejects.toMatchObject({ code: 'invalid_args', message: expect.stringContaining("unknown field 'extra'") });
   });
 
   it('edit distance and suggestions', () => {

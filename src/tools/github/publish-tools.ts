@@ -15,12 +15,12 @@ const needRecorder = (value: unknown): PublishRecorder => {
 
 const ReviewParams = Type.Object(
   {
-    path: Type.String({ description: 'File path relative to the repository root, as it appears in the pull request diff.' }),
-    line: Type.Integer({ minimum: 1, description: 'The line the comment is about (the last line of a range), numbered in the new version of the file (or the old one when side is LEFT).' }),
-    side: Type.Optional(Type.Union([Type.Literal('LEFT'), Type.Literal('RIGHT')], { description: 'RIGHT (default): the new version; LEFT: a deleted line of the old version.' })),
-    start_line: Type.Optional(Type.Integer({ minimum: 1, description: 'First line of a multi-line comment; must not be after line.' })),
-    body: Type.String({ minLength: 1, description: 'The review comment, in GitHub Markdown.' }),
-    suggestion: Type.Optional(Type.String({ description: 'Replacement text for lines start_line..line: shown as a suggestion the author can apply with one click.' })),
+    path: Type.String({ description: 'File path as in the diff.' }),
+    line: Type.Integer({ minimum: 1, description: 'Line commented on (the last of a range), in the new version (the old one with side LEFT).' }),
+    side: Type.Optional(Type.Union([Type.Literal('LEFT'), Type.Literal('RIGHT')], { description: 'RIGHT (default): new version; LEFT: a deleted line.' })),
+    start_line: Type.Optional(Type.Integer({ minimum: 1, description: 'First line of a range.' })),
+    body: Type.String({ minLength: 1, description: 'The comment (Markdown).' }),
+    suggestion: Type.Optional(Type.String({ description: 'Replacement for lines start_line..line, as a one-click suggestion.' })),
   },
   { additionalProperties: false },
 );
@@ -29,7 +29,7 @@ export const addReviewCommentTool = defineTool({
   name: 'add_review_comment',
   kind: 'other',
   description:
-    `Records an inline comment for the pull request review that is published when the run ends (at most ${PUBLISH_LIMITS.reviewComments} per run). Only lines inside the diff can hold inline comments; other findings are moved into the review body. Use suggestion to propose replacement code for the commented lines.`,
+    `Records an inline comment for the review published when the run ends (at most ${PUBLISH_LIMITS.reviewComments}). Only lines in the diff can hold one; others go to the review body.`,
   params: ReviewParams,
   prepare(args, env) {
     const recorder = needRecorder(env.recorder);
@@ -51,14 +51,14 @@ export const addReviewCommentTool = defineTool({
 });
 
 const LabelParams = Type.Object(
-  { labels: Type.Array(Type.String({ minLength: 1 }), { description: 'The labels the issue or pull request should carry, chosen from the labels you may apply (listed in the task context). Replaces an earlier call.' }) },
+  { labels: Type.Array(Type.String({ minLength: 1 }), { description: 'Label names; replaces an earlier call.' }) },
   { additionalProperties: false },
 );
 
 export const setLabelsTool = defineTool({
   name: 'set_labels',
   kind: 'other',
-  description: `Records the labels to add to this issue or pull request when the run ends (at most ${PUBLISH_LIMITS.labels}). Only labels on the list of labels you may apply are applied; others are dropped and reported.`,
+  description: `Records the labels for this issue or pull request, applied when the run ends (at most ${PUBLISH_LIMITS.labels}); only labels you may apply (listed in the task context) are.`,
   params: LabelParams,
   prepare(args, env) {
     const recorder = needRecorder(env.recorder);
@@ -78,12 +78,12 @@ export const setLabelsTool = defineTool({
   },
 });
 
-const ReplyParams = Type.Object({ body: Type.String({ minLength: 1, description: 'The reply, in GitHub Markdown.' }) }, { additionalProperties: false });
+const ReplyParams = Type.Object({ body: Type.String({ minLength: 1, description: 'The comment (Markdown).' }) }, { additionalProperties: false });
 
 export const replyTool = defineTool({
   name: 'reply',
   kind: 'other',
-  description: `Records a comment to post in the issue or pull request thread when the run ends: the answer to a question, or a note for the maintainers. At most ${PUBLISH_LIMITS.replies} per run; @mentions are shown but notify no one.`,
+  description: `Records a comment to post in the thread when the run ends: an answer, or a note for the maintainers (at most ${PUBLISH_LIMITS.replies}; @mentions notify no one).`,
   params: ReplyParams,
   prepare(args, env) {
     const recorder = needRecorder(env.recorder);
@@ -100,5 +100,22 @@ export const replyTool = defineTool({
   },
 });
 
-/** The recorders, for AgentOptions.extraTools. */
-export const createGitHubTools = (): Tool[] => [addReviewCommentTool, setLabelsTool, replyTool] as unknown as Tool[];
+/** The commands the action runs, as far as the recorders care. */
+export type PublishingCommand = 'fix' | 'review' | 'triage' | 'question' | 'prompt';
+
+/**
+ * The recorders a command has use for, for AgentOptions.extraTools: a review records inline
+ * comments, a triage labels, a question replies; a fix publishes its commits and its final message,
+ * so it records nothing; a free prompt may do any of it. Fewer tools, a shorter request every turn.
+ */
+export function createGitHubTools(command: PublishingCommand = 'prompt'): Tool[] {
+  const all = { add_review_comment: addReviewCommentTool, set_labels: setLabelsTool, reply: replyTool } as unknown as Record<string, Tool>;
+  const names: Record<PublishingCommand, string[]> = {
+    fix: [],
+    review: ['add_review_comment', 'reply'],
+    triage: ['set_labels', 'reply'],
+    question: ['reply'],
+    prompt: ['add_review_comment', 'set_labels', 'reply'],
+  };
+  return names[command].map((n) => all[n]!);
+}

@@ -4,9 +4,8 @@
  * a draft it does not speak) is not a reason to lose the tool; it goes unchecked here and the
  * server checks its own input. A schema that compiles is enforced.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { jsonSchemaValidator, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import { formatAjvErrors } from '../registry.js';
 
 export type SchemaCheck = (value: unknown) => string | undefined;
 
@@ -38,4 +37,23 @@ export function createLenientValidator(): jsonSchemaValidator {
       };
     },
   };
+}
+
+/** Each error names the field: `/query must be string`, `missing required field 'repo'` (as our own tools say it). */
+function formatAjvErrors(errors: readonly ErrorObject[]): string {
+  const lines = errors.map((e) => {
+    const at = e.instancePath;
+    const p = e.params as Record<string, unknown>;
+    switch (e.keyword) {
+      case 'required':
+        return `missing required field '${at ? `${at.slice(1)}/` : ''}${String(p.missingProperty)}'`;
+      case 'additionalProperties':
+        return `unknown field '${at ? `${at.slice(1)}/` : ''}${String(p.additionalProperty)}'`;
+      case 'enum':
+        return `${at || '/'} must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+      default:
+        return `${at || '/'} ${e.message ?? 'is invalid'}`;
+    }
+  });
+  return [...new Set(lines)].join('; ');
 }

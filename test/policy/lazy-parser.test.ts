@@ -1,0 +1,25 @@
+// The bash grammar (web-tree-sitter, ~1.5 MB of WebAssembly) loads with the first shell command a
+// policy engine is prepared for, not with the policy: a run that never runs a command, `policy
+// check` on another tool, `--version` never pay for it. A file of its own: the grammar is loaded
+// once per process, and this file must see a process where it is not loaded yet.
+import { describe, expect, it } from 'vitest';
+import { loadPolicy } from '../../src/policy/load.js';
+
+const TOML = '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "git status"\ndecision = "allow"\npriority = 10\n[[rule]]\ntoolName = "read_file"\ndecision = "allow"\npriority = 10\n';
+
+describe('the bash grammar loads lazily', () => {
+  it('a policy loads and decides other tools without it; a shell command is denied until the engine is prepared for it, then decided', async () => {
+    const engine = await loadPolicy({ context: 'interactive', useBuiltinDefaults: false, tiers: { user: [{ inline: TOML, label: 'p.toml' }] } });
+    const read = { toolName: 'read_file', args: { file_path: 'a.ts' } };
+    await engine.prepare(read);
+    expect(engine.decide(read, 'default').decision).toBe('allow');
+
+    const shell = { toolName: 'run_shell_command', args: { command: 'git status' } };
+    // Fails closed, and says why, when a caller skips prepare.
+    const unprepared = engine.decide(shell, 'default');
+    expect(unprepared.decision).toBe('deny');
+    expect(unprepared.reason).toContain('the bash grammar is not loaded');
+    await engine.prepare(shell);
+    expect(engine.decide(shell, 'default')).toMatchObject({ decision: 'allow', rule: { source: 'p.toml', line: 1 } });
+  });
+});
