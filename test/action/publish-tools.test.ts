@@ -11,7 +11,7 @@ describe('GitHub recorder tools', () => {
   // bytes in every request of the run (a fix publishes its commits and its final message).
   it.each([
     ['fix', []],
-    ['review', ['add_review_comment', 'reply']],
+    ['review', ['add_review_comment', 'set_labels', 'reply']],
     ['triage', ['set_labels', 'reply']],
     ['question', ['reply']],
     ['prompt', ['add_review_comment', 'set_labels', 'reply']],

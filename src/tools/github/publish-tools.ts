@@ -105,14 +105,14 @@ export type PublishingCommand = 'fix' | 'review' | 'triage' | 'question' | 'prom
 
 /**
  * The recorders a command has use for, for AgentOptions.extraTools: a review records inline
- * comments, a triage labels, a question replies; a fix publishes its commits and its final message,
+ * comments and may label the pull request (from the allow-list), a triage labels, a question replies; a fix publishes its commits and its final message,
  * so it records nothing; a free prompt may do any of it. Fewer tools, a shorter request every turn.
  */
 export function createGitHubTools(command: PublishingCommand = 'prompt'): Tool[] {
   const all = { add_review_comment: addReviewCommentTool, set_labels: setLabelsTool, reply: replyTool } as unknown as Record<string, Tool>;
   const names: Record<PublishingCommand, string[]> = {
     fix: [],
-    review: ['add_review_comment', 'reply'],
+    review: ['add_review_comment', 'set_labels', 'reply'],
     triage: ['set_labels', 'reply'],
     question: ['reply'],
     prompt: ['add_review_comment', 'set_labels', 'reply'],

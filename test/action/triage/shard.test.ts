@@ -268,6 +268,7 @@ describe('triage without a matrix (schedule, no mode)', () => {
     const { result } = await runAction(face);
 
     expect(result.summary).toBe('triaged 2 of 2 issue(s); 0 skipped; 0 failed');
-    expect(bot().map((c) => c.issue_number)).toEqual([2, 1, 2]);
+    // Two issues at once (triage-concurrency 2): which marker lands first is not fixed.
+    expect(bot().map((c) => c.issue_number).sort()).toEqual([1, 2, 2]);
   });
 });
