@@ -93,9 +93,13 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
     await progress.finish(result, base.sandbox.note);
     throw e;
   } finally {
-    // MCP servers and hooks end with the run, before their trusted .gemini/ snapshot goes.
-    await ctx.dispose?.();
-    await trusted.dispose();
+    // MCP servers and hooks end with the run, before their trusted .gemini/ snapshot goes (which goes
+    // even when they fail to stop).
+    try {
+      await ctx.dispose?.();
+    } finally {
+      await trusted.dispose();
+    }
   }
   await progress.finish(result, base.sandbox.note);
   return result;

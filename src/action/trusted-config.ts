@@ -7,7 +7,8 @@
  * Which commit: a pull request's base; otherwise the commit the run started on (HEAD before any
  * agent change). A resumed run reads the commit its session recorded. The files are copied into a
  * temporary directory, which becomes the memory root and the workspace policy folder, and is
- * removed when the run ends.
+ * removed when the run ends: createTrustedConfigSource owns every such directory and its dispose()
+ * removes them all, a failed read's too.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -37,8 +38,11 @@ export interface TrustedConfigOptions {
   contextFileNames: readonly string[];
   /** Where to fetch the commit from when the checkout lacks it (shallow clones). */
   remote?: GitRemote;
-  /** The directory to fill (a new temporary one by default). */
-  into?: string;
+  /**
+   * The directory to fill, owned by the caller, who removes it (createTrustedConfigSource does, when
+   * the run ends). Never made here: a snapshot nobody owns outlives the run on the runner's disk.
+   */
+  into: string;
 }
 
 /** Per file: largest size read from the commit. Context files are small; this bounds a hostile one. */
@@ -67,7 +71,7 @@ export async function readTrustedConfig(o: TrustedConfigOptions): Promise<Truste
   const listing = await runGit(workspace, ['ls-tree', '-r', '-z', '--full-tree', '-l', commit]);
   if (listing.code !== 0) throw new AgentError('general', `could not list the commit ${commit}: ${listing.stderr.trim()}`);
   const names = new Set(o.contextFileNames.length ? o.contextFileNames : ['GEMINI.md']);
-  const root = o.into ?? (await mkdtemp(join(tmpdir(), 'agent-action-trusted-')));
+  const root = o.into;
   for (const entry of listing.stdout.toString('utf8').split('\0')) {
     // "<mode> blob <sha> <size>\t<path>"
     const m = /^(\d+) blob ([0-9a-f]+)\s+(\d+)\t(.+)$/s.exec(entry);
@@ -121,6 +125,10 @@ export function createTrustedConfigSource(o: TrustedSourceOptions): TrustedConfi
       return read.get(key)!;
     },
     async dispose() {
+      // A read still in flight (a run that failed or was cancelled mid-read) has made its directory or
+      // is about to: wait for it, so that directory goes too.
+      await Promise.allSettled(read.values());
+      read.clear();
       await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
     },
   };

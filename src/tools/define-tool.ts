@@ -1,5 +1,6 @@
 import type { Static, TSchema } from 'typebox';
 import type { Sandbox } from '../sandbox/types.js';
+import type { StartTimer } from './process-group.js';
 
 /** An edit runs alone, in order; calls of other kinds run together unless the model sets `wait_for_previous`. */
 export type ToolKind = 'read' | 'search' | 'edit' | 'execute' | 'other';
@@ -132,6 +133,8 @@ export interface ToolEnv {
   shellTimeoutMs: number;
   /** Between SIGTERM and SIGKILL when a command is stopped (default 2 s; tests shorten it). */
   shellGraceMs?: number;
+  /** Starts the shell's timeout and grace timers (real timers when absent; tests fire them on an event). */
+  shellTimer?: StartTimer;
   /** Where commands run (sandbox/). Absent: an `auto` sandbox from process.env (tests, library use). */
   sandbox?: Sandbox;
   /** Called with a directory the agent just read or listed; returns memory text to append, once per dir. */

@@ -7,8 +7,18 @@ import type { ConfinedProcess } from '../sandbox/types.js';
  * grace period. Killing only bash would leave `npm test`'s workers running and holding the output
  * pipe open. In the sandbox the PID namespace also takes what left the group (`setsid`).
  */
+/** Calls `fire` after `ms` unless the returned cancel runs first. */
+export type StartTimer = (ms: number, fire: () => void) => () => void;
+
+export const startRealTimer: StartTimer = (ms, fire) => {
+  const t = setTimeout(fire, ms);
+  return () => clearTimeout(t);
+};
+
 export interface RunOptions {
   timeoutMs: number;
+  /** The timeout and grace timers (real ones by default; tests fire them on an event instead). */
+  startTimer?: StartTimer;
   signal: AbortSignal;
   /** Output beyond this keeps its head and tail; the middle is dropped and counted. */
   maxOutputBytes: number;
@@ -35,22 +45,23 @@ export async function runToCompletion(proc: ConfinedProcess, o: RunOptions): Pro
   const capture = createHeadTailCapture(o.maxOutputBytes);
   let timedOut = false;
   let aborted = false;
-  let killTimer: NodeJS.Timeout | undefined;
+  let cancelKill: (() => void) | undefined;
   const graceMs = o.graceMs ?? 2000;
+  const startTimer = o.startTimer ?? startRealTimer;
 
   const stop = () => {
-    if (killTimer) return;
+    if (cancelKill) return;
     proc.terminate();
-    killTimer = setTimeout(() => proc.kill(), graceMs);
+    cancelKill = startTimer(graceMs, () => proc.kill());
   };
   const onAbort = () => {
     aborted = true;
     stop();
   };
-  const timer = setTimeout(() => {
+  const cancelTimeout = startTimer(o.timeoutMs, () => {
     timedOut = true;
     stop();
-  }, o.timeoutMs);
+  });
   if (o.signal.aborted) onAbort();
   else o.signal.addEventListener('abort', onAbort, { once: true });
 
@@ -66,8 +77,8 @@ export async function runToCompletion(proc: ConfinedProcess, o: RunOptions): Pro
     if (proc.hasStragglers()) stop();
   });
   const status = await proc.closed;
-  clearTimeout(timer);
-  if (killTimer) clearTimeout(killTimer);
+  cancelTimeout();
+  cancelKill?.();
   // Stragglers that ignored SIGTERM: the grace timer was cleared, so make sure here.
   proc.kill();
   o.signal.removeEventListener('abort', onAbort);

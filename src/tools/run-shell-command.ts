@@ -47,6 +47,7 @@ export const runShellCommandTool = defineTool({
             signal,
             maxOutputBytes: MAX_SHELL_OUTPUT_BYTES,
             graceMs: env.shellGraceMs,
+            startTimer: env.shellTimer,
             onOutput: onProgress ? (c) => onProgress(redactSecrets(c, env.secrets)) : undefined,
           });
           return shellOutput(args.command, dir.rel, result, timeoutMs, env.secrets);

@@ -4,7 +4,7 @@
  * repositories; the agent is prepared for real (policy engine and memory) from the snapshot, as
  * run-task.ts does.
  */
-import { existsSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initShellParser } from '../../src/policy/shell-split.js';
@@ -14,7 +14,7 @@ import { createDeferChannel } from '../../src/scheduler/channels.js';
 import { createRepo, git, makeTempDir, writeFiles } from '../support/git-repo.js';
 
 const readTrustedConfig = (workspace: string, commit: string, contextFileNames: string[], remote?: string) =>
-  readTrusted({ workspace, commit, contextFileNames, ...(remote ? { remote: { url: remote } } : {}) });
+  readTrusted({ workspace, commit, contextFileNames, into: makeTempDir('agent-action-snapshot-'), ...(remote ? { remote: { url: remote } } : {}) });
 
 const BASE_POLICY = '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "make check"\ndecision = "allow"\npriority = 100\n';
 const HEAD_POLICY = '[[rule]]\ntoolName = "*"\ndecision = "allow"\npriority = 999\n';
@@ -157,6 +157,33 @@ describe('trusted configuration of a run (createTrustedConfigSource)', () => {
     expect(cfg.fromCommit).toBe(recorded);
     expect(readFileSync(join(cfg.policyDir, 'team.toml'), 'utf8')).toBe(BASE_POLICY);
     await source.dispose();
+  });
+
+  it('dispose removes every snapshot the run made: a finished read, a failed one, and one still in flight', async () => {
+    const { dir } = createRepo({ 'GEMINI.md': 'Start memory.\n', '.gemini/policies/team.toml': BASE_POLICY });
+    const start = git(dir, 'rev-parse', 'HEAD');
+    writeFiles(dir, { 'GEMINI.md': 'Later memory.\n' });
+    git(dir, 'commit', '-qam', 'later');
+    const later = git(dir, 'rev-parse', 'HEAD');
+    // The source's snapshots go to os.tmpdir(): point it at a folder of this test's own to count them.
+    const own = makeTempDir('agent-action-tmpdir-');
+    const outer = process.env.TMPDIR;
+    process.env.TMPDIR = own;
+    try {
+      const source = createTrustedConfigSource({ workspace: dir, startCommit: start, contextFileNames: ['GEMINI.md'] });
+      const cfg = await source.read();
+      await expect(source.read('0'.repeat(40))).rejects.toThrow(/could not fetch the commit 0{40}/);
+      expect(readdirSync(own).filter((n) => n.startsWith('agent-action-trusted-'))).toHaveLength(2);
+      // The run ends while a read is still copying files: that snapshot goes too, not after the run.
+      const inFlight = source.read(later);
+      await source.dispose();
+      await inFlight;
+      expect(existsSync(cfg.memoryRoot)).toBe(false);
+      expect(readdirSync(own)).toEqual([]);
+    } finally {
+      if (outer === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = outer;
+    }
   });
 
   it('a workspace without a commit has no repository configuration at all (never the work tree)', async () => {

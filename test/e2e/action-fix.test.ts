@@ -4,11 +4,10 @@
  * origin. Assertions are on what the fakes recorded and on the origin's git state.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, reply, startFakeGemini, text, usage, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { asUser, BUNDLE, createWorkspace, examplePayload, readCommit, refsOf, retarget, runAction } from '../support/e2e-runner.js';
+import { assertBundle, asUser, closeAll, createWorkspace, examplePayload, readCommit, refsOf, retarget, runAction } from '../support/e2e-runner.js';
 
 const BUGGY = 'export function add(a, b) {\n  return a - b;\n}\n';
 const FIXED = 'export function add(a, b) {\n  return a + b;\n}\n';
@@ -17,13 +16,8 @@ const API_KEY = 'AIza-e2e-fix-key-000000';
 
 let gh: FakeGitHub;
 let gemini: FakeGemini;
-beforeAll(() => {
-  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` first`);
-});
-afterEach(async () => {
-  await gh?.close();
-  await gemini?.close();
-});
+beforeAll(() => assertBundle());
+afterEach(() => closeAll(gh, gemini));
 
 /** A real issue_comment.created payload, pointed at the fake's thread, comment and commenter. */
 function commentPayload(thread: number, commentId: number, body: string, login: string, isPullRequest: boolean) {

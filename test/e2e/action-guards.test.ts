@@ -3,21 +3,15 @@
  * input. Both checked on what the fakes recorded and on the origin's refs.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { asUser, BUNDLE, createWorkspace, examplePayload, refsOf, retarget, runAction } from '../support/e2e-runner.js';
+import { assertBundle, asUser, closeAll, createWorkspace, examplePayload, refsOf, retarget, runAction } from '../support/e2e-runner.js';
 
 let gh: FakeGitHub;
 let gemini: FakeGemini;
-beforeAll(() => {
-  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` first`);
-});
-afterEach(async () => {
-  await gh?.close();
-  await gemini?.close();
-});
+beforeAll(() => assertBundle());
+afterEach(() => closeAll(gh, gemini));
 
 const refsIn = (gitDir: string) => execFileSync('git', ['--git-dir', gitDir, 'for-each-ref', '--format=%(refname) %(objectname)'], { encoding: 'utf8' });
 

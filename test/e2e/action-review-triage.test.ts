@@ -3,11 +3,10 @@
  * real issues.opened payload, the fake GitHub and the fake Gemini over loopback, a real clone.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { diffLines, startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { asUser, BUNDLE, createWorkspace, examplePayload, refsOf, retarget, runAction } from '../support/e2e-runner.js';
+import { assertBundle, asUser, closeAll, createWorkspace, examplePayload, refsOf, retarget, runAction } from '../support/e2e-runner.js';
 
 const MATH = 'export function add(a, b) {\n  return a + b;\n}\n';
 const WITH_MUL = `${MATH}\nexport function mul(a, b) {\n  return a * b + 0;\n}\n`;
@@ -16,13 +15,8 @@ const INPUTS = { 'gemini-api-key': 'AIza-e2e-review-key-0000' };
 
 let gh: FakeGitHub;
 let gemini: FakeGemini;
-beforeAll(() => {
-  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` first`);
-});
-afterEach(async () => {
-  await gh?.close();
-  await gemini?.close();
-});
+beforeAll(() => assertBundle());
+afterEach(() => closeAll(gh, gemini));
 
 /** The file's patch as GitHub's pulls/files gives it: the hunks of `git diff base head -- file`. */
 function patchOf(gitDir: string, base: string, head: string, file: string): string {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, fault, reply, text } from '../support/fake-gemini.js';
 import { runAction } from '../support/e2e-runner.js';
+import { makeTempDir } from '../support/git-repo.js';
 import {
   ALLOW_PREP,
   API_KEY,
@@ -59,7 +60,9 @@ describe('the bundled action: a run that dies is continued', () => {
       workspace: t.ws.dir,
       bundle: bundlePath(),
       inputs: { 'gemini-api-key': API_KEY, 'gemini-base-url': t.gemini.baseUrl, policy: ALLOW_PREP },
-      env: { GITHUB_API_URL: t.gh.url, AGENT_ACTION_CHECKPOINT_SECONDS: '0' },
+      // A killed runner leaves its temporary files (the trusted snapshot) behind, as on a runner whose
+      // job is cancelled: its TMPDIR is a test directory, removed after the file.
+      env: { GITHUB_API_URL: t.gh.url, AGENT_ACTION_CHECKPOINT_SECONDS: '0', TMPDIR: makeTempDir('agent-action-killed-tmp-') },
       kill: death.signal,
     });
     expect(first.code, logOf(first)).toBeNull(); // killed, not exited

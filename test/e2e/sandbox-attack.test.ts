@@ -11,7 +11,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { processAlive } from '../../src/sandbox/check.js';
 import { call, reply, startFakeGemini, text, usage, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { asUser, BUNDLE, createWorkspace, examplePayload, refsOf, retarget, runAction } from '../support/e2e-runner.js';
+import { assertBundle, asUser, closeAll, createWorkspace, examplePayload, refsOf, retarget, runAction } from '../support/e2e-runner.js';
 
 const API_KEY = 'AIza-e2e-sandbox-key-00000000001';
 /** What e2e-runner's runner environment gives the action as github-token. */
@@ -20,13 +20,8 @@ const CHECKOUT_HEADER = 'AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX2NoZWNrb3
 
 let gh: FakeGitHub;
 let gemini: FakeGemini;
-beforeAll(() => {
-  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` first`);
-});
-afterEach(async () => {
-  await gh?.close();
-  await gemini?.close();
-});
+beforeAll(() => assertBundle());
+afterEach(() => closeAll(gh, gemini));
 
 const reverse = (s: string) => s.split('').reverse().join('');
 

@@ -14,7 +14,7 @@ import { createSandbox } from '../../src/sandbox/sandbox.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import type { ToolEnv, ToolOutput } from '../../src/tools/define-tool.js';
 import { createRepo, git, makeTempDir } from '../support/git-repo.js';
-import { call, makeEnv, prepare } from '../tools/helpers.js';
+import { call, makeEnv, prepare, startShellWithManualTimer } from '../tools/helpers.js';
 
 const CREDENTIAL = 'AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX3NhbmRib3h0ZXN0';
 const SECRET = 'ghs_sandboxTestSecret0000000000000001';
@@ -205,7 +205,11 @@ describe('inside the sandbox: every process ends with the call', () => {
   it('a timeout kills the command and what it started, in and out of its group', async () => {
     const dir = checkout();
     const m = marker();
-    const out = await shell(envFor(dir, { shellTimeoutMs: 500 }), `${escape(m)}; bash -c 'sleep ${m}' & wait`);
+    const { timer, running, printed } = await startShellWithManualTimer(envFor(dir, { shellTimeoutMs: 500 }), `${escape(m)}; bash -c 'sleep ${m}' & wait`);
+    // The timeout fires once the escape is done (an event), not after 500 ms of wall clock.
+    await printed('escaped');
+    timer.fire(500);
+    const out = await running;
     expect(out.error?.code).toBe('timeout');
     expect(out.forModel).toContain('Signal: SIGTERM');
     expect(await processAlive(m)).toBe(false);
@@ -213,7 +217,13 @@ describe('inside the sandbox: every process ends with the call', () => {
 
   it('a command that ignores SIGTERM is killed after the grace period', async () => {
     const dir = checkout();
-    const out = await shell(envFor(dir, { shellTimeoutMs: 300, shellGraceMs: 100 }), "trap '' TERM; echo started; while :; do sleep 0.05; done");
+    const { timer, running, printed } = await startShellWithManualTimer(envFor(dir, { shellTimeoutMs: 300, shellGraceMs: 100 }), "trap '' TERM; echo started; while :; do sleep 0.05; done");
+    await printed('started');
+    timer.fire(300);
+    // SIGTERM was ignored: the grace timer is what ends it (without escalation, the call never ends).
+    await timer.until(100);
+    timer.fire(100);
+    const out = await running;
     expect(out.error?.code).toBe('timeout');
     expect(out.forModel).toContain('started');
     expect(out.forModel).toContain('Signal: SIGKILL');

@@ -6,21 +6,15 @@
  * gets 50 s before the child is killed; the linear versions need a small fraction of it, the
  * backtracking ones hours and minutes.
  */
-import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { asUser, BUNDLE, createWorkspace, examplePayload, retarget, runAction } from '../support/e2e-runner.js';
+import { assertBundle, asUser, closeAll, createWorkspace, examplePayload, retarget, runAction } from '../support/e2e-runner.js';
 
 let gh: FakeGitHub;
 let gemini: FakeGemini;
-beforeAll(() => {
-  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` first`);
-});
-afterEach(async () => {
-  await gh?.close();
-  await gemini?.close();
-});
+beforeAll(() => assertBundle());
+afterEach(() => closeAll(gh, gemini));
 
 const INPUTS = { 'gemini-api-key': 'AIza-e2e-hostile-0000' };
 

@@ -16,7 +16,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { processAlive } from '../../src/sandbox/check.js';
-import { call, reply, text } from '../support/fake-gemini.js';
+import { call, gated, reply, text } from '../support/fake-gemini.js';
 import { assertBundle, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
 
 let h: Hostile | undefined;
@@ -57,6 +57,14 @@ describe('escaping the call', () => {
     const abstractConnections = await listenUnix(`\0agent-action-canary-${tag}`);
     const ghPort = portOf(h.gh.url);
     const geminiPort = portOf(h.gemini.baseUrl);
+    // Each of the first call's background processes, by a number only its command line holds.
+    const markers = [`9${tag}`, `91${tag}`, `92${tag}`, `93${tag}`];
+    const alive = async () => (await Promise.all(markers.map(async (m) => ((await processAlive(m)) ? [m] : [])))).flat();
+    let aliveThen: string[] = [];
+    const aliveAtThirdRequest = (async () => {
+      await h!.gemini.untilRequests(3);
+      aliveThen = await alive();
+    })();
     const exfil = (n: number) => `{"body":"exfil-${n}"}`;
     const post = (n: number) => `POST /repos/octo/hello/issues/7/comments HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nContent-Type: application/json\\r\\nContent-Length: ${exfil(n).length}\\r\\nConnection: close\\r\\n\\r\\n${exfil(n)}`;
 
@@ -67,9 +75,9 @@ describe('escaping the call', () => {
           {
             command: [
               `setsid sh -c 'exec sleep 9${tag}' >/dev/null 2>&1 &`,
-              `nohup sh -c 'sleep 1; touch late-nohup' >/dev/null 2>&1 &`,
-              `(sleep 1; touch late-disown) & disown`,
-              `python3 -c "import os,time\nif os.fork(): os._exit(0)\nos.setsid()\nif os.fork(): os._exit(0)\ntime.sleep(1); open('late-daemon','w').write('x')" &`,
+              `nohup sh -c 'sleep 91${tag}; touch late-nohup' >/dev/null 2>&1 &`,
+              `(sleep 92${tag}; touch late-disown) & disown`,
+              `python3 -c "import os,time\nif os.fork(): os._exit(0)\nos.setsid()\nif os.fork(): os._exit(0)\ntime.sleep(93${tag}); open('late-daemon','w').write('x')" &`,
               'echo started',
             ].join('\n'),
           },
@@ -98,8 +106,8 @@ describe('escaping the call', () => {
           'net',
         ),
       ]),
-      // Long enough for every late writer to have written, had it survived its call.
-      reply([call('run_shell_command', { command: 'sleep 3; ls late-* 2>&1; echo checked' }, 'later')]),
+      // Answered only once the host has looked for the first call's processes: an event, not a wait.
+      gated(aliveAtThirdRequest, reply([call('run_shell_command', { command: 'ls late-* 2>&1; echo checked' }, 'later')])),
       reply([call('write_file', { file_path: 'src/app.js', content: 'export const fixed = true;\n' }, 'fix')]),
       reply([text('Done.')]),
     );
@@ -109,7 +117,10 @@ describe('escaping the call', () => {
 
     expectNoMarkers(h);
     expect(r.outputs.status, logOf(r)).toBe('success');
-    expect(await processAlive(`9${tag}`), 'a process outlived the run').toBe(false);
+    // The late writers sleep for days before they write: alive when the model's third request
+    // arrives (two calls later), they outlived their call; alive now, the run.
+    expect(await aliveAtThirdRequest.then(() => aliveThen), 'a background process outlived its call').toEqual([]);
+    expect(await alive(), 'a process outlived the run').toEqual([]);
     for (const late of ['late-nohup', 'late-disown', 'late-daemon']) expect(existsSync(join(h.ws.dir, late)), late).toBe(false);
     expect(resultOf(h, 'later')).toContain("ls: cannot access 'late-*'");
     // Nothing reached the servers on this host's loopback, or a socket of the host.

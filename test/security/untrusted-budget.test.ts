@@ -4,21 +4,15 @@
  * into both the system prompt and the conversation). Measured at the fake Gemini server: the first
  * request is small, each cut piece carries a visible note, and the progress comment says so.
  */
-import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { asUser, BUNDLE, createWorkspace, examplePayload, retarget, runAction } from '../support/e2e-runner.js';
+import { assertBundle, asUser, closeAll, createWorkspace, examplePayload, retarget, runAction } from '../support/e2e-runner.js';
 
 let gh: FakeGitHub;
 let gemini: FakeGemini;
-beforeAll(() => {
-  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` first`);
-});
-afterEach(async () => {
-  await gh?.close();
-  await gemini?.close();
-});
+beforeAll(() => assertBundle());
+afterEach(() => closeAll(gh, gemini));
 
 const MB = 1_000_000;
 

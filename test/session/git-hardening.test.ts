@@ -249,9 +249,8 @@ describe("the action's git with every vector armed", () => {
     expect((await store.update(doc.id, read!.version, { ...doc, updatedAt: '2026-01-02T00:00:00.000Z' })).ok).toBe(true);
     expect(await store.list()).toHaveLength(1);
 
-    const trusted = await readTrustedConfig({ workspace: h.dir, commit: start, contextFileNames: ['GEMINI.md'] });
+    const trusted = await readTrustedConfig({ workspace: h.dir, commit: start, contextFileNames: ['GEMINI.md'], into: makeTempDir('agent-action-snapshot-') });
     expect(readdirSync(trusted.memoryRoot)).toContain('GEMINI.md');
-    rmSync(trusted.memoryRoot, { recursive: true, force: true });
 
     const signal = new AbortController().signal;
     expect(await listFiles(h.dir, h.dir, { respectGitIgnore: true, respectGeminiIgnore: false, signal })).toContain('new/c.txt');

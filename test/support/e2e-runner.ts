@@ -16,7 +16,7 @@
  * GitHub see the branches pushed to the bare origin (it has no git of its own).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -308,4 +308,14 @@ export function asUser(user: Record<string, any> | undefined, login: string, typ
   if (!user) return;
   user.login = login;
   user.type = type;
+}
+
+/** For an e2e file's beforeAll: fails at once, saying how to fix it, when the bundle under test is missing. */
+export function assertBundle(bundle = BUNDLE): void {
+  if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run \`npm run build\` first`);
+}
+
+/** For an e2e file's afterEach: closes the fake servers the test opened (undefined: it opened none). */
+export async function closeAll(...servers: Array<{ close(): Promise<void> } | undefined>): Promise<void> {
+  for (const s of servers) await s?.close();
 }

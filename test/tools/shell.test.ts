@@ -5,7 +5,7 @@ import { MAX_SHELL_OUTPUT_BYTES } from '../../src/tools/run-shell-command.js';
 import { scrubEnv } from '../../src/tools/shell-env.js';
 import { createSandbox } from '../../src/sandbox/sandbox.js';
 import { createRepo } from '../support/git-repo.js';
-import { call, makeEnv, prepare } from './helpers.js';
+import { call, makeEnv, prepare, startShellWithManualTimer } from './helpers.js';
 
 const alive = (pid: number) => {
   try {
@@ -15,6 +15,18 @@ const alive = (pid: number) => {
     return false;
   }
 };
+
+/** Poll until a command has written `file` (the test's own timeout bounds this). */
+async function untilWritten(file: string): Promise<void> {
+  for (;;) {
+    try {
+      if (readFileSync(file, 'utf8').trim()) return;
+    } catch {
+      /* not yet written */
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
 
 /** Poll (not a time assert): the kernel reaps asynchronously after SIGKILL. */
 async function eventuallyGone(pid: number): Promise<boolean> {
@@ -50,7 +62,11 @@ describe('run_shell_command', () => {
   it('unconfined: kills the whole process group on timeout', async () => {
     const { dir } = createRepo();
     const pidFile = join(dir, 'grandchild.pid');
-    const out = await call(makeEnv(dir, { shellTimeoutMs: 800, shellGraceMs: 200, sandbox: unconfined }), 'run_shell_command', { command: NESTED(pidFile) });
+    const { timer, running } = await startShellWithManualTimer(makeEnv(dir, { shellTimeoutMs: 800, shellGraceMs: 200, sandbox: unconfined }), NESTED(pidFile));
+    // The timeout fires once the grandchild is running (an event), not after 800 ms of wall clock.
+    await untilWritten(pidFile);
+    timer.fire(800);
+    const out = await running;
     expect(out.error?.code).toBe('timeout');
     expect(out.forModel).toMatch(/Signal: SIGTERM/);
     expect(out.forModel.split('Output:')[1]).not.toContain('unreachable');
@@ -61,7 +77,13 @@ describe('run_shell_command', () => {
 
   it('unconfined: escalates to SIGKILL when the group ignores SIGTERM', async () => {
     const { dir } = createRepo();
-    const out = await call(makeEnv(dir, { shellTimeoutMs: 500, shellGraceMs: 200, sandbox: unconfined }), 'run_shell_command', { command: "trap '' TERM; echo started; sleep 300 & wait; echo after" });
+    const { timer, running, printed } = await startShellWithManualTimer(makeEnv(dir, { shellTimeoutMs: 500, shellGraceMs: 200, sandbox: unconfined }), "trap '' TERM; echo started; sleep 300 & wait; echo after");
+    await printed('started');
+    timer.fire(500);
+    // SIGTERM was ignored: the grace timer is what ends it (without escalation, the call never ends).
+    await timer.until(200);
+    timer.fire(200);
+    const out = await running;
     expect(out.error?.code).toBe('timeout');
     expect(out.forModel).toContain('started');
     expect(out.forModel).toContain('Signal: SIGKILL');
@@ -73,14 +95,7 @@ describe('run_shell_command', () => {
     const ac = new AbortController();
     const p = await prepare(makeEnv(dir, { sandbox: unconfined }), 'run_shell_command', { command: NESTED(pidFile) });
     const running = p.run({ signal: ac.signal, onProgress: () => undefined });
-    for (let i = 0; i < 200; i++) {
-      try {
-        if (readFileSync(pidFile, 'utf8').trim()) break;
-      } catch {
-        /* not yet written */
-      }
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await untilWritten(pidFile);
     ac.abort();
     const out = await running;
     expect(out.error?.code).toBe('cancelled');
