@@ -27,6 +27,8 @@ export interface ProgressOptions {
   throttleMs?: number;
   /** Writes the job summary (core.summary in the action). */
   writeSummary?: (markdown: string) => Promise<void>;
+  /** How commands ran (sandbox-text.ts), read when the run ends: the sandbox is probed after start. */
+  sandboxLine?: () => string | undefined;
   now?: () => number;
 }
 
@@ -160,7 +162,8 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
       await write(`${marker}\n### ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}${extra ? `\n\n${extra}` : ''}${runLink(o)}`);
       if (o.writeSummary) {
         try {
-          await o.writeSummary(`## ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}\n${renderHooks(view.hooks)}`);
+          const sandbox = o.sandboxLine?.();
+          await o.writeSummary(`## ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}\n${sandbox ? `\n${escapeMd(sandbox)}\n` : ''}${renderHooks(view.hooks)}`);
         } catch (e) {
           o.log.warning(`could not write the job summary: ${messageOf(e)}`);
         }

@@ -9,6 +9,7 @@ import type { PublishRecord, PublishRecorder } from '../tools/github/recorder.js
 import type { Command, ReplyVerb, Requester, TaskKind, Thread, Trigger, CommentRef } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
 import type { ActionSettings, RunnerEnv } from './inputs.js';
+import type { SandboxView } from './sandbox-text.js';
 
 export interface RepoRef {
   owner: string;
@@ -95,6 +96,8 @@ export interface ActionRunContext {
   log: Log;
   /** Secrets to keep out of everything posted and every command's environment. */
   secrets: string[];
+  /** What this run's sandbox probe found: the approval question says where an approved command runs. */
+  sandbox?: SandboxView;
   /**
    * Builds the agent for a task (trusted policy and memory, GitHub recorder tools, limits). On resume
    * pass the saved task and the saved publish record, so what was recorded before suspension is kept.
