@@ -27,6 +27,12 @@ export interface ActionResult {
   pullRequest?: number;
   reviewId?: number;
   labels?: string[];
+  /**
+   * A triage of one issue that published: the progress comment's last edit carries the triaged
+   * marker with the issue's updated_at it saw (`seen`), so the nightly plan skips the issue until
+   * it changes (src/action/triage/triage-marker.ts).
+   */
+  triaged?: { seen: string };
   stats?: RunStats;
   /** triage-plan: the strategy.matrix value (JSON) and its number of shards. */
   shards?: string;
