@@ -6,13 +6,18 @@
 import { createAppArmorRemedy, type Remedy } from '../sandbox/remedy.js';
 import { createSandbox } from '../sandbox/sandbox.js';
 import type { Probe } from '../sandbox/probe.js';
-import type { Sandbox } from '../sandbox/types.js';
+import type { Sandbox, SandboxStatus } from '../sandbox/types.js';
 import type { ActionSettings } from './inputs.js';
 import type { Log } from './run-context.js';
+import { describeSandboxRun } from './sandbox-text.js';
 
 export interface ActionSandbox {
   sandbox: Sandbox;
-  /** For the progress comment and job summary when commands are refused or unconfined. */
+  /** What the probe found (once per run): the approval question says where an approved command runs. */
+  status: SandboxStatus;
+  /** The job summary's line on how commands ran, whatever the status. */
+  summary: string;
+  /** For the progress comment when commands are refused or unconfined. */
   note?: string;
 }
 
@@ -34,19 +39,20 @@ export async function prepareActionSandbox(o: ActionSandboxOptions): Promise<Act
     remedy: o.remedy ?? createAppArmorRemedy(),
   });
   const s = await sandbox.status();
+  const known = { sandbox, status: s, summary: describeSandboxRun({ mode: sandbox.mode, status: s }) };
   switch (s.kind) {
     case 'sandboxed':
       if (s.remedy) o.log.notice(`sandbox: ${s.remedy}`);
       o.log.info(`sandbox: bubblewrap ${s.version} (${s.bwrap}); network ${s.network ? 'allowed' : 'off'}`);
-      return { sandbox };
+      return known;
     case 'unconfined': {
       o.log.warning(`sandbox: ${s.warning}`);
-      return { sandbox, note: `⚠️ Commands ran without the OS sandbox: ${s.warning}` };
+      return { ...known, note: `⚠️ Commands ran without the OS sandbox: ${s.warning}` };
     }
     case 'refused': {
       const text = `shell commands are refused: the \`sandbox\` input is \`required\` and the sandbox is unavailable: ${s.reason}. To fix: ${s.fix}; or set the \`sandbox\` input to \`auto\` to run commands unconfined (not recommended)`;
       o.log.warning(`sandbox: ${text}`);
-      return { sandbox, note: `⚠️ Sandbox: ${text}.` };
+      return { ...known, note: `⚠️ Sandbox: ${text}.` };
     }
   }
 }

@@ -12,6 +12,7 @@ import type { GitHubClient } from './github-client.js';
 import { formatMarker } from './markers.js';
 import { capBody } from './publish/body-cap.js';
 import { makeInert } from './publish/inert-text.js';
+import { formatTriagedMarker } from './triage/triage-marker.js';
 import type { ActionResult, Log, ProgressReporter, RepoRef } from './run-context.js';
 
 export interface ProgressOptions {
@@ -27,6 +28,8 @@ export interface ProgressOptions {
   throttleMs?: number;
   /** Writes the job summary (core.summary in the action). */
   writeSummary?: (markdown: string) => Promise<void>;
+  /** How commands ran (sandbox-text.ts), read when the run ends: the sandbox is probed after start. */
+  sandboxLine?: () => string | undefined;
   now?: () => number;
 }
 
@@ -157,10 +160,13 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
       const table = renderResultTable(result, result.stats, elapsed);
       // The model's closing words: capped, so the final edit is not refused and the outcome stays visible.
       const summary = capBody(makeInert(result.summary));
-      await write(`${marker}\n### ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}${extra ? `\n\n${extra}` : ''}${runLink(o)}`);
+      // A triage's durable marker goes in this last edit: the last write of the run, so it covers the issue's updated_at.
+      const triaged = result.triaged ? `\n${formatTriagedMarker(result.triaged.seen, o.runId)}` : '';
+      await write(`${marker}\n### ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}${extra ? `\n\n${extra}` : ''}${runLink(o)}${triaged}`);
       if (o.writeSummary) {
         try {
-          await o.writeSummary(`## ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}\n${renderHooks(view.hooks)}`);
+          const sandbox = o.sandboxLine?.();
+          await o.writeSummary(`## ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}\n${sandbox ? `\n${escapeMd(sandbox)}\n` : ''}${renderHooks(view.hooks)}`);
         } catch (e) {
           o.log.warning(`could not write the job summary: ${messageOf(e)}`);
         }

@@ -9,6 +9,7 @@ import type { PublishRecord, PublishRecorder } from '../tools/github/recorder.js
 import type { Command, ReplyVerb, Requester, TaskKind, Thread, Trigger, CommentRef } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
 import type { ActionSettings, RunnerEnv } from './inputs.js';
+import type { SandboxView } from './sandbox-text.js';
 
 export interface RepoRef {
   owner: string;
@@ -26,6 +27,12 @@ export interface ActionResult {
   pullRequest?: number;
   reviewId?: number;
   labels?: string[];
+  /**
+   * A triage of one issue that published: the progress comment's last edit carries the triaged
+   * marker with the issue's updated_at it saw (`seen`), so the nightly plan skips the issue until
+   * it changes (src/action/triage/triage-marker.ts).
+   */
+  triaged?: { seen: string };
   stats?: RunStats;
   /** triage-plan: the strategy.matrix value (JSON) and its number of shards. */
   shards?: string;
@@ -95,6 +102,8 @@ export interface ActionRunContext {
   log: Log;
   /** Secrets to keep out of everything posted and every command's environment. */
   secrets: string[];
+  /** What this run's sandbox probe found: the approval question says where an approved command runs. */
+  sandbox?: SandboxView;
   /**
    * Builds the agent for a task (trusted policy and memory, GitHub recorder tools, limits). On resume
    * pass the saved task and the saved publish record, so what was recorded before suspension is kept.

@@ -63,6 +63,7 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
     title: `agent-action ${command.kind === 'reply' ? command.verb : command.kind}`,
     log: base.log,
     writeSummary: base.writeSummary,
+    sandboxLine: () => base.sandbox?.summary,
   });
   await progress.start();
   base.sandbox ??= await base.log.group('sandbox', () => prepareActionSandbox({ settings: base.settings, log: base.log, hostEnv: process.env }));
@@ -135,6 +136,7 @@ export function createRunContext(
     progress,
     log: base.log,
     secrets: base.secrets,
+    ...(base.sandbox && { sandbox: { mode: base.sandbox.sandbox.mode, status: base.sandbox.status } }),
     async prepareRun(task, record) {
       const recorder = createPublishRecorder(record);
       // Untrusted text goes to the model once, within its budget; the progress comment says what was cut.

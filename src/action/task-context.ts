@@ -20,6 +20,8 @@ export interface PullInfo {
 export interface ThreadInfo {
   context: TaskContext;
   pull?: PullInfo;
+  /** The issue's updated_at as read: a triage's marker records what it saw (triage-marker.ts). */
+  updatedAt?: string;
 }
 
 export interface ThreadInfoOptions {
@@ -32,7 +34,7 @@ export async function readThreadInfo(octokit: GitHubClient, repo: RepoRef, threa
   const { data: issue } = await octokit.rest.issues.get({ ...repo, issue_number: thread.number });
   const raw = await octokit.paginate(octokit.rest.issues.listComments, { ...repo, issue_number: thread.number, per_page: 100 });
   const context = taskContextOf(thread, issue, raw, o);
-  if (!thread.isPullRequest) return { context };
+  if (!thread.isPullRequest) return { context, updatedAt: issue.updated_at };
 
   const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: thread.number });
   const files = await octokit.paginate(octokit.rest.pulls.listFiles, { ...repo, pull_number: thread.number, per_page: 100 });

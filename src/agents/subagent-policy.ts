@@ -3,7 +3,8 @@ import type { PolicyEngine } from '../policy/types.js';
 /**
  * The run's policy engine as a sub-agent sees it: the same rules, with every query naming the
  * agent as `subagent` (Gemini CLI's rule field), so `subagent = "<name>"` rules apply to its
- * calls. Rules added by "always" approvals go to the shared engine (and so to the session).
+ * calls. Rules added by "always" approvals go to the shared engine (and so to the session),
+ * narrowed as the main agent's are and scoped to this agent by the same field (narrowedRule).
  */
 export function policyForSubagent(policy: PolicyEngine, agent: string): PolicyEngine {
   return {

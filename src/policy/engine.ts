@@ -69,9 +69,18 @@ export function createPolicyEngine(rules: readonly TieredRule[], context: Policy
   };
 }
 
-/** The rule an "always" approval of this call implies: same tool, narrowed, this mode and more permissive ones. */
+/**
+ * The rule an "always" approval of this call implies: same tool, narrowed, this mode and more
+ * permissive ones, and, for a sub-agent's call, that sub-agent only (Gemini CLI's `subagent` rule
+ * field): a maintainer who trusts the investigator with a command has not trusted the main agent
+ * or another sub-agent with it.
+ */
 export function narrowedRule(q: PolicyQuery, mode: ApprovalMode): AddedRule {
-  const modes = PERMISSIVENESS.slice(PERMISSIVENESS.indexOf(mode));
+  const rule = narrowedCall(q, PERMISSIVENESS.slice(PERMISSIVENESS.indexOf(mode)));
+  return q.subagent !== undefined ? { ...rule, subagent: q.subagent } : rule;
+}
+
+function narrowedCall(q: PolicyQuery, modes: ApprovalMode[]): AddedRule {
   const toolName = q.mcpServer && !q.toolName.startsWith(`mcp_${q.mcpServer}_`) ? `mcp_${q.mcpServer}_${q.toolName}` : q.toolName;
   const command = q.args.command;
   if (q.toolName === SHELL_TOOL && typeof command === 'string') {
@@ -85,6 +94,8 @@ export function narrowedRule(q: PolicyQuery, mode: ApprovalMode): AddedRule {
     // Not narrowable to prefixes: approve exactly this command line.
     return { toolName, argsPattern: exactArg('command', command), modes };
   }
+  // One agent approved is not every agent: invoke_agent is narrowed to the agent it named.
+  if (q.toolName === 'invoke_agent' && typeof q.args.agent_name === 'string') return { toolName, argsPattern: exactArg('agent_name', q.args.agent_name), modes };
   const path = q.args.file_path ?? q.args.dir_path;
   if (typeof path === 'string') return { toolName, argsPattern: exactArg(q.args.file_path !== undefined ? 'file_path' : 'dir_path', path), modes };
   return { toolName, modes };
@@ -103,7 +114,7 @@ const exactArg = (key: string, value: string): string =>
   `\\x00${`${JSON.stringify(key)}:${JSON.stringify(value)}`.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\x00`;
 
 function ruleOfAdded(a: AddedRule): Rule {
-  if (typeof a.toolName !== 'string' || a.toolName === '' || !Array.isArray(a.modes)) {
+  if (typeof a.toolName !== 'string' || a.toolName === '' || !Array.isArray(a.modes) || (a.subagent !== undefined && (typeof a.subagent !== 'string' || a.subagent === ''))) {
     throw new AgentError('general', `a saved "always" rule is malformed: ${JSON.stringify(a)}`);
   }
   let argsPattern: RegExp | undefined;
@@ -120,6 +131,7 @@ function ruleOfAdded(a: AddedRule): Rule {
     modes: a.modes,
     ...(argsPattern && { argsPattern }),
     ...(prefixes && { commandPrefixes: prefixes }),
+    ...(a.subagent !== undefined && { subagent: a.subagent }),
     source: ALWAYS_SOURCE,
     line: 0,
   };

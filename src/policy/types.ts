@@ -60,6 +60,8 @@ export interface AddedRule {
   commandPrefix?: string | string[];
   argsPattern?: string;
   modes: ApprovalMode[];
+  /** Approved in a sub-agent's call: the rule holds for that sub-agent only, never for the main agent or another. */
+  subagent?: string;
 }
 
 export interface PolicyEngine {

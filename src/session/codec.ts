@@ -204,6 +204,7 @@ function checkState(s: Obj, path: string): void {
     const rule = obj(r, `${path}.addedRules[${i}]`);
     str(rule, 'toolName', `${path}.addedRules[${i}]`, { nonEmpty: true });
     arr(rule, 'modes', `${path}.addedRules[${i}]`);
+    str(rule, 'subagent', `${path}.addedRules[${i}]`, { optional: true, nonEmpty: true });
   });
   if (s.open !== undefined) {
     const open = obj(s.open, `${path}.open`);

@@ -283,6 +283,37 @@ describe("invoke_agent: a child's call that waits for a person", () => {
     expect(second.nested().some((n) => n.parentId === 'm1' && n.event.type === 'init' && n.event.resumed)).toBe(true);
   });
 
+  it('"approve always" for a child\'s call: the child\'s next identical call runs unasked; the main agent\'s identical call is still asked', async () => {
+    const write = (id: string) => call('write_file', { file_path: 'NOTES.md', content: 'hi\n' }, id);
+    const s = await openSession({
+      files: { ...FILES, '.gemini/agents/writer.md': writer },
+      script: [
+        reply([call('invoke_agent', { agent_name: 'writer', prompt: 'Create NOTES.md, twice' }, 'm1')]),
+        reply([write('c1')]),
+        // After "approve always", in the second process: the same call again, then done.
+        reply([write('c2')]),
+        reply([call('complete_task', { result: 'NOTES.md written twice.' }, 'c3')]),
+        // The main agent makes the very same call.
+        reply([write('m2')]),
+      ],
+    });
+    const run1 = await s.agent.start('go', s.emit);
+    expect(run1.outcome.status === 'awaiting_approval' && run1.outcome.pending.map((p) => p.id)).toEqual(['m1/c1']);
+
+    const again = await prepareFor(s.dir, s.fake.baseUrl);
+    const second = eventLog();
+    const run2 = await again.resume(JSON.parse(JSON.stringify(run1.state)), [{ id: 'm1/c1', kind: 'approve', always: true }], second.emit);
+
+    // The child's second write ran without a question: its result reached the child's next request.
+    expect(responsesOf(s.fake.requests[3]).at(-1)).toEqual({ name: 'write_file', id: 'c2', response: { output: 'Successfully overwrote NOTES.md (2 lines).' } });
+    expect(second.nested().filter((n) => n.event.type === 'approval_request')).toEqual([]);
+    // The main agent's identical write waits for a person: the rule was the writer's only.
+    expect(run2.outcome.status).toBe('awaiting_approval');
+    expect(run2.outcome.status === 'awaiting_approval' && run2.outcome.pending.map((p) => [p.id, p.rule?.decision])).toEqual([['m2', 'ask_user']]);
+    expect(s.fake.requests).toHaveLength(5);
+    expect(run2.state.addedRules).toEqual([{ toolName: 'write_file', argsPattern: '\\x00"file_path":"NOTES\\.md"\\x00', modes: ['default', 'autoEdit', 'yolo'], subagent: 'writer' }]);
+  });
+
   it('a denial reaches the child as a refusal, and the child goes on', async () => {
     const s = await openSession({
       files: { ...FILES, '.gemini/agents/writer.md': writer },

@@ -70,6 +70,30 @@ describe('approval comment', () => {
     expect(tryParseApprovalMarker(body)).toMatchObject({ session: 's-1', nonce: 'n0nce42' });
   });
 
+  it('under a shell command, says whether it will run in the sandbox; other calls and no sandbox say nothing', () => {
+    const lineAfterWhy = (body: string) => body.split('\n\n').find((b) => b.includes('If approved'));
+    const sandboxed = renderApprovalComment({ ...base, pending: [shell, edit], sandbox: { mode: 'required', status: { kind: 'sandboxed', bwrap: '/usr/bin/bwrap', version: '0.8.0', network: false } } });
+    expect(lineAfterWhy(sandboxed)).toBe('If approved, it runs in the bubblewrap sandbox (network off).');
+    // One line, under the command only: the edit (call 2) gets none.
+    expect(sandboxed.match(/If approved/g)).toHaveLength(1);
+    expect(sandboxed.indexOf('If approved')).toBeLessThan(sandboxed.indexOf('**2. '));
+    expect(lineAfterWhy(renderApprovalComment({ ...base, pending: [shell], sandbox: { mode: 'auto', status: { kind: 'sandboxed', bwrap: '/usr/bin/bwrap', version: '0.8.0', network: true } } }))).toBe(
+      'If approved, it runs in the bubblewrap sandbox (network on).',
+    );
+    expect(lineAfterWhy(renderApprovalComment({ ...base, pending: [shell], sandbox: { mode: 'off', status: { kind: 'unconfined', warning: 'the sandbox is off' } } }))).toBe(
+      "⚠️ If approved, it runs unconfined (sandbox: off), with the runner's full access.",
+    );
+    expect(lineAfterWhy(renderApprovalComment({ ...base, pending: [shell], sandbox: { mode: 'auto', status: { kind: 'unconfined', warning: 'commands run without the sandbox: x' } } }))).toBe(
+      "⚠️ If approved, it runs unconfined: no sandbox on this runner (sandbox: auto), with the runner's full access.",
+    );
+    // The refusal's reason (bubblewrap's words, @mentions and markers included) stays out of the comment.
+    const refused = renderApprovalComment({ ...base, pending: [shell], sandbox: { mode: 'required', status: { kind: 'refused', reason: 'bwrap: @octo/all <!-- agent-action:x -->', fix: 'install it' } } });
+    expect(lineAfterWhy(refused)).toBe('⚠️ If approved, it is still refused: the sandbox is required and unavailable on this runner (the job summary says why).');
+    expect(refused).not.toContain('@octo');
+    expect(renderApprovalComment({ ...base, pending: [shell, edit] })).not.toContain('If approved');
+    expect(renderApprovalComment({ ...base, pending: [edit, other], sandbox: { mode: 'required', status: { kind: 'sandboxed', bwrap: '/usr/bin/bwrap', version: '0.8.0', network: false } } })).not.toContain('If approved');
+  });
+
   it('renders calls, rules, expiry, answers and the marker', () => {
     expect(renderApprovalComment({ ...base, pending: [shell, edit] })).toMatchInlineSnapshot(`
       "### ⏸️ The agent is waiting for approval

@@ -18,6 +18,9 @@ let gemini: FakeGemini;
 beforeAll(() => assertBundle());
 afterEach(() => closeAll(gh, gemini));
 
+/** The last body of the run's progress comment on issue `n`. */
+const markedBy = (gh: FakeGitHub, n: number) => gh.state.comments.find((c) => c.issue_number === n && c.body.includes('<!-- agent-action:progress'))?.body;
+
 /** The file's patch as GitHub's pulls/files gives it: the hunks of `git diff base head -- file`. */
 function patchOf(gitDir: string, base: string, head: string, file: string): string {
   const diff = execFileSync('git', ['--git-dir', gitDir, 'diff', '--no-color', base, head, '--', file], { encoding: 'utf8' });
@@ -94,10 +97,12 @@ describe('the bundled action: triage', () => {
 
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.outputs).toMatchObject({ status: 'success', labels: 'bug' });
-    expect(gh.state.issues.get(7)!.labels).toEqual(['bug']);
-    // The fake, like GitHub, would create an unknown label on the fly: it must never be sent.
-    expect(gh.state.labels.map((l) => l.name)).toEqual(known);
-    expect(gh.calls('POST', /\/issues\/7\/labels$/).map((q) => q.body)).toEqual([{ labels: ['bug'] }]);
+    // With the action's own triaged label: the durable marker the nightly plan skips the issue by.
+    expect(gh.state.issues.get(7)!.labels).toEqual(['bug', 'agent:triaged']);
+    // The fake, like GitHub, would create an unknown label on the fly: the model's invented one is never sent.
+    expect(gh.state.labels.map((l) => l.name)).toEqual([...known, 'agent:triaged']);
+    expect(gh.calls('POST', /\/issues\/7\/labels$/).map((q) => q.body)).toEqual([{ labels: ['bug', 'agent:triaged'] }]);
+    expect(markedBy(gh, 7)).toMatch(/\n<!-- agent-action:triaged seen=\S+ run=4242 -->$/);
     // The model was shown the repository's labels to choose from.
     expect(JSON.stringify(gemini.requests[0].body)).toContain('enhancement');
     expect(r.annotations).toContainEqual(expect.objectContaining({ level: 'notice', message: expect.stringContaining('not applied: crash') }));

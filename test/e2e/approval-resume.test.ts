@@ -68,6 +68,9 @@ describe('the bundled action: ask a maintainer, then resume', () => {
     expect(q).toContain(FINGERPRINT_CMD);
     expect(q).toMatch(/shell\.toml:\d+/);
     for (const answer of ['/agent approve', '/agent approve always', '/agent deny <reason>']) expect(q).toContain(answer);
+    // Where the approved command will run: this runner's real bubblewrap, network off (the defaults).
+    expect(q).toContain('If approved, it runs in the bubblewrap sandbox (network off).');
+    expect(first.summary).toContain('\nCommands ran in the bubblewrap sandbox (network off).\n');
     expect(q).toMatch(new RegExp(`<!-- agent-action:approval [^>]*session=${id}[^>]*nonce=${doc.request.nonce}`));
     expect(doc.request.commentId).toBe(questions[0].id);
     expect(t.gemini.requests).toHaveLength(2);

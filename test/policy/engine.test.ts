@@ -71,6 +71,31 @@ describe('narrowedRule: what an "always" approval allows from now on', () => {
     expect(narrowedRule({ toolName: 'mcp_srv_search', mcpServer: 'srv', args: {} }, 'yolo')).toEqual({ toolName: 'mcp_srv_search', modes: ['yolo'] });
     expect(narrowedRule({ toolName: 'run_shell_command', args: { command: 5 } }, 'yolo')).toEqual({ toolName: 'run_shell_command', modes: ['yolo'] });
   });
+
+  it("a sub-agent's call: narrowed exactly as the main agent's, and scoped to that sub-agent", () => {
+    const asChild = (q: PolicyQuery): PolicyQuery => ({ ...q, subagent: 'codebase_investigator' });
+    expect(narrowedRule(asChild(shell('npm test -- --watch=false && git log -1')), 'default')).toEqual({
+      toolName: 'run_shell_command',
+      commandPrefix: ['npm test', 'git log'],
+      modes: FROM_DEFAULT,
+      subagent: 'codebase_investigator',
+    });
+    expect(narrowedRule(asChild(shell('PATH=x; make')), 'default')).toEqual({ toolName: 'run_shell_command', argsPattern: '\\x00"command":"PATH=x; make"\\x00', modes: FROM_DEFAULT, subagent: 'codebase_investigator' });
+    expect(narrowedRule(asChild({ toolName: 'write_file', args: { file_path: 'a.md', content: 'x' } }), 'autoEdit')).toEqual({
+      toolName: 'write_file',
+      argsPattern: '\\x00"file_path":"a\\.md"\\x00',
+      modes: ['autoEdit', 'yolo'],
+      subagent: 'codebase_investigator',
+    });
+  });
+
+  it('invoke_agent: the agent it named, not every agent', () => {
+    expect(narrowedRule({ toolName: 'invoke_agent', args: { agent_name: 'writer', prompt: 'Write NOTES.md' } }, 'default')).toEqual({
+      toolName: 'invoke_agent',
+      argsPattern: '\\x00"agent_name":"writer"\\x00',
+      modes: FROM_DEFAULT,
+    });
+  });
 });
 
 describe('approved rules in the engine', () => {
@@ -101,6 +126,29 @@ describe('approved rules in the engine', () => {
   ])('a saved rule with %s is refused, not guessed at', async (_name, saved, message) => {
     const e = await load(rule('toolName = "x"', 'ask_user'));
     expect(() => e.restoreAdded([saved as never])).toThrow(message);
+    expect(e.added).toEqual([]);
+  });
+
+  it("a sub-agent's approval allows that sub-agent's identical call only: the main agent and other sub-agents are still asked", async () => {
+    const e = await load(rule('toolName = "run_shell_command"', 'ask_user'));
+    const added = e.allowAlways({ ...shell('npm test'), subagent: 'writer' }, 'default');
+    expect(added).toEqual({ toolName: 'run_shell_command', commandPrefix: 'npm test', modes: FROM_DEFAULT, subagent: 'writer' });
+    expect(e.decide({ ...shell('npm test'), subagent: 'writer' }, 'default').decision).toBe('allow');
+    expect(e.decide({ ...shell('npm test -- a'), subagent: 'writer' }, 'default').decision).toBe('allow');
+    expect(e.decide({ ...shell('npm test && curl x'), subagent: 'writer' }, 'default').decision).toBe('ask_user');
+    expect(e.decide(shell('npm test'), 'default').decision).toBe('ask_user');
+    expect(e.decide({ ...shell('npm test'), subagent: 'helper' }, 'default').decision).toBe('ask_user');
+    // Saved with the session and restored in the next process: still that sub-agent's only.
+    const next = await load(rule('toolName = "run_shell_command"', 'ask_user'));
+    next.restoreAdded(JSON.parse(JSON.stringify(e.added)));
+    expect(next.decide({ ...shell('npm test'), subagent: 'writer' }, 'default').decision).toBe('allow');
+    expect(next.decide(shell('npm test'), 'default').decision).toBe('ask_user');
+  });
+
+  it('a saved sub-agent scope that is not a name is refused', async () => {
+    const e = await load(rule('toolName = "x"', 'ask_user'));
+    expect(() => e.restoreAdded([{ toolName: 'x', modes: ['default'], subagent: '' }])).toThrow('a saved "always" rule is malformed');
+    expect(() => e.restoreAdded([{ toolName: 'x', modes: ['default'], subagent: 5 as never }])).toThrow('a saved "always" rule is malformed');
     expect(e.added).toEqual([]);
   });
 

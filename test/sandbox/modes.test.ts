@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { prepareActionSandbox } from '../../src/action/action-sandbox.js';
 import { createGitHubClient } from '../../src/action/github-client.js';
+import { describeSandboxRun } from '../../src/action/sandbox-text.js';
 import { readInputs } from '../../src/action/inputs.js';
 import { runCommand } from '../../src/action/run-task.js';
 import type { Log } from '../../src/action/run-context.js';
@@ -84,6 +85,10 @@ describe('createSandbox when bubblewrap is refused', () => {
     const s = await sandbox.status();
     expect(s.kind).toBe('unconfined');
     expect(s.kind === 'unconfined' && s.warning).toMatch(/^commands run without the sandbox: bubblewrap may not create user namespaces here: .*To fix: .*apparmor_restrict_unprivileged_userns=0/);
+    // The job summary's line carries the warning, reason and fix included.
+    expect(describeSandboxRun({ mode: 'auto', status: s })).toMatch(
+      /^⚠️ Commands ran unconfined \(sandbox: auto, no sandbox here\): commands run without the sandbox: bubblewrap may not create user namespaces here: .*To fix: .*apparmor_restrict_unprivileged_userns=0.*\.$/,
+    );
     const dir = repo();
     const out = await call(makeEnv(dir, { sandbox }), 'run_shell_command', { command: 'echo "home=$HOME" > ran.txt; cat ran.txt' });
     expect(out.forModel).toContain('Exit Code: 0');
@@ -93,8 +98,10 @@ describe('createSandbox when bubblewrap is refused', () => {
   it('off: never probes', async () => {
     const probe = scriptedProbe(APPARMOR);
     const sandbox = createSandbox({ mode: 'off', hostEnv: {}, probe });
-    expect((await sandbox.status()).kind).toBe('unconfined');
+    const s = await sandbox.status();
+    expect(s.kind).toBe('unconfined');
     expect(probe.calls).toBe(0);
+    expect(describeSandboxRun({ mode: sandbox.mode, status: s })).toBe('⚠️ Commands ran unconfined (sandbox: off).');
   });
 
   it('a remedy that works: probes again and sandboxes, saying what it did', async () => {
@@ -187,10 +194,22 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
     const remedy = createAppArmorRemedy({ readSysctl: async () => '1', isRoot: false, run: async () => ({ code: 1, output: 'sudo: a password is required' }) });
     const sandbox = await prepareActionSandbox({ settings, log, hostEnv: {}, probe: scriptedProbe(APPARMOR), remedy });
     const requests: ModelRequest[] = [];
+    const summaries: string[] = [];
     const octokit = createGitHubClient({ token: settings.githubToken, baseUrl: gh.url, secrets: [], log: () => undefined, pacing: 'none', retryAfterBaseMs: 1 });
 
     const result = await runCommand(
-      { octokit, repo: { owner: 'octo', repo: 'hello' }, settings, runner, log, secrets: [settings.geminiApiKey, settings.githubToken], modelClient: scriptedModel(requests), sandbox, remote: { url: dir, token: settings.githubToken } },
+      {
+        octokit,
+        repo: { owner: 'octo', repo: 'hello' },
+        settings,
+        runner,
+        log,
+        secrets: [settings.geminiApiKey, settings.githubToken],
+        modelClient: scriptedModel(requests),
+        sandbox,
+        remote: { url: dir, token: settings.githubToken },
+        writeSummary: async (md) => void summaries.push(md),
+      },
       { kind: 'question', text: 'why do the tests fail?', trigger: { requester: { login: 'maintainer', isBot: false }, thread: { number: 1, isPullRequest: false }, comment: { id: trigger.id, kind: 'issue', body: trigger.body }, needsWrite: false } },
       { number: 1, isPullRequest: false },
     );
@@ -204,5 +223,9 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
     const progress = gh.state.comments.find((c) => c.body.includes('<!-- agent-action:progress'));
     expect(progress?.body).toContain('⚠️ Sandbox: shell commands are refused: the `sandbox` input is `required`');
     expect(progress?.body).toContain('set the `sandbox` input to `auto`');
+    // The job summary says how commands ran, with the reason and the fix, on one line of its own.
+    expect(summaries).toHaveLength(1);
+    const line = summaries[0].split('\n').find((l) => l.includes('Commands'));
+    expect(line).toMatch(/^⚠️ Commands were refused: the sandbox is required and unavailable: bubblewrap may not create user namespaces here: bwrap: setting up uid map: Permission denied \(tried: could not run .*\)\. To fix: on Ubuntu 23\.10 and later .*sudo sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0.*\.$/);
   });
 });

@@ -71,8 +71,9 @@ describe('what the model publishes is inert', () => {
     expect(replies.join('\n').match(/@\u200B/g)).toHaveLength(7);
     expect(replies[0]).toContain('@\u200Buser0 @\u200Buser1');
     expect(replies[0]).toContain('@\u200Bocto/maintainers');
-    // The fix label and the triage label start agent runs: never applied by the agent.
-    expect(gh.state.issues.get(11)!.labels).toEqual(['bug']);
+    // The fix label and the triage label start agent runs: never applied by the agent. The triaged
+    // label is the action's own durable marker (the nightly plan skips the issue by it).
+    expect(gh.state.issues.get(11)!.labels).toEqual(['bug', 'agent:triaged']);
     expect(r.outputs.labels).toBe('bug');
     // The model learned why its 4th to 28th replies were not recorded.
     const toolResults = JSON.stringify(gemini.requests[1].body.contents.at(-1));

@@ -13,6 +13,7 @@ import { redact } from '../redact.js';
 import { formatMarker, tryParseMarker } from '../markers.js';
 import { displayRuleSource } from '../rule-source.js';
 import { makeInert, makeInertLine } from '../publish/inert-text.js';
+import { describeApprovedCommand, type SandboxView } from '../sandbox-text.js';
 
 export const APPROVAL_MARKER_KIND = 'approval';
 
@@ -28,9 +29,14 @@ export interface ApprovalCommentInput {
   runUrl?: string;
   /** GITHUB_WORKSPACE: rule files are named relative to it, never by a runner path. */
   workspace?: string;
+  /** This run's sandbox: under a shell command, whether it runs confined once approved. */
+  sandbox?: SandboxView;
 }
 
 const MAX_BLOCK = 4000;
+
+/** The tool whose commands run in the sandbox (src/tools/run-shell-command.ts). */
+const SHELL_TOOL = 'run_shell_command';
 
 /**
  * Characters that change how text looks without being seen: direction overrides and isolates
@@ -80,7 +86,7 @@ function describeDuration(ms: number): string {
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
-function renderCall(p: PendingApproval, n: number, workspace?: string): string {
+function renderCall(p: PendingApproval, n: number, workspace?: string, sandbox?: SandboxView): string {
   const lines: string[] = [];
   let hidden = 0;
   const reveal = (t: string) => {
@@ -101,6 +107,7 @@ function renderCall(p: PendingApproval, n: number, workspace?: string): string {
   if (command !== undefined) {
     lines.push('', fenced('sh', reveal(command)));
     if (typeof p.args.dir_path === 'string') lines.push(`in ${code(reveal(p.args.dir_path))}`);
+    if (p.name === SHELL_TOOL && sandbox) lines.push('', describeApprovedCommand(sandbox));
   } else if (p.preview) {
     lines.push('', fenced('diff', reveal(p.preview)));
   } else {
@@ -156,7 +163,7 @@ export function renderApprovalComment(input: ApprovalCommentInput): string {
     '',
     intro,
     '',
-    ...pending.flatMap((p, i) => [renderCall(p, i + 1, input.workspace), '']),
+    ...pending.flatMap((p, i) => [renderCall(p, i + 1, input.workspace, input.sandbox), '']),
     `**How to answer** (reply within ${describeDuration(open)}, until ${until}; only people with write access can answer):`,
     '',
     ...howToAnswer(pending, trigger),

@@ -132,6 +132,7 @@ export async function suspendSession(ctx: ActionRunContext, run: AwaitingRun, pr
     secrets: ctx.secrets,
     runUrl: ctx.runUrl,
     workspace: ctx.workspace,
+    sandbox: ctx.sandbox,
   });
   const { data: question } = await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number: doc.thread.number, body });
 

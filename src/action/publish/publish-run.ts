@@ -97,12 +97,18 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
     }
   }
 
-  // 3. Labels, only those on the allow-list (never the ones that start agent runs, by default).
-  if (thread && p.record.labels !== undefined) {
+  // 3. Labels, only those on the allow-list (never the ones that start agent runs, by default). A
+  // triage of an issue that ran (to its end or to a limit, as a shard counts it) also leaves the
+  // durable marker the nightly plan skips by: the triaged label here, and the marker in the progress
+  // comment's last edit (result.triaged), after every other write.
+  const triaged = p.task.command === 'triage' && thread !== undefined && !thread.isPullRequest && (outcome.status === 'success' || outcome.status === 'limit');
+  if (thread && (p.record.labels !== undefined || triaged)) {
     try {
       const allowed = await readAllowedLabels(ctx.octokit, ctx.repo, ctx.settings);
-      const { applied, dropped } = await publishLabels(ctx.octokit, ctx.repo, thread.number, p.record.labels.slice(0, PUBLISH_LIMITS.labels), allowed);
+      const own = triaged ? [ctx.settings.triage.triagedLabel] : [];
+      const { applied, dropped } = await publishLabels(ctx.octokit, ctx.repo, thread.number, (p.record.labels ?? []).slice(0, PUBLISH_LIMITS.labels), allowed, own);
       result.labels = applied;
+      if (triaged && ctx.settings.triage.triagedLabel) result.triaged = { seen: p.info?.updatedAt ?? new Date().toISOString() };
       if (dropped.length) ctx.log.notice(`labels not allowed for the agent or not in the repository, not applied: ${dropped.join(', ')}`);
     } catch (e) {
       problems.push(`Labels could not be applied: ${messageOf(e)}`);

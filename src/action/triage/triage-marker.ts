@@ -1,7 +1,8 @@
 /**
  * The durable mark of a finished triage: the `triaged-label` on the issue and, posted as the last
  * write of the triage, a comment carrying `<!-- agent-action:triaged seen=<updated_at> -->` (the
- * issue's updated_at the triage read). Because that comment is the last write, it is as new as the
+ * issue's updated_at the triage read): a shard's triage comment, or, for a triage of one issue
+ * (`/agent triage`, `issues: opened`), the progress comment's last edit. Because that comment is the last write, it is as new as the
  * issue's own updated_at; anyone's later comment, edit or label change moves updated_at past it, and
  * the issue is due again. So "triaged since its last update" is: the label is on the issue, and a
  * trusted marker comment was updated no earlier than the issue (within a small tolerance for
