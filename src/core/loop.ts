@@ -11,7 +11,7 @@ import { alignResponseIds, repairHistory } from './history-repair.js';
 import { checkLimits, timeLimitHit, type LoopLimits } from './limits.js';
 import { createContentLoopDetector } from './content-loop.js';
 import { recordCalls, recordTurn } from './loop-guard.js';
-import { realClock, withRetry, type Clock, type RetryDeps } from './retry.js';
+import { realClock, realTimer, withRetry, type Clock, type RetryDeps } from './retry.js';
 import type { RunState } from './run-state.js';
 import { recordUsage, statsOf } from './stats.js';
 import { runTurn, type TurnReply } from './turn.js';
@@ -79,7 +79,7 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
   const clock = deps.clock ?? realClock;
   const startedAt = clock.now();
   const elapsed = () => state.elapsedMsBefore + clock.now() - startedAt;
-  const deadline = createDeadline(deps, elapsed());
+  const deadline = createDeadline(deps, clock, elapsed());
   const signal = deadline.signal;
   const retry: RetryDeps = { clock, random: deps.random ?? Math.random, signal, emit, remainingMs: () => deps.limits.maxWallMs === undefined ? undefined : deps.limits.maxWallMs - elapsed() };
   const window = deps.contextWindow ?? contextWindowOf(state.model);
@@ -248,26 +248,26 @@ function failureError(f: ModelFailure): AgentError {
 }
 
 /** The caller's signal plus a timer that fires when the wall-clock budget runs out. */
-function createDeadline(deps: LoopDeps, elapsedMs: number) {
+function createDeadline(deps: LoopDeps, clock: Clock, elapsedMs: number) {
   const ctrl = new AbortController();
   let timedOut = false;
   const onAbort = () => ctrl.abort(deps.signal.reason);
   if (deps.signal.aborted) onAbort();
   else deps.signal.addEventListener('abort', onAbort, { once: true });
   const max = deps.limits.maxWallMs;
-  const timer =
+  // On the clock's timer: a test's clock fires the deadline when its time passes.
+  const cancel =
     max === undefined
       ? undefined
-      : setTimeout(() => {
+      : (clock.setTimer ?? realTimer)(Math.max(0, max - elapsedMs), () => {
           timedOut = true;
           ctrl.abort(new AgentError('limit', 'time limit reached'));
-        }, Math.max(0, max - elapsedMs));
-  timer?.unref();
+        });
   return {
     signal: ctrl.signal,
     fired: () => timedOut,
     dispose: () => {
-      clearTimeout(timer);
+      cancel?.();
       deps.signal.removeEventListener('abort', onAbort);
     },
   };

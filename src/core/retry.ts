@@ -5,10 +5,23 @@ export interface Clock {
   now(): number;
   /** Resolves after ms, or rejects when the signal aborts. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /**
+   * Calls `fire` after ms unless cancelled first (the run's deadline). Never keeps the process
+   * alive on its own. Absent: a real timer.
+   */
+  setTimer?(ms: number, fire: () => void): () => void;
+}
+
+/** A real timer that does not hold the process open: what the deadline uses without a clock's own. */
+export function realTimer(ms: number, fire: () => void): () => void {
+  const t = setTimeout(fire, ms);
+  t.unref();
+  return () => clearTimeout(t);
 }
 
 export const realClock: Clock = {
   now: () => Date.now(),
+  setTimer: realTimer,
   sleep: (ms, signal) =>
     new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);

@@ -1,12 +1,14 @@
 /**
  * A tool call never outlives the run's wall-clock limit: the real agent (policy, scheduler, loop)
  * with the real SDK against the fake Gemini, a model that calls a tool whose work never settles,
- * and a 300 ms budget. Before the scheduler raced each call against the run's signal, the loop
- * waited on that call forever and `timeout-minutes` meant nothing.
+ * and a 300 ms budget on an injected clock, fired once the call runs. Before the scheduler raced
+ * each call against the run's signal, the loop waited on that call forever and `timeout-minutes`
+ * meant nothing.
  */
 import { Type } from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { prepareAgent } from '../../src/core/agent.js';
+import type { Clock } from '../../src/core/retry.js';
 import { defineTool, type Tool } from '../../src/tools/define-tool.js';
 import { call, reply, startFakeGemini, type FakeGemini } from '../support/fake-gemini.js';
 import { makeTempDir } from '../support/git-repo.js';
@@ -30,6 +32,16 @@ describe("the run's deadline", () => {
   it('ends a tool call that never settles, and the run ends at its time limit', async () => {
     gemini = await startFakeGemini([reply([call('hang', {}, 'h1')])]);
     const root = makeTempDir();
+    // The clock's timers are the test's to fire: the deadline's is the only one this run sets.
+    const timers: { ms: number; fire: () => void }[] = [];
+    const clock: Clock = {
+      now: () => 0,
+      sleep: () => Promise.reject(new Error('this run has nothing to wait for')),
+      setTimer: (ms, fire) => {
+        timers.push({ ms, fire });
+        return () => undefined;
+      },
+    };
     const agent = await prepareAgent({
       root,
       model: 'gemini-2.5-flash',
@@ -44,11 +56,19 @@ describe("the run's deadline", () => {
       secrets: [],
       channel: { decide: async () => 'defer' },
       extraTools: [hangTool as unknown as Tool],
+      clock,
     });
     const events: string[] = [];
-    const run = await agent.start('go', (e) => {
+    let executing!: () => void;
+    const started = new Promise<void>((r) => (executing = r));
+    const running = agent.start('go', (e) => {
       if (e.type === 'tool_state') events.push(e.status);
+      if (e.type === 'tool_state' && e.status === 'executing') executing();
     });
+    await started;
+    expect(timers.map((w) => w.ms)).toEqual([300]);
+    timers[0]!.fire();
+    const run = await running;
     expect(run.outcome).toMatchObject({ status: 'limit', which: 'time' });
     expect(events).toContain('executing');
     expect(events.at(-1)).toBe('cancelled');

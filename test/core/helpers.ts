@@ -8,18 +8,34 @@ import type { FakeGemini } from '../support/fake-gemini.js';
 
 export const MODEL = 'gemini-2.5-flash';
 
-/** A clock whose sleeps return at once and move time forward; every requested wait is recorded. */
+/**
+ * A clock whose sleeps return at once and move time forward; every requested wait is recorded.
+ * Its timers (the run's deadline) fire when time passes their due time, by a sleep or advance().
+ */
 export function fakeClock(start = 1_000_000): Clock & { sleeps: number[]; advance(ms: number): void } {
   let t = start;
   const sleeps: number[] = [];
+  const timers = new Set<{ due: number; fire: () => void }>();
+  const pass = (ms: number) => {
+    t += ms;
+    for (const timer of [...timers].filter((x) => x.due <= t)) {
+      timers.delete(timer);
+      timer.fire();
+    }
+  };
   return {
     sleeps,
     now: () => t,
-    advance: (ms) => void (t += ms),
+    advance: pass,
     sleep: async (ms, signal) => {
       if (signal.aborted) throw signal.reason;
       sleeps.push(ms);
-      t += ms;
+      pass(ms);
+    },
+    setTimer: (ms, fire) => {
+      const timer = { due: t + ms, fire };
+      timers.add(timer);
+      return () => void timers.delete(timer);
     },
   };
 }

@@ -213,7 +213,12 @@ describe('runLoop: limits', () => {
 
   it('aborts a request in flight when the wall-clock budget runs out', async () => {
     const { fake, sched, rec } = await setup([fault.hang([text('working...')])]);
-    const outcome = await runLoop(newState(), makeDeps(fake, sched.scheduler, { limits: { maxWallMs: 50 } }), rec.emit, userText('go'));
+    const deps = makeDeps(fake, sched.scheduler, { limits: { maxWallMs: 60_000 } });
+    const running = runLoop(newState(), deps, rec.emit, userText('go'));
+    await fake.untilRequests(1);
+    deps.clock.advance(59_999);
+    deps.clock.advance(1);
+    const outcome = await running;
     expect(outcome).toMatchObject({ status: 'limit', which: 'time' });
   });
 
