@@ -307,7 +307,11 @@ export function readInputs(
     // `$VAR`s of the workflow's own MCP servers come from the step's environment, read now, before
     // secrets leave it; a value that looks like a credential joins the secrets (masked, redacted).
     const resolved = resolveMcpServers(inputValue(getInput, 'mcp-servers'), env);
-    for (const v of resolved.secrets) if (!secrets.includes(v)) (secrets.push(v), mask(v));
+    for (const v of resolved.secrets) {
+      if (secrets.includes(v)) continue;
+      secrets.push(v);
+      mask(v);
+    }
     return { ok: true, settings: { ...inputs.settings, mcpServers: resolved.servers }, runner: runner.runner, secrets };
   }
   return { ok: false, errors: [...(inputs.ok ? [] : inputs.errors), ...(runner.ok ? [] : runner.errors)], secrets };

@@ -148,9 +148,17 @@ export function createSessionMetrics(now: () => number = () => performance.now()
       t.count++;
       tools.totalDurationMs += durationMs;
       t.durationMs += durationMs;
-      if (e.ok) (tools.totalSuccess++, t.success++);
-      else (tools.totalFail++, t.fail++);
-      if (c.decision) (tools.totalDecisions[c.decision]++, t.decisions[c.decision]++);
+      if (e.ok) {
+        tools.totalSuccess++;
+        t.success++;
+      } else {
+        tools.totalFail++;
+        t.fail++;
+      }
+      if (c.decision) {
+        tools.totalDecisions[c.decision]++;
+        t.decisions[c.decision]++;
+      }
     }
   }
 

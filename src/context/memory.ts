@@ -7,11 +7,10 @@
  * itself or, for pull requests, a snapshot of the base branch: the files that steer the agent must
  * come from code the maintainers already merged, not from the change under review.
  */
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { readSettingsFile } from './settings-file.js';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { expandImports, isInside, tryReadTextFile, type ReadLimits } from './context-file.js';
-import { messageOf } from '../common/errors.js';
 
 export const DEFAULT_CONTEXT_FILE_NAMES: readonly string[] = ['GEMINI.md'];
 export const DEFAULT_MEMORY_MAX_BYTES = 64 * 1024;

@@ -21,7 +21,7 @@ import type { ApprovalAnswer, ApprovalChannel } from '../scheduler/types.js';
 import type { TextFileAccess, Tool, ToolEnv, ToolKind } from '../tools/define-tool.js';
 import { askUserTool } from '../tools/ask-user.js';
 import { createDefaultTools, createToolRegistry } from '../tools/registry.js';
-import type { Emit, LoopEvent, Outcome } from './events.js';
+import type { Emit, Outcome } from './events.js';
 import { prepareExtensions, type ExtensionOptions } from './extensions.js';
 import { DEFAULT_MAX_TURNS } from './limits.js';
 import { runLoop, type Clock, type LoopLimits } from './loop.js';
