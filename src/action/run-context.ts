@@ -101,7 +101,7 @@ export interface ActionRunContext {
    */
   prepareRun(task: AgentTask, record?: PublishRecord): Promise<PreparedRun>;
   /**
-   * Ends a run: `awaiting_approval` goes to suspendRun; anything else publishes once (commits,
+   * Ends a run: `awaiting_approval` goes to suspendSession (approval/suspend.ts); anything else publishes once (commits,
    * pull request, review, labels, replies) and rewrites the progress comment.
    */
   finishRun(run: AgentRun, prepared: PreparedRun): Promise<ActionResult>;
@@ -116,5 +116,3 @@ export type { ReplyVerb, CommentRef };
 /** src/action/approval/resume.ts implements this (the session engineer's). */
 export type HandleApprovalReply = (ctx: ActionRunContext, reply: ReplyCommand) => Promise<ActionResult>;
 
-/** src/action/approval/suspend.ts implements this: save the session, post the question, end green. */
-export type SuspendRun = (ctx: ActionRunContext, run: AgentRun & { outcome: { status: 'awaiting_approval' } }, prepared: PreparedRun) => Promise<ActionResult>;

@@ -5,7 +5,9 @@
  * then again on the real path, so a symlink cannot lead out).
  */
 import { open, realpath, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, resolve, sep } from 'node:path';
+// The workspace's own containment check: one definition of "inside" for every file reader.
+import { isInside } from '../tools/workspace.js';
 
 export const MAX_IMPORT_DEPTH = 5;
 
@@ -19,12 +21,6 @@ export interface ReadLimits {
 export interface ExpandedFile {
   text: string;
   warnings: string[];
-}
-
-/** Is `child` (absolute) equal to or inside `root` (absolute)? Purely lexical. */
-export function isInside(root: string, child: string): boolean {
-  const rel = relative(root, child);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && rel.split(sep)[0] !== '..');
 }
 
 type ReadResult = { ok: true; real: string; text: string; note?: string; cut: boolean } | { ok: false; problem: string };

@@ -5,7 +5,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
-import { isInside } from './context-file.js';
+import { isInside } from '../tools/workspace.js';
 import { assembleMemory, DEFAULT_CONTEXT_FILE_NAMES, type ContextFileRef } from './memory.js';
 
 export interface JitMemoryOptions {

@@ -10,7 +10,8 @@
 import { realpath, stat } from 'node:fs/promises';
 import { readSettingsFile } from './settings-file.js';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { expandImports, isInside, tryReadTextFile, type ReadLimits } from './context-file.js';
+import { expandImports, tryReadTextFile, type ReadLimits } from './context-file.js';
+import { isInside } from '../tools/workspace.js';
 
 export const DEFAULT_CONTEXT_FILE_NAMES: readonly string[] = ['GEMINI.md'];
 export const DEFAULT_MEMORY_MAX_BYTES = 64 * 1024;

@@ -9,7 +9,7 @@ import { AgentError } from '../../common/errors.js';
 import type { AgentRun } from '../../core/agent.js';
 import type { RunStats } from '../../core/events.js';
 import type { RunState } from '../../core/run-state.js';
-import { statsOf as statsFromState } from '../../core/stats.js';
+import { statsOf } from '../../core/stats.js';
 import type { PendingApproval } from '../../scheduler/types.js';
 import { SESSION_VERSION, type SessionDoc } from '../../session/codec.js';
 import { createGitRefStore } from '../../session/git-ref-store.js';
@@ -19,7 +19,7 @@ import { captureWorktree } from '../../session/worktree.js';
 import { assertGit } from '../../session/git.js';
 import type { ActionSettings } from '../inputs.js';
 import { formatMarker } from '../markers.js';
-import type { ActionResult, ActionRunContext, PreparedRun, SuspendRun } from '../run-context.js';
+import type { ActionResult, ActionRunContext, PreparedRun } from '../run-context.js';
 import { renderApprovalComment } from './approval-comment.js';
 
 export type AwaitingRun = AgentRun & { outcome: { status: 'awaiting_approval'; pending: readonly PendingApproval[] } };
@@ -42,9 +42,6 @@ export const sessionKeyOf = (settings: Pick<ActionSettings, 'sessionKey' | 'gemi
 
 export const storeFor = (ctx: ActionRunContext, deps: SuspendDeps): SessionStore =>
   deps.store ?? createGitRefStore({ root: ctx.workspace, remote: ctx.remote, key: sessionKeyOf(ctx.settings) });
-
-/** Totals for the outputs and the progress comment, from the carried-over state. */
-export const statsOf = (state: RunState): RunStats => statsFromState(state, state.elapsedMsBefore);
 
 /** A one-line answer in the thread, marked so it never triggers the action itself. */
 export async function postThreadReply(ctx: ActionRunContext, text: string): Promise<number | undefined> {
@@ -145,15 +142,13 @@ export async function suspendSession(ctx: ActionRunContext, run: AwaitingRun, pr
     status: 'awaiting_approval',
     summary: `${calls} for a maintainer's answer: ${question.html_url}`,
     sessionId: doc.id,
-    stats: statsOf(run.state),
+    stats: statsOf(run.state, run.state.elapsedMsBefore),
   };
   ctx.log.notice(`session ${doc.id} saved (${recorded.version.slice(0, 12)}); question posted: ${question.html_url}`);
   await ctx.progress.finish(result, `Waiting for approval: [the question](${question.html_url}).`);
   return result;
 }
 
-/** The SuspendRun the action's finishRun calls for a first suspension. */
-export const suspendRun: SuspendRun = (ctx, run, prepared) => suspendSession(ctx, run as AwaitingRun, prepared);
 
 /**
  * Crash safety for long runs: save the session (status `claimed`, no question) after each completed
