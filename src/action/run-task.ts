@@ -101,7 +101,7 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
   return result;
 }
 
-export function createRunContext(
+function createRunContext(
   base: RunBase,
   command: ThreadCommand,
   thread: Thread | undefined,
@@ -240,7 +240,7 @@ export function policySources(p: PolicyInput, input: string, ws: string) {
 }
 
 /** The user message that starts the loop; the task context (fenced) goes before it. */
-export function promptFor(task: AgentTask, thread?: Thread): string {
+function promptFor(task: AgentTask, thread?: Thread): string {
   const where = thread ? `${thread.isPullRequest ? 'pull request' : 'issue'} #${thread.number}` : 'this repository';
   const extra = task.instructions ? `\n\nThe maintainer's instructions:\n${task.instructions}` : '';
   switch (task.command) {

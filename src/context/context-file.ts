@@ -9,7 +9,7 @@ import { dirname, resolve, sep } from 'node:path';
 // The workspace's own containment check: one definition of "inside" for every file reader.
 import { isInside } from '../tools/workspace.js';
 
-export const MAX_IMPORT_DEPTH = 5;
+const MAX_IMPORT_DEPTH = 5;
 
 export interface ReadLimits {
   /** Bytes read from any one file; the rest is cut with a note. */

@@ -21,7 +21,7 @@ export interface JitMemoryOptions {
   onWarning?: (message: string) => void;
 }
 
-export const DEFAULT_JIT_MAX_BYTES = 32 * 1024;
+const DEFAULT_JIT_MAX_BYTES = 32 * 1024;
 
 export function createJitMemory(opts: JitMemoryOptions): (absDir: string) => Promise<string | undefined> {
   const fileNames = opts.fileNames?.length ? opts.fileNames : DEFAULT_CONTEXT_FILE_NAMES;

@@ -14,7 +14,7 @@ import { expandImports, tryReadTextFile, type ReadLimits } from './context-file.
 import { isInside } from '../tools/workspace.js';
 
 export const DEFAULT_CONTEXT_FILE_NAMES: readonly string[] = ['GEMINI.md'];
-export const DEFAULT_MEMORY_MAX_BYTES = 64 * 1024;
+const DEFAULT_MEMORY_MAX_BYTES = 64 * 1024;
 
 export interface ContextSettings {
   /** From `.gemini/settings.json` `context.fileName`; undefined when not set or not usable. */

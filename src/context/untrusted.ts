@@ -28,7 +28,7 @@ import {
  */
 const INVISIBLE = /[\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu;
 
-export function stripInvisible(text: string): string {
+function stripInvisible(text: string): string {
   return text.replace(INVISIBLE, '');
 }
 

@@ -55,7 +55,7 @@ export interface SubagentHost {
   current(): ParentRun;
 }
 
-export interface ParentRun {
+interface ParentRun {
   state: RunState;
   emit: Emit;
 }
@@ -65,7 +65,7 @@ const assertNever = (why: string): never => {
 };
 
 /** What the plug adds to the run: its tools (invoke_agent), and the agents to list in the prompt. */
-export interface Subagents {
+interface Subagents {
   tools: Tool[];
   agents: ReadonlyArray<{ name: string; description: string }>;
   warnings: string[];

@@ -25,7 +25,7 @@ export interface ShellPart {
 }
 
 /** A file a redirection opens for writing: its source text and, when static, its value. */
-export interface WriteTarget {
+interface WriteTarget {
   text: string;
   path?: string;
 }

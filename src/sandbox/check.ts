@@ -15,7 +15,7 @@ import { createSandbox, homeFor } from './sandbox.js';
 import type { Probe } from './probe.js';
 import type { SandboxStatus } from './types.js';
 
-export interface CheckItem {
+interface CheckItem {
   name: string;
   ok: boolean;
   detail: string;

@@ -13,10 +13,10 @@ import { isUnder } from './bwrap-args.js';
  * Read-only inside. /etc holds no secrets a non-root user can read; /opt holds the runner's tool
  * cache (setup-node's Node lives in /opt/hostedtoolcache). /home, /root, /var and /run are absent.
  */
-export const SYSTEM_PATHS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/nix'];
+const SYSTEM_PATHS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/nix'];
 
 /** Folders of the workspace a command must not change: history and config git runs, and the steering files. */
-export const PROTECTED_NAMES = ['.git', '.gemini', '.github'];
+const PROTECTED_NAMES = ['.git', '.gemini', '.github'];
 
 /** PATH entries under these are never bound: homes, the private and runtime folders, kernel views. */
 const NEVER_BIND = ['/home', '/root', '/tmp', '/var', '/run', '/proc', '/sys', '/dev', '/mnt', '/media', '/srv', '/boot', '/lost+found'];
@@ -31,7 +31,7 @@ export async function readSystemEntries(paths: readonly string[] = SYSTEM_PATHS)
 }
 
 /** What is at `path` (without following a final symlink), or undefined when nothing is. */
-export async function readEntry(path: string): Promise<HostEntry | undefined> {
+async function readEntry(path: string): Promise<HostEntry | undefined> {
   try {
     const st = await lstat(path);
     if (st.isSymbolicLink()) return { path, kind: 'symlink', target: await readlink(path) };

@@ -28,7 +28,7 @@ const WALK_LIMIT = 300_000;
  * (src/common/git-env.ts): `ls-files` reads the index, which runs a `core.fsmonitor` command a model
  * could have written into the repository's config.
  */
-export function runGit(cwd: string, args: string[], signal?: AbortSignal): Promise<Buffer> {
+function runGit(cwd: string, args: string[], signal?: AbortSignal): Promise<Buffer> {
   return new Promise((resolveP, reject) => {
     execFile(
       'git',

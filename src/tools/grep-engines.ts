@@ -32,9 +32,9 @@ export interface GrepQuery {
 }
 
 /** PCRE backtracking steps per match attempt before git gives up (and RE2 takes over). */
-export const PCRE_MATCH_LIMIT = 200_000;
+const PCRE_MATCH_LIMIT = 200_000;
 /** git grep's share of a search: past it, git is stopped and RE2 searches instead. */
-export const GIT_GREP_TIME_LIMIT_MS = 15_000;
+const GIT_GREP_TIME_LIMIT_MS = 15_000;
 
 export interface GrepMatch {
   /** Root-relative, `/` separated. */

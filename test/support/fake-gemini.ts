@@ -123,7 +123,7 @@ export function reply(parts: WirePart[], opts: { finishReason?: string | null; u
   return { kind: 'chunks', chunks: chunksOf(parts, opts) };
 }
 
-export function chunksOf(parts: WirePart[], opts: { finishReason?: string | null; usage?: WireUsage } = {}): WireChunk[] {
+function chunksOf(parts: WirePart[], opts: { finishReason?: string | null; usage?: WireUsage } = {}): WireChunk[] {
   const finishReason = opts.finishReason === null ? undefined : (opts.finishReason ?? 'STOP');
   const u = opts.usage ?? usage(10, 5);
   if (parts.length === 0) return [{ candidates: [{ content: { role: 'model', parts: [] }, finishReason, index: 0 }], usageMetadata: u }];
@@ -141,7 +141,7 @@ export const speaker = (who: 'user' | 'model', reasoning = `the ${who} speaks ne
   reply([text(JSON.stringify({ reasoning, next_speaker: who }))], { usage: usage(40, 12) });
 
 /** The side channel's answer when nothing is scripted: "user" (the run ends), costing no tokens. */
-export const DEFAULT_VERDICT: FakeReply = reply([text(JSON.stringify({ reasoning: 'not scripted: the fake says the user speaks next', next_speaker: 'user' }))], {
+const DEFAULT_VERDICT: FakeReply = reply([text(JSON.stringify({ reasoning: 'not scripted: the fake says the user speaks next', next_speaker: 'user' }))], {
   usage: { promptTokenCount: 0, candidatesTokenCount: 0, totalTokenCount: 0 },
 });
 

@@ -14,7 +14,7 @@ import { formatMarker, tryParseMarker } from '../markers.js';
 import { displayRuleSource } from '../rule-source.js';
 import { makeInert, makeInertLine } from '../publish/inert-text.js';
 
-export const APPROVAL_MARKER_KIND = 'approval';
+const APPROVAL_MARKER_KIND = 'approval';
 
 export interface ApprovalCommentInput {
   sessionId: string;

@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import { AgentError } from '../../common/errors.js';
 import type { AgentRun } from '../../core/agent.js';
-import type { RunStats } from '../../core/events.js';
 import type { RunState } from '../../core/run-state.js';
 import { statsOf } from '../../core/stats.js';
 import type { PendingApproval } from '../../scheduler/types.js';

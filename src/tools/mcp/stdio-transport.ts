@@ -13,7 +13,7 @@ import type { ConfinedProcess, ExitStatus } from '../../sandbox/types.js';
 /** The last this many bytes of a server's stderr are kept, to say why it died. */
 const STDERR_TAIL_BYTES = 4096;
 /** One message larger than this ends the connection (the SDK's default is 10 MB too). */
-export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 export interface ConfinedStdioTransport extends Transport {
   /** What the server wrote on stderr lately (its log, or why it failed). */
