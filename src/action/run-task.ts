@@ -77,7 +77,7 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
     contextFileNames: base.settings.contextFileNames,
     remote: base.remote,
   });
-  const ctx = createRunContext(base, command, thread, progress, runUrl, trusted, info, labels);
+  const ctx = createRunContext(base, { command, thread, progress, runUrl, trusted, info, labels });
 
   let result: ActionResult;
   try {
@@ -101,16 +101,18 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
   return result;
 }
 
-function createRunContext(
-  base: RunBase,
-  command: ThreadCommand,
-  thread: Thread | undefined,
-  progress: ActionRunContext['progress'],
-  runUrl: string | undefined,
-  trusted: TrustedConfigSource,
-  info: ThreadInfo | undefined,
-  labels: string[] | undefined,
-): ActionRunContext {
+/** What one task's run context is built from, besides the run's base. */
+interface RunContextParts {
+  command: ThreadCommand;
+  thread: Thread | undefined;
+  progress: ActionRunContext['progress'];
+  runUrl: string | undefined;
+  trusted: TrustedConfigSource;
+  info: ThreadInfo | undefined;
+  labels: string[] | undefined;
+}
+
+function createRunContext(base: RunBase, { command, thread, progress, runUrl, trusted, info, labels }: RunContextParts): ActionRunContext {
   const ws = base.runner.workspace;
   const startedAt = Date.now();
   let checkpointer: ReturnType<typeof createCheckpointer> | undefined;

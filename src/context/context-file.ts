@@ -100,10 +100,7 @@ const IMPORT = /(^|[ \t])@((?:\.{1,2}\/|\/)?[\w.\-/]*(?:\/[\w.\-]+|\.[A-Za-z0-9]
 export async function expandImports(
   text: string,
   file: string,
-  confine: string,
-  limits: ReadLimits,
-  label: (abs: string) => string,
-  stack: string[] = [file],
+  { confine, limits, label, stack = [file] }: { confine: string; limits: ReadLimits; label: (abs: string) => string; stack?: string[] },
 ): Promise<ExpandedFile> {
   const warnings: string[] = [];
   const parts = splitCode(text);
@@ -150,7 +147,7 @@ export async function expandImports(
     }
     limits.readBudget.left -= Buffer.byteLength(r.text);
     if (r.note) warnings.push(`${label(r.real)} ${r.note}`);
-    const inner = await expandImports(r.text, r.real, confine, limits, label, [...stack, r.real]);
+    const inner = await expandImports(r.text, r.real, { confine, limits, label, stack: [...stack, r.real] });
     warnings.push(...inner.warnings);
     const name = label(r.real);
     return `--- Imported from: ${name} ---\n${inner.text.replace(/\n+$/, '')}\n--- End of import: ${name} ---`;

@@ -132,7 +132,7 @@ export async function assembleMemory(found: readonly ContextFileRef[], memoryRoo
     seen.add(r.real);
     if (r.note) warnings.push(`${f.label} ${r.note}`);
     const label = (abs: string) => labelOf(abs, f, memoryRoot);
-    const expanded = await expandImports(r.text, r.real, await realpathOr(f.confine), limits, label);
+    const expanded = await expandImports(r.text, r.real, { confine: await realpathOr(f.confine), limits, label });
     warnings.push(...expanded.warnings);
     let body = expanded.text.replace(/\n+$/, '');
     const block = (b: string) => `--- Context from: ${f.label} ---\n${b}\n--- End of context from: ${f.label} ---`;

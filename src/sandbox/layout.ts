@@ -8,6 +8,7 @@ import { lstat, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, join, normalize } from 'node:path';
 import type { HostEntry } from './bwrap-args.js';
 import { isUnder } from './bwrap-args.js';
+import { AgentError } from '../common/errors.js';
 
 /**
  * Read-only inside. /etc holds no secrets a non-root user can read; /opt holds the runner's tool
@@ -114,13 +115,13 @@ export async function readProtectedLayout(workspace: string): Promise<ProtectedL
     const path = join(workspace, name);
     const e = await readEntry(path);
     if (!e) out.absent.push(path);
-    else if (e.kind === 'symlink') throw new Error(`${path} is a symbolic link: the sandbox cannot protect it (replace it with a folder)`);
+    else if (e.kind === 'symlink') throw new AgentError('config', `${path} is a symbolic link: the sandbox cannot protect it (replace it with a folder)`, { site: { file: path } });
     else out.present.push(e);
   }
   const git = out.present.find((e) => e.path === join(workspace, '.git'));
   if (git?.kind === 'dir') {
     const config = await readEntry(join(git.path, 'config'));
-    if (config?.kind === 'symlink') throw new Error(`${config.path} is a symbolic link: the sandbox cannot replace it with a sanitized copy`);
+    if (config?.kind === 'symlink') throw new AgentError('config', `${config.path} is a symbolic link: the sandbox cannot replace it with a sanitized copy`, { site: { file: config.path } });
     if (config?.kind === 'file') out.gitConfig = config.path;
   }
   return out;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createIgnoreRules, type IgnoreRules } from './ignore-rules.js';
 import { createGitEnv } from '../common/git-env.js';
 import { relativeTo } from './workspace.js';
+import { AgentError } from '../common/errors.js';
 
 /**
  * Which files a search may see. Inside a git work tree git itself answers (tracked plus untracked,
@@ -94,7 +95,7 @@ async function walk(root: string, absDir: string, opts: ListOptions): Promise<st
   const queue: Array<{ rel: string; rules: Rules[] }> = [{ rel: startRel === '.' ? '' : startRel, rules: [] }];
   if (opts.respectGitIgnore) queue[0].rules = await ancestorRules(root, queue[0].rel);
   while (queue.length > 0 && out.length < WALK_LIMIT) {
-    if (opts.signal.aborted) throw new Error('aborted');
+    if (opts.signal.aborted) throw new AgentError('cancelled', 'aborted');
     const { rel, rules: inherited } = queue.shift()!;
     const abs = rel === '' ? root : join(root, rel);
     let entries: Dirent[];

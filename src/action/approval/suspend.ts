@@ -61,11 +61,7 @@ async function currentBranch(root: string): Promise<string | undefined> {
 /** The session document for this suspension; `held` carries the original trigger across resumes. */
 async function buildDoc(
   ctx: ActionRunContext,
-  run: { state: RunState; pending: readonly PendingApproval[]; status: 'open' | 'claimed' },
-  prepared: PreparedRun,
-  held: HeldSession | undefined,
-  now: Date,
-  nonce: string,
+  { run, prepared, held, now, nonce }: { run: { state: RunState; pending: readonly PendingApproval[]; status: 'open' | 'claimed' }; prepared: PreparedRun; held: HeldSession | undefined; now: Date; nonce: string },
 ): Promise<SessionDoc> {
   const thread = held?.doc.thread ?? (ctx.thread ? { number: ctx.thread.number, kind: ctx.thread.isPullRequest ? 'pull_request' : 'issue' } : undefined);
   if (!thread) throw new AgentError('general', 'this run has no issue or pull request to ask in, so it cannot wait for approval');
@@ -113,7 +109,7 @@ export async function suspendSession(ctx: ActionRunContext, run: AwaitingRun, pr
   const store = storeFor(ctx, deps);
   const now = (deps.now ?? (() => new Date()))();
   const nonce = (deps.newNonce ?? (() => randomBytes(16).toString('hex')))();
-  const doc = await buildDoc(ctx, { state: run.state, pending: run.outcome.pending, status: 'open' }, prepared, held, now, nonce);
+  const doc = await buildDoc(ctx, { run: { state: run.state, pending: run.outcome.pending, status: 'open' }, prepared, held, now, nonce });
 
   const saved = held ? await store.update(doc.id, held.version, doc) : await store.create(doc);
   if (!saved.ok) throw new AgentError('general', `could not save session ${doc.id}: ${saved.message}`);
@@ -162,7 +158,7 @@ export function createCheckpointer(ctx: ActionRunContext, prepared: PreparedRun,
     held: () => held,
     async save(state: RunState): Promise<void> {
       const now = (deps.now ?? (() => new Date()))();
-      const doc = await buildDoc(ctx, { state: structuredClone(state), pending: [], status: 'claimed' }, prepared, held, now, held?.doc.request.nonce ?? 'checkpoint');
+      const doc = await buildDoc(ctx, { run: { state: structuredClone(state), pending: [], status: 'claimed' }, prepared, held, now, nonce: held?.doc.request.nonce ?? 'checkpoint' });
       const saved = held ? await store.update(doc.id, held.version, doc) : await store.create(doc);
       if (!saved.ok) throw new AgentError('general', `could not save a checkpoint of session ${doc.id}: ${saved.message}`);
       held = { doc, version: saved.version };
