@@ -200,7 +200,7 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
       wake();
     });
 
-  const server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const m = ROUTE.exec(url.pathname);
     if (req.method !== 'POST' || !m) return sendJson(res, 404, { error: { code: 404, message: `fake-gemini: no route ${req.method} ${url.pathname}`, status: 'NOT_FOUND' } });
@@ -224,7 +224,9 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
     if (!reply) sendJson(res, 500, { error: { code: 500, message: `fake-gemini: script exhausted${key !== undefined && keyed.has(key) ? ` for ${key}` : ''}`, status: 'INTERNAL' } });
     else serve(reply, method, res);
     wake(); // after serving: a waiter sees the reply (or the hang) already under way
-  });
+  };
+  // A handler that throws ends that response; the test sees a dropped connection, not an unhandled rejection.
+  const server = createServer((req, res) => void handle(req, res).catch((e: unknown) => res.destroy(e instanceof Error ? e : new Error(String(e)))));
   server.on('connection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
