@@ -13,7 +13,7 @@ import { messageOf } from '../common/errors.js';
 import { hasActionMarker } from './markers.js';
 
 export type TaskKind = 'fix' | 'review' | 'triage' | 'question' | 'prompt';
-export type ReplyVerb = 'approve' | 'deny' | 'answer' | 'continue';
+type ReplyVerb = 'approve' | 'deny' | 'answer' | 'continue';
 
 export interface Thread {
   number: number;

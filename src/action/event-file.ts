@@ -23,7 +23,7 @@ export async function readEventFile(path: string): Promise<EventFile> {
 }
 
 /** Pure: the file's text to a payload object, or what is wrong with it. */
-export function parseEventText(text: string, path: string): EventFile {
+function parseEventText(text: string, path: string): EventFile {
   const problem = (what: string): EventFile => ({ ok: false, message: `the event payload file ${path} (GITHUB_EVENT_PATH) ${what}` });
   if (text.trim() === '') return problem(`is empty${text.length > 0 ? ' (only white space)' : ''}: expected the webhook event as a JSON object`);
   let value: unknown;

@@ -9,7 +9,7 @@ import { formatMarker } from './markers.js';
 import type { ActionResult, RepoRef } from './run-context.js';
 
 /** The help text for a trigger word (`/agent` by default). */
-export function renderHelp(trigger: string, o: { fixLabel?: string } = {}): string {
+function renderHelp(trigger: string, o: { fixLabel?: string } = {}): string {
   const t = (rest: string) => `\`${trigger}${rest ? ` ${rest}` : ''}\``;
   const lines = [
     '### agent-action commands',

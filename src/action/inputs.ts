@@ -56,9 +56,9 @@ export interface ActionSettings {
   triage: TriageSettings;
 }
 
-export type ActionMode = 'event' | 'triage-plan' | 'triage';
+type ActionMode = 'event' | 'triage-plan' | 'triage';
 
-export interface TriageSettings {
+interface TriageSettings {
   /** mode triage: the shard's issues, in the plan's order. */
   issues: number[];
   /** The durable marker: this label plus a marker comment (src/action/triage/triage-marker.ts). */
@@ -77,7 +77,7 @@ export interface TriageSettings {
   writesPerHour: number;
 }
 
-export type SandboxRequirement = 'required' | 'auto' | 'off';
+type SandboxRequirement = 'required' | 'auto' | 'off';
 
 /** What the runner tells every action through its environment. */
 export interface RunnerEnv {
@@ -165,7 +165,7 @@ const EXPRESSION = /^\$\{\{[\s\S]*\}\}$/;
 const ACTION_MODES: Record<string, ActionMode> = { '': 'event', 'triage-plan': 'triage-plan', triage: 'triage' };
 
 /** An input's value: trimmed (as core.getInput does; local-action's does not), its default when empty. */
-export const inputValue = (getInput: GetInput, name: InputName): string => getInput(name).trim() || INPUT_DEFAULTS[name];
+const inputValue = (getInput: GetInput, name: InputName): string => getInput(name).trim() || INPUT_DEFAULTS[name];
 
 /**
  * Pure: every input through `getInput`, as one settings literal, with every problem collected, each
@@ -288,7 +288,7 @@ export function parseRunnerEnv(env: Env): ParsedRunnerEnv {
 }
 
 /** The secret inputs' values, read once (for masking, then for scrubbing the environment). */
-export const secretInputsOf = (getInput: GetInput): string[] => SECRET_INPUTS.map((n) => getInput(n).trim()).filter((v) => v.length > 0 && !EXPRESSION.test(v));
+const secretInputsOf = (getInput: GetInput): string[] => SECRET_INPUTS.map((n) => getInput(n).trim()).filter((v) => v.length > 0 && !EXPRESSION.test(v));
 
 /**
  * Reads every input once: masks the secrets first (so even an error message cannot show one), then
@@ -307,7 +307,11 @@ export function readInputs(
     // `$VAR`s of the workflow's own MCP servers come from the step's environment, read now, before
     // secrets leave it; a value that looks like a credential joins the secrets (masked, redacted).
     const resolved = resolveMcpServers(inputValue(getInput, 'mcp-servers'), env);
-    for (const v of resolved.secrets) if (!secrets.includes(v)) (secrets.push(v), mask(v));
+    for (const v of resolved.secrets) {
+      if (secrets.includes(v)) continue;
+      secrets.push(v);
+      mask(v);
+    }
     return { ok: true, settings: { ...inputs.settings, mcpServers: resolved.servers }, runner: runner.runner, secrets };
   }
   return { ok: false, errors: [...(inputs.ok ? [] : inputs.errors), ...(runner.ok ? [] : runner.errors)], secrets };
@@ -337,7 +341,7 @@ function mcpServersOf(raw: string, fail: (why: string) => undefined, expand?: (v
  * author chose both the reference and, in `env:`, what it holds). A resolved value is a secret when
  * the variable's name or the field it fills says so (`*_TOKEN`, `*_KEY`, `Authorization`...).
  */
-export function resolveMcpServers(raw: string, env: Env): { servers: McpServerConfig[]; secrets: string[] } {
+function resolveMcpServers(raw: string, env: Env): { servers: McpServerConfig[]; secrets: string[] } {
   const secrets: string[] = [];
   const expand = (text: string, where: string) => {
     const r = expandVariables(text, env);
@@ -383,7 +387,7 @@ export function parseDurationMs(raw: string): number | undefined {
 }
 
 /** `[12, 15]` (a matrix entry through toJSON), `12,15` or `12 15`; undefined when malformed. Duplicates dropped. */
-export function parseIssueList(raw: string): number[] | undefined {
+function parseIssueList(raw: string): number[] | undefined {
   if (!raw) return [];
   let items: unknown[];
   if (raw.startsWith('[')) {

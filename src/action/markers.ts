@@ -3,7 +3,7 @@
  * comment containing `<!-- agent-action` never triggers a run (the action cannot talk to itself),
  * and later runs can find their own comments (the progress comment, an approval request).
  */
-export const MARKER_PREFIX = '<!-- agent-action';
+const MARKER_PREFIX = '<!-- agent-action';
 
 /** `<!-- agent-action:progress run=123 -->`; values must not contain `--` or `>`. */
 export function formatMarker(kind: string, fields: Record<string, string> = {}): string {

@@ -194,7 +194,7 @@ const renderNotes = (v: View) => (v.notes.length ? `\n\n${v.notes.map((n) => `> 
 const HOOK_OUTCOMES: Record<HookRunEvent['outcome'], string> = { ok: 'ok', blocked: 'blocked', warning: 'failed (ignored)', timeout: 'timed out (ignored)' };
 
 /** Every hook run of the job, in order, for the job summary; nothing when no hook ran. */
-export function renderHooks(runs: readonly HookRunEvent[]): string {
+function renderHooks(runs: readonly HookRunEvent[]): string {
   if (runs.length === 0) return '';
   const rows = runs.map((r) => `| ${r.event} | ${escapeCell(r.name)} | ${HOOK_OUTCOMES[r.outcome]}${r.exitCode !== null ? ` (exit ${r.exitCode})` : ''} | ${r.durationMs < 1000 ? `${r.durationMs} ms` : formatDuration(r.durationMs)} | ${escapeCell(r.message ?? '')} |`);
   return `\n### Hooks\n\n| event | hook | outcome | time | message |\n| --- | --- | --- | --- | --- |\n${rows.join('\n')}\n`;
@@ -218,7 +218,7 @@ export function renderResultTable(result: ActionResult, stats: RunStats | undefi
   return `| | |\n| --- | --- |\n${rows.map(([k, v]) => `| ${k} | ${v} |`).join('\n')}`;
 }
 
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   const s = Math.round(ms / 1000);
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${s % 60}s`;
 }

@@ -6,22 +6,21 @@
  */
 import { basename, isAbsolute, relative, sep } from 'node:path';
 import { builtinPoliciesDir } from '../policy/load.js';
+import { isInside } from '../tools/workspace.js';
 
 export function displayRuleSource(source: string, workspace?: string): string {
   if (!isAbsolute(source)) return source; // inline-input labels, `always-approval`, already relative
   const builtin = tryBuiltinDir();
-  if (builtin && isInside(builtin, source)) return `agent-action/policies/${relative(builtin, source).split(sep).join('/')}`;
-  if (workspace && isInside(workspace, source)) return relative(workspace, source).split(sep).join('/');
+  if (builtin && isBelow(builtin, source)) return `agent-action/policies/${relative(builtin, source).split(sep).join('/')}`;
+  if (workspace && isBelow(workspace, source)) return relative(workspace, source).split(sep).join('/');
   // The workspace tier read from a trusted commit into a temporary folder: the repository path starts at .gemini/.
   const at = source.lastIndexOf(`${sep}.gemini${sep}`);
   if (at >= 0) return source.slice(at + 1).split(sep).join('/');
   return basename(source);
 }
 
-const isInside = (dir: string, path: string): boolean => {
-  const rel = relative(dir, path);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
-};
+/** Strictly below `dir`: a policy file is never the folder itself. */
+const isBelow = (dir: string, path: string): boolean => relative(dir, path) !== '' && isInside(dir, path);
 
 function tryBuiltinDir(): string | undefined {
   try {

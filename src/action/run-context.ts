@@ -6,7 +6,7 @@ import type { Agent, AgentRun } from '../core/agent.js';
 import type { Emit, RunStats } from '../core/events.js';
 import type { GitRemote } from '../session/git.js';
 import type { PublishRecord, PublishRecorder } from '../tools/github/recorder.js';
-import type { Command, ReplyVerb, Requester, TaskKind, Thread, Trigger, CommentRef } from './event-command.js';
+import type { Command, Requester, TaskKind, Thread, Trigger } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
 import type { ActionSettings, RunnerEnv } from './inputs.js';
 import type { SandboxView } from './sandbox-text.js';
@@ -16,7 +16,7 @@ export interface RepoRef {
   repo: string;
 }
 
-export type ActionStatus = 'success' | 'awaiting_approval' | 'failed' | 'skipped';
+type ActionStatus = 'success' | 'awaiting_approval' | 'failed' | 'skipped';
 
 /** What a run ends with: becomes the action's outputs and the progress comment's last edit. */
 export interface ActionResult {
@@ -110,7 +110,7 @@ export interface ActionRunContext {
    */
   prepareRun(task: AgentTask, record?: PublishRecord): Promise<PreparedRun>;
   /**
-   * Ends a run: `awaiting_approval` goes to suspendRun; anything else publishes once (commits,
+   * Ends a run: `awaiting_approval` goes to suspendSession (approval/suspend.ts); anything else publishes once (commits,
    * pull request, review, labels, replies) and rewrites the progress comment.
    */
   finishRun(run: AgentRun, prepared: PreparedRun): Promise<ActionResult>;
@@ -120,10 +120,7 @@ export interface ActionRunContext {
 
 /** An approval reply (`/agent approve|deny|answer|continue ...`) with its thread and comment. */
 export type ReplyCommand = Extract<Command, { kind: 'reply' }>;
-export type { ReplyVerb, CommentRef };
 
 /** src/action/approval/resume.ts implements this (the session engineer's). */
 export type HandleApprovalReply = (ctx: ActionRunContext, reply: ReplyCommand) => Promise<ActionResult>;
 
-/** src/action/approval/suspend.ts implements this: save the session, post the question, end green. */
-export type SuspendRun = (ctx: ActionRunContext, run: AgentRun & { outcome: { status: 'awaiting_approval' } }, prepared: PreparedRun) => Promise<ActionResult>;

@@ -78,7 +78,7 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
     contextFileNames: base.settings.contextFileNames,
     remote: base.remote,
   });
-  const ctx = createRunContext(base, command, thread, progress, runUrl, trusted, info, labels);
+  const ctx = createRunContext(base, { command, thread, progress, runUrl, trusted, info, labels });
 
   let result: ActionResult;
   try {
@@ -106,16 +106,18 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
   return result;
 }
 
-export function createRunContext(
-  base: RunBase,
-  command: ThreadCommand,
-  thread: Thread | undefined,
-  progress: ActionRunContext['progress'],
-  runUrl: string | undefined,
-  trusted: TrustedConfigSource,
-  info: ThreadInfo | undefined,
-  labels: string[] | undefined,
-): ActionRunContext {
+/** What one task's run context is built from, besides the run's base. */
+interface RunContextParts {
+  command: ThreadCommand;
+  thread: Thread | undefined;
+  progress: ActionRunContext['progress'];
+  runUrl: string | undefined;
+  trusted: TrustedConfigSource;
+  info: ThreadInfo | undefined;
+  labels: string[] | undefined;
+}
+
+function createRunContext(base: RunBase, { command, thread, progress, runUrl, trusted, info, labels }: RunContextParts): ActionRunContext {
   const ws = base.runner.workspace;
   const startedAt = Date.now();
   let checkpointer: ReturnType<typeof createCheckpointer> | undefined;
@@ -246,7 +248,7 @@ export function policySources(p: PolicyInput, input: string, ws: string) {
 }
 
 /** The user message that starts the loop; the task context (fenced) goes before it. */
-export function promptFor(task: AgentTask, thread?: Thread): string {
+function promptFor(task: AgentTask, thread?: Thread): string {
   const where = thread ? `${thread.isPullRequest ? 'pull request' : 'issue'} #${thread.number}` : 'this repository';
   const extra = task.instructions ? `\n\nThe maintainer's instructions:\n${task.instructions}` : '';
   switch (task.command) {

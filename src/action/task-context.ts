@@ -7,7 +7,7 @@ import type { CommentRef, Thread } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
 import type { RepoRef } from './run-context.js';
 
-export interface PullInfo {
+interface PullInfo {
   headRef: string;
   headSha: string;
   baseRef: string;

@@ -18,7 +18,7 @@ export interface ProjectSessions {
 }
 
 /** `$XDG_STATE_HOME/agent-action`, else `~/.agent-action`. */
-export function stateDirOf(env: Readonly<Record<string, string | undefined>>, home: string = homedir()): string {
+function stateDirOf(env: Readonly<Record<string, string | undefined>>, home: string = homedir()): string {
   const xdg = env.XDG_STATE_HOME;
   return xdg && xdg.startsWith('/') ? join(xdg, 'agent-action') : join(home, '.agent-action');
 }

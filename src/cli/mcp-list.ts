@@ -7,7 +7,7 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { messageOf } from '../common/errors.js';
+import { AgentError, messageOf } from '../common/errors.js';
 import { createSandbox } from '../sandbox/sandbox.js';
 import type { SandboxMode } from '../sandbox/types.js';
 import { createMcpManager, type McpServerStatus } from '../tools/mcp/manager.js';
@@ -43,7 +43,7 @@ export async function runMcpList(argv: readonly string[], c: McpListEnv): Promis
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
-    if (flags.sandbox !== undefined && !['required', 'auto', 'off'].includes(flags.sandbox)) throw new Error(`--sandbox "${flags.sandbox}" is not valid: it expects one of required, auto, off`);
+    if (flags.sandbox !== undefined && !['required', 'auto', 'off'].includes(flags.sandbox)) throw new AgentError('input', `--sandbox "${flags.sandbox}" is not valid: it expects one of required, auto, off`, { site: { input: '--sandbox' } });
   } catch (e) {
     c.io.stderr(`agent-action mcp list: ${messageOf(e)}\n${USAGE}\n`);
     return 42;
@@ -52,7 +52,7 @@ export async function runMcpList(argv: readonly string[], c: McpListEnv): Promis
   let root: string;
   try {
     root = realpathSync(flags.cwd ?? c.cwd);
-    if (!statSync(root).isDirectory()) throw new Error('not a directory');
+    if (!statSync(root).isDirectory()) throw new AgentError('input', 'not a directory', { site: { input: '--cwd' } });
   } catch (e) {
     c.io.stderr(`agent-action mcp list: --cwd "${flags.cwd ?? c.cwd}": ${messageOf(e)}\n`);
     return 42;

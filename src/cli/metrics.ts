@@ -10,7 +10,7 @@ import { isModelFailure, type ModelClient, type ModelRequest } from '../model/cl
 import type { Usage } from '../model/wire.js';
 
 /** Gemini CLI's `tokens` block. */
-export interface TokenMetrics {
+interface TokenMetrics {
   /** Prompt tokens not served from the cache. */
   input: number;
   prompt: number;
@@ -22,14 +22,14 @@ export interface TokenMetrics {
   tool: number;
 }
 
-export interface RoleMetrics {
+interface RoleMetrics {
   totalRequests: number;
   totalErrors: number;
   totalLatencyMs: number;
   tokens: TokenMetrics;
 }
 
-export interface ModelMetrics {
+interface ModelMetrics {
   api: { totalRequests: number; totalErrors: number; totalLatencyMs: number; errorsByType: Record<string, number> };
   tokens: TokenMetrics;
   roles: Record<string, RoleMetrics>;
@@ -37,7 +37,7 @@ export interface ModelMetrics {
 
 type Decisions = { accept: number; reject: number; modify: number; auto_accept: number };
 
-export interface ToolMetrics {
+interface ToolMetrics {
   totalCalls: number;
   totalSuccess: number;
   totalFail: number;
@@ -53,7 +53,7 @@ export interface SessionMetricsJson {
 }
 
 /** One finished model request. */
-export interface ApiCall {
+interface ApiCall {
   model: string;
   /** Gemini CLI's LLM role: `main` for the agent's turns, `utility_compressor` for compression. */
   role: string;
@@ -148,9 +148,17 @@ export function createSessionMetrics(now: () => number = () => performance.now()
       t.count++;
       tools.totalDurationMs += durationMs;
       t.durationMs += durationMs;
-      if (e.ok) (tools.totalSuccess++, t.success++);
-      else (tools.totalFail++, t.fail++);
-      if (c.decision) (tools.totalDecisions[c.decision]++, t.decisions[c.decision]++);
+      if (e.ok) {
+        tools.totalSuccess++;
+        t.success++;
+      } else {
+        tools.totalFail++;
+        t.fail++;
+      }
+      if (c.decision) {
+        tools.totalDecisions[c.decision]++;
+        t.decisions[c.decision]++;
+      }
     }
   }
 

@@ -5,7 +5,7 @@
  * on purpose, README's CLI section says so.
  */
 import { stripVTControlCharacters } from 'node:util';
-import type { AgentError, ErrorKind } from '../common/errors.js';
+import { EXIT_CODES, type AgentError, type ErrorKind } from '../common/errors.js';
 import type { LimitKind, LoopEvent, Outcome, RunStats } from '../core/events.js';
 import { roundUsd } from '../model/pricing.js';
 import type { ToolErrorCode } from '../tools/define-tool.js';
@@ -64,7 +64,7 @@ const TOOL_ERROR_TYPES: Readonly<Record<ToolErrorCode, string>> = {
   fatal: 'execution_failed',
   cancelled: 'cancelled',
 };
-const OUTCOME_EXIT: Readonly<Record<Exclude<Outcome['status'], 'error'>, number>> = { success: 0, awaiting_approval: 0, limit: 53, cancelled: 130 };
+const OUTCOME_EXIT: Readonly<Record<Exclude<Outcome['status'], 'error'>, number>> = { success: 0, awaiting_approval: 0, limit: EXIT_CODES.limit, cancelled: EXIT_CODES.cancelled };
 
 /** The process exit code for an outcome (Gemini CLI's table). */
 export function exitCodeOf(o: Outcome): number {

@@ -8,7 +8,7 @@ import { AgentError, isAgentError, messageOf } from '../common/errors.js';
 import { HELP, parseCliArgs, POLICY_HELP, type CliCommand } from './args.js';
 import { describeError, type Io } from './output.js';
 
-export const VERSION = '0.1.0';
+const VERSION = '0.1.0';
 
 export interface CliEnv {
   argv: readonly string[];

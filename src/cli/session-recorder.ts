@@ -53,7 +53,7 @@ export interface RecorderOptions {
   onSaveError?: (e: unknown) => void;
 }
 
-export function localRequester(): string {
+function localRequester(): string {
   try {
     return userInfo().username;
   } catch {

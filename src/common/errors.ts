@@ -12,7 +12,7 @@ export type ErrorKind =
   | 'cancelled' // 130
   | 'internal'; // 1: a bug (an illegal state transition, say)
 
-const EXIT_CODES: { readonly [K in ErrorKind]: number } = {
+export const EXIT_CODES: { readonly [K in ErrorKind]: number } = {
   general: 1,
   auth: 41,
   input: 42,
@@ -50,8 +50,6 @@ export class AgentError extends Error {
     return EXIT_CODES[this.kind];
   }
 }
-
-export const exitCodeOf = (kind: ErrorKind): number => EXIT_CODES[kind];
 
 export const isAgentError = (e: unknown): e is AgentError =>
   typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'AgentError' && 'kind' in e;

@@ -1,6 +1,3 @@
-export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-export type JsonObject = { [k: string]: Json };
-
 /** JSON with object keys sorted at every level: the form policy `argsPattern` is tested against. */
 export function stableStringify(value: unknown): string {
   // Strings, numbers and the like have no keys to sort: skip the copy (policy tests every call's arguments).

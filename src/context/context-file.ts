@@ -5,9 +5,11 @@
  * then again on the real path, so a symlink cannot lead out).
  */
 import { open, realpath, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, resolve, sep } from 'node:path';
+// The workspace's own containment check: one definition of "inside" for every file reader.
+import { isInside } from '../tools/workspace.js';
 
-export const MAX_IMPORT_DEPTH = 5;
+const MAX_IMPORT_DEPTH = 5;
 
 export interface ReadLimits {
   /** Bytes read from any one file; the rest is cut with a note. */
@@ -19,12 +21,6 @@ export interface ReadLimits {
 export interface ExpandedFile {
   text: string;
   warnings: string[];
-}
-
-/** Is `child` (absolute) equal to or inside `root` (absolute)? Purely lexical. */
-export function isInside(root: string, child: string): boolean {
-  const rel = relative(root, child);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && rel.split(sep)[0] !== '..');
 }
 
 type ReadResult = { ok: true; real: string; text: string; note?: string; cut: boolean } | { ok: false; problem: string };
@@ -104,10 +100,7 @@ const IMPORT = /(^|[ \t])@((?:\.{1,2}\/|\/)?[\w.\-/]*(?:\/[\w.\-]+|\.[A-Za-z0-9]
 export async function expandImports(
   text: string,
   file: string,
-  confine: string,
-  limits: ReadLimits,
-  label: (abs: string) => string,
-  stack: string[] = [file],
+  { confine, limits, label, stack = [file] }: { confine: string; limits: ReadLimits; label: (abs: string) => string; stack?: string[] },
 ): Promise<ExpandedFile> {
   const warnings: string[] = [];
   const parts = splitCode(text);
@@ -154,7 +147,7 @@ export async function expandImports(
     }
     limits.readBudget.left -= Buffer.byteLength(r.text);
     if (r.note) warnings.push(`${label(r.real)} ${r.note}`);
-    const inner = await expandImports(r.text, r.real, confine, limits, label, [...stack, r.real]);
+    const inner = await expandImports(r.text, r.real, { confine, limits, label, stack: [...stack, r.real] });
     warnings.push(...inner.warnings);
     const name = label(r.real);
     return `--- Imported from: ${name} ---\n${inner.text.replace(/\n+$/, '')}\n--- End of import: ${name} ---`;

@@ -5,7 +5,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
-import { isInside } from './context-file.js';
+import { isInside } from '../tools/workspace.js';
 import { assembleMemory, DEFAULT_CONTEXT_FILE_NAMES, type ContextFileRef } from './memory.js';
 
 export interface JitMemoryOptions {
@@ -21,7 +21,7 @@ export interface JitMemoryOptions {
   onWarning?: (message: string) => void;
 }
 
-export const DEFAULT_JIT_MAX_BYTES = 32 * 1024;
+const DEFAULT_JIT_MAX_BYTES = 32 * 1024;
 
 export function createJitMemory(opts: JitMemoryOptions): (absDir: string) => Promise<string | undefined> {
   const fileNames = opts.fileNames?.length ? opts.fileNames : DEFAULT_CONTEXT_FILE_NAMES;

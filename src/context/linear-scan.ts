@@ -41,7 +41,7 @@ export const isWordChar = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c
 export const isAsciiLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 
 /** ASCII lower case of one UTF-16 unit (other units unchanged, so indexes never shift). */
-export const lowerAscii = (c: number): number => (c >= 0x41 && c <= 0x5a ? c + 32 : c);
+const lowerAscii = (c: number): number => (c >= 0x41 && c <= 0x5a ? c + 32 : c);
 
 /**
  * For every index i, the first index j >= i where `stop` holds (text.length when none): one pass

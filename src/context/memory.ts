@@ -7,14 +7,14 @@
  * itself or, for pull requests, a snapshot of the base branch: the files that steer the agent must
  * come from code the maintainers already merged, not from the change under review.
  */
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { readSettingsFile } from './settings-file.js';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { expandImports, isInside, tryReadTextFile, type ReadLimits } from './context-file.js';
-import { messageOf } from '../common/errors.js';
+import { expandImports, tryReadTextFile, type ReadLimits } from './context-file.js';
+import { isInside } from '../tools/workspace.js';
 
 export const DEFAULT_CONTEXT_FILE_NAMES: readonly string[] = ['GEMINI.md'];
-export const DEFAULT_MEMORY_MAX_BYTES = 64 * 1024;
+const DEFAULT_MEMORY_MAX_BYTES = 64 * 1024;
 
 export interface ContextSettings {
   /** From `.gemini/settings.json` `context.fileName`; undefined when not set or not usable. */
@@ -132,7 +132,7 @@ export async function assembleMemory(found: readonly ContextFileRef[], memoryRoo
     seen.add(r.real);
     if (r.note) warnings.push(`${f.label} ${r.note}`);
     const label = (abs: string) => labelOf(abs, f, memoryRoot);
-    const expanded = await expandImports(r.text, r.real, await realpathOr(f.confine), limits, label);
+    const expanded = await expandImports(r.text, r.real, { confine: await realpathOr(f.confine), limits, label });
     warnings.push(...expanded.warnings);
     let body = expanded.text.replace(/\n+$/, '');
     const block = (b: string) => `--- Context from: ${f.label} ---\n${b}\n--- End of context from: ${f.label} ---`;

@@ -23,7 +23,7 @@ export async function readSettingsFile(path: string, label: string = path): Prom
 }
 
 /** Pure: settings text to an object, or a warning that says what is wrong. */
-export function parseSettingsText(raw: string, label: string): SettingsFile {
+function parseSettingsText(raw: string, label: string): SettingsFile {
   let json: unknown;
   try {
     json = JSON.parse(stripJsonComments(raw));

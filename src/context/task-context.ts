@@ -25,7 +25,7 @@ export interface ChangedFile {
   patch?: string;
 }
 
-export interface RepoLabel {
+interface RepoLabel {
   name: string;
   description?: string;
 }
@@ -67,7 +67,7 @@ export interface RenderOptions {
  * The budget of untrusted text per piece. Together they bound the first request: a 1 MB comment
  * costs 4,000 characters, however it is shaped.
  */
-export const RENDER_DEFAULTS = {
+const RENDER_DEFAULTS = {
   maxComments: 30,
   maxCommentChars: 4_000,
   maxBodyChars: 16_000,
@@ -211,7 +211,7 @@ function cutLines(text: string, max: number): string {
 }
 
 /** The maintainer's request (the words after `/agent <command>`): trusted, but capped like the rest. */
-export const MAX_REQUEST_CHARS = 8_000;
+const MAX_REQUEST_CHARS = 8_000;
 
 export function capRequest(text: string | undefined, max: number = MAX_REQUEST_CHARS): { text: string | undefined; cut?: CutPiece } {
   if (text === undefined || text.length <= max) return { text };

@@ -20,6 +20,7 @@ import {
   splitLines,
   unwrapDetails,
 } from './untrusted-markdown.js';
+import { AgentError } from '../common/errors.js';
 
 /**
  * Zero-width, bidirectional-control and tag characters, plus the soft hyphen and the byte-order
@@ -28,7 +29,7 @@ import {
  */
 const INVISIBLE = /[\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu;
 
-export function stripInvisible(text: string): string {
+function stripInvisible(text: string): string {
   return text.replace(INVISIBLE, '');
 }
 
@@ -202,8 +203,8 @@ function trimTrailingNewlines(text: string): string {
  * `markInvisible` (code) first.
  */
 export function fenceUntrusted(label: string, text: string, nonce: string = createFenceNonce()): string {
-  if (!LABEL.test(label)) throw new Error(`fence label ${JSON.stringify(label)} must be lowercase words joined by '-'`);
-  if (!/^[a-z0-9]{6,}$/.test(nonce)) throw new Error('fence nonce must be at least 6 lowercase letters or digits');
+  if (!LABEL.test(label)) throw new AgentError('internal', `fence label ${JSON.stringify(label)} must be lowercase words joined by '-'`);
+  if (!/^[a-z0-9]{6,}$/.test(nonce)) throw new AgentError('internal', 'fence nonce must be at least 6 lowercase letters or digits');
   const tag = `untrusted-${label}-${nonce}`;
   const body = trimTrailingNewlines(neutralizeFences(stripInvisible(text)));
   return `<${tag}>\n${body}\n</${tag}>`;

@@ -21,7 +21,7 @@ import type { ApprovalAnswer, ApprovalChannel } from '../scheduler/types.js';
 import type { TextFileAccess, Tool, ToolEnv, ToolKind } from '../tools/define-tool.js';
 import { askUserTool } from '../tools/ask-user.js';
 import { createDefaultTools, createToolRegistry } from '../tools/registry.js';
-import type { Emit, LoopEvent, Outcome } from './events.js';
+import type { Emit, Outcome } from './events.js';
 import { prepareExtensions, type ExtensionOptions } from './extensions.js';
 import { DEFAULT_MAX_TURNS } from './limits.js';
 import { runLoop, type Clock, type LoopLimits } from './loop.js';
@@ -55,7 +55,7 @@ export interface SubagentHost {
   current(): ParentRun;
 }
 
-export interface ParentRun {
+interface ParentRun {
   state: RunState;
   emit: Emit;
 }
@@ -65,7 +65,7 @@ const assertNever = (why: string): never => {
 };
 
 /** What the plug adds to the run: its tools (invoke_agent), and the agents to list in the prompt. */
-export interface Subagents {
+interface Subagents {
   tools: Tool[];
   agents: ReadonlyArray<{ name: string; description: string }>;
   warnings: string[];

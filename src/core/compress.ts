@@ -8,9 +8,9 @@ import { recordUsage } from './stats.js';
 import { runTurn } from './turn.js';
 
 /** Compress when the last prompt passed this share of the context window. */
-export const COMPRESS_AT = 0.5;
+const COMPRESS_AT = 0.5;
 /** Share of the history (by size) kept verbatim. */
-export const KEEP_FRACTION = 0.3;
+const KEEP_FRACTION = 0.3;
 
 export const SNAPSHOT_PREFIX = 'The conversation so far was compressed into this snapshot. Continue the task from it.';
 const SNAPSHOT_ACK = 'Understood. I will continue from the snapshot.';
@@ -53,7 +53,7 @@ export function findSplit(history: readonly Content[], keepFraction = KEEP_FRACT
 }
 
 /** The contents sent to the summariser: the older history plus the instruction, ending on a user turn. */
-export function buildCompressionContents(older: readonly Content[]): Content[] {
+function buildCompressionContents(older: readonly Content[]): Content[] {
   const ask = { text: 'Write the <state_snapshot> for the conversation above now.' };
   const last = older.at(-1);
   if (last?.role === 'user') return [...older.slice(0, -1), { ...last, parts: [...last.parts, ask] }];

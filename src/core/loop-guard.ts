@@ -4,7 +4,7 @@ import type { FunctionCall } from '../model/wire.js';
 import type { RunState } from './run-state.js';
 
 /** Identical calls in a row that stop the run. Not configurable on purpose: it is a safety net. */
-export const LOOP_THRESHOLD = 5;
+const LOOP_THRESHOLD = 5;
 
 export const callKey = (call: FunctionCall): string => `${call.name} ${stableStringify(call.args ?? {})}`;
 

@@ -60,7 +60,7 @@ export interface LoopDeps {
 export type LoopInput = { userMessage: Content } | { answers: ApprovalAnswer[]; userMessage?: Content };
 
 /** What follows a turn that ended with text and no calls. */
-export type TextTurnDecision = { kind: 'end' } | { kind: 'continue'; message: string } | { kind: 'stop'; outcome: Outcome };
+type TextTurnDecision = { kind: 'end' } | { kind: 'continue'; message: string } | { kind: 'stop'; outcome: Outcome };
 
 /** Decides what follows a text-only turn: the next-speaker check, or a sub-agent's completion protocol. */
 export type AfterTextTurn = (

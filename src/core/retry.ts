@@ -41,7 +41,7 @@ export const realClock: Clock = {
  * Retries per model call, by failure kind. Each kind spends only its own budget, so a burst of 429s
  * or resets never uses up the tries reserved for bad model output, and the reverse.
  */
-export const RETRY_BUDGET: { readonly [K in ModelFailureKind]: number } = {
+const RETRY_BUDGET: { readonly [K in ModelFailureKind]: number } = {
   rate_limited: 8,
   server: 4,
   network: 4,
@@ -53,7 +53,7 @@ export const RETRY_BUDGET: { readonly [K in ModelFailureKind]: number } = {
 };
 
 /** A Retry-After longer than this is a quota that will not come back within a run: fail now. */
-export const MAX_RETRY_AFTER_MS = 10 * 60_000;
+const MAX_RETRY_AFTER_MS = 10 * 60_000;
 
 const BACKOFF: { readonly [K in ModelFailureKind]?: { baseMs: number; maxMs: number } } = {
   rate_limited: { baseMs: 5_000, maxMs: 60_000 },

@@ -15,7 +15,7 @@ import type { PolicySource } from '../policy/load.js';
 import { mergeMcpServers, parseMcpSelection, parseMcpServers, type McpOrigin, type McpSelection, type McpServerConfig } from '../tools/mcp/config.js';
 import { expandVariables } from '../tools/mcp/env-expand.js';
 
-export interface SettingsSource {
+interface SettingsSource {
   path: string;
   /** For messages: `.gemini/settings.json`, `~/.gemini/settings.json`. */
   label: string;

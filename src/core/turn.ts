@@ -16,7 +16,7 @@ export interface TurnReply {
 }
 
 /** Set while a turn streams: whether anything reached the user (drives the replay rule). */
-export interface TurnProgress {
+interface TurnProgress {
   visible: boolean;
 }
 

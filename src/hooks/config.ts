@@ -6,7 +6,7 @@
  * process; other types are reported and left out.
  */
 
-export const HOOK_EVENTS = [
+const HOOK_EVENTS = [
   'SessionStart',
   'SessionEnd',
   'BeforeAgent',
@@ -23,10 +23,10 @@ export const HOOK_EVENTS = [
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 /** Events whose matcher is a regular expression over the tool's name; the others match a trigger exactly. */
-export const TOOL_EVENTS: ReadonlySet<HookEvent> = new Set(['BeforeTool', 'AfterTool']);
+const TOOL_EVENTS: ReadonlySet<HookEvent> = new Set(['BeforeTool', 'AfterTool']);
 
 /** Gemini CLI's default, in ms. */
-export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
+const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
 
 /** Fields of the `hooks` object that are settings, not events (Gemini CLI's HOOKS_CONFIG_FIELDS). */
 const CONFIG_FIELDS = new Set(['enabled', 'disabled', 'notifications']);

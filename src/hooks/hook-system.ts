@@ -28,7 +28,7 @@ export interface HookSystemOptions {
   now?: () => number;
 }
 
-export interface FireResult {
+interface FireResult {
   /** The merged answer; undefined when no hook ran or none answered. */
   output?: MergedOutput;
   runs: HookRun[];

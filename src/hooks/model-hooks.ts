@@ -19,7 +19,7 @@ import type { HookSystem } from './hook-system.js';
 
 type Hooks = Pick<HookSystem, 'fire' | 'requestStop'>;
 
-export interface HookMessage {
+interface HookMessage {
   role: 'user' | 'model' | 'system';
   content: string;
 }
@@ -68,7 +68,7 @@ function stopIfAsked(out: MergedOutput, h: Hooks): void {
 const specific = (o: MergedOutput): Record<string, unknown> => (o.hookSpecificOutput && typeof o.hookSpecificOutput === 'object' ? o.hookSpecificOutput : {});
 
 /** Pure: Gemini CLI's toHookLLMRequest: text of each content, non-text parts left out. */
-export function toHookRequest(req: ModelRequest): { model: string; messages: HookMessage[]; config: Record<string, unknown> } {
+function toHookRequest(req: ModelRequest): { model: string; messages: HookMessage[]; config: Record<string, unknown> } {
   const messages: HookMessage[] = [];
   for (const c of req.contents) {
     const text = c.parts.map((p) => (typeof p.text === 'string' && !p.thought ? p.text : '')).join('');
@@ -95,7 +95,7 @@ function syntheticChunk(value: unknown): ModelChunk | undefined {
  * fromHookLLMRequest does: the n-th message replaces the text of the n-th content that has text
  * (its other parts kept), messages beyond those are appended. Only for this request.
  */
-export function applyRequestChanges(req: ModelRequest, change: unknown): ModelRequest {
+function applyRequestChanges(req: ModelRequest, change: unknown): ModelRequest {
   const messages = (change as { messages?: unknown } | undefined)?.messages;
   if (!Array.isArray(messages)) return req;
   const valid = messages.filter((m): m is HookMessage => typeof m === 'object' && m !== null && typeof (m as HookMessage).content === 'string');
@@ -110,7 +110,7 @@ export function applyRequestChanges(req: ModelRequest, change: unknown): ModelRe
 }
 
 /** Pure: NONE sends no tools; ANY makes the model call one (of the named ones, if any); AUTO with names sends only those. */
-export function applyToolSelection(req: ModelRequest, out: MergedOutput | undefined): ModelRequest {
+function applyToolSelection(req: ModelRequest, out: MergedOutput | undefined): ModelRequest {
   const tc = out && specific(out).toolConfig as { mode?: string; allowedFunctionNames?: string[] } | undefined;
   if (!tc) return req;
   const names = tc.allowedFunctionNames ?? [];

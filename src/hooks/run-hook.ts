@@ -14,7 +14,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import type { HookCommand, HookEvent } from './config.js';
 
 /** stdout beyond this is not read (a hook's answer is a small JSON object). */
-export const MAX_HOOK_STDOUT_BYTES = 1024 * 1024;
+const MAX_HOOK_STDOUT_BYTES = 1024 * 1024;
 const MAX_HOOK_STDERR_BYTES = 64 * 1024;
 
 /** A hook's answer, the fields Gemini CLI reads (hooks reference, "Common output fields"). */
@@ -118,7 +118,7 @@ export async function runHook(hook: HookCommand, event: HookEvent, input: Record
 }
 
 /** Pure: stdout as a hook answer; JSON that is a string holding JSON is read again (as Gemini CLI does). */
-export function parseHookOutput(text: string): HookOutput | undefined {
+function parseHookOutput(text: string): HookOutput | undefined {
   try {
     let v: unknown = JSON.parse(text);
     if (typeof v === 'string') v = JSON.parse(v);
@@ -129,7 +129,7 @@ export function parseHookOutput(text: string): HookOutput | undefined {
 }
 
 /** Pure: Gemini CLI's expandCommand: the project folder and session id written in, quoted for bash. */
-export function expandCommand(command: string, workspace: string, sessionId: string): string {
+function expandCommand(command: string, workspace: string, sessionId: string): string {
   const q = shellQuote;
   return command
     .replace(/\$GEMINI_PROJECT_DIR/g, () => q(workspace))

@@ -73,7 +73,7 @@ function causeCode(e: unknown): string | undefined {
 }
 
 /** The `error` object of a JSON error body inside an ApiError message, if there is one. */
-export function tryErrorBody(message: string): ApiErrorBody | undefined {
+function tryErrorBody(message: string): ApiErrorBody | undefined {
   const start = message.indexOf('{');
   if (start < 0) return undefined;
   try {

@@ -16,7 +16,7 @@ export const DEFAULT_CONTEXT_WINDOW = 1_048_576;
 const TABLE = prices.models as Record<string, ModelPrice>;
 
 /** The table entry for a model id: exact, or the longest known id it extends (`<id>-...`). */
-export function tryPriceOf(model: string): ModelPrice | undefined {
+function tryPriceOf(model: string): ModelPrice | undefined {
   const id = model.replace(/^models\//, '');
   if (TABLE[id]) return TABLE[id];
   let best: string | undefined;

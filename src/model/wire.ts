@@ -9,7 +9,7 @@ export interface FunctionCall {
   args?: Record<string, unknown>;
 }
 
-export interface FunctionResponse {
+interface FunctionResponse {
   id?: string;
   name: string;
   response: Record<string, unknown>;

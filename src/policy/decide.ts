@@ -71,7 +71,7 @@ function finish(u: Unit, context: PolicyContext): PolicyVerdict {
   return { decision: u.decision, rule, reason: `${u.why}${msg}` };
 }
 
-export function refOf(r: TieredRule): RuleRef {
+function refOf(r: TieredRule): RuleRef {
   return {
     source: r.source,
     line: r.line,

@@ -5,13 +5,12 @@ import { createRuleIndex } from './rule-index.js';
 import { checkRegex } from './regex-check.js';
 import { ALWAYS_SOURCE, type Rule, type TieredRule } from './rule.js';
 
-export { ALWAYS_SOURCE };
 import { initShellParser, splitShell, type ShellPart } from './shell-split.js';
 import { TIER_BASE, type AddedRule, type ApprovalMode, type PolicyContext, type PolicyEngine, type PolicyQuery, type TierName } from './types.js';
 
 /** Rules added by "always" approvals: Workspace tier, priority 950 (Gemini CLI's always-allow fraction). */
-export const ALWAYS_TIER: TierName = 'workspace';
-export const ALWAYS_PRIORITY = 950;
+const ALWAYS_TIER: TierName = 'workspace';
+const ALWAYS_PRIORITY = 950;
 
 /** From strictest to most permissive: an approval in one mode also holds in the modes after it. */
 const PERMISSIVENESS: readonly ApprovalMode[] = ['plan', 'default', 'autoEdit', 'yolo'];

@@ -52,7 +52,7 @@ export async function loadPolicy(opts: LoadPolicyOptions): Promise<PolicyEngine>
 }
 
 /** Throws when any diagnostic is an error: site = the first, details = all of them, formatted. */
-export function assertNoErrors(diagnostics: readonly Diagnostic[]): void {
+function assertNoErrors(diagnostics: readonly Diagnostic[]): void {
   const errors = diagnostics.filter((d) => d.severity === 'error');
   if (errors.length === 0) return;
   const first = errors[0]!;

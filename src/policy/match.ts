@@ -61,7 +61,7 @@ export function subjectOf(q: PolicyQuery): Subject {
  * pair framed by NUL characters, as Gemini CLI does, so patterns like `\x00"file_path":"..."\x00`
  * can anchor on one whole argument. A NUL inside a value is escaped by JSON, so frames cannot be forged.
  */
-export function argsText(args: Record<string, unknown>): string {
+function argsText(args: Record<string, unknown>): string {
   const pairs: string[] = [];
   for (const k of Object.keys(args).sort()) {
     const v = args[k];
@@ -72,7 +72,7 @@ export function argsText(args: Record<string, unknown>): string {
 }
 
 /** `namesServer`: the rule has `mcpName`, so the tool's short name on its server counts too. */
-export function toolNameMatches(pattern: string, s: Subject, namesServer = false): boolean {
+function toolNameMatches(pattern: string, s: Subject, namesServer = false): boolean {
   if (pattern === '*') return true;
   if (pattern === 'mcp_*') return s.mcpServer !== undefined;
   const server = /^mcp_(.+)_\*$/.exec(pattern)?.[1];

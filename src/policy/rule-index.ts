@@ -8,7 +8,7 @@ import type { ApprovalMode, PolicyContext } from './types.js';
  * command line is tested against those); or those of them a person added by approving one exact
  * command line "always".
  */
-export type RuleSubset = 'all' | 'argsPattern' | 'approvedCommand';
+type RuleSubset = 'all' | 'argsPattern' | 'approvedCommand';
 
 /**
  * The rules, sorted (highest final priority first, ties in load order) and indexed, so that a

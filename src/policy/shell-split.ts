@@ -7,6 +7,7 @@ import { classifyFileRedirect, heredocScript, isQuotedHeredoc, type FileRedirect
 import { arithmeticTrap, assignedName, assignmentTrap, declarationTrap, expansionTrap, nameArgumentTrap, steersLaterCommands, subscriptTrap, testArithmeticTrap } from './shell-traps.js';
 import { excerpt, scanUncovered, wordValue, type ScanFindings } from './shell-words.js';
 import { unwrapCommand, type Argv, type WrapAction } from './shell-wrappers.js';
+import { AgentError } from '../common/errors.js';
 
 /** One simple command found anywhere in a command line, checked against policy on its own. */
 export interface ShellPart {
@@ -25,7 +26,7 @@ export interface ShellPart {
 }
 
 /** A file a redirection opens for writing: its source text and, when static, its value. */
-export interface WriteTarget {
+interface WriteTarget {
   text: string;
   path?: string;
 }
@@ -73,7 +74,7 @@ function locateWasm(file: string, packagePath: string): string {
   const here = dirname(fileURLToPath(import.meta.url));
   for (let dir = here; ; dir = dirname(dir)) {
     for (const candidate of [[dir, file].join(sep), [dir, 'node_modules', packagePath].join(sep)]) if (existsSync(candidate)) return candidate;
-    if (dirname(dir) === dir) throw new Error(`cannot find ${file} in ${here}, any folder above it or their node_modules`);
+    if (dirname(dir) === dir) throw new AgentError('internal', `cannot find ${file} in ${here}, any folder above it or their node_modules (a broken install or bundle)`);
   }
 }
 
@@ -113,7 +114,7 @@ interface Script {
 }
 
 function splitInto(command: string, w: Walk): void {
-  if (!parser) throw new Error('the bash grammar is not loaded: prepare the policy engine for this call (engine.prepare) first');
+  if (!parser) throw new AgentError('internal', 'the bash grammar is not loaded: prepare the policy engine for this call (engine.prepare) first');
   if (w.depth > MAX_NESTING) {
     w.out.unknowns.push(`commands nested more than ${MAX_NESTING} levels deep`);
     return;

@@ -15,7 +15,7 @@ import { createSandbox, homeFor } from './sandbox.js';
 import type { Probe } from './probe.js';
 import type { SandboxStatus } from './types.js';
 
-export interface CheckItem {
+interface CheckItem {
   name: string;
   ok: boolean;
   detail: string;
@@ -77,7 +77,7 @@ export async function runSandboxCheck(o: CheckOptions): Promise<CheckReport> {
     const seen = parseLines(out);
     items.push(...(await namespaceItems(seen, network)));
     items.push(...(await fileItems(seen, ws, hostEnv.GITHUB_ENV)));
-    items.push(...processItems(seen, out, o.secretValues, await processAlive(marker), connections(), network));
+    items.push(...processItems(seen, out, { secrets: o.secretValues, escaped: await processAlive(marker), connections: connections(), network }));
   } finally {
     server.close();
     await rm(root, { recursive: true, force: true });
@@ -150,7 +150,15 @@ async function fileItems(seen: Map<string, string>, ws: string, githubEnv: strin
   ];
 }
 
-function processItems(seen: Map<string, string>, out: string, secrets: readonly string[], escaped: boolean, connections: number, network: boolean): CheckItem[] {
+/** What the probe saw of its own process: its environment, whether it got out, its sockets. */
+interface ProcessProbe {
+  secrets: readonly string[];
+  escaped: boolean;
+  connections: number;
+  network: boolean;
+}
+
+function processItems(seen: Map<string, string>, out: string, { secrets, escaped, connections, network }: ProcessProbe): CheckItem[] {
   const environ = out.slice(out.indexOf('ENVIRON_BEGIN'), out.indexOf('ENVIRON_END'));
   const leaked = secrets.filter((s) => s.length >= 4 && environ.includes(s)).length;
   const pids = Number(seen.get('proc_pids') ?? 'NaN');

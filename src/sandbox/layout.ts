@@ -8,15 +8,16 @@ import { lstat, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, join, normalize } from 'node:path';
 import type { HostEntry } from './bwrap-args.js';
 import { isUnder } from './bwrap-args.js';
+import { AgentError } from '../common/errors.js';
 
 /**
  * Read-only inside. /etc holds no secrets a non-root user can read; /opt holds the runner's tool
  * cache (setup-node's Node lives in /opt/hostedtoolcache). /home, /root, /var and /run are absent.
  */
-export const SYSTEM_PATHS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/nix'];
+const SYSTEM_PATHS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/nix'];
 
 /** Folders of the workspace a command must not change: history and config git runs, and the steering files. */
-export const PROTECTED_NAMES = ['.git', '.gemini', '.github'];
+const PROTECTED_NAMES = ['.git', '.gemini', '.github'];
 
 /** PATH entries under these are never bound: homes, the private and runtime folders, kernel views. */
 const NEVER_BIND = ['/home', '/root', '/tmp', '/var', '/run', '/proc', '/sys', '/dev', '/mnt', '/media', '/srv', '/boot', '/lost+found'];
@@ -31,7 +32,7 @@ export async function readSystemEntries(paths: readonly string[] = SYSTEM_PATHS)
 }
 
 /** What is at `path` (without following a final symlink), or undefined when nothing is. */
-export async function readEntry(path: string): Promise<HostEntry | undefined> {
+async function readEntry(path: string): Promise<HostEntry | undefined> {
   try {
     const st = await lstat(path);
     if (st.isSymbolicLink()) return { path, kind: 'symlink', target: await readlink(path) };
@@ -114,13 +115,13 @@ export async function readProtectedLayout(workspace: string): Promise<ProtectedL
     const path = join(workspace, name);
     const e = await readEntry(path);
     if (!e) out.absent.push(path);
-    else if (e.kind === 'symlink') throw new Error(`${path} is a symbolic link: the sandbox cannot protect it (replace it with a folder)`);
+    else if (e.kind === 'symlink') throw new AgentError('config', `${path} is a symbolic link: the sandbox cannot protect it (replace it with a folder)`, { site: { file: path } });
     else out.present.push(e);
   }
   const git = out.present.find((e) => e.path === join(workspace, '.git'));
   if (git?.kind === 'dir') {
     const config = await readEntry(join(git.path, 'config'));
-    if (config?.kind === 'symlink') throw new Error(`${config.path} is a symbolic link: the sandbox cannot replace it with a sanitized copy`);
+    if (config?.kind === 'symlink') throw new AgentError('config', `${config.path} is a symbolic link: the sandbox cannot replace it with a sanitized copy`, { site: { file: config.path } });
     if (config?.kind === 'file') out.gitConfig = config.path;
   }
   return out;

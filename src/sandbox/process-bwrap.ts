@@ -36,7 +36,7 @@ export interface BwrapProcess extends ConfinedProcess {
   readonly started: Promise<BwrapInfo | undefined>;
 }
 
-export interface BwrapInfo {
+interface BwrapInfo {
   childPid: number;
   namespaces: Record<string, number>;
 }

@@ -10,10 +10,10 @@ import { readFile } from 'node:fs/promises';
 import { messageOf } from '../common/errors.js';
 import type { ProbeResult } from './types.js';
 
-export const APPARMOR_SYSCTL = 'kernel.apparmor_restrict_unprivileged_userns';
+const APPARMOR_SYSCTL = 'kernel.apparmor_restrict_unprivileged_userns';
 export const APPARMOR_FIX = `sudo sysctl -w ${APPARMOR_SYSCTL}=0`;
 
-export interface RemedyResult {
+interface RemedyResult {
   applied: boolean;
   /** For the log: what was done, or why nothing was. */
   message: string;

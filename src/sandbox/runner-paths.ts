@@ -8,7 +8,7 @@
 import { dirname, isAbsolute } from 'node:path';
 
 /** Variables naming the runner's file commands, its temp folder and the event payload. */
-export const RUNNER_PATH_VARIABLES = [
+const RUNNER_PATH_VARIABLES = [
   'RUNNER_TEMP',
   'GITHUB_ENV',
   'GITHUB_PATH',

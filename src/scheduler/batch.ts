@@ -76,7 +76,7 @@ export function responseTextOf(call: Call): { text: string; isError: boolean } {
 }
 
 /** One functionResponse part, `{ output }` or `{ error }`, echoing the model's id when it sent one. */
-export function responsePartOf(call: Call, text: string, isError: boolean): Part {
+function responsePartOf(call: Call, text: string, isError: boolean): Part {
   const functionResponse: NonNullable<Part['functionResponse']> = {
     name: call.base.name,
     response: isError ? { error: text } : { output: text },

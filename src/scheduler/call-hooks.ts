@@ -22,7 +22,7 @@ export interface HookedCall {
   mcp?: McpCallInfo;
 }
 
-export type BeforeToolResult =
+type BeforeToolResult =
   | {
       kind: 'proceed';
       /** The merged arguments, when a hook rewrote some. */
@@ -33,7 +33,7 @@ export type BeforeToolResult =
   | { kind: 'block'; reason: string }
   | { kind: 'stop'; reason: string };
 
-export interface AfterToolResult {
+interface AfterToolResult {
   output: ToolOutput;
   /** A hook asked to stop the run (`continue: false`). */
   stop?: string;

@@ -25,7 +25,7 @@ export interface CallBase {
 }
 
 /** A call that stopped part-way for people: a sub-agent whose own calls wait (plain JSON, saved as it is). */
-export interface NestedWait {
+interface NestedWait {
   /** What waits inside, with ids made unique in the batch (`<this call's id>/<inner id>`). */
   pending: PendingApproval[];
   /** What the call needs to go on: opaque to the scheduler. */
@@ -33,7 +33,7 @@ export interface NestedWait {
 }
 
 /** Who let a call run: a policy rule (null: the context's default), or a human's approval. */
-export type AllowedBy = { by: 'policy'; rule: RuleRef | null } | { by: 'approval'; always: boolean };
+type AllowedBy = { by: 'policy'; rule: RuleRef | null } | { by: 'approval'; always: boolean };
 
 export type Call =
   | { status: 'received'; base: CallBase }

@@ -52,8 +52,8 @@ export interface SchedulerOptions {
   hooks?: CallHooks;
 }
 
-export const DEFAULT_MAX_PARALLEL = 10;
-export const DEFAULT_OUTPUT_BUDGET_CHARS = 200_000;
+const DEFAULT_MAX_PARALLEL = 10;
+const DEFAULT_OUTPUT_BUDGET_CHARS = 200_000;
 
 export const TRUNCATED_REFUSAL =
   'Not run: your previous response was cut off (it hit the output token limit), so the arguments of this ' +

@@ -15,14 +15,14 @@ import { signSession, verifySession, type SessionKey } from './sign.js';
 export const SESSION_VERSION = 2;
 
 /** open: waiting for a reply; claimed: a run took it (resuming or running); finished: done. */
-export type RequestStatus = 'open' | 'claimed' | 'finished';
+type RequestStatus = 'open' | 'claimed' | 'finished';
 
 export interface ThreadRef {
   number: number;
   kind: 'issue' | 'pull_request';
 }
 
-export interface TriggerRef {
+interface TriggerRef {
   /** The command that started the session: fix, review, triage, question, prompt. */
   command: string;
   commentId?: number;
@@ -32,7 +32,7 @@ export interface TriggerRef {
 }
 
 /** The question a maintainer is asked; single-use through its nonce. */
-export interface ApprovalRequest {
+interface ApprovalRequest {
   nonce: string;
   createdAt: string;
   expiresAt: string;
@@ -125,7 +125,7 @@ export interface LocalSessionDoc {
   importedFrom?: { repository: { owner: string; repo: string }; thread: ThreadRef };
 }
 
-export type SessionParseError = { code: 'bad_json' | 'unknown_version' | 'invalid' | 'unsigned' | 'wrong_key' | 'bad_signature'; message: string };
+type SessionParseError = { code: 'bad_json' | 'unknown_version' | 'invalid' | 'unsigned' | 'wrong_key' | 'bad_signature'; message: string };
 export type SessionParse<D = SessionDoc> = { ok: true; doc: D } | { ok: false; error: SessionParseError };
 
 /**

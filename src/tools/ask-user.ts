@@ -70,7 +70,7 @@ function choicesOf(q: QuestionArgs): string[] | undefined {
  * One HumanQuestion for the whole call: a maintainer answers a call with one reply. A single
  * question keeps its numbered choices; several are listed with their own options inline.
  */
-export function humanQuestionOf(questions: readonly QuestionArgs[]): HumanQuestion {
+function humanQuestionOf(questions: readonly QuestionArgs[]): HumanQuestion {
   if (questions.length === 1) {
     const q = questions[0];
     const choices = choicesOf(q);

@@ -34,7 +34,7 @@ export function applyReplacement(rel: string, text: string, req: ReplaceRequest)
 }
 
 /** Start offsets of non-overlapping occurrences, left to right. */
-export function findOccurrences(text: string, needle: string): number[] {
+function findOccurrences(text: string, needle: string): number[] {
   const out: number[] = [];
   for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) out.push(i);
   return out;
@@ -51,7 +51,7 @@ function replaceAt(text: string, at: number[], len: number, replacement: string)
   return out + text.slice(last);
 }
 
-export function lineOf(text: string, offset: number): number {
+function lineOf(text: string, offset: number): number {
   let n = 1;
   for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) n++;
   return n;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createIgnoreRules, type IgnoreRules } from './ignore-rules.js';
 import { createGitEnv } from '../common/git-env.js';
 import { relativeTo } from './workspace.js';
+import { AgentError } from '../common/errors.js';
 
 /**
  * Which files a search may see. Inside a git work tree git itself answers (tracked plus untracked,
@@ -28,7 +29,7 @@ const WALK_LIMIT = 300_000;
  * (src/common/git-env.ts): `ls-files` reads the index, which runs a `core.fsmonitor` command a model
  * could have written into the repository's config.
  */
-export function runGit(cwd: string, args: string[], signal?: AbortSignal): Promise<Buffer> {
+function runGit(cwd: string, args: string[], signal?: AbortSignal): Promise<Buffer> {
   return new Promise((resolveP, reject) => {
     execFile(
       'git',
@@ -94,7 +95,7 @@ async function walk(root: string, absDir: string, opts: ListOptions): Promise<st
   const queue: Array<{ rel: string; rules: Rules[] }> = [{ rel: startRel === '.' ? '' : startRel, rules: [] }];
   if (opts.respectGitIgnore) queue[0].rules = await ancestorRules(root, queue[0].rel);
   while (queue.length > 0 && out.length < WALK_LIMIT) {
-    if (opts.signal.aborted) throw new Error('aborted');
+    if (opts.signal.aborted) throw new AgentError('cancelled', 'aborted');
     const { rel, rules: inherited } = queue.shift()!;
     const abs = rel === '' ? root : join(root, rel);
     let entries: Dirent[];

@@ -32,13 +32,13 @@ export async function readTextFile(abs: string, rel: string, files?: TextFileAcc
 }
 
 /** CRLF only when every line feed has its carriage return: a mixed file is edited byte for byte. */
-export function isAllCrlf(text: string): boolean {
+function isAllCrlf(text: string): boolean {
   const lf = text.split('\n').length - 1;
   return lf > 0 && text.split('\r\n').length - 1 === lf;
 }
 
 /** The model writes `\n`; a CRLF file gets CRLF back. */
-export function toStored(text: string, eol: '\n' | '\r\n'): string {
+function toStored(text: string, eol: '\n' | '\r\n'): string {
   return eol === '\r\n' ? text.replace(/\r?\n/g, '\r\n') : text;
 }
 

@@ -15,7 +15,7 @@
 export type GlobFlavour = 'glob' | 'gitignore';
 
 /** Patterns longer than this are refused (the translation and the automaton grow with it). */
-export const MAX_GLOB_CHARS = 1024;
+const MAX_GLOB_CHARS = 1024;
 /** A brace range like `{1..5}` expands to at most this many alternatives. */
 const MAX_RANGE = 256;
 

@@ -6,6 +6,7 @@ import { listFiles } from './file-list.js';
 import type { LinearRegex } from './linear-regex.js';
 import { decodeText, looksBinary } from './text-codec.js';
 import { isInside, relativeTo } from './workspace.js';
+import { AgentError } from '../common/errors.js';
 
 /**
  * Two ways to find matching lines, with one contract: call `onMatch` per match in file order until
@@ -32,9 +33,9 @@ export interface GrepQuery {
 }
 
 /** PCRE backtracking steps per match attempt before git gives up (and RE2 takes over). */
-export const PCRE_MATCH_LIMIT = 200_000;
+const PCRE_MATCH_LIMIT = 200_000;
 /** git grep's share of a search: past it, git is stopped and RE2 searches instead. */
-export const GIT_GREP_TIME_LIMIT_MS = 15_000;
+const GIT_GREP_TIME_LIMIT_MS = 15_000;
 
 export interface GrepMatch {
   /** Root-relative, `/` separated. */
@@ -101,7 +102,7 @@ export function gitGrep(q: GrepQuery, onMatch: OnMatch): Promise<'done' | 'unsup
     });
     child.on('error', (e) => (q.signal.aborted ? reject(e) : resolveP(limit.signal.aborted ? 'timeout' : 'unsupported')));
     child.on('close', (code) => {
-      if (q.signal.aborted) return reject(new Error('aborted'));
+      if (q.signal.aborted) return reject(new AgentError('cancelled', 'aborted'));
       if (limit.signal.aborted && !stopped) return resolveP('timeout');
       if (!stopped && pending.length > 0) handle(pending);
       // 0: matches, 1: none; anything else (PCRE missing, pattern rejected, step limit) goes to RE2.
@@ -121,7 +122,7 @@ export async function jsGrep(q: GrepQuery, onMatch: OnMatch): Promise<{ skippedL
   // Read and match a window of files in parallel, then report in path order, so the result is the
   // same as a sequential scan and stops as soon as the caller has enough.
   for (let i = 0; i < files.length; i += JS_PARALLEL) {
-    if (q.signal.aborted) throw new Error('aborted');
+    if (q.signal.aborted) throw new AgentError('cancelled', 'aborted');
     const window = await Promise.all(files.slice(i, i + JS_PARALLEL).map((file) => matchFile(q, file)));
     for (const r of window) {
       if (r === 'large') skippedLarge++;

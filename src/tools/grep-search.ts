@@ -9,7 +9,7 @@ import { compileLinearRegex } from './linear-regex.js';
 import { guardRun, okOutput, plural, redactSecrets } from './tool-output.js';
 import { resolveInWorkspace } from './workspace.js';
 
-export const DEFAULT_MAX_MATCHES = 100;
+const DEFAULT_MAX_MATCHES = 100;
 /** A matched line longer than this is cut in the result (minified files). */
 const MAX_MATCH_CHARS = 500;
 
@@ -88,7 +88,7 @@ async function createPathFilter(root: string, dirRel: string, inc: ((rel: string
   return (rel) => (!inc || inc(rel.slice(prefix.length))) && !(gemini && gemini.ignores(rel));
 }
 
-export function formatMatches(
+function formatMatches(
   matches: readonly GrepMatch[],
   o: { pattern: string; where: string; include?: string; namesOnly: boolean; capped: boolean; total: number; skippedLarge: number },
 ): string {

@@ -97,7 +97,7 @@ export async function runToCompletion(proc: ConfinedProcess, o: RunOptions): Pro
 }
 
 /** Keeps the first third and the last two thirds of the budget: errors usually sit at the end. */
-export function createHeadTailCapture(maxBytes: number) {
+function createHeadTailCapture(maxBytes: number) {
   const headMax = Math.floor(maxBytes / 3);
   const tailMax = maxBytes - headMax;
   const head: Buffer[] = [];

@@ -11,7 +11,7 @@ export const MAX_LINES = 2000;
 /** Longer lines are cut: minified bundles would otherwise fill the context with one line. */
 export const MAX_LINE_CHARS = 2000;
 /** Files above this are refused whole; a line range still works through grep_search first. */
-export const MAX_FILE_BYTES = 20 * 1024 * 1024;
+const MAX_FILE_BYTES = 20 * 1024 * 1024;
 
 const Params = Type.Object(
   {
@@ -67,7 +67,7 @@ async function readBytes(abs: string): Promise<Buffer> {
 }
 
 /** Pure: what the model and a person see for a read of these bytes. */
-export function formatRead(rel: string, bytes: Buffer, start?: number, end?: number): { forModel: string; forHuman: string } {
+function formatRead(rel: string, bytes: Buffer, start?: number, end?: number): { forModel: string; forHuman: string } {
   if (bytes.length === 0) return { forModel: '(empty file)', forHuman: `read ${rel}: empty` };
   if (looksBinary(bytes)) {
     return {

@@ -1,6 +1,7 @@
 import type { FunctionDeclaration } from '../model/wire.js';
 import { declarationOf, ToolFailure, type PreparedCall, type Tool, type ToolEnv } from './define-tool.js';
 import { checkArgs, modelSchemaOf } from './tool-schema.js';
+import { AgentError } from '../common/errors.js';
 
 /**
  * The tool table: lookup by wire name or alias, declarations for each request, and the one place
@@ -23,7 +24,7 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
   const byName = new Map<string, Tool>();
   for (const t of tools) {
     for (const n of [t.name, ...(t.aliases ?? [])]) {
-      if (byName.has(n)) throw new Error(`tool name ${n} is registered twice`);
+      if (byName.has(n)) throw new AgentError('config', `tool name ${n} is registered twice`);
       byName.set(n, t);
     }
   }

@@ -12,7 +12,7 @@ import { resolveInWorkspace } from './workspace.js';
 /** Output kept per command (head and tail); the model rarely needs more, and context is finite. */
 export const MAX_SHELL_OUTPUT_BYTES = 32 * 1024;
 /** No command may ask for more than this, whatever the run's default. */
-export const MAX_SHELL_TIMEOUT_MS = 60 * 60 * 1000;
+const MAX_SHELL_TIMEOUT_MS = 60 * 60 * 1000;
 
 const Params = Type.Object(
   {
@@ -78,7 +78,7 @@ async function startShell(env: ToolEnv, command: string, cwd: string): Promise<{
 }
 
 /** Pure: the result as the model and a person see it. A non-zero exit is information, not a tool error. */
-export function shellOutput(command: string, dirRel: string, r: ProcessResult, timeoutMs: number, secrets: readonly string[]) {
+function shellOutput(command: string, dirRel: string, r: ProcessResult, timeoutMs: number, secrets: readonly string[]) {
   // The command is redacted too: whatever we return reaches logs, stream-json and comments.
   command = redactSecrets(command, secrets);
   const output = redactSecrets(r.output, secrets).trimEnd();

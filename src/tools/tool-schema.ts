@@ -22,7 +22,7 @@ export function checkArgs(schema: TSchema, value: unknown): string | undefined {
 }
 
 /** Each error names the field: `/file_path must be string`, `missing required field 'content'`. */
-export function formatSchemaErrors(errors: readonly SchemaError[]): string {
+function formatSchemaErrors(errors: readonly SchemaError[]): string {
   const lines = errors.flatMap((e) => {
     const at = e.instancePath;
     const field = (name: unknown) => `${at ? `${at.slice(1)}/` : ''}${String(name)}`;

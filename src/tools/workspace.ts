@@ -36,7 +36,7 @@ export function isInside(root: string, abs: string): boolean {
  * on a case-insensitive file system (macOS, Windows) `.GIT/config` is git's config. On Linux it is a
  * different, legal name; refusing it there too costs nothing and keeps one rule for every runner.
  */
-export function touchesGitDir(rel: string): boolean {
+function touchesGitDir(rel: string): boolean {
   return rel.split('/').some((s) => s.toLowerCase() === '.git');
 }
 

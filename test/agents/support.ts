@@ -12,7 +12,7 @@ import { fakeClock } from '../core/helpers.js';
 import { startFakeGemini, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
 import { createRepo } from '../support/git-repo.js';
 
-export const MODEL = 'gemini-2.5-flash';
+const MODEL = 'gemini-2.5-flash';
 
 export interface Session {
   dir: string;

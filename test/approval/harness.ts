@@ -25,7 +25,7 @@ export const SHELL_CALL: PendingApproval = {
   rule: { source: '.gemini/policies/deps.toml', line: 3, tier: 'workspace', priority: 3.5, decision: 'ask_user' },
 };
 
-export interface ResumeCall {
+interface ResumeCall {
   state: RunState;
   answers: readonly ApprovalAnswer[];
   /** The work tree's files as the agent saw them when resumed. */
@@ -33,13 +33,13 @@ export interface ResumeCall {
 }
 
 /** What the scripted agent does: first run edits and asks; a resume either finishes or asks again. */
-export interface AgentScript {
+interface AgentScript {
   onResume?: (root: string, answers: readonly ApprovalAnswer[]) => 'finish' | PendingApproval[];
 }
 
 export const BINARY = Buffer.from([0, 159, 146, 150, 255, 0, 10, 13]);
 
-export function createScriptedAgent(root: string, script: AgentScript, resumes: ResumeCall[]): Agent {
+function createScriptedAgent(root: string, script: AgentScript, resumes: ResumeCall[]): Agent {
   const awaiting = (state: RunState, pending: PendingApproval[]): AgentRun => {
     state.open = { version: 1, calls: pending.map((p) => ({ status: 'awaiting_approval', id: p.id })) };
     return { outcome: { status: 'awaiting_approval', pending }, state };

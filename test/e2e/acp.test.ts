@@ -52,7 +52,6 @@ const prompt = (ed: AcpAgentProcess, sessionId: string, t: string) => ed.agent.r
 const sessionFile = (w: World, id: string) => join(projectSessionsDir(join(w.state, 'agent-action'), w.root), `${id}.json`);
 const readSession = (w: World, id: string) => JSON.parse(readFileSync(sessionFile(w, id), 'utf8'));
 
-const kinds = (ed: AcpAgentProcess) => ed.updates.map((n) => n.update.sessionUpdate);
 const forCall = (ed: AcpAgentProcess, id: string) => ed.updates.map((n) => n.update).filter((u) => 'toolCallId' in u && u.toolCallId === id);
 const isUpdate = (id: string, status: string) => (u: SessionUpdate) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === id && u.status === status;
 

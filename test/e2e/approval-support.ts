@@ -25,14 +25,14 @@ export function assertBundle(): void {
 
 export const API_KEY = 'AIza-e2e-approval-key-0000';
 export const ISSUE = 7;
-export const SESSION_PREFIX = 'refs/agent-action/sessions/';
+const SESSION_PREFIX = 'refs/agent-action/sessions/';
 
 /**
  * A script the approved command runs: prints one `sha256 path` line per file of the work tree
  * (not .git), sorted, then records that it ran. What the model receives is the work tree's exact
  * state at the moment the resumed run executed the call.
  */
-export const FINGERPRINT_JS = `const { createHash } = require('node:crypto');
+const FINGERPRINT_JS = `const { createHash } = require('node:crypto');
 const { readdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const out = [];
@@ -44,7 +44,7 @@ writeFileSync('ran.txt', 'the approved command ran\\n');
 `;
 
 /** Allowed by the User-tier policy below: a binary file appears, a tracked file disappears. */
-export const PREP_JS = `const { mkdirSync, writeFileSync, rmSync } = require('node:fs');
+const PREP_JS = `const { mkdirSync, writeFileSync, rmSync } = require('node:fs');
 mkdirSync('assets', { recursive: true });
 writeFileSync('assets/logo.bin', Buffer.from([0, 159, 146, 150, 255, 0, 10, 13, 0, 1, 2, 128]));
 rmSync('old.txt');
@@ -52,7 +52,7 @@ console.log('prepared');
 `;
 
 export const BINARY = Buffer.from([0, 159, 146, 150, 255, 0, 10, 13, 0, 1, 2, 128]);
-export const BUGGY = 'export function add(a, b) {\n  return a - b;\n}\n';
+const BUGGY = 'export function add(a, b) {\n  return a - b;\n}\n';
 export const FIXED = 'export function add(a, b) {\n  return a + b;\n}\n';
 export const FILES: Record<string, string> = {
   'src/math.js': BUGGY,

@@ -37,7 +37,7 @@ export function createBarrier(parties: number, guardMs = 5_000) {
 
 export type Barrier = ReturnType<typeof createBarrier>;
 
-export function inside(root: string, path: string): string {
+function inside(root: string, path: string): string {
   const abs = resolve(root, path);
   const rel = relative(root, abs);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new ToolFailure('outside_workspace', `${path} is outside the workspace`);

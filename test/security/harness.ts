@@ -32,13 +32,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { asUser, BUNDLE, createWorkspace, examplePayload, parseOutputFile, refsOf, retarget, runAction, type ActionRun, type Workspace } from '../support/e2e-runner.js';
-import { call, reply, startFakeGemini, text, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
+import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeComment, type FakeGitHub } from '../support/fake-github.js';
 import { makeTempDir } from '../support/git-repo.js';
 import { freshClone } from '../e2e/approval-support.js';
 
 /** The bundle under test: dist/index.js, or E2E_ACTION_BUNDLE (a weakened copy, test/security/weaken.mjs). */
-export const bundle = () => process.env.E2E_ACTION_BUNDLE || BUNDLE;
+const bundle = () => process.env.E2E_ACTION_BUNDLE || BUNDLE;
 
 export function assertBundle(): void {
   if (!existsSync(bundle())) throw new Error(`${bundle()} is missing: run \`npm run build\` first`);
@@ -93,7 +93,7 @@ export function createCanaries(): Canaries {
 }
 
 /** Every canary value with its name, as the random part a leak would carry (a URL's host is no secret). */
-export function canaryValues(c: Canaries): Array<[string, string]> {
+function canaryValues(c: Canaries): Array<[string, string]> {
   const { jobEnv, ...rest } = c;
   return [...Object.entries(rest), ...Object.entries(jobEnv).map(([k, v]) => [`env ${k}`, v] as [string, string])].map(([k, v]) => [k, secretPart(v)]);
 }
@@ -104,7 +104,7 @@ function secretPart(v: string): string {
   return runs.sort((a, b) => b.length - a.length)[0] ?? v;
 }
 
-export const checkoutHeaderValue = (token: string) => Buffer.from(`x-access-token:${token}`).toString('base64');
+const checkoutHeaderValue = (token: string) => Buffer.from(`x-access-token:${token}`).toString('base64');
 
 /**
  * Windows this long of any form of a secret count as a leak (a split secret still shows its halves):
@@ -113,7 +113,7 @@ export const checkoutHeaderValue = (token: string) => Buffer.from(`x-access-toke
 const WINDOW = 10;
 
 /** The forms a secret is looked for in, each with its window: plain, reversed, hex (either case), base64 at each alignment. */
-export function leakForms(secret: string): Array<[form: string, window: number]> {
+function leakForms(secret: string): Array<[form: string, window: number]> {
   const reversed = [...secret].reverse().join('');
   const forms: Array<[string, number]> = [
     [secret, WINDOW],
@@ -165,7 +165,7 @@ export function findLeaks(canaries: Canaries, haystacks: Record<string, string>,
 
 // ---- the runner a hostile model runs on --------------------------------------------------------------
 
-export interface RunnerFiles {
+interface RunnerFiles {
   home: string;
   temp: string;
   githubEnv: string;
@@ -197,7 +197,7 @@ function createRunnerFiles(c: Canaries, under?: string): RunnerFiles {
 
 // ---- a hostile thread ----------------------------------------------------------------------------------
 
-export const ISSUE = 7;
+const ISSUE = 7;
 export const PULL = 9;
 
 export interface HostileOptions {
@@ -213,7 +213,7 @@ export interface HostileOptions {
   runnerDir?: string;
 }
 
-export interface RunOptions {
+interface RunOptions {
   mode?: 'default' | 'autoEdit' | 'yolo' | 'plan';
   sandbox?: 'required' | 'auto' | 'off';
   inputs?: Record<string, string>;
@@ -354,7 +354,7 @@ function patchOf(gitDir: string, base: string, head: string, file: string): stri
 }
 
 /** A real issue_comment.created payload for a comment the fake GitHub holds. */
-export function commentEvent(c: FakeComment, onPull: boolean): Record<string, any> {
+function commentEvent(c: FakeComment, onPull: boolean): Record<string, any> {
   const p = retarget(examplePayload('issue_comment', 'created'), 'octo/hello');
   p.issue.number = c.issue_number;
   if (onPull) p.issue.pull_request = { url: `https://api.github.com/repos/octo/hello/pulls/${c.issue_number}` };
@@ -371,7 +371,7 @@ export function commentEvent(c: FakeComment, onPull: boolean): Record<string, an
 // ---- what a run left behind ----------------------------------------------------------------------------
 
 /** Everything of the bare origin: every object (any ref, reachable or not) and every ref name. */
-export function readOriginText(origin: string): string {
+function readOriginText(origin: string): string {
   const refs = execFileSync('git', ['--git-dir', origin, 'for-each-ref', '--format=%(refname) %(objectname)'], { encoding: 'utf8' });
   const objects = execFileSync('git', ['--git-dir', origin, 'cat-file', '--batch-all-objects', '--batch'], { maxBuffer: 512 * 1024 * 1024 }).toString('latin1');
   // Session documents hold the work tree as a base64 patch: decoded, so what it carries is searched as text.
@@ -394,7 +394,7 @@ export function readOriginRefs(origin: string): Record<string, string> {
 const jobLog = (r: ActionRun) => `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => !l.startsWith('::add-mask::')).join('\n');
 
 /** Every text the outside world got from these runs, by where it went. */
-export function collectOutside(h: Hostile, runs: readonly ActionRun[]): Record<string, string> {
+function collectOutside(h: Hostile, runs: readonly ActionRun[]): Record<string, string> {
   const s = h.gh.state;
   const out: Record<string, string> = {
     'requests to the model': h.gemini.requests.map((q) => JSON.stringify(q.body)).join('\n'),
@@ -419,7 +419,7 @@ const OWN_COMMANDS = /^::(add-mask|group|endgroup|error|warning|notice|debug)(?:
  * PATH with what GITHUB_PATH added, `bash --noprofile --norc -eo pipefail` on a one-line script.
  * Returns what it printed.
  */
-export function runLaterStep(h: Hostile): { stdout: string; addedEnv: Record<string, string>; addedPath: string[] } {
+function runLaterStep(h: Hostile): { stdout: string; addedEnv: Record<string, string>; addedPath: string[] } {
   const addedEnv = parseOutputFile(readFileSync(h.runner.githubEnv, 'utf8'));
   const addedPath = readFileSync(h.runner.githubPath, 'utf8').split('\n').filter(Boolean);
   const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: h.runner.home, ...addedEnv };
@@ -471,7 +471,6 @@ export function resultOf(h: Hostile, id: string): string {
   throw new Error(`the model never got a result for call ${id}`);
 }
 
-export type { FakeReply };
 
 /** One call per model turn (so each result is known before the next call), then the closing words. */
 export function scriptCalls(h: Hostile, calls: ReadonlyArray<readonly [string, Record<string, unknown>]>, final = 'Done.'): string[] {

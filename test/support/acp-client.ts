@@ -33,7 +33,7 @@ import { NODE } from './cli-runner.js';
 
 const BUILT_CLI = join(process.cwd(), 'dist/cli/index.js');
 
-export type PermissionAnswer = string | 'cancelled';
+type PermissionAnswer = string | 'cancelled';
 
 export interface AcpAgentProcess {
   child: ChildProcess;

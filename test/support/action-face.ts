@@ -6,7 +6,7 @@
  */
 import type { ActionFace } from '../../src/action/main.js';
 
-export const inputKey = (name: string): string => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
+const inputKey = (name: string): string => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
 
 export function createTestFace(env: Record<string, string | undefined>, extra: Partial<ActionFace> = {}): ActionFace & { lines: string[]; masked: string[] } {
   const lines: string[] = [];

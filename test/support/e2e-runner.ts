@@ -50,7 +50,7 @@ export interface RunActionOptions {
   kill?: AbortSignal;
 }
 
-export interface Annotation {
+interface Annotation {
   level: 'error' | 'warning' | 'notice';
   message: string;
   properties: Record<string, string>;
@@ -97,7 +97,7 @@ export function parseOutputFile(text: string): Record<string, string> {
 }
 
 /** `::error title=input approval-mode::message` -> { level, message, properties }. */
-export function parseAnnotations(stdout: string): Annotation[] {
+function parseAnnotations(stdout: string): Annotation[] {
   const out: Annotation[] = [];
   for (const line of stdout.split(/\r?\n/)) {
     const m = /^::(error|warning|notice)(?: ([^:]*))?::(.*)$/.exec(line);

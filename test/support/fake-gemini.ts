@@ -123,7 +123,7 @@ export function reply(parts: WirePart[], opts: { finishReason?: string | null; u
   return { kind: 'chunks', chunks: chunksOf(parts, opts) };
 }
 
-export function chunksOf(parts: WirePart[], opts: { finishReason?: string | null; usage?: WireUsage } = {}): WireChunk[] {
+function chunksOf(parts: WirePart[], opts: { finishReason?: string | null; usage?: WireUsage } = {}): WireChunk[] {
   const finishReason = opts.finishReason === null ? undefined : (opts.finishReason ?? 'STOP');
   const u = opts.usage ?? usage(10, 5);
   if (parts.length === 0) return [{ candidates: [{ content: { role: 'model', parts: [] }, finishReason, index: 0 }], usageMetadata: u }];
@@ -141,7 +141,7 @@ export const speaker = (who: 'user' | 'model', reasoning = `the ${who} speaks ne
   reply([text(JSON.stringify({ reasoning, next_speaker: who }))], { usage: usage(40, 12) });
 
 /** The side channel's answer when nothing is scripted: "user" (the run ends), costing no tokens. */
-export const DEFAULT_VERDICT: FakeReply = reply([text(JSON.stringify({ reasoning: 'not scripted: the fake says the user speaks next', next_speaker: 'user' }))], {
+const DEFAULT_VERDICT: FakeReply = reply([text(JSON.stringify({ reasoning: 'not scripted: the fake says the user speaks next', next_speaker: 'user' }))], {
   usage: { promptTokenCount: 0, candidatesTokenCount: 0, totalTokenCount: 0 },
 });
 
@@ -200,7 +200,7 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
       wake();
     });
 
-  const server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const m = ROUTE.exec(url.pathname);
     if (req.method !== 'POST' || !m) return sendJson(res, 404, { error: { code: 404, message: `fake-gemini: no route ${req.method} ${url.pathname}`, status: 'NOT_FOUND' } });
@@ -224,7 +224,9 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
     if (!reply) sendJson(res, 500, { error: { code: 500, message: `fake-gemini: script exhausted${key !== undefined && keyed.has(key) ? ` for ${key}` : ''}`, status: 'INTERNAL' } });
     else serve(reply, method, res);
     wake(); // after serving: a waiter sees the reply (or the hang) already under way
-  });
+  };
+  // A handler that throws ends that response; the test sees a dropped connection, not an unhandled rejection.
+  const server = createServer((req, res) => void handle(req, res).catch((e: unknown) => res.destroy(e instanceof Error ? e : new Error(String(e)))));
   server.on('connection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));

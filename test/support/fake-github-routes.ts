@@ -299,9 +299,13 @@ export function diffLines(patch: string, side: 'LEFT' | 'RIGHT'): Set<number> {
       newLine = Number(h[2]);
       continue;
     }
-    if (line.startsWith('+')) (side === 'RIGHT' && out.add(newLine), newLine++);
-    else if (line.startsWith('-')) (side === 'LEFT' && out.add(oldLine), oldLine++);
-    else if (line.startsWith(' ')) {
+    if (line.startsWith('+')) {
+      if (side === 'RIGHT') out.add(newLine);
+      newLine++;
+    } else if (line.startsWith('-')) {
+      if (side === 'LEFT') out.add(oldLine);
+      oldLine++;
+    } else if (line.startsWith(' ')) {
       out.add(side === 'RIGHT' ? newLine : oldLine);
       oldLine++;
       newLine++;

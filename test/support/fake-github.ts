@@ -12,7 +12,7 @@ import { createRoutes, isoAt, TOP_ROUTES, type Route } from './fake-github-route
 
 export { diffLines } from './fake-github-routes.js';
 
-export type Permission = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none';
+type Permission = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none';
 
 export interface FakeUser {
   login: string;
@@ -28,7 +28,7 @@ export interface FakeComment {
   updated_at: string;
 }
 
-export interface FakeFile {
+interface FakeFile {
   filename: string;
   status: 'added' | 'modified' | 'removed' | 'renamed';
   patch?: string;
@@ -36,7 +36,7 @@ export interface FakeFile {
   deletions?: number;
 }
 
-export interface FakePull {
+interface FakePull {
   head: { ref: string; sha: string; repoFullName: string };
   base: { ref: string; sha: string };
   files: FakeFile[];
@@ -74,7 +74,7 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
 }
 
-export interface Failure {
+interface Failure {
   method?: string;
   /** Matched against the path (no query). */
   path: RegExp;

@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   url: string;
   authorization?: string;

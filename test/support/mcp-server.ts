@@ -38,7 +38,7 @@ export const EVERYTHING = realpathSync(join(REPO_ROOT, 'node_modules/@modelconte
 export const EVERYTHING_READ_ONLY = [realpathSync(join(REPO_ROOT, 'node_modules'))];
 
 /** A port nothing listens on now (the kernel's pick, released at once). */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);

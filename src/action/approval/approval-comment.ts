@@ -15,7 +15,7 @@ import { displayRuleSource } from '../rule-source.js';
 import { makeInert, makeInertLine } from '../publish/inert-text.js';
 import { describeApprovedCommand, type SandboxView } from '../sandbox-text.js';
 
-export const APPROVAL_MARKER_KIND = 'approval';
+const APPROVAL_MARKER_KIND = 'approval';
 
 export interface ApprovalCommentInput {
   sessionId: string;

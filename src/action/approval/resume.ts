@@ -12,6 +12,7 @@
  * the other reports "already handled" and does nothing.
  */
 import { messageOf } from '../../common/errors.js';
+import { statsOf } from '../../core/stats.js';
 import type { ApprovalAnswer } from '../../scheduler/types.js';
 import type { SessionDoc } from '../../session/codec.js';
 import { callsDigestOf } from '../../session/sign.js';
@@ -23,7 +24,7 @@ import type { GitHubClient } from '../github-client.js';
 import { formatMarker } from '../markers.js';
 import type { ActionResult, ActionRunContext, HandleApprovalReply, Log, RepoRef, ReplyCommand } from '../run-context.js';
 import { answersFor, parseApprovalReply, tryParseApprovalMarker, type ApprovalMarker } from './approval-comment.js';
-import { postThreadReply, statsOf, storeFor, suspendSession, type AwaitingRun, type HeldSession, type SuspendDeps } from './suspend.js';
+import { postThreadReply, storeFor, suspendSession, type AwaitingRun, type HeldSession, type SuspendDeps } from './suspend.js';
 
 const TASKS: readonly TaskKind[] = ['fix', 'review', 'triage', 'question', 'prompt'];
 const taskKindOf = (command: string): TaskKind | undefined => TASKS.find((k) => k === command);
@@ -191,7 +192,7 @@ export async function handleApprovalReplyWith(ctx: ActionRunContext, reply: Repl
   const finished: SessionDoc = { ...held.doc, state: run.state, request: { ...held.doc.request, status: 'finished' }, updatedAt: new Date().toISOString() };
   const closed = await store.update(held.doc.id, held.version, finished);
   if (!closed.ok) ctx.log.warning(`session ${held.doc.id}: could not mark finished: ${closed.message}`);
-  return { ...result, sessionId: held.doc.id, stats: result.stats ?? statsOf(run.state) };
+  return { ...result, sessionId: held.doc.id, stats: result.stats ?? statsOf(run.state, run.state.elapsedMsBefore) };
 }
 
 /** The HandleApprovalReply main.ts calls for `reply` commands. */

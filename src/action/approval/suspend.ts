@@ -7,9 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { AgentError } from '../../common/errors.js';
 import type { AgentRun } from '../../core/agent.js';
-import type { RunStats } from '../../core/events.js';
 import type { RunState } from '../../core/run-state.js';
-import { statsOf as statsFromState } from '../../core/stats.js';
+import { statsOf } from '../../core/stats.js';
 import type { PendingApproval } from '../../scheduler/types.js';
 import { SESSION_VERSION, type SessionDoc } from '../../session/codec.js';
 import { createGitRefStore } from '../../session/git-ref-store.js';
@@ -19,7 +18,7 @@ import { captureWorktree } from '../../session/worktree.js';
 import { assertGit } from '../../session/git.js';
 import type { ActionSettings } from '../inputs.js';
 import { formatMarker } from '../markers.js';
-import type { ActionResult, ActionRunContext, PreparedRun, SuspendRun } from '../run-context.js';
+import type { ActionResult, ActionRunContext, PreparedRun } from '../run-context.js';
 import { renderApprovalComment } from './approval-comment.js';
 
 export type AwaitingRun = AgentRun & { outcome: { status: 'awaiting_approval'; pending: readonly PendingApproval[] } };
@@ -43,9 +42,6 @@ export const sessionKeyOf = (settings: Pick<ActionSettings, 'sessionKey' | 'gemi
 export const storeFor = (ctx: ActionRunContext, deps: SuspendDeps): SessionStore =>
   deps.store ?? createGitRefStore({ root: ctx.workspace, remote: ctx.remote, key: sessionKeyOf(ctx.settings) });
 
-/** Totals for the outputs and the progress comment, from the carried-over state. */
-export const statsOf = (state: RunState): RunStats => statsFromState(state, state.elapsedMsBefore);
-
 /** A one-line answer in the thread, marked so it never triggers the action itself. */
 export async function postThreadReply(ctx: ActionRunContext, text: string): Promise<number | undefined> {
   if (!ctx.thread) return undefined;
@@ -65,11 +61,7 @@ async function currentBranch(root: string): Promise<string | undefined> {
 /** The session document for this suspension; `held` carries the original trigger across resumes. */
 async function buildDoc(
   ctx: ActionRunContext,
-  run: { state: RunState; pending: readonly PendingApproval[]; status: 'open' | 'claimed' },
-  prepared: PreparedRun,
-  held: HeldSession | undefined,
-  now: Date,
-  nonce: string,
+  { run, prepared, held, now, nonce }: { run: { state: RunState; pending: readonly PendingApproval[]; status: 'open' | 'claimed' }; prepared: PreparedRun; held: HeldSession | undefined; now: Date; nonce: string },
 ): Promise<SessionDoc> {
   const thread = held?.doc.thread ?? (ctx.thread ? { number: ctx.thread.number, kind: ctx.thread.isPullRequest ? 'pull_request' : 'issue' } : undefined);
   if (!thread) throw new AgentError('general', 'this run has no issue or pull request to ask in, so it cannot wait for approval');
@@ -117,7 +109,7 @@ export async function suspendSession(ctx: ActionRunContext, run: AwaitingRun, pr
   const store = storeFor(ctx, deps);
   const now = (deps.now ?? (() => new Date()))();
   const nonce = (deps.newNonce ?? (() => randomBytes(16).toString('hex')))();
-  const doc = await buildDoc(ctx, { state: run.state, pending: run.outcome.pending, status: 'open' }, prepared, held, now, nonce);
+  const doc = await buildDoc(ctx, { run: { state: run.state, pending: run.outcome.pending, status: 'open' }, prepared, held, now, nonce });
 
   const saved = held ? await store.update(doc.id, held.version, doc) : await store.create(doc);
   if (!saved.ok) throw new AgentError('general', `could not save session ${doc.id}: ${saved.message}`);
@@ -146,15 +138,13 @@ export async function suspendSession(ctx: ActionRunContext, run: AwaitingRun, pr
     status: 'awaiting_approval',
     summary: `${calls} for a maintainer's answer: ${question.html_url}`,
     sessionId: doc.id,
-    stats: statsOf(run.state),
+    stats: statsOf(run.state, run.state.elapsedMsBefore),
   };
   ctx.log.notice(`session ${doc.id} saved (${recorded.version.slice(0, 12)}); question posted: ${question.html_url}`);
   await ctx.progress.finish(result, `Waiting for approval: [the question](${question.html_url}).`);
   return result;
 }
 
-/** The SuspendRun the action's finishRun calls for a first suspension. */
-export const suspendRun: SuspendRun = (ctx, run, prepared) => suspendSession(ctx, run as AwaitingRun, prepared);
 
 /**
  * Crash safety for long runs: save the session (status `claimed`, no question) after each completed
@@ -169,7 +159,7 @@ export function createCheckpointer(ctx: ActionRunContext, prepared: PreparedRun,
     held: () => held,
     async save(state: RunState): Promise<void> {
       const now = (deps.now ?? (() => new Date()))();
-      const doc = await buildDoc(ctx, { state: structuredClone(state), pending: [], status: 'claimed' }, prepared, held, now, held?.doc.request.nonce ?? 'checkpoint');
+      const doc = await buildDoc(ctx, { run: { state: structuredClone(state), pending: [], status: 'claimed' }, prepared, held, now, nonce: held?.doc.request.nonce ?? 'checkpoint' });
       const saved = held ? await store.update(doc.id, held.version, doc) : await store.create(doc);
       if (!saved.ok) throw new AgentError('general', `could not save a checkpoint of session ${doc.id}: ${saved.message}`);
       held = { doc, version: saved.version };

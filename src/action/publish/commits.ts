@@ -15,16 +15,16 @@ export interface Identity {
 }
 
 /** The workflow token's account: what GitHub shows for commits an action pushes. */
-export const ACTION_IDENTITY: Identity = { name: 'github-actions[bot]', email: '41898282+github-actions[bot]@users.noreply.github.com' };
+const ACTION_IDENTITY: Identity = { name: 'github-actions[bot]', email: '41898282+github-actions[bot]@users.noreply.github.com' };
 
-export const identityEnv = (who: Identity) => ({
+const identityEnv = (who: Identity) => ({
   GIT_AUTHOR_NAME: who.name,
   GIT_AUTHOR_EMAIL: who.email,
   GIT_COMMITTER_NAME: who.name,
   GIT_COMMITTER_EMAIL: who.email,
 });
 
-export const coAuthorTrailer = (login: string) => `Co-authored-by: ${login} <${login}@users.noreply.github.com>`;
+const coAuthorTrailer = (login: string) => `Co-authored-by: ${login} <${login}@users.noreply.github.com>`;
 
 export interface CommitOptions {
   subject: string;

@@ -22,7 +22,7 @@
 import { isWordChar } from '../../context/linear-scan.js';
 
 /** Neutralized mentions kept per run; the rest lose their `@`. */
-export const MAX_MENTIONS_PER_RUN = 10;
+const MAX_MENTIONS_PER_RUN = 10;
 
 const ZWSP = '\u200B';
 
@@ -131,7 +131,7 @@ const isLoginStart = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c 
  * word character (GitHub's `\W`), followed by a letter or digit. E-mail addresses (`a@b.c`) are
  * left alone. Within budget: `@\u200Bname`; beyond it: `name`.
  */
-export function neutralizeMentions(raw: string, budget: MentionBudget | undefined): string {
+function neutralizeMentions(raw: string, budget: MentionBudget | undefined): string {
   // `&#64;name` renders as `@name` and GitHub's filter reads rendered text: an `@` it is.
   const text = raw.includes('&') ? raw.replace(AT_ENTITY, '@') : raw;
   const parts: string[] = [];

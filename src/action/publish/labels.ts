@@ -8,7 +8,7 @@
 import type { GitHubClient } from '../github-client.js';
 import type { RepoRef } from '../run-context.js';
 
-export async function readRepoLabels(octokit: GitHubClient, repo: RepoRef): Promise<string[]> {
+async function readRepoLabels(octokit: GitHubClient, repo: RepoRef): Promise<string[]> {
   const labels = await octokit.paginate(octokit.rest.issues.listLabelsForRepo, { ...repo, per_page: 100 });
   return labels.map((l) => l.name);
 }

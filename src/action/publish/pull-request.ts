@@ -58,7 +58,7 @@ export async function publishIssueFix(o: IssueFixOptions): Promise<IssueFixResul
 }
 
 /** `agent-action/issue-12-crash-on-empty-input`, with a numeric suffix when taken. */
-export async function pickBranchName(root: string, issue: { number: number; title: string }, remote: GitRemote): Promise<string> {
+async function pickBranchName(root: string, issue: { number: number; title: string }, remote: GitRemote): Promise<string> {
   const slug = slugOf(issue.title);
   const base = issue.number > 0 ? `agent-action/issue-${issue.number}${slug ? `-${slug}` : ''}` : `agent-action/task-${slug || 'change'}`;
   for (let i = 1; i < 100; i++) {

@@ -36,7 +36,7 @@ export function parsePatchLines(patch: string): DiffSides {
   return sides;
 }
 
-export interface InlineComment {
+interface InlineComment {
   path: string;
   line: number;
   side: 'LEFT' | 'RIGHT';
@@ -138,7 +138,7 @@ interface Hunk {
 }
 
 /** Hunks of a zero-context diff (`git diff -U0`), per file, with the new text of each. */
-export function parseZeroContextDiff(diff: string): Hunk[] {
+function parseZeroContextDiff(diff: string): Hunk[] {
   const hunks: Hunk[] = [];
   let path = '';
   let cur: Hunk | undefined;

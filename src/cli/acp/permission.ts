@@ -11,19 +11,19 @@ import type { ApprovalAnswer, ApprovalChannel, PendingApproval } from '../../sch
 import { diffContent, textContent, type CallView } from './updates.js';
 
 /** Gemini CLI's option ids (its ToolConfirmationOutcome values), so clients keyed on them work. */
-export const ALLOW_ALWAYS = 'proceed_always';
-export const ALLOW_ONCE = 'proceed_once';
-export const REJECT = 'cancel';
+const ALLOW_ALWAYS = 'proceed_always';
+const ALLOW_ONCE = 'proceed_once';
+const REJECT = 'cancel';
 
-export const PERMISSION_OPTIONS: readonly PermissionOption[] = [
+const PERMISSION_OPTIONS: readonly PermissionOption[] = [
   { optionId: ALLOW_ALWAYS, name: 'Allow for this session', kind: 'allow_always' },
   { optionId: ALLOW_ONCE, name: 'Allow', kind: 'allow_once' },
   { optionId: REJECT, name: 'Reject', kind: 'reject_once' },
 ];
 
 const NO_ANSWER = 'no-answer';
-export const REJECTED_REASON = 'the user rejected it in the editor';
-export const UNANSWERABLE =
+const REJECTED_REASON = 'the user rejected it in the editor';
+const UNANSWERABLE =
   'this editor cannot take a typed answer (it offers no forms). Make the most reasonable assumption, say which one you made, and go on.';
 
 export interface AcpChannelOptions {

@@ -19,7 +19,7 @@ import {
   type ClientCapabilities,
   type McpServer,
 } from '@agentclientprotocol/sdk';
-import { messageOf } from '../../common/errors.js';
+import { AgentError, messageOf } from '../../common/errors.js';
 import type { StoredMcpServer } from '../../session/codec.js';
 import type { McpServerSpec } from '../../tools/mcp-servers.js';
 import type { AcpArgs } from '../args.js';
@@ -174,7 +174,7 @@ async function openSession(s: Server, client: AgentContext, p: { cwd: string; mc
 function workspaceOf(cwd: string): string {
   if (!isAbsolute(cwd)) throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path, not "${cwd}"`);
   try {
-    if (!statSync(cwd).isDirectory()) throw new Error('not a directory');
+    if (!statSync(cwd).isDirectory()) throw new AgentError('input', 'not a directory');
     return realpathSync(cwd);
   } catch (e) {
     throw RequestError.invalidParams({ cwd }, `cwd ${cwd} is not a directory this agent can use: ${messageOf(e)}`);

@@ -29,7 +29,7 @@ import { replayUpdates } from './replay.js';
 import { createUpdateTranslator, type UpdateTranslator } from './updates.js';
 
 /** Gemini CLI's approval modes, as its ACP server offers them (plan always: it is policy here). */
-export const SESSION_MODES: SessionModeState['availableModes'] = [
+const SESSION_MODES: SessionModeState['availableModes'] = [
   { id: 'default', name: 'Default', description: 'Prompts for approval' },
   { id: 'autoEdit', name: 'Auto Edit', description: 'Auto-approves edit tools' },
   { id: 'yolo', name: 'YOLO', description: 'Auto-approves all tools' },

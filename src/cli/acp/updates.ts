@@ -25,7 +25,7 @@ export interface UpdateTranslator {
 }
 
 /** Text a tool call shows in an editor, at most: the model gets the whole output regardless. */
-export const MAX_SHOWN_OUTPUT = 8000;
+const MAX_SHOWN_OUTPUT = 8000;
 
 export const acpKindOf = (kind: ToolKind | undefined): AcpToolKind => kind ?? 'other';
 

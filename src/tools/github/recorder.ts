@@ -37,7 +37,7 @@ export interface PublishRecorder {
   snapshot(): PublishRecord;
 }
 
-export const emptyPublishRecord = (): PublishRecord => ({ reviewComments: [], replies: [] });
+const emptyPublishRecord = (): PublishRecord => ({ reviewComments: [], replies: [] });
 
 /**
  * A recorder starting from `initial` (a resumed session's record). Over a cap, `addReviewComment`,

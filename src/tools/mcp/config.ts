@@ -20,7 +20,7 @@ export interface McpSource {
   origin: McpOrigin;
 }
 
-export type McpTransportConfig =
+type McpTransportConfig =
   | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string }
   | { kind: 'http'; url: string; headers: Record<string, string>; protocol: 'streamable' | 'sse' | 'auto' };
 

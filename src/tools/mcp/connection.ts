@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import type { CallToolResult, Tool as McpToolDef } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { messageOf } from '../../common/errors.js';
+import { AgentError, messageOf } from '../../common/errors.js';
 import type { Sandbox } from '../../sandbox/types.js';
 import { resolveInWorkspace } from '../workspace.js';
 import type { McpServerConfig } from './config.js';
@@ -77,7 +77,7 @@ export async function connectMcpServer(c: McpServerConfig, d: ConnectDeps, timeo
       tools,
       deadReason: () => dead,
       async call(name, args, o) {
-        if (dead) throw new Error(`the MCP server ${dead}`);
+        if (dead) throw new AgentError('general', `the MCP server ${dead}`);
         try {
           const result = await client.callTool({ name, arguments: args }, undefined, {
             signal: o.signal,
@@ -89,7 +89,7 @@ export async function connectMcpServer(c: McpServerConfig, d: ConnectDeps, timeo
         } catch (e) {
           // A server that died during the call: say so, with what it printed, not "Connection closed".
           await settle(stdio?.exited, 1000);
-          if (dead) throw new Error(`the MCP server ${dead}`);
+          if (dead) throw new AgentError('general', `the MCP server ${dead}`);
           throw e;
         }
       },
@@ -99,7 +99,7 @@ export async function connectMcpServer(c: McpServerConfig, d: ConnectDeps, timeo
     await settle(stdio?.exited, 200);
     await client.close().catch(() => undefined);
     await Promise.all(transports.map((t) => t.close().catch(() => undefined)));
-    throw new Error(dead && !/did not start|did not list/.test(messageOf(e)) ? dead : `${messageOf(e)}${tail(stdio)}`);
+    throw new AgentError('general', dead && !/did not start|did not list/.test(messageOf(e)) ? dead : `${messageOf(e)}${tail(stdio)}`, { cause: e });
   }
 }
 
@@ -108,7 +108,7 @@ async function openTransport(c: McpServerConfig, d: ConnectDeps, client: Client,
   const t = c.transport;
   if (t.kind === 'stdio') {
     const cwd = t.cwd === undefined ? d.workspace : (await resolveInWorkspace(d.workspace, t.cwd, 'read')).abs;
-    if (!(await stat(cwd).then((s) => s.isDirectory(), () => false))) throw new Error(`its cwd ${t.cwd} is not a folder in the workspace`);
+    if (!(await stat(cwd).then((s) => s.isDirectory(), () => false))) throw new AgentError('config', `its cwd ${t.cwd} is not a folder in the workspace`);
     // Loaded here: the SDK's framing pulls in its schemas, which a run without MCP never needs.
     const { createConfinedStdioTransport } = await import('./stdio-transport.js');
     const proc = await d.sandbox.spawn({

@@ -17,9 +17,9 @@ import { mcpToolName } from './names.js';
 export type McpStartMode = 'eager' | 'lazy';
 
 /** Without a `timeout` of its own, a server gets this long to start and list its tools. */
-export const DEFAULT_MCP_START_TIMEOUT_MS = 60_000;
+const DEFAULT_MCP_START_TIMEOUT_MS = 60_000;
 
-export type McpServerState = 'not_started' | 'starting' | 'ready' | 'failed' | 'exited' | 'blocked' | 'stopped';
+type McpServerState = 'not_started' | 'starting' | 'ready' | 'failed' | 'exited' | 'blocked' | 'stopped';
 
 export interface McpServerStatus {
   name: string;

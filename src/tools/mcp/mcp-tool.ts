@@ -14,7 +14,7 @@ import type { McpConnection } from './connection.js';
 import { toolOutputOf } from './result.js';
 
 /** Gemini CLI's default per request: 10 minutes. */
-export const DEFAULT_MCP_CALL_TIMEOUT_MS = 10 * 60_000;
+const DEFAULT_MCP_CALL_TIMEOUT_MS = 10 * 60_000;
 
 export interface McpToolSource {
   server: string;
@@ -72,7 +72,7 @@ export function createMcpTool(name: string, s: McpToolSource): Tool {
  * Pure: the input schema as the Gemini API takes it, as Gemini CLI prepares it: no `$schema`, and
  * a `type: [T, "null"]` pair becomes `type: T` with `nullable: true`, at every level.
  */
-export function sanitizeSchema(schema: unknown): Record<string, unknown> {
+function sanitizeSchema(schema: unknown): Record<string, unknown> {
   const walk = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(walk);
     if (typeof v !== 'object' || v === null) return v;

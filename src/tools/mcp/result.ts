@@ -16,9 +16,9 @@ import type { ToolMedia, ToolOutput } from '../define-tool.js';
 import { oneLine, redactSecrets } from '../tool-output.js';
 
 /** The text the model gets from one call, at most (head and tail kept). */
-export const MAX_MCP_TEXT_CHARS = 32 * 1024;
+const MAX_MCP_TEXT_CHARS = 32 * 1024;
 /** Inline data (base64 characters) per call, at most; more is left out with a note. */
-export const MAX_MCP_MEDIA_CHARS = 4 * 1024 * 1024;
+const MAX_MCP_MEDIA_CHARS = 4 * 1024 * 1024;
 
 /** The part of the SDK's CallToolResult this module reads (kept loose: servers send what they send). */
 export interface McpCallResult {

@@ -9,11 +9,12 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfinedProcess, ExitStatus } from '../../sandbox/types.js';
+import { AgentError } from '../../common/errors.js';
 
 /** The last this many bytes of a server's stderr are kept, to say why it died. */
 const STDERR_TAIL_BYTES = 4096;
 /** One message larger than this ends the connection (the SDK's default is 10 MB too). */
-export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 export interface ConfinedStdioTransport extends Transport {
   /** What the server wrote on stderr lately (its log, or why it failed). */
@@ -68,7 +69,7 @@ export function createConfinedStdioTransport(proc: ConfinedProcess, o: { graceMs
     },
     async send(message) {
       const stdin = proc.stdin;
-      if (closed || !stdin || stdin.destroyed) throw new Error('the MCP server is not running');
+      if (closed || !stdin || stdin.destroyed) throw new AgentError('general', 'the MCP server is not running');
       const json = serializeMessage(message);
       if (!stdin.write(json)) await new Promise<void>((resolve) => stdin.once('drain', resolve));
     },
