@@ -44,7 +44,10 @@ export async function startShellWithManualTimer(env: ToolEnv, command: string) {
     signal: new AbortController().signal,
     onProgress: (chunk) => {
       output += chunk;
-      for (const w of waiters.filter((x) => output.includes(x.text))) waiters.splice(waiters.indexOf(w), 1), w.resolve();
+      for (const w of waiters.filter((x) => output.includes(x.text))) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
     },
   });
   const printed = (text: string) => (output.includes(text) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ text, resolve })));
