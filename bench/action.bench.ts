@@ -1,6 +1,7 @@
 /**
- * The action bundle (dist/index.js) as a runner starts it, on a question ("/agent why ...") on an
- * issue, against the loopback fake GitHub and the fake Gemini at zero latency:
+ * The action bundle (dist/index.js) as a runner starts it, on two issue comments, against the
+ * loopback fake GitHub and the fake Gemini at zero latency: a question ("/agent why ...") and a
+ * comment that is not for the agent (skipped: the run every other comment in a repository starts):
  * - process start to the first model request, as the fake Gemini sees it, and the whole run;
  * - what the run loaded: the bundle's chunks (bench/support/module-trace.mjs records each file the
  *   process resolves) and their bytes of JavaScript, so a question that pulls in publishing code
@@ -9,14 +10,14 @@
  * bundle (say, main's dist/index.js) with the same script, for a before/after.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { reply, startFakeGemini, text } from '../test/support/fake-gemini.js';
 import { startFakeGitHub } from '../test/support/fake-github.js';
 import { makeTempDir, removeTempDirs } from '../test/support/git-repo.js';
 import { asUser, BUNDLE, createWorkspace, examplePayload, retarget, runAction } from '../test/support/e2e-runner.js';
 import { recordFigures } from './support/figures.js';
 
-const ACTION = process.env.BENCH_ACTION ?? BUNDLE;
+const ACTION = resolve(process.env.BENCH_ACTION ?? BUNDLE);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const TRACER = join(import.meta.dirname, 'support/module-trace.mjs');
 // BENCH_CPU_PROF=<folder>: the traced run also writes a CPU profile there (where the milliseconds go).
@@ -32,13 +33,16 @@ interface Sample {
   files: string[];
 }
 
-async function questionRun(traced: boolean): Promise<Sample> {
+type Case = 'question' | 'skip';
+
+/** One run of the bundle on an issue comment: a question to the agent, or a comment that is not for it (skipped). */
+async function actionRun(kind: Case, traced: boolean): Promise<Sample> {
   const gh = await startFakeGitHub();
   const gemini = await startFakeGemini([reply([text('`a` is 1 because src/a.js says so.')])]);
   const trace = join(makeTempDir('agent-action-bench-trace-'), 'modules.txt');
   try {
     gh.addIssue({ number: 1, title: 'What is a?', body: 'src/a.js exports a constant.', user: { login: 'reporter' } });
-    const trigger = gh.addComment(1, '/agent why is a 1?', { login: 'maintainer' });
+    const trigger = gh.addComment(1, kind === 'question' ? '/agent why is a 1?' : 'Thanks, that helps.', { login: 'maintainer' });
     const payload = retarget(examplePayload('issue_comment', 'created'), 'octo/hello');
     payload.issue.number = 1;
     delete payload.issue.pull_request;
@@ -59,8 +63,10 @@ async function questionRun(traced: boolean): Promise<Sample> {
     const firstMs = performance.now() - t0;
     const r = await running;
     const wholeMs = performance.now() - t0;
-    if (r.code !== 0 || r.outputs.status !== 'success') throw new Error(`question run failed (exit ${r.code}, status ${r.outputs.status}):\n${r.stdout}${r.stderr}`);
-    if (!gh.state.comments.some((c) => c.body.includes('`a` is 1'))) throw new Error('the answer was not posted');
+    const expected = kind === 'question' ? 'success' : 'skipped';
+    if (r.code !== 0 || r.outputs.status !== expected) throw new Error(`${kind} run: exit ${r.code}, status ${r.outputs.status} (expected ${expected}):\n${r.stdout}${r.stderr}`);
+    if (kind === 'question' && !gh.state.comments.some((c) => c.body.includes('`a` is 1'))) throw new Error('the answer was not posted');
+    if (kind === 'skip' && gemini.requests.length > 0) throw new Error('a skipped event asked the model');
     const dir = join(ACTION, '..');
     const files = traced ? [...new Set(readFileSync(trace, 'utf8').split('\n').filter((f) => f.startsWith(`${dir}/`)))] : [];
     return { firstMs, wholeMs, files };
@@ -70,20 +76,29 @@ async function questionRun(traced: boolean): Promise<Sample> {
   }
 }
 
-const samples: Sample[] = [];
-for (let i = 0; i < RUNS; i++) samples.push(await questionRun(false));
-const traced = await questionRun(true);
+const samples: Record<Case, Sample[]> = { question: [], skip: [] };
+for (let i = 0; i < RUNS; i++) for (const kind of ['question', 'skip'] as const) samples[kind].push(await actionRun(kind, false));
+const traced = { question: await actionRun('question', true), skip: await actionRun('skip', true) };
 // The workspace, its origin and seed, the runners' temp folders and the traces.
 removeTempDirs();
 
-const bytes = traced.files.reduce((n, f) => n + statSync(f).size, 0);
-const first = median(samples.map((s) => s.firstMs));
-const whole = median(samples.map((s) => s.wholeMs));
-console.log(`A question on an issue through ${basename(ACTION)}; median of ${RUNS} runs.\n`);
-console.log('| measure | value |');
-console.log('| --- | --- |');
-console.log(`| process start to first model request | ${first.toFixed(1)} ms |`);
-console.log(`| whole run (answer posted, outputs written) | ${whole.toFixed(1)} ms |`);
-console.log(`| files of the bundle loaded | ${traced.files.length}: ${traced.files.map((f) => basename(f)).sort().join(', ')} |`);
-console.log(`| JavaScript loaded | ${(bytes / 1024).toFixed(0)} KiB |`);
-recordFigures('action', { questionFirstMs: first, questionWholeMs: whole, questionFiles: traced.files.length, questionKiB: bytes / 1024 });
+const kib = (files: string[]) => files.reduce((n, f) => n + statSync(f).size, 0) / 1024;
+const names = (files: string[]) => `${files.length}: ${files.map((f) => basename(f)).sort().join(', ')}`;
+const q = { first: median(samples.question.map((s) => s.firstMs)), whole: median(samples.question.map((s) => s.wholeMs)) };
+const skipWhole = median(samples.skip.map((s) => s.wholeMs));
+console.log(`${basename(join(ACTION, '..'))}/${basename(ACTION)} on issue comments: a question to the agent, and a comment not for it (skipped); median of ${RUNS} runs.\n`);
+console.log('| measure | question | skipped comment |');
+console.log('| --- | --- | --- |');
+console.log(`| process start to first model request | ${q.first.toFixed(1)} ms | — |`);
+console.log(`| whole run (outputs written) | ${q.whole.toFixed(1)} ms | ${skipWhole.toFixed(1)} ms |`);
+console.log(`| files of the bundle loaded | ${names(traced.question.files)} | ${names(traced.skip.files)} |`);
+console.log(`| JavaScript loaded | ${kib(traced.question.files).toFixed(0)} KiB | ${kib(traced.skip.files).toFixed(0)} KiB |`);
+recordFigures('action', {
+  questionFirstMs: q.first,
+  questionWholeMs: q.whole,
+  questionFiles: traced.question.files.length,
+  questionKiB: kib(traced.question.files),
+  skipWholeMs: skipWhole,
+  skipFiles: traced.skip.files.length,
+  skipKiB: kib(traced.skip.files),
+});
