@@ -94,6 +94,7 @@ console.log(`| whole run (outputs written) | ${q.whole.toFixed(1)} ms | ${skipWh
 console.log(`| files of the bundle loaded | ${names(traced.question.files)} | ${names(traced.skip.files)} |`);
 console.log(`| JavaScript loaded | ${kib(traced.question.files).toFixed(0)} KiB | ${kib(traced.skip.files).toFixed(0)} KiB |`);
 recordFigures('action', {
+  runs: RUNS,
   questionFirstMs: q.first,
   questionWholeMs: q.whole,
   questionFiles: traced.question.files.length,
