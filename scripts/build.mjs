@@ -1,8 +1,8 @@
 // Builds the two committed bundles with @vercel/ncc: the action (dist/index.js, action.yml's main)
-// and the CLI (dist/cli/index.js, package.json's bin). Reproducible: no source maps, no timestamps,
+// and the CLI (dist/cli/index.js, package.json's bin); the CLI loads the chunks the two share from dist/. Reproducible: no source maps, no timestamps,
 // a fixed file order; building twice gives the same bytes (.ci/run checks dist/ against git).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +41,7 @@ for (const dir of ['dist', 'dist/cli']) {
   for (const f of readdirSync(join(root, dir)).filter((f) => /^[0-9a-f]{20}\.wasm$/.test(f))) rmSync(join(root, dir, f));
 }
 const cli = join(root, 'dist/cli/index.js');
+shareIdenticalChunks(cli);
 const text = readFileSync(cli, 'utf8');
 if (!text.startsWith('#!')) writeFileSync(cli, `#!/usr/bin/env node\n${text}`);
 chmodSync(cli, 0o755);
@@ -51,6 +52,36 @@ const smoke = spawnSync(process.execPath, [cli, 'policy', 'check', '--tool', 'ru
 if (smoke.status !== 0 || !smoke.stdout.includes('"decision"')) {
   console.error(`build smoke test failed (exit ${smoke.status}):\n${smoke.stdout}${smoke.stderr}`);
   process.exit(1);
+}
+
+/**
+ * The two bundles are separate ncc builds, yet many of their chunks come out byte for byte the same
+ * (the model SDK's 1.9 MB chunk among them): same modules, same ids, same code. The CLI keeps one
+ * copy of each, the action's in dist/, and its chunk loader (webpack's `u`, which names a chunk's
+ * file) looks one folder up for those. Loading the same bytes from another folder changes nothing
+ * unless the chunk resolves paths against its own file (`import.meta`), so such chunks stay put.
+ * The build fails if the loader is not the shape this rewrites.
+ */
+function shareIdenticalChunks(entry) {
+  const cliDir = dirname(entry);
+  const shared = [];
+  for (const f of readdirSync(cliDir).filter((f) => /^\d+\.index\.js$/.test(f))) {
+    const twin = join(root, 'dist', f);
+    if (!existsSync(twin)) continue;
+    const code = readFileSync(join(cliDir, f));
+    if (!code.equals(readFileSync(twin)) || code.includes('import.meta')) continue;
+    shared.push(f.split('.')[0]);
+  }
+  if (shared.length === 0) return;
+  const loader = 'return "" + chunkId + ".index.js";';
+  const code = readFileSync(entry, 'utf8');
+  if (code.split(loader).length !== 2) {
+    console.error(`build: the CLI's chunk loader is not the expected \`${loader}\`: cannot share chunks with dist/`);
+    process.exit(1);
+  }
+  const ids = JSON.stringify(shared.sort((a, b) => Number(a) - Number(b)));
+  writeFileSync(entry, code.replace(loader, `return (${ids}.includes(String(chunkId)) ? "../" : "") + chunkId + ".index.js";`));
+  for (const id of shared) rmSync(join(cliDir, `${id}.index.js`));
 }
 
 /**

@@ -4,11 +4,14 @@
  * and annotations. `run()` is the entry (dist/index.js calls it; `local-action run . src/action/main.ts
  * .env` imports this file and calls it); importing this module starts nothing. `runAction(face)` is
  * the same run with everything it touches outside passed in, for tests.
+ *
+ * Each command loads its own code when it runs (dynamic imports, which ncc splits into chunks): a
+ * skipped event or a help reply never loads the agent, a question never loads triage, and the
+ * publishing code (commits, pull requests, reviews) loads only for a run that has something to publish.
  */
 import * as core from '@actions/core';
 import { messageOf } from '../common/errors.js';
 import { readActionRemote } from './action-remote.js';
-import { tellRefusedReplier } from './approval/resume.js';
 import { authorize, SELF_LOGINS } from './authorize.js';
 import { dropSecretsFromEnv } from './env-secrets.js';
 import { routeEvent, type Command } from './event-command.js';
@@ -18,8 +21,7 @@ import { readInputs, type GetInput } from './inputs.js';
 import { failedOutcome, outcomeOfError, reportOutcome, type Outcome } from './report.js';
 import type { Log } from './run-context.js';
 import type { Clock } from '../core/loop.js';
-import { runCommand, type RunBase } from './run-task.js';
-import { runTriagePlan, runTriageShard, triageAll } from './triage/run-triage.js';
+import type { RunBase } from './run-task.js';
 
 /** What a run needs from the runner: the @actions/core toolkit in `run()`, plain functions in tests. */
 export interface ActionFace {
@@ -97,7 +99,7 @@ async function runCommandOf(face: ActionFace, settings: RunBase['settings'], run
   const auth = await authorize(octokit, repo, command.trigger, { allowedBots: settings.allowedBots, selfLogins: SELF_LOGINS });
   if (!auth.allowed) {
     face.log.notice(`agent-action: not run: ${auth.reason}`);
-    if (command.kind === 'reply') await tellRefusedReplier(octokit, repo, command, face.log);
+    if (command.kind === 'reply') await (await import('./approval/resume.js')).tellRefusedReplier(octokit, repo, command, face.log);
     return done({ status: 'skipped', summary: auth.reason });
   }
   if (command.kind === 'help') return done(await replyWithHelp(octokit, repo, command.trigger.thread, { trigger: settings.trigger, fixLabel: settings.fixLabel }));
@@ -106,9 +108,13 @@ async function runCommandOf(face: ActionFace, settings: RunBase['settings'], run
   const remote = await readActionRemote({ workspace: runner.workspace, token: settings.githubToken, serverUrl: runner.serverUrl, repository: repo });
   const base: RunBase = { octokit, repo, settings, runner, log: face.log, secrets, remote, writeSummary: face.writeSummary, modelClient: face.modelClient };
   const triage = { apiCalls: () => apiCalls, clock: face.clock };
-  if (command.kind === 'triage-plan') return done(await runTriagePlan(base, triage));
-  if (command.kind === 'triage-shard') return done(await runTriageShard(base, command.issues, triage));
-  if (command.kind === 'triage-all') return done(await triageAll(base, triage));
+  if (command.kind === 'triage-plan' || command.kind === 'triage-shard' || command.kind === 'triage-all') {
+    const t = await import('./triage/run-triage.js');
+    if (command.kind === 'triage-plan') return done(await t.runTriagePlan(base, triage));
+    if (command.kind === 'triage-shard') return done(await t.runTriageShard(base, command.issues, triage));
+    return done(await t.triageAll(base, triage));
+  }
+  const { runCommand } = await import('./run-task.js');
   return done(await runCommand(base, command, command.trigger.thread));
 }
 

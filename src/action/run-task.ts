@@ -1,7 +1,8 @@
 /**
  * One command on one thread (or none): progress comment, thread context, trusted configuration,
  * the agent, then suspend or publish. `createRunContext` builds the ActionRunContext the approval
- * code also receives.
+ * code also receives. The approval code (a reply, a suspension, a checkpoint) and the labels are
+ * loaded when a run reaches them: a question that finishes never loads them.
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { messageOf } from '../common/errors.js';
@@ -15,17 +16,14 @@ import type { ApprovalChannel } from '../scheduler/types.js';
 import { createGitHubTools } from '../tools/github/publish-tools.js';
 import { createPublishRecorder } from '../tools/github/recorder.js';
 import { prepareActionSandbox, type ActionSandbox } from './action-sandbox.js';
-import { handleApprovalReply } from './approval/resume.js';
-import { createCheckpointer, storeFor, suspendSession, type AwaitingRun, type HeldSession } from './approval/suspend.js';
+import type { AwaitingRun, createCheckpointer, HeldSession } from './approval/suspend.js';
 import type { RunState } from '../core/run-state.js';
 import type { GitRemote } from '../session/git.js';
-import type { SessionStore } from '../session/store.js';
 import type { Command, Thread } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
 import { defaultModeFor, type ActionSettings, type PolicyInput, type RunnerEnv } from './inputs.js';
 import { createProgressComment } from './progress-comment.js';
 import { publishRun } from './publish/publish-run.js';
-import { readAllowedLabels } from './publish/labels.js';
 import type { ActionResult, ActionRunContext, AgentTask, Log, PreparedRun, RepoRef } from './run-context.js';
 import { readThreadInfo, type ThreadInfo } from './task-context.js';
 import { createTrustedConfigSource, readHeadCommit, type TrustedConfigSource } from './trusted-config.js';
@@ -67,7 +65,7 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
   });
   await progress.start();
   base.sandbox ??= await base.log.group('sandbox', () => prepareActionSandbox({ settings: base.settings, log: base.log, hostEnv: process.env }));
-  const labels = command.kind === 'triage' ? await readAllowedLabels(base.octokit, base.repo, base.settings) : undefined;
+  const labels = command.kind === 'triage' ? await (await import('./publish/labels.js')).readAllowedLabels(base.octokit, base.repo, base.settings) : undefined;
   const info = thread
     ? await base.log.group('read thread', () => readThreadInfo(base.octokit, base.repo, thread, { trigger: command.trigger.comment, requester: command.trigger.requester.login, availableLabels: labels }))
     : undefined;
@@ -83,7 +81,7 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
   let result: ActionResult;
   try {
     if (command.kind === 'reply') {
-      result = await handleApprovalReply(ctx, command);
+      result = await (await import('./approval/resume.js')).handleApprovalReply(ctx, command);
     } else {
       const prepared = await ctx.prepareRun({ command: command.kind, instructions: command.text || undefined });
       const run = await base.log.group('agent', () => prepared.agent.start(prepared.prompt, prepared.emit));
@@ -198,6 +196,7 @@ function createRunContext(base: RunBase, { command, thread, progress, runUrl, tr
             async (state) => {
               if (!prepared || !thread || Date.now() - lastCheckpoint < base.runner.checkpointEveryMs) return;
               lastCheckpoint = Date.now();
+              const { createCheckpointer } = await import('./approval/suspend.js');
               checkpointer ??= createCheckpointer(ctx, prepared);
               try {
                 await checkpointer.save(state);
@@ -222,11 +221,11 @@ function createRunContext(base: RunBase, { command, thread, progress, runUrl, tr
     async finishRun(run: AgentRun, prepared: PreparedRun) {
       // The loop is over: its MCP servers stop and SessionEnd hooks run before anything is published.
       await prepared.agent.close();
-      if (run.outcome.status === 'awaiting_approval') return suspendSession(ctx, run as AwaitingRun, prepared, checkpointer?.held());
+      if (run.outcome.status === 'awaiting_approval') return (await import('./approval/suspend.js')).suspendSession(ctx, run as AwaitingRun, prepared, checkpointer?.held());
       progress.step('publishing');
       const stats = statsOf(run.state, Date.now() - startedAt);
       const result = await publishRun(ctx, { run, task: prepared.task, record: prepared.recorder.snapshot(), info, stats });
-      await closeCheckpoint(checkpointer?.held(), run.state, base.log, storeFor(ctx, {}));
+      await closeCheckpoint(ctx, checkpointer?.held(), run.state);
       return result;
     },
   };
@@ -234,11 +233,12 @@ function createRunContext(base: RunBase, { command, thread, progress, runUrl, tr
 }
 
 /** A checkpointed run that ended: mark its session finished, so `/agent continue` never picks it up. */
-async function closeCheckpoint(held: HeldSession | undefined, state: RunState, log: Log, store: SessionStore): Promise<void> {
+async function closeCheckpoint(ctx: ActionRunContext, held: HeldSession | undefined, state: RunState): Promise<void> {
   if (!held) return;
+  const store = (await import('./approval/suspend.js')).storeFor(ctx, {});
   const doc = { ...held.doc, state, request: { ...held.doc.request, status: 'finished' as const }, updatedAt: new Date().toISOString() };
   const closed = await store.update(doc.id, held.version, doc);
-  if (!closed.ok) log.warning(`session ${doc.id}: could not mark the checkpoint finished: ${closed.message}`);
+  if (!closed.ok) ctx.log.warning(`session ${doc.id}: could not mark the checkpoint finished: ${closed.message}`);
 }
 
 export function policySources(p: PolicyInput, input: string, ws: string) {

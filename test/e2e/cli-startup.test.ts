@@ -3,7 +3,9 @@
  * dist/cli/index.js alone, `policy check` on a plain tool runs without the model client's chunk
  * (@google/genai and what it pulls in) and without the bash grammar. Each case copies only the
  * files the command may need into a fresh folder and runs the bundle there: a static import that
- * pulls the SDK, the tools or the grammar back into start-up makes the command fail. Build first.
+ * pulls the SDK, the tools or the grammar back into start-up makes the command fail. The CLI loads
+ * the chunks it shares with the action from dist/ (scripts/build.mjs), so both folders' chunks are
+ * candidates. Build first.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +15,10 @@ import { makeTempDir } from '../support/git-repo.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const DIST_CLI = join(ROOT, 'dist/cli');
+const DIST = join(ROOT, 'dist');
+/** Chunk files the CLI can load: its own, and the ones it shares with the action one folder up. */
+const chunkDirs = [DIST_CLI, DIST];
+const chunksIn = (dir: string) => readdirSync(dir).filter((f) => /^\d+\.index\.js$/.test(f));
 const NODE24 = join(ROOT, 'test/node24/node_modules/.bin/node');
 
 const isSdkChunk = (code: string) => code.includes('class GoogleGenAI') || code.includes('google-auth-library');
@@ -26,8 +32,8 @@ function layout(chunks: (file: string, code: string) => boolean): string {
   mkdirSync(cli, { recursive: true });
   copyFileSync(join(DIST_CLI, 'package.json'), join(cli, 'package.json'));
   copyFileSync(join(DIST_CLI, 'index.js'), join(cli, 'index.js'));
-  for (const f of readdirSync(DIST_CLI).filter((f) => /^\d+\.index\.js$/.test(f))) {
-    if (chunks(f, readFileSync(join(DIST_CLI, f), 'utf8'))) copyFileSync(join(DIST_CLI, f), join(cli, f));
+  for (const [from, to] of [[DIST_CLI, cli], [DIST, join(root, 'dist')]] as const) {
+    for (const f of chunksIn(from)) if (chunks(f, readFileSync(join(from, f), 'utf8'))) copyFileSync(join(from, f), join(to, f));
   }
   // No .wasm files: the bash grammar cannot load here.
   return join(cli, 'index.js');
@@ -39,8 +45,17 @@ describe('the CLI bundle loads only what a command needs', () => {
   it('keeps the model client out of the entry file: the SDK is a chunk of its own', () => {
     const entry = readFileSync(join(DIST_CLI, 'index.js'), 'utf8');
     expect(isSdkChunk(entry)).toBe(false);
-    const sdk = readdirSync(DIST_CLI).filter((f) => /^\d+\.index\.js$/.test(f) && isSdkChunk(readFileSync(join(DIST_CLI, f), 'utf8')));
+    const sdk = chunkDirs.flatMap((dir) => chunksIn(dir).filter((f) => isSdkChunk(readFileSync(join(dir, f), 'utf8'))));
     expect(sdk.length).toBeGreaterThan(0);
+  });
+
+  it('ships each chunk the two bundles share once: the SDK lives in dist/, where the action and the CLI load it from', () => {
+    const twins = chunksIn(DIST_CLI).filter((f) => chunksIn(DIST).includes(f) && readFileSync(join(DIST_CLI, f)).equals(readFileSync(join(DIST, f))));
+    // The only twins kept: chunks that resolve paths against their own file (web-tree-sitter's), which the build leaves beside the CLI.
+    expect(twins.filter((f) => !readFileSync(join(DIST_CLI, f), 'utf8').includes('import.meta'))).toEqual([]);
+    const client = (dir: string) => chunksIn(dir).filter((f) => readFileSync(join(dir, f), 'utf8').includes('class GoogleGenAI'));
+    expect(client(DIST_CLI)).toEqual([]);
+    expect(client(DIST)).toHaveLength(1);
   });
 
   it('runs --version and --help from the entry file alone', () => {

@@ -2,22 +2,19 @@
  * Publishing, once, at the end of a run that did not suspend: the work tree's changes (commit to a
  * same-repository pull request, suggestions or a patch for a fork, a branch and pull request for an
  * issue or a prompt), the review, labels and replies the model recorded. Pushes come before any
- * comment that links them, so an API failure afterwards keeps the work.
+ * comment that links them, so an API failure afterwards keeps the work. What a run has to publish
+ * decides what loads: the work tree's code (commits, pull requests) only for a run that edits, the
+ * review's only for a review, the labels' only for labels; a question loads none of them.
  */
 import { messageOf } from '../../common/errors.js';
 import type { AgentRun } from '../../core/agent.js';
 import type { Outcome } from '../../core/events.js';
-import { assertGit } from '../../session/git.js';
 import { PUBLISH_LIMITS, type PublishRecord } from '../../tools/github/recorder.js';
 import { formatMarker } from '../markers.js';
 import type { ActionResult, ActionRunContext, AgentTask } from '../run-context.js';
 import type { ThreadInfo } from '../task-context.js';
 import { capBody } from './body-cap.js';
-import { commitWorktree, pushHead, readHasChanges } from './commits.js';
 import { createMentionBudget, makeInert } from './inert-text.js';
-import { publishLabels, readAllowedLabels } from './labels.js';
-import { publishIssueFix } from './pull-request.js';
-import { collapsedPatch, publishReview, readPullDiffSides, suggestionsFromDiff } from './review.js';
 
 export interface PublishInput {
   run: AgentRun;
@@ -39,49 +36,15 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
   const mentions = createMentionBudget();
 
   // 1. The work tree: pushed before anything links it. Kept even when the loop hit a limit.
-  if (edits && (await readHasChanges(ctx.workspace))) {
-    await ctx.log.group('publish: changes', async () => {
-      try {
-        if (pull && !pull.isFork) {
-          await commitWorktree(ctx.workspace, { subject: commitSubject(p.task, thread?.number), body: makeInert(finalText.slice(0, 2000)), coAuthor: ctx.requester.login });
-          await pushHead(ctx.workspace, pull.headRef, { remote: ctx.remote });
-          result.branch = pull.headRef;
-        } else if (pull?.isFork) {
-          await assertGit(ctx.workspace, ['add', '-A', '--intent-to-add']);
-          const diff = await assertGit(ctx.workspace, ['diff', '-U0', '--no-color', '--no-ext-diff', '--no-textconv', 'HEAD']);
-          const full = await assertGit(ctx.workspace, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--binary', 'HEAD']);
-          const files = await readPullDiffSides(ctx.octokit, ctx.repo, thread!.number);
-          const { comments, rest } = suggestionsFromDiff(diff, files);
-          const appendix = rest.length ? `This pull request comes from a fork, which this workflow cannot push to. The rest of the change:\n\n${collapsedPatch(full)}` : undefined;
-          const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: thread!.number, commitId: pull.headSha, summary: finalText, comments, files, appendix, mentions });
-          result.reviewId = review.reviewId;
-        } else {
-          const title = thread ? (p.info?.context.title ?? `issue ${thread.number}`) : (p.task.instructions ?? 'agent-action task');
-          const fix = await publishIssueFix({
-            octokit: ctx.octokit,
-            repo: ctx.repo,
-            root: ctx.workspace,
-            issue: { number: thread?.number ?? 0, title },
-            baseBranch: await readDefaultBranch(ctx),
-            requester: ctx.requester.login,
-            summary: finalText,
-            linkIssue: Boolean(thread),
-            mentions,
-            remote: ctx.remote,
-          });
-          if (fix.status !== 'no_changes') result.branch = fix.branch;
-          if (fix.status === 'opened') result.pullRequest = fix.pullRequest;
-          if (fix.status === 'pushed') problems.push(`The branch \`${fix.branch}\` was pushed, but the pull request could not be opened: ${fix.error}`);
-        }
-      } catch (e) {
-        problems.push(`Publishing the changes failed: ${messageOf(e)}`);
-      }
-    });
+  if (edits) {
+    const { publishChanges } = await import('./publish-changes.js');
+    await publishChanges(ctx, { task: p.task, info: p.info, finalText, mentions, result, problems });
   }
 
   // 2. The review the model recorded (pull requests only; one batched review).
   if (thread?.isPullRequest && p.record.reviewComments.length > 0 && result.reviewId === undefined) {
     try {
+      const { publishReview, readPullDiffSides } = await import('./review.js');
       const files = await readPullDiffSides(ctx.octokit, ctx.repo, thread.number);
       const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: thread.number, commitId: pull?.headSha, summary: finalText, comments: p.record.reviewComments, files, mentions });
       result.reviewId = review.reviewId;
@@ -90,6 +53,7 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
     }
   } else if (thread?.isPullRequest && p.task.command === 'review' && outcome.status === 'success' && result.reviewId === undefined) {
     try {
+      const { publishReview } = await import('./review.js');
       const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: thread.number, commitId: pull?.headSha, summary: finalText, comments: [], files: new Map(), mentions });
       result.reviewId = review.reviewId;
     } catch (e) {
@@ -104,6 +68,7 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
   const triaged = p.task.command === 'triage' && thread !== undefined && !thread.isPullRequest && (outcome.status === 'success' || outcome.status === 'limit');
   if (thread && (p.record.labels !== undefined || triaged)) {
     try {
+      const { publishLabels, readAllowedLabels } = await import('./labels.js');
       const allowed = await readAllowedLabels(ctx.octokit, ctx.repo, ctx.settings);
       const own = triaged ? [ctx.settings.triage.triagedLabel] : [];
       const { applied, dropped } = await publishLabels(ctx.octokit, ctx.repo, thread.number, (p.record.labels ?? []).slice(0, PUBLISH_LIMITS.labels), allowed, own);
@@ -137,7 +102,6 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
   return result;
 }
 
-
 function summaryOf(o: Outcome): string {
   switch (o.status) {
     case 'success':
@@ -151,11 +115,4 @@ function summaryOf(o: Outcome): string {
     case 'awaiting_approval':
       return 'Waiting for a maintainer.';
   }
-}
-
-const commitSubject = (task: AgentTask, n?: number) => `agent-action: ${task.command}${n ? ` (#${n})` : ''}${task.instructions ? `: ${task.instructions.split('\n')[0].slice(0, 60)}` : ''}`;
-
-async function readDefaultBranch(ctx: ActionRunContext): Promise<string> {
-  const { data } = await ctx.octokit.rest.repos.get({ ...ctx.repo });
-  return data.default_branch;
 }

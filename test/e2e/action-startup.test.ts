@@ -1,0 +1,87 @@
+/**
+ * What the bundled action loads for a command (issue #16): a question on an issue runs without the
+ * publishing code (commits, pull requests, reviews, labels), triage and the approval code. The
+ * test copies dist/index.js and only the chunks that hold none of that code into a fresh package
+ * folder and runs the question there, as a runner would: a static import that pulls any of it back
+ * into the question's path (into the entry, or into a chunk the question loads) makes the run fail.
+ * Build first (`npm run build`).
+ */
+import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
+import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
+import { makeTempDir } from '../support/git-repo.js';
+import { asUser, BUNDLE, createWorkspace, examplePayload, retarget, runAction } from '../support/e2e-runner.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+const DIST = join(BUNDLE, '..');
+const NODE24 = join(ROOT, 'test/node24/node_modules/.bin/node');
+
+/** Functions of the code a question must not load, as the bundle keeps their names (ncc does not minify). */
+const NOT_FOR_A_QUESTION = ['publishChanges', 'publishIssueFix', 'commitWorktree', 'publishReview', 'publishLabels', 'runTriagePlan', 'suspendSession', 'tellRefusedReplier'];
+const holds = (code: string) => NOT_FOR_A_QUESTION.filter((name) => new RegExp(`function \\w*${name}\\(`).test(code));
+const chunksOf = (dir: string) => readdirSync(dir).filter((f) => /^\d+\.index\.js$/.test(f));
+
+let gh: FakeGitHub;
+let gemini: FakeGemini;
+beforeAll(async () => {
+  gh = await startFakeGitHub();
+  gemini = await startFakeGemini([reply([text('`a` is 1: src/a.js exports it.')])]);
+});
+afterAll(async () => {
+  await gh?.close();
+  await gemini?.close();
+});
+
+describe('the action bundle loads only what a command needs', () => {
+  it('keeps publishing, triage and approvals out of the entry file, in chunks of their own', () => {
+    expect(holds(readFileSync(BUNDLE, 'utf8'))).toEqual([]);
+    const found = new Set(chunksOf(DIST).flatMap((f) => holds(readFileSync(join(DIST, f), 'utf8'))));
+    // Each is in the bundle (in some chunk), so the names this test looks for are the bundle's.
+    expect([...found].sort()).toEqual([...NOT_FOR_A_QUESTION].sort());
+  });
+
+  it('answers a question on an issue from a dist/ without those chunks', async () => {
+    const pkg = makeTempDir('action-startup-');
+    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'agent-action', version: '0.1.0', type: 'module' }));
+    cpSync(join(ROOT, 'policies'), join(pkg, 'policies'), { recursive: true });
+    const dist = join(pkg, 'dist');
+    mkdirSync(dist);
+    for (const f of ['index.js', 'package.json']) copyFileSync(join(DIST, f), join(dist, f));
+    const left: string[] = [];
+    for (const f of chunksOf(DIST)) {
+      if (holds(readFileSync(join(DIST, f), 'utf8')).length === 0) copyFileSync(join(DIST, f), join(dist, f));
+      else left.push(f);
+    }
+    expect(left.length).toBeGreaterThan(0);
+
+    const ws = createWorkspace({ 'src/a.js': 'export const a = 1;\n' });
+    gh.addIssue({ number: 1, title: 'What is a?', body: 'src/a.js exports a constant.', user: { login: 'reporter' } });
+    const trigger = gh.addComment(1, '/agent why is a 1?', { login: 'maintainer' });
+    const payload = retarget(examplePayload('issue_comment', 'created'), 'octo/hello');
+    payload.issue.number = 1;
+    delete payload.issue.pull_request;
+    payload.comment.id = trigger.id;
+    payload.comment.body = trigger.body;
+    asUser(payload.comment.user, 'maintainer');
+    asUser(payload.sender, 'maintainer');
+    const r = await runAction({
+      node: NODE24,
+      eventName: 'issue_comment',
+      payload,
+      workspace: ws.dir,
+      bundle: join(dist, 'index.js'),
+      inputs: { 'gemini-api-key': 'AIza-startup-0000', 'gemini-base-url': gemini.baseUrl },
+      env: { GITHUB_API_URL: gh.url },
+    });
+    expect(r.stderr).not.toMatch(/Cannot find module|ERR_MODULE_NOT_FOUND/);
+    expect(r.code).toBe(0);
+    expect(r.outputs.status).toBe('success');
+    expect(gemini.requests).toHaveLength(1);
+    // The answer, posted as a reply of its own (publish-run.ts), beside the progress comment.
+    const replies = gh.state.comments.filter((c) => c.issue_number === 1 && c.body.includes('<!-- agent-action:reply -->'));
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.body).toContain('`a` is 1: src/a.js exports it.');
+  });
+});
