@@ -93,7 +93,7 @@ describe('labels', () => {
   it('applies only allowed labels the repository has, in its spelling', async () => {
     gh.addIssue({ title: 'x', number: 9 });
     const allowed = await readAllowedLabels(octokit, repo, defaults);
-    const r = await publishLabels(octokit, repo, 9, ['BUG', 'wontfix', 'enhancement', 'Needs-Triage'], allowed);
+    const r = await publishLabels({ octokit, repo, issue: 9, wanted: ['BUG', 'wontfix', 'enhancement', 'Needs-Triage'], allowed });
     expect(r).toEqual({ applied: ['bug', 'enhancement'], dropped: ['wontfix', 'Needs-Triage'] });
     expect(gh.state.issues.get(9)!.labels).toEqual(['bug', 'enhancement']);
     expect(gh.state.labels.map((l) => l.name)).not.toContain('wontfix');
@@ -102,7 +102,7 @@ describe('labels', () => {
   it('retries a 500 on adding labels', async () => {
     gh.addIssue({ title: 'x', number: 9 });
     gh.fail({ method: 'POST', path: /\/issues\/9\/labels$/, status: 500 });
-    await publishLabels(octokit, repo, 9, ['bug'], ['bug']);
+    await publishLabels({ octokit, repo, issue: 9, wanted: ['bug'], allowed: ['bug'] });
     expect(gh.state.issues.get(9)!.labels).toEqual(['bug']);
   });
 

@@ -54,9 +54,10 @@ export function filterLabels(wanted: readonly string[], allowed: readonly string
  * The allowed ones of `wanted`, plus the action's own labels (`own`: the triaged label), in one
  * request. Only the model's are filtered and reported as applied.
  */
-export async function publishLabels(octokit: GitHubClient, repo: RepoRef, issue: number, wanted: readonly string[], allowed: readonly string[], own: readonly string[] = []) {
-  const { apply, dropped } = filterLabels(wanted, allowed);
-  const labels = [...apply, ...own.filter((l) => l !== '' && !apply.includes(l))];
+export async function publishLabels(o: { octokit: GitHubClient; repo: RepoRef; issue: number; wanted: readonly string[]; allowed: readonly string[]; own?: readonly string[] }) {
+  const { octokit, repo, issue } = o;
+  const { apply, dropped } = filterLabels(o.wanted, o.allowed);
+  const labels = [...apply, ...(o.own ?? []).filter((l) => l !== '' && !apply.includes(l))];
   if (labels.length > 0) await octokit.rest.issues.addLabels({ ...repo, issue_number: issue, labels });
   return { applied: apply, dropped };
 }

@@ -71,7 +71,7 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
       const { publishLabels, readAllowedLabels } = await import('./labels.js');
       const allowed = await readAllowedLabels(ctx.octokit, ctx.repo, ctx.settings);
       const own = triaged ? [ctx.settings.triage.triagedLabel] : [];
-      const { applied, dropped } = await publishLabels(ctx.octokit, ctx.repo, thread.number, (p.record.labels ?? []).slice(0, PUBLISH_LIMITS.labels), allowed, own);
+      const { applied, dropped } = await publishLabels({ octokit: ctx.octokit, repo: ctx.repo, issue: thread.number, wanted: (p.record.labels ?? []).slice(0, PUBLISH_LIMITS.labels), allowed, own });
       result.labels = applied;
       if (triaged && ctx.settings.triage.triagedLabel) result.triaged = { seen: p.info?.updatedAt ?? new Date().toISOString() };
       if (dropped.length) ctx.log.notice(`labels not allowed for the agent or not in the repository, not applied: ${dropped.join(', ')}`);
