@@ -58,10 +58,16 @@ function nodeForStryker() {
 
 const stryker = join(root, 'node_modules/@stryker-mutator/core/bin/stryker.js');
 const env = { ...process.env, MUTATE_TESTS: tests?.join(',') ?? '', MUTATE_NO_CHECK: typeCheck ? '' : '1' };
-const run = spawnSync(nodeForStryker(), [stryker, 'run', 'stryker.config.mjs', '--mutate', modules.flatMap(globsOf).join(','), ...flags], { cwd: root, stdio: 'inherit', env });
-if (run.status !== 0) {
-  console.error(`npm run mutate: stryker exited with ${run.status ?? run.signal}`);
-  process.exit(run.status ?? 1);
+// `--report=FILE`: tabulate the incremental file an interrupted run leaves (reports/stryker-incremental.json)
+// instead of running Stryker; give the same modules and options it ran with. It holds only the mutants
+// tested before the stop, so those rows are marked partial: a score over part of the module's mutants.
+const reportFlag = flags.find((f) => f.startsWith('--report='));
+if (reportFlag === undefined) {
+  const run = spawnSync(nodeForStryker(), [stryker, 'run', 'stryker.config.mjs', '--mutate', modules.flatMap(globsOf).join(','), ...flags], { cwd: root, stdio: 'inherit', env });
+  if (run.status !== 0) {
+    console.error(`npm run mutate: stryker exited with ${run.status ?? run.signal}`);
+    process.exit(run.status ?? 1);
+  }
 }
 
 /** The module a mutated file counts toward: the most specific entry that contains it. */
@@ -70,7 +76,7 @@ const ownerOf = (file) =>
     .filter((m) => (m.endsWith('/') ? file.startsWith(m) : file === m))
     .sort((a, b) => b.length - a.length)[0];
 
-const report = JSON.parse(readFileSync(REPORT, 'utf8'));
+const report = JSON.parse(readFileSync(reportFlag ? join(root, reportFlag.slice('--report='.length)) : REPORT, 'utf8'));
 const fresh = Object.fromEntries(modules.map((m) => [m, { killed: 0, survived: 0, noCoverage: 0, timeout: 0, ignored: 0, errors: 0, survivors: [] }]));
 for (const [abs, file] of Object.entries(report.files)) {
   const rel = relative(root, resolve(root, abs)).split('\\').join('/');
@@ -96,12 +102,12 @@ const scoreOf = (r) => {
 };
 const date = new Date().toISOString().slice(0, 10);
 const store = existsSync(STORE) ? JSON.parse(readFileSync(STORE, 'utf8')) : {};
-for (const [m, r] of Object.entries(fresh)) store[m] = { ...r, score: Math.round(scoreOf(r) * 100) / 100, date, ...(tests ? { tests } : {}), ...(typeCheck ? {} : { typeCheck: false }) };
+for (const [m, r] of Object.entries(fresh)) store[m] = { ...r, score: Math.round(scoreOf(r) * 100) / 100, date, ...(tests ? { tests } : {}), ...(typeCheck ? {} : { typeCheck: false }), ...(reportFlag ? { partial: true } : {}) };
 
 const header = ['module', 'killed', 'survived', 'no coverage', 'timeout', 'ignored', 'score', 'run on', 'type check', 'tests'];
 const rows = Object.entries(store)
   .sort(([a], [b]) => a.localeCompare(b))
-  .map(([m, r]) => [m, r.killed, r.survived, r.noCoverage, r.timeout, r.ignored, `${r.score.toFixed(2)}%`, r.date, r.typeCheck === false ? 'off' : 'on', r.tests ? r.tests.join(' ') : 'all unit tests'].map(String));
+  .map(([m, r]) => [m, r.killed, r.survived, r.noCoverage, r.timeout, r.ignored, `${r.score.toFixed(2)}%${r.partial ? ' (partial)' : ''}`, r.date, r.typeCheck === false ? 'off' : 'on', r.tests ? r.tests.join(' ') : 'all unit tests'].map(String));
 // A guarded file no stored row covers (neither its own nor its folder's) is listed as not run, so a
 // partial set of runs never reads as a complete one.
 const covers = (m, file) => (m.endsWith('/') ? file.startsWith(m) : file === m);
@@ -140,6 +146,7 @@ writeFileSync(
     `The bar is ${BAR}% per module. The tests column says which tests ran against the mutants: "all unit`,
     'tests" is the suite of vitest.stryker.config.ts; named files (`--tests=`) give a lower bound of that score.',
     'Type check "off" (`--no-check`): mutants that would not compile were run and counted as valid too.',
+    'A partial score is over the mutants an interrupted run tested (`--report=`), not all of the module\'s.',
     '',
     table,
     ...(survivorLines.length ? ['', '## Surviving mutants', ...survivorLines] : []),
