@@ -15,7 +15,8 @@ import FastFirstSequencer from './test/support/fast-first-sequencer.js';
  */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // `npm run mutate -- --tests=GLOB,...` narrows the suite (scripts/mutate.mjs passes it on).
+    include: process.env.MUTATE_TESTS ? process.env.MUTATE_TESTS.split(',') : ['test/**/*.test.ts'],
     exclude: ['test/e2e/**', '**/node_modules/**', 'test/policy/shell-split-bash.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -1,10 +1,10 @@
-// npm run mutate [-- MODULE... --STRYKER-FLAG...]: mutation testing of the guard modules (stryker.config.mjs), then a
+// npm run mutate [-- MODULE... --tests=GLOB,... --STRYKER-FLAG...]: mutation testing of the guard modules (stryker.config.mjs), then a
 // per-module table printed and written to bench/mutation.md. With no arguments every guarded module
 // is mutated; with arguments only those (each a file or a folder ending in /, as in GUARDED_MODULES).
 // Results are kept per module in bench/mutation.json, so a partial run updates only its own rows.
 // Exits 1 when a module mutated in this run scores below the bar (85%).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GUARDED_MODULES, globsOf } from '../stryker.config.mjs';
@@ -25,10 +25,21 @@ function moduleOf(arg) {
   return statSync(join(root, rel)).isDirectory() ? `${rel.replace(/\/$/, '')}/` : rel;
 }
 
-// Flags go to Stryker as they are, valued ones in `--name=value` form (`--force`, `--concurrency=1`);
-// every other argument names a module.
+// Flags go to Stryker as they are, valued ones in `--name=value` form (`--force`, `--concurrency=1`),
+// except `--tests=GLOB[,GLOB...]`: only those test files are run against the mutants (by default every
+// unit test; see vitest.stryker.config.ts). Fewer tests can only kill fewer mutants, so a score with
+// `--tests` is a lower bound of the full one; the table says which tests each score was measured with.
+// Every other argument names a module.
 const args = process.argv.slice(2);
-const flags = args.filter((a) => a.startsWith('--'));
+const testsFlag = args.filter((a) => a.startsWith('--tests=')).at(-1);
+const tests = testsFlag === undefined ? undefined : testsFlag.slice('--tests='.length).split(',').filter(Boolean);
+if (tests !== undefined && tests.length === 0) {
+  console.error('npm run mutate: --tests= needs test files or globs, e.g. --tests=test/policy/decide.test.ts');
+  process.exit(2);
+}
+// `--no-check`: no type checker (stryker.config.mjs); mutants that would not compile are run and counted.
+const typeCheck = !args.includes('--no-check');
+const flags = args.filter((a) => a.startsWith('--') && !a.startsWith('--tests=') && a !== '--no-check');
 const requested = args.filter((a) => !a.startsWith('--')).map(moduleOf);
 const modules = (requested.length ? requested : GUARDED_MODULES).filter((m) => existsSync(join(root, m)));
 if (modules.length === 0) {
@@ -46,10 +57,17 @@ function nodeForStryker() {
 }
 
 const stryker = join(root, 'node_modules/@stryker-mutator/core/bin/stryker.js');
-const run = spawnSync(nodeForStryker(), [stryker, 'run', 'stryker.config.mjs', '--mutate', modules.flatMap(globsOf).join(','), ...flags], { cwd: root, stdio: 'inherit' });
-if (run.status !== 0) {
-  console.error(`npm run mutate: stryker exited with ${run.status ?? run.signal}`);
-  process.exit(run.status ?? 1);
+const env = { ...process.env, MUTATE_TESTS: tests?.join(',') ?? '', MUTATE_NO_CHECK: typeCheck ? '' : '1' };
+// `--report=FILE`: tabulate the incremental file an interrupted run leaves (reports/stryker-incremental.json)
+// instead of running Stryker; give the same modules and options it ran with. It holds only the mutants
+// tested before the stop, so those rows are marked partial: a score over part of the module's mutants.
+const reportFlag = flags.find((f) => f.startsWith('--report='));
+if (reportFlag === undefined) {
+  const run = spawnSync(nodeForStryker(), [stryker, 'run', 'stryker.config.mjs', '--mutate', modules.flatMap(globsOf).join(','), ...flags], { cwd: root, stdio: 'inherit', env });
+  if (run.status !== 0) {
+    console.error(`npm run mutate: stryker exited with ${run.status ?? run.signal}`);
+    process.exit(run.status ?? 1);
+  }
 }
 
 /** The module a mutated file counts toward: the most specific entry that contains it. */
@@ -58,7 +76,7 @@ const ownerOf = (file) =>
     .filter((m) => (m.endsWith('/') ? file.startsWith(m) : file === m))
     .sort((a, b) => b.length - a.length)[0];
 
-const report = JSON.parse(readFileSync(REPORT, 'utf8'));
+const report = JSON.parse(readFileSync(reportFlag ? join(root, reportFlag.slice('--report='.length)) : REPORT, 'utf8'));
 const fresh = Object.fromEntries(modules.map((m) => [m, { killed: 0, survived: 0, noCoverage: 0, timeout: 0, ignored: 0, errors: 0, survivors: [] }]));
 for (const [abs, file] of Object.entries(report.files)) {
   const rel = relative(root, resolve(root, abs)).split('\\').join('/');
@@ -84,12 +102,27 @@ const scoreOf = (r) => {
 };
 const date = new Date().toISOString().slice(0, 10);
 const store = existsSync(STORE) ? JSON.parse(readFileSync(STORE, 'utf8')) : {};
-for (const [m, r] of Object.entries(fresh)) store[m] = { ...r, score: Math.round(scoreOf(r) * 100) / 100, date };
+for (const [m, r] of Object.entries(fresh)) store[m] = { ...r, score: Math.round(scoreOf(r) * 100) / 100, date, ...(tests ? { tests } : {}), ...(typeCheck ? {} : { typeCheck: false }), ...(reportFlag ? { partial: true } : {}) };
 
-const header = ['module', 'killed', 'survived', 'no coverage', 'timeout', 'ignored', 'score', 'run on'];
+const header = ['module', 'killed', 'survived', 'no coverage', 'timeout', 'ignored', 'score', 'run on', 'type check', 'tests'];
 const rows = Object.entries(store)
   .sort(([a], [b]) => a.localeCompare(b))
-  .map(([m, r]) => [m, r.killed, r.survived, r.noCoverage, r.timeout, r.ignored, `${r.score.toFixed(2)}%`, r.date].map(String));
+  .map(([m, r]) => [m, r.killed, r.survived, r.noCoverage, r.timeout, r.ignored, `${r.score.toFixed(2)}%${r.partial ? ' (partial)' : ''}`, r.date, r.typeCheck === false ? 'off' : 'on', r.tests ? r.tests.join(' ') : 'all unit tests'].map(String));
+// A guarded file no stored row covers (neither its own nor its folder's) is listed as not run, so a
+// partial set of runs never reads as a complete one.
+const covers = (m, file) => (m.endsWith('/') ? file.startsWith(m) : file === m);
+const filesOf = (m) =>
+  m.endsWith('/')
+    ? readdirSync(join(root, m), { recursive: true, withFileTypes: true })
+        .filter((d) => d.isFile() && d.name.endsWith('.ts'))
+        .map((d) => relative(root, join(d.parentPath ?? d.path, d.name)).split('\\').join('/'))
+    : [m];
+const notRun = GUARDED_MODULES.filter((m) => existsSync(join(root, m)))
+  .flatMap(filesOf)
+  .filter((file) => !Object.keys(store).some((m) => covers(m, file)))
+  .sort()
+  .map((file) => [file, '-', '-', '-', '-', '-', 'not run', '-', '-', '-']);
+rows.push(...notRun);
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
 const table = [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
@@ -110,7 +143,10 @@ writeFileSync(
     'Written by `npm run mutate` (StrykerJS, config in stryker.config.mjs; unit tests only, see vitest.stryker.config.ts).',
     'Score = (killed + timeout) / (killed + timeout + survived + no coverage). Ignored mutants are the',
     'ones marked equivalent in the source with `// Stryker disable` comments, each with its reason.',
-    `The bar is ${BAR}% per module.`,
+    `The bar is ${BAR}% per module. The tests column says which tests ran against the mutants: "all unit`,
+    'tests" is the suite of vitest.stryker.config.ts; named files (`--tests=`) give a lower bound of that score.',
+    'Type check "off" (`--no-check`): mutants that would not compile were run and counted as valid too.',
+    'A partial score is over the mutants an interrupted run tested (`--report=`), not all of the module\'s.',
     '',
     table,
     ...(survivorLines.length ? ['', '## Surviving mutants', ...survivorLines] : []),

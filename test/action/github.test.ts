@@ -56,6 +56,38 @@ describe('authorize against the collaborator-permission API', () => {
     expect(gh.requests).toHaveLength(0);
   });
 
+  it('says why, in words, for each refusal and each grant', async () => {
+    gh.state.permissions.helper = 'triage';
+    expect(await authorize(octokit, repo, trigger('maintainer'), opts)).toEqual({ allowed: true, permission: 'admin' });
+    expect(await authorize(octokit, repo, trigger('writer'), opts)).toEqual({ allowed: true, permission: 'write' });
+    expect(await authorize(octokit, repo, trigger('reader'), opts)).toEqual({ allowed: false, reason: "reader has 'read' permission; write, maintain or admin is needed" });
+    expect(await authorize(octokit, repo, trigger('helper'), opts)).toEqual({ allowed: false, reason: "helper has 'triage' permission; write, maintain or admin is needed" });
+    expect(await authorize(octokit, repo, trigger('stranger'), opts)).toEqual({ allowed: false, reason: 'stranger is not a collaborator of octo/hello' });
+    expect(await authorize(octokit, repo, trigger('dependabot[bot]', { bot: true }), opts)).toEqual({ allowed: false, reason: 'dependabot[bot] is a bot and not listed in allowed-bots' });
+    expect(await authorize(octokit, repo, trigger('github-actions[bot]', { bot: true }), opts)).toEqual({ allowed: false, reason: "github-actions[bot] is agent-action's own account" });
+    expect(await authorize(octokit, repo, trigger('reader', { needsWrite: false }), opts)).toEqual({ allowed: true, permission: 'none needed' });
+  });
+
+  it("the action's own login and the bot allow-list are matched without regard to case", async () => {
+    gh.state.permissions['Renovate[bot]'] = 'write';
+    gh.state.permissions['GitHub-Actions[bot]'] = 'admin';
+    expect(await authorize(octokit, repo, trigger('GitHub-Actions[bot]', { bot: true }), opts)).toEqual({ allowed: false, reason: "GitHub-Actions[bot] is agent-action's own account" });
+    expect(await authorize(octokit, repo, trigger('GitHub-Actions[bot]', { bot: true }), { ...opts, selfLogins: ['GITHUB-ACTIONS[BOT]'] })).toEqual({
+      allowed: false,
+      reason: "GitHub-Actions[bot] is agent-action's own account",
+    });
+    // Any of the action's logins (the workflow token's and a GitHub App's) is refused, not only the first.
+    expect(await authorize(octokit, repo, trigger('my-app[bot]', { bot: true }), { allowedBots: ['my-app[bot]'], selfLogins: ['github-actions[bot]', 'my-app[bot]'] })).toEqual({
+      allowed: false,
+      reason: "my-app[bot] is agent-action's own account",
+    });
+    // The allow-list is kept in lower case (inputs.ts lowers it); the login as GitHub spells it still matches.
+    expect(await authorize(octokit, repo, trigger('Renovate[bot]', { bot: true }), opts)).toEqual({ allowed: true, permission: 'write' });
+    // A person's account is never taken for a bot's, whatever its name.
+    gh.state.permissions['renovate[bot]'] = 'write';
+    expect((await authorize(octokit, repo, trigger('renovate[bot]', { bot: false }), { ...opts, allowedBots: [] })).allowed).toBe(true);
+  });
+
   it('a persistent server error throws rather than allowing', async () => {
     gh.fail({ path: /permission$/, status: 500, times: 10 });
     await expect(authorize(octokit, repo, trigger('maintainer'), opts)).rejects.toThrow(/permission/);

@@ -166,6 +166,9 @@ describe('comments, blank lines, line ends and the size cap', () => {
     expect(cutRaw('abcd', 3)).toEqual({ text: 'abc', cut: 1 });
     expect(cutRaw('a\u{1F600}b', 2)).toEqual({ text: 'a', cut: 3 });
     expect(cutRaw('ab\uDE00c', 3)).toEqual({ text: 'ab\uDE00', cut: 1 });
+    // Under or at the cap nothing is cut, not even a lone high surrogate at the very end.
+    expect(cutRaw('ab', 5)).toEqual({ text: 'ab', cut: 0 });
+    expect(cutRaw('a\uD83D', 2)).toEqual({ text: 'a\uD83D', cut: 0 });
   });
 
   it('shows every invisible character in code, by its code point', () => {
