@@ -1,11 +1,13 @@
 // Builds the two committed bundles with @vercel/ncc: the action (dist/index.js, action.yml's main)
-// and the CLI (dist/cli/index.js, package.json's bin); the CLI loads the chunks the two share from dist/. Reproducible: no source maps, no timestamps,
+// and the CLI (dist/cli/index.js, package.json's bin); the CLI loads the chunks the two share from dist/;
+// then esbuild minifies every file (minifyBundles). Reproducible: no source maps, no timestamps,
 // a fixed file order; building twice gives the same bytes (.ci/run checks dist/ against git).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { transformSync } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -42,6 +44,7 @@ for (const dir of ['dist', 'dist/cli']) {
 }
 const cli = join(root, 'dist/cli/index.js');
 shareIdenticalChunks(cli);
+minifyBundles();
 const text = readFileSync(cli, 'utf8');
 if (!text.startsWith('#!')) writeFileSync(cli, `#!/usr/bin/env node\n${text}`);
 chmodSync(cli, 0o755);
@@ -52,6 +55,35 @@ const smoke = spawnSync(process.execPath, [cli, 'policy', 'check', '--tool', 'ru
 if (smoke.status !== 0 || !smoke.stdout.includes('"decision"')) {
   console.error(`build smoke test failed (exit ${smoke.status}):\n${smoke.stdout}${smoke.stderr}`);
   process.exit(1);
+}
+
+/**
+ * Every .js file of both bundles, minified in place: whitespace, syntax and local names. Last, so
+ * the steps above see ncc's own shapes (ncc's --minify only minifies an entry, and would hide the
+ * loader and module shapes they rewrite). Identical chunks stay identical (same input, same
+ * output), so what the CLI shares with the action is unchanged. keepNames: a function or class
+ * keeps its `name` (ncc's --minify keeps them too): libraries may read it; our own errors carry
+ * their names as strings. String literals, so every message a user sees, are untouched. License
+ * comments are kept at the end of each file.
+ */
+function minifyBundles() {
+  for (const dir of ['dist', 'dist/cli']) {
+    for (const f of readdirSync(join(root, dir)).filter((f) => f.endsWith('.js')).sort()) {
+      const file = join(root, dir, f);
+      const { code } = transformSync(readFileSync(file, 'utf8'), {
+        format: 'esm',
+        target: 'es2022',
+        platform: 'node',
+        minifyWhitespace: true,
+        minifySyntax: true,
+        minifyIdentifiers: true,
+        keepNames: true,
+        legalComments: 'eof',
+        charset: 'utf8',
+      });
+      writeFileSync(file, code);
+    }
+  }
 }
 
 /**

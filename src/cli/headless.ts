@@ -7,6 +7,7 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
+import { preloadGeminiSdk } from '../model/gemini.js';
 import { createDenyChannel } from '../scheduler/channels.js';
 import { createSandbox } from '../sandbox/sandbox.js';
 import type { PromptArgs } from './args.js';
@@ -29,6 +30,8 @@ export interface HeadlessEnv {
 }
 
 export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<number> {
+  // The model SDK loads while the workspace, policies and memory are read (errors: at the first request).
+  preloadGeminiSdk();
   const metrics = createSessionMetrics();
   // The output's figures are this run's; a resumed session's totals so far are set once it is read.
   const before = { costUsd: 0, durationMs: 0 };

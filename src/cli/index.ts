@@ -1,6 +1,16 @@
 /** The CLI bundle's entry (package.json `bin`). The only place that touches process globals. */
+import * as nodeModule from 'node:module';
 import { Readable, Writable } from 'node:stream';
 import { runCli } from './run.js';
+
+// V8's compiled code for the chunks a command loads, kept between runs (Node >= 22.1, in the
+// system's temporary folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off): a second run compiles
+// almost nothing. A cache that cannot be made only costs that: nothing here may fail a run.
+try {
+  (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+} catch {
+  // No cache: every run compiles its chunks, as without this.
+}
 
 /**
  * Piped input is part of the prompt, as with `gemini -p`. With -p given, a pipe that stays silent

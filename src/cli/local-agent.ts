@@ -90,7 +90,8 @@ export function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
     ...(o.files ? { files: o.files } : {}),
     ...(o.askUser ? { askUser: true } : {}),
     ...(o.extraTools ? { extraTools: o.extraTools } : {}),
-    ...(o.onBatchSettled ? { onBatchSettled: o.onBatchSettled } : {}),
+    // The session file's save (SessionRecorder.save snapshots the state at once) overlaps the next request.
+    ...(o.onBatchSettled ? { onBatchSettled: o.onBatchSettled, overlapBatchSave: true } : {}),
     ...(o.extensions ? { extensions: o.extensions } : {}),
   });
 }

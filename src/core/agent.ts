@@ -128,6 +128,8 @@ export interface AgentOptions {
   readOnlyTools?: boolean;
   /** A safe point after each settled batch: the action checkpoints long runs here. */
   onBatchSettled?: (state: RunState) => Promise<void>;
+  /** The loop's overlapBatchSave: the next model request starts while onBatchSettled's save runs. */
+  overlapBatchSave?: boolean;
   /** Sub-agents (invoke_agent): agents/'s createSubagents, passed in by the face. None when absent. */
   subagents?: SubagentFactory;
   /** `review` delegates exploring the change to codebase_investigator when it is available. Default true. */
@@ -284,6 +286,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
       return state.mode;
     },
     onBatchSettled: opts.onBatchSettled,
+    ...(opts.overlapBatchSave ? { overlapBatchSave: true } : {}),
     ...(afterTextTurn ? { afterTextTurn } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(hooks && { hooks, compressionModel: baseModel }),

@@ -37,9 +37,19 @@ export interface LoopDeps {
   maxOutputTokens?: number;
   /**
    * Called after each batch's responses join the history (a safe point: nothing half-done), so a
-   * long run can checkpoint and a crash resumes from the last finished batch.
+   * long run can checkpoint and a crash resumes from the last finished batch. Awaited before the next
+   * model request, unless `overlapBatchSave`.
    */
   onBatchSettled?: (state: RunState) => Promise<void>;
+  /**
+   * The next model request starts while onBatchSettled's save runs (its flush overlaps the model's
+   * answer); the save is still awaited before the next batch's tools run and before the outcome, so
+   * a crash never leaves side effects past the batch after the last save. onBatchSettled must then
+   * take what it saves from `state` before its first `await`, as the state moves on meanwhile. The
+   * CLI's local session file sets it; the action's checkpoint does not (a runner killed while the
+   * model answers must leave the checkpoint on the remote).
+   */
+  overlapBatchSave?: boolean;
   /** After a turn with text and no calls: end (the default), send another user message, or stop. */
   afterTextTurn?: AfterTextTurn;
   /** After each settled batch: an outcome here ends the run (a sub-agent that called complete_task). */
@@ -83,7 +93,26 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
   const signal = deadline.signal;
   const retry: RetryDeps = { clock, random: deps.random ?? Math.random, signal, emit, remainingMs: () => deps.limits.maxWallMs === undefined ? undefined : deps.limits.maxWallMs - elapsed() };
   const window = deps.contextWindow ?? contextWindowOf(state.model);
-  const finish = (o: Outcome): Outcome => {
+  // The safe point's save in flight (overlapBatchSave). Awaited before tools run again and before
+  // the outcome; its failure fails the run there, as it does when awaited at once. Settled into a
+  // value so that a save failing while the model answers is never an unhandled rejection.
+  let saving: Promise<{ failed: unknown } | undefined> | undefined;
+  const save = async () => {
+    const p = deps.onBatchSettled?.(state);
+    if (!deps.overlapBatchSave) return p;
+    saving = p?.then(
+      () => undefined,
+      (e: unknown) => ({ failed: e }),
+    );
+  };
+  const takeSave = async () => {
+    const r = await saving;
+    saving = undefined;
+    return r;
+  };
+  const finish = async (o: Outcome): Promise<Outcome> => {
+    const unsaved = await takeSave();
+    if (unsaved && o.status !== 'error') o = stopped(undefined) ?? { status: 'error', error: loopFailure(unsaved.failed) };
     deadline.dispose();
     const durationMs = elapsed();
     state.elapsedMsBefore = durationMs;
@@ -113,7 +142,7 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
       if (state.open) {
         const settled = settleBatch(state, await deps.scheduler.resume(state.open, input.answers, { mode: deps.mode, signal }, emit), emit) ?? deps.finishAfterBatch?.(state);
         if (settled) return finish(settled);
-        await deps.onBatchSettled?.(state);
+        await save();
       } else if (input.answers.length > 0) {
         return finish({ status: 'error', error: new AgentError('input', 'there is no pending approval to answer in this session') });
       }
@@ -177,18 +206,22 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
         continue;
       }
       chant.reset();
+      const unsaved = await takeSave();
+      if (unsaved) throw unsaved.failed;
       state.toolCalls += turn.calls.length;
       const batch = await deps.scheduler.run(turn.calls, { mode: deps.mode, signal, ...(truncated ? { truncated: true } : {}) }, emit);
       const settled = settleBatch(state, batch, emit) ?? deps.finishAfterBatch?.(state);
       if (settled) return finish(settled);
-      await deps.onBatchSettled?.(state);
+      await save();
     }
   } catch (e) {
     const stop = stopped(undefined);
     if (stop) return finish(stop);
-    return finish({ status: 'error', error: isAgentError(e) ? e : new AgentError('internal', `the loop failed: ${messageOf(e)}`, { cause: e }) });
+    return finish({ status: 'error', error: loopFailure(e) });
   }
 }
+
+const loopFailure = (e: unknown): AgentError => (isAgentError(e) ? e : new AgentError('internal', `the loop failed: ${messageOf(e)}`, { cause: e }));
 
 /**
  * After a text-only turn: the outcome that ends the run, or undefined when the hook sent another

@@ -27,11 +27,23 @@ const DEFAULT_IDLE_MS = 5 * 60_000;
  * and `--version`, `--help`, `policy check` or a run that fails before asking the model never
  * need it. The bundler puts it in a chunk of its own (scripts/build.mjs).
  */
+let sdkModule: Promise<typeof import('@google/genai')> | undefined;
+const importSdk = () => (sdkModule ??= import('@google/genai'));
+
+/**
+ * Starts importing the SDK now, without waiting: a run calls this first, so that the SDK's files
+ * are read while the run reads its configuration, not after. Never fails: a broken SDK chunk is
+ * reported by the first request, which awaits the same import.
+ */
+export function preloadGeminiSdk(): void {
+  importSdk().catch(() => undefined);
+}
+
 export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { readonly model: string } {
   const baseUrl = opts.baseUrl ?? (process.env.GOOGLE_GEMINI_BASE_URL || undefined);
   let sdk: Promise<GoogleGenAI> | undefined;
   const client = (): Promise<GoogleGenAI> =>
-    (sdk ??= import('@google/genai').then(({ GoogleGenAI }) => new GoogleGenAI({ apiKey: opts.apiKey, apiVersion: 'v1beta', httpOptions: baseUrl ? { baseUrl } : {} })));
+    (sdk ??= importSdk().then(({ GoogleGenAI }) => new GoogleGenAI({ apiKey: opts.apiKey, apiVersion: 'v1beta', httpOptions: baseUrl ? { baseUrl } : {} })));
   const idleMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_MS;
 
   async function* stream(req: ModelRequest): AsyncGenerator<ModelChunk> {

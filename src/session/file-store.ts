@@ -8,9 +8,17 @@
  * flushed, and renamed over it: a reader (or a crash) sees the old file or the new one, never half
  * of one. The read-compare-rename runs under a lock file created exclusively, so the compare and
  * the swap are one step for every process on the machine.
+ *
+ * The CLI saves after every settled batch, so a save is on each turn's path. Its small steps (lock,
+ * read, write, rename, unlock: a few kilobytes, microseconds each) are synchronous calls: as
+ * promises each was a round trip through libuv's thread pool, fifteen per save, which cost more than
+ * the work (~5 ms a turn on a busy machine). Only the flush, whose time the disk decides, stays
+ * asynchronous, so an editor's session (ACP) keeps answering while it waits.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { closeSync, fsync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { basename, join } from 'node:path';
 import { AgentError, messageOf } from '../common/errors.js';
 import { encodeLocalSession, parseLocalSession, type LocalSessionDoc } from './codec.js';
@@ -47,14 +55,33 @@ export function createFileStore(o: FileStoreOptions): SessionStore<LocalSessionD
   const { dir } = o;
   const staleMs = o.staleLockMs ?? 30_000;
   const fileOf = (id: string) => (assertId(id), join(dir, `${id}.json`));
+  // Created on the first write, once per store (not once per save); removed under us, the lock's open says so.
+  let dirReady = false;
+  const ensureDir = () => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    dirReady = true;
+  };
 
+  const unreadable = (id: string, e: unknown): undefined => {
+    if (isCode(e, 'ENOENT')) return undefined;
+    throw new AgentError('general', `could not read session file ${fileOf(id)}: ${messageOf(e)}`, { cause: e });
+  };
+  /** Outside the lock (read, list): asynchronous. */
   async function readCurrent(id: string): Promise<{ bytes: Buffer; version: string } | undefined> {
     try {
       const bytes = await readFile(fileOf(id));
       return { bytes, version: versionOf(bytes) };
     } catch (e) {
-      if (isCode(e, 'ENOENT')) return undefined;
-      throw new AgentError('general', `could not read session file ${fileOf(id)}: ${messageOf(e)}`, { cause: e });
+      return unreadable(id, e);
+    }
+  }
+  /** Under the lock, on a save's path: one synchronous read. */
+  function readCurrentSync(id: string): { bytes: Buffer; version: string } | undefined {
+    try {
+      const bytes = readFileSync(fileOf(id));
+      return { bytes, version: versionOf(bytes) };
+    } catch (e) {
+      return unreadable(id, e);
     }
   }
 
@@ -64,17 +91,17 @@ export function createFileStore(o: FileStoreOptions): SessionStore<LocalSessionD
     const text = encodeLocalSession(doc);
     const target = fileOf(id);
     const tmp = join(dir, `.${id}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-    const fh = await open(tmp, 'wx', 0o600);
+    const fd = openSync(tmp, 'wx', 0o600);
     try {
-      await fh.writeFile(text);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    try {
-      await rename(tmp, target);
+      try {
+        writeAll(fd, Buffer.from(text, 'utf8'));
+        await flush(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, target);
     } catch (e) {
-      await rm(tmp, { force: true });
+      rmSync(tmp, { force: true });
       throw e;
     }
     return versionOf(text);
@@ -82,15 +109,23 @@ export function createFileStore(o: FileStoreOptions): SessionStore<LocalSessionD
 
   /** Run `fn` holding the session's lock file; a lock whose owner is gone or that is too old is broken. */
   async function withLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    if (!dirReady) ensureDir();
     const lock = `${fileOf(id)}.lock`;
     for (let attempt = 0; ; attempt++) {
       try {
-        const fh = await open(lock, 'wx', 0o600);
-        await fh.writeFile(String(process.pid));
-        await fh.close();
+        const fd = openSync(lock, 'wx', 0o600);
+        try {
+          writeAll(fd, Buffer.from(String(process.pid)));
+        } finally {
+          closeSync(fd);
+        }
         break;
       } catch (e) {
+        // The folder was removed since this store created it (sessions deleted by hand): again.
+        if (isCode(e, 'ENOENT') && attempt === 0) {
+          ensureDir();
+          continue;
+        }
         if (!isCode(e, 'EEXIST')) throw new AgentError('general', `could not lock session file ${fileOf(id)}: ${messageOf(e)}`, { cause: e });
         if (await isStale(lock, staleMs)) await rm(lock, { force: true });
         else if (attempt >= 200) throw new AgentError('general', `session ${id} is locked by another process (${lock}); try again, or remove the lock file if no agent-action is running`);
@@ -100,7 +135,11 @@ export function createFileStore(o: FileStoreOptions): SessionStore<LocalSessionD
     try {
       return await fn();
     } finally {
-      await unlink(lock).catch(() => undefined);
+      try {
+        unlinkSync(lock);
+      } catch {
+        // Already gone (broken as stale by another process): nothing to release.
+      }
     }
   }
 
@@ -119,13 +158,13 @@ export function createFileStore(o: FileStoreOptions): SessionStore<LocalSessionD
 
     create: (doc) =>
       withLock(doc.id, async () => {
-        if (await readCurrent(doc.id)) return conflict(`session ${doc.id} already exists`);
+        if (readCurrentSync(doc.id)) return conflict(`session ${doc.id} already exists`);
         return { ok: true, version: await writeAtomically(doc.id, doc) };
       }),
 
     update: (id, expected, doc) =>
       withLock(id, async () => {
-        const current = await readCurrent(id);
+        const current = readCurrentSync(id);
         if (!current) return conflict(`session ${id} was deleted since it was read`);
         if (current.version !== expected) return conflict(`session ${id} changed since it was read (by another agent-action process?)`);
         return { ok: true, version: await writeAtomically(id, doc) };
@@ -133,10 +172,10 @@ export function createFileStore(o: FileStoreOptions): SessionStore<LocalSessionD
 
     delete: (id, expected) =>
       withLock(id, async () => {
-        const current = await readCurrent(id);
+        const current = readCurrentSync(id);
         if (!current) return conflict(`session ${id} does not exist`);
         if (current.version !== expected) return conflict(`session ${id} changed since it was read`);
-        await unlink(fileOf(id));
+        unlinkSync(fileOf(id));
         return { ok: true, version: expected };
       }),
 
@@ -157,6 +196,12 @@ export function createFileStore(o: FileStoreOptions): SessionStore<LocalSessionD
       return out;
     },
   };
+}
+
+const flush = promisify(fsync);
+
+function writeAll(fd: number, bytes: Buffer): void {
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
 }
 
 async function isStale(lock: string, staleMs: number): Promise<boolean> {

@@ -55,6 +55,21 @@ const readSession = (w: World, id: string) => JSON.parse(readFileSync(sessionFil
 const forCall = (ed: AcpAgentProcess, id: string) => ed.updates.map((n) => n.update).filter((u) => 'toolCallId' in u && u.toolCallId === id);
 const isUpdate = (id: string, status: string) => (u: SessionUpdate) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === id && u.status === status;
 
+/** Resolves once the session's file holds a document that passes `test` (each save renames a new file in). */
+function sessionSaved(w: World, id: string, test: (doc: { state: { history: unknown[] } }) => boolean): Promise<void> {
+  const file = sessionFile(w, id);
+  return new Promise((resolve) => {
+    const check = () => {
+      if (existsSync(file) && test(readSession(w, id))) {
+        watcher.close();
+        resolve();
+      }
+    };
+    const watcher = watch(join(file, '..'), check);
+    check();
+  });
+}
+
 /** Resolves once `path` exists and is not empty (a file the test's command writes). */
 function fileAppears(path: string): Promise<string> {
   const dir = join(path, '..');
@@ -241,9 +256,10 @@ describe('agent-action --acp over stdio', () => {
     const first = await editor(w);
     const { sessionId } = await newSession(first, w);
     void prompt(first, sessionId, 'what is in the readme?').catch(() => undefined);
-    // The second model request hangs: the batch before it settled and was saved (a safe point).
+    // The second model request hangs. The batch before it settled: its save (a safe point), which
+    // overlaps that request, lands while the model "thinks".
     await w.fake.untilRequests(2);
-    expect(readSession(w, sessionId).state.history).toHaveLength(3);
+    await sessionSaved(w, sessionId, (doc) => doc.state.history.length === 3);
     first.child.kill('SIGKILL');
     await first.exited;
 

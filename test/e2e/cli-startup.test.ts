@@ -5,7 +5,7 @@
  * files the command may need into a fresh folder and runs the bundle there: a static import that
  * pulls the SDK, the tools or the grammar back into start-up makes the command fail. The CLI loads
  * the chunks it shares with the action from dist/ (scripts/build.mjs), so both folders' chunks are
- * candidates. Build first.
+ * candidates. The entry turns on Node's compile cache for the chunks it loads. Build first.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,7 +21,9 @@ const chunkDirs = [DIST_CLI, DIST];
 const chunksIn = (dir: string) => readdirSync(dir).filter((f) => /^\d+\.index\.js$/.test(f));
 const NODE24 = join(ROOT, 'test/node24/node_modules/.bin/node');
 
-const isSdkChunk = (code: string) => code.includes('class GoogleGenAI') || code.includes('google-auth-library');
+/** The SDK's client class, declared (unminified) or named by esbuild's keepNames (the minified build). */
+const definesClient = (code: string) => code.includes('class GoogleGenAI') || code.includes('(this,"GoogleGenAI")');
+const isSdkChunk = (code: string) => definesClient(code) || code.includes('google-auth-library');
 
 /** A package folder like the installed one (package.json, policies/) whose dist/cli holds only `chunks`. */
 function layout(chunks: (file: string, code: string) => boolean): string {
@@ -53,7 +55,7 @@ describe('the CLI bundle loads only what a command needs', () => {
     const twins = chunksIn(DIST_CLI).filter((f) => chunksIn(DIST).includes(f) && readFileSync(join(DIST_CLI, f)).equals(readFileSync(join(DIST, f))));
     // The only twins kept: chunks that resolve paths against their own file (web-tree-sitter's), which the build leaves beside the CLI.
     expect(twins.filter((f) => !readFileSync(join(DIST_CLI, f), 'utf8').includes('import.meta'))).toEqual([]);
-    const client = (dir: string) => chunksIn(dir).filter((f) => readFileSync(join(dir, f), 'utf8').includes('class GoogleGenAI'));
+    const client = (dir: string) => chunksIn(dir).filter((f) => definesClient(readFileSync(join(dir, f), 'utf8')));
     expect(client(DIST_CLI)).toEqual([]);
     expect(client(DIST)).toHaveLength(1);
   });
@@ -78,5 +80,28 @@ describe('the CLI bundle loads only what a command needs', () => {
     const shell = run(cli, ['policy', 'check', '--tool', 'run_shell_command', '--args', '{"command":"ls && git status"}', '--json']);
     expect(shell.status).not.toBe(0);
     expect(shell.stdout + shell.stderr).toContain('tree-sitter');
+  });
+
+  it('keeps compiled code between runs in the compile cache, and runs as well when the cache cannot be made', () => {
+    const cli = layout((_f, code) => !isSdkChunk(code));
+    const policyCheck = ['policy', 'check', '--tool', 'read_file', '--args', '{"file_path":"a.ts"}', '--json'];
+    // The cache lives in the temporary folder (not NODE_COMPILE_CACHE, which would turn it on by itself).
+    const withCache = (tmpdir: string) => spawnSync(NODE24, [cli, ...policyCheck], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir } });
+    const tmp = makeTempDir('cli-compile-cache-');
+    const cold = withCache(tmp);
+    expect(cold.stderr).toBe('');
+    expect(JSON.parse(cold.stdout)).toMatchObject({ decision: 'allow' });
+    // Node keeps one folder per Node version and compile options, holding one file per module compiled.
+    const cached = readdirSync(join(tmp, 'node-compile-cache'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    expect(cached.length).toBeGreaterThan(0);
+    const warm = withCache(tmp);
+    expect(warm.stderr).toBe('');
+    expect(warm.stdout).toBe(cold.stdout);
+    // A cache folder below a regular file cannot be created: the command runs the same, silently.
+    writeFileSync(join(tmp, 'file'), '');
+    const broken = withCache(join(tmp, 'file'));
+    expect(broken.stderr).toBe('');
+    expect(broken.status).toBe(0);
+    expect(broken.stdout).toBe(cold.stdout);
   });
 });

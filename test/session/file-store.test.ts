@@ -69,6 +69,18 @@ describe('file session store', () => {
     expect(await store.read('s-1')).toBeUndefined();
   });
 
+  it('creates its folder again when it was removed between two saves of one store', async () => {
+    // The store makes its folder once, not on every save; a folder deleted by hand must not break the next save.
+    const dir = join(tempDir(), 'sessions');
+    const store = createFileStore({ dir });
+    expect((await store.create(localDoc('s-1'))).ok).toBe(true);
+    rmSync(dir, { recursive: true });
+    const created = await store.create(localDoc('s-2'));
+    expect(created.ok).toBe(true);
+    expect(readdirSync(dir)).toEqual(['s-2.json']);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+  });
+
   it('lists every session file, leaves no temporary or lock files, and reports a damaged one instead of throwing', async () => {
     const dir = join(tempDir(), 'sessions');
     const store = createFileStore({ dir });

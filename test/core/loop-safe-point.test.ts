@@ -1,0 +1,145 @@
+/**
+ * The safe point's save (onBatchSettled) overlaps the next model request when the caller asks
+ * (overlapBatchSave: the CLI), but never the next batch's tools nor the outcome; otherwise (the
+ * action's checkpoint) it is done before the next request. A scripted in-process model (our ModelClient interface) keeps every
+ * step in microtasks, so "before the next macrotask" is a fixed point in the event loop, not a guess
+ * about time.
+ */
+import { describe, expect, it } from 'vitest';
+import { runLoop } from '../../src/core/loop.js';
+import type { ModelChunk, ModelClient } from '../../src/model/client.js';
+import { fakeScheduler, makeDeps, newState, recorder, userText } from './helpers.js';
+import type { FakeGemini } from '../support/fake-gemini.js';
+
+const call = (name: string, id: string): ModelChunk => ({ parts: [{ functionCall: { id, name, args: { file_path: `${id}.ts` } } }], finishReason: 'STOP' });
+const done: ModelChunk = { parts: [{ text: 'done' }], finishReason: 'STOP' };
+const nextMacrotask = () => new Promise<void>((r) => setImmediate(r));
+
+/** Replies in order; `after(n)` runs once the loop has read all of reply n (1-based). */
+function scriptedModel(replies: ModelChunk[], after: (n: number) => void = () => {}): ModelClient & { requests: number } {
+  const m = {
+    requests: 0,
+    async *stream() {
+      const n = ++m.requests;
+      const r = replies[n - 1];
+      if (!r) throw new Error('script exhausted');
+      yield r;
+      after(n);
+    },
+  };
+  return m;
+}
+
+// makeDeps wants a fake server only for its model, which these tests replace.
+const noServer = { baseUrl: 'http://127.0.0.1:9' } as FakeGemini;
+
+describe('runLoop: the safe point save', () => {
+  it('asks the model again while a batch is being saved, and runs the next batch only once it is saved', async () => {
+    let saveOneDone = false;
+    let requestsWhileSavingOne = 0;
+    const savedTurns: number[] = [];
+    const model = scriptedModel([call('read_file', 'a'), call('read_file', 'b'), done], (n) => {
+      if (n === 2 && !saveOneDone) requestsWhileSavingOne++;
+      // Reply 2 is read: let the first save finish on the next macrotask. A loop that ran batch 2's
+      // tools without waiting for it would do so in the microtasks before that.
+      if (n === 2) void nextMacrotask().then(() => finishSaveOne());
+    });
+    let finishSaveOne = () => {};
+    const savedAtRun: boolean[] = [];
+    const sched = fakeScheduler({ onRun: () => savedAtRun.push(saveOneDone) });
+    const rec = recorder();
+    const outcome = await runLoop(
+      newState(),
+      makeDeps(noServer, sched.scheduler, {
+        overlapBatchSave: true,
+        model,
+        onBatchSettled: (state) => {
+          savedTurns.push(state.history.length);
+          if (savedTurns.length > 1) return Promise.resolve();
+          return new Promise<void>((resolve) => {
+            finishSaveOne = () => {
+              saveOneDone = true;
+              resolve();
+            };
+            // A loop that waits for the save before asking again never sends request 2: let it go on.
+            void nextMacrotask().then(() => model.requests < 2 && finishSaveOne());
+          });
+        },
+      }),
+      rec.emit,
+      userText('read a and b'),
+    );
+    expect(outcome).toEqual({ status: 'success', finalText: 'done' });
+    expect(requestsWhileSavingOne).toBe(1);
+    expect(savedAtRun).toEqual([false, true]);
+    // Each save saw its safe point: the prompt, the call, its response (3), then two more (5).
+    expect(savedTurns).toEqual([3, 5]);
+  });
+
+  it('ends the run with a save that failed while the model answered, before the next batch runs', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const sched = fakeScheduler();
+      const rec = recorder();
+      const outcome = await runLoop(
+        newState(),
+        makeDeps(noServer, sched.scheduler, {
+          overlapBatchSave: true,
+          model: scriptedModel([call('read_file', 'a'), call('read_file', 'b'), done]),
+          onBatchSettled: () => Promise.reject(new Error('disk full')),
+        }),
+        rec.emit,
+        userText('read a and b'),
+      );
+      await nextMacrotask();
+      expect(outcome).toMatchObject({ status: 'error', error: { kind: 'internal', message: 'the loop failed: disk full' } });
+      expect(sched.runs.map((r) => r.calls[0]!.id)).toEqual(['a']);
+      expect(rec.of('result')).toHaveLength(1);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('waits for the last save before it reports the outcome', async () => {
+    let saved = false;
+    const rec = recorder();
+    const outcome = await runLoop(
+      newState(),
+      makeDeps(noServer, fakeScheduler().scheduler, {
+        overlapBatchSave: true,
+        model: scriptedModel([call('read_file', 'a'), done]),
+        onBatchSettled: () => nextMacrotask().then(() => void (saved = true)),
+      }),
+      (e) => {
+        if (e.type === 'result') expect(saved).toBe(true);
+        rec.emit(e);
+      },
+      userText('read a'),
+    );
+    expect(outcome.status).toBe('success');
+    expect(rec.of('result')).toHaveLength(1);
+  });
+
+  it('without overlapBatchSave, saves before it asks the model again', async () => {
+    let saved = 0;
+    const savedAtRequest: number[] = [];
+    const model = scriptedModel([call('read_file', 'a'), done]);
+    const asking: ModelClient = {
+      stream: (req) => {
+        savedAtRequest.push(saved);
+        return model.stream(req);
+      },
+    };
+    const outcome = await runLoop(
+      newState(),
+      makeDeps(noServer, fakeScheduler().scheduler, { model: asking, onBatchSettled: () => nextMacrotask().then(() => void saved++) }),
+      recorder().emit,
+      userText('read a'),
+    );
+    expect(outcome.status).toBe('success');
+    expect(savedAtRequest).toEqual([0, 1]);
+  });
+});
