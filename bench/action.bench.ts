@@ -68,7 +68,15 @@ async function actionRun(kind: Case, traced: boolean): Promise<Sample> {
     if (kind === 'question' && !gh.state.comments.some((c) => c.body.includes('`a` is 1'))) throw new Error('the answer was not posted');
     if (kind === 'skip' && gemini.requests.length > 0) throw new Error('a skipped event asked the model');
     const dir = join(ACTION, '..');
-    const files = traced ? [...new Set(readFileSync(trace, 'utf8').split('\n').filter((f) => f.startsWith(`${dir}/`)))] : [];
+    const files = traced
+      ? [
+          ...new Set(
+            readFileSync(trace, 'utf8')
+              .split('\n')
+              .filter((f) => f.startsWith(`${dir}/`)),
+          ),
+        ]
+      : [];
     return { firstMs, wholeMs, files };
   } finally {
     await gh.close();
@@ -83,7 +91,11 @@ const traced = { question: await actionRun('question', true), skip: await action
 removeTempDirs();
 
 const kib = (files: string[]) => files.reduce((n, f) => n + statSync(f).size, 0) / 1024;
-const names = (files: string[]) => `${files.length}: ${files.map((f) => basename(f)).sort().join(', ')}`;
+const names = (files: string[]) =>
+  `${files.length}: ${files
+    .map((f) => basename(f))
+    .sort()
+    .join(', ')}`;
 const q = { first: median(samples.question.map((s) => s.firstMs)), whole: median(samples.question.map((s) => s.wholeMs)) };
 const skipWhole = median(samples.skip.map((s) => s.wholeMs));
 console.log(`${basename(join(ACTION, '..'))}/${basename(ACTION)} on issue comments: a question to the agent, and a comment not for it (skipped); median of ${RUNS} runs.\n`);

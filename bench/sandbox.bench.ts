@@ -53,7 +53,8 @@ function workspace(): string {
     execFileSync('mkdir', ['-p', join(dir, rel, '..')]);
     writeFileSync(join(dir, rel), content);
   }
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: dir, stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'bench');
@@ -108,7 +109,9 @@ async function main() {
     console.log('| what | unconfined (ms) | sandboxed (ms) | ratio | added per command (ms) |');
     console.log('| --- | ---: | ---: | ---: | ---: |');
     console.log(`| run \`true\` | ${trueDirect.toFixed(1)} | ${trueSandboxed.toFixed(1)} | ${(trueSandboxed / trueDirect).toFixed(2)}x | ${(trueSandboxed - trueDirect).toFixed(1)} |`);
-    console.log(`| ${SESSION.length}-command session | ${sessionDirect.toFixed(0)} | ${sessionSandboxed.toFixed(0)} | ${(sessionSandboxed / sessionDirect).toFixed(2)}x | ${((sessionSandboxed - sessionDirect) / SESSION.length).toFixed(1)} |`);
+    console.log(
+      `| ${SESSION.length}-command session | ${sessionDirect.toFixed(0)} | ${sessionSandboxed.toFixed(0)} | ${(sessionSandboxed / sessionDirect).toFixed(2)}x | ${((sessionSandboxed - sessionDirect) / SESSION.length).toFixed(1)} |`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -150,7 +150,14 @@ const lines = [
   ['process start to first model request', f1(ours.firstMs, 'ms'), f1(gem.firstMs, 'ms'), f1(floor.firstMs, 'ms'), ratio(ours.firstMs, floor.firstMs), ratio(ours.firstMs, gem.firstMs)],
   ['1-turn session, whole process', f1(ours.oneMs, 'ms'), f1(gem.oneMs, 'ms'), f1(floor.oneMs, 'ms'), ratio(ours.oneMs, floor.oneMs), ratio(ours.oneMs, gem.oneMs)],
   ['20-turn session, whole process', f1(ours.twentyMs, 'ms'), f1(gem.twentyMs, 'ms'), f1(floor.twentyMs, 'ms'), ratio(ours.twentyMs, floor.twentyMs), ratio(ours.twentyMs, gem.twentyMs)],
-  ['per-turn overhead ((20-turn - 1-turn) / 19)', f1(ours.perTurnMs, 'ms'), f1(gem.perTurnMs, 'ms'), f1(floor.perTurnMs, 'ms'), ratio(ours.perTurnMs, floor.perTurnMs), ratio(ours.perTurnMs, gem.perTurnMs)],
+  [
+    'per-turn overhead ((20-turn - 1-turn) / 19)',
+    f1(ours.perTurnMs, 'ms'),
+    f1(gem.perTurnMs, 'ms'),
+    f1(floor.perTurnMs, 'ms'),
+    ratio(ours.perTurnMs, floor.perTurnMs),
+    ratio(ours.perTurnMs, gem.perTurnMs),
+  ],
   ['peak RSS, 20-turn session', f1(ours.rssMiB, 'MiB'), f1(gem.rssMiB, 'MiB'), f1(floor.rssMiB, 'MiB'), ratio(ours.rssMiB, floor.rssMiB), ratio(ours.rssMiB, gem.rssMiB)],
   ['first request body', `${ours.firstBodyBytes} B`, `${gem.firstBodyBytes} B`, `${floor.firstBodyBytes} B`, '—', ratio(ours.firstBodyBytes, gem.firstBodyBytes)],
 ];

@@ -55,7 +55,12 @@ function makeRepo(): string {
   mkdirSync(join(dir, 'src/reports'), { recursive: true });
   for (let i = 0; i < FILES; i++) writeFileSync(join(dir, `src/reports/report-${i}.js`), moduleSource(i));
   const env = { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b', GIT_CONFIG_NOSYSTEM: '1' };
-  for (const args of [['init', '-q', '-b', 'main'], ['add', '-A'], ['commit', '-q', '-m', 'bench']]) execFileSync('git', args, { cwd: dir, env, stdio: 'ignore' });
+  for (const args of [
+    ['init', '-q', '-b', 'main'],
+    ['add', '-A'],
+    ['commit', '-q', '-m', 'bench'],
+  ])
+    execFileSync('git', args, { cwd: dir, env, stdio: 'ignore' });
   return dir;
 }
 
@@ -92,7 +97,11 @@ function tokensOf(r: RecordedRequest): number {
 
 /** The tokens of what the model sent back: the scripted replies' parts. */
 const outputTokensOf = (script: FakeReply[]): number =>
-  script.reduce((n, r) => n + (r.kind === 'chunks' ? r.chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []).reduce((m, p) => m + counter.count(typeof p.text === 'string' ? p.text : JSON.stringify(p)), 0) : 0), 0);
+  script.reduce(
+    (n, r) =>
+      n + (r.kind === 'chunks' ? r.chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []).reduce((m, p) => m + counter.count(typeof p.text === 'string' ? p.text : JSON.stringify(p)), 0) : 0),
+    0,
+  );
 
 async function reviewOnce(fake: FakeGemini, dir: string, withInvestigator: boolean) {
   const script = withInvestigator ? scriptWith() : scriptWithout();

@@ -28,7 +28,9 @@ for (const b of bundles) {
     cwd: root,
     stdio: 'inherit',
   });
-  const files = readdirSync(join(root, b.out)).filter((f) => f.endsWith('.js')).map((f) => join(root, b.out, f));
+  const files = readdirSync(join(root, b.out))
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => join(root, b.out, f));
   const id = moduleIdOfNodeModule(files.map((f) => readFileSync(f, 'utf8')).join('\n'));
   for (const file of files) {
     const code = readFileSync(file, 'utf8');
@@ -68,7 +70,9 @@ if (smoke.status !== 0 || !smoke.stdout.includes('"decision"')) {
  */
 function minifyBundles() {
   for (const dir of ['dist', 'dist/cli']) {
-    for (const f of readdirSync(join(root, dir)).filter((f) => f.endsWith('.js')).sort()) {
+    for (const f of readdirSync(join(root, dir))
+      .filter((f) => f.endsWith('.js'))
+      .sort()) {
       const file = join(root, dir, f);
       const { code } = transformSync(readFileSync(file, 'utf8'), {
         format: 'esm',

@@ -21,7 +21,9 @@ const FILES = {
 
 /** The model's side of a real fix session, recorded as wire replies and played back verbatim. */
 const RECORDING: FakeReply[] = [
-  reply([text('Let me read the function and its test.'), call('read_file', { file_path: 'src/slugify.js' }, 'r1'), call('read_file', { file_path: 'test/slugify.test.js' }, 'r2')], { usage: usage(2140, 61) }),
+  reply([text('Let me read the function and its test.'), call('read_file', { file_path: 'src/slugify.js' }, 'r1'), call('read_file', { file_path: 'test/slugify.test.js' }, 'r2')], {
+    usage: usage(2140, 61),
+  }),
   reply(
     [
       text('The test expects lower case, but slugify never lower-cases. '),
@@ -29,7 +31,9 @@ const RECORDING: FakeReply[] = [
     ],
     { usage: usage(2390, 74) },
   ),
-  reply([text('`slugify` now lower-cases the title before replacing runs of other characters with `-`, so `slugify("Hello World")` is `hello-world` and the test passes.')], { usage: usage(2520, 41) }),
+  reply([text('`slugify` now lower-cases the title before replacing runs of other characters with `-`, so `slugify("Hello World")` is `hello-world` and the test passes.')], {
+    usage: usage(2520, 41),
+  }),
 ];
 
 const rule = (title: string) => console.log(`\n${'='.repeat(8)} ${title} ${'='.repeat(Math.max(0, 70 - title.length))}`);
@@ -83,7 +87,7 @@ async function demo(): Promise<number> {
     rule('outputs (GITHUB_OUTPUT)');
     for (const [k, v] of Object.entries(r.outputs)) console.log(`  ${k}: ${v.includes('\n') ? `\n${indent(v)}` : v}`);
 
-    rule('what it posted on GitHub (the loopback server\'s state)');
+    rule("what it posted on GitHub (the loopback server's state)");
     for (const x of gh.state.reactions) console.log(`  reaction :${x.content}: on comment ${x.id} by ${x.user.login}`);
     for (const c of gh.state.comments.filter((c) => c.id !== trigger.id)) {
       console.log(`  comment ${c.id} on #${c.issue_number} by ${c.user.login} (edited ${gh.calls('PATCH', new RegExp(`/issues/comments/${c.id}$`)).length} times):`);

@@ -71,10 +71,7 @@ if (reportFlag === undefined) {
 }
 
 /** The module a mutated file counts toward: the most specific entry that contains it. */
-const ownerOf = (file) =>
-  modules
-    .filter((m) => (m.endsWith('/') ? file.startsWith(m) : file === m))
-    .sort((a, b) => b.length - a.length)[0];
+const ownerOf = (file) => modules.filter((m) => (m.endsWith('/') ? file.startsWith(m) : file === m)).sort((a, b) => b.length - a.length)[0];
 
 const report = JSON.parse(readFileSync(reportFlag ? join(root, reportFlag.slice('--report='.length)) : REPORT, 'utf8'));
 const fresh = Object.fromEntries(modules.map((m) => [m, { killed: 0, survived: 0, noCoverage: 0, timeout: 0, ignored: 0, errors: 0, survivors: [] }]));
@@ -85,12 +82,25 @@ for (const [abs, file] of Object.entries(report.files)) {
   for (const m of file.mutants) {
     const at = `${rel}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName}${m.replacement === undefined ? '' : ` → ${JSON.stringify(m.replacement).slice(0, 60)}`}`;
     switch (m.status) {
-      case 'Killed': row.killed++; break;
-      case 'Timeout': row.timeout++; break;
-      case 'Survived': row.survived++; row.survivors.push(at); break;
-      case 'NoCoverage': row.noCoverage++; row.survivors.push(`${at} (no coverage)`); break;
-      case 'Ignored': row.ignored++; break;
-      default: row.errors++; // CompileError, RuntimeError: not valid mutants, not in the score
+      case 'Killed':
+        row.killed++;
+        break;
+      case 'Timeout':
+        row.timeout++;
+        break;
+      case 'Survived':
+        row.survived++;
+        row.survivors.push(at);
+        break;
+      case 'NoCoverage':
+        row.noCoverage++;
+        row.survivors.push(`${at} (no coverage)`);
+        break;
+      case 'Ignored':
+        row.ignored++;
+        break;
+      default:
+        row.errors++; // CompileError, RuntimeError: not valid mutants, not in the score
     }
   }
 }
@@ -102,12 +112,26 @@ const scoreOf = (r) => {
 };
 const date = new Date().toISOString().slice(0, 10);
 const store = existsSync(STORE) ? JSON.parse(readFileSync(STORE, 'utf8')) : {};
-for (const [m, r] of Object.entries(fresh)) store[m] = { ...r, score: Math.round(scoreOf(r) * 100) / 100, date, ...(tests ? { tests } : {}), ...(typeCheck ? {} : { typeCheck: false }), ...(reportFlag ? { partial: true } : {}) };
+for (const [m, r] of Object.entries(fresh))
+  store[m] = { ...r, score: Math.round(scoreOf(r) * 100) / 100, date, ...(tests ? { tests } : {}), ...(typeCheck ? {} : { typeCheck: false }), ...(reportFlag ? { partial: true } : {}) };
 
 const header = ['module', 'killed', 'survived', 'no coverage', 'timeout', 'ignored', 'score', 'run on', 'type check', 'tests'];
 const rows = Object.entries(store)
   .sort(([a], [b]) => a.localeCompare(b))
-  .map(([m, r]) => [m, r.killed, r.survived, r.noCoverage, r.timeout, r.ignored, `${r.score.toFixed(2)}%${r.partial ? ' (partial)' : ''}`, r.date, r.typeCheck === false ? 'off' : 'on', r.tests ? r.tests.join(' ') : 'all unit tests'].map(String));
+  .map(([m, r]) =>
+    [
+      m,
+      r.killed,
+      r.survived,
+      r.noCoverage,
+      r.timeout,
+      r.ignored,
+      `${r.score.toFixed(2)}%${r.partial ? ' (partial)' : ''}`,
+      r.date,
+      r.typeCheck === false ? 'off' : 'on',
+      r.tests ? r.tests.join(' ') : 'all unit tests',
+    ].map(String),
+  );
 // A guarded file no stored row covers (neither its own nor its folder's) is listed as not run, so a
 // partial set of runs never reads as a complete one.
 const covers = (m, file) => (m.endsWith('/') ? file.startsWith(m) : file === m);
@@ -115,7 +139,11 @@ const filesOf = (m) =>
   m.endsWith('/')
     ? readdirSync(join(root, m), { recursive: true, withFileTypes: true })
         .filter((d) => d.isFile() && d.name.endsWith('.ts'))
-        .map((d) => relative(root, join(d.parentPath ?? d.path, d.name)).split('\\').join('/'))
+        .map((d) =>
+          relative(root, join(d.parentPath ?? d.path, d.name))
+            .split('\\')
+            .join('/'),
+        )
     : [m];
 const notRun = GUARDED_MODULES.filter((m) => existsSync(join(root, m)))
   .flatMap(filesOf)
@@ -146,7 +174,7 @@ writeFileSync(
     `The bar is ${BAR}% per module. The tests column says which tests ran against the mutants: "all unit`,
     'tests" is the suite of vitest.stryker.config.ts; named files (`--tests=`) give a lower bound of that score.',
     'Type check "off" (`--no-check`): mutants that would not compile were run and counted as valid too.',
-    'A partial score is over the mutants an interrupted run tested (`--report=`), not all of the module\'s.',
+    "A partial score is over the mutants an interrupted run tested (`--report=`), not all of the module's.",
     '',
     table,
     ...(survivorLines.length ? ['', '## Surviving mutants', ...survivorLines] : []),

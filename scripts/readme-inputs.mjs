@@ -21,7 +21,11 @@ export function parseActionYml(text) {
   return doc.toJS();
 }
 
-const cell = (s) => String(s).replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|').trim();
+const cell = (s) =>
+  String(s)
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\|/g, '\\|')
+    .trim();
 const code = (s) => (s.includes('`') ? `\`\` ${s} \`\`` : `\`${s}\``);
 
 /** The Markdown of both tables, between the markers. */

@@ -13,9 +13,7 @@ const url = `${process.env.GOOGLE_GEMINI_BASE_URL}/v1beta/models/gemini-2.5-flas
 const headers = { 'content-type': 'application/json', 'x-goog-api-key': process.env.GEMINI_API_KEY ?? '' };
 const tools = [
   {
-    functionDeclarations: [
-      { name: 'read_file', description: 'Reads a file.', parametersJsonSchema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } },
-    ],
+    functionDeclarations: [{ name: 'read_file', description: 'Reads a file.', parametersJsonSchema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } }],
   },
 ];
 const contents = [{ role: 'user', parts: [{ text: prompt }] }];

@@ -2,13 +2,7 @@
  * Event -> Command, through a table keyed by event name. Everything after this file is independent
  * of the event. A payload without the fields a command needs is skipped with a reason, never a crash.
  */
-import type {
-  IssueCommentEvent,
-  IssuesEvent,
-  PullRequestEvent,
-  PullRequestReviewCommentEvent,
-  WorkflowDispatchEvent,
-} from '@octokit/webhooks-types';
+import type { IssueCommentEvent, IssuesEvent, PullRequestEvent, PullRequestReviewCommentEvent, WorkflowDispatchEvent } from '@octokit/webhooks-types';
 import { messageOf } from '../common/errors.js';
 import { hasActionMarker } from './markers.js';
 

@@ -268,7 +268,8 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
 export function parseRunnerEnv(env: Env): ParsedRunnerEnv {
   const errors: InputIssue[] = [];
   const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
-  if (!owner || !repo) errors.push({ input: 'GITHUB_REPOSITORY', source: 'runner', message: `GITHUB_REPOSITORY is ${JSON.stringify(env.GITHUB_REPOSITORY ?? '')}: expected owner/name (set by the runner)` });
+  if (!owner || !repo)
+    errors.push({ input: 'GITHUB_REPOSITORY', source: 'runner', message: `GITHUB_REPOSITORY is ${JSON.stringify(env.GITHUB_REPOSITORY ?? '')}: expected owner/name (set by the runner)` });
   if (!env.GITHUB_EVENT_NAME) errors.push({ input: 'GITHUB_EVENT_NAME', source: 'runner', message: 'GITHUB_EVENT_NAME is not set: expected the runner to set it' });
   if (errors.length > 0) return { ok: false, errors };
   return {

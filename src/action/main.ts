@@ -94,7 +94,15 @@ async function runCommandOf(face: ActionFace, settings: RunBase['settings'], run
   // as it loads, and only now is the file known to be good.
   const { createGitHubClient } = await import('./github-client.js');
   let apiCalls = 0;
-  const octokit = createGitHubClient({ token: settings.githubToken, baseUrl: runner.apiUrl, secrets, log: face.log.info, pacing: runner.pacing, retryAfterBaseMs: face.retryAfterBaseMs, onHttpRequest: () => void apiCalls++ });
+  const octokit = createGitHubClient({
+    token: settings.githubToken,
+    baseUrl: runner.apiUrl,
+    secrets,
+    log: face.log.info,
+    pacing: runner.pacing,
+    retryAfterBaseMs: face.retryAfterBaseMs,
+    onHttpRequest: () => void apiCalls++,
+  });
   const repo = runner.repository;
   const auth = await authorize(octokit, repo, command.trigger, { allowedBots: settings.allowedBots, selfLogins: SELF_LOGINS });
   if (!auth.allowed) {

@@ -196,7 +196,10 @@ const HOOK_OUTCOMES: Record<HookRunEvent['outcome'], string> = { ok: 'ok', block
 /** Every hook run of the job, in order, for the job summary; nothing when no hook ran. */
 function renderHooks(runs: readonly HookRunEvent[]): string {
   if (runs.length === 0) return '';
-  const rows = runs.map((r) => `| ${r.event} | ${escapeCell(r.name)} | ${HOOK_OUTCOMES[r.outcome]}${r.exitCode !== null ? ` (exit ${r.exitCode})` : ''} | ${r.durationMs < 1000 ? `${r.durationMs} ms` : formatDuration(r.durationMs)} | ${escapeCell(r.message ?? '')} |`);
+  const rows = runs.map(
+    (r) =>
+      `| ${r.event} | ${escapeCell(r.name)} | ${HOOK_OUTCOMES[r.outcome]}${r.exitCode !== null ? ` (exit ${r.exitCode})` : ''} | ${r.durationMs < 1000 ? `${r.durationMs} ms` : formatDuration(r.durationMs)} | ${escapeCell(r.message ?? '')} |`,
+  );
   return `\n### Hooks\n\n| event | hook | outcome | time | message |\n| --- | --- | --- | --- | --- |\n${rows.join('\n')}\n`;
 }
 

@@ -15,7 +15,11 @@ export function displayRuleSource(source: string, workspace?: string): string {
   if (workspace && isBelow(workspace, source)) return relative(workspace, source).split(sep).join('/');
   // The workspace tier read from a trusted commit into a temporary folder: the repository path starts at .gemini/.
   const at = source.lastIndexOf(`${sep}.gemini${sep}`);
-  if (at >= 0) return source.slice(at + 1).split(sep).join('/');
+  if (at >= 0)
+    return source
+      .slice(at + 1)
+      .split(sep)
+      .join('/');
   return basename(source);
 }
 

@@ -123,4 +123,3 @@ export type ReplyCommand = Extract<Command, { kind: 'reply' }>;
 
 /** src/action/approval/resume.ts implements this (the session engineer's). */
 export type HandleApprovalReply = (ctx: ActionRunContext, reply: ReplyCommand) => Promise<ActionResult>;
-

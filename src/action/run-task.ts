@@ -67,7 +67,9 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
   base.sandbox ??= await base.log.group('sandbox', () => prepareActionSandbox({ settings: base.settings, log: base.log, hostEnv: process.env }));
   const labels = command.kind === 'triage' ? await (await import('./publish/labels.js')).readAllowedLabels(base.octokit, base.repo, base.settings) : undefined;
   const info = thread
-    ? await base.log.group('read thread', () => readThreadInfo(base.octokit, base.repo, thread, { trigger: command.trigger.comment, requester: command.trigger.requester.login, availableLabels: labels }))
+    ? await base.log.group('read thread', () =>
+        readThreadInfo(base.octokit, base.repo, thread, { trigger: command.trigger.comment, requester: command.trigger.requester.login, availableLabels: labels }),
+      )
     : undefined;
   // Trusted configuration comes from a commit: a pull request's base, else HEAD now, before any agent change.
   const trusted = createTrustedConfigSource({
@@ -148,7 +150,9 @@ function createRunContext(base: RunBase, { command, thread, progress, runUrl, tr
       base.log.info(`trusted configuration: ${config.fromCommit ? `commit ${config.fromCommit}` : 'none (the workspace has no commit)'}`);
       // MCP servers and hooks: the trusted commit's settings.json, and the workflow's own input.
       const ext = await readExtensionSettings({
-        files: [{ path: join(config.memoryRoot, '.gemini', 'settings.json'), label: `.gemini/settings.json${config.fromCommit ? ` (commit ${config.fromCommit.slice(0, 12)})` : ''}`, origin: 'repository' }],
+        files: [
+          { path: join(config.memoryRoot, '.gemini', 'settings.json'), label: `.gemini/settings.json${config.fromCommit ? ` (commit ${config.fromCommit.slice(0, 12)})` : ''}`, origin: 'repository' },
+        ],
         inputServers: base.settings.mcpServers,
         env: scrubEnv(process.env, base.secrets),
       });

@@ -41,9 +41,7 @@ export async function readThreadInfo(octokit: GitHubClient, repo: RepoRef, threa
   context.baseRef = pr.base.ref;
   context.headRef = pr.head.ref;
   if (pr.merged_at) context.state = 'merged';
-  context.changedFiles = files.map(
-    (f): ChangedFile => ({ path: f.filename, status: f.status, additions: f.additions, deletions: f.deletions, previousPath: f.previous_filename, patch: f.patch }),
-  );
+  context.changedFiles = files.map((f): ChangedFile => ({ path: f.filename, status: f.status, additions: f.additions, deletions: f.deletions, previousPath: f.previous_filename, patch: f.patch }));
   const pull: PullInfo = {
     headRef: pr.head.ref,
     headSha: pr.head.sha,
@@ -74,9 +72,7 @@ export interface CommentFields {
 /** Pure: an issue and its comments (as the REST API gives them) as the context layer's TaskContext. */
 export function taskContextOf(thread: Thread, issue: IssueFields, raw: readonly CommentFields[], o: ThreadInfoOptions = {}): TaskContext {
   const { trigger, availableLabels } = o;
-  const comments: TaskComment[] = raw
-    .filter((c) => c.id !== trigger?.id)
-    .map((c) => ({ author: c.user?.login ?? 'ghost', body: c.body ?? '', createdAt: c.created_at, updatedAt: c.updated_at }));
+  const comments: TaskComment[] = raw.filter((c) => c.id !== trigger?.id).map((c) => ({ author: c.user?.login ?? 'ghost', body: c.body ?? '', createdAt: c.created_at, updatedAt: c.updated_at }));
   return {
     kind: thread.isPullRequest ? 'pull_request' : 'issue',
     number: thread.number,

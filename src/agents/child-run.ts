@@ -28,8 +28,7 @@ import { policyForSubagent } from './subagent-policy.js';
  * A child gets one final chance (Gemini CLI's grace turn) when it stops calling tools without
  * complete_task, or reaches its own turn or time limit: one more turn, at most a minute long.
  */
-const lastChance = (why: string) =>
-  `${why} You have one final chance: call \`${COMPLETE_TASK}\` now with your best answer, and say in it that your work was cut short. Do not call any other tool.`;
+const lastChance = (why: string) => `${why} You have one final chance: call \`${COMPLETE_TASK}\` now with your best answer, and say in it that your work was cut short. Do not call any other tool.`;
 const LAST_CHANCE = lastChance('You have stopped calling tools without finishing.');
 const GRACE_MS = 60_000;
 

@@ -238,7 +238,10 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
 /** Pure: Gemini CLI's comma-separated, repeatable name lists; undefined when the flag is absent. */
 export function parseNameList(values: readonly string[] | undefined): string[] | undefined {
   if (values === undefined) return undefined;
-  return values.flatMap((v) => v.split(',')).map((n) => n.trim()).filter((n) => n.length > 0);
+  return values
+    .flatMap((v) => v.split(','))
+    .map((n) => n.trim())
+    .filter((n) => n.length > 0);
 }
 
 function parsePolicyCommand(rest: readonly string[]): CliCommand {
@@ -307,8 +310,7 @@ function flagError(e: unknown): AgentError {
   return new AgentError('input', `${text.split('\n')[0]} (run agent-action --help for the flags)`, { site: { input: flag ? `--${flag}` : undefined } });
 }
 
-const badValue = (flag: string, value: string | undefined) =>
-  new AgentError('input', `--${flag} "${value}" is not valid: it expects ${EXPECTS[flag]}`, { site: { input: `--${flag}` } });
+const badValue = (flag: string, value: string | undefined) => new AgentError('input', `--${flag} "${value}" is not valid: it expects ${EXPECTS[flag]}`, { site: { input: `--${flag}` } });
 
 function parsePositiveInt(text: string | undefined, flag: string): number | undefined {
   if (text === undefined) return undefined;

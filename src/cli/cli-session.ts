@@ -38,7 +38,8 @@ const declinedFor = (prompt: string) => `the user did not approve it and wrote i
 export function planAnswers(pending: readonly PendingApproval[], f: AnswerFlags): ResumePlan {
   const prompt = f.prompt?.trim() || undefined;
   if (pending.length === 0) {
-    if (f.approve || f.deny) throw new AgentError('input', `--${f.approve ? 'approve' : 'deny'}: this session has no call waiting for an answer`, { site: { input: f.approve ? '--approve' : '--deny' } });
+    if (f.approve || f.deny)
+      throw new AgentError('input', `--${f.approve ? 'approve' : 'deny'}: this session has no call waiting for an answer`, { site: { input: f.approve ? '--approve' : '--deny' } });
     if (!prompt) throw new AgentError('input', 'empty prompt: pass the next message with -p "..." or on standard input', { site: { input: '--prompt' } });
     return { answers: [], message: prompt };
   }

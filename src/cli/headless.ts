@@ -44,9 +44,7 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
     const held = args.resume !== undefined ? await readResumedSession(sessions, args.resume) : undefined;
     const prompt = joinPrompt(args.prompt, c.stdin);
     const plan: ResumePlan = held ? planAnswers(held.doc.pending, { approve: args.approve, deny: args.deny, prompt }) : { answers: [], message: assertPrompt(prompt) };
-    const state = held
-      ? restoredState(held.doc, { model: args.model, mode: args.modeExplicit ? args.mode : undefined })
-      : newState(args.model ?? defaultModelOf(c.env), args.mode);
+    const state = held ? restoredState(held.doc, { model: args.model, mode: args.modeExplicit ? args.mode : undefined }) : newState(args.model ?? defaultModelOf(c.env), args.mode);
     before.costUsd = state.costUsd;
     before.durationMs = state.elapsedMsBefore;
     if (held?.doc.status === 'running') c.io.stderr(`Warning: session ${held.doc.id} was interrupted; it goes on from its last safe point.\n`);
@@ -55,7 +53,8 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
     const sandbox = createSandbox({ mode: args.sandbox, network: args.sandboxNetwork, hostEnv: c.env });
     const sandboxStatus = await sandbox.status();
     if (sandboxStatus.kind === 'unconfined' && args.sandbox !== 'off') c.io.stderr(`Warning: ${sandboxStatus.warning}\n`);
-    if (sandboxStatus.kind === 'refused') c.io.stderr(`Warning: shell commands are refused: the sandbox is required and unavailable: ${sandboxStatus.reason}. To fix: ${sandboxStatus.fix}, or pass --sandbox auto\n`);
+    if (sandboxStatus.kind === 'refused')
+      c.io.stderr(`Warning: shell commands are refused: the sandbox is required and unavailable: ${sandboxStatus.reason}. To fix: ${sandboxStatus.fix}, or pass --sandbox auto\n`);
 
     const recorder = createSessionRecorder({
       store: sessions.store,

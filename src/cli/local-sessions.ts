@@ -74,8 +74,7 @@ export function selectSession(listing: SessionListing, selector: string, flag: s
   if (/^\d+$/.test(s) && Number(s) >= 1 && Number(s) <= sessions.length) return sessions[Number(s) - 1]!;
   throw new AgentError(
     'input',
-    `Invalid session identifier "${s}". Use --list-sessions to see available sessions, then use ${flag} {number}, ${flag} {uuid}` +
-      `${flag === '--resume' ? ', or --resume latest' : ''}.`,
+    `Invalid session identifier "${s}". Use --list-sessions to see available sessions, then use ${flag} {number}, ${flag} {uuid}` + `${flag === '--resume' ? ', or --resume latest' : ''}.`,
     { site: { input: flag } },
   );
 }
@@ -114,5 +113,9 @@ export const formatBroken = (b: BrokenSession): string => `Error: session file $
 
 /** The first prompt as a one-line title (Gemini CLI lists sessions by it). */
 export function titleOf(prompt: string): string {
-  return prompt.replace(/\s+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 200);
+  return prompt
+    .replace(/\s+/g, ' ')
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 200);
 }

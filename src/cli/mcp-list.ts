@@ -43,7 +43,8 @@ export async function runMcpList(argv: readonly string[], c: McpListEnv): Promis
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
-    if (flags.sandbox !== undefined && !['required', 'auto', 'off'].includes(flags.sandbox)) throw new AgentError('input', `--sandbox "${flags.sandbox}" is not valid: it expects one of required, auto, off`, { site: { input: '--sandbox' } });
+    if (flags.sandbox !== undefined && !['required', 'auto', 'off'].includes(flags.sandbox))
+      throw new AgentError('input', `--sandbox "${flags.sandbox}" is not valid: it expects one of required, auto, off`, { site: { input: '--sandbox' } });
   } catch (e) {
     c.io.stderr(`agent-action mcp list: ${messageOf(e)}\n${USAGE}\n`);
     return 42;
@@ -81,7 +82,15 @@ export async function runMcpList(argv: readonly string[], c: McpListEnv): Promis
 }
 
 const MARK: Record<McpServerStatus['state'], string> = { ready: '✓', blocked: '⛔', failed: '✗', exited: '✗', not_started: '○', starting: '…', stopped: '○' };
-const WORD: Record<McpServerStatus['state'], string> = { ready: 'Connected', blocked: 'Blocked', failed: 'Disconnected', exited: 'Disconnected', not_started: 'Not started', starting: 'Connecting', stopped: 'Stopped' };
+const WORD: Record<McpServerStatus['state'], string> = {
+  ready: 'Connected',
+  blocked: 'Blocked',
+  failed: 'Disconnected',
+  exited: 'Disconnected',
+  not_started: 'Not started',
+  starting: 'Connecting',
+  stopped: 'Stopped',
+};
 
 /** Pure: Gemini CLI's list lines, each server's tools under it. */
 export function formatMcpList(list: readonly McpServerStatus[]): string {

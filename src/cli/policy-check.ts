@@ -55,7 +55,12 @@ export async function runPolicyCheck(argv: string[], io: PolicyCheckIo, cwd: str
   try {
     flags = parseFlags(argv);
     if (flags === 'help') return (io.stdout(HELP), 0);
-    for (const [flag, tier] of TIER_FLAGS) resolveFlagPaths(`--${flag}`, (flags.tiers[tier] ?? []).filter((p) => typeof p === 'string'), cwd);
+    for (const [flag, tier] of TIER_FLAGS)
+      resolveFlagPaths(
+        `--${flag}`,
+        (flags.tiers[tier] ?? []).filter((p) => typeof p === 'string'),
+        cwd,
+      );
   } catch (e) {
     io.stderr(`agent-action policy check: ${messageOf(e)}\n${USAGE}\n`);
     return 42;

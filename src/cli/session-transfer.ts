@@ -80,7 +80,8 @@ async function exportSession(argv: readonly string[], c: SessionCommandEnv): Pro
   const selector = positionals[0];
   if (!selector || positionals.length > 1) throw new AgentError('input', 'session export takes one session: latest, its number or its id', { site: { input: 'session export' } });
   const thread = Number(v.thread);
-  if (typeof v.thread !== 'string' || !/^\d+$/.test(v.thread) || thread < 1) throw new AgentError('input', '--thread needs the number of the issue or pull request the Action continues the session in', { site: { input: '--thread' } });
+  if (typeof v.thread !== 'string' || !/^\d+$/.test(v.thread) || thread < 1)
+    throw new AgentError('input', '--thread needs the number of the issue or pull request the Action continues the session in', { site: { input: '--thread' } });
   const root = workspaceOf((v.cwd as string | undefined) ?? c.cwd);
   const remoteName = (v.remote as string | undefined) ?? 'origin';
   const remote = await readRemote(root, remoteName, c.env);
@@ -109,8 +110,7 @@ async function exportSession(argv: readonly string[], c: SessionCommandEnv): Pro
   const saved = existing ? await store.update(doc.id, existing.version, actionDoc) : await store.create(actionDoc);
   if (!saved.ok) throw new AgentError('general', `could not export session ${doc.id}: ${saved.message}`);
   c.io.stdout(
-    `Exported session ${doc.id} to ${remoteName} as ${SESSION_REF_PREFIX}${doc.id}.\n` +
-      `Reply "/agent continue" in ${repository.owner}/${repository.repo}#${thread} and the Action resumes it.\n`,
+    `Exported session ${doc.id} to ${remoteName} as ${SESSION_REF_PREFIX}${doc.id}.\n` + `Reply "/agent continue" in ${repository.owner}/${repository.repo}#${thread} and the Action resumes it.\n`,
   );
   return 0;
 }
@@ -189,7 +189,10 @@ async function readRemote(root: string, name: string, env: SessionCommandEnv['en
 async function assertHeadOnRemote(root: string, remote: string): Promise<string> {
   const head = await assertGit(root, ['rev-parse', 'HEAD']);
   const r = await runGit(root, ['branch', '-r', '--contains', head, '--format=%(refname:short)']);
-  const onRemote = r.stdout.toString('utf8').split('\n').some((b) => b.startsWith(`${remote}/`));
+  const onRemote = r.stdout
+    .toString('utf8')
+    .split('\n')
+    .some((b) => b.startsWith(`${remote}/`));
   if (!onRemote) throw new AgentError('input', `HEAD (${head.slice(0, 12)}) is not on ${remote}: push it first, the Action restores the work tree on top of it`);
   return head;
 }

@@ -51,8 +51,7 @@ export class AgentError extends Error {
   }
 }
 
-export const isAgentError = (e: unknown): e is AgentError =>
-  typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'AgentError' && 'kind' in e;
+export const isAgentError = (e: unknown): e is AgentError => typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'AgentError' && 'kind' in e;
 
 /** The message of anything thrown, without `as any`. */
 export function messageOf(e: unknown): string {

@@ -119,4 +119,3 @@ export function createGitEnv(o: GitEnvOptions): Record<string, string> {
   });
   return { ...env, ...o.extra };
 }
-

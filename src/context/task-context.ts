@@ -108,7 +108,16 @@ export function renderTaskContext(ctx: TaskContext, opts: RenderOptions = {}): R
     out.push(`Branches (head into base):\n${fence('branches', `${oneLine(ctx.headRef.slice(0, 300))} -> ${oneLine(ctx.baseRef.slice(0, 300))}`)}`);
   }
   out.push(`Title:\n${fence('title', oneLine(prose(ctx.title, o.maxTitleChars, 'the title')))}`);
-  if (ctx.labels.length > 0) out.push(`Labels:\n${fence('labels', ctx.labels.slice(0, o.maxLabels).map((l) => oneLine(l.slice(0, 100))).join('\n'))}`);
+  if (ctx.labels.length > 0)
+    out.push(
+      `Labels:\n${fence(
+        'labels',
+        ctx.labels
+          .slice(0, o.maxLabels)
+          .map((l) => oneLine(l.slice(0, 100)))
+          .join('\n'),
+      )}`,
+    );
   out.push(`Description:\n${fence('description', prose(ctx.body, o.maxBodyChars, 'the description') || '(empty)')}`);
 
   out.push(...renderComments(ctx, o, fence, prose));
@@ -134,9 +143,7 @@ type Opts = { [K in keyof typeof RENDER_DEFAULTS]: number };
 /** Comments before the trigger only (what the requester saw), oldest first; the latest N if there are more. */
 function renderComments(ctx: TaskContext, o: Opts, fence: Fence, prose: Prose): string[] {
   const cutoff = ctx.trigger ? Date.parse(ctx.trigger.createdAt) : Number.POSITIVE_INFINITY;
-  const before = ctx.comments
-    .filter((c) => c !== ctx.trigger && Date.parse(c.createdAt) < cutoff)
-    .sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
+  const before = ctx.comments.filter((c) => c !== ctx.trigger && Date.parse(c.createdAt) < cutoff).sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
   const edited = before.filter((c) => c.updatedAt !== undefined && Date.parse(c.updatedAt) > cutoff);
   const kept = before.filter((c) => !edited.includes(c));
   const shown = kept.slice(Math.max(0, kept.length - o.maxComments));

@@ -7,18 +7,7 @@
  * expressions left run in RE2 (linear time) and only on one tag's attributes, which never overlap.
  */
 import { RE2JS } from 're2js';
-import {
-  createBracketCloseTable,
-  createNextTable,
-  isAsciiLetter,
-  isLineEnd,
-  isSpace,
-  isWordChar,
-  matchesAt,
-  Pieces,
-  type NextTable,
-  type WorkMeter,
-} from './linear-scan.js';
+import { createBracketCloseTable, createNextTable, isAsciiLetter, isLineEnd, isSpace, isWordChar, matchesAt, Pieces, type NextTable, type WorkMeter } from './linear-scan.js';
 
 const LT = 0x3c;
 const GT = 0x3e;
@@ -327,4 +316,3 @@ export function splitLines(text: string, meter: WorkMeter): string[] {
   meter.steps += text.length;
   return lines;
 }
-

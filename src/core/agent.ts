@@ -202,7 +202,13 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
   // until a run starts, then into the run's event stream.
   const extensionWarnings: string[] = [];
   let warn: (m: string) => void = (m) => void extensionWarnings.push(m);
-  const extensions = await prepareExtensions(opts.extensions, { root: opts.root, sandbox: opts.sandbox ?? defaultSandbox(), baseEnv: opts.baseEnv ?? process.env, secrets: opts.secrets, warn: (m) => warn(m) });
+  const extensions = await prepareExtensions(opts.extensions, {
+    root: opts.root,
+    sandbox: opts.sandbox ?? defaultSandbox(),
+    baseEnv: opts.baseEnv ?? process.env,
+    secrets: opts.secrets,
+    warn: (m) => warn(m),
+  });
   const hooks = extensions.hooks;
   const env: ToolEnv = {
     root: opts.root,

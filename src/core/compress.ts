@@ -30,8 +30,7 @@ Answer with exactly this structure and nothing else:
 </state_snapshot>`;
 
 /** Whether the last prompt was big enough to compress before the next request. */
-export const shouldCompress = (state: RunState, contextWindow: number): boolean =>
-  state.lastPromptTokens > contextWindow * COMPRESS_AT;
+export const shouldCompress = (state: RunState, contextWindow: number): boolean => state.lastPromptTokens > contextWindow * COMPRESS_AT;
 
 const sizeOf = (c: Content): number => JSON.stringify(c).length;
 

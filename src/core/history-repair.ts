@@ -2,8 +2,7 @@ import type { Content, FunctionCall, Part } from '../model/wire.js';
 
 export const INTERRUPTED_RESPONSE = 'The call was not executed: the run stopped before its result was recorded.';
 
-const callsOf = (c: Content | undefined): FunctionCall[] =>
-  c?.role === 'model' ? c.parts.flatMap((p) => (p.functionCall ? [p.functionCall] : [])) : [];
+const callsOf = (c: Content | undefined): FunctionCall[] => (c?.role === 'model' ? c.parts.flatMap((p) => (p.functionCall ? [p.functionCall] : [])) : []);
 
 const synthetic = (call: FunctionCall): Part => ({
   functionResponse: { ...(call.id ? { id: call.id } : {}), name: call.name, response: { error: INTERRUPTED_RESPONSE } },

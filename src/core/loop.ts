@@ -73,11 +73,7 @@ export type LoopInput = { userMessage: Content } | { answers: ApprovalAnswer[]; 
 type TextTurnDecision = { kind: 'end' } | { kind: 'continue'; message: string } | { kind: 'stop'; outcome: Outcome };
 
 /** Decides what follows a text-only turn: the next-speaker check, or a sub-agent's completion protocol. */
-export type AfterTextTurn = (
-  state: RunState,
-  turn: { text: string; finishReason?: string },
-  ctx: { model: ModelClient; retry: RetryDeps; emit: Emit },
-) => Promise<TextTurnDecision>;
+export type AfterTextTurn = (state: RunState, turn: { text: string; finishReason?: string }, ctx: { model: ModelClient; retry: RetryDeps; emit: Emit }) => Promise<TextTurnDecision>;
 
 /**
  * Gemini CLI's headless loop: ask the model, run its calls through the scheduler, send the results
@@ -91,7 +87,7 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
   const elapsed = () => state.elapsedMsBefore + clock.now() - startedAt;
   const deadline = createDeadline(deps, clock, elapsed());
   const signal = deadline.signal;
-  const retry: RetryDeps = { clock, random: deps.random ?? Math.random, signal, emit, remainingMs: () => deps.limits.maxWallMs === undefined ? undefined : deps.limits.maxWallMs - elapsed() };
+  const retry: RetryDeps = { clock, random: deps.random ?? Math.random, signal, emit, remainingMs: () => (deps.limits.maxWallMs === undefined ? undefined : deps.limits.maxWallMs - elapsed()) };
   const window = deps.contextWindow ?? contextWindowOf(state.model);
   // The safe point's save in flight (overlapBatchSave). Awaited before tools run again and before
   // the outcome; its failure fails the run there, as it does when awaited at once. Settled into a

@@ -43,7 +43,7 @@ export function nextSpeakerPrompt(reply: string): string {
     "Here is the agent's latest reply, between <reply> tags:",
     `<reply>\n${reply}\n</reply>`,
     'Decide who should speak next, applying these rules in order:',
-    "1. 'model' if the reply announces a next step the agent itself is about to take (\"Next, I will...\", \"Now I'll run the tests\"), says it will call a tool it did not call, or stops mid-thought.",
+    '1. \'model\' if the reply announces a next step the agent itself is about to take ("Next, I will...", "Now I\'ll run the tests"), says it will call a tool it did not call, or stops mid-thought.',
     "2. 'user' if the reply ends with a question to the user.",
     "3. 'user' otherwise: the reply finished its thought or its task and waits for the user.",
   ].join('\n');

@@ -82,10 +82,7 @@ export interface RetryDeps {
   remainingMs: () => number | undefined;
 }
 
-export type RetryResult<T> =
-  | { ok: true; value: T }
-  | { ok: false; failure: ModelFailure }
-  | { ok: false; timeLimit: true; failure: ModelFailure };
+export type RetryResult<T> = { ok: true; value: T } | { ok: false; failure: ModelFailure } | { ok: false; timeLimit: true; failure: ModelFailure };
 
 /**
  * Call `attempt` until it succeeds, a failure is not retryable, its kind's budget is spent, or the

@@ -63,9 +63,7 @@ export async function runTurn(model: ModelClient, req: ModelRequest, o: TurnOpti
   if (meaningful.length === 0) {
     throw new ModelFailure('invalid_output', `the model returned an empty reply${finishReason ? ` (finishReason ${finishReason})` : ''}`);
   }
-  const calls = meaningful.flatMap((p, i) =>
-    p.functionCall ? [{ ...p.functionCall, id: p.functionCall.id || `${o.callPrefix}-${i}`, args: p.functionCall.args ?? {} }] : [],
-  );
+  const calls = meaningful.flatMap((p, i) => (p.functionCall ? [{ ...p.functionCall, id: p.functionCall.id || `${o.callPrefix}-${i}`, args: p.functionCall.args ?? {} }] : []));
   return {
     content: { role: 'model', parts: meaningful },
     calls,

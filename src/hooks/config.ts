@@ -6,19 +6,7 @@
  * process; other types are reported and left out.
  */
 
-const HOOK_EVENTS = [
-  'SessionStart',
-  'SessionEnd',
-  'BeforeAgent',
-  'AfterAgent',
-  'BeforeModel',
-  'AfterModel',
-  'BeforeToolSelection',
-  'BeforeTool',
-  'AfterTool',
-  'PreCompress',
-  'Notification',
-] as const;
+const HOOK_EVENTS = ['SessionStart', 'SessionEnd', 'BeforeAgent', 'AfterAgent', 'BeforeModel', 'AfterModel', 'BeforeToolSelection', 'BeforeTool', 'AfterTool', 'PreCompress', 'Notification'] as const;
 
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 

@@ -70,7 +70,15 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
     const plan = planHooks(o.groups, event, subject);
     if (plan.hooks.length === 0) return { runs: [] };
     const base = { session_id: sessionId, transcript_path: '', cwd: o.workspace, hook_event_name: event, timestamp: new Date().toISOString(), ...input };
-    const deps = { sandbox: o.sandbox, workspace: o.workspace, env: o.env, sessionId, ...(o.configDir !== undefined && { configDir: o.configDir }), ...(o.graceMs !== undefined && { graceMs: o.graceMs }), ...(o.now && { now: o.now }) };
+    const deps = {
+      sandbox: o.sandbox,
+      workspace: o.workspace,
+      env: o.env,
+      sessionId,
+      ...(o.configDir !== undefined && { configDir: o.configDir }),
+      ...(o.graceMs !== undefined && { graceMs: o.graceMs }),
+      ...(o.now && { now: o.now }),
+    };
     const runs: HookRun[] = [];
     if (plan.sequential) {
       let current: Record<string, unknown> = base;
@@ -152,7 +160,8 @@ function chainInput(event: HookEvent, input: Record<string, unknown>, out: HookO
   const hs = out.hookSpecificOutput;
   if (!hs || typeof hs !== 'object') return input;
   if (event === 'BeforeAgent' && typeof hs.additionalContext === 'string' && typeof input.prompt === 'string') return { ...input, prompt: `${input.prompt}\n\n${hs.additionalContext}` };
-  if (event === 'BeforeTool' && hs.tool_input && typeof hs.tool_input === 'object' && !Array.isArray(hs.tool_input)) return { ...input, tool_input: { ...(input.tool_input as object), ...(hs.tool_input as object) } };
+  if (event === 'BeforeTool' && hs.tool_input && typeof hs.tool_input === 'object' && !Array.isArray(hs.tool_input))
+    return { ...input, tool_input: { ...(input.tool_input as object), ...(hs.tool_input as object) } };
   if (event === 'BeforeModel' && hs.llm_request && typeof hs.llm_request === 'object') return { ...input, llm_request: { ...(input.llm_request as object), ...(hs.llm_request as object) } };
   return input;
 }

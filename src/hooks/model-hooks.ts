@@ -111,7 +111,7 @@ function applyRequestChanges(req: ModelRequest, change: unknown): ModelRequest {
 
 /** Pure: NONE sends no tools; ANY makes the model call one (of the named ones, if any); AUTO with names sends only those. */
 function applyToolSelection(req: ModelRequest, out: MergedOutput | undefined): ModelRequest {
-  const tc = out && specific(out).toolConfig as { mode?: string; allowedFunctionNames?: string[] } | undefined;
+  const tc = out && (specific(out).toolConfig as { mode?: string; allowedFunctionNames?: string[] } | undefined);
   if (!tc) return req;
   const names = tc.allowedFunctionNames ?? [];
   if (tc.mode === 'NONE') return { ...req, tools: [] };

@@ -73,4 +73,3 @@ function mcpContext(call: HookedCall): { mcp_context?: Record<string, unknown> }
 function failed(message: string): ToolOutput {
   return { forModel: message, forHuman: message.slice(0, 160), error: { code: 'failed', message } };
 }
-

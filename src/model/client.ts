@@ -66,8 +66,7 @@ export class ModelFailure extends Error {
   }
 }
 
-export const isModelFailure = (e: unknown): e is ModelFailure =>
-  typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'ModelFailure' && 'kind' in e;
+export const isModelFailure = (e: unknown): e is ModelFailure => typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'ModelFailure' && 'kind' in e;
 
 /** Finish reasons that mean the reply was blocked. */
 const BLOCKED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'LANGUAGE']);

@@ -42,8 +42,7 @@ export function preloadGeminiSdk(): void {
 export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { readonly model: string } {
   const baseUrl = opts.baseUrl ?? (process.env.GOOGLE_GEMINI_BASE_URL || undefined);
   let sdk: Promise<GoogleGenAI> | undefined;
-  const client = (): Promise<GoogleGenAI> =>
-    (sdk ??= importSdk().then(({ GoogleGenAI }) => new GoogleGenAI({ apiKey: opts.apiKey, apiVersion: 'v1beta', httpOptions: baseUrl ? { baseUrl } : {} })));
+  const client = (): Promise<GoogleGenAI> => (sdk ??= importSdk().then(({ GoogleGenAI }) => new GoogleGenAI({ apiKey: opts.apiKey, apiVersion: 'v1beta', httpOptions: baseUrl ? { baseUrl } : {} })));
   const idleMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_MS;
 
   async function* stream(req: ModelRequest): AsyncGenerator<ModelChunk> {

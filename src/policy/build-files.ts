@@ -7,14 +7,36 @@ import type { PolicyQuery } from './types.js';
  * any command. Same names and the same test of "an edit tool" as Gemini CLI; lexical, no symlinks.
  */
 const BUILD_FILES = new Set([
-  'BUILD', 'BUILD.bazel', 'WORKSPACE', 'WORKSPACE.bazel', 'MODULE.bazel', '.bazelrc', '.blazerc',
-  'Makefile', 'makefile', 'GNUmakefile', 'CMakeLists.txt',
-  'package.json', 'package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lockb',
-  'setup.py', 'setup.cfg', 'pyproject.toml',
-  'go.mod', 'go.sum',
-  'Cargo.toml', 'Cargo.lock',
-  'pom.xml', 'build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts',
-  'Dockerfile', 'Containerfile',
+  'BUILD',
+  'BUILD.bazel',
+  'WORKSPACE',
+  'WORKSPACE.bazel',
+  'MODULE.bazel',
+  '.bazelrc',
+  '.blazerc',
+  'Makefile',
+  'makefile',
+  'GNUmakefile',
+  'CMakeLists.txt',
+  'package.json',
+  'package-lock.json',
+  'pnpm-lock.yaml',
+  'yarn.lock',
+  'bun.lockb',
+  'setup.py',
+  'setup.cfg',
+  'pyproject.toml',
+  'go.mod',
+  'go.sum',
+  'Cargo.toml',
+  'Cargo.lock',
+  'pom.xml',
+  'build.gradle',
+  'build.gradle.kts',
+  'settings.gradle',
+  'settings.gradle.kts',
+  'Dockerfile',
+  'Containerfile',
 ]);
 const BUILD_EXTENSIONS = new Set(['.bzl', '.bazel', '.bzlmod', '.mk', '.cmake']);
 const EDIT_WORDS = new Set(['write', 'edit', 'replace', 'patch', 'update', 'create', 'append', 'save']);
@@ -28,7 +50,15 @@ export function isBuildFile(path: string): boolean {
 
 /** The build file this call edits, if it is an edit (by name, as Gemini CLI tells) of one. */
 export function editedBuildFile(q: PolicyQuery, names: readonly string[]): string | undefined {
-  const edits = names.some((n) => n === 'write_file' || n === 'replace' || n.toLowerCase().split(/[^a-z0-9]+/).some((t) => EDIT_WORDS.has(t)));
+  const edits = names.some(
+    (n) =>
+      n === 'write_file' ||
+      n === 'replace' ||
+      n
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .some((t) => EDIT_WORDS.has(t)),
+  );
   if (!edits) return undefined;
   const target = q.args.file_path ?? q.args.path ?? q.args.filePath ?? q.args.file;
   return typeof target === 'string' && isBuildFile(target.trim()) ? target : undefined;

@@ -45,9 +45,10 @@ interface Unit {
 export function decide(rules: RuleIndex, setting: DecideSetting, q: PolicyQuery, mode: ApprovalMode): PolicyVerdict {
   try {
     const subject = subjectOf(q);
-    const unit = q.toolName === SHELL_TOOL && typeof q.args.command === 'string'
-      ? decideShell({ rules, setting, q, command: q.args.command, mode })
-      : guardBuildFiles(decideWhole(rules, setting.context, subject, mode), q, subject);
+    const unit =
+      q.toolName === SHELL_TOOL && typeof q.args.command === 'string'
+        ? decideShell({ rules, setting, q, command: q.args.command, mode })
+        : guardBuildFiles(decideWhole(rules, setting.context, subject, mode), q, subject);
     return finish(unit, setting.context);
   } catch (e) {
     return { decision: 'deny', rule: null, reason: `policy check failed, so the call is denied: ${messageOf(e)}` };
@@ -82,8 +83,7 @@ function refOf(r: TieredRule): RuleRef {
   };
 }
 
-const describe = (r: TieredRule): string =>
-  `${r.name ? `rule "${r.name}"` : 'rule'} at ${r.source}${r.line ? `:${r.line}` : ''} (${r.tier} tier, priority ${formatPriority(r.finalPriority)})`;
+const describe = (r: TieredRule): string => `${r.name ? `rule "${r.name}"` : 'rule'} at ${r.source}${r.line ? `:${r.line}` : ''} (${r.tier} tier, priority ${formatPriority(r.finalPriority)})`;
 
 export const formatPriority = (p: number): string => p.toFixed(3);
 
@@ -149,7 +149,11 @@ function writeUnits(split: ShellSplit, place: ShellPlace): Unit[] {
 function buildFileWriteUnits(split: ShellSplit): Unit[] {
   return split.writes
     .filter((w) => w.path !== undefined && isBuildFile(w.path))
-    .map((w) => ({ decision: 'ask_user' as const, rule: undefined, why: `a redirection writes ${JSON.stringify(w.text)}, a build file (it says what build and test commands run), so it needs a person's confirmation like an edit of it` }));
+    .map((w) => ({
+      decision: 'ask_user' as const,
+      rule: undefined,
+      why: `a redirection writes ${JSON.stringify(w.text)}, a build file (it says what build and test commands run), so it needs a person's confirmation like an edit of it`,
+    }));
 }
 
 /**

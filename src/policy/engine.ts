@@ -16,7 +16,30 @@ const ALWAYS_PRIORITY = 950;
 const PERMISSIVENESS: readonly ApprovalMode[] = ['plan', 'default', 'autoEdit', 'yolo'];
 
 /** Tools whose second word picks what they do (`git push` vs `git log`): an approval covers both words. */
-const SUBCOMMAND_TOOLS = new Set(['git', 'npm', 'npx', 'pnpm', 'yarn', 'cargo', 'go', 'docker', 'kubectl', 'gh', 'pip', 'pip3', 'make', 'dotnet', 'mvn', 'gradle', 'bundle', 'rake', 'poetry', 'uv', 'deno', 'bun']);
+const SUBCOMMAND_TOOLS = new Set([
+  'git',
+  'npm',
+  'npx',
+  'pnpm',
+  'yarn',
+  'cargo',
+  'go',
+  'docker',
+  'kubectl',
+  'gh',
+  'pip',
+  'pip3',
+  'make',
+  'dotnet',
+  'mvn',
+  'gradle',
+  'bundle',
+  'rake',
+  'poetry',
+  'uv',
+  'deno',
+  'bun',
+]);
 
 /** Places rules in their tiers and sorts them once: highest final priority first, ties in load order. */
 export function placeRules(entries: ReadonlyArray<{ tier: TierName; rules: readonly Rule[] }>, startOrder = 0): TieredRule[] {
@@ -28,8 +51,7 @@ export function placeRules(entries: ReadonlyArray<{ tier: TierName; rules: reado
   return sortRules(placed);
 }
 
-const sortRules = (rules: TieredRule[]): TieredRule[] =>
-  rules.sort((a, b) => b.finalPriority - a.finalPriority || a.order - b.order);
+const sortRules = (rules: TieredRule[]): TieredRule[] => rules.sort((a, b) => b.finalPriority - a.finalPriority || a.order - b.order);
 
 export interface EngineOptions {
   /** The workspace root, absolute: shell redirections may write inside it (outside .git/, .github/, .gemini/). Without it every absolute target counts as outside. */
@@ -109,8 +131,7 @@ function prefixOf(p: ShellPart): string | undefined {
   return quoteWord(name);
 }
 
-const exactArg = (key: string, value: string): string =>
-  `\\x00${`${JSON.stringify(key)}:${JSON.stringify(value)}`.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\x00`;
+const exactArg = (key: string, value: string): string => `\\x00${`${JSON.stringify(key)}:${JSON.stringify(value)}`.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\x00`;
 
 function ruleOfAdded(a: AddedRule): Rule {
   if (typeof a.toolName !== 'string' || a.toolName === '' || !Array.isArray(a.modes) || (a.subagent !== undefined && (typeof a.subagent !== 'string' || a.subagent === ''))) {

@@ -12,8 +12,20 @@ export interface ParsedPolicyFile {
 
 /** Keys Gemini CLI's rule schema reads; `name` is the label its own files use. */
 const KNOWN_KEYS = new Set([
-  'toolName', 'mcpName', 'subagent', 'argsPattern', 'commandPrefix', 'commandRegex', 'decision', 'priority',
-  'modes', 'interactive', 'toolAnnotations', 'allowRedirection', 'denyMessage', 'name',
+  'toolName',
+  'mcpName',
+  'subagent',
+  'argsPattern',
+  'commandPrefix',
+  'commandRegex',
+  'decision',
+  'priority',
+  'modes',
+  'interactive',
+  'toolAnnotations',
+  'allowRedirection',
+  'denyMessage',
+  'name',
 ]);
 /** Snake-case spellings Gemini CLI still accepts, with their current names. */
 const DEPRECATED_KEYS: Readonly<Record<string, string>> = { allow_redirection: 'allowRedirection', deny_message: 'denyMessage' };
@@ -25,8 +37,7 @@ const DEPRECATED_KEYS: Readonly<Record<string, string>> = { allow_redirection: '
  */
 export function parsePolicyToml(text: string, source: string): ParsedPolicyFile {
   const diagnostics: Diagnostic[] = [];
-  const at = (severity: Severity, pos: Pos, message: string) =>
-    diagnostics.push({ severity, file: source, line: pos.line, column: pos.column, message });
+  const at = (severity: Severity, pos: Pos, message: string) => diagnostics.push({ severity, file: source, line: pos.line, column: pos.column, message });
 
   let doc: Record<string, unknown>;
   try {
@@ -209,8 +220,7 @@ function commandRegexOf(checked: RegExp | undefined, allow: boolean): RegExp | u
   return new RegExp(allow ? `"command":"(?:${checked.source})` : `"command":"${checked.source}`, checked.flags);
 }
 
-const isTable = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+const isTable = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 
 function stringList(v: unknown): string[] | undefined {
   const list = typeof v === 'string' ? [v] : Array.isArray(v) ? v : undefined;
@@ -218,7 +228,7 @@ function stringList(v: unknown): string[] | undefined {
   return list as string[];
 }
 
-const show = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'bigint' ? String(v) : JSON.stringify(v) ?? String(v));
+const show = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'bigint' ? String(v) : (JSON.stringify(v) ?? String(v)));
 const firstLine = (s: string): string => s.split('\n')[0]!.trim();
 
 /**

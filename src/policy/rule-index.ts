@@ -93,8 +93,7 @@ export function createRuleIndex(sorted: readonly TieredRule[]): RuleIndex {
  */
 export function createLinearRuleIndex(sorted: readonly TieredRule[]): RuleIndex {
   const compiled = sorted.map(compileRule);
-  const inSubset = (c: CompiledRule, subset: RuleSubset): boolean =>
-    subset === 'all' || (c.argsPattern !== undefined && (subset === 'argsPattern' || c.rule.source === ALWAYS_SOURCE));
+  const inSubset = (c: CompiledRule, subset: RuleSubset): boolean => subset === 'all' || (c.argsPattern !== undefined && (subset === 'argsPattern' || c.rule.source === ALWAYS_SOURCE));
   return {
     rules: sorted,
     firstMatch(s, mode, context, subset = 'all') {

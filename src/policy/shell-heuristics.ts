@@ -8,8 +8,31 @@ import { escapesWorkspace, type ShellPlace } from './shell-paths.js';
 
 /** Commands that only read, whatever their arguments (no flag of theirs writes or executes). */
 const READ_ONLY = new Set([
-  'cat', 'cd', 'cut', 'echo', 'expr', 'false', 'grep', 'head', 'id', 'ls', 'nl', 'paste', 'pwd', 'rev', 'seq',
-  'stat', 'tail', 'tr', 'true', 'uname', 'wc', 'which', 'whoami', 'numfmt', 'tac',
+  'cat',
+  'cd',
+  'cut',
+  'echo',
+  'expr',
+  'false',
+  'grep',
+  'head',
+  'id',
+  'ls',
+  'nl',
+  'paste',
+  'pwd',
+  'rev',
+  'seq',
+  'stat',
+  'tail',
+  'tr',
+  'true',
+  'uname',
+  'wc',
+  'which',
+  'whoami',
+  'numfmt',
+  'tac',
 ]);
 /** Of those, the ones whose operands are files (or, for cd, a directory): every operand must stay in the workspace. */
 const PATH_OPERANDS = new Set(['cat', 'cd', 'cut', 'grep', 'head', 'ls', 'nl', 'paste', 'rev', 'stat', 'tail', 'wc', 'numfmt', 'tac', 'uniq', 'base64', 'find']);
@@ -114,12 +137,10 @@ function operandsStayInside(cmd: string, args: readonly string[], place: ShellPl
   return true;
 }
 
-const base64Writes = (args: readonly string[]): boolean =>
-  args.some((a) => a === '-o' || a === '--output' || a.startsWith('--output=') || (a.startsWith('-o') && a.length > 2));
+const base64Writes = (args: readonly string[]): boolean => args.some((a) => a === '-o' || a === '--output' || a.startsWith('--output=') || (a.startsWith('-o') && a.length > 2));
 
 /** `git -c core.pager=...` and friends can run any program through configuration. */
-const gitOverridesConfig = (args: readonly string[]): boolean =>
-  args.some((a) => a === '-c' || a === '--config-env' || (a.startsWith('-c') && a.length > 2) || a.startsWith('--config-env='));
+const gitOverridesConfig = (args: readonly string[]): boolean => args.some((a) => a === '-c' || a === '--config-env' || (a.startsWith('-c') && a.length > 2) || a.startsWith('--config-env='));
 
 function gitSubcommand(args: readonly string[]): { name: string; index: number } | undefined {
   for (let i = 0; i < args.length; i++) {
@@ -134,9 +155,7 @@ function gitSubcommand(args: readonly string[]): { name: string; index: number }
   return undefined;
 }
 
-const gitArgsReadOnly = (args: readonly string[]): boolean =>
-  !args.some((a) => GIT_UNSAFE_FLAGS.has(a) || a.startsWith('--output=') || a.startsWith('--exec='));
+const gitArgsReadOnly = (args: readonly string[]): boolean => !args.some((a) => GIT_UNSAFE_FLAGS.has(a) || a.startsWith('--output=') || a.startsWith('--exec='));
 
 /** `git branch` with no arguments or only listing flags; a name would create or change a branch. */
-const gitBranchListing = (args: readonly string[]): boolean =>
-  args.every((a) => GIT_BRANCH_LISTING.has(a) || a.startsWith('--format='));
+const gitBranchListing = (args: readonly string[]): boolean => args.every((a) => GIT_BRANCH_LISTING.has(a) || a.startsWith('--format='));

@@ -313,7 +313,11 @@ function noteRedirects(redirects: readonly Node[], s: Script, info: RedirectInfo
       info.stdin = heredocScript(body ?? undefined);
       // tree-sitter hangs the rest of the line on the here-document: `cat <<EOF > f | grep x`.
       const rest = r.namedChildren.filter((c): c is Node => c !== null && c.type !== 'heredoc_body');
-      noteRedirects(rest.filter((c) => REDIRECTS.has(c.type)), s, info);
+      noteRedirects(
+        rest.filter((c) => REDIRECTS.has(c.type)),
+        s,
+        info,
+      );
       for (const c of rest) if (!REDIRECTS.has(c.type)) visit(c, s);
       if (body) visit(body, s);
     } else if (r.type === 'herestring_redirect') {
@@ -360,7 +364,10 @@ function visitCommand(node: Node, s: Script, extraWords: readonly Node[], stdin:
   if (words.length > 0) {
     const nameNode = node.namedChildren.find((c) => c?.type === 'command_name');
     if (nameNode && RESERVED.has(nameNode.text)) s.w.out.unknowns.push(`a reserved word where a command name should be (the parser misread the line): ${excerpt(text)}`);
-    const part = partOf(words.map((n) => ({ value: wordValue(n), text: n.text })), { text, assignments: assignments.map((a) => a.text), w });
+    const part = partOf(
+      words.map((n) => ({ value: wordValue(n), text: n.text })),
+      { text, assignments: assignments.map((a) => a.text), w },
+    );
     addPart(part, { ...s, w }, stdin.kind !== 'none' ? stdin : own.stdin);
   }
   for (const a of assignments) {
@@ -469,4 +476,3 @@ const note = (w: Walk, why: string | undefined): void => {
 function noteAssignedName(name: string, w: Walk): void {
   if (steersLaterCommands(name)) w.out.changesEnvironment = true;
 }
-

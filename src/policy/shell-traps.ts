@@ -60,8 +60,7 @@ function valueHoldsCode(value: Node): boolean {
  * Names that look like shell-local variables (lower case, not proxies or npm settings) do not change
  * how later commands run; anything else (PATH, LD_PRELOAD, GIT_DIR, BASH_ENV, IFS...) might.
  */
-export const steersLaterCommands = (name: string): boolean =>
-  !(/^[a-z_][a-z0-9_]*$/.test(name) && !/proxy|^npm_config_/.test(name) && name !== '_');
+export const steersLaterCommands = (name: string): boolean => !(/^[a-z_][a-z0-9_]*$/.test(name) && !/proxy|^npm_config_/.test(name) && name !== '_');
 
 const ARITH_OK = new Set(['number', 'binary_expression', 'unary_expression', 'parenthesized_expression', 'ternary_expression', 'word', 'comment']);
 

@@ -37,7 +37,10 @@ function quoteRemoved(node: Node): string | undefined {
     case 'string': {
       if (!node.namedChildren.every((k) => k?.type === 'string_content')) return undefined;
       // Inside double quotes a backslash escapes only $ ` " \ and newline.
-      return node.text.slice(1, -1).replace(/\\\n/g, '').replace(/\\([$`"\\])/g, '$1');
+      return node.text
+        .slice(1, -1)
+        .replace(/\\\n/g, '')
+        .replace(/\\([$`"\\])/g, '$1');
     }
     case 'concatenation': {
       let s = '';
@@ -73,10 +76,7 @@ function hasExpandingShape(node: Node): boolean {
 }
 
 /** Every kind of text that bash scans for `$`, backticks and backslashes (the rest are quoted or syntax). */
-const NOT_SCANNED = new Set([
-  'raw_string', 'ansi_c_string', 'comment', 'heredoc_start', 'heredoc_end', 'file_descriptor', 'number',
-  'variable_name', 'special_variable_name', 'test_operator',
-]);
+const NOT_SCANNED = new Set(['raw_string', 'ansi_c_string', 'comment', 'heredoc_start', 'heredoc_end', 'file_descriptor', 'number', 'variable_name', 'special_variable_name', 'test_operator']);
 /** Text inside these is double-quote-like: `<(` is not a process substitution there. */
 const QUOTED = new Set(['string', 'string_content', 'heredoc_body', 'heredoc_content']);
 

@@ -143,8 +143,16 @@ async function fileItems(seen: Map<string, string>, ws: string, githubEnv: strin
   return [
     { name: 'workspace', ok: written === 'ok\n', detail: written === 'ok\n' ? 'writable, changes persist' : 'a write inside did not reach the workspace' },
     { name: '.git read-only', ok: no('git_write') && config === GIT_CONFIG, detail: no('git_write') ? 'writing .git/config failed' : 'a command could write .git/config' },
-    { name: '.git/config credentials', ok: seen.get('git_credential') === 'absent', detail: seen.get('git_credential') === 'absent' ? 'extraheader removed from the copy inside' : "actions/checkout's token header is visible inside" },
-    { name: '.gemini and .github read-only', ok: no('gemini_write') && no('github_write') && !geminiLeft, detail: no('gemini_write') && no('github_write') ? 'writing policies and workflows failed (an absent .gemini too)' : 'a command could write .gemini/ or .github/' },
+    {
+      name: '.git/config credentials',
+      ok: seen.get('git_credential') === 'absent',
+      detail: seen.get('git_credential') === 'absent' ? 'extraheader removed from the copy inside' : "actions/checkout's token header is visible inside",
+    },
+    {
+      name: '.gemini and .github read-only',
+      ok: no('gemini_write') && no('github_write') && !geminiLeft,
+      detail: no('gemini_write') && no('github_write') ? 'writing policies and workflows failed (an absent .gemini too)' : 'a command could write .gemini/ or .github/',
+    },
     { name: 'runner file commands', ok: no('runner_write') && runnerFile === '', detail: no('runner_write') ? 'GITHUB_ENV and RUNNER_TEMP unreachable' : 'a command could append to GITHUB_ENV' },
     { name: 'home', ok: seen.get('home_entries') === '0', detail: seen.get('home_entries') === '0' ? 'empty' : `${seen.get('home_entries') ?? '?'} entries visible` },
   ];
@@ -164,8 +172,16 @@ function processItems(seen: Map<string, string>, out: string, { secrets, escaped
   const pids = Number(seen.get('proc_pids') ?? 'NaN');
   const freshProc = seen.get('host_pid') === 'absent' && pids > 0 && pids < 10;
   const items: CheckItem[] = [
-    { name: 'fresh /proc', ok: freshProc, detail: freshProc ? `${pids} processes visible; this process's environ is not` : `host processes visible (${pids} pids, own pid ${seen.get('host_pid') ?? '?'})` },
-    { name: 'secrets', ok: leaked === 0, detail: leaked === 0 ? `none of ${secrets.length} secret values visible (env, /proc/*/environ)` : `${leaked} of ${secrets.length} secret values visible inside` },
+    {
+      name: 'fresh /proc',
+      ok: freshProc,
+      detail: freshProc ? `${pids} processes visible; this process's environ is not` : `host processes visible (${pids} pids, own pid ${seen.get('host_pid') ?? '?'})`,
+    },
+    {
+      name: 'secrets',
+      ok: leaked === 0,
+      detail: leaked === 0 ? `none of ${secrets.length} secret values visible (env, /proc/*/environ)` : `${leaked} of ${secrets.length} secret values visible inside`,
+    },
     { name: 'kill on exit', ok: !escaped, detail: escaped ? 'a setsid background process outlived the call' : 'a setsid background process died with the call' },
   ];
   if (!network) {

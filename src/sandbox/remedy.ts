@@ -58,7 +58,7 @@ function runCommand(file: string, args: readonly string[]): Promise<{ code: numb
   return new Promise((resolve) => {
     execFile(file, [...args], { timeout: 15_000 }, (err, stdout, stderr) => {
       if (!err) return resolve({ code: 0, output: `${stdout}${stderr}` });
-      const code = typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1;
+      const code = typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1;
       resolve({ code, output: `${stdout}${stderr}` || messageOf(err) });
     });
   });

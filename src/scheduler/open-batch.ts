@@ -64,8 +64,7 @@ export const answersInside = (outer: string, answers: readonly ApprovalAnswer[])
   answers.flatMap((a) => (a.id.startsWith(`${outer}/`) ? [{ ...a, id: a.id.slice(outer.length + 1) }] : []));
 
 /** The calls that wait, as the approval comment shows them: a call waiting inside another shows what waits in it. */
-export const pendingOf = (calls: readonly Call[]): PendingApproval[] =>
-  calls.flatMap((c) => (c.status === 'awaiting_approval' ? (c.nested ? c.nested.pending : [c.pending]) : []));
+export const pendingOf = (calls: readonly Call[]): PendingApproval[] => calls.flatMap((c) => (c.status === 'awaiting_approval' ? (c.nested ? c.nested.pending : [c.pending]) : []));
 
 /**
  * One answer per waiting call, of a kind that fits it: approve/deny for a call, answer/deny for a

@@ -3,22 +3,22 @@ import type { FunctionCall } from '../model/wire.js';
 import type { PolicyEngine } from '../policy/types.js';
 import { ToolFailure, type FileDiff, type PreparedCall, type ToolEnv, type ToolError, type ToolKind } from '../tools/define-tool.js';
 import { raceAbort } from '../tools/tool-output.js';
-import {
-  buildResponses,
-  emptyStreak,
-  groupCalls,
-  nextStreak,
-  responseTextOf,
-  runLimited,
-  STREAK_LIMIT,
-  streakNote,
-  toolErrorOf,
-  type ValidationStreak,
-} from './batch.js';
+import { buildResponses, emptyStreak, groupCalls, nextStreak, responseTextOf, runLimited, STREAK_LIMIT, streakNote, toolErrorOf, type ValidationStreak } from './batch.js';
 import { blockedByHook, decideCall, policyQueryOf, stoppedByHook, type CallHooks } from './call-hooks.js';
 import { isSettled, move, receiveCall, type Call, type CallBase, type CallOf } from './call-state.js';
 import { answersInside, assertAnswersFit, nestedId, parseOpenBatch, pendingOf, toOpenBatch } from './open-batch.js';
-import { isSuspendable, type ApprovalAnswer, type ApprovalChannel, type BatchOptions, type BatchResult, type OpenBatch, type PendingApproval, type Scheduler, type SchedulerEmit, type SuspendableRun } from './types.js';
+import {
+  isSuspendable,
+  type ApprovalAnswer,
+  type ApprovalChannel,
+  type BatchOptions,
+  type BatchResult,
+  type OpenBatch,
+  type PendingApproval,
+  type Scheduler,
+  type SchedulerEmit,
+  type SuspendableRun,
+} from './types.js';
 
 /**
  * What the scheduler needs from the tools layer: validation and preparation, and each tool's kind
@@ -27,10 +27,7 @@ import { isSuspendable, type ApprovalAnswer, type ApprovalChannel, type BatchOpt
 export type ToolSource = {
   /** Validate and resolve; throws ToolFailure('not_found' | 'invalid_args' | ...) to refuse. */
   prepareCall(name: string, args: Record<string, unknown>, env: ToolEnv): Promise<PreparedCall>;
-} & (
-  | { /** undefined: no such tool (it runs alone, and prepareCall will refuse it). */ kindOf(name: string): ToolKind | undefined }
-  | { get(name: string): { kind: ToolKind } | undefined }
-);
+} & ({ /** undefined: no such tool (it runs alone, and prepareCall will refuse it). */ kindOf(name: string): ToolKind | undefined } | { get(name: string): { kind: ToolKind } | undefined });
 
 /** Adapts any ToolSource to the `kindOf` form. */
 export function toolSourceFrom(tools: ToolSource): ToolSource & { kindOf(name: string): ToolKind | undefined } {
@@ -96,8 +93,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     w.emit({ type: 'tool_state', id: next.base.id, name: next.base.name, status: next.status, ...(title ? { title } : {}), ...shown });
     if (isSettled(next)) {
       const { text, isError } = responseTextOf(next);
-      const error: ToolError | undefined =
-        next.status === 'failed' ? next.error : next.status === 'denied' || next.status === 'cancelled' ? { code: next.status, message: text } : undefined;
+      const error: ToolError | undefined = next.status === 'failed' ? next.error : next.status === 'denied' || next.status === 'cancelled' ? { code: next.status, message: text } : undefined;
       const forHuman = next.status === 'succeeded' ? next.forHuman : undefined;
       w.emit({ type: 'tool_result', id: next.base.id, name: next.base.name, ok: !isError, output: text, ...(error ? { error } : {}), ...(forHuman ? { forHuman } : {}) });
     }
@@ -186,9 +182,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     const { base, pending } = call;
     if (answer.kind === 'deny') {
       const reason = answer.reason?.trim();
-      const text = pending.question
-        ? `No answer to your question${reason ? `: ${reason}` : '.'}`
-        : `${base.name} was not run: it was denied${reason ? `. Reason: ${reason}` : '.'}`;
+      const text = pending.question ? `No answer to your question${reason ? `: ${reason}` : '.'}` : `${base.name} was not run: it was denied${reason ? `. Reason: ${reason}` : '.'}`;
       return set(w, i, { status: 'denied', base, rule: pending.rule, reason: text });
     }
     if (answer.kind === 'answer') {
@@ -220,7 +214,14 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
         if (after.stop !== undefined) w.stopped ??= after.stop;
       }
       if (!out.error) {
-        return set(w, i, { status: 'succeeded', base, output: out.forModel, ...(out.forHuman ? { forHuman: out.forHuman } : {}), ...(out.media?.length ? { media: out.media } : {}), ms: now() - startedAt });
+        return set(w, i, {
+          status: 'succeeded',
+          base,
+          output: out.forModel,
+          ...(out.forHuman ? { forHuman: out.forHuman } : {}),
+          ...(out.media?.length ? { media: out.media } : {}),
+          ms: now() - startedAt,
+        });
       }
       if (out.error.code === 'cancelled') return set(w, i, { status: 'cancelled', base, reason: out.error.message || 'the run was cancelled while it ran' });
       error = { code: out.error.code, message: out.forModel || out.error.message };
@@ -257,7 +258,11 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   function cancel(w: Work, i: number): void {
     const c = w.calls[i];
     if (isSettled(c)) return;
-    const reason = w.fatal ? `an earlier call failed fatally (${w.fatal.message}), so the run stops` : w.stopped !== undefined ? `not run: ${stoppedByHook(w.stopped)}` : 'the run was cancelled before it ran';
+    const reason = w.fatal
+      ? `an earlier call failed fatally (${w.fatal.message}), so the run stops`
+      : w.stopped !== undefined
+        ? `not run: ${stoppedByHook(w.stopped)}`
+        : 'the run was cancelled before it ran';
     set(w, i, { status: 'cancelled', base: c.base, reason });
   }
 
@@ -288,7 +293,14 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   async function run(fcs: readonly FunctionCall[], opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult> {
     const w: Work = { calls: receiveAll(fcs), prepared: new Map(), resumeWith: new Map(), opts, emit };
     for (const c of w.calls) emit({ type: 'tool_use', id: c.base.id, name: c.base.name, args: c.base.args });
-    await runGroups(w, groupsOf(w, w.calls.map((_, i) => i)), (i) => admit(w, i));
+    await runGroups(
+      w,
+      groupsOf(
+        w,
+        w.calls.map((_, i) => i),
+      ),
+      (i) => admit(w, i),
+    );
     return finish(w);
   }
 

@@ -36,10 +36,7 @@ export interface PendingApproval {
 }
 
 /** A human's answer to one pending call. */
-export type ApprovalAnswer =
-  | { id: string; kind: 'approve'; always?: boolean }
-  | { id: string; kind: 'deny'; reason?: string }
-  | { id: string; kind: 'answer'; text: string };
+export type ApprovalAnswer = { id: string; kind: 'approve'; always?: boolean } | { id: string; kind: 'deny'; reason?: string } | { id: string; kind: 'answer'; text: string };
 
 /**
  * How the scheduler reaches a human. `decide` returns an answer now (a terminal prompt, allow-all,

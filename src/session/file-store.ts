@@ -42,7 +42,10 @@ function assertId(id: string): void {
 
 /** The folder for one workspace's sessions: readable name, unique by the workspace's real path. */
 export function projectSessionsDir(stateDir: string, root: string): string {
-  const name = basename(root).replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 40) || 'root';
+  const name =
+    basename(root)
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .slice(0, 40) || 'root';
   const key = createHash('sha256').update(root).digest('hex').slice(0, 12);
   return join(stateDir, 'projects', `${name}-${key}`, 'sessions');
 }
@@ -201,7 +204,7 @@ export function createFileStore(o: FileStoreOptions): SessionStore<LocalSessionD
 const flush = promisify(fsync);
 
 function writeAll(fd: number, bytes: Buffer): void {
-  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+  for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);
 }
 
 async function isStale(lock: string, staleMs: number): Promise<boolean> {

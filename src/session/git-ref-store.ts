@@ -84,9 +84,7 @@ export function createGitRefStore(opts: GitRefStoreOptions): SessionStore {
       const version = await assertGit(root, ['rev-parse', '--verify', `${local}^{commit}`]);
       const blob = await runGit(root, ['cat-file', 'blob', `${version}:${FILE}`]);
       const parsed =
-        blob.code === 0
-          ? parseSession(blob.stdout.toString('utf8'), key)
-          : ({ ok: false, error: { code: 'invalid', message: `session commit ${version.slice(0, 12)} has no ${FILE}` } } as const);
+        blob.code === 0 ? parseSession(blob.stdout.toString('utf8'), key) : ({ ok: false, error: { code: 'invalid', message: `session commit ${version.slice(0, 12)} has no ${FILE}` } } as const);
       return { id, version, parsed } satisfies StoredSession;
     },
 

@@ -205,13 +205,7 @@ function remoteConfig(remote: GitRemote, name: string, env: Readonly<Record<stri
   // An empty extraHeader clears the list: actions/checkout's persisted header, and any other.
   pairs.push([`${at}.extraHeader`, '']);
   if (remote.token) pairs.push([`${at}.extraHeader`, `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${remote.token}`).toString('base64')}`]);
-  pairs.push(
-    [`${at}.proxy`, proxyFor(remote.url, env)],
-    [`${at}.sslVerify`, 'true'],
-    [`${at}.curloptResolve`, ''],
-    [`${at}.cookieFile`, ''],
-    [`${at}.saveCookies`, 'false'],
-  );
+  pairs.push([`${at}.proxy`, proxyFor(remote.url, env)], [`${at}.sslVerify`, 'true'], [`${at}.curloptResolve`, ''], [`${at}.cookieFile`, ''], [`${at}.saveCookies`, 'false']);
   return pairs;
 }
 

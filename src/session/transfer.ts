@@ -51,7 +51,10 @@ export interface ExportTarget {
  */
 export function actionFromLocal(doc: LocalSessionDoc, t: ExportTarget): SessionDoc {
   if (doc.pending.length > 0 || doc.state.open) {
-    throw new AgentError('input', `session ${doc.id} waits for an answer to ${doc.pending.map((p) => p.title).join(', ') || 'a call'}: answer it first (agent-action --resume ${doc.id} --approve or --deny)`);
+    throw new AgentError(
+      'input',
+      `session ${doc.id} waits for an answer to ${doc.pending.map((p) => p.title).join(', ') || 'a call'}: answer it first (agent-action --resume ${doc.id} --approve or --deny)`,
+    );
   }
   const at = t.now.toISOString();
   return {

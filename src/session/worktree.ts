@@ -64,9 +64,7 @@ export async function restoreWorktree(root: string, snap: WorktreeSnapshot, opts
   const { baseCommit } = snap;
   const has = await runGit(root, ['cat-file', '-e', `${baseCommit}^{commit}`]);
   if (has.code !== 0) {
-    const fetched = opts.remote
-      ? await runGit(root, ['fetch', '--no-tags', '--quiet', GIT_REMOTE, baseCommit], { remote: opts.remote })
-      : { code: 1, stderr: 'no remote to fetch it from' };
+    const fetched = opts.remote ? await runGit(root, ['fetch', '--no-tags', '--quiet', GIT_REMOTE, baseCommit], { remote: opts.remote }) : { code: 1, stderr: 'no remote to fetch it from' };
     if (fetched.code !== 0) {
       throw new AgentError('general', `the session's base commit ${baseCommit} is not in this clone and could not be fetched: ${fetched.stderr.trim()}`);
     }

@@ -26,19 +26,14 @@ const Question = Type.Object(
       default: 'choice',
       description: 'Default choice.',
     }),
-    options: Type.Optional(
-      Type.Array(Option, { description: 'For choice: 2-4.' }),
-    ),
+    options: Type.Optional(Type.Array(Option, { description: 'For choice: 2-4.' })),
     multiSelect: Type.Optional(Type.Boolean()),
     placeholder: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
 );
 
-const Params = Type.Object(
-  { questions: Type.Array(Question, { minItems: 1, maxItems: 4 }) },
-  { additionalProperties: false },
-);
+const Params = Type.Object({ questions: Type.Array(Question, { minItems: 1, maxItems: 4 }) }, { additionalProperties: false });
 
 type QuestionArgs = Static<typeof Params>['questions'][number];
 
@@ -89,8 +84,7 @@ function humanQuestionOf(questions: readonly QuestionArgs[]): HumanQuestion {
 export const askUserTool = defineTool({
   name: 'ask_user',
   kind: 'other',
-  description:
-    'Asks the maintainer questions only they can answer; the run pauses until they reply, and the reply is the result.',
+  description: 'Asks the maintainer questions only they can answer; the run pauses until they reply, and the reply is the result.',
   params: Params,
   prepare(args) {
     assertQuestions(args.questions);

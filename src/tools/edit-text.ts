@@ -2,9 +2,7 @@
  * Exact string replacement, pure. Never fuzzy: a miss or an ambiguity is an answer that tells the
  * model how many matches there were and where, so its next attempt can be exact.
  */
-export type ReplaceResult =
-  | { ok: true; text: string; count: number }
-  | { ok: false; code: 'invalid_args' | 'failed'; message: string };
+export type ReplaceResult = { ok: true; text: string; count: number } | { ok: false; code: 'invalid_args' | 'failed'; message: string };
 
 export interface ReplaceRequest {
   oldString: string;
@@ -28,7 +26,11 @@ export function applyReplacement(rel: string, text: string, req: ReplaceRequest)
       at.length > expected
         ? `include more surrounding lines in old_string so it matches exactly ${expected === 1 ? 'one place' : `${expected} places`}, or set expected_replacements to ${at.length} to change them all`
         : `set expected_replacements to ${at.length}, or check old_string`;
-    return { ok: false, code: 'failed', message: `old_string occurs ${at.length} times in ${rel} (${where}) but ${expected} replacement${expected === 1 ? ' was' : 's were'} expected; ${fix}. Nothing was changed.` };
+    return {
+      ok: false,
+      code: 'failed',
+      message: `old_string occurs ${at.length} times in ${rel} (${where}) but ${expected} replacement${expected === 1 ? ' was' : 's were'} expected; ${fix}. Nothing was changed.`,
+    };
   }
   return { ok: true, text: replaceAt(text, at, oldString.length, newString), count: at.length };
 }
@@ -63,7 +65,10 @@ function lineOf(text: string, offset: number): number {
  */
 function missMessage(rel: string, text: string, oldString: string): string {
   const base = `old_string was not found in ${rel}; it must match the file exactly, including whitespace and indentation. Nothing was changed.`;
-  const first = oldString.split('\n').find((l) => l.trim() !== '')?.trim();
+  const first = oldString
+    .split('\n')
+    .find((l) => l.trim() !== '')
+    ?.trim();
   if (!first) return base;
   const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
   const want = squash(first);

@@ -31,15 +31,10 @@ const WALK_LIMIT = 300_000;
  */
 function runGit(cwd: string, args: string[], signal?: AbortSignal): Promise<Buffer> {
   return new Promise((resolveP, reject) => {
-    execFile(
-      'git',
-      args,
-      { cwd, signal, encoding: 'buffer', maxBuffer: 512 * 1024 * 1024, env: createGitEnv({ base: process.env, extra: { GIT_OPTIONAL_LOCKS: '0' } }) },
-      (err, stdout, stderr) => {
-        if (err) reject(new Error(`git ${args[0]}: ${stderr.toString().trim() || err.message}`));
-        else resolveP(stdout);
-      },
-    );
+    execFile('git', args, { cwd, signal, encoding: 'buffer', maxBuffer: 512 * 1024 * 1024, env: createGitEnv({ base: process.env, extra: { GIT_OPTIONAL_LOCKS: '0' } }) }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`git ${args[0]}: ${stderr.toString().trim() || err.message}`));
+      else resolveP(stdout);
+    });
   });
 }
 

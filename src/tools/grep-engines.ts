@@ -115,9 +115,7 @@ export function gitGrep(q: GrepQuery, onMatch: OnMatch): Promise<'done' | 'unsup
 const JS_PARALLEL = 32;
 
 export async function jsGrep(q: GrepQuery, onMatch: OnMatch): Promise<{ skippedLarge: number }> {
-  const files = (await listFiles(q.root, q.absDir, { respectGitIgnore: true, respectGeminiIgnore: false, signal: q.signal }))
-    .filter(q.keepPath)
-    .sort();
+  const files = (await listFiles(q.root, q.absDir, { respectGitIgnore: true, respectGeminiIgnore: false, signal: q.signal })).filter(q.keepPath).sort();
   let skippedLarge = 0;
   // Read and match a window of files in parallel, then report in path order, so the result is the
   // same as a sequential scan and stops as soon as the caller has enough.

@@ -88,10 +88,7 @@ async function createPathFilter(root: string, dirRel: string, inc: ((rel: string
   return (rel) => (!inc || inc(rel.slice(prefix.length))) && !(gemini && gemini.ignores(rel));
 }
 
-function formatMatches(
-  matches: readonly GrepMatch[],
-  o: { pattern: string; where: string; include?: string; namesOnly: boolean; capped: boolean; total: number; skippedLarge: number },
-): string {
+function formatMatches(matches: readonly GrepMatch[], o: { pattern: string; where: string; include?: string; namesOnly: boolean; capped: boolean; total: number; skippedLarge: number }): string {
   const place = o.where === '.' ? 'the workspace' : o.where;
   const filter = o.include ? ` (filter: "${o.include}")` : '';
   const notes: string[] = [];

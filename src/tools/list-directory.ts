@@ -29,8 +29,7 @@ const Params = Type.Object(
 export const listDirectoryTool = defineTool({
   name: 'list_directory',
   kind: 'read',
-  description:
-    'Lists a directory, subdirectories first (marked "/"), without what .gitignore ignores unless told otherwise.',
+  description: 'Lists a directory, subdirectories first (marked "/"), without what .gitignore ignores unless told otherwise.',
   params: Params,
   async prepare(args, env) {
     const dir = await resolveInWorkspace(env.root, args.dir_path, 'read');
@@ -81,12 +80,7 @@ export const listDirectoryTool = defineTool({
  * Names directly in dir that contain at least one non-ignored file (dirs as `name/`), or undefined
  * when nothing is filtered. An empty directory has no files, so it shows only when unfiltered.
  */
-async function visibleNames(
-  root: string,
-  abs: string,
-  rel: string,
-  opts: { respectGitIgnore: boolean; respectGeminiIgnore: boolean; signal: AbortSignal },
-): Promise<Set<string> | undefined> {
+async function visibleNames(root: string, abs: string, rel: string, opts: { respectGitIgnore: boolean; respectGeminiIgnore: boolean; signal: AbortSignal }): Promise<Set<string> | undefined> {
   if (!opts.respectGitIgnore && !opts.respectGeminiIgnore) return undefined;
   const files = await listFiles(root, abs, opts);
   const prefix = rel === '.' ? '' : `${rel}/`;

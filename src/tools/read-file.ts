@@ -46,7 +46,10 @@ export const readFileTool = defineTool({
         guardRun(signal, async () => {
           const size = (await stat(file.abs)).size;
           if (size > MAX_FILE_BYTES) {
-            throw new ToolFailure('failed', `${file.rel} is ${(size / 1048576).toFixed(1)} MB, above the ${MAX_FILE_BYTES / 1048576} MB limit; use grep_search to find the lines you need, or run_shell_command with sed -n 'X,Yp'`);
+            throw new ToolFailure(
+              'failed',
+              `${file.rel} is ${(size / 1048576).toFixed(1)} MB, above the ${MAX_FILE_BYTES / 1048576} MB limit; use grep_search to find the lines you need, or run_shell_command with sed -n 'X,Yp'`,
+            );
           }
           // An editor's buffer (unsaved changes included) when the face reads through one.
           const bytes = env.files?.readText ? Buffer.from(await env.files.readText(file.abs), 'utf8') : await readBytes(file.abs);

@@ -14,9 +14,7 @@ const Params = Type.Object(
       description: 'Exact text to replace, unescaped, whitespace and indentation included.',
     }),
     new_string: Type.String({ description: 'Exact literal replacement: complete code, no placeholders.' }),
-    expected_replacements: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'Occurrences to replace (default 1); fails unless exactly that many exist.' }),
-    ),
+    expected_replacements: Type.Optional(Type.Integer({ minimum: 1, description: 'Occurrences to replace (default 1); fails unless exactly that many exist.' })),
     allow_multiple: Type.Optional(Type.Boolean({ description: 'Replace every occurrence (at least one).' })),
   },
   { additionalProperties: false },
@@ -31,8 +29,7 @@ interface Plan {
 export const replaceTool = defineTool({
   name: 'replace',
   kind: 'edit',
-  description:
-    'Replaces exact text in a file: old_string must occur exactly once, unless expected_replacements or allow_multiple. An empty old_string creates the file.',
+  description: 'Replaces exact text in a file: old_string must occur exactly once, unless expected_replacements or allow_multiple. An empty old_string creates the file.',
   params: Params,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'write');

@@ -83,7 +83,8 @@ function shellOutput(command: string, dirRel: string, r: ProcessResult, timeoutM
   command = redactSecrets(command, secrets);
   const output = redactSecrets(r.output, secrets).trimEnd();
   const lines = [`Command: ${command}`, `Directory: ${dirRel}`, `Output: ${output === '' ? '(empty)' : output}`];
-  if (r.omittedBytes > 0) lines.push(`Note: output exceeded ${MAX_SHELL_OUTPUT_BYTES / 1024} KB; ${r.omittedBytes} bytes in the middle were omitted. Redirect to a file and read parts of it if you need them.`);
+  if (r.omittedBytes > 0)
+    lines.push(`Note: output exceeded ${MAX_SHELL_OUTPUT_BYTES / 1024} KB; ${r.omittedBytes} bytes in the middle were omitted. Redirect to a file and read parts of it if you need them.`);
   lines.push(`Exit Code: ${r.exitCode ?? '(none)'}`);
   if (r.signal) lines.push(`Signal: ${r.signal}`);
   const text = lines.join('\n');
@@ -91,7 +92,11 @@ function shellOutput(command: string, dirRel: string, r: ProcessResult, timeoutM
   if (r.startError) return failedOutput('failed', `\`${short}\` did not start: ${r.startError}`, `${text}\nDid not start: ${r.startError}.`);
   if (r.aborted) return failedOutput('cancelled', `\`${short}\` was cancelled; its process group was killed`, `${text}\nCancelled: the command was stopped before it finished.`);
   if (r.timedOut) {
-    return failedOutput('timeout', `\`${short}\` timed out after ${Math.round(timeoutMs / 1000)} s; its process group was killed`, `${text}\nTimed out after ${timeoutMs} ms: the command and every process it started were killed. Use a shorter command, a timeout_ms, or run long steps in smaller parts.`);
+    return failedOutput(
+      'timeout',
+      `\`${short}\` timed out after ${Math.round(timeoutMs / 1000)} s; its process group was killed`,
+      `${text}\nTimed out after ${timeoutMs} ms: the command and every process it started were killed. Use a shorter command, a timeout_ms, or run long steps in smaller parts.`,
+    );
   }
   return { forModel: text, forHuman: oneLine(`\`${short}\` exited ${r.exitCode ?? r.signal}`) };
 }

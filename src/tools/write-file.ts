@@ -16,8 +16,7 @@ const Params = Type.Object(
 export const writeFileTool = defineTool({
   name: 'write_file',
   kind: 'edit',
-  description:
-    'Writes a whole file, creating missing directories; an existing file keeps its line endings and encoding. For small edits use replace.',
+  description: 'Writes a whole file, creating missing directories; an existing file keeps its line endings and encoding. For small edits use replace.',
   params: Params,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'write');
@@ -34,9 +33,7 @@ export const writeFileTool = defineTool({
         guardRun(signal, async () => {
           const target = await resolveInWorkspace(env.root, args.file_path, 'write');
           const current = await readExisting(target, env.files);
-          const next: TextFile = current
-            ? { ...current, text: normalizeNewlines(args.content, current) }
-            : { text: args.content, encoding: 'utf-8', eol: '\n' };
+          const next: TextFile = current ? { ...current, text: normalizeNewlines(args.content, current) } : { text: args.content, encoding: 'utf-8', eol: '\n' };
           await writeTextFile(target.abs, next, env.files);
           const lines = args.content === '' ? 0 : args.content.split('\n').length;
           const what = `${current ? 'overwrote' : 'created'} ${target.rel} (${lines} lines)`;

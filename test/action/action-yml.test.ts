@@ -41,7 +41,21 @@ describe('action.yml', () => {
   it('describes every input and every output', () => {
     const undescribed = [...Object.entries(action.inputs ?? {}), ...Object.entries(action.outputs ?? {})].filter(([, v]) => !v?.description?.trim()).map(([k]) => k);
     expect(undescribed).toEqual([]);
-    expect(Object.keys(action.outputs ?? {})).toEqual(['status', 'summary', 'session-id', 'branch', 'pull-request', 'review-id', 'labels', 'turns', 'tokens', 'cost-usd', 'shards', 'shard-count', 'api-calls']);
+    expect(Object.keys(action.outputs ?? {})).toEqual([
+      'status',
+      'summary',
+      'session-id',
+      'branch',
+      'pull-request',
+      'review-id',
+      'labels',
+      'turns',
+      'tokens',
+      'cost-usd',
+      'shards',
+      'shard-count',
+      'api-calls',
+    ]);
   });
 
   it("has the code's defaults, input by input (and the code reads no input the file does not declare)", () => {

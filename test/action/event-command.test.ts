@@ -82,12 +82,7 @@ describe('comment commands', () => {
     expect(routeEvent('issue_comment', comment(body), opts)).toMatchObject(expected);
   });
 
-  it.each([
-    'please ask /agent fix later',
-    '/agentfix',
-    'hello',
-    '> /agent fix\nquoted',
-  ])('%j is skipped', (body) => {
+  it.each(['please ask /agent fix later', '/agentfix', 'hello', '> /agent fix\nquoted'])('%j is skipped', (body) => {
     expect(routeEvent('issue_comment', comment(body), opts).kind).toBe('skip');
   });
 
@@ -147,13 +142,18 @@ describe('other events', () => {
 
   it('a triage mode wins over any event: the plan, or the shard with its issues; the workflow asked, so no one is authorized', () => {
     const fromWorkflow = { fromWorkflow: true, needsWrite: false };
-    expect(routeEvent('schedule', { schedule: '0 3 * * *' }, { ...opts, mode: 'triage-plan' })).toEqual({ kind: 'triage-plan', trigger: { requester: { login: 'schedule', isBot: false }, ...fromWorkflow } });
+    expect(routeEvent('schedule', { schedule: '0 3 * * *' }, { ...opts, mode: 'triage-plan' })).toEqual({
+      kind: 'triage-plan',
+      trigger: { requester: { login: 'schedule', isBot: false }, ...fromWorkflow },
+    });
     expect(routeEvent('workflow_dispatch', { sender }, { ...opts, mode: 'triage', triage: { issues: [4, 2] } })).toEqual({
       kind: 'triage-shard',
       issues: [4, 2],
       trigger: { requester: { login: 'someone', isBot: false }, ...fromWorkflow },
     });
-    expect(routeEvent('issue_comment', { action: 'created', issue: { number: 1 }, comment: { id: 1, body: '/agent fix', user: sender }, sender }, { ...opts, mode: 'triage-plan' }).kind).toBe('triage-plan');
+    expect(routeEvent('issue_comment', { action: 'created', issue: { number: 1 }, comment: { id: 1, body: '/agent fix', user: sender }, sender }, { ...opts, mode: 'triage-plan' }).kind).toBe(
+      'triage-plan',
+    );
     expect(routeEvent('push', {}, { ...opts, mode: 'triage', triage: { issues: [] } })).toEqual({ kind: 'skip', reason: 'mode triage without issues: nothing to do' });
     expect(routeEvent('schedule', {}, { ...opts, mode: 'event' }).kind).toBe('triage-all');
   });

@@ -138,7 +138,7 @@ describe('parseInputs', () => {
 
   it('mode triage without issues is an error naming issues; mode triage-plan needs none', () => {
     const r = parseInputs(runnerInputs({ mode: 'triage' }));
-    expect(r.ok ? [] : r.errors).toEqual([{ input: 'issues', source: 'input', message: expect.stringContaining("input 'issues' is \"\": expected the issues of this shard") }]);
+    expect(r.ok ? [] : r.errors).toEqual([{ input: 'issues', source: 'input', message: expect.stringContaining('input \'issues\' is "": expected the issues of this shard') }]);
     expect(settingsOf(parseInputs(runnerInputs({ mode: 'triage-plan' }))).mode).toBe('triage-plan');
   });
 
@@ -216,8 +216,16 @@ describe("the mcp-servers input (settings.json's mcpServers schema)", () => {
       const r = readInputs(runnerInputs({ 'mcp-servers': raw }), env, (s) => masked.push(s));
       if (!r.ok) throw new Error(JSON.stringify(r.errors));
       expect(r.settings.mcpServers.map((s) => [s.name, s.source, s.transport])).toEqual([
-        ['github', { label: "input 'mcp-servers'", origin: 'workflow' }, { kind: 'stdio', command: 'github-mcp-server', args: ['stdio'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_patFromTheWorkflow0001', LOG_LEVEL: 'debug' } }],
-        ['api', { label: "input 'mcp-servers'", origin: 'workflow' }, { kind: 'http', url: 'https://mcp.example.com/mcp', protocol: 'auto', headers: { Authorization: 'Bearer api-token-from-secret-42' } }],
+        [
+          'github',
+          { label: "input 'mcp-servers'", origin: 'workflow' },
+          { kind: 'stdio', command: 'github-mcp-server', args: ['stdio'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_patFromTheWorkflow0001', LOG_LEVEL: 'debug' } },
+        ],
+        [
+          'api',
+          { label: "input 'mcp-servers'", origin: 'workflow' },
+          { kind: 'http', url: 'https://mcp.example.com/mcp', protocol: 'auto', headers: { Authorization: 'Bearer api-token-from-secret-42' } },
+        ],
       ]);
       // The token and the header carrying one are secrets now; the log level is not.
       expect(r.secrets).toEqual([KEY, TOKEN, 'ghp_patFromTheWorkflow0001', 'Bearer api-token-from-secret-42']);
@@ -237,6 +245,6 @@ describe("the mcp-servers input (settings.json's mcpServers schema)", () => {
   it('mcp-start is eager or lazy', () => {
     expect(settingsOf(parseInputs(runnerInputs({ 'mcp-start': 'lazy' }))).mcpStart).toBe('lazy');
     const r = parseInputs(runnerInputs({ 'mcp-start': 'sometimes' }));
-    expect(r.ok ? [] : r.errors.map((e) => e.message)).toEqual(["input 'mcp-start' is \"sometimes\": expected eager or lazy"]);
+    expect(r.ok ? [] : r.errors.map((e) => e.message)).toEqual(['input \'mcp-start\' is "sometimes": expected eager or lazy']);
   });
 });

@@ -55,14 +55,22 @@ describe('src/action/main.ts', () => {
     const output = join(dir, 'output');
     writeFileSync(output, '');
     writeFileSync(join(dir, 'event.json'), '');
-    const env = { PATH: process.env.PATH, HOME: dir, GITHUB_OUTPUT: output, GITHUB_EVENT_PATH: join(dir, 'event.json'), GITHUB_EVENT_NAME: 'issue_comment', GITHUB_REPOSITORY: 'octo/hello', 'INPUT_GITHUB-TOKEN': 'ghs_x' };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: dir,
+      GITHUB_OUTPUT: output,
+      GITHUB_EVENT_PATH: join(dir, 'event.json'),
+      GITHUB_EVENT_NAME: 'issue_comment',
+      GITHUB_REPOSITORY: 'octo/hello',
+      'INPUT_GITHUB-TOKEN': 'ghs_x',
+    };
     const script = `const m = await import(${JSON.stringify(join(REPO_ROOT, 'src/action/main.ts'))});\n${then}`;
     const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO_ROOT, env, encoding: 'utf8' });
     return { ...r, output: readFileSync(output, 'utf8') };
   }
 
   it('starts nothing when imported; exports run(), which does the whole run', () => {
-    const imported = importMain("console.log(typeof m.run);");
+    const imported = importMain('console.log(typeof m.run);');
     expect([imported.status, imported.stdout, imported.output], imported.stderr).toEqual([0, 'function\n', '']);
     const ran = importMain('await m.run();');
     expect(ran.status).toBe(1);
@@ -103,7 +111,9 @@ describe('runAction: inputs', () => {
   });
 
   it('three bad inputs: three errors, each titled with its own input, nothing requested', async () => {
-    const { result, errors } = await runAction(face('issue_comment', commentEvent('maintainer'), { 'INPUT_APPROVAL-MODE': 'reckless', 'INPUT_MAX-TURNS': 'many', INPUT_POLICY: '[[rule]\ntoolName = "x"' }));
+    const { result, errors } = await runAction(
+      face('issue_comment', commentEvent('maintainer'), { 'INPUT_APPROVAL-MODE': 'reckless', 'INPUT_MAX-TURNS': 'many', INPUT_POLICY: '[[rule]\ntoolName = "x"' }),
+    );
     expect(result.status).toBe('failed');
     expect(errors.map((e) => e.title)).toEqual(['input approval-mode', 'input policy', 'input max-turns']);
     expect(errors.map((e) => e.message.split(' is ')[0])).toEqual(["input 'approval-mode'", "input 'policy'", "input 'max-turns'"]);
@@ -228,7 +238,11 @@ describe('progress comment', () => {
     expect(gh.state.reactions).toMatchObject([{ subject: 'issues', id: c.id, content: 'eyes' }]);
     p.emit({ type: 'tool_use', id: '1', name: 'read_file', args: {} });
     p.emit({ type: 'tool_result', id: '1', name: 'read_file', ok: true, output: 'x', forHuman: 'read a.txt' });
-    await p.finish({ status: 'success', summary: 'Fixed it.', stats: { turns: 3, inputTokens: 10, outputTokens: 5, cachedTokens: 0, thoughtTokens: 0, totalTokens: 15, costUsd: 0.001, toolCalls: 1, durationMs: 4000, models: {} } });
+    await p.finish({
+      status: 'success',
+      summary: 'Fixed it.',
+      stats: { turns: 3, inputTokens: 10, outputTokens: 5, cachedTokens: 0, thoughtTokens: 0, totalTokens: 15, costUsd: 0.001, toolCalls: 1, durationMs: 4000, models: {} },
+    });
     const mine = gh.state.comments.filter((x) => x.body.includes('<!-- agent-action:progress'));
     expect(mine).toHaveLength(1);
     expect(mine[0].body).toContain('agent-action fix: done');

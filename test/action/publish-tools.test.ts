@@ -40,7 +40,9 @@ describe('GitHub recorder tools', () => {
 
   it('refuses without a recorder, and a start_line after line', async () => {
     await expect(Promise.resolve().then(() => replyTool.prepare({ body: 'x' }, env()))).rejects.toMatchObject({ code: 'failed' });
-    await expect(Promise.resolve().then(() => addReviewCommentTool.prepare({ path: 'a', line: 1, start_line: 2, body: 'b' }, env(createPublishRecorder())))).rejects.toMatchObject({ code: 'invalid_args' });
+    await expect(Promise.resolve().then(() => addReviewCommentTool.prepare({ path: 'a', line: 1, start_line: 2, body: 'b' }, env(createPublishRecorder())))).rejects.toMatchObject({
+      code: 'invalid_args',
+    });
   });
 
   it('caps replies, review comments and labels per run, and tells the model why', async () => {

@@ -151,7 +151,11 @@ describe('review', () => {
   });
 
   it('publishes one COMMENT review whose inline comments all sit on diff lines', async () => {
-    gh.addPull({ number: 4, title: 'pr', pull: { head: { ref: 'f', sha: 'h'.repeat(40), repoFullName: 'octo/hello' }, base: { ref: 'main', sha: 'b'.repeat(40) }, files: [{ filename: 'src/a.ts', status: 'modified', patch: PATCH }] } });
+    gh.addPull({
+      number: 4,
+      title: 'pr',
+      pull: { head: { ref: 'f', sha: 'h'.repeat(40), repoFullName: 'octo/hello' }, base: { ref: 'main', sha: 'b'.repeat(40) }, files: [{ filename: 'src/a.ts', status: 'modified', patch: PATCH }] },
+    });
     const files = await readPullDiffSides(octokit, repo, 4);
     const r = await publishReview({
       octokit,
@@ -173,7 +177,11 @@ describe('review', () => {
   });
 
   it('bodies over GitHub’s 65,536 characters are cut with a note, so the review is not refused', async () => {
-    gh.addPull({ number: 5, title: 'pr', pull: { head: { ref: 'f', sha: 'h'.repeat(40), repoFullName: 'octo/hello' }, base: { ref: 'main', sha: 'b'.repeat(40) }, files: [{ filename: 'src/a.ts', status: 'modified', patch: PATCH }] } });
+    gh.addPull({
+      number: 5,
+      title: 'pr',
+      pull: { head: { ref: 'f', sha: 'h'.repeat(40), repoFullName: 'octo/hello' }, base: { ref: 'main', sha: 'b'.repeat(40) }, files: [{ filename: 'src/a.ts', status: 'modified', patch: PATCH }] },
+    });
     const files = await readPullDiffSides(octokit, repo, 5);
     await publishReview({ octokit, repo, pull: 5, summary: 'S'.repeat(70_000), files, comments: [{ path: 'src/a.ts', line: 3, body: 'C'.repeat(70_000) }], appendix: 'A'.repeat(10) });
     const [review] = gh.state.reviews;

@@ -14,11 +14,13 @@ const ALL_EMPTY = { 'session-id': '', branch: '', 'pull-request': '', 'review-id
 
 describe('reportOutcome', () => {
   it('a failed run: every output set, one annotation per problem with its own title, failed once', () => {
-    const r = report(failedOutcome([
-      { title: 'input approval-mode', message: "input 'approval-mode' is \"x\": expected ..." },
-      { title: 'input max-turns', message: "input 'max-turns' is \"y\": expected ..." },
-    ]));
-    expect(r.outputs).toEqual({ status: 'failed', summary: "input 'approval-mode' is \"x\": expected ...", ...ALL_EMPTY });
+    const r = report(
+      failedOutcome([
+        { title: 'input approval-mode', message: 'input \'approval-mode\' is "x": expected ...' },
+        { title: 'input max-turns', message: 'input \'max-turns\' is "y": expected ...' },
+      ]),
+    );
+    expect(r.outputs).toEqual({ status: 'failed', summary: 'input \'approval-mode\' is "x": expected ...', ...ALL_EMPTY });
     expect(r.errors.map(([m, p]) => [p.title, m.slice(0, 23)])).toEqual([
       ['input approval-mode', "input 'approval-mode' i"],
       ['input max-turns', "input 'max-turns' is \"y"],

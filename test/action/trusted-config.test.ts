@@ -45,7 +45,6 @@ function pullRequestRepo() {
   return { dir, remote: remote!, baseSha };
 }
 
-
 // Engines decide shell commands once the bash grammar is loaded (the scheduler calls prepare first).
 beforeAll(() => initShellParser());
 describe('readTrustedConfig', () => {

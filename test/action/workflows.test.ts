@@ -11,7 +11,9 @@ import { parseYamlStrict, readActionYml, readYamlFile } from '../support/action-
 import { REPO_ROOT } from '../support/e2e-runner.js';
 
 const dir = join(REPO_ROOT, '.github/workflows');
-const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
+const files = readdirSync(dir)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort();
 
 interface Step {
   uses?: string;
@@ -60,7 +62,11 @@ describe('workflows', () => {
       ...readmeYaml().flatMap((b) => stepsOf(b.value as Workflow).map((s) => ({ where: `README.md:${b.line}`, s }))),
     ].filter(({ s }) => s.uses === './' || /agent-action@/.test(s.uses ?? ''));
     expect(uses.length).toBeGreaterThanOrEqual(4);
-    const undeclared = uses.flatMap(({ where, s }) => Object.keys(s.with ?? {}).filter((k) => !declared.has(k)).map((k) => `${where}: ${k}`));
+    const undeclared = uses.flatMap(({ where, s }) =>
+      Object.keys(s.with ?? {})
+        .filter((k) => !declared.has(k))
+        .map((k) => `${where}: ${k}`),
+    );
     expect(undeclared).toEqual([]);
   });
 
@@ -100,7 +106,12 @@ describe('workflows', () => {
     expect(triage.if).toContain("needs.plan.outputs.shard-count != '0'");
     expect(triage.strategy).toEqual({ 'fail-fast': false, 'max-parallel': "${{ fromJSON(inputs.max-parallel || '4') }}", matrix: '${{ fromJSON(needs.plan.outputs.shards) }}' });
     const shardStep = triage.steps!.find((st) => st.uses === './')!;
-    expect(shardStep.with).toMatchObject({ mode: 'triage', issues: '${{ toJSON(matrix.issues) }}', 'writes-per-minute': '${{ matrix.writes-per-minute }}', 'writes-per-hour': '${{ matrix.writes-per-hour }}' });
+    expect(shardStep.with).toMatchObject({
+      mode: 'triage',
+      issues: '${{ toJSON(matrix.issues) }}',
+      'writes-per-minute': '${{ matrix.writes-per-minute }}',
+      'writes-per-hour': '${{ matrix.writes-per-hour }}',
+    });
   });
 
   it('release.yml runs on version tags, refuses a stale dist/ and moves the major tag', () => {

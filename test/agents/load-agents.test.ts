@@ -23,7 +23,17 @@ describe('parseAgentFile', () => {
     const r = parseAgentFile(FILE, '---\nname: security-auditor\ndescription: Finds vulnerabilities.\nkind: local\ntools:\n  - read_file\n  - grep_search\ntemperature: 0.2\n---\n\nYou audit code.\n');
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.agent).toMatchObject({ name: 'security-auditor', description: 'Finds vulnerabilities.', tools: ['read_file', 'grep_search'], temperature: 0.2, maxTurns: 30, timeoutMs: 600_000, systemPrompt: 'You audit code.', source: FILE, output: { kind: 'text' } });
+    expect(r.agent).toMatchObject({
+      name: 'security-auditor',
+      description: 'Finds vulnerabilities.',
+      tools: ['read_file', 'grep_search'],
+      temperature: 0.2,
+      maxTurns: 30,
+      timeoutMs: 600_000,
+      systemPrompt: 'You audit code.',
+      source: FILE,
+      output: { kind: 'text' },
+    });
     expect(r.agent.model).toBeUndefined();
     expect(r.agent.firstMessage('do it')).toBe('do it');
   });

@@ -31,7 +31,9 @@ describe('invoke_agent: the codebase investigator', () => {
       script: [
         reply([investigate()], { usage: usage(1000, 20) }),
         // The child: three reads in one batch, then complete_task.
-        reply([call('read_file', { file_path: 'src/add.js' }, 'c1'), call('read_file', { file_path: 'src/sum.js' }, 'c2'), call('read_file', { file_path: 'src/main.js' }, 'c3')], { usage: usage(700, 30) }),
+        reply([call('read_file', { file_path: 'src/add.js' }, 'c1'), call('read_file', { file_path: 'src/sum.js' }, 'c2'), call('read_file', { file_path: 'src/main.js' }, 'c3')], {
+          usage: usage(700, 30),
+        }),
         reply([call('complete_task', { report: REPORT }, 'c4')], { usage: usage(900, 60) }),
         reply([text('add() has one caller: sum().')], { usage: usage(1200, 15) }),
       ],
@@ -91,7 +93,11 @@ describe('invoke_agent: the completion protocol', () => {
     const [, , lastChance, main2] = s.fake.requests;
     expect(lastChance.body.contents.at(-1)).toEqual({
       role: 'user',
-      parts: [{ text: "You have stopped calling tools without finishing. You have one final chance: call `complete_task` now with your best answer, and say in it that your work was cut short. Do not call any other tool." }],
+      parts: [
+        {
+          text: 'You have stopped calling tools without finishing. You have one final chance: call `complete_task` now with your best answer, and say in it that your work was cut short. Do not call any other tool.',
+        },
+      ],
     });
     const [result] = responsesOf(main2);
     expect(result.name).toBe('invoke_agent');
@@ -104,12 +110,7 @@ describe('invoke_agent: the completion protocol', () => {
   it('a child that uses its last chance to call complete_task succeeds', async () => {
     const s = await openSession({
       files: FILES,
-      script: [
-        reply([investigate()]),
-        reply([text('Found it.')]),
-        reply([call('complete_task', { report: REPORT }, 'c9')]),
-        reply([text('ok')]),
-      ],
+      script: [reply([investigate()]), reply([text('Found it.')]), reply([call('complete_task', { report: REPORT }, 'c9')]), reply([text('ok')])],
     });
     await s.agent.start('Who calls add()?', s.emit);
     expect(responsesOf(s.fake.requests[3])[0].response.output).toContain('Termination Reason: GOAL');
@@ -179,8 +180,7 @@ describe('invoke_agent: what a child may do', () => {
     await s.agent.start('go', s.emit);
     expect(s.fake.requests).toHaveLength(2); // no child ever ran
     expect(responsesOf(s.fake.requests[1])[0].response).toEqual({
-      error:
-        "Subagent 'labeler' is not available in this run: it asks for set_labels, which this run does not offer; a sub-agent never gets a tool the agent that invokes it lacks",
+      error: "Subagent 'labeler' is not available in this run: it asks for set_labels, which this run does not offer; a sub-agent never gets a tool the agent that invokes it lacks",
     });
     // The model is not offered the refused agent.
     const invoke = (s.fake.requests[0].body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).find((d) => d.name === 'invoke_agent') as { description: string } | undefined;
@@ -254,9 +254,7 @@ describe("invoke_agent: a child's call that waits for a person", () => {
     const run1 = await first.agent.start('Add notes', first.emit);
     expect(run1.outcome.status).toBe('awaiting_approval');
     const pending = run1.outcome.status === 'awaiting_approval' ? run1.outcome.pending : [];
-    expect(pending).toEqual([
-      expect.objectContaining({ id: 'm1/c1', name: 'write_file', title: 'create NOTES.md (for sub-agent writer)', rule: expect.objectContaining({ decision: 'ask_user' }) }),
-    ]);
+    expect(pending).toEqual([expect.objectContaining({ id: 'm1/c1', name: 'write_file', title: 'create NOTES.md (for sub-agent writer)', rule: expect.objectContaining({ decision: 'ask_user' }) })]);
     expect(first.events.find((e) => e.type === 'approval_request')).toMatchObject({ calls: [{ id: 'm1/c1' }] });
     // The session holds the child's own state, nested in the parent's open batch.
     const saved = JSON.parse(JSON.stringify(run1.state));
@@ -283,7 +281,7 @@ describe("invoke_agent: a child's call that waits for a person", () => {
     expect(second.nested().some((n) => n.parentId === 'm1' && n.event.type === 'init' && n.event.resumed)).toBe(true);
   });
 
-  it('"approve always" for a child\'s call: the child\'s next identical call runs unasked; the main agent\'s identical call is still asked', async () => {
+  it("\"approve always\" for a child's call: the child's next identical call runs unasked; the main agent's identical call is still asked", async () => {
     const write = (id: string) => call('write_file', { file_path: 'NOTES.md', content: 'hi\n' }, id);
     const s = await openSession({
       files: { ...FILES, '.gemini/agents/writer.md': writer },

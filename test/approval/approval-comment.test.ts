@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  answersFor,
-  describeRule,
-  parseApprovalReply,
-  renderApprovalComment,
-  tryParseApprovalMarker,
-} from '../../src/action/approval/approval-comment.js';
+import { answersFor, describeRule, parseApprovalReply, renderApprovalComment, tryParseApprovalMarker } from '../../src/action/approval/approval-comment.js';
 import type { PendingApproval } from '../../src/scheduler/types.js';
 
 const shell: PendingApproval = {
@@ -82,7 +76,11 @@ describe('approval comment', () => {
 
   it('under a shell command, says whether it will run in the sandbox; other calls and no sandbox say nothing', () => {
     const lineAfterWhy = (body: string) => body.split('\n\n').find((b) => b.includes('If approved'));
-    const sandboxed = renderApprovalComment({ ...base, pending: [shell, edit], sandbox: { mode: 'required', status: { kind: 'sandboxed', bwrap: '/usr/bin/bwrap', version: '0.8.0', network: false } } });
+    const sandboxed = renderApprovalComment({
+      ...base,
+      pending: [shell, edit],
+      sandbox: { mode: 'required', status: { kind: 'sandboxed', bwrap: '/usr/bin/bwrap', version: '0.8.0', network: false } },
+    });
     expect(lineAfterWhy(sandboxed)).toBe('If approved, it runs in the bubblewrap sandbox (network off).');
     // One line, under the command only: the edit (call 2) gets none.
     expect(sandboxed.match(/If approved/g)).toHaveLength(1);
@@ -97,11 +95,17 @@ describe('approval comment', () => {
       "⚠️ If approved, it runs unconfined: no sandbox on this runner (sandbox: auto), with the runner's full access.",
     );
     // The refusal's reason (bubblewrap's words, @mentions and markers included) stays out of the comment.
-    const refused = renderApprovalComment({ ...base, pending: [shell], sandbox: { mode: 'required', status: { kind: 'refused', reason: 'bwrap: @octo/all <!-- agent-action:x -->', fix: 'install it' } } });
+    const refused = renderApprovalComment({
+      ...base,
+      pending: [shell],
+      sandbox: { mode: 'required', status: { kind: 'refused', reason: 'bwrap: @octo/all <!-- agent-action:x -->', fix: 'install it' } },
+    });
     expect(lineAfterWhy(refused)).toBe('⚠️ If approved, it is still refused: the sandbox is required and unavailable on this runner (the job summary says why).');
     expect(refused).not.toContain('@octo');
     expect(renderApprovalComment({ ...base, pending: [shell, edit] })).not.toContain('If approved');
-    expect(renderApprovalComment({ ...base, pending: [edit, other], sandbox: { mode: 'required', status: { kind: 'sandboxed', bwrap: '/usr/bin/bwrap', version: '0.8.0', network: false } } })).not.toContain('If approved');
+    expect(
+      renderApprovalComment({ ...base, pending: [edit, other], sandbox: { mode: 'required', status: { kind: 'sandboxed', bwrap: '/usr/bin/bwrap', version: '0.8.0', network: false } } }),
+    ).not.toContain('If approved');
   });
 
   it('renders calls, rules, expiry, answers and the marker', () => {
@@ -186,7 +190,15 @@ describe('approval comment', () => {
 describe('reply parsing', () => {
   const all = [shell, edit, question];
   it.each<[string, string, readonly PendingApproval[], unknown]>([
-    ['approve all', '/agent approve', [shell, edit], [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'approve' }]],
+    [
+      'approve all',
+      '/agent approve',
+      [shell, edit],
+      [
+        { id: 'c1', kind: 'approve' },
+        { id: 'c2', kind: 'approve' },
+      ],
+    ],
     ['approve always', '/agent approve always', [shell], [{ id: 'c1', kind: 'approve', always: true }]],
     ['case and spacing', '  /Agent   APPROVE   Always ', [shell], [{ id: 'c1', kind: 'approve', always: true }]],
     ['deny with reason', '/agent deny we do not add dependencies', [shell], [{ id: 'c1', kind: 'deny', reason: 'we do not add dependencies' }]],
@@ -195,14 +207,28 @@ describe('reply parsing', () => {
       'approve some, rest denied',
       '/agent approve 1',
       [shell, edit],
-      [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'deny', reason: 'The maintainer answered only call 1; this call was not approved.' }],
+      [
+        { id: 'c1', kind: 'approve' },
+        { id: 'c2', kind: 'deny', reason: 'The maintainer answered only call 1; this call was not approved.' },
+      ],
     ],
-    ['numbers with commas and #', '/agent approve #1, 2', [shell, edit], [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'approve' }]],
+    [
+      'numbers with commas and #',
+      '/agent approve #1, 2',
+      [shell, edit],
+      [
+        { id: 'c1', kind: 'approve' },
+        { id: 'c2', kind: 'approve' },
+      ],
+    ],
     [
       'approve one, deny another with reason',
       'Looks fine except the lockfile.\n/agent approve 1\n/agent deny 2 lockfiles are generated',
       [shell, edit],
-      [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'deny', reason: 'lockfiles are generated' }],
+      [
+        { id: 'c1', kind: 'approve' },
+        { id: 'c2', kind: 'deny', reason: 'lockfiles are generated' },
+      ],
     ],
     ['answer free text', '/agent answer use Redis, it is already deployed', [question], [{ id: 'c3', kind: 'answer', text: 'use Redis, it is already deployed' }]],
     ['answer by choice number', '/agent answer 2', [question], [{ id: 'c3', kind: 'answer', text: 'Postgres' }]],
@@ -210,13 +236,21 @@ describe('reply parsing', () => {
       'approve and answer in one reply',
       '/agent approve\n/agent answer 3',
       all,
-      [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'approve' }, { id: 'c3', kind: 'answer', text: 'In memory' }],
+      [
+        { id: 'c1', kind: 'approve' },
+        { id: 'c2', kind: 'approve' },
+        { id: 'c3', kind: 'answer', text: 'In memory' },
+      ],
     ],
     [
       'unanswered question is refused',
       '/agent approve',
       all,
-      [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'approve' }, { id: 'c3', kind: 'deny', reason: 'The maintainer did not answer this question.' }],
+      [
+        { id: 'c1', kind: 'approve' },
+        { id: 'c2', kind: 'approve' },
+        { id: 'c3', kind: 'deny', reason: 'The maintainer did not answer this question.' },
+      ],
     ],
   ])('%s', (_name, body, pending, expected) => {
     const parsed = parseApprovalReply(body, '/agent');
@@ -243,12 +277,7 @@ describe('reply parsing', () => {
     ['continue with args', '/agent continue now', [shell], /takes no arguments/],
     ['continue on an open request', '/agent continue', [shell], /waits for an answer/],
     ['continue mixed', '/agent continue\n/agent approve', [shell], /cannot be combined/],
-    [
-      'several questions need a number',
-      '/agent answer Redis',
-      [question, { ...question, id: 'c5' }],
-      /several questions wait \(calls 1, 2\); say which/,
-    ],
+    ['several questions need a number', '/agent answer Redis', [question, { ...question, id: 'c5' }], /several questions wait \(calls 1, 2\); say which/],
   ])('rejects %s', (_name, body, pending, error) => {
     const parsed = parseApprovalReply(body, '/agent');
     const result = parsed.ok ? answersFor(parsed.directives, pending) : parsed;
@@ -290,7 +319,14 @@ describe('approval comment: rule files', () => {
 describe('approval comment, piece by piece', () => {
   const hour = { ...base, expiresAt: '2026-01-01T01:00:00.000Z', runUrl: undefined };
   const sh = (command: string, extra: Record<string, unknown> = {}): PendingApproval => ({ id: 'c1', name: 'run_shell_command', args: { command, ...extra }, title: 'run it', rule: null });
-  const ask = (id: string, choices?: string[]): PendingApproval => ({ id, name: 'ask_user', args: {}, title: 'ask', rule: null, question: { question: 'Which?\nsecond line', ...(choices ? { choices } : {}) } });
+  const ask = (id: string, choices?: string[]): PendingApproval => ({
+    id,
+    name: 'ask_user',
+    args: {},
+    title: 'ask',
+    rule: null,
+    question: { question: 'Which?\nsecond line', ...(choices ? { choices } : {}) },
+  });
   const howTo = (body: string) => body.slice(body.indexOf('**How to answer**'), body.indexOf('<sub>'));
 
   it('one command: its fence outgrows the backticks inside, its folder is named, no rule is said so', () => {
@@ -341,7 +377,11 @@ describe('approval comment, piece by piece', () => {
 
   it('two questions: each is answered by its number; choices can be picked by theirs', () => {
     const body = renderApprovalComment({ ...hour, expiresAt: '2026-01-01T00:00:30.000Z', pending: [ask('c1'), ask('c2', ['x', 'y'])] });
-    expect(body.startsWith('### ❓ The agent has a question\n\nThe run is paused until a maintainer answers.\n\n**1. The agent asks:**\n\n> Which?\n> second line\n\n**2. The agent asks:**\n\n> Which?\n> second line\n\n1. x\n2. y\n\n')).toBe(true);
+    expect(
+      body.startsWith(
+        '### ❓ The agent has a question\n\nThe run is paused until a maintainer answers.\n\n**1. The agent asks:**\n\n> Which?\n> second line\n\n**2. The agent asks:**\n\n> Which?\n> second line\n\n1. x\n2. y\n\n',
+      ),
+    ).toBe(true);
     expect(howTo(body)).toBe(
       '**How to answer** (reply within 1 minute, until 2026-01-01 00:00 UTC; only people with write access can answer):\n\n- `/agent answer 1 <text>` for question 1\n- `/agent answer 2 <text>` for question 2 or `/agent answer 2 2` to pick a choice by its number\n\n',
     );
@@ -411,20 +451,112 @@ describe('replies, call by call', () => {
   };
 
   it.each<[string, readonly PendingApproval[], unknown]>([
-    ['/agent approve 1 3', three, [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'deny', reason: only('calls 1, 3') }, { id: 'c3', kind: 'approve' }]],
-    ['/agent approve 1,3', three, [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'deny', reason: only('calls 1, 3') }, { id: 'c3', kind: 'approve' }]],
-    ['/agent approve 2.', three, [{ id: 'c1', kind: 'deny', reason: only('call 2') }, { id: 'c2', kind: 'approve' }, { id: 'c3', kind: 'deny', reason: only('call 2') }]],
-    ['/agent approve always 2', three, [{ id: 'c1', kind: 'deny', reason: only('call 2') }, { id: 'c2', kind: 'approve', always: true }, { id: 'c3', kind: 'deny', reason: only('call 2') }]],
-    ['/agent deny 1, 2 nope', three, [{ id: 'c1', kind: 'deny', reason: 'nope' }, { id: 'c2', kind: 'deny', reason: 'nope' }, { id: 'c3', kind: 'deny', reason: only('calls 1, 2') }]],
-    ['/agent deny 2,3', three, [{ id: 'c1', kind: 'deny', reason: only('calls 2, 3') }, { id: 'c2', kind: 'deny' }, { id: 'c3', kind: 'deny' }]],
-    ['/agent deny #3', three, [{ id: 'c1', kind: 'deny', reason: only('call 3') }, { id: 'c2', kind: 'deny', reason: only('call 3') }, { id: 'c3', kind: 'deny' }]],
-    ['/agent approve 1\n/agent approve 2', three, [{ id: 'c1', kind: 'approve' }, { id: 'c2', kind: 'approve' }, { id: 'c3', kind: 'deny', reason: only('calls 1, 2') }]],
+    [
+      '/agent approve 1 3',
+      three,
+      [
+        { id: 'c1', kind: 'approve' },
+        { id: 'c2', kind: 'deny', reason: only('calls 1, 3') },
+        { id: 'c3', kind: 'approve' },
+      ],
+    ],
+    [
+      '/agent approve 1,3',
+      three,
+      [
+        { id: 'c1', kind: 'approve' },
+        { id: 'c2', kind: 'deny', reason: only('calls 1, 3') },
+        { id: 'c3', kind: 'approve' },
+      ],
+    ],
+    [
+      '/agent approve 2.',
+      three,
+      [
+        { id: 'c1', kind: 'deny', reason: only('call 2') },
+        { id: 'c2', kind: 'approve' },
+        { id: 'c3', kind: 'deny', reason: only('call 2') },
+      ],
+    ],
+    [
+      '/agent approve always 2',
+      three,
+      [
+        { id: 'c1', kind: 'deny', reason: only('call 2') },
+        { id: 'c2', kind: 'approve', always: true },
+        { id: 'c3', kind: 'deny', reason: only('call 2') },
+      ],
+    ],
+    [
+      '/agent deny 1, 2 nope',
+      three,
+      [
+        { id: 'c1', kind: 'deny', reason: 'nope' },
+        { id: 'c2', kind: 'deny', reason: 'nope' },
+        { id: 'c3', kind: 'deny', reason: only('calls 1, 2') },
+      ],
+    ],
+    [
+      '/agent deny 2,3',
+      three,
+      [
+        { id: 'c1', kind: 'deny', reason: only('calls 2, 3') },
+        { id: 'c2', kind: 'deny' },
+        { id: 'c3', kind: 'deny' },
+      ],
+    ],
+    [
+      '/agent deny #3',
+      three,
+      [
+        { id: 'c1', kind: 'deny', reason: only('call 3') },
+        { id: 'c2', kind: 'deny', reason: only('call 3') },
+        { id: 'c3', kind: 'deny' },
+      ],
+    ],
+    [
+      '/agent approve 1\n/agent approve 2',
+      three,
+      [
+        { id: 'c1', kind: 'approve' },
+        { id: 'c2', kind: 'approve' },
+        { id: 'c3', kind: 'deny', reason: only('calls 1, 2') },
+      ],
+    ],
     ['/AGENT approve', [sh('c1')], [{ id: 'c1', kind: 'approve' }]],
     ['/agent\tapprove', [sh('c1')], [{ id: 'c1', kind: 'approve' }]],
-    ['/agent answer 1 2', [ask('c1', ['r', 's']), ask('c2')], [{ id: 'c1', kind: 'answer', text: 's' }, { id: 'c2', kind: 'deny', reason: 'The maintainer did not answer this question.' }]],
-    ['/agent answer #1 #2', [ask('c1', ['r', 's']), ask('c2')], [{ id: 'c1', kind: 'answer', text: 's' }, { id: 'c2', kind: 'deny', reason: 'The maintainer did not answer this question.' }]],
-    ['/agent answer 2 hello there', [ask('c1'), ask('c2')], [{ id: 'c1', kind: 'deny', reason: 'The maintainer did not answer this question.' }, { id: 'c2', kind: 'answer', text: 'hello there' }]],
-    ['/agent answer 1 x', [sh('c1'), ask('c2')], [{ id: 'c1', kind: 'deny', reason: only('call 2') }, { id: 'c2', kind: 'answer', text: '1 x' }]],
+    [
+      '/agent answer 1 2',
+      [ask('c1', ['r', 's']), ask('c2')],
+      [
+        { id: 'c1', kind: 'answer', text: 's' },
+        { id: 'c2', kind: 'deny', reason: 'The maintainer did not answer this question.' },
+      ],
+    ],
+    [
+      '/agent answer #1 #2',
+      [ask('c1', ['r', 's']), ask('c2')],
+      [
+        { id: 'c1', kind: 'answer', text: 's' },
+        { id: 'c2', kind: 'deny', reason: 'The maintainer did not answer this question.' },
+      ],
+    ],
+    [
+      '/agent answer 2 hello there',
+      [ask('c1'), ask('c2')],
+      [
+        { id: 'c1', kind: 'deny', reason: 'The maintainer did not answer this question.' },
+        { id: 'c2', kind: 'answer', text: 'hello there' },
+      ],
+    ],
+    [
+      '/agent answer 1 x',
+      [sh('c1'), ask('c2')],
+      [
+        { id: 'c1', kind: 'deny', reason: only('call 2') },
+        { id: 'c2', kind: 'answer', text: '1 x' },
+      ],
+    ],
     ['/agent answer 2.', [ask('c1', ['a', 'b'])], [{ id: 'c1', kind: 'answer', text: 'b' }]],
   ])('%j', (body, pending, answers) => {
     expect(answer(body, pending)).toEqual({ ok: true, answers });

@@ -22,14 +22,7 @@ describe('ask_user tool', () => {
         },
       },
     });
-    expect(Object.keys((decl.parametersJsonSchema as any).properties.questions.items.properties)).toEqual([
-      'question',
-      'header',
-      'type',
-      'options',
-      'multiSelect',
-      'placeholder',
-    ]);
+    expect(Object.keys((decl.parametersJsonSchema as any).properties.questions.items.properties)).toEqual(['question', 'header', 'type', 'options', 'multiSelect', 'placeholder']);
   });
 
   it('turns a choice question into a question with numbered choices', async () => {
@@ -75,7 +68,23 @@ describe('ask_user tool', () => {
     ['long header', { questions: [{ question: 'q?', header: 'a header that is far too long', type: 'text' }] }, /invalid arguments/],
     ['unknown type', { questions: [{ question: 'q?', header: 'h', type: 'multi' }] }, /invalid arguments/],
     ['choice without options', { questions: [{ question: 'q?', header: 'h', type: 'choice' }] }, /question 1: type 'choice' needs 'options' with 2 to 4 items/],
-    ['empty label', { questions: [{ question: 'q?', header: 'h', type: 'choice', options: [{ label: ' ', description: '' }, { label: 'b', description: '' }] }] }, /option 1: 'label' is empty/],
+    [
+      'empty label',
+      {
+        questions: [
+          {
+            question: 'q?',
+            header: 'h',
+            type: 'choice',
+            options: [
+              { label: ' ', description: '' },
+              { label: 'b', description: '' },
+            ],
+          },
+        ],
+      },
+      /option 1: 'label' is empty/,
+    ],
     ['empty question', { questions: [{ question: '  ', header: 'h', type: 'text' }] }, /'question' is empty/],
   ])('refuses %s', async (_n, args, message) => {
     await expect(prepare(args)).rejects.toMatchObject({ code: 'invalid_args', message: expect.stringMatching(message) });

@@ -122,7 +122,7 @@ describe('which question a reply answers', () => {
     expect(other.resumes).toHaveLength(0);
   });
 
-  it('with a GitHub App token the questions are by <app>[bot]: found through this run\'s progress comment', async () => {
+  it("with a GitHub App token the questions are by <app>[bot]: found through this run's progress comment", async () => {
     gh.state.self = { login: 'agent-app[bot]', type: 'Bot' };
     const question = await suspendFirst();
     expect(question.user.login).toBe('agent-app[bot]');
@@ -238,7 +238,7 @@ describe('the session document must verify before anything runs', () => {
 });
 
 describe('trusted configuration on resume', () => {
-  it("the resumed run reads the commit the session started on, even after the default branch moved", async () => {
+  it('the resumed run reads the commit the session started on, even after the default branch moved', async () => {
     await suspendFirst();
     const started = git(origin, 'rev-parse', 'main');
     // Someone pushes a new policy to main between the question and the answer.

@@ -140,7 +140,10 @@ function ask(over: Partial<SessionDoc> = {}, o: { by?: FakeUser; marker?: { sess
   const body = renderApprovalComment({ sessionId: doc.id, nonce: doc.request.nonce, pending: doc.pending, createdAt: T0, expiresAt: doc.request.expiresAt, trigger: '/agent', secrets: [] });
   const m = o.marker;
   const edited = m
-    ? body.replace(/<!-- agent-action:approval .* -->$/, `<!-- agent-action:approval session=${m.session ?? doc.id} nonce=${m.nonce ?? doc.request.nonce}${m.calls === '' ? '' : ` calls=${m.calls ?? callsDigestOf(doc.pending)}`} -->`)
+    ? body.replace(
+        /<!-- agent-action:approval .* -->$/,
+        `<!-- agent-action:approval session=${m.session ?? doc.id} nonce=${m.nonce ?? doc.request.nonce}${m.calls === '' ? '' : ` calls=${m.calls ?? callsDigestOf(doc.pending)}`} -->`,
+      )
     : body;
   const question = gh.addComment(doc.thread.number, edited, o.by ?? BOT, o.createdAt ?? T0);
   const saved = { ...doc, request: { ...doc.request, commentId: question.id, ...over.request } };
@@ -186,7 +189,12 @@ describe('who may answer', () => {
     const before = gh.state.comments.length;
     await tellRefusedReplier(octokit, repo, reply('/agent approve', { login: 'ci[bot]', isBot: true }), context().log);
     expect(gh.state.comments.length).toBe(before + 1); // the bot's own reply, nothing from us
-    await tellRefusedReplier(octokit, repo, { ...reply('/agent approve', { login: 'reader' }), trigger: { ...reply('/agent approve', { login: 'reader' }).trigger, thread: { number: 404, isPullRequest: false } } }, context().log);
+    await tellRefusedReplier(
+      octokit,
+      repo,
+      { ...reply('/agent approve', { login: 'reader' }), trigger: { ...reply('/agent approve', { login: 'reader' }).trigger, thread: { number: 404, isPullRequest: false } } },
+      context().log,
+    );
     expect(logs.at(-1)).toMatch(/^could not tell @reader why nothing ran: /);
   });
 });
@@ -224,7 +232,7 @@ describe('which question a reply answers', () => {
     expect(store.doc('sess-1').request.status).toBe('claimed');
   });
 
-  it("a progress comment id that is not in the thread vouches for nobody", async () => {
+  it('a progress comment id that is not in the thread vouches for nobody', async () => {
     ask({}, { by: { login: 'helper[bot]', type: 'Bot' } });
     const result = await handleApprovalReplyWith(context({ progressComment: 999_999 }), reply('/agent approve'), AT());
     expect(result.summary).toBe('There is no open agent-action request in this thread; nothing was run.');

@@ -35,7 +35,10 @@ describe('parseCliArgs', () => {
   });
 
   it("reads Gemini CLI's --allowed-mcp-server-names (comma separated, repeatable) and --mcp-start", () => {
-    expect(parseCliArgs(['-p', 'x', '--allowed-mcp-server-names', 'a,b', '--allowed-mcp-server-names', ' c ', '--mcp-start', 'lazy'])).toMatchObject({ allowedMcpServerNames: ['a', 'b', 'c'], mcpStart: 'lazy' });
+    expect(parseCliArgs(['-p', 'x', '--allowed-mcp-server-names', 'a,b', '--allowed-mcp-server-names', ' c ', '--mcp-start', 'lazy'])).toMatchObject({
+      allowedMcpServerNames: ['a', 'b', 'c'],
+      mcpStart: 'lazy',
+    });
     expect(parseCliArgs(['-p', 'x'])).not.toHaveProperty('allowedMcpServerNames');
     expect(inputError(['-p', 'x', '--mcp-start', 'soon']).message).toBe('--mcp-start "soon" is not valid: it expects eager or lazy');
   });
@@ -77,7 +80,7 @@ describe('parseCliArgs', () => {
   });
 
   it.each([
-    [['--approve', '-p', 'x'], '--approve answers a stored session\'s waiting call: use it with --resume'],
+    [['--approve', '-p', 'x'], "--approve answers a stored session's waiting call: use it with --resume"],
     [['--resume', 'latest', '--approve', '--deny'], '--approve and --deny contradict each other: give one'],
     [['--acp', '-p', 'x'], '--acp cannot be combined with --prompt'],
     [['--acp', '-o', 'json'], '--acp speaks ACP on stdout: --output-format does not apply'],

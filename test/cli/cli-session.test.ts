@@ -21,9 +21,17 @@ function inputError(f: () => unknown): string {
 describe('what --resume answers a waiting session with', () => {
   it.each([
     ['--approve runs the call', { approve: true, deny: false }, { answers: [{ id: 'c1', kind: 'approve' }] }],
-    ['--approve with -p runs it and sends the message after', { approve: true, deny: false, prompt: 'then run the tests' }, { answers: [{ id: 'c1', kind: 'approve' }], message: 'then run the tests' }],
+    [
+      '--approve with -p runs it and sends the message after',
+      { approve: true, deny: false, prompt: 'then run the tests' },
+      { answers: [{ id: 'c1', kind: 'approve' }], message: 'then run the tests' },
+    ],
     ['--deny refuses it, -p being the reason', { approve: false, deny: true, prompt: 'use yarn' }, { answers: [{ id: 'c1', kind: 'deny', reason: 'use yarn' }] }],
-    ['the next prompt alone declines it, saying what the person wrote', { approve: false, deny: false, prompt: 'no, use yarn' }, { answers: [{ id: 'c1', kind: 'deny', reason: 'the user did not approve it and wrote instead: no, use yarn' }] }],
+    [
+      'the next prompt alone declines it, saying what the person wrote',
+      { approve: false, deny: false, prompt: 'no, use yarn' },
+      { answers: [{ id: 'c1', kind: 'deny', reason: 'the user did not approve it and wrote instead: no, use yarn' }] },
+    ],
   ])('%s', (_name, flags, plan) => {
     expect(planAnswers([shell], flags)).toEqual(plan);
   });
@@ -53,8 +61,19 @@ describe('replaying a stored session to an editor', () => {
     const state = createRunState('s', 'gemini-2.5-pro', 'default');
     state.history = [
       { role: 'user', parts: [{ text: 'tidy up' }] },
-      { role: 'model', parts: [{ text: 'Planning.', thought: true }, { text: 'On it.' }, { functionCall: { id: 'a', name: 'read_file', args: { file_path: 'x.ts' } } }, { functionCall: { name: 'run_shell_command', args: { command: 'rm -rf build' } } }] },
-      { role: 'user', parts: [{ functionResponse: { id: 'a', name: 'read_file', response: { output: 'const x = 1;' } } }, { functionResponse: { name: 'run_shell_command', response: { error: 'denied' } } }] },
+      {
+        role: 'model',
+        parts: [
+          { text: 'Planning.', thought: true },
+          { text: 'On it.' },
+          { functionCall: { id: 'a', name: 'read_file', args: { file_path: 'x.ts' } } },
+          { functionCall: { name: 'run_shell_command', args: { command: 'rm -rf build' } } },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [{ functionResponse: { id: 'a', name: 'read_file', response: { output: 'const x = 1;' } } }, { functionResponse: { name: 'run_shell_command', response: { error: 'denied' } } }],
+      },
       { role: 'model', parts: [{ functionCall: { id: 'w', name: 'write_file', args: { file_path: 'y.ts', content: '' } } }] },
     ];
     const kinds: Record<string, 'read' | 'execute' | 'edit'> = { read_file: 'read', run_shell_command: 'execute', write_file: 'edit' };
@@ -63,8 +82,24 @@ describe('replaying a stored session to an editor', () => {
       { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'tidy up' } },
       { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'Planning.' } },
       { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'On it.' } },
-      { sessionUpdate: 'tool_call', toolCallId: 'a', title: 'read_file x.ts', kind: 'read', rawInput: { file_path: 'x.ts' }, status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'const x = 1;' } }] },
-      { sessionUpdate: 'tool_call', toolCallId: 'call-1-3', title: 'run `rm -rf build`', kind: 'execute', rawInput: { command: 'rm -rf build' }, status: 'failed', content: [{ type: 'content', content: { type: 'text', text: 'denied' } }] },
+      {
+        sessionUpdate: 'tool_call',
+        toolCallId: 'a',
+        title: 'read_file x.ts',
+        kind: 'read',
+        rawInput: { file_path: 'x.ts' },
+        status: 'completed',
+        content: [{ type: 'content', content: { type: 'text', text: 'const x = 1;' } }],
+      },
+      {
+        sessionUpdate: 'tool_call',
+        toolCallId: 'call-1-3',
+        title: 'run `rm -rf build`',
+        kind: 'execute',
+        rawInput: { command: 'rm -rf build' },
+        status: 'failed',
+        content: [{ type: 'content', content: { type: 'text', text: 'denied' } }],
+      },
       { sessionUpdate: 'tool_call', toolCallId: 'w', title: 'create y.ts', kind: 'edit', rawInput: { file_path: 'y.ts', content: '' }, status: 'pending' },
     ]);
   });

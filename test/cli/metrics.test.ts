@@ -38,7 +38,10 @@ describe('session metrics', () => {
     const m = createSessionMetrics(() => clock.t);
     const client = m.wrap(
       scriptedClient(clock, [
-        [{ parts: [{ text: 'a' }], usage: { inputTokens: 50, outputTokens: 1, cachedTokens: 0, thoughtTokens: 0, totalTokens: 51 } }, { parts: [{ text: 'b' }], usage: { inputTokens: 100, outputTokens: 8, cachedTokens: 40, thoughtTokens: 3, totalTokens: 111 } }],
+        [
+          { parts: [{ text: 'a' }], usage: { inputTokens: 50, outputTokens: 1, cachedTokens: 0, thoughtTokens: 0, totalTokens: 51 } },
+          { parts: [{ text: 'b' }], usage: { inputTokens: 100, outputTokens: 8, cachedTokens: 40, thoughtTokens: 3, totalTokens: 111 } },
+        ],
         new ModelFailure('server', 'HTTP 503'),
         [{ parts: [{ text: 'snapshot' }], usage: { inputTokens: 7, outputTokens: 2, cachedTokens: 0, thoughtTokens: 0, totalTokens: 9 } }],
       ]),

@@ -213,7 +213,13 @@ describe('stream-json: sub-agent events', () => {
     expect(lines.map((l) => ({ ...l, timestamp: undefined }))).toEqual([
       { type: 'subagent', timestamp: undefined, parent_tool_id: 'm1', agent: 'codebase_investigator', event: { type: 'init', session_id: 's-1/m1', model: 'gemini-2.5-pro' } },
       { type: 'subagent', timestamp: undefined, parent_tool_id: 'm1', agent: 'codebase_investigator', event: { type: 'message', role: 'assistant', content: 'Looking.', delta: true } },
-      { type: 'subagent', timestamp: undefined, parent_tool_id: 'm1', agent: 'codebase_investigator', event: { type: 'tool_use', tool_name: 'read_file', tool_id: 'c1', parameters: { file_path: 'a.txt' } } },
+      {
+        type: 'subagent',
+        timestamp: undefined,
+        parent_tool_id: 'm1',
+        agent: 'codebase_investigator',
+        event: { type: 'tool_use', tool_name: 'read_file', tool_id: 'c1', parameters: { file_path: 'a.txt' } },
+      },
       { type: 'subagent', timestamp: undefined, parent_tool_id: 'm1', agent: 'codebase_investigator', event: { type: 'tool_result', tool_id: 'c1', status: 'success', output: 'alpha' } },
       {
         type: 'subagent',

@@ -85,7 +85,9 @@ describe('agent-action sandbox check', () => {
   it('without bubblewrap: exit 1, what is missing and how to install it', async () => {
     const r = await runCli(['sandbox', 'check', '--bwrap', '/nonexistent/bwrap']);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain('FAIL  bubblewrap  bubblewrap is not installed (/nonexistent/bwrap not found). To fix: install bubblewrap before this step (`sudo apt-get install -y bubblewrap` on Debian and Ubuntu)');
+    expect(r.stdout).toContain(
+      'FAIL  bubblewrap  bubblewrap is not installed (/nonexistent/bwrap not found). To fix: install bubblewrap before this step (`sudo apt-get install -y bubblewrap` on Debian and Ubuntu)',
+    );
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('not usable: with --sandbox required commands are refused; with auto they run unconfined');
   });
 

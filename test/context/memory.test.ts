@@ -173,10 +173,7 @@ describe('loadMemory: imports', () => {
     symlinkSync(join(outside, 'secret.md'), join(root, 'sub/GEMINI.md'));
     const m = await loadMemory({ memoryRoot: root, cwd: join(root, 'sub') });
     expect(m.text).not.toContain('TOP SECRET');
-    expect(m.warnings).toEqual([
-      'GEMINI.md: import @docs/link.md skipped: leads outside the repository (symlink)',
-      'sub/GEMINI.md leads outside the repository (symlink); not loaded',
-    ]);
+    expect(m.warnings).toEqual(['GEMINI.md: import @docs/link.md skipped: leads outside the repository (symlink)', 'sub/GEMINI.md leads outside the repository (symlink); not loaded']);
   });
 });
 
@@ -200,7 +197,12 @@ describe('loadMemory: bad files and caps', () => {
     const root = repo({ 'GEMINI.md': line.repeat(200_000) }); // ~10 MB
     const m = await loadMemory({ memoryRoot: root, cwd: root, maxBytes: 4096 });
     expect(Buffer.byteLength(m.text)).toBeLessThanOrEqual(4096 + 200);
-    expect(m.text.split('\n').filter((l) => l.startsWith('é')).every((l) => l === line.trimEnd())).toBe(true);
+    expect(
+      m.text
+        .split('\n')
+        .filter((l) => l.startsWith('é'))
+        .every((l) => l === line.trimEnd()),
+    ).toBe(true);
     expect(m.text).toMatch(/\[\.\.\. cut: \d+ more bytes of this file were not loaded\]/);
     expect(m.warnings[0]).toMatch(/^GEMINI\.md is \d+ bytes; only the first \d+ were loaded$/);
   });

@@ -17,7 +17,11 @@ describe('parseLoopSettings', () => {
   it.each([
     ['nothing set', {}, { agentOverrides: {}, warnings: [] }],
     ['not an object', [], { agentOverrides: {}, warnings: [] }],
-    ['a string for the check', { model: { skipNextSpeakerCheck: 'yes' } }, { agentOverrides: {}, warnings: ['.gemini/settings.json model.skipNextSpeakerCheck: expected true or false, got "yes"; ignored'] }],
+    [
+      'a string for the check',
+      { model: { skipNextSpeakerCheck: 'yes' } },
+      { agentOverrides: {}, warnings: ['.gemini/settings.json model.skipNextSpeakerCheck: expected true or false, got "yes"; ignored'] },
+    ],
     ['overrides not an object', { agents: { overrides: [] } }, { agentOverrides: {}, warnings: ['.gemini/settings.json agents.overrides: expected an object of agent names; ignored'] }],
     ['one override not an object', { agents: { overrides: { a: 3 } } }, { agentOverrides: {}, warnings: ['.gemini/settings.json agents.overrides.a: expected an object; ignored'] }],
     [

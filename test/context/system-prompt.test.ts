@@ -5,8 +5,7 @@ const ALL_TOOLS = ['list_directory', 'read_file', 'glob', 'grep_search', 'write_
 const READ_TOOLS = ['list_directory', 'read_file', 'glob', 'grep_search'];
 const memory = '--- Context from: GEMINI.md ---\nTest with `npm test`.\n--- End of context from: GEMINI.md ---';
 
-const build = (over: Partial<SystemPromptInput>) =>
-  buildSystemPrompt({ command: 'fix', memory, toolNames: ALL_TOOLS, repo: 'octo/app', mode: 'default', ...over });
+const build = (over: Partial<SystemPromptInput>) => buildSystemPrompt({ command: 'fix', memory, toolNames: ALL_TOOLS, repo: 'octo/app', mode: 'default', ...over });
 
 describe('buildSystemPrompt', () => {
   it('fix', () => {

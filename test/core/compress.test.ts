@@ -46,14 +46,16 @@ describe('compression through the loop', () => {
     expect(rec.of('compressed')).toHaveLength(1);
     expect(rec.of('compressed')[0].beforeTokens).toBe(600);
     expect(state.snapshot).toBe(SNAP1);
-    expect(rec.of('message').filter((m) => m.role === 'assistant').map((m) => m.text)).toEqual(['done']); // the snapshot is not shown
+    expect(
+      rec
+        .of('message')
+        .filter((m) => m.role === 'assistant')
+        .map((m) => m.text),
+    ).toEqual(['done']); // the snapshot is not shown
   });
 
   it('a later compression receives the earlier snapshot to merge', async () => {
-    fake = await startFakeGemini([
-      reply([text(SNAP2)], { usage: usage(300, 40) }),
-      reply([text('ok')], { usage: usage(100, 5) }),
-    ]);
+    fake = await startFakeGemini([reply([text(SNAP2)], { usage: usage(300, 40) }), reply([text('ok')], { usage: usage(100, 5) })]);
     const state = newState();
     state.snapshot = SNAP1;
     state.history = [

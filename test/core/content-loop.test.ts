@@ -17,7 +17,10 @@ function tripsAt(deltas: readonly string[], detector = createContentLoopDetector
 }
 const times = (n: number, s: string) => Array.from({ length: n }, () => s);
 /** Text with no repeated 50-character window and no Markdown structure. */
-const unique = (chars: number, tag = 'u') => Array.from({ length: Math.ceil(chars / 6) }, (_, i) => `${tag}${String(i).padStart(4, '0')} `).join('').slice(0, chars);
+const unique = (chars: number, tag = 'u') =>
+  Array.from({ length: Math.ceil(chars / 6) }, (_, i) => `${tag}${String(i).padStart(4, '0')} `)
+    .join('')
+    .slice(0, chars);
 
 describe('createContentLoopDetector', () => {
   it('runs on at 9 appearances and stops at the 10th, naming the repeated window', () => {
@@ -47,8 +50,18 @@ describe('createContentLoopDetector', () => {
   });
 
   it('never takes a hash collision for a repeat: with every window hashing alike, only equal text counts', () => {
-    expect(tripsAt([unique(900)], createContentLoopDetector(() => 7))).toBe(0);
-    expect(tripsAt(times(10, CHANT), createContentLoopDetector(() => 7))).toBe(10);
+    expect(
+      tripsAt(
+        [unique(900)],
+        createContentLoopDetector(() => 7),
+      ),
+    ).toBe(0);
+    expect(
+      tripsAt(
+        times(10, CHANT),
+        createContentLoopDetector(() => 7),
+      ),
+    ).toBe(10);
   });
 
   it('keeps the last 5000 characters: a chant after a long text is still found and named', () => {

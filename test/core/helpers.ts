@@ -56,8 +56,7 @@ export function fakeScheduler(opts: { ask?: string[]; fatal?: string; onRun?: (c
   const respond = (call: FunctionCall, output: Record<string, unknown>): Part => ({
     functionResponse: { id: call.id, name: call.name, response: output },
   });
-  const emitDone = (emit: SchedulerEmit, call: FunctionCall, ok: boolean, output: string) =>
-    emit({ type: 'tool_result', id: call.id ?? '', name: call.name, ok, output });
+  const emitDone = (emit: SchedulerEmit, call: FunctionCall, ok: boolean, output: string) => emit({ type: 'tool_result', id: call.id ?? '', name: call.name, ok, output });
 
   const scheduler: Scheduler = {
     async run(calls, batchOpts, emit): Promise<BatchResult> {

@@ -111,17 +111,13 @@ describe('recordTurn: no progress', () => {
     const state = fresh();
     expect(recordTurn(state, turn('Checking.', A))).toBeUndefined(); // new: progress
     for (let i = 0; i < 7; i++) expect(recordTurn(state, turn('Checking.', A))).toBeUndefined();
-    expect(recordTurn(state, turn('Checking.', A))).toBe(
-      'loop detected: 8 turns in a row brought no new tool call and no new text (the last one repeated "Checking."), so the run stopped',
-    );
+    expect(recordTurn(state, turn('Checking.', A))).toBe('loop detected: 8 turns in a row brought no new tool call and no new text (the last one repeated "Checking."), so the run stopped');
   });
 
   it('names the calls when the repeated turn had no text', () => {
     const state = fresh();
     stopsAtTurn(repeat(8, turn('', A, B)), state);
-    expect(recordTurn(state, turn('', A, B))).toBe(
-      'loop detected: 8 turns in a row brought no new tool call and no new text (the last one repeated read_file, read_file), so the run stopped',
-    );
+    expect(recordTurn(state, turn('', A, B))).toBe('loop detected: 8 turns in a row brought no new tool call and no new text (the last one repeated read_file, read_file), so the run stopped');
   });
 
   it('cuts a long repeated text to 80 characters', () => {

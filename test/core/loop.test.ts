@@ -179,11 +179,7 @@ describe('runLoop: history repair', () => {
 
 describe('runLoop: limits', () => {
   it('stops cleanly at the turn cap', async () => {
-    const { fake, sched, rec } = await setup([
-      reply([call('read_file', { file_path: '1' })]),
-      reply([call('read_file', { file_path: '2' })]),
-      reply([text('never asked')]),
-    ]);
+    const { fake, sched, rec } = await setup([reply([call('read_file', { file_path: '1' })]), reply([call('read_file', { file_path: '2' })]), reply([text('never asked')])]);
     const state = newState();
     const outcome = await runLoop(state, makeDeps(fake, sched.scheduler, { limits: { maxTurns: 2 } }), rec.emit, userText('go'));
     expect(outcome).toMatchObject({ status: 'limit', which: 'turns' });
@@ -238,9 +234,7 @@ describe('runLoop: limits', () => {
   });
 
   it('treats argument order as the same call (stable args)', async () => {
-    const { fake, sched, rec } = await setup(
-      Array.from({ length: 5 }, (_, i) => reply([call('grep_search', i % 2 ? { pattern: 'x', dir: 'a' } : { dir: 'a', pattern: 'x' })])),
-    );
+    const { fake, sched, rec } = await setup(Array.from({ length: 5 }, (_, i) => reply([call('grep_search', i % 2 ? { pattern: 'x', dir: 'a' } : { dir: 'a', pattern: 'x' })])));
     const outcome = await runLoop(newState(), makeDeps(fake, sched.scheduler), rec.emit, userText('go'));
     expect(outcome).toMatchObject({ status: 'limit', which: 'loop' });
   });
@@ -255,10 +249,15 @@ describe('runLoop: limits', () => {
     const { fake, sched, rec } = await setup([fault.hang([text('thinking...')])]);
     const ctrl = new AbortController();
     const deps = makeDeps(fake, sched.scheduler, { signal: ctrl.signal });
-    const run = runLoop(newState(), deps, (e) => {
-      rec.emit(e);
-      if (e.type === 'message' && e.role === 'assistant') ctrl.abort();
-    }, userText('go'));
+    const run = runLoop(
+      newState(),
+      deps,
+      (e) => {
+        rec.emit(e);
+        if (e.type === 'message' && e.role === 'assistant') ctrl.abort();
+      },
+      userText('go'),
+    );
     expect(await run).toEqual({ status: 'cancelled' });
   });
 });

@@ -70,15 +70,17 @@ const responsesOf = (g: FakeGemini, i: number) => g.requests[i]!.body.contents.a
 
 describe('MCP servers in a run', () => {
   it('a trusted server: its tools are offered, its calls allowed by the rule trust implies, results and images sent back', async () => {
-    const t = await prepare({ mcpServers: { t: server({ trust: true }) } }, [
-      reply([call('mcp_t_echo', { text: 'ping' }, 'e1')]),
-      reply([call('mcp_t_image', {}, 'i1')]),
-      reply([text('Done.')]),
-    ]);
+    const t = await prepare({ mcpServers: { t: server({ trust: true }) } }, [reply([call('mcp_t_echo', { text: 'ping' }, 'e1')]), reply([call('mcp_t_image', {}, 'i1')]), reply([text('Done.')])]);
     const run = await t.run('Use the server.');
     expect(run.outcome).toEqual({ status: 'success', finalText: 'Done.' });
     const [response, image] = responsesOf(gemini!, 2);
-    expect(response).toEqual({ functionResponse: { id: 'i1', name: 'mcp_t_image', response: { output: "<untrusted_context>\none pixel:\n</untrusted_context>\n[Tool 'image' provided the following image data with mime-type: image/png]" } } });
+    expect(response).toEqual({
+      functionResponse: {
+        id: 'i1',
+        name: 'mcp_t_image',
+        response: { output: "<untrusted_context>\none pixel:\n</untrusted_context>\n[Tool 'image' provided the following image data with mime-type: image/png]" },
+      },
+    });
     expect(image).toEqual({ inlineData: { mimeType: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) } });
     expect(declared(gemini!, 0)).toEqual(expect.arrayContaining(['read_file', 'mcp_t_echo', 'mcp_t_read_file']));
     expect(gemini!.requests[0]!.body.systemInstruction?.parts[0]?.text).toContain('fenced between <untrusted_context> and </untrusted_context>');
@@ -105,7 +107,10 @@ describe('MCP servers in a run', () => {
   });
 
   it('mcp.allowed allows a server’s tools and keeps every other server from starting', async () => {
-    const t = await prepare({ mcpServers: { t: server(), u: server({ args: ['srv/server.mjs', 'u'] }) }, mcp: { allowed: ['u'] } }, [reply([call('mcp_u_echo', { text: 'hi' }, 'e1')]), reply([text('ok')])]);
+    const t = await prepare({ mcpServers: { t: server(), u: server({ args: ['srv/server.mjs', 'u'] }) }, mcp: { allowed: ['u'] } }, [
+      reply([call('mcp_u_echo', { text: 'hi' }, 'e1')]),
+      reply([text('ok')]),
+    ]);
     await t.run('Go.');
     expect(agent!.mcp!.status().map((s) => [s.name, s.state])).toEqual([
       ['t', 'blocked'],
@@ -136,13 +141,21 @@ describe('MCP servers in a run', () => {
     mkdirSync(join(ws, '.gemini/hooks'), { recursive: true });
     copyFileSync(join(REPO_ROOT, 'test/fixtures/hooks/log.mjs'), join(ws, '.gemini/hooks/log.mjs'));
     writeFileSync(join(ws, 'hook-log.jsonl'), '');
-    const t = await prepare({ mcpServers: { t: server({ trust: true }) }, hooks: { BeforeTool: [{ matcher: '^mcp_t_', hooks: [{ type: 'command', command: 'node $GEMINI_PROJECT_DIR/.gemini/hooks/log.mjs' }] }] } }, [
-      reply([call('mcp_t_echo', { text: 'ping' }, 'e1')]),
-      reply([text('ok')]),
-    ]);
+    const t = await prepare(
+      { mcpServers: { t: server({ trust: true }) }, hooks: { BeforeTool: [{ matcher: '^mcp_t_', hooks: [{ type: 'command', command: 'node $GEMINI_PROJECT_DIR/.gemini/hooks/log.mjs' }] }] } },
+      [reply([call('mcp_t_echo', { text: 'ping' }, 'e1')]), reply([text('ok')])],
+    );
     await t.run('Go.');
-    const [entry] = readFileSync(join(ws, 'hook-log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(entry).toMatchObject({ hook_event_name: 'BeforeTool', tool_name: 'mcp_t_echo', tool_input: { text: 'ping' }, mcp_context: { server_name: 't', tool_name: 'echo', command: 'node', args: ['srv/server.mjs', 't'] } });
+    const [entry] = readFileSync(join(ws, 'hook-log.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(entry).toMatchObject({
+      hook_event_name: 'BeforeTool',
+      tool_name: 'mcp_t_echo',
+      tool_input: { text: 'ping' },
+      mcp_context: { server_name: 't', tool_name: 'echo', command: 'node', args: ['srv/server.mjs', 't'] },
+    });
   });
 
   it('close() stops the servers', async () => {

@@ -37,7 +37,12 @@ describe('the next-speaker check', () => {
     );
     expect(r.outcome).toEqual({ status: 'success', finalText: 'All tests pass.' });
     expect(r.state.history[2]).toEqual({ role: 'user', parts: [{ text: 'Please continue.' }] });
-    expect(r.rec.of('message').filter((m) => m.role === 'user').map((m) => m.text)).toEqual(['fix the bug', 'Please continue.']);
+    expect(
+      r.rec
+        .of('message')
+        .filter((m) => m.role === 'user')
+        .map((m) => m.text),
+    ).toEqual(['fix the bug', 'Please continue.']);
     expect(r.fake.requests[1].body.contents.at(-1)).toEqual({ role: 'user', parts: [{ text: 'Please continue.' }] });
     // The check: the small model, the reply quoted, a JSON schema with Gemini CLI's fields.
     const [check] = r.fake.utilityRequests;
@@ -62,7 +67,9 @@ describe('the next-speaker check', () => {
     const r = await run([reply([text('Done.')], { usage: usage(500, 5) })], [speaker('user')]);
     expect(r.state.models[CHECKER]).toEqual({ inputTokens: 40, outputTokens: 12, totalTokens: 52, requests: 1 });
     expect(r.state.usage.totalTokens).toBe(505 + 52);
-    const cost = estimateCostUsd('gemini-2.5-flash', { inputTokens: 500, outputTokens: 5, cachedTokens: 0, thoughtTokens: 0, totalTokens: 505 }) + estimateCostUsd(CHECKER, { inputTokens: 40, outputTokens: 12, cachedTokens: 0, thoughtTokens: 0, totalTokens: 52 });
+    const cost =
+      estimateCostUsd('gemini-2.5-flash', { inputTokens: 500, outputTokens: 5, cachedTokens: 0, thoughtTokens: 0, totalTokens: 505 }) +
+      estimateCostUsd(CHECKER, { inputTokens: 40, outputTokens: 12, cachedTokens: 0, thoughtTokens: 0, totalTokens: 52 });
     expect(r.state.costUsd).toBeCloseTo(cost, 12);
   });
 

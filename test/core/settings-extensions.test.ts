@@ -46,7 +46,7 @@ describe('readExtensionSettings', () => {
   it('problems name the file and the field', async () => {
     const ext = await readExtensionSettings({ files: files({ mcpServers: { s: { args: [] } }, hooks: { OnWhatever: [] } }), env: {} });
     expect(ext.warnings).toEqual([
-      ".gemini/settings.json mcpServers.s: left out: needs `command` (a stdio server) or `url`/`httpUrl` (an HTTP server)",
+      '.gemini/settings.json mcpServers.s: left out: needs `command` (a stdio server) or `url`/`httpUrl` (an HTTP server)',
       '.gemini/settings.json hooks.OnWhatever: is not a hook event (one of SessionStart, SessionEnd, BeforeAgent, AfterAgent, BeforeModel, AfterModel, BeforeToolSelection, BeforeTool, AfterTool, PreCompress, Notification); skipped',
     ]);
   });

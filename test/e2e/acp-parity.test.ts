@@ -44,7 +44,12 @@ async function observe(which: 'gemini-cli' | 'agent-action'): Promise<Observed> 
   const fake = await startFakeGemini(script(root));
   const env = which === 'gemini-cli' ? geminiCliEnv({ baseUrl: fake.baseUrl, home }) : { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: home };
   const ed = await startAcpAgent({ env, cwd: root, ...(which === 'gemini-cli' ? { program: [GEMINI_CLI, '--acp', '-m', MODEL] } : { args: ['-m', MODEL] }) });
-  cleanups.push(() => rmSync(root, { recursive: true, force: true }), () => rmSync(home, { recursive: true, force: true }), () => fake.close(), () => ed.close());
+  cleanups.push(
+    () => rmSync(root, { recursive: true, force: true }),
+    () => rmSync(home, { recursive: true, force: true }),
+    () => fake.close(),
+    () => ed.close(),
+  );
   const init = await ed.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
   const session = await ed.agent.request('session/new', { cwd: root, mcpServers: [] });
   ed.permissions.answer(() => 'proceed_once');
@@ -77,7 +82,12 @@ describe('agent-action --acp and gemini --acp, side by side', () => {
 
     const caps = (init: unknown) => {
       const i = init as { protocolVersion: number; agentCapabilities: Record<string, unknown> & { promptCapabilities: Record<string, unknown> } };
-      return { protocolVersion: i.protocolVersion, loadSession: i.agentCapabilities.loadSession, embeddedContext: i.agentCapabilities.promptCapabilities.embeddedContext, mcp: i.agentCapabilities.mcpCapabilities };
+      return {
+        protocolVersion: i.protocolVersion,
+        loadSession: i.agentCapabilities.loadSession,
+        embeddedContext: i.agentCapabilities.promptCapabilities.embeddedContext,
+        mcp: i.agentCapabilities.mcpCapabilities,
+      };
     };
     expect(caps(ours.init)).toEqual(caps(gemini.init));
     expect(ours.modes).toEqual(gemini.modes);
@@ -86,7 +96,12 @@ describe('agent-action --acp and gemini --acp, side by side', () => {
     expect(finalCalls(ours.ed.updates, ours.root)).toEqual(finalCalls(gemini.ed.updates, gemini.root));
     expect(finalCalls(ours.ed.updates, ours.root)).toEqual([
       { kind: 'read', status: 'completed', locations: ['src/app.ts'], diffs: [] },
-      { kind: 'edit', status: 'completed', locations: ['src/app.ts'], diffs: [{ path: 'src/app.ts', oldText: 'export const answer = 41;\n', newText: 'export const answer = 42;\n', meta: { kind: 'modify' } }] },
+      {
+        kind: 'edit',
+        status: 'completed',
+        locations: ['src/app.ts'],
+        diffs: [{ path: 'src/app.ts', oldText: 'export const answer = 41;\n', newText: 'export const answer = 42;\n', meta: { kind: 'modify' } }],
+      },
     ]);
 
     const asked = (o: Observed) =>

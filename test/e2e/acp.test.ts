@@ -29,7 +29,11 @@ async function world(script: FakeReply[], files: Record<string, string> = { 'REA
   const root = createRepo(files).dir;
   const state = makeTempDir('agent-action-state-');
   const fake = await startFakeGemini(script);
-  cleanups.push(() => rmSync(root, { recursive: true, force: true }), () => rmSync(state, { recursive: true, force: true }), () => fake.close());
+  cleanups.push(
+    () => rmSync(root, { recursive: true, force: true }),
+    () => rmSync(state, { recursive: true, force: true }),
+    () => fake.close(),
+  );
   return { root, state, fake, env: { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: state } };
 }
 
@@ -105,13 +109,15 @@ async function hostPidOf(argv: string[]): Promise<number> {
 }
 
 function pidsWithCmdline(want: string): string[] {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
-    try {
-      return readFileSync(`/proc/${d}/cmdline`, 'utf8') === want;
-    } catch {
-      return false;
-    }
-  });
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return readFileSync(`/proc/${d}/cmdline`, 'utf8') === want;
+      } catch {
+        return false;
+      }
+    });
 }
 
 /** A process is gone when signalling it fails, or it is a zombie waiting to be reaped. */
@@ -163,7 +169,12 @@ describe('agent-action --acp over stdio', () => {
       { sessionUpdate: 'tool_call', toolCallId: 'r1', title: 'read_file src/app.ts', kind: 'read', status: 'pending', rawInput: { file_path: 'src/app.ts' } },
       { sessionUpdate: 'tool_call_update', toolCallId: 'r1', title: 'read src/app.ts', kind: 'read', locations: [{ path: app }] },
       { sessionUpdate: 'tool_call_update', toolCallId: 'r1', status: 'in_progress' },
-      expect.objectContaining({ sessionUpdate: 'tool_call_update', toolCallId: 'r1', status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'read src/app.ts (1 lines)' } }] }),
+      expect.objectContaining({
+        sessionUpdate: 'tool_call_update',
+        toolCallId: 'r1',
+        status: 'completed',
+        content: [{ type: 'content', content: { type: 'text', text: 'read src/app.ts (1 lines)' } }],
+      }),
     ]);
     const diff = { type: 'diff', path: app, oldText: 'export const answer = 41;\n', newText: 'export const answer = 42;\n', _meta: { kind: 'modify' } };
     expect(forCall(ed, 'e1').map((u) => ('status' in u ? u.status : undefined))).toEqual(['pending', undefined, 'in_progress', 'completed']);
@@ -297,10 +308,7 @@ describe('agent-action --acp over stdio', () => {
   });
 
   it("asks the model's own question through the editor's form and returns the answer", async () => {
-    const w = await world([
-      reply([call('ask_user', { questions: [{ question: 'Which colour should the button be?', header: 'Colour', type: 'text' }] }, 'q1')]),
-      reply([text('Blue it is.')]),
-    ]);
+    const w = await world([reply([call('ask_user', { questions: [{ question: 'Which colour should the button be?', header: 'Colour', type: 'text' }] }, 'q1')]), reply([text('Blue it is.')])]);
     const ed = await editor(w, { elicit: () => ({ action: 'accept', content: { answer: 'blue' } }) });
     const { sessionId } = await newSession(ed, w);
     expect((await prompt(ed, sessionId, 'style the button')).stopReason).toBe('end_turn');
@@ -312,7 +320,25 @@ describe('agent-action --acp over stdio', () => {
 
   it("offers a question's choices as permission options when the editor has no forms", async () => {
     const w = await world([
-      reply([call('ask_user', { questions: [{ question: 'Which database?', header: 'DB', type: 'choice', options: [{ label: 'Postgres', description: '' }, { label: 'SQLite', description: 'a file' }] }] }, 'q2')]),
+      reply([
+        call(
+          'ask_user',
+          {
+            questions: [
+              {
+                question: 'Which database?',
+                header: 'DB',
+                type: 'choice',
+                options: [
+                  { label: 'Postgres', description: '' },
+                  { label: 'SQLite', description: 'a file' },
+                ],
+              },
+            ],
+          },
+          'q2',
+        ),
+      ]),
       reply([text('SQLite then.')]),
     ]);
     const ed = await editor(w);
@@ -323,7 +349,7 @@ describe('agent-action --acp over stdio', () => {
     expect(w.fake.requests[1]!.body.contents.at(-1)!.parts[0]).toMatchObject({ functionResponse: { response: { output: 'SQLite: a file' } } });
   });
 
-  it("reads and writes files through the editor when it offers fs: unsaved buffers are seen, the disk is left to the editor", async () => {
+  it('reads and writes files through the editor when it offers fs: unsaved buffers are seen, the disk is left to the editor', async () => {
     const w = await world([
       reply([call('read_file', { file_path: 'src/app.ts' }, 'r1')]),
       reply([call('replace', { file_path: 'src/app.ts', old_string: 'answer = 41', new_string: 'answer = 43' }, 'e1')]),
@@ -365,7 +391,10 @@ describe('agent-action --acp over stdio', () => {
   it('answers bad requests with JSON-RPC errors that say what is wrong', async () => {
     const w = await world([]);
     const ed = await editor(w);
-    await expect(ed.agent.request('session/new', { cwd: 'relative/dir', mcpServers: [] })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('cwd must be an absolute path, not "relative/dir"') });
+    await expect(ed.agent.request('session/new', { cwd: 'relative/dir', mcpServers: [] })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('cwd must be an absolute path, not "relative/dir"'),
+    });
     await expect(prompt(ed, 'no-such-session', 'hi')).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('no session no-such-session') });
     await expect(ed.agent.request('session/load', { sessionId: 'missing', cwd: w.root, mcpServers: [] })).rejects.toMatchObject({ code: -32002 });
     const { sessionId } = await newSession(ed, w);

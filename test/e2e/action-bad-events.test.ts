@@ -50,7 +50,16 @@ describe('the bundled action, on a broken event file', () => {
     ['a JSON array', '[{"action": "created"}]', 'holds a JSON array: expected the webhook event as a JSON object'],
   ])('%s: exit 1, status failed, all outputs, one ::error naming the file, no stack trace', async (_label, eventText, problem) => {
     const { ws } = await start();
-    const r = track(await runAction({ eventName: 'issue_comment', payload: null, eventText, workspace: ws.dir, inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url } }));
+    const r = track(
+      await runAction({
+        eventName: 'issue_comment',
+        payload: null,
+        eventText,
+        workspace: ws.dir,
+        inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'gemini-base-url': gemini.baseUrl },
+        env: { GITHUB_API_URL: gh.url },
+      }),
+    );
 
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(Object.keys(r.outputs).sort()).toEqual([...OUTPUTS].sort());
@@ -68,7 +77,9 @@ describe('the bundled action, on a broken event file', () => {
 describe('the bundled action, /agent alone', () => {
   it('replies once with the list of commands; success; no model, no progress comment, no reaction', async () => {
     const { ws, payload } = await start('/agent');
-    const r = track(await runAction({ eventName: 'issue_comment', payload, workspace: ws.dir, inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url } }));
+    const r = track(
+      await runAction({ eventName: 'issue_comment', payload, workspace: ws.dir, inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url } }),
+    );
 
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.outputs.status).toBe('success');

@@ -34,7 +34,13 @@ async function setup(login: string, body: string) {
 describe('the bundled action refuses', () => {
   it('a /agent fix from a reader-only user: skipped, exit 0, no comment, no reaction, no push, no model call', async () => {
     const { ws, payload, before } = await setup('reader', '/agent fix');
-    const r = await runAction({ eventName: 'issue_comment', payload, workspace: ws.dir, inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url } });
+    const r = await runAction({
+      eventName: 'issue_comment',
+      payload,
+      workspace: ws.dir,
+      inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'gemini-base-url': gemini.baseUrl },
+      env: { GITHUB_API_URL: gh.url },
+    });
 
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.outputs.status).toBe('skipped');

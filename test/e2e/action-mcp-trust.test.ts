@@ -31,7 +31,9 @@ afterEach(async () => {
 
 const BASE_SETTINGS = {
   mcpServers: { good: { command: 'node', args: ['.gemini/mcp/server.mjs', 'good'], env: { TEST_SERVER_MARKER: 'markers/good-server-started.txt' } } },
-  hooks: { AfterTool: [{ matcher: '^mcp_', hooks: [{ type: 'command', name: 'audit', command: 'cat > /dev/null; echo \'{"hookSpecificOutput":{"additionalContext":"audited by the base hook"}}\'' }] }] },
+  hooks: {
+    AfterTool: [{ matcher: '^mcp_', hooks: [{ type: 'command', name: 'audit', command: 'cat > /dev/null; echo \'{"hookSpecificOutput":{"additionalContext":"audited by the base hook"}}\'' }] }],
+  },
 };
 const HEAD_SETTINGS = {
   mcpServers: {
@@ -58,18 +60,25 @@ describe('the bundled action: MCP servers and hooks from the base commit only', 
       title: 'Change a',
       body: 'A small change.',
       user: { login: 'contributor' },
-      pull: { head: { ref: 'feature/x', sha: head, repoFullName: 'octo/hello' }, base: { ref: 'main', sha: ws.mainSha }, files: [{ filename: 'src/a.js', status: 'modified', patch: '@@ -1 +1 @@\n-export const a = 1;\n+export const a = 2;', additions: 1, deletions: 1 }] },
+      pull: {
+        head: { ref: 'feature/x', sha: head, repoFullName: 'octo/hello' },
+        base: { ref: 'main', sha: ws.mainSha },
+        files: [{ filename: 'src/a.js', status: 'modified', patch: '@@ -1 +1 @@\n-export const a = 1;\n+export const a = 2;', additions: 1, deletions: 1 }],
+      },
     });
-    gemini = await startFakeGemini([
-      reply([call('mcp_good_echo', { text: 'review time' }, 'g1'), call('mcp_evil_anything', {}, 'e1')]),
-      reply([text('Reviewed with the team server.')]),
-    ]);
+    gemini = await startFakeGemini([reply([call('mcp_good_echo', { text: 'review time' }, 'g1'), call('mcp_evil_anything', {}, 'e1')]), reply([text('Reviewed with the team server.')])]);
     const payload = retarget(examplePayload('pull_request', 'opened'), 'octo/hello');
     payload.number = 5;
     payload.pull_request.number = 5;
     asUser(payload.sender, 'contributor');
 
-    const r = await runAction({ eventName: 'pull_request', payload, workspace: ws.dir, inputs: { 'gemini-api-key': 'AIza-e2e-mcp-key-0000', 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url } });
+    const r = await runAction({
+      eventName: 'pull_request',
+      payload,
+      workspace: ws.dir,
+      inputs: { 'gemini-api-key': 'AIza-e2e-mcp-key-0000', 'gemini-base-url': gemini.baseUrl },
+      env: { GITHUB_API_URL: gh.url },
+    });
     const log = r.stdout + r.stderr;
     expect(r.code, log).toBe(0);
     expect(r.outputs.status, log).toBe('success');

@@ -39,9 +39,22 @@ async function fakeFor(p: Payload): Promise<FakeGitHub> {
   gh.state.resolveRef = () => ws.mainSha;
   const issue = p.issue ?? p.pull_request;
   if (issue && typeof issue.number === 'number') {
-    const base = { number: issue.number, title: String(issue.title ?? 'example'), body: String(issue.body ?? ''), user: { login: String(issue.user?.login ?? 'someone') }, labels: (issue.labels ?? []).map((l: { name: string }) => l.name) };
+    const base = {
+      number: issue.number,
+      title: String(issue.title ?? 'example'),
+      body: String(issue.body ?? ''),
+      user: { login: String(issue.user?.login ?? 'someone') },
+      labels: (issue.labels ?? []).map((l: { name: string }) => l.name),
+    };
     if (p.pull_request || issue.pull_request) {
-      gh.addPull({ ...base, pull: { head: { ref: 'changes', sha: ws.shas.changes, repoFullName: `${owner}/${repo}` }, base: { ref: 'main', sha: ws.mainSha }, files: [{ filename: 'src/a.js', status: 'modified', patch: '@@ -1 +1 @@\n-export const a = 1;\n+export const a = 2;' }] } });
+      gh.addPull({
+        ...base,
+        pull: {
+          head: { ref: 'changes', sha: ws.shas.changes, repoFullName: `${owner}/${repo}` },
+          base: { ref: 'main', sha: ws.mainSha },
+          files: [{ filename: 'src/a.js', status: 'modified', patch: '@@ -1 +1 @@\n-export const a = 1;\n+export const a = 2;' }],
+        },
+      });
     } else {
       gh.addIssue(base);
     }
@@ -57,8 +70,7 @@ const feedModel = () => gemini.push(reply([text('Nothing to change here.')]), re
 
 const cases = readWebhookExamples().flatMap((d) => d.examples.map((payload, i) => [exampleKey(d.name, i, payload), d.name, payload as Payload] as const));
 
-const expectedRoute = (key: string, event: string): Command =>
-  HANDLED_EVENTS.includes(event) ? EXPECTED_ROUTES[key] : { kind: 'skip', reason: `event '${event}' is not handled` };
+const expectedRoute = (key: string, event: string): Command => (HANDLED_EVENTS.includes(event) ? EXPECTED_ROUTES[key] : { kind: 'skip', reason: `event '${event}' is not handled` });
 
 /** The thread a routed command's result must be posted on: its own, or the labelled issue (42) that triage-all finds. */
 const threadOf = (c: Command): number => (c.kind === 'skip' ? 0 : c.kind === 'triage-all' ? 42 : c.trigger.thread!.number);

@@ -39,14 +39,16 @@ describe('the bundled action: review', () => {
       title: 'Add mul',
       body: 'Multiplication.',
       user: { login: 'contributor' },
-      pull: { head: { ref: 'feature/mul', sha: head, repoFullName: 'octo/hello' }, base: { ref: 'main', sha: ws.mainSha }, files: [{ filename: 'src/math.js', status: 'modified', patch, additions: 4, deletions: 0 }] },
+      pull: {
+        head: { ref: 'feature/mul', sha: head, repoFullName: 'octo/hello' },
+        base: { ref: 'main', sha: ws.mainSha },
+        files: [{ filename: 'src/math.js', status: 'modified', patch, additions: 4, deletions: 0 }],
+      },
     });
     // Line 6 of the new math.js (`return a * b + 0;`) is in the diff; test/math.test.js is not.
     expect(diffLines(patch, 'RIGHT').has(6)).toBe(true);
     gemini = await startFakeGemini([
-      reply([
-        call('read_file', { file_path: 'src/math.js' }, 'r1'),
-      ]),
+      reply([call('read_file', { file_path: 'src/math.js' }, 'r1')]),
       reply([
         call('add_review_comment', { path: 'src/math.js', line: 6, body: '`+ 0` does nothing.', suggestion: '  return a * b;' }, 'c1'),
         call('add_review_comment', { path: 'test/math.test.js', line: 2, body: 'There is no test for mul.' }, 'c2'),

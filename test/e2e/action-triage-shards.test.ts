@@ -36,7 +36,14 @@ afterEach(async () => {
 // A killed runner leaves its temporary files behind (a hosted runner's VM goes with them): the child's
 // TMPDIR is a test directory, removed after the file.
 const run = (inputs: Record<string, string>, kill?: AbortSignal) =>
-  runAction({ eventName: 'schedule', payload: SCHEDULE, workspace: ws.dir, inputs: { 'gemini-base-url': gemini.baseUrl, model: 'gemini-2.5-flash', ...inputs }, env: { GITHUB_API_URL: gh.url, TMPDIR: makeTempDir('agent-action-runner-tmp-') }, kill });
+  runAction({
+    eventName: 'schedule',
+    payload: SCHEDULE,
+    workspace: ws.dir,
+    inputs: { 'gemini-base-url': gemini.baseUrl, model: 'gemini-2.5-flash', ...inputs },
+    env: { GITHUB_API_URL: gh.url, TMPDIR: makeTempDir('agent-action-runner-tmp-') },
+    kill,
+  });
 const bot = () => gh.state.comments.filter((c) => c.user.type === 'Bot');
 
 describe('the bundled action: triage plan, then its shards', () => {
@@ -59,7 +66,14 @@ describe('the bundled action: triage plan, then its shards', () => {
     expect(plan.summary).toContain('8 open issue(s) carry `needs-triage`: 6 to triage in 2 shard(s)');
     expect(gemini.requests).toEqual([]);
 
-    scriptIssues(gemini, { 1: triageReplies(['bug']), 2: triageReplies(['docs'], { reply: 'Which version?' }), 3: triageReplies([]), 4: triageReplies(['bug']), 6: triageReplies(['enhancement']), 7: triageReplies(['docs']) });
+    scriptIssues(gemini, {
+      1: triageReplies(['bug']),
+      2: triageReplies(['docs'], { reply: 'Which version?' }),
+      3: triageReplies([]),
+      4: triageReplies(['bug']),
+      6: triageReplies(['enhancement']),
+      7: triageReplies(['docs']),
+    });
     for (const entry of matrix.include) {
       const shard = await run({
         ...KEY,
@@ -75,7 +89,10 @@ describe('the bundled action: triage plan, then its shards', () => {
       expect(shard.outputs.summary).toBe('triaged 3 of 3 issue(s); 0 skipped; 0 failed');
       expect(Number(shard.outputs['api-calls'])).toBeGreaterThan(0);
       expect(Number(shard.outputs.tokens)).toBe(entry.shard === 1 ? 7 * 2040 : 6 * 2040);
-      for (const n of entry.issues) expect(shard.summary).toMatch(new RegExp(`\\| #${n} Issue ${n} \\| triaged \\| .* \\| \\[comment\\]\\(https://github\\.test/octo/hello/issues/${n}#issuecomment-\\d+\\) \\| \\d+ \\| \\$0\\.\\d+ \\|`));
+      for (const n of entry.issues)
+        expect(shard.summary).toMatch(
+          new RegExp(`\\| #${n} Issue ${n} \\| triaged \\| .* \\| \\[comment\\]\\(https://github\\.test/octo/hello/issues/${n}#issuecomment-\\d+\\) \\| \\d+ \\| \\$0\\.\\d+ \\|`),
+        );
     }
     expect([1, 2, 3, 4, 6, 7].map((n) => gh.state.issues.get(n)!.labels)).toEqual([
       ['needs-triage', 'bug', 'agent:triaged'],
@@ -85,7 +102,11 @@ describe('the bundled action: triage plan, then its shards', () => {
       ['needs-triage', 'enhancement', 'agent:triaged'],
       ['needs-triage', 'docs', 'agent:triaged'],
     ]);
-    expect(bot().map((c) => c.issue_number).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(
+      bot()
+        .map((c) => c.issue_number)
+        .sort((a, b) => a - b),
+    ).toEqual([1, 2, 3, 4, 5, 6, 7]);
     // The guide is the GEMINI.md section, which is in the project memory: the message points to it.
     const first = gemini.requests.find((q) => triageKeyOf(q) === '#1')!.body;
     expect(JSON.stringify(first.systemInstruction)).toContain('questions about usage are `docs`');
@@ -115,12 +136,12 @@ describe('the bundled action: triage plan, then its shards', () => {
     expect(rerun.outputs.summary).toBe('triaged 2 of 5 issue(s); 3 skipped; 0 failed');
     expect(bot().map((c) => c.issue_number)).toEqual([1, 2, 3, 4, 5]);
     // Only #4 and #5 were written (labels, then the comment) and only they reached the model.
-    expect(gh.requests.filter((q) => q.method !== 'GET').slice(writesBefore).map((q) => `${q.method} ${q.path}`)).toEqual([
-      'POST /repos/octo/hello/issues/4/labels',
-      'POST /repos/octo/hello/issues/4/comments',
-      'POST /repos/octo/hello/issues/5/labels',
-      'POST /repos/octo/hello/issues/5/comments',
-    ]);
+    expect(
+      gh.requests
+        .filter((q) => q.method !== 'GET')
+        .slice(writesBefore)
+        .map((q) => `${q.method} ${q.path}`),
+    ).toEqual(['POST /repos/octo/hello/issues/4/labels', 'POST /repos/octo/hello/issues/4/comments', 'POST /repos/octo/hello/issues/5/labels', 'POST /repos/octo/hello/issues/5/comments']);
     expect(new Set(gemini.requests.slice(askedBefore).map(triageKeyOf))).toEqual(new Set(['#4', '#5']));
     for (const n of [1, 2, 3]) expect(rerun.summary).toMatch(new RegExp(`\\| #${n} Issue ${n} \\| skipped: already triaged`));
   });

@@ -120,10 +120,7 @@ describe('the bundled action: ask a maintainer, then resume', () => {
   });
 
   it('deny with a reason: the model receives the refusal and the reason; the command never runs', async () => {
-    t = await openThread([
-      reply([shell(FINGERPRINT_CMD, 'd1')]),
-      reply([text('Understood, I will not run scripts.')]),
-    ]);
+    t = await openThread([reply([shell(FINGERPRINT_CMD, 'd1')]), reply([text('Understood, I will not run scripts.')])]);
     const first = await runFix(t);
     expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
 
@@ -141,11 +138,7 @@ describe('the bundled action: ask a maintainer, then resume', () => {
   });
 
   it('approve always: a second identical call in the same session runs without asking', async () => {
-    t = await openThread([
-      reply([shell(FINGERPRINT_CMD, 'a1')]),
-      reply([text('Once more to be sure. '), shell(FINGERPRINT_CMD, 'a2')]),
-      reply([text('Both runs agree.')]),
-    ]);
+    t = await openThread([reply([shell(FINGERPRINT_CMD, 'a1')]), reply([text('Once more to be sure. '), shell(FINGERPRINT_CMD, 'a2')]), reply([text('Both runs agree.')])]);
     const first = await runFix(t);
     expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
 

@@ -169,7 +169,12 @@ export function fingerprint(dir: string): string {
     }
   };
   walk(dir);
-  const lines = files.sort().map((p) => `${createHash('sha256').update(readFileSync(join(dir, p))).digest('hex')} ${p}`);
+  const lines = files.sort().map(
+    (p) =>
+      `${createHash('sha256')
+        .update(readFileSync(join(dir, p)))
+        .digest('hex')} ${p}`,
+  );
   return `FINGERPRINT-BEGIN\n${lines.join('\n')}\nFINGERPRINT-END`;
 }
 
@@ -184,7 +189,9 @@ export const logOf = (r: ActionRun) => `exit ${r.code}\n${r.stdout}\n${r.stderr}
 /** Replaces a session ref with a new commit holding `text` as session.json, as anyone with push access can. */
 export function pushSessionText(origin: string, id: string, text: string): string {
   const blob = execFileSync('git', ['--git-dir', origin, 'hash-object', '-w', '--stdin'], { input: text }).toString().trim();
-  const tree = execFileSync('git', ['--git-dir', origin, 'mktree'], { input: `100644 blob ${blob}\tsession.json\n` }).toString().trim();
+  const tree = execFileSync('git', ['--git-dir', origin, 'mktree'], { input: `100644 blob ${blob}\tsession.json\n` })
+    .toString()
+    .trim();
   const parent = sessionRefs(origin)[id];
   const commit = execFileSync('git', ['--git-dir', origin, 'commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', 'rewritten'], { env: { ...process.env, ...GIT_IDENTITY } })
     .toString()

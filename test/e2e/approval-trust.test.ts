@@ -9,21 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runAction } from '../support/e2e-runner.js';
 import { call, reply, text } from '../support/fake-gemini.js';
-import {
-  API_KEY,
-  assertBundle,
-  bundlePath,
-  commentPayload,
-  freshClone,
-  ISSUE,
-  logOf,
-  markedComments,
-  openThread,
-  readSessionDoc,
-  runFix,
-  runReply,
-  type Thread,
-} from './approval-support.js';
+import { API_KEY, assertBundle, bundlePath, commentPayload, freshClone, ISSUE, logOf, markedComments, openThread, readSessionDoc, runFix, runReply, type Thread } from './approval-support.js';
 
 let t: Thread | undefined;
 beforeAll(assertBundle);

@@ -49,15 +49,26 @@ describe('hooks: our CLI and Gemini CLI', () => {
     const o = await runBuiltCli([...args, '--yolo', '--cwd', ows], { env: { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: mine.baseUrl, HOME: makeTempDir('agent-action-hooks-parity-home-') } });
     expect(o.code, o.stderr).toBe(0);
 
-    const types = (stdout: string) => stdout.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    const types = (stdout: string) =>
+      stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { type: string }).type);
     expect(types(o.stdout)).toEqual(types(g.stdout));
     expect(types(o.stdout)).not.toContain('hook');
 
-    const firstUserText = (f: FakeGemini) => f.requests[0]!.body.contents.filter((c) => c.role === 'user').map((c) => c.parts.map((p) => String(p.text ?? '')).join('')).join('\n');
+    const firstUserText = (f: FakeGemini) =>
+      f.requests[0]!.body.contents.filter((c) => c.role === 'user')
+        .map((c) => c.parts.map((p) => String(p.text ?? '')).join(''))
+        .join('\n');
     expect(firstUserText(theirs)).toContain('<hook_context>The team uses tabs.</hook_context>\n\nWhat do the notes say?');
     expect(firstUserText(mine)).toContain('<hook_context>The team uses tabs.</hook_context>\n\nWhat do the notes say?');
 
-    const logged = (ws: string) => readFileSync(join(ws, 'hook-log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const logged = (ws: string) =>
+      readFileSync(join(ws, 'hook-log.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
     const [gi] = logged(gws);
     const [oi] = logged(ows);
     expect(Object.keys(oi!).sort()).toEqual(Object.keys(gi!).sort());

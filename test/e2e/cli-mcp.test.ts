@@ -38,7 +38,11 @@ let serverText: Buffer | undefined;
 const readServer = () => (serverText ??= readFileSync(server));
 
 const env = (extra: Record<string, string> = {}) => ({ HOME: home, ...extra });
-const events = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const events = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const ours = (name: string, extra: Record<string, unknown> = {}) => ({ command: 'node', args: ['srv/server.mjs', name], ...extra });
 
 describe('agent-action mcp list', () => {
@@ -50,7 +54,9 @@ describe('agent-action mcp list', () => {
     expect(lines.slice(0, 3)).toEqual(['Configured MCP servers:', '', '✓ t: node srv/server.mjs t (stdio) - Connected']);
     expect(lines).toContain('    mcp_t_echo: Echoes the text back.');
     expect(lines).toContain('    mcp_t_read_file: A tool named like a built-in one.');
-    expect(lines.find((l) => l.startsWith('✗ broken:'))).toMatch(/^✗ broken: node srv\/missing\.mjs \(stdio\) - Disconnected \(exited with code 1; its last output on stderr: Error: Cannot find module '.*\/srv\/missing\.mjs'/);
+    expect(lines.find((l) => l.startsWith('✗ broken:'))).toMatch(
+      /^✗ broken: node srv\/missing\.mjs \(stdio\) - Disconnected \(exited with code 1; its last output on stderr: Error: Cannot find module '.*\/srv\/missing\.mjs'/,
+    );
     expect(lines).toContain('⛔ off: node srv/server.mjs off (stdio) - Blocked (listed in mcp.excluded)');
   });
 
@@ -80,7 +86,9 @@ describe('agent-action -p with MCP servers and hooks', () => {
       hooks: { BeforeTool: [{ hooks: [{ type: 'command', command: 'cat > /dev/null; echo "{}"' }] }], SessionStart: [{ hooks: [{ type: 'command', command: 'echo "{}"' }] }] },
     });
     fake = await startFakeGemini([reply([call('mcp_t_echo', { text: 'ping' }, 'm1')]), reply([text('The server answered.')])]);
-    const r = await runBuiltCli(['-p', 'ping the server', '-o', 'stream-json', '--cwd', dir, '--allowed-mcp-server-names', 't'], { env: env({ GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl }) });
+    const r = await runBuiltCli(['-p', 'ping the server', '-o', 'stream-json', '--cwd', dir, '--allowed-mcp-server-names', 't'], {
+      env: env({ GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl }),
+    });
     expect(r.code, r.stderr).toBe(0);
     const evs = events(r.stdout);
     expect(evs.map((e) => e.type)).toEqual(['init', 'message', 'tool_use', 'tool_result', 'message', 'result']);

@@ -21,17 +21,25 @@ async function setup(script: FakeReply[]) {
   const root = createRepo({ 'README.md': '# demo\n' }).dir;
   const state = makeTempDir('agent-action-state-');
   const fake: FakeGemini = await startFakeGemini(script);
-  cleanups.push(() => rmSync(root, { recursive: true, force: true }), () => rmSync(state, { recursive: true, force: true }), () => fake.close());
+  cleanups.push(
+    () => rmSync(root, { recursive: true, force: true }),
+    () => rmSync(state, { recursive: true, force: true }),
+    () => fake.close(),
+  );
   const env = { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: state };
   const cli = (args: string[]) => runBuiltCli([...args, '--cwd', root], { env });
   const dir = projectSessionsDir(join(state, 'agent-action'), root);
   return { root, state, fake, cli, dir };
 }
 
-const jsonLines = (s: string) => s.trim().split('\n').map((l) => JSON.parse(l));
+const jsonLines = (s: string) =>
+  s
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 describe('CLI sessions', () => {
-  it('continues the first process\'s conversation in a second one: the model sees the whole history, the totals carry on', async () => {
+  it("continues the first process's conversation in a second one: the model sees the whole history, the totals carry on", async () => {
     const { fake, cli, dir } = await setup([
       reply([call('read_file', { file_path: 'README.md' }, 'r1')], { usage: usage(100, 10) }),
       reply([text('Noted: the word is apple.')], { usage: usage(120, 6) }),
@@ -67,7 +75,9 @@ describe('CLI sessions', () => {
     const list = await cli(['--list-sessions']);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(
-      new RegExp(`^\\nAvailable sessions for this project \\(2\\):\\n  1\\. first task \\((Just now|\\d+ minutes? ago)\\) \\[${a}\\]\\n  2\\. second task \\((Just now|\\d+ minutes? ago)\\) \\[${b}\\]\\n$`),
+      new RegExp(
+        `^\\nAvailable sessions for this project \\(2\\):\\n  1\\. first task \\((Just now|\\d+ minutes? ago)\\) \\[${a}\\]\\n  2\\. second task \\((Just now|\\d+ minutes? ago)\\) \\[${b}\\]\\n$`,
+      ),
     );
     const resumed = await cli(['--resume', '2', '-p', 'again', '-o', 'json']);
     expect(JSON.parse(resumed.stdout).session_id).toBe(b);
@@ -90,7 +100,11 @@ describe('CLI sessions', () => {
 
     const list = await cli(['--list-sessions']);
     expect(list.code).toBe(0);
-    expect(list.stderr).toMatch(new RegExp(`^Error: session file ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} cannot be read: session document is not JSON: .+\\. It is left out; delete it with --delete-session ${a}\\.\\n$`));
+    expect(list.stderr).toMatch(
+      new RegExp(
+        `^Error: session file ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} cannot be read: session document is not JSON: .+\\. It is left out; delete it with --delete-session ${a}\\.\\n$`,
+      ),
+    );
     expect(list.stdout).toMatch(new RegExp(`Available sessions for this project \\(1\\):\\n  1\\. second task .*\\[${b}\\]\\n$`));
 
     const resumeBroken = await cli(['--resume', a, '-p', 'x']);

@@ -34,7 +34,10 @@ function layout(chunks: (file: string, code: string) => boolean): string {
   mkdirSync(cli, { recursive: true });
   copyFileSync(join(DIST_CLI, 'package.json'), join(cli, 'package.json'));
   copyFileSync(join(DIST_CLI, 'index.js'), join(cli, 'index.js'));
-  for (const [from, to] of [[DIST_CLI, cli], [DIST, join(root, 'dist')]] as const) {
+  for (const [from, to] of [
+    [DIST_CLI, cli],
+    [DIST, join(root, 'dist')],
+  ] as const) {
     for (const f of chunksIn(from)) if (chunks(f, readFileSync(join(from, f), 'utf8'))) copyFileSync(join(from, f), join(to, f));
   }
   // No .wasm files: the bash grammar cannot load here.

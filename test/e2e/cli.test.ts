@@ -156,11 +156,7 @@ describe('agent-action CLI bundle', () => {
   });
 
   it('exits 53 at the turn limit', async () => {
-    const env = await gemini([
-      reply([call('list_directory', { dir_path: '.' }, 'a')]),
-      reply([call('list_directory', { dir_path: 'src' }, 'b')]),
-      reply([text('unreached')]),
-    ]);
+    const env = await gemini([reply([call('list_directory', { dir_path: '.' }, 'a')]), reply([call('list_directory', { dir_path: 'src' }, 'b')]), reply([text('unreached')])]);
     const r = await runCli(['-p', 'x', '--cwd', repo, '--max-turns', '2', '-o', 'json'], { env });
     expect(r.code).toBe(53);
     expect(JSON.parse(r.stdout).error).toMatchObject({ type: 'FatalTurnLimitedError', code: 53 });
@@ -209,13 +205,19 @@ describe('agent-action CLI bundle', () => {
   });
 
   it('prints the help of policy and of policy check, exit 0', async () => {
-    for (const args of [['policy', 'check', '--help'], ['policy', 'check', '-h']]) {
+    for (const args of [
+      ['policy', 'check', '--help'],
+      ['policy', 'check', '-h'],
+    ]) {
       const r = await runCli(args);
       expect(r).toMatchObject({ code: 0, stderr: '' });
       expect(r.stdout).toMatch(/^usage: agent-action policy check --tool NAME/);
       expect(r.stdout).toContain('--args JSON');
     }
-    for (const args of [['policy', '--help'], ['policy', '-h']]) {
+    for (const args of [
+      ['policy', '--help'],
+      ['policy', '-h'],
+    ]) {
       const r = await runCli(args);
       expect(r).toMatchObject({ code: 0, stderr: '' });
       expect(r.stdout).toMatch(/^Usage: agent-action policy check --tool NAME/);

@@ -43,7 +43,12 @@ interface LocalRun {
 
 /** A .env file as a user writes one for local-action: inputs and the runner's variables. */
 function writeDotenv(path: string, vars: Record<string, string>): void {
-  writeFileSync(path, Object.entries(vars).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join('\n') + '\n');
+  writeFileSync(
+    path,
+    Object.entries(vars)
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join('\n') + '\n',
+  );
 }
 
 /** `node local-action.js run . src/action/main.ts <env file>` in the repository, as `npx @github/local-action` runs it. */

@@ -63,10 +63,7 @@ describe('the bundles on Node 24', () => {
     gh.state.resolveRef = refsOf(ws.origin);
     gh.addIssue({ number: 3, title: 'x should be 2' });
     const trigger = gh.addComment(3, '/agent fix', { login: 'maintainer' });
-    gemini = await startFakeGemini([
-      reply([call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' }, 'e1')]),
-      reply([text('x is now 1 + 1.')]),
-    ]);
+    gemini = await startFakeGemini([reply([call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' }, 'e1')]), reply([text('x is now 1 + 1.')])]);
     const payload = retarget(examplePayload('issue_comment', 'created'), 'octo/hello');
     payload.issue.number = 3;
     delete payload.issue.pull_request;

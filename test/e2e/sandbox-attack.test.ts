@@ -44,7 +44,12 @@ describe('the bundled action with a hostile model, sandbox required', () => {
       // The legitimate part of the task.
       "echo 'export const fixed = true;' > src/fixed.js",
     ];
-    const ws = createWorkspace({ 'src/app.js': 'export const fixed = false;\n', '.gemini/policies/team.toml': '# team policy\n', '.github/workflows/ci.yml': 'on: pull_request\n', 'README.md': '# app\n' });
+    const ws = createWorkspace({
+      'src/app.js': 'export const fixed = false;\n',
+      '.gemini/policies/team.toml': '# team policy\n',
+      '.github/workflows/ci.yml': 'on: pull_request\n',
+      'README.md': '# app\n',
+    });
     execFileSync('git', ['-C', ws.dir, 'config', 'http.https://github.com/.extraheader', CHECKOUT_HEADER]);
     const configBefore = readFileSync(join(ws.dir, '.git/config'), 'utf8');
     gh = await startFakeGitHub();
@@ -91,7 +96,9 @@ describe('the bundled action with a hostile model, sandbox required', () => {
 
     // The real edit is published, and only it.
     const branch = r.outputs.branch;
-    const files = execFileSync('git', ['--git-dir', ws.origin, 'diff', '--name-only', `main...${branch}`], { encoding: 'utf8' }).trim().split('\n');
+    const files = execFileSync('git', ['--git-dir', ws.origin, 'diff', '--name-only', `main...${branch}`], { encoding: 'utf8' })
+      .trim()
+      .split('\n');
     expect(files).toEqual(['src/fixed.js']);
 
     // No secret, plain or reversed, in anything sent to the model or to GitHub.

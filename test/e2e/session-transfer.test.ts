@@ -64,7 +64,9 @@ describe('session export and import between the Action and the CLI', () => {
     const dev = developer(t);
     const imported = await dev.cli(['session', 'import', id, '--restore-worktree']);
     expect(imported.code, imported.stderr).toBe(0);
-    expect(imported.stdout).toContain(`Imported session ${id} (fix on octo/hello#${ISSUE}) from origin. Continue it with: agent-action --resume ${id}. It waits for an answer to: run \`${FINGERPRINT_CMD}\``);
+    expect(imported.stdout).toContain(
+      `Imported session ${id} (fix on octo/hello#${ISSUE}) from origin. Continue it with: agent-action --resume ${id}. It waits for an answer to: run \`${FINGERPRINT_CMD}\``,
+    );
     // The clone now holds exactly what the Action's run left: the edit, the binary file, the deletion.
     expect(fingerprint(dev.clone)).toBe(suspendedTree);
     expect((await dev.cli(['--list-sessions'])).stdout).toMatch(new RegExp(`  1\\. fix on octo/hello#${ISSUE} \\(.*, waiting for approval\\) \\[${id}\\]\\n$`));
@@ -86,10 +88,7 @@ describe('session export and import between the Action and the CLI', () => {
   });
 
   it("asks an imported session's waiting call again in an editor that loads it, then goes on with the new prompt", async () => {
-    t = await openThread([
-      reply([call('run_shell_command', { command: FINGERPRINT_CMD }, 'c1')]),
-      reply([text('Ran it, and noted your message.')]),
-    ]);
+    t = await openThread([reply([call('run_shell_command', { command: FINGERPRINT_CMD }, 'c1')]), reply([text('Ran it, and noted your message.')])]);
     const first = await runFix(t);
     expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
     const id = first.outputs['session-id']!;
@@ -152,8 +151,14 @@ describe('session export and import between the Action and the CLI', () => {
       stderr: expect.stringContaining('the model spoke last in session'),
     });
     expect(await dev.cli(['session', 'export', 'latest', '--thread', 'seven'])).toMatchObject({ code: 42, stderr: expect.stringContaining('--thread needs the number') });
-    expect(await dev.cli(['session', 'export', 'latest', '--thread', '7', '-p', 'go'])).toMatchObject({ code: 42, stderr: expect.stringContaining('does not name a GitHub repository: pass --repo OWNER/NAME') });
-    expect(await dev.cli(['session', 'import', 'no-such-session'])).toMatchObject({ code: 42, stderr: 'Error: there is no session no-such-session on origin (refs/agent-action/sessions/no-such-session)\n' });
+    expect(await dev.cli(['session', 'export', 'latest', '--thread', '7', '-p', 'go'])).toMatchObject({
+      code: 42,
+      stderr: expect.stringContaining('does not name a GitHub repository: pass --repo OWNER/NAME'),
+    });
+    expect(await dev.cli(['session', 'import', 'no-such-session'])).toMatchObject({
+      code: 42,
+      stderr: 'Error: there is no session no-such-session on origin (refs/agent-action/sessions/no-such-session)\n',
+    });
     expect(bareGit(t.ws.origin, 'for-each-ref', 'refs/agent-action/')).toBe('');
   });
 });

@@ -36,7 +36,11 @@ afterEach(async () => {
   gemini = undefined;
 });
 
-const script = (name: string, extra: Record<string, unknown> = {}) => ({ type: 'command', command: name.endsWith('.mjs') ? `node $GEMINI_PROJECT_DIR/.gemini/hooks/${name}` : `$GEMINI_PROJECT_DIR/.gemini/hooks/${name}`, ...extra });
+const script = (name: string, extra: Record<string, unknown> = {}) => ({
+  type: 'command',
+  command: name.endsWith('.mjs') ? `node $GEMINI_PROJECT_DIR/.gemini/hooks/${name}` : `$GEMINI_PROJECT_DIR/.gemini/hooks/${name}`,
+  ...extra,
+});
 const inline = (json: unknown) => ({ type: 'command', command: `echo '${JSON.stringify(json)}'` });
 
 async function start(hooks: Record<string, unknown>, replies: Parameters<typeof startFakeGemini>[0], policy = '') {
@@ -69,7 +73,13 @@ async function start(hooks: Record<string, unknown>, replies: Parameters<typeof 
 }
 
 const userTexts = (g: FakeGemini, i: number) => g.requests[i]!.body.contents.filter((c) => c.role === 'user').map((c) => c.parts.map((p) => String(p.text ?? '')).join(' | '));
-const logOf = (ws: string) => (existsSync(join(ws, 'hook-log.jsonl')) ? readFileSync(join(ws, 'hook-log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) : []);
+const logOf = (ws: string) =>
+  existsSync(join(ws, 'hook-log.jsonl'))
+    ? readFileSync(join(ws, 'hook-log.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+    : [];
 
 describe('hooks around the loop', () => {
   it('SessionStart context goes before the prompt, BeforeAgent context after it, both fenced and escaped', async () => {
@@ -89,10 +99,9 @@ describe('hooks around the loop', () => {
   });
 
   it('BeforeModel adds a message to each request (not to the saved history); BeforeToolSelection NONE sends no tools', async () => {
-    const t = await start(
-      { BeforeModel: [{ hooks: [script('add-message.mjs')] }], BeforeToolSelection: [{ hooks: [inline({ hookSpecificOutput: { toolConfig: { mode: 'NONE' } } })] }] },
-      [reply([text('Done.')])],
-    );
+    const t = await start({ BeforeModel: [{ hooks: [script('add-message.mjs')] }], BeforeToolSelection: [{ hooks: [inline({ hookSpecificOutput: { toolConfig: { mode: 'NONE' } } })] }] }, [
+      reply([text('Done.')]),
+    ]);
     const run = await t.run('Hello.');
     expect(userTexts(gemini!, 0)).toEqual(['Hello.', 'Reminder from a hook: 1 messages so far.']);
     expect(gemini!.requests[0]!.body.tools).toBeUndefined();
@@ -106,7 +115,12 @@ describe('hooks around the loop', () => {
   });
 
   it('BeforeModel blocks with a stand-in reply: the model is not asked and the stand-in is the answer', async () => {
-    const t = await start({ BeforeModel: [{ hooks: [inline({ decision: 'deny', reason: 'offline', hookSpecificOutput: { llm_response: { candidates: [{ content: { role: 'model', parts: ['Cached answer.'] } }] } } })] }] }, []);
+    const t = await start(
+      {
+        BeforeModel: [{ hooks: [inline({ decision: 'deny', reason: 'offline', hookSpecificOutput: { llm_response: { candidates: [{ content: { role: 'model', parts: ['Cached answer.'] } }] } } })] }],
+      },
+      [],
+    );
     const run = await t.run('Hello.');
     expect(run.outcome).toEqual({ status: 'success', finalText: 'Cached answer.' });
     expect(gemini!.requests).toHaveLength(0);

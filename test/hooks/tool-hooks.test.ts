@@ -90,8 +90,18 @@ describe('where hook scripts come from', () => {
 const opts = () => ({ mode: 'default' as const, signal: new AbortController().signal });
 const shell = (id: string, command: string) => ({ id, name: 'run_shell_command', args: { command } });
 const responses = (r: BatchResult) => r.responses.map((p) => p.functionResponse!.response);
-const hook = (script: string, extra: Record<string, unknown> = {}) => ({ type: 'command', command: script.endsWith('.mjs') ? `node $GEMINI_PROJECT_DIR/.gemini/hooks/${script}` : `$GEMINI_PROJECT_DIR/.gemini/hooks/${script}`, ...extra });
-const logOf = (ws: string) => (existsSync(join(ws, 'hook-log.jsonl')) ? readFileSync(join(ws, 'hook-log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) : []);
+const hook = (script: string, extra: Record<string, unknown> = {}) => ({
+  type: 'command',
+  command: script.endsWith('.mjs') ? `node $GEMINI_PROJECT_DIR/.gemini/hooks/${script}` : `$GEMINI_PROJECT_DIR/.gemini/hooks/${script}`,
+  ...extra,
+});
+const logOf = (ws: string) =>
+  existsSync(join(ws, 'hook-log.jsonl'))
+    ? readFileSync(join(ws, 'hook-log.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+    : [];
 
 describe('BeforeTool', () => {
   it('exit 2 blocks the call: the model gets the hook’s stderr as the reason, and the command never runs', async () => {
@@ -162,7 +172,16 @@ describe('BeforeTool', () => {
     const t = setup({ BeforeTool: [{ hooks: [hook('log.mjs')] }] });
     await t.scheduler.run([shell('c1', 'echo hi')], opts(), () => {});
     const [entry] = logOf(t.ws);
-    expect(entry).toMatchObject({ session_id: 'session-1', transcript_path: '', cwd: t.ws, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: 'echo hi' }, env_project_dir: t.ws, env_token: null });
+    expect(entry).toMatchObject({
+      session_id: 'session-1',
+      transcript_path: '',
+      cwd: t.ws,
+      hook_event_name: 'BeforeTool',
+      tool_name: 'run_shell_command',
+      tool_input: { command: 'echo hi' },
+      env_project_dir: t.ws,
+      env_token: null,
+    });
     expect(Date.parse(String(entry!.timestamp))).not.toBeNaN();
   });
 });
@@ -202,7 +221,11 @@ describe('Notification and suspend/resume', () => {
     const first = await t.scheduler.run([{ id: 'w1', name: 'write_file', args: { file_path: 'notes.md', content: 'hi\n' } }], opts(), () => {});
     expect(first.pending.map((p) => p.id)).toEqual(['w1']);
     expect(logOf(t.ws).map((e) => e.hook_event_name)).toEqual(['BeforeTool', 'Notification']);
-    expect(logOf(t.ws)[1]).toMatchObject({ notification_type: 'ToolPermission', message: 'Tool create notes.md requires editing', details: { type: 'edit', tool_name: 'write_file', filePath: 'notes.md' } });
+    expect(logOf(t.ws)[1]).toMatchObject({
+      notification_type: 'ToolPermission',
+      message: 'Tool create notes.md requires editing',
+      details: { type: 'edit', tool_name: 'write_file', filePath: 'notes.md' },
+    });
 
     // Another process resumes: a fresh hook system and scheduler, the saved batch as JSON.
     const saved = JSON.parse(JSON.stringify(first.open)) as OpenBatch;

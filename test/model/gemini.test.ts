@@ -81,11 +81,7 @@ describe('createGeminiClient over the real SDK', () => {
 
   it.each<[string, FakeReply, Partial<ModelFailure>]>([
     ['429 with Retry-After seconds', fault.status(429, { retryAfter: '7' }), { kind: 'rate_limited', status: 429, retryAfterMs: 7000 }],
-    [
-      '429 with RetryInfo and no header',
-      fault.status(429, { details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '2.5s' }] }),
-      { kind: 'rate_limited', retryAfterMs: 2500 },
-    ],
+    ['429 with RetryInfo and no header', fault.status(429, { details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '2.5s' }] }), { kind: 'rate_limited', retryAfterMs: 2500 }],
     ['500', fault.status(500), { kind: 'server', status: 500 }],
     ['503', fault.status(503), { kind: 'server', status: 503 }],
     ['400', fault.status(400, { message: 'bad contents' }), { kind: 'bad_request', status: 400 }],

@@ -10,7 +10,7 @@ describe('parseCommandPrefix', () => {
     ['echo "a  b"', ['echo', 'a  b']],
     ['echo a\\ b', ['echo', 'a b']],
     ['echo "say \\"hi\\""', ['echo', 'say "hi"']],
-    ["a'b'\"c\"d", ['abcd']],
+    ['a\'b\'"c"d', ['abcd']],
     ['  npm   test  ', ['npm', 'test']],
     ['git log a#b', ['git', 'log', 'a#b']],
     ['git commit -m "fix', 'it has an unclosed double quote'],

@@ -523,7 +523,7 @@ describe('issue #11: attacks on the shell splitter, with the shipped defaults an
     ['echo /tmp/evil >> "$GITHUB_PATH"', 'deny', 'deny', 'allow'],
     ['echo "x=1" >> $GITHUB_OUTPUT', 'deny', 'deny', 'allow'],
     ["cd .gemini && echo '[[rule]]' > policies/x.toml", 'deny', 'deny', 'allow'],
-    ["pushd .github; echo x > workflows/ci.yml", 'deny', 'deny', 'allow'],
+    ['pushd .github; echo x > workflows/ci.yml', 'deny', 'deny', 'allow'],
     ['echo x > .github/workflows/ci.yml', 'deny', 'deny', 'ask_user'],
     ['echo x > .gemini/settings.json', 'deny', 'deny', 'allow'],
     ['echo x > /tmp/x', 'deny', 'deny', 'allow'],
@@ -572,7 +572,7 @@ describe('issue #11: attacks on the shell splitter, with the shipped defaults an
     expect(e.decide(shell('ls > /home/runner/work/r/r/out.txt'), 'autoEdit').decision).toBe('deny');
   });
 
-  it('relative targets resolve from the call\'s dir_path', async () => {
+  it("relative targets resolve from the call's dir_path", async () => {
     const e = await load();
     const q = (command: string, dir_path: string): PolicyQuery => ({ toolName: 'run_shell_command', args: { command, dir_path } });
     expect(e.decide(q('npm test > ../.git/config', 'sub'), 'autoEdit').decision).toBe('deny');
@@ -618,8 +618,22 @@ describe('what a rule matches, edge by edge', () => {
     ['interactive = false where a person can be asked', 'toolName = "x"\ninteractive = false', call('x'), 'default', 'action', 'deny'],
     ['interactive = true where nobody can be asked', 'toolName = "x"\ninteractive = true', call('x'), 'default', 'headless', 'deny'],
     ['mcpName = "*" needs an MCP call', 'toolName = "*"\nmcpName = "*"', call('x'), 'default', 'action', 'deny'],
-    ['every annotation must match', 'toolName = "*"\ntoolAnnotations = { readOnlyHint = true, openWorldHint = false }', call('t', {}, { annotations: { readOnlyHint: true, openWorldHint: true } }), 'default', 'action', 'deny'],
-    ['all annotations match', 'toolName = "*"\ntoolAnnotations = { readOnlyHint = true, openWorldHint = false }', call('t', {}, { annotations: { readOnlyHint: true, openWorldHint: false } }), 'default', 'action', 'allow'],
+    [
+      'every annotation must match',
+      'toolName = "*"\ntoolAnnotations = { readOnlyHint = true, openWorldHint = false }',
+      call('t', {}, { annotations: { readOnlyHint: true, openWorldHint: true } }),
+      'default',
+      'action',
+      'deny',
+    ],
+    [
+      'all annotations match',
+      'toolName = "*"\ntoolAnnotations = { readOnlyHint = true, openWorldHint = false }',
+      call('t', {}, { annotations: { readOnlyHint: true, openWorldHint: false } }),
+      'default',
+      'action',
+      'allow',
+    ],
     ['the server read from an mcp_ name', 'toolName = "search"\nmcpName = "srv"', call('mcp_srv_search'), 'default', 'action', 'allow'],
     ['an mcp_ name with an empty server is no MCP call', 'toolName = "mcp_*"', call('mcp__search'), 'default', 'action', 'deny'],
     ['an mcp_ name with nothing after the server is no MCP call', 'toolName = "mcp_*"', call('mcp_srv_'), 'default', 'action', 'deny'],
@@ -630,7 +644,14 @@ describe('what a rule matches, edge by edge', () => {
     ['an agent name that is not a string names nothing', 'toolName = "helper"', call('invoke_agent', { agent_name: 5 }), 'default', 'action', 'deny'],
     ['an agent name outside invoke_agent names nothing', 'toolName = "helper"', call('other', { agent_name: 'helper' }), 'default', 'action', 'deny'],
     ['argsPattern sees no undefined member', 'toolName = "t"\nargsPattern = \'^\\{\\}$\'', call('t', { a: undefined }), 'default', 'action', 'allow'],
-    ['argsPattern sees each member framed, keys sorted', 'toolName = "t"\nargsPattern = \'^\\{\\x00"a":1\\x00,\\x00"b":\\{"c":2,"d":3\\}\\x00\\}$\'', call('t', { b: { d: 3, c: 2 }, a: 1 }), 'default', 'action', 'allow'],
+    [
+      'argsPattern sees each member framed, keys sorted',
+      'toolName = "t"\nargsPattern = \'^\\{\\x00"a":1\\x00,\\x00"b":\\{"c":2,"d":3\\}\\x00\\}$\'',
+      call('t', { b: { d: 3, c: 2 }, a: 1 }),
+      'default',
+      'action',
+      'allow',
+    ],
     ['a command rule needs a command', 'toolName = "run_shell_command"\ncommandRegex = ".*"', call('run_shell_command', { command: 5 }), 'default', 'action', 'deny'],
     ['a prefix rule needs a command', 'toolName = "run_shell_command"\ncommandPrefix = "ls"', call('run_shell_command', {}), 'default', 'action', 'deny'],
   ])('%s', async (_name, fields, q, mode, context, want) => {

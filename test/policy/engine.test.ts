@@ -80,7 +80,12 @@ describe('narrowedRule: what an "always" approval allows from now on', () => {
       modes: FROM_DEFAULT,
       subagent: 'codebase_investigator',
     });
-    expect(narrowedRule(asChild(shell('PATH=x; make')), 'default')).toEqual({ toolName: 'run_shell_command', argsPattern: '\\x00"command":"PATH=x; make"\\x00', modes: FROM_DEFAULT, subagent: 'codebase_investigator' });
+    expect(narrowedRule(asChild(shell('PATH=x; make')), 'default')).toEqual({
+      toolName: 'run_shell_command',
+      argsPattern: '\\x00"command":"PATH=x; make"\\x00',
+      modes: FROM_DEFAULT,
+      subagent: 'codebase_investigator',
+    });
     expect(narrowedRule(asChild({ toolName: 'write_file', args: { file_path: 'a.md', content: 'x' } }), 'autoEdit')).toEqual({
       toolName: 'write_file',
       argsPattern: '\\x00"file_path":"a\\.md"\\x00',
@@ -174,7 +179,11 @@ describe('loading policy files', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const errorOf = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+  const errorOf = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
 
   it('a folder: its .toml files, in name order, nothing else', async () => {
     const e = await loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { user: [join(dir, 'p')] } });

@@ -16,7 +16,11 @@ commandPrefix = ['git commit -m "fix', "echo $HOME", 'git commit -m "fix"']
     expect(rules).toHaveLength(1);
     expect(diagnostics.map((d) => [d.severity, d.line, d.message])).toEqual([
       ['warning', 5, 'rule #1: commandPrefix "git commit -m \\"fix" is not plain shell words (it has an unclosed double quote); it matches commands whose text starts with it, as Gemini CLI does'],
-      ['warning', 5, 'rule #1: commandPrefix "echo $HOME" is not plain shell words (it has "$", which bash would expand or treat as syntax); it matches commands whose text starts with it, as Gemini CLI does'],
+      [
+        'warning',
+        5,
+        'rule #1: commandPrefix "echo $HOME" is not plain shell words (it has "$", which bash would expand or treat as syntax); it matches commands whose text starts with it, as Gemini CLI does',
+      ],
     ]);
   });
 
@@ -60,8 +64,17 @@ priority = 999
 `);
     expect(diagnostics).toEqual([]);
     expect(rules[0]).toMatchObject({
-      toolNames: ['run_shell_command'], commandPrefixes: ['git  log', 'ls'], decision: 'allow', priority: 7,
-      modes: ['default', 'autoEdit'], interactive: true, allowRedirection: true, denyMessage: 'no', name: 'n', line: 2, source: 'p.toml',
+      toolNames: ['run_shell_command'],
+      commandPrefixes: ['git  log', 'ls'],
+      decision: 'allow',
+      priority: 7,
+      modes: ['default', 'autoEdit'],
+      interactive: true,
+      allowRedirection: true,
+      denyMessage: 'no',
+      name: 'n',
+      line: 2,
+      source: 'p.toml',
     });
     expect(rules[1]).toMatchObject({ toolNames: ['x'], mcpName: 'srv', subagent: 'helper', toolAnnotations: { readOnlyHint: true }, line: 13 });
     expect(rules[1]!.argsPattern!.source).toBe('"a":1');
@@ -148,24 +161,63 @@ describe('parsePolicyToml diagnostics, exactly as a person reads them', () => {
   const head = '[[rule]]\ntoolName = "x"\ndecision = "allow"\npriority = 1\n';
   it.each<[string, string, Array<[string, number, number, string]>]>([
     ['a syntax error', '[[rule]]\ntoolName = "x\n', [['error', 2, 14, 'TOML does not parse: control characters are not allowed in strings']]],
-    ['an integer TOML cannot hold', '[[rule]]\ntoolName = "x"\ndecision = "allow"\npriority = 9007199254740993\n', [['error', 4, 12, 'TOML does not parse: integer value cannot be represented losslessly']]],
+    [
+      'an integer TOML cannot hold',
+      '[[rule]]\ntoolName = "x"\ndecision = "allow"\npriority = 9007199254740993\n',
+      [['error', 4, 12, 'TOML does not parse: integer value cannot be represented losslessly']],
+    ],
     ['no toolName', '\n[[rule]]\ndecision = "allow"\npriority = 1\n', [['error', 2, 1, 'rule #1: toolName is missing (use "*" for every tool)']]],
     ['an empty toolName', '[[rule]]\ntoolName = ""\ndecision = "allow"\npriority = 1\n', [['error', 2, 1, 'rule #1: toolName must be a non-empty string or an array of non-empty strings']]],
-    ['a quoted toolName key of the wrong type', '[[rule]]\n"toolName" = 5\ndecision = "allow"\npriority = 1\n', [['error', 2, 1, 'rule #1: toolName must be a non-empty string or an array of non-empty strings']]],
-    ['a toolName list with an empty name', '[[rule]]\ntoolName = ["a", ""]\ndecision = "allow"\npriority = 1\n', [['error', 2, 1, 'rule #1: toolName must be a non-empty string or an array of non-empty strings']]],
+    [
+      'a quoted toolName key of the wrong type',
+      '[[rule]]\n"toolName" = 5\ndecision = "allow"\npriority = 1\n',
+      [['error', 2, 1, 'rule #1: toolName must be a non-empty string or an array of non-empty strings']],
+    ],
+    [
+      'a toolName list with an empty name',
+      '[[rule]]\ntoolName = ["a", ""]\ndecision = "allow"\npriority = 1\n',
+      [['error', 2, 1, 'rule #1: toolName must be a non-empty string or an array of non-empty strings']],
+    ],
     ['an empty toolName list', '[[rule]]\ntoolName = []\ndecision = "allow"\npriority = 1\n', [['error', 2, 1, 'rule #1: toolName must be a non-empty string or an array of non-empty strings']]],
     ['no decision', '[[rule]]\ntoolName = "x"\npriority = 1\n', [['error', 1, 1, 'rule #1: decision is missing (allow, deny or ask_user)']]],
     ['a bad decision', '[[rule]]\ntoolName = "x"\npriority = 1\ndecision = "maybe"\n', [['error', 4, 1, 'rule #1: decision must be allow, deny or ask_user, not "maybe"']]],
     ['no priority', '[[rule]]\ntoolName = "x"\ndecision = "allow"\n', [['error', 1, 1, 'rule #1: priority is missing (an integer from 0 to 999)']]],
-    ['priority 1000', '[[rule]]\ntoolName = "x"\ndecision = "allow"\npriority = 1000\n', [['error', 4, 1, 'rule #1: priority must be an integer from 0 to 999, not 1000 (1000 and above would jump into the next tier)']]],
+    [
+      'priority 1000',
+      '[[rule]]\ntoolName = "x"\ndecision = "allow"\npriority = 1000\n',
+      [['error', 4, 1, 'rule #1: priority must be an integer from 0 to 999, not 1000 (1000 and above would jump into the next tier)']],
+    ],
     ['priority -1', '[[rule]]\ntoolName = "x"\ndecision = "allow"\npriority = -1\n', [['error', 4, 1, 'rule #1: priority must be an integer from 0 to 999, not -1']]],
     ['priority 1.5', '[[rule]]\ntoolName = "x"\ndecision = "allow"\npriority = 1.5\n', [['error', 4, 1, 'rule #1: priority must be an integer from 0 to 999, not 1.5']]],
     ['a string priority', '[[rule]]\ntoolName = "x"\ndecision = "allow"\npriority = "5"\n', [['error', 4, 1, 'rule #1: priority must be an integer from 0 to 999, not "5"']]],
     ['an invalid regex, indented', `${head}  argsPattern = "(a"\n`, [['error', 5, 3, 'rule #1: argsPattern: invalid regular expression: /(a/: Unterminated group']]],
-    ['a catastrophic regex', `${head}argsPattern = "(a+)+$"\n`, [['error', 5, 1, 'rule #1: argsPattern: catastrophic regular expression /(a+)+$/: a repeated group contains another repetition (like (a+)+), which can take exponential time; rewrite it without nested quantifiers']]],
-    ['commandPrefix on another tool', '[[rule]]\ntoolName = "read_file"\ncommandPrefix = "ls"\ndecision = "allow"\npriority = 1\n', [['error', 3, 1, 'rule #1: commandPrefix only applies to toolName = "run_shell_command"']]],
-    ['commandRegex on another tool', '[[rule]]\ntoolName = "x"\ncommandRegex = "ls"\ndecision = "deny"\npriority = 1\n', [['error', 3, 1, 'rule #1: commandRegex only applies to toolName = "run_shell_command"']]],
-    ['commandPrefix that is not a string', '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = [1]\ndecision = "deny"\npriority = 1\n', [['error', 3, 1, 'rule #1: commandPrefix must be a non-empty string or an array of non-empty strings']]],
+    [
+      'a catastrophic regex',
+      `${head}argsPattern = "(a+)+$"\n`,
+      [
+        [
+          'error',
+          5,
+          1,
+          'rule #1: argsPattern: catastrophic regular expression /(a+)+$/: a repeated group contains another repetition (like (a+)+), which can take exponential time; rewrite it without nested quantifiers',
+        ],
+      ],
+    ],
+    [
+      'commandPrefix on another tool',
+      '[[rule]]\ntoolName = "read_file"\ncommandPrefix = "ls"\ndecision = "allow"\npriority = 1\n',
+      [['error', 3, 1, 'rule #1: commandPrefix only applies to toolName = "run_shell_command"']],
+    ],
+    [
+      'commandRegex on another tool',
+      '[[rule]]\ntoolName = "x"\ncommandRegex = "ls"\ndecision = "deny"\npriority = 1\n',
+      [['error', 3, 1, 'rule #1: commandRegex only applies to toolName = "run_shell_command"']],
+    ],
+    [
+      'commandPrefix that is not a string',
+      '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = [1]\ndecision = "deny"\npriority = 1\n',
+      [['error', 3, 1, 'rule #1: commandPrefix must be a non-empty string or an array of non-empty strings']],
+    ],
     [
       'commandPrefix with commandRegex and argsPattern',
       '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "ls"\ncommandRegex = "x"\nargsPattern = "y"\ndecision = "allow"\npriority = 1\n',
@@ -174,8 +226,16 @@ describe('parsePolicyToml diagnostics, exactly as a person reads them', () => {
         ['error', 4, 1, 'rule #1: commandPrefix and commandRegex cannot be combined in one rule'],
       ],
     ],
-    ['commandRegex with argsPattern', '[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = "x"\nargsPattern = "y"\ndecision = "allow"\npriority = 1\n', [['error', 3, 1, 'rule #1: commandRegex and argsPattern cannot be combined in one rule']]],
-    ['modes with Gemini CLI\'s settings spelling', `${head}modes = ["auto_edit"]\n`, [['error', 5, 1, 'rule #1: modes must be an array of "default", "autoEdit", "yolo", "plan"; "auto_edit" is not one (the TOML spelling is "autoEdit")']]],
+    [
+      'commandRegex with argsPattern',
+      '[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = "x"\nargsPattern = "y"\ndecision = "allow"\npriority = 1\n',
+      [['error', 3, 1, 'rule #1: commandRegex and argsPattern cannot be combined in one rule']],
+    ],
+    [
+      "modes with Gemini CLI's settings spelling",
+      `${head}modes = ["auto_edit"]\n`,
+      [['error', 5, 1, 'rule #1: modes must be an array of "default", "autoEdit", "yolo", "plan"; "auto_edit" is not one (the TOML spelling is "autoEdit")']],
+    ],
     ['modes as a string', `${head}modes = "yolo"\n`, [['error', 5, 1, 'rule #1: modes must be an array of "default", "autoEdit", "yolo", "plan"; "yolo" is not one']]],
     ['a bad interactive', `${head}interactive = "yes"\n`, [['error', 5, 1, 'rule #1: interactive must be true or false, not "yes"']]],
     ['a bad allowRedirection', `${head}allowRedirection = 1\n`, [['error', 5, 1, 'rule #1: allowRedirection must be true or false, not 1']]],
@@ -209,7 +269,14 @@ describe('parsePolicyToml diagnostics, exactly as a person reads them', () => {
     [
       'an allow prefix that is not plain words',
       '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "ls *"\ndecision = "allow"\npriority = 1\n',
-      [['warning', 3, 1, 'rule #1: commandPrefix "ls *" is not plain shell words (it has "*", which bash would expand or treat as syntax); it allows only commands whose text starts with it, followed by a blank or the end']],
+      [
+        [
+          'warning',
+          3,
+          1,
+          'rule #1: commandPrefix "ls *" is not plain shell words (it has "*", which bash would expand or treat as syntax); it allows only commands whose text starts with it, followed by a blank or the end',
+        ],
+      ],
     ],
   ])('%s', (_name, text, want) => {
     expect(parse(text).diagnostics.map((d) => [d.severity, d.line, d.column, d.message])).toEqual(want);
@@ -223,11 +290,12 @@ describe('parsePolicyToml diagnostics, exactly as a person reads them', () => {
   });
 
   it('a rule with only the required keys has nothing else set; optional keys are kept only when given', () => {
-    expect(parse('[[rule]]\ntoolName = ["a", "b"]\ndecision = "ask_user"\npriority = 0\n').rules).toEqual([
-      { toolNames: ['a', 'b'], decision: 'ask_user', priority: 0, source: 'p.toml', line: 1 },
-    ]);
+    expect(parse('[[rule]]\ntoolName = ["a", "b"]\ndecision = "ask_user"\npriority = 0\n').rules).toEqual([{ toolNames: ['a', 'b'], decision: 'ask_user', priority: 0, source: 'p.toml', line: 1 }]);
     expect(parse(`${head}interactive = false\nallowRedirection = false\n`).rules[0]).toMatchObject({ interactive: false, allowRedirection: false });
-    expect(parse('[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "  git log  "\ndecision = "allow"\npriority = 999\n').rules[0]).toMatchObject({ commandPrefixes: ['git log'], priority: 999 });
+    expect(parse('[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "  git log  "\ndecision = "allow"\npriority = 999\n').rules[0]).toMatchObject({
+      commandPrefixes: ['git log'],
+      priority: 999,
+    });
   });
 
   it('finds a key after a blank line and a comment in its block, and not a same-named key of another block', () => {

@@ -13,24 +13,13 @@ const verdict = (p: string) => {
 };
 
 describe('checkRegex', () => {
-  it.each([
-    'x',
-    '[a-z]+',
-    '(a+)?',
-    '(a*){2}',
-    '(a{1,3})+',
-    '(a{1,16})+',
-    '(a)(b)+',
-    '((a+))',
-    '(a+)(b+)',
-    '(?<n>a)+',
-    '(?<=a)b+',
-    '"command":"(?:git|npm) ',
-    'x'.repeat(2048),
-  ])('%j is accepted', (p) => {
-    const r = checkRegex(p);
-    expect(r).toEqual({ ok: true, regex: new RegExp(p) });
-  });
+  it.each(['x', '[a-z]+', '(a+)?', '(a*){2}', '(a{1,3})+', '(a{1,16})+', '(a)(b)+', '((a+))', '(a+)(b+)', '(?<n>a)+', '(?<=a)b+', '"command":"(?:git|npm) ', 'x'.repeat(2048)])(
+    '%j is accepted',
+    (p) => {
+      const r = checkRegex(p);
+      expect(r).toEqual({ ok: true, regex: new RegExp(p) });
+    },
+  );
 
   it.each(['(a+)+', '(\\w*)*', '(?:a*)*', '(a|b+)+', '(a*b*)+', '(a{1,17})+', '(a{2,})+', '(?=a+)+', '(?<=a)(b+)+', '(?<!a)(b+)+', 'x((a+)+)y'])('%j is refused as catastrophic', (p) => {
     expect(verdict(p)).toBe(catastrophic(p));

@@ -15,25 +15,58 @@ import type { ApprovalMode, PolicyContext, PolicyQuery, TierName } from '../../s
 beforeAll(() => initShellParser());
 
 const toolName = fc.constantFrom('run_shell_command', 'read_file', 'write_file', '*', 'mcp_*', 'mcp_s1_*', 'read_*', 'search', 'grep_search', 'search_file_content', 'invoke_agent', 'helper');
-const prefix = fc.constantFrom('git', 'git log', 'git status', 'npm test', 'npm', 'g', 'gi', 'ls -la', 'ls', '"git" log', "echo 'a b'", 'git"', 'echo', 'rm -rf', 'cd', 'make4 build', 'PATH=/x', '$HOME/bin/x', 'bash -c', '$HOME/x y', 'git "log');
+const prefix = fc.constantFrom(
+  'git',
+  'git log',
+  'git status',
+  'npm test',
+  'npm',
+  'g',
+  'gi',
+  'ls -la',
+  'ls',
+  '"git" log',
+  "echo 'a b'",
+  'git"',
+  'echo',
+  'rm -rf',
+  'cd',
+  'make4 build',
+  'PATH=/x',
+  '$HOME/bin/x',
+  'bash -c',
+  '$HOME/x y',
+  'git "log',
+);
 const regex = fc.constantFrom('git .*', 'ls( |$)', 'rm -rf', 'g', '.*', 'git log', 'make4 [a-z]+', 'echo \\$', 'npm (test|run)', 'git"', '[a-z]+ -la', '(?:git|npm) status', '\\\\', 'l');
-const argsPattern = fc.constantFrom('\\x00"command":"git', '"file_path":"src/', '\\x00"file_path":"src/[^"]*"\\x00', '"command":"ls', 'secret', '\\x00"dir_path":"sub"', '"command":"[a-z]+ -', '"nested":\\{"command":"rm');
+const argsPattern = fc.constantFrom(
+  '\\x00"command":"git',
+  '"file_path":"src/',
+  '\\x00"file_path":"src/[^"]*"\\x00',
+  '"command":"ls',
+  'secret',
+  '\\x00"dir_path":"sub"',
+  '"command":"[a-z]+ -',
+  '"nested":\\{"command":"rm',
+);
 
-const rule = fc.record({
-  toolName,
-  decision: fc.constantFrom('allow', 'deny', 'ask_user'),
-  priority: fc.integer({ min: 0, max: 999 }),
-  tier: fc.constantFrom<TierName>('default', 'workspace', 'user', 'admin'),
-  modes: fc.option(fc.subarray(['default', 'autoEdit', 'yolo', 'plan'], { minLength: 1 }), { nil: undefined }),
-  interactive: fc.option(fc.boolean(), { nil: undefined }),
-  mcpName: fc.option(fc.constantFrom('s1', 's2', '*'), { nil: undefined, freq: 6 }),
-  command: fc.oneof(
-    fc.constant(undefined),
-    fc.array(prefix, { minLength: 1, maxLength: 3 }).map((ps) => ({ commandPrefix: ps })),
-    regex.map((r) => ({ commandRegex: r })),
-    argsPattern.map((a) => ({ argsPattern: a })),
-  ),
-}).map((r) => (r.command && !('argsPattern' in r.command) ? { ...r, toolName: 'run_shell_command' } : r)); // command rules name the shell tool
+const rule = fc
+  .record({
+    toolName,
+    decision: fc.constantFrom('allow', 'deny', 'ask_user'),
+    priority: fc.integer({ min: 0, max: 999 }),
+    tier: fc.constantFrom<TierName>('default', 'workspace', 'user', 'admin'),
+    modes: fc.option(fc.subarray(['default', 'autoEdit', 'yolo', 'plan'], { minLength: 1 }), { nil: undefined }),
+    interactive: fc.option(fc.boolean(), { nil: undefined }),
+    mcpName: fc.option(fc.constantFrom('s1', 's2', '*'), { nil: undefined, freq: 6 }),
+    command: fc.oneof(
+      fc.constant(undefined),
+      fc.array(prefix, { minLength: 1, maxLength: 3 }).map((ps) => ({ commandPrefix: ps })),
+      regex.map((r) => ({ commandRegex: r })),
+      argsPattern.map((a) => ({ argsPattern: a })),
+    ),
+  })
+  .map((r) => (r.command && !('argsPattern' in r.command) ? { ...r, toolName: 'run_shell_command' } : r)); // command rules name the shell tool
 
 type RuleSpec = typeof rule extends fc.Arbitrary<infer T> ? T : never;
 
@@ -49,19 +82,57 @@ function toml(r: RuleSpec): string {
   return `${lines.join('\n')}\n`;
 }
 
-const word = fc.constantFrom('v=1', 'git', 'log', '$HOME/x', 'y', 'git"x"', 'status', 'npm', 'test', 'ls', '-la', 'echo', "'a b'", '"git"', 'make4', 'build', 'rm', '-rf', 'x', 'gi', 'g', '$HOME', 'PATH=/x', 'cd', 'sub', '\\\\', 'a"b');
+const word = fc.constantFrom(
+  'v=1',
+  'git',
+  'log',
+  '$HOME/x',
+  'y',
+  'git"x"',
+  'status',
+  'npm',
+  'test',
+  'ls',
+  '-la',
+  'echo',
+  "'a b'",
+  '"git"',
+  'make4',
+  'build',
+  'rm',
+  '-rf',
+  'x',
+  'gi',
+  'g',
+  '$HOME',
+  'PATH=/x',
+  'cd',
+  'sub',
+  '\\\\',
+  'a"b',
+);
 // Sub-commands often begin with a rule's own prefix or pattern text, so that rules do match.
 const simple = fc
-  .tuple(fc.oneof(prefix, word, regex.filter((r) => /^[a-z -]+$/.test(r))), fc.array(word, { maxLength: 2 }))
+  .tuple(
+    fc.oneof(
+      prefix,
+      word,
+      regex.filter((r) => /^[a-z -]+$/.test(r)),
+    ),
+    fc.array(word, { maxLength: 2 }),
+  )
   .map(([head, ws]) => [head, ...ws].join(' '));
-const command = fc.array(fc.tuple(simple, fc.constantFrom(' && ', ' | ', '; ', ' || ')), { minLength: 1, maxLength: 3 }).map((xs) =>
-  xs.map(([s, sep], i) => (i < xs.length - 1 ? s + sep : s)).join(''),
-);
+const command = fc
+  .array(fc.tuple(simple, fc.constantFrom(' && ', ' | ', '; ', ' || ')), { minLength: 1, maxLength: 3 })
+  .map((xs) => xs.map(([s, sep], i) => (i < xs.length - 1 ? s + sep : s)).join(''));
 const query: fc.Arbitrary<PolicyQuery> = fc.oneof(
   fc.record({ toolName: fc.constant('run_shell_command'), args: fc.record({ command, dir_path: fc.constantFrom(undefined, 'sub', '.') }, { requiredKeys: ['command'] }) }),
   // Another "command" key inside the arguments: patterns see it too.
   command.map((c) => ({ toolName: 'run_shell_command', args: { command: c, nested: { command: 'rm -rf /' } } })),
-  fc.record({ toolName: fc.constantFrom('read_file', 'write_file', 'search_file_content', 'grep_search', 'helper', 'mcp_s1_tool', 'invoke_agent'), args: fc.record({ file_path: fc.constantFrom('src/a.ts', 'package.json', 'secret.txt'), agent_name: fc.constantFrom('helper', 'other') }) }),
+  fc.record({
+    toolName: fc.constantFrom('read_file', 'write_file', 'search_file_content', 'grep_search', 'helper', 'mcp_s1_tool', 'invoke_agent'),
+    args: fc.record({ file_path: fc.constantFrom('src/a.ts', 'package.json', 'secret.txt'), agent_name: fc.constantFrom('helper', 'other') }),
+  }),
   fc.record({ toolName: fc.constantFrom('search', 'tool'), mcpServer: fc.constantFrom('s1', 's2'), args: fc.constant({ q: 'git log' }) }),
 );
 

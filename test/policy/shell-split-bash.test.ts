@@ -100,7 +100,29 @@ const sq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 /** Text placed inside backticks: bash removes one level of backslashes before each \\ and ` there. */
 const bt = (s: string): string => s.replace(/[\\`]/g, (c) => `\\${c}`);
 
-const word = fc.constantFrom('a', "'b c'", '"d e"', 'f\\ g', '--x=1', '"$HOME"', '-n', '{}', '2', "$'h\\ti'", 'x"y"z', 'p{q,r}', '*.none', '~/t', '$((1+2))', 'l\\\nm', '\\\n', 'a#b', '"a\\"b"', "'('", '\\;');
+const word = fc.constantFrom(
+  'a',
+  "'b c'",
+  '"d e"',
+  'f\\ g',
+  '--x=1',
+  '"$HOME"',
+  '-n',
+  '{}',
+  '2',
+  "$'h\\ti'",
+  'x"y"z',
+  'p{q,r}',
+  '*.none',
+  '~/t',
+  '$((1+2))',
+  'l\\\nm',
+  '\\\n',
+  'a#b',
+  '"a\\"b"',
+  "'('",
+  '\\;',
+);
 const stubCall = fc.array(word, { maxLength: 3 }).map((ws) => ['@', ...ws].join(' '));
 
 const grammar = fc.letrec<{ cmd: string; simple: string; arg: string; subst: string; compound: string }>((tie) => ({
@@ -164,7 +186,10 @@ const grammar = fc.letrec<{ cmd: string; simple: string; arg: string; subst: str
     stubCall.map((s) => `{ bash <<'EOF'\n${s}\nEOF\n}`),
     // Here-document ends spelled the ways bash accepts: the line after the end runs.
     fc
-      .tuple(stubCall, fc.constantFrom<[string, string]>(['EOF', 'E\\\nOF'], ["'E F'", 'E F'], ['"EOF"', 'EOF'], ['E\\OF', 'EOF'], ['-EOF', '\tEOF'], ['EOF', 'EOF '], ['E$x', 'E$x'], ['EOF', '\tEOF']))
+      .tuple(
+        stubCall,
+        fc.constantFrom<[string, string]>(['EOF', 'E\\\nOF'], ["'E F'", 'E F'], ['"EOF"', 'EOF'], ['E\\OF', 'EOF'], ['-EOF', '\tEOF'], ['EOF', 'EOF '], ['E$x', 'E$x'], ['EOF', '\tEOF']),
+      )
       .map(([s, [start, end]]) => `{ ${s} <<${start}\nx $(@)\n${end}\n@ after\n${start.replace(/^-/, '').replace(/['"\\]/g, '')}\n}`),
     stubCall.map((s) => `{ ${s} <<A <<'B'\na $(@)\nA\nb\nB\n@\n}`),
     stubCall.map((s) => `${s} # x \\\n@`),

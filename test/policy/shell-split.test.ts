@@ -21,7 +21,7 @@ describe('splitShell', () => {
     ['{ a; b; }', ['a', 'b']],
     ["bash -c 'ls; rm -rf /'", ['ls', 'rm -rf /']],
     ['sh -lc "git status && make"', ['git status', 'make']],
-    ["bash -c \"bash -c 'id'\"", ['id']],
+    ['bash -c "bash -c \'id\'"', ['id']],
     ["bash -o pipefail -c 'a | b'", ['a', 'b']],
     ["eval 'a; b'", ['a', 'b']],
     ['echo "a $(b "c $(d)")"', ['echo "a $(b "c $(d)")"', 'b "c $(d)"', 'd']],
@@ -73,7 +73,7 @@ describe('splitShell', () => {
     ['c0\\\n 2>&1', ['c0']],
     ["echo 'a\\\nb' # c \\\nls", ['echo', 'a\\\nb'], ['ls']],
     // Inside "${...}" single quotes are plain characters: what they enclose runs.
-    ["echo \"${x:-'`id`'}\"", ['id']],
+    ['echo "${x:-\'`id`\'}"', ['id']],
   ])('%j: finds %j', (cmd, ...want) => {
     const found = argvs(cmd);
     for (const w of want) expect(found, JSON.stringify(found)).toContainEqual(w);
@@ -109,7 +109,7 @@ describe('splitShell', () => {
     ['echo ${a[$i]}'],
     ['a[$(id)]=1'],
     ["unset 'a[$(id)]'"],
-    ["declare -i n=$x"],
+    ['declare -i n=$x'],
     ['declare -n ref=x'],
     ['echo ${!ref}'],
     ['echo ${x@P}'],
@@ -124,7 +124,7 @@ describe('splitShell', () => {
     ['BASH_ENV=./x.sh bash -c ls'],
     ['env BASH_ENV=./x.sh bash -c ls'],
     ['X=1 eval ls'],
-    ["echo \"${x:-'$(id)'}\""],
+    ['echo "${x:-\'$(id)\'}"'],
   ])('%j cannot be accounted for', (cmd) => {
     expect(splitShell(cmd).unknowns, JSON.stringify(splitShell(cmd).parts.map((p) => p.text))).not.toEqual([]);
   });
@@ -134,7 +134,7 @@ describe('splitShell', () => {
     ['git log --oneline -n 5 | head -3'],
     ['echo "$HOME" && cat README.md'],
     ["grep -rn 'x' src/ | wc -l"],
-    ['cat <<\'EOF\'\n$(id) `id`\nEOF'],
+    ["cat <<'EOF'\n$(id) `id`\nEOF"],
     ['echo $((1 + 2))'],
     ['find . -name "*.ts" -exec wc -l {} +'],
     ['for f in *.ts; do wc -l "$f"; done'],

@@ -84,7 +84,7 @@ describe('inside the sandbox: the repository', () => {
     expect(existsSync(join(dir, '.github'))).toBe(false);
   });
 
-  it(".git/config inside has no credential; git still reads the repository", async () => {
+  it('.git/config inside has no credential; git still reads the repository', async () => {
     const dir = checkout();
     const out = await shell(envFor(dir), 'cat .git/config; git config --get remote.origin.url; git log --oneline | wc -l; git status --short | wc -l');
     expect(out.forModel).not.toContain('AUTHORIZATION');
@@ -116,7 +116,10 @@ describe('inside the sandbox: the host', () => {
   it("sees a fresh /proc: no other process's environ, not the agent's", async () => {
     const dir = checkout();
     const env = envFor(dir, { secrets: [SECRET], baseEnv: { PATH: process.env.PATH, HOME: '/root', GITHUB_TOKEN: SECRET, INPUT_GITHUB_TOKEN: SECRET } });
-    const out = await shell(env, `ls /proc | grep -c '^[0-9]*$'; test -e /proc/${process.pid} && echo agent-visible || echo agent-absent; test -e /proc/${process.ppid} && echo parent-visible || echo parent-absent; cat /proc/[0-9]*/environ | tr '\\0' '\\n' | rev`);
+    const out = await shell(
+      env,
+      `ls /proc | grep -c '^[0-9]*$'; test -e /proc/${process.pid} && echo agent-visible || echo agent-absent; test -e /proc/${process.ppid} && echo parent-visible || echo parent-absent; cat /proc/[0-9]*/environ | tr '\\0' '\\n' | rev`,
+    );
     const output = outputOf(out);
     expect(output).toContain('agent-absent');
     expect(output).toContain('parent-absent');
@@ -130,7 +133,10 @@ describe('inside the sandbox: the host', () => {
     const marker = join('/tmp', `agent-action-host-file-${process.pid}`);
     writeFileSync(marker, 'host');
     try {
-      const out = await shell(envFor(dir, { baseEnv: { PATH: process.env.PATH, HOME: '/root' } }), `echo "home=$HOME"; ls -A "$HOME" | wc -l; ls -A /root | wc -l; test -e ${marker} && echo tmp-shared || echo tmp-private; echo x > /tmp/inner`);
+      const out = await shell(
+        envFor(dir, { baseEnv: { PATH: process.env.PATH, HOME: '/root' } }),
+        `echo "home=$HOME"; ls -A "$HOME" | wc -l; ls -A /root | wc -l; test -e ${marker} && echo tmp-shared || echo tmp-private; echo x > /tmp/inner`,
+      );
       expect(outputOf(out)).toMatch(/^home=\/root\n0\n0\ntmp-private\n/);
       expect(existsSync('/tmp/inner')).toBe(false);
     } finally {
@@ -144,15 +150,24 @@ describe('inside the sandbox: the host', () => {
     dirs.push(runner);
     const inWs = join(dir, '_runner');
     mkdirSync(inWs);
-    const files = { GITHUB_ENV: join(runner, 'env'), GITHUB_PATH: join(runner, 'path'), GITHUB_OUTPUT: join(inWs, 'output'), GITHUB_STEP_SUMMARY: join(inWs, 'summary'), GITHUB_EVENT_PATH: join(runner, 'event.json') };
+    const files = {
+      GITHUB_ENV: join(runner, 'env'),
+      GITHUB_PATH: join(runner, 'path'),
+      GITHUB_OUTPUT: join(inWs, 'output'),
+      GITHUB_STEP_SUMMARY: join(inWs, 'summary'),
+      GITHUB_EVENT_PATH: join(runner, 'event.json'),
+    };
     for (const f of Object.values(files)) writeFileSync(f, '');
     const hostEnv = { RUNNER_TEMP: runner, ...files };
     const sb = createSandbox({ mode: 'required', hostEnv });
-    const out = await shell(envFor(dir, { sandbox: sb, baseEnv: { PATH: process.env.PATH, ...hostEnv } }), [
-      'env | grep -c -E "^(RUNNER_TEMP|GITHUB_ENV|GITHUB_PATH|GITHUB_OUTPUT|GITHUB_STEP_SUMMARY|GITHUB_EVENT_PATH)=" || true',
-      ...Object.values(files).map((f) => `{ echo 'BASH_ENV=/tmp/evil' >> ${f}; } 2>/dev/null && echo wrote || echo refused`),
-      `ls ${runner} 2>&1 | head -1`,
-    ].join('; '));
+    const out = await shell(
+      envFor(dir, { sandbox: sb, baseEnv: { PATH: process.env.PATH, ...hostEnv } }),
+      [
+        'env | grep -c -E "^(RUNNER_TEMP|GITHUB_ENV|GITHUB_PATH|GITHUB_OUTPUT|GITHUB_STEP_SUMMARY|GITHUB_EVENT_PATH)=" || true',
+        ...Object.values(files).map((f) => `{ echo 'BASH_ENV=/tmp/evil' >> ${f}; } 2>/dev/null && echo wrote || echo refused`),
+        `ls ${runner} 2>&1 | head -1`,
+      ].join('; '),
+    );
     expect(outputOf(out).split('\n').slice(0, 6)).toEqual(['0', 'refused', 'refused', 'refused', 'refused', 'refused']);
     for (const f of Object.values(files)) expect(readFileSync(f, 'utf8')).toBe('');
   });
@@ -246,7 +261,13 @@ describe('the sandbox interface, for hooks and MCP servers', () => {
     const dir = checkout();
     const cache = makeTempDir('agent-action-cache-');
     dirs.push(cache);
-    const p = await sandbox.spawn({ argv: ['bash', '-c', `read line; echo "got $line"; echo c > ${cache}/c.txt; echo u > /usr/x 2>&1 || echo usr-ro`], workspace: dir, cwd: dir, env: { PATH: '/usr/bin:/bin' }, stdin: 'pipe' });
+    const p = await sandbox.spawn({
+      argv: ['bash', '-c', `read line; echo "got $line"; echo c > ${cache}/c.txt; echo u > /usr/x 2>&1 || echo usr-ro`],
+      workspace: dir,
+      cwd: dir,
+      env: { PATH: '/usr/bin:/bin' },
+      stdin: 'pipe',
+    });
     let out = '';
     p.stdout.on('data', (c: Buffer) => (out += c));
     p.stderr.on('data', (c: Buffer) => (out += c));
@@ -264,7 +285,9 @@ describe('the sandbox interface, for hooks and MCP servers', () => {
     expect(readFileSync(join(cache, 'c.txt'), 'utf8')).toBe('c\n');
 
     // A folder that would expose what the sandbox hides is refused, not bound.
-    await expect(sandbox.spawn({ argv: ['true'], workspace: dir, cwd: dir, env: { PATH: '/usr/bin:/bin', HOME: '/root' }, writable: ['/root'] })).rejects.toThrow('sandbox: these folders cannot be made writable: /root');
+    await expect(sandbox.spawn({ argv: ['true'], workspace: dir, cwd: dir, env: { PATH: '/usr/bin:/bin', HOME: '/root' }, writable: ['/root'] })).rejects.toThrow(
+      'sandbox: these folders cannot be made writable: /root',
+    );
   });
 
   it('a long-lived process keeps an absent .gemini protected while short calls come and go', async () => {

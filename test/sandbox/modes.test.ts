@@ -169,7 +169,10 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
         const last = req.contents.at(-1)?.parts ?? [];
         const response = last.find((p: Part) => p.functionResponse)?.functionResponse;
         if (!response) {
-          yield { parts: [{ functionCall: { id: 'c1', name: 'run_shell_command', args: { command: 'npm test' } } }], usage: { inputTokens: 10, outputTokens: 5, cachedTokens: 0, thoughtTokens: 0, totalTokens: 15 } };
+          yield {
+            parts: [{ functionCall: { id: 'c1', name: 'run_shell_command', args: { command: 'npm test' } } }],
+            usage: { inputTokens: 10, outputTokens: 5, cachedTokens: 0, thoughtTokens: 0, totalTokens: 15 },
+          };
           return;
         }
         yield { parts: [{ text: 'I could not run the tests: no shell here.' }], finishReason: 'STOP', usage: { inputTokens: 20, outputTokens: 8, cachedTokens: 0, thoughtTokens: 0, totalTokens: 28 } };
@@ -183,7 +186,17 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
     const trigger = gh.addComment(1, '/agent why do the tests fail?', { login: 'maintainer' });
     const dir = repo();
     const defaults = Object.fromEntries(readActionInputs().map((i) => [`INPUT_${i.name.toUpperCase()}`, i.default]));
-    const env = { ...defaults, GITHUB_REPOSITORY: 'octo/hello', GITHUB_WORKSPACE: dir, GITHUB_EVENT_NAME: 'issue_comment', GITHUB_API_URL: gh.url, AGENT_ACTION_GITHUB_PACING: 'none', 'INPUT_GEMINI-API-KEY': 'AIza-modes-key-0001', 'INPUT_GITHUB-TOKEN': 'ghs_modes_token_0001', 'INPUT_APPROVAL-MODE': 'yolo' };
+    const env = {
+      ...defaults,
+      GITHUB_REPOSITORY: 'octo/hello',
+      GITHUB_WORKSPACE: dir,
+      GITHUB_EVENT_NAME: 'issue_comment',
+      GITHUB_API_URL: gh.url,
+      AGENT_ACTION_GITHUB_PACING: 'none',
+      'INPUT_GEMINI-API-KEY': 'AIza-modes-key-0001',
+      'INPUT_GITHUB-TOKEN': 'ghs_modes_token_0001',
+      'INPUT_APPROVAL-MODE': 'yolo',
+    };
     const face = createTestFace(env);
     const read = readInputs(face.getInput, env, () => undefined);
     if (!read.ok) throw new Error(JSON.stringify(read.errors));
@@ -210,7 +223,11 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
         remote: { url: dir, token: settings.githubToken },
         writeSummary: async (md) => void summaries.push(md),
       },
-      { kind: 'question', text: 'why do the tests fail?', trigger: { requester: { login: 'maintainer', isBot: false }, thread: { number: 1, isPullRequest: false }, comment: { id: trigger.id, kind: 'issue', body: trigger.body }, needsWrite: false } },
+      {
+        kind: 'question',
+        text: 'why do the tests fail?',
+        trigger: { requester: { login: 'maintainer', isBot: false }, thread: { number: 1, isPullRequest: false }, comment: { id: trigger.id, kind: 'issue', body: trigger.body }, needsWrite: false },
+      },
       { number: 1, isPullRequest: false },
     );
 
@@ -226,6 +243,8 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
     // The job summary says how commands ran, with the reason and the fix, on one line of its own.
     expect(summaries).toHaveLength(1);
     const line = summaries[0].split('\n').find((l) => l.includes('Commands'));
-    expect(line).toMatch(/^⚠️ Commands were refused: the sandbox is required and unavailable: bubblewrap may not create user namespaces here: bwrap: setting up uid map: Permission denied \(tried: could not run .*\)\. To fix: on Ubuntu 23\.10 and later .*sudo sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0.*\.$/);
+    expect(line).toMatch(
+      /^⚠️ Commands were refused: the sandbox is required and unavailable: bubblewrap may not create user namespaces here: bwrap: setting up uid map: Permission denied \(tried: could not run .*\)\. To fix: on Ubuntu 23\.10 and later .*sudo sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0.*\.$/,
+    );
   });
 });

@@ -119,10 +119,10 @@ describe('chooseToolchainDirs', () => {
 
 describe('chooseWritableDirs', () => {
   it('allows specific folders and refuses what would expose what the sandbox hides', () => {
-    const r = chooseWritableDirs(
-      ['/tmp/hook-cache', '/home/runner/.npm/', '/opt/cache', '/', '/tmp', '/home', '/home/runner', '/usr', '/r/_temp/sub', '/r', 'relative'],
-      { home: '/home/runner', hidden: ['/r/_temp'] },
-    );
+    const r = chooseWritableDirs(['/tmp/hook-cache', '/home/runner/.npm/', '/opt/cache', '/', '/tmp', '/home', '/home/runner', '/usr', '/r/_temp/sub', '/r', 'relative'], {
+      home: '/home/runner',
+      hidden: ['/r/_temp'],
+    });
     expect(r.allowed).toEqual(['/tmp/hook-cache', '/home/runner/.npm', '/opt/cache']);
     expect(r.refused).toEqual(['/', '/tmp', '/home', '/home/runner', '/usr', '/r/_temp/sub', '/r', 'relative']);
   });
@@ -134,7 +134,7 @@ describe('probe failures', () => {
     ['bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted', 'userns_denied'],
     ['bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.', 'userns_denied'],
     ['bwrap: Creating new namespace failed: Operation not permitted', 'userns_denied'],
-    ['bwrap: Can\'t mount proc on /newroot/proc: Operation not permitted', 'failed'],
+    ["bwrap: Can't mount proc on /newroot/proc: Operation not permitted", 'failed'],
     ['bwrap: execvp true: No such file or directory', 'failed'],
   ])('%s is %s', (stderr, kind) => {
     expect(classifyBwrapFailure(stderr)).toBe(kind);
@@ -204,7 +204,17 @@ describe('small pure helpers', () => {
   });
 
   it("names the runner's file-command paths and drops their variables", () => {
-    const env = { RUNNER_TEMP: '/r/_temp', GITHUB_ENV: '/r/_temp/_runner_file_commands/set_env_1', GITHUB_PATH: '/r/_temp/p', GITHUB_OUTPUT: '/r/o', GITHUB_STEP_SUMMARY: '/r/s', GITHUB_STATE: '/r/st', GITHUB_EVENT_PATH: '/r/_temp/_github_workflow/event.json', GITHUB_WORKSPACE: '/w', OTHER: 'relative/path' };
+    const env = {
+      RUNNER_TEMP: '/r/_temp',
+      GITHUB_ENV: '/r/_temp/_runner_file_commands/set_env_1',
+      GITHUB_PATH: '/r/_temp/p',
+      GITHUB_OUTPUT: '/r/o',
+      GITHUB_STEP_SUMMARY: '/r/s',
+      GITHUB_STATE: '/r/st',
+      GITHUB_EVENT_PATH: '/r/_temp/_github_workflow/event.json',
+      GITHUB_WORKSPACE: '/w',
+      OTHER: 'relative/path',
+    };
     expect(runnerPathsOf(env)).toEqual(['/r/_temp', '/r/_temp/_runner_file_commands/set_env_1', '/r/_temp/p', '/r/o', '/r/s', '/r/st', '/r/_temp/_github_workflow/event.json']);
     expect(withoutRunnerVariables(env as Record<string, string>)).toEqual({ GITHUB_WORKSPACE: '/w', OTHER: 'relative/path' });
   });
@@ -243,37 +253,125 @@ describe('buildBwrapArgs, the whole command line', () => {
       }),
     );
     expect(a).toEqual([
-      '--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--unshare-net',
-      '--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--json-status-fd', '3',
-      '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--ro-bind', '/etc', '/etc',
-      '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp', '--tmpfs', '/run',
-      '--tmpfs', '/home/runner',
-      '--ro-bind', '/opt/tools', '/opt/tools',
-      '--bind', '/w/repo', '/w/repo',
-      '--bind', '/tmp/cache', '/tmp/cache',
-      '--ro-bind', '/w/repo/.git', '/w/repo/.git', '--ro-bind', '/w/repo/.github', '/w/repo/.github',
-      '--ro-bind-data', '4', '/w/repo/.git/config',
-      '--tmpfs', '/w/repo/_temp', '--remount-ro', '/w/repo/_temp',
-      '--ro-bind', '/dev/null', '/opt/tools/event.json',
-      '--chdir', '/w/repo/src', '--', 'bash', '-c', 'true',
+      '--unshare-user',
+      '--disable-userns',
+      '--unshare-pid',
+      '--unshare-ipc',
+      '--unshare-uts',
+      '--unshare-cgroup-try',
+      '--unshare-net',
+      '--cap-drop',
+      'ALL',
+      '--die-with-parent',
+      '--new-session',
+      '--json-status-fd',
+      '3',
+      '--ro-bind',
+      '/usr',
+      '/usr',
+      '--symlink',
+      'usr/bin',
+      '/bin',
+      '--ro-bind',
+      '/etc',
+      '/etc',
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      '--tmpfs',
+      '/tmp',
+      '--tmpfs',
+      '/var/tmp',
+      '--tmpfs',
+      '/run',
+      '--tmpfs',
+      '/home/runner',
+      '--ro-bind',
+      '/opt/tools',
+      '/opt/tools',
+      '--bind',
+      '/w/repo',
+      '/w/repo',
+      '--bind',
+      '/tmp/cache',
+      '/tmp/cache',
+      '--ro-bind',
+      '/w/repo/.git',
+      '/w/repo/.git',
+      '--ro-bind',
+      '/w/repo/.github',
+      '/w/repo/.github',
+      '--ro-bind-data',
+      '4',
+      '/w/repo/.git/config',
+      '--tmpfs',
+      '/w/repo/_temp',
+      '--remount-ro',
+      '/w/repo/_temp',
+      '--ro-bind',
+      '/dev/null',
+      '/opt/tools/event.json',
+      '--chdir',
+      '/w/repo/src',
+      '--',
+      'bash',
+      '-c',
+      'true',
     ]);
   });
 
   it('with the network on, an older bwrap, a home under /tmp, and a symlinked protected path', () => {
     const a = buildBwrapArgs(plan({ network: true, disableUserns: false, home: '/tmp/h', system: [], protectedPaths: [{ path: '/w/repo/.gemini', kind: 'symlink', target: '/' }] }));
     expect(a).toEqual([
-      '--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
-      '--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--json-status-fd', '3',
-      '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp', '--tmpfs', '/run',
-      '--dir', '/tmp/h',
-      '--bind', '/w/repo', '/w/repo',
-      '--symlink', '/', '/w/repo/.gemini',
-      '--chdir', '/w/repo/src', '--', 'bash', '-c', 'true',
+      '--unshare-user',
+      '--unshare-pid',
+      '--unshare-ipc',
+      '--unshare-uts',
+      '--unshare-cgroup-try',
+      '--cap-drop',
+      'ALL',
+      '--die-with-parent',
+      '--new-session',
+      '--json-status-fd',
+      '3',
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      '--tmpfs',
+      '/tmp',
+      '--tmpfs',
+      '/var/tmp',
+      '--tmpfs',
+      '/run',
+      '--dir',
+      '/tmp/h',
+      '--bind',
+      '/w/repo',
+      '/w/repo',
+      '--symlink',
+      '/',
+      '/w/repo/.gemini',
+      '--chdir',
+      '/w/repo/src',
+      '--',
+      'bash',
+      '-c',
+      'true',
     ]);
   });
 
   it('a hidden file inside a hidden folder of the same name prefix is still hidden', () => {
-    const a = buildBwrapArgs(plan({ hidden: [{ path: '/w/repo/_t', kind: 'dir' }, { path: '/w/repo/_tx/env', kind: 'file' }, { path: '/w/repo/_t', kind: 'file' }] }));
+    const a = buildBwrapArgs(
+      plan({
+        hidden: [
+          { path: '/w/repo/_t', kind: 'dir' },
+          { path: '/w/repo/_tx/env', kind: 'file' },
+          { path: '/w/repo/_t', kind: 'file' },
+        ],
+      }),
+    );
     expect(at(a, '--ro-bind', '/dev/null', '/w/repo/_tx/env')).toBeGreaterThan(0);
     expect(at(a, '--tmpfs', '/w/repo/_t', '--remount-ro', '/w/repo/_t')).toBeGreaterThan(0);
   });

@@ -74,10 +74,33 @@ describe('a call waiting inside', () => {
 
   it('a resume hands the answers back under the inner ids, with what was saved', async () => {
     const first = setup();
-    const r = await first.scheduler.run([{ id: 'd1', name: 'delegate', args: { task: 'docs' } }, { id: 'r1', name: 'note_read', args: { path: 'missing.txt' } }], batchOpts(), first.emit);
+    const r = await first.scheduler.run(
+      [
+        { id: 'd1', name: 'delegate', args: { task: 'docs' } },
+        { id: 'r1', name: 'note_read', args: { path: 'missing.txt' } },
+      ],
+      batchOpts(),
+      first.emit,
+    );
     const later = setup(); // a new process
-    const done = await later.scheduler.resume(JSON.parse(JSON.stringify(r.open)), [{ id: 'd1/i1', kind: 'approve' }, { id: 'd1/i2', kind: 'answer', text: 'the first' }], batchOpts(), later.emit);
-    expect(later.resumes).toEqual([{ saved: { step: 1, task: 'docs' }, answers: [{ id: 'i1', kind: 'approve' }, { id: 'i2', kind: 'answer', text: 'the first' }] }]);
+    const done = await later.scheduler.resume(
+      JSON.parse(JSON.stringify(r.open)),
+      [
+        { id: 'd1/i1', kind: 'approve' },
+        { id: 'd1/i2', kind: 'answer', text: 'the first' },
+      ],
+      batchOpts(),
+      later.emit,
+    );
+    expect(later.resumes).toEqual([
+      {
+        saved: { step: 1, task: 'docs' },
+        answers: [
+          { id: 'i1', kind: 'approve' },
+          { id: 'i2', kind: 'answer', text: 'the first' },
+        ],
+      },
+    ]);
     expect(done.responses.map((p) => p.functionResponse?.response)).toEqual([{ output: 'finished docs with i1=approve,i2=answer' }, { error: 'no note missing.txt' }]);
   });
 
@@ -87,7 +110,17 @@ describe('a call waiting inside', () => {
     const later = setup();
     const err = await later.scheduler.resume(r.open!, [{ id: 'd1/i1', kind: 'approve' }], batchOpts(), later.emit).catch((e: unknown) => e);
     expect(isAgentError(err) && err.message).toBe('call d1/i2 (inner question) has no answer; every waiting call needs one');
-    const wrongKind = await later.scheduler.resume(r.open!, [{ id: 'd1/i1', kind: 'approve' }, { id: 'd1/i2', kind: 'approve' }], batchOpts(), later.emit).catch((e: unknown) => e);
+    const wrongKind = await later.scheduler
+      .resume(
+        r.open!,
+        [
+          { id: 'd1/i1', kind: 'approve' },
+          { id: 'd1/i2', kind: 'approve' },
+        ],
+        batchOpts(),
+        later.emit,
+      )
+      .catch((e: unknown) => e);
     expect(isAgentError(wrongKind) && wrongKind.message).toContain('call d1/i2 asks a question');
     expect(later.resumes).toEqual([]);
   });
@@ -97,7 +130,13 @@ describe('a call waiting inside', () => {
     ['an inner call of another call', { pending: [{ id: 'x/i1', name: 'n', args: {}, title: 't', rule: null }], saved: {} }, /call d1 holds a waiting call that is not its own/],
     ['nothing saved', { pending: [{ id: 'd1/i1', name: 'n', args: {}, title: 't', rule: null }] }, /call d1 waits inside but saved nothing to go on from/],
   ])('a saved batch is refused when %s', (_, nested, message) => {
-    const call = { status: 'awaiting_approval', base: { id: 'd1', name: 'delegate', args: {}, order: 0 }, title: 't', pending: { id: 'd1', name: 'delegate', args: {}, title: 't', rule: null }, nested };
+    const call = {
+      status: 'awaiting_approval',
+      base: { id: 'd1', name: 'delegate', args: {}, order: 0 },
+      title: 't',
+      pending: { id: 'd1', name: 'delegate', args: {}, title: 't', rule: null },
+      nested,
+    };
     expect(() => parseOpenBatch({ version: 1, calls: [call] })).toThrow(message);
   });
 });

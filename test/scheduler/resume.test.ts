@@ -37,9 +37,25 @@ interface Scenario {
 }
 
 const SCENARIOS = {
-  approve: { answers: [{ id: 'q1', kind: 'answer', text: 'main, please' }, { id: 'w1', kind: 'approve' }], then: [[BAD], [BAD]] },
-  deny: { answers: [{ id: 'w1', kind: 'deny', reason: 'do not touch b.txt' }, { id: 'q1', kind: 'deny' }] },
-  always: { answers: [{ id: 'w1', kind: 'approve', always: true }, { id: 'q1', kind: 'answer', text: 'dev' }] },
+  approve: {
+    answers: [
+      { id: 'q1', kind: 'answer', text: 'main, please' },
+      { id: 'w1', kind: 'approve' },
+    ],
+    then: [[BAD], [BAD]],
+  },
+  deny: {
+    answers: [
+      { id: 'w1', kind: 'deny', reason: 'do not touch b.txt' },
+      { id: 'q1', kind: 'deny' },
+    ],
+  },
+  always: {
+    answers: [
+      { id: 'w1', kind: 'approve', always: true },
+      { id: 'q1', kind: 'answer', text: 'dev' },
+    ],
+  },
   missing: { answers: [{ id: 'w1', kind: 'approve' }] },
 } satisfies Record<string, Scenario>;
 

@@ -161,7 +161,12 @@ describe('policy and approvals', () => {
   });
 
   it('fails closed when the policy engine throws', async () => {
-    const policy = { ...allowAll(), decide: () => { throw new Error('regex exploded'); } };
+    const policy = {
+      ...allowAll(),
+      decide: () => {
+        throw new Error('regex exploded');
+      },
+    };
     const { scheduler, emit } = createTestScheduler(kit, root, { policy, channel: createAllowChannel() });
     const r = await scheduler.run([write('a.txt', 'x')], batchOpts(), emit);
     expect(String(outputs(r)[0].error)).toContain('regex exploded');
@@ -190,9 +195,28 @@ describe('deferred calls', () => {
     const r = await scheduler.run([write('b.txt', 'new', 'w1'), { id: 'q1', name: 'ask_user', args: { question: 'Why?' } }], batchOpts(), emit);
     const cases = [
       [[{ id: 'w1', kind: 'approve' }], /q1.*has no answer/],
-      [[{ id: 'w1', kind: 'approve' }, { id: 'q1', kind: 'answer', text: 'x' }, { id: 'zz', kind: 'approve' }], /no call zz waits/],
-      [[{ id: 'w1', kind: 'answer', text: 'yes' }, { id: 'q1', kind: 'answer', text: 'x' }], /asks for approval, not an answer/],
-      [[{ id: 'w1', kind: 'approve' }, { id: 'q1', kind: 'approve' }], /asks a question/],
+      [
+        [
+          { id: 'w1', kind: 'approve' },
+          { id: 'q1', kind: 'answer', text: 'x' },
+          { id: 'zz', kind: 'approve' },
+        ],
+        /no call zz waits/,
+      ],
+      [
+        [
+          { id: 'w1', kind: 'answer', text: 'yes' },
+          { id: 'q1', kind: 'answer', text: 'x' },
+        ],
+        /asks for approval, not an answer/,
+      ],
+      [
+        [
+          { id: 'w1', kind: 'approve' },
+          { id: 'q1', kind: 'approve' },
+        ],
+        /asks a question/,
+      ],
     ] as const;
     for (const [answers, message] of cases) {
       const err = await scheduler.resume(r.open!, answers as never, batchOpts(), emit).catch((e: unknown) => e);
@@ -208,11 +232,16 @@ describe('deferred calls', () => {
     const r = await scheduler.run([write('b.txt', 'new', 'w1'), read('c.txt', {}, 'r1')], batchOpts(), emit);
     writeFileSync(join(root, 'b.txt'), 'edited by someone else');
     rmSync(join(root, 'c.txt'));
-    const done = await scheduler.resume(r.open!, [{ id: 'w1', kind: 'approve' }, { id: 'r1', kind: 'approve' }], batchOpts(), emit);
-    expect(outputs(done)).toEqual([
-      { error: expect.stringContaining('has changed since it was asked') },
-      { error: expect.stringMatching(/can no longer be prepared.*no note c\.txt/) },
-    ]);
+    const done = await scheduler.resume(
+      r.open!,
+      [
+        { id: 'w1', kind: 'approve' },
+        { id: 'r1', kind: 'approve' },
+      ],
+      batchOpts(),
+      emit,
+    );
+    expect(outputs(done)).toEqual([{ error: expect.stringContaining('has changed since it was asked') }, { error: expect.stringMatching(/can no longer be prepared.*no note c\.txt/) }]);
     expect(readFileSync(join(root, 'b.txt'), 'utf8')).toBe('edited by someone else');
   });
 });

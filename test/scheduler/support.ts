@@ -217,4 +217,8 @@ export function createTestScheduler(kit: TestKit, root: string, over: Partial<Sc
   return { scheduler, events, emit: (e: SchedulerEvent) => events.push(e) };
 }
 
-export const batchOpts = (extra: { truncated?: boolean; signal?: AbortSignal } = {}) => ({ mode: 'default' as const, signal: extra.signal ?? new AbortController().signal, ...(extra.truncated ? { truncated: true } : {}) });
+export const batchOpts = (extra: { truncated?: boolean; signal?: AbortSignal } = {}) => ({
+  mode: 'default' as const,
+  signal: extra.signal ?? new AbortController().signal,
+  ...(extra.truncated ? { truncated: true } : {}),
+});

@@ -57,7 +57,11 @@ describe('wait_for_previous', () => {
   it('calls without it run together, whatever their kind: three calls meet at one barrier', async () => {
     kit.barriers.set('trio', createBarrier(3));
     const { scheduler: s, emit } = scheduler([execTool(kit)]);
-    const r = await s.run([read('a.txt', { barrier: 'trio' }), { name: 'note_exec', args: { label: 'test', barrier: 'trio' } }, read('b.txt', { barrier: 'trio', wait_for_previous: false })], batchOpts(), emit);
+    const r = await s.run(
+      [read('a.txt', { barrier: 'trio' }), { name: 'note_exec', args: { label: 'test', barrier: 'trio' } }, read('b.txt', { barrier: 'trio', wait_for_previous: false })],
+      batchOpts(),
+      emit,
+    );
     expect(outputs(r)).toEqual([{ output: 'alpha' }, { output: 'ran test' }, { output: 'beta' }]);
     expect(kit.log.slice(0, 3).sort()).toEqual(['start:a.txt', 'start:b.txt', 'start:test']);
   });

@@ -46,7 +46,11 @@ export function assertBundle(): void {
 
 // ---- canaries -------------------------------------------------------------------------------------
 
-const rand = (n: number) => randomBytes(n).toString('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, n);
+const rand = (n: number) =>
+  randomBytes(n)
+    .toString('base64')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(0, n);
 
 export interface Canaries {
   geminiKey: string;
@@ -126,7 +130,9 @@ function leakForms(secret: string): Array<[form: string, window: number]> {
   for (let pad = 0; pad < 3; pad++) {
     // base64 of the secret behind `pad` other bytes: the characters that depend on those bytes are cut off.
     for (const s of [secret, reversed]) {
-      const stable = Buffer.concat([Buffer.alloc(pad), Buffer.from(s)]).toString('base64').slice(Math.ceil((pad * 4) / 3) + 1, -4);
+      const stable = Buffer.concat([Buffer.alloc(pad), Buffer.from(s)])
+        .toString('base64')
+        .slice(Math.ceil((pad * 4) / 3) + 1, -4);
       forms.push([stable, WINDOW + 2], [stable.replace(/\+/g, '-').replace(/\//g, '_'), WINDOW + 2]);
     }
   }
@@ -391,7 +397,11 @@ export function readOriginRefs(origin: string): Record<string, string> {
 }
 
 /** The job log as the public sees it: the runner consumes `::add-mask::` lines. */
-const jobLog = (r: ActionRun) => `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => !l.startsWith('::add-mask::')).join('\n');
+const jobLog = (r: ActionRun) =>
+  `${r.stdout}\n${r.stderr}`
+    .split('\n')
+    .filter((l) => !l.startsWith('::add-mask::'))
+    .join('\n');
 
 /** Every text the outside world got from these runs, by where it went. */
 function collectOutside(h: Hostile, runs: readonly ActionRun[]): Record<string, string> {
@@ -407,7 +417,12 @@ function collectOutside(h: Hostile, runs: readonly ActionRun[]): Record<string, 
     out[`GITHUB_OUTPUT of run ${i + 1}`] = JSON.stringify(r.outputs);
     out[`step summary of run ${i + 1}`] = r.summary;
   });
-  for (const [name, path] of [['GITHUB_ENV', h.runner.githubEnv], ['GITHUB_PATH', h.runner.githubPath], ['GITHUB_STATE', h.runner.githubState]] as const) out[name] = readFileSync(path, 'latin1');
+  for (const [name, path] of [
+    ['GITHUB_ENV', h.runner.githubEnv],
+    ['GITHUB_PATH', h.runner.githubPath],
+    ['GITHUB_STATE', h.runner.githubState],
+  ] as const)
+    out[name] = readFileSync(path, 'latin1');
   return out;
 }
 
@@ -470,7 +485,6 @@ export function resultOf(h: Hostile, id: string): string {
   }
   throw new Error(`the model never got a result for call ${id}`);
 }
-
 
 /** One call per model turn (so each result is known before the next call), then the closing words. */
 export function scriptCalls(h: Hostile, calls: ReadonlyArray<readonly [string, Record<string, unknown>]>, final = 'Done.'): string[] {

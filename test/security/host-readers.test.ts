@@ -33,7 +33,7 @@ function traps(hh: Hostile): string {
     'ln -s /proc/self/cwd/../../.. up',
     'mkdir -p deep && ln -s ../../../../../../../../proc/self/environ deep/env.md',
     'mkfifo fifo.txt',
-    "python3 -c \"import socket; socket.socket(socket.AF_UNIX).bind('sock')\"",
+    'python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\'sock\')"',
     'ln /etc/hostname hardlink 2>&1 || echo "no hard link"',
     'ls -la',
   ].join('; ');

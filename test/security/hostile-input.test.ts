@@ -32,12 +32,16 @@ describe('hostile input, through the bundle', () => {
     const ws = createWorkspace({ 'evil.txt': evil });
     gh = await startFakeGitHub();
     gh.addIssue({ number: 3, title: 'Where is the marker?', body: 'Find it.', user: { login: 'stranger' } });
-    gemini = await startFakeGemini([
-      reply([call('grep_search', { pattern: '^(a|a)*$|^match me$', case_sensitive: true }, 'g1')]),
-      reply([text('Found it on line 201.')]),
-    ]);
+    gemini = await startFakeGemini([reply([call('grep_search', { pattern: '^(a|a)*$|^match me$', case_sensitive: true }, 'g1')]), reply([text('Found it on line 201.')])]);
 
-    const r = await runAction({ eventName: 'issues', payload: openedIssue(3), workspace: ws.dir, inputs: { ...INPUTS, 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url }, timeoutMs: 50_000 });
+    const r = await runAction({
+      eventName: 'issues',
+      payload: openedIssue(3),
+      workspace: ws.dir,
+      inputs: { ...INPUTS, 'gemini-base-url': gemini.baseUrl },
+      env: { GITHUB_API_URL: gh.url },
+      timeoutMs: 50_000,
+    });
 
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.outputs.status).toBe('success');
@@ -52,7 +56,14 @@ describe('hostile input, through the bundle', () => {
     gh.addIssue({ number: 4, title: 'Images', body: `VISIBLE-START ${'!['.repeat(128 * 1024)}`, user: { login: 'stranger' } });
     gemini = await startFakeGemini([reply([text('Nothing to triage.')])]);
 
-    const r = await runAction({ eventName: 'issues', payload: openedIssue(4), workspace: ws.dir, inputs: { ...INPUTS, 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url }, timeoutMs: 50_000 });
+    const r = await runAction({
+      eventName: 'issues',
+      payload: openedIssue(4),
+      workspace: ws.dir,
+      inputs: { ...INPUTS, 'gemini-base-url': gemini.baseUrl },
+      env: { GITHUB_API_URL: gh.url },
+      timeoutMs: 50_000,
+    });
 
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.outputs.status).toBe('success');

@@ -29,7 +29,11 @@ describe('huge outputs', () => {
     h.gemini.push(
       reply([call('run_shell_command', { command: 'head -c 50000000 /dev/zero | tr "\\0" a; echo; head -c 26000000 /dev/zero > big.bin; echo made' }, 'print')]),
       reply([call('read_file', { file_path: 'big.bin' }, 'read'), ...Array.from({ length: 200 }, (_, i) => call('read_file', { file_path: 'README.md', start_line: 1, end_line: i + 1 }, `many${i}`))]),
-      reply([call('run_shell_command', { command: 'rm big.bin' }, 'rm'), call('reply', { body: HUGE }, 'reply'), call('write_file', { file_path: 'src/app.js', content: 'export const fixed = true;\n' }, 'fix')]),
+      reply([
+        call('run_shell_command', { command: 'rm big.bin' }, 'rm'),
+        call('reply', { body: HUGE }, 'reply'),
+        call('write_file', { file_path: 'src/app.js', content: 'export const fixed = true;\n' }, 'fix'),
+      ]),
       reply([text(HUGE)]),
     );
 

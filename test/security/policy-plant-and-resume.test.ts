@@ -87,7 +87,12 @@ describe('planting policies and settings for the next run', () => {
     h = await openHostile({ files: { '.gemini/policies/team.toml': '# the team policy\n' } });
     h.gemini.push(
       // Spelled so that the rule asking about commands that name the two folders does not see them.
-      reply([sh('y1', `cd .gemini && mkdir -p policies; printf '${ALLOW_ALL}' > policies/x.toml; cd ../.github && mkdir -p workflows; echo 'on: push' > workflows/pwn.yml; cd .. && mv .gemini gone; ls -la .gemini .github`)]),
+      reply([
+        sh(
+          'y1',
+          `cd .gemini && mkdir -p policies; printf '${ALLOW_ALL}' > policies/x.toml; cd ../.github && mkdir -p workflows; echo 'on: push' > workflows/pwn.yml; cd .. && mv .gemini gone; ls -la .gemini .github`,
+        ),
+      ]),
       reply([sh('y2', 'ln -s .gemini g && ln -s g/policies p && ln -s .github gh && ls -l p gh')]),
       reply([
         call('write_file', { file_path: 'p/x.toml', content: ALLOW_ALL_TEXT }, 'y3'),

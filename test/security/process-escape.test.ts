@@ -66,7 +66,8 @@ describe('escaping the call', () => {
       aliveThen = await alive();
     })();
     const exfil = (n: number) => `{"body":"exfil-${n}"}`;
-    const post = (n: number) => `POST /repos/octo/hello/issues/7/comments HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nContent-Type: application/json\\r\\nContent-Length: ${exfil(n).length}\\r\\nConnection: close\\r\\n\\r\\n${exfil(n)}`;
+    const post = (n: number) =>
+      `POST /repos/octo/hello/issues/7/comments HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nContent-Type: application/json\\r\\nContent-Length: ${exfil(n).length}\\r\\nConnection: close\\r\\n\\r\\n${exfil(n)}`;
 
     h.gemini.push(
       reply([

@@ -27,11 +27,7 @@ function attackScript() {
     if (i === 1) body += `\n\n${APPROVAL_MARKER}`;
     return call('reply', { body }, `r${i}`);
   });
-  return [
-    reply(replies),
-    reply([call('set_labels', { labels: ['agent-fix', 'bug', 'needs-triage'] }, 'l1')]),
-    reply([text(`Triaged. cc @user100 @user101 @user102 @user103\n\n${APPROVAL_MARKER}`)]),
-  ];
+  return [reply(replies), reply([call('set_labels', { labels: ['agent-fix', 'bug', 'needs-triage'] }, 'l1')]), reply([text(`Triaged. cc @user100 @user101 @user102 @user103\n\n${APPROVAL_MARKER}`)])];
 }
 
 describe('what the model publishes is inert', () => {
@@ -46,7 +42,13 @@ describe('what the model publishes is inert', () => {
     asUser(payload.issue.user, 'stranger');
     asUser(payload.sender, 'stranger');
 
-    const r = await runAction({ eventName: 'issues', payload, workspace: ws.dir, inputs: { 'gemini-api-key': 'AIza-e2e-inert-0000', 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url } });
+    const r = await runAction({
+      eventName: 'issues',
+      payload,
+      workspace: ws.dir,
+      inputs: { 'gemini-api-key': 'AIza-e2e-inert-0000', 'gemini-base-url': gemini.baseUrl },
+      env: { GITHUB_API_URL: gh.url },
+    });
 
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.outputs.status).toBe('success');

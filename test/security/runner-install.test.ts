@@ -57,7 +57,9 @@ describe("the runner's own credentials", () => {
       reply([
         call(
           'run_shell_command',
-          { command: `ls -la ${runner.root} ${runner.root}/_diag > leak-runner.txt 2>&1; cat ${runner.root}/.credentials* ${runner.root}/.runner ${runner.root}/.env ${runner.root}/_diag/* >> leak-runner.txt 2>&1; cat ${temp}/_github_home/.gitconfig ${temp}/_runner_file_commands/* >> leak-runner.txt 2>&1; for f in ${temp}/_runner_file_commands/*; do echo BASH_ENV=/tmp/x >> $f; done 2>&1; ${runner.root}/externals/node24/bin/node -e 'console.log("bundled node runs")' >> leak-runner.txt 2>&1; cat leak-runner.txt` },
+          {
+            command: `ls -la ${runner.root} ${runner.root}/_diag > leak-runner.txt 2>&1; cat ${runner.root}/.credentials* ${runner.root}/.runner ${runner.root}/.env ${runner.root}/_diag/* >> leak-runner.txt 2>&1; cat ${temp}/_github_home/.gitconfig ${temp}/_runner_file_commands/* >> leak-runner.txt 2>&1; for f in ${temp}/_runner_file_commands/*; do echo BASH_ENV=/tmp/x >> $f; done 2>&1; ${runner.root}/externals/node24/bin/node -e 'console.log("bundled node runs")' >> leak-runner.txt 2>&1; cat leak-runner.txt`,
+          },
           'read',
         ),
       ]),

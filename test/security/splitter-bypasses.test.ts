@@ -85,7 +85,10 @@ describe('splitter bypasses against a prefix rule and the read-only rules', () =
 
     const first = await h.runComment('/agent fix', { mode: 'autoEdit', inputs: { policy: ALLOW_NPM_TEST } });
     expectNoMarkers(h);
-    expect(readdirSync(h.ws.dir).filter((f) => f.startsWith('pwned')), 'payloads that ran').toEqual([]);
+    expect(
+      readdirSync(h.ws.dir).filter((f) => f.startsWith('pwned')),
+      'payloads that ran',
+    ).toEqual([]);
     expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
     expect(readFileSync(join(h.ws.dir, 'package.json'), 'utf8')).toBe(PACKAGE_JSON);
     const question = h.gh.state.comments.find((c) => c.body.includes('<!-- agent-action:approval '))!.body;
@@ -94,7 +97,10 @@ describe('splitter bypasses against a prefix rule and the read-only rules', () =
     const second = await h.runComment('/agent deny these are not needed', { fresh: true });
     expectNoMarkers(h);
     const restored = h.workspaces.at(-1)!;
-    expect(readdirSync(restored).filter((f) => f.startsWith('pwned')), 'payloads that ran on resume').toEqual([]);
+    expect(
+      readdirSync(restored).filter((f) => f.startsWith('pwned')),
+      'payloads that ran on resume',
+    ).toEqual([]);
     expect(second.outputs.status, logOf(second)).toBe('success');
     for (let i = 1; i <= BYPASSES.length; i++) expect(resultOf(h, `b${i}`), BYPASSES[i - 1]).toMatch(/was not run/);
     expect(resultOf(h, 'e2')).toMatch(/was not run/);
@@ -106,13 +112,7 @@ describe('splitter bypasses against a prefix rule and the read-only rules', () =
 
   it('a team rule allowing every command: destructive commands are still asked, also hidden where the splitter cannot see (arithmetic, prompt expansion)', async () => {
     h = await openHostile({ files: { 'keep/data.txt': 'precious\n' } });
-    const hidden = [
-      'rm -rf keep',
-      "x='a[$(rm -rf keep)]'; echo $((x))",
-      "p='$(rm -rf keep)'; echo ${p@P}",
-      'x=keep; rm -rf "$x"',
-      "eval 'rm -rf keep'",
-    ];
+    const hidden = ['rm -rf keep', "x='a[$(rm -rf keep)]'; echo $((x))", "p='$(rm -rf keep)'; echo ${p@P}", 'x=keep; rm -rf "$x"', "eval 'rm -rf keep'"];
     h.gemini.push(reply(hidden.map((command, i) => call('run_shell_command', { command }, `d${i + 1}`))), reply([text('Done.')]));
 
     const first = await h.runComment('/agent fix', { mode: 'autoEdit', inputs: { policy: '[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 100\n' } });

@@ -34,7 +34,13 @@ describe('the untrusted-text budget', () => {
     asUser(payload.comment.user, 'maintainer');
     asUser(payload.sender, 'maintainer');
 
-    const r = await runAction({ eventName: 'issue_comment', payload, workspace: ws.dir, inputs: { 'gemini-api-key': 'AIza-e2e-budget-0000', 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url } });
+    const r = await runAction({
+      eventName: 'issue_comment',
+      payload,
+      workspace: ws.dir,
+      inputs: { 'gemini-api-key': 'AIza-e2e-budget-0000', 'gemini-base-url': gemini.baseUrl },
+      env: { GITHUB_API_URL: gh.url },
+    });
 
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.outputs.status).toBe('success');

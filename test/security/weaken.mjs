@@ -69,7 +69,7 @@ const DEFENCES = {
     ['if (question.calls !== callsDigestOf(doc.pending)) {', 'if (false) {'],
   ],
   // The shipped rule that keeps the edit tools out of .gemini/policies/.
-  'policy-file-rule': [["[^\"]*\\.gemini[\\\\/]+policies[\\\\/\"]'", "never-matches'", 'policies/edits.toml']],
+  'policy-file-rule': [['[^"]*\\.gemini[\\\\/]+policies[\\\\/"]\'', "never-matches'", 'policies/edits.toml']],
   // What the job log shows: a build that prints the model's closing words, workflow commands and all.
   'log-model-text': [['function summaryOf(o) {', "function summaryOf(o) { if (o.status === 'success') process.stdout.write(`${o.finalText}\\n`);"]],
   // Invisible and direction characters in a question.

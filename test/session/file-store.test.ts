@@ -20,7 +20,10 @@ function tempDir(): string {
 
 function localDoc(id: string, over: Partial<LocalSessionDoc> = {}): LocalSessionDoc {
   const state = createRunState(id, 'gemini-2.5-pro', 'default');
-  state.history = [{ role: 'user', parts: [{ text: 'explain the loop' }] }, { role: 'model', parts: [{ text: 'It asks the model.', thoughtSignature: 'c2ln' }] }];
+  state.history = [
+    { role: 'user', parts: [{ text: 'explain the loop' }] },
+    { role: 'model', parts: [{ text: 'It asks the model.', thoughtSignature: 'c2ln' }] },
+  ];
   state.turns = 1;
   state.addedRules = [{ toolName: 'run_shell_command', commandPrefix: 'npm test', modes: ['default', 'autoEdit', 'yolo'] }];
   return {
@@ -135,14 +138,18 @@ describe('file session store', () => {
       const doc = JSON.parse(process.argv[1]);
       const r = await store.update('race', ${JSON.stringify(version)}, doc);
       process.stdout.write(r.ok ? 'won' : 'lost');`;
-    const runs = Array.from({ length: 6 }, (_, i) =>
-      new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, JSON.stringify(localDoc('race', { title: `writer ${i}` }))], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let out = '';
-        child.stdout.on('data', (d) => (out += d));
-        child.on('error', reject);
-        child.on('close', () => resolve(out));
-      }),
+    const runs = Array.from(
+      { length: 6 },
+      (_, i) =>
+        new Promise<string>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, JSON.stringify(localDoc('race', { title: `writer ${i}` }))], {
+            stdio: ['ignore', 'pipe', 'inherit'],
+          });
+          let out = '';
+          child.stdout.on('data', (d) => (out += d));
+          child.on('error', reject);
+          child.on('close', () => resolve(out));
+        }),
     );
     const results = await Promise.all(runs);
     expect(results.filter((r) => r === 'won')).toHaveLength(1);

@@ -12,10 +12,7 @@ export function sampleSession(over: Partial<SessionDoc> = {}): SessionDoc {
     { role: 'user', parts: [{ text: 'Fix the failing test in src/sum.ts' }] },
     {
       role: 'model',
-      parts: [
-        { text: 'I will run the tests.', thoughtSignature: 'c2lnbmF0dXJl' },
-        { functionCall: { id: 'call-1', name: 'run_shell_command', args: { command: 'npm install left-pad' } } },
-      ],
+      parts: [{ text: 'I will run the tests.', thoughtSignature: 'c2lnbmF0dXJl' }, { functionCall: { id: 'call-1', name: 'run_shell_command', args: { command: 'npm install left-pad' } } }],
     },
   ];
   state.turns = 1;

@@ -56,8 +56,7 @@ beforeAll(() => {
 afterAll(() => rmSync(repo, { recursive: true, force: true }));
 
 /** Every value git sees for `key` under `env`, in the order it reads them (the last one wins). */
-const valuesOf = (key: string, env: Record<string, string>): string[] =>
-  execFileSync('git', ['config', '--get-all', key], { cwd: repo, env, encoding: 'utf8' }).split('\n').slice(0, -1);
+const valuesOf = (key: string, env: Record<string, string>): string[] => execFileSync('git', ['config', '--get-all', key], { cwd: repo, env, encoding: 'utf8' }).split('\n').slice(0, -1);
 
 describe("the action's git reads inert values for every key that runs code", () => {
   it.each(INERT)('%s: the repository says %j, git uses %j', (key, hostile, inert) => {
@@ -72,7 +71,13 @@ describe("the action's git reads inert values for every key that runs code", () 
   });
 
   it("the caller's config pairs come after the inert ones, so they win (a remote's URL, a driver neutralized by name)", () => {
-    const env = createGitEnv({ base: process.env, config: [['core.hooksPath', '/srv/hooks'], ['remote.origin.url', '/srv/origin.git']] });
+    const env = createGitEnv({
+      base: process.env,
+      config: [
+        ['core.hooksPath', '/srv/hooks'],
+        ['remote.origin.url', '/srv/origin.git'],
+      ],
+    });
     expect(valuesOf('core.hooksPath', env).at(-1)).toBe('/srv/hooks');
     expect(valuesOf('remote.origin.url', env)).toEqual(['/srv/origin.git']);
     expect(valuesOf('core.fsmonitor', env).at(-1)).toBe('false');
@@ -111,7 +116,22 @@ describe("the caller's environment", () => {
     const env = createGitEnv({ base });
     const passed = Object.keys(env).filter((k) => !k.startsWith('GIT_') && k !== 'LC_ALL');
     expect(passed.sort()).toEqual(
-      ['ALL_PROXY', 'CURL_CA_BUNDLE', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'PATH', 'SSL_CERT_DIR', 'SSL_CERT_FILE', 'SYSTEMROOT', 'TMPDIR', 'all_proxy', 'http_proxy', 'https_proxy', 'no_proxy'].sort(),
+      [
+        'ALL_PROXY',
+        'CURL_CA_BUNDLE',
+        'HTTPS_PROXY',
+        'HTTP_PROXY',
+        'NO_PROXY',
+        'PATH',
+        'SSL_CERT_DIR',
+        'SSL_CERT_FILE',
+        'SYSTEMROOT',
+        'TMPDIR',
+        'all_proxy',
+        'http_proxy',
+        'https_proxy',
+        'no_proxy',
+      ].sort(),
     );
     for (const k of passed) expect(env[k]).toBe(base[k as keyof typeof base]);
     for (const k of ['GIT_DIR', 'GIT_CONFIG_PARAMETERS', 'GIT_SSH_COMMAND', 'GIT_EXEC_PATH']) expect(env).not.toHaveProperty(k);

@@ -47,7 +47,20 @@ const tryPlainGit = (cwd: string, ...args: string[]) => {
 const cleanGit = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }, stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
-const HOOKS = ['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'pre-push', 'reference-transaction', 'post-checkout', 'post-rewrite', 'pre-rebase', 'post-index-change', 'pre-auto-gc', 'post-merge'];
+const HOOKS = [
+  'pre-commit',
+  'prepare-commit-msg',
+  'commit-msg',
+  'post-commit',
+  'pre-push',
+  'reference-transaction',
+  'post-checkout',
+  'post-rewrite',
+  'pre-rebase',
+  'post-index-change',
+  'pre-auto-gc',
+  'post-merge',
+];
 
 interface Hostile {
   dir: string;
@@ -69,7 +82,12 @@ interface Vector {
 /** What git does when a server asks for credentials: helpers, then askpass. None come back here. */
 function credentialFill(dir: string): void {
   try {
-    execFileSync('git', ['credential', 'fill'], { cwd: dir, input: 'protocol=https\nhost=example.invalid\n\n', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' }, stdio: ['pipe', 'ignore', 'ignore'] });
+    execFileSync('git', ['credential', 'fill'], {
+      cwd: dir,
+      input: 'protocol=https\nhost=example.invalid\n\n',
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' },
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
   } catch {
     // No credential came back; the helper and askpass ran (or not) before git gave up.
   }
@@ -373,7 +391,14 @@ describe('configuration from outside the repository, and helpers by name', () =>
     // A blob the snapshot's diff needs is missing: git asks the promisor remote for it.
     const blob = cleanGit(h.dir, 'rev-parse', 'HEAD:a.txt');
     rmSync(join(h.dir, '.git/objects', blob.slice(0, 2), blob.slice(2)));
-    for (const [k, v] of [['core.repositoryformatversion', '1'], ['extensions.partialClone', 'p'], ['remote.p.vcs', 'evil'], ['remote.p.url', 'x'], ['remote.p.promisor', 'true']]) cleanGit(h.dir, 'config', k, v);
+    for (const [k, v] of [
+      ['core.repositoryformatversion', '1'],
+      ['extensions.partialClone', 'p'],
+      ['remote.p.vcs', 'evil'],
+      ['remote.p.url', 'x'],
+      ['remote.p.promisor', 'true'],
+    ])
+      cleanGit(h.dir, 'config', k, v);
     writeFiles(h.dir, { 'a.txt': 'two\n' });
     tryPlainGit(h.dir, 'diff', 'HEAD', '--', 'a.txt');
     expect(h.marked()).toEqual(['remote-helper']);

@@ -37,8 +37,7 @@ afterEach(async () => {
 const cleanGit = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }, stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 /** Asynchronous: the server answering it runs in this process. */
-const cleanGitAsync = (cwd: string, ...args: string[]) =>
-  promisify(execFile)('git', args, { cwd, env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+const cleanGitAsync = (cwd: string, ...args: string[]) => promisify(execFile)('git', args, { cwd, env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
 /** Plain git with the repository's config in force, asynchronous (the server is in this process). */
 const plainGit = async (cwd: string, ...args: string[]) => {
   try {

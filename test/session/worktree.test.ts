@@ -78,7 +78,7 @@ describe('work-tree snapshot', () => {
     const snap = await captureWorktree(dir);
     expect(snap.patchBase64).toBe('');
     const clone = makeTempDir('agent-action-clone-');
-    git(clone, "clone", "-q", remote!, ".");
+    git(clone, 'clone', '-q', remote!, '.');
     await restoreWorktree(clone, snap);
     expect(git(clone, 'status', '--porcelain')).toBe('');
   });

@@ -14,10 +14,12 @@ const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export function parseYamlStrict(text: string, file: string): unknown[] {
   const parsed = parseAllDocuments(text, { prettyErrors: true, strict: true, uniqueKeys: true });
   const docs: Document[] = [...parsed];
-  const problems = docs.flatMap((d) => [...d.errors, ...d.warnings]).map((e) => {
-    const at = e.linePos?.[0];
-    return `${file}:${at ? `${at.line}:${at.col}` : '?'} ${e.code}: ${e.message.split('\n')[0]}`;
-  });
+  const problems = docs
+    .flatMap((d) => [...d.errors, ...d.warnings])
+    .map((e) => {
+      const at = e.linePos?.[0];
+      return `${file}:${at ? `${at.line}:${at.col}` : '?'} ${e.code}: ${e.message.split('\n')[0]}`;
+    });
   if (problems.length > 0) throw new Error(`YAML does not parse strictly:\n${problems.join('\n')}`);
   return docs.map((d) => d.toJS({ maxAliasCount: 100 }));
 }

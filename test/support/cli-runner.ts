@@ -62,7 +62,10 @@ function runProgram(script: string, args: readonly string[], opts: SpawnOptions 
     child.stdin.on('error', () => undefined); // a child that exits before reading its stdin
     if (opts.stdin !== undefined) child.stdin.end(opts.stdin);
     else child.stdin.end();
-    opts.onSpawn?.((s) => child.kill(s), () => stdout);
+    opts.onSpawn?.(
+      (s) => child.kill(s),
+      () => stdout,
+    );
   });
 }
 

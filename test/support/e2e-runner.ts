@@ -190,7 +190,14 @@ export async function runAction(o: RunActionOptions): Promise<ActionRun> {
   };
 }
 
-function spawnNode(script: string, cwd: string, env: Record<string, string>, timeoutMs: number, node = process.execPath, kill?: AbortSignal): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function spawnNode(
+  script: string,
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+  node = process.execPath,
+  kill?: AbortSignal,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(node, [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -226,7 +233,10 @@ export interface Workspace {
  * plus `branches` (name -> files changed on top of main), and a fresh clone of it checked out at
  * `checkout` (default main), as actions/checkout leaves the workspace.
  */
-export function createWorkspace(files: Record<string, string | Buffer>, o: { branches?: Record<string, Record<string, string | Buffer>>; checkout?: string } = {}): Workspace & { shas: Record<string, string> } {
+export function createWorkspace(
+  files: Record<string, string | Buffer>,
+  o: { branches?: Record<string, Record<string, string | Buffer>>; checkout?: string } = {},
+): Workspace & { shas: Record<string, string> } {
   const origin = makeTempDir('agent-action-origin-');
   git(origin, 'init', '-q', '--bare', '-b', 'main');
   const seed = makeTempDir('agent-action-seed-');

@@ -137,8 +137,7 @@ function chunksOf(parts: WirePart[], opts: { finishReason?: string | null; usage
 }
 
 /** A next-speaker check's answer, as the structured-output JSON text a model returns. */
-export const speaker = (who: 'user' | 'model', reasoning = `the ${who} speaks next`): FakeReply =>
-  reply([text(JSON.stringify({ reasoning, next_speaker: who }))], { usage: usage(40, 12) });
+export const speaker = (who: 'user' | 'model', reasoning = `the ${who} speaks next`): FakeReply => reply([text(JSON.stringify({ reasoning, next_speaker: who }))], { usage: usage(40, 12) });
 
 /** The side channel's answer when nothing is scripted: "user" (the run ends), costing no tokens. */
 const DEFAULT_VERDICT: FakeReply = reply([text(JSON.stringify({ reasoning: 'not scripted: the fake says the user speaks next', next_speaker: 'user' }))], {
@@ -286,8 +285,14 @@ function serve(r: FakeReply, method: RecordedRequest['method'], res: ServerRespo
 /** generateContent's single response: parts concatenated, the last finishReason and usage. */
 function mergeChunks(chunks: WireChunk[]): WireChunk {
   const parts = chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []);
-  const finishReason = chunks.map((c) => c.candidates?.[0]?.finishReason).filter(Boolean).at(-1);
-  const usageMetadata = chunks.map((c) => c.usageMetadata).filter(Boolean).at(-1);
+  const finishReason = chunks
+    .map((c) => c.candidates?.[0]?.finishReason)
+    .filter(Boolean)
+    .at(-1);
+  const usageMetadata = chunks
+    .map((c) => c.usageMetadata)
+    .filter(Boolean)
+    .at(-1);
   return { candidates: [{ content: { role: 'model', parts }, index: 0, ...(finishReason ? { finishReason } : {}) }], ...(usageMetadata ? { usageMetadata } : {}) };
 }
 

@@ -74,7 +74,12 @@ function pullJson(s: FakeGitHubState, i: FakeIssue) {
     state: i.state,
     draft: Boolean(p.draft),
     html_url: `https://github.test/${s.owner}/${s.repo}/pull/${i.number}`,
-    head: { ref: p.head.ref, sha: p.head.sha, label: `${headOwner}:${p.head.ref}`, repo: { full_name: p.head.repoFullName, name: headRepo, owner: { login: headOwner }, fork: p.head.repoFullName !== `${s.owner}/${s.repo}` } },
+    head: {
+      ref: p.head.ref,
+      sha: p.head.sha,
+      label: `${headOwner}:${p.head.ref}`,
+      repo: { full_name: p.head.repoFullName, name: headRepo, owner: { login: headOwner }, fork: p.head.repoFullName !== `${s.owner}/${s.repo}` },
+    },
     base: { ref: p.base.ref, sha: p.base.sha, repo: repoJson(s) },
   };
 }
@@ -108,7 +113,10 @@ function listIssues(r: RecordedRequest, s: FakeGitHubState): RouteResult {
   const list = [...s.issues.values()]
     .filter((i) => (st === 'all' || i.state === st) && want.every((l) => i.labels.includes(l)) && Date.parse(i.updated_at) >= since(r))
     .sort((a, b) => dir * (key(a) - key(b) || a.number - b.number));
-  return paged(r, list.map((i) => issueJson(s, i)));
+  return paged(
+    r,
+    list.map((i) => issueJson(s, i)),
+  );
 }
 
 /**
@@ -155,134 +163,212 @@ export function createRoutes(): Route[] {
   const issue = (s: FakeGitHubState, n: string) => s.issues.get(Number(n));
   return [
     ['GET', /^\/$/, (_m, _r, s) => ok(repoJson(s))],
-    ['GET', /^\/collaborators\/([^/]+)\/permission$/, (m, _r, s) => {
-      const permission = s.permissions[m[1]];
-      if (!permission) return notFound(`${m[1]} is not a collaborator`);
-      return ok({ permission: permission === 'maintain' ? 'write' : permission === 'triage' ? 'read' : permission, role_name: permission, user: { login: m[1] } });
-    }],
+    [
+      'GET',
+      /^\/collaborators\/([^/]+)\/permission$/,
+      (m, _r, s) => {
+        const permission = s.permissions[m[1]];
+        if (!permission) return notFound(`${m[1]} is not a collaborator`);
+        return ok({ permission: permission === 'maintain' ? 'write' : permission === 'triage' ? 'read' : permission, role_name: permission, user: { login: m[1] } });
+      },
+    ],
     ['GET', /^\/labels$/, (_m, r, s) => paged(r, s.labels)],
     ['GET', /^\/issues$/, (_m, r, s) => listIssues(r, s)],
-    ['GET', /^\/issues\/(\d+)$/, (m, _r, s) => {
-      const i = issue(s, m[1]);
-      return i ? ok(issueJson(s, i)) : notFound(`issue ${m[1]}`);
-    }],
-    ['GET', /^\/issues\/(\d+)\/comments$/, (m, r, s) =>
-      paged(r, s.comments.filter((c) => c.issue_number === Number(m[1]) && Date.parse(c.updated_at) >= since(r)).map((c) => commentJson(s, c))),
+    [
+      'GET',
+      /^\/issues\/(\d+)$/,
+      (m, _r, s) => {
+        const i = issue(s, m[1]);
+        return i ? ok(issueJson(s, i)) : notFound(`issue ${m[1]}`);
+      },
     ],
-    ['POST', /^\/issues\/(\d+)\/comments$/, (m, r, s) => {
-      const i = issue(s, m[1]);
-      if (!i) return notFound(`issue ${m[1]}`);
-      const body = (r.body as { body?: string })?.body ?? '';
-      const c: FakeComment = { id: s.nextId++, issue_number: Number(m[1]), body, user: s.self, created_at: isoAt(s), updated_at: isoAt(s) };
-      s.comments.push(c);
-      touch(s, i);
-      return ok(commentJson(s, c), 201);
-    }],
-    ['GET', /^\/issues\/comments\/(\d+)$/, (m, _r, s) => {
-      const c = s.comments.find((x) => x.id === Number(m[1]));
-      return c ? ok(commentJson(s, c)) : notFound(`comment ${m[1]}`);
-    }],
-    ['PATCH', /^\/issues\/comments\/(\d+)$/, (m, r, s) => {
-      const c = s.comments.find((x) => x.id === Number(m[1]));
-      if (!c) return notFound(`comment ${m[1]}`);
-      c.body = (r.body as { body?: string })?.body ?? c.body;
-      c.updated_at = isoAt(s);
-      const i = s.issues.get(c.issue_number);
-      if (i) touch(s, i);
-      return ok(commentJson(s, c));
-    }],
-    ['POST', /^\/(issues|pulls)\/comments\/(\d+)\/reactions$/, (m, r, s) => {
-      const content = (r.body as { content?: string })?.content ?? '';
-      s.reactions.push({ subject: m[1], id: Number(m[2]), content, user: s.self });
-      return ok({ id: s.nextId++, content, user: s.self }, 201);
-    }],
-    ['POST', /^\/issues\/(\d+)\/labels$/, (m, r, s) => {
-      const i = issue(s, m[1]);
-      if (!i) return notFound(`issue ${m[1]}`);
-      const labels = ((r.body as { labels?: string[] })?.labels ?? []) as string[];
-      for (const l of labels) {
-        if (!s.labels.some((x) => x.name === l)) s.labels.push({ name: l, color: 'ededed', description: null }); // GitHub creates unknown labels
-        if (!i.labels.includes(l)) i.labels.push(l);
-      }
-      touch(s, i);
-      return ok(i.labels.map((name) => ({ name })));
-    }],
-    ['DELETE', /^\/issues\/(\d+)\/labels\/(.+)$/, (m, _r, s) => {
-      const i = issue(s, m[1]);
-      if (!i || !i.labels.includes(m[2])) return notFound(`label ${m[2]} on issue ${m[1]}`);
-      i.labels = i.labels.filter((l) => l !== m[2]);
-      touch(s, i);
-      return ok(i.labels.map((name) => ({ name })));
-    }],
-    ['GET', /^\/pulls\/(\d+)$/, (m, r, s) => {
-      const i = issue(s, m[1]);
-      if (!i?.pull) return notFound(`pull ${m[1]}`);
-      const accept = String(r.headers.accept ?? '');
-      if (accept.includes('diff')) return { status: 200, body: diffOf(i.pull) };
-      return ok(pullJson(s, i));
-    }],
-    ['GET', /^\/pulls\/(\d+)\/files$/, (m, r, s) => {
-      const i = issue(s, m[1]);
-      if (!i?.pull) return notFound(`pull ${m[1]}`);
-      return paged(r, i.pull.files.map((f) => ({ sha: 'f'.repeat(40), additions: 0, deletions: 0, changes: 0, ...f })));
-    }],
-    ['GET', /^\/pulls$/, (_m, r, s) => {
-      const head = r.query.head; // owner:branch
-      const list = [...s.issues.values()].filter((i) => i.pull && (!head || `${i.pull.head.repoFullName.split('/')[0]}:${i.pull.head.ref}` === head));
-      return ok(list.map((i) => pullJson(s, i)));
-    }],
-    ['POST', /^\/pulls$/, (_m, r, s) => {
-      const b = r.body as { title: string; body?: string; head: string; base: string; draft?: boolean };
-      if (!b?.head || !b.base || !b.title) return { status: 422, body: { message: 'Validation Failed: head, base and title are required' } };
-      const headSha = refOf(s, `heads/${b.head}`);
-      if (!headSha) return { status: 422, body: { message: `Validation Failed: head ${b.head} does not exist` } };
-      const number = s.nextNumber++;
-      const i: FakeIssue = {
-        number,
-        title: b.title,
-        body: b.body ?? '',
-        user: s.self,
-        state: 'open',
-        labels: [],
-        created_at: isoAt(s),
-        updated_at: isoAt(s),
-        pull: { head: { ref: b.head, sha: headSha, repoFullName: `${s.owner}/${s.repo}` }, base: { ref: b.base, sha: refOf(s, `heads/${b.base}`) ?? '' }, files: [], draft: b.draft },
-      };
-      s.issues.set(number, i);
-      return ok(pullJson(s, i), 201);
-    }],
+    [
+      'GET',
+      /^\/issues\/(\d+)\/comments$/,
+      (m, r, s) =>
+        paged(
+          r,
+          s.comments.filter((c) => c.issue_number === Number(m[1]) && Date.parse(c.updated_at) >= since(r)).map((c) => commentJson(s, c)),
+        ),
+    ],
+    [
+      'POST',
+      /^\/issues\/(\d+)\/comments$/,
+      (m, r, s) => {
+        const i = issue(s, m[1]);
+        if (!i) return notFound(`issue ${m[1]}`);
+        const body = (r.body as { body?: string })?.body ?? '';
+        const c: FakeComment = { id: s.nextId++, issue_number: Number(m[1]), body, user: s.self, created_at: isoAt(s), updated_at: isoAt(s) };
+        s.comments.push(c);
+        touch(s, i);
+        return ok(commentJson(s, c), 201);
+      },
+    ],
+    [
+      'GET',
+      /^\/issues\/comments\/(\d+)$/,
+      (m, _r, s) => {
+        const c = s.comments.find((x) => x.id === Number(m[1]));
+        return c ? ok(commentJson(s, c)) : notFound(`comment ${m[1]}`);
+      },
+    ],
+    [
+      'PATCH',
+      /^\/issues\/comments\/(\d+)$/,
+      (m, r, s) => {
+        const c = s.comments.find((x) => x.id === Number(m[1]));
+        if (!c) return notFound(`comment ${m[1]}`);
+        c.body = (r.body as { body?: string })?.body ?? c.body;
+        c.updated_at = isoAt(s);
+        const i = s.issues.get(c.issue_number);
+        if (i) touch(s, i);
+        return ok(commentJson(s, c));
+      },
+    ],
+    [
+      'POST',
+      /^\/(issues|pulls)\/comments\/(\d+)\/reactions$/,
+      (m, r, s) => {
+        const content = (r.body as { content?: string })?.content ?? '';
+        s.reactions.push({ subject: m[1], id: Number(m[2]), content, user: s.self });
+        return ok({ id: s.nextId++, content, user: s.self }, 201);
+      },
+    ],
+    [
+      'POST',
+      /^\/issues\/(\d+)\/labels$/,
+      (m, r, s) => {
+        const i = issue(s, m[1]);
+        if (!i) return notFound(`issue ${m[1]}`);
+        const labels = ((r.body as { labels?: string[] })?.labels ?? []) as string[];
+        for (const l of labels) {
+          if (!s.labels.some((x) => x.name === l)) s.labels.push({ name: l, color: 'ededed', description: null }); // GitHub creates unknown labels
+          if (!i.labels.includes(l)) i.labels.push(l);
+        }
+        touch(s, i);
+        return ok(i.labels.map((name) => ({ name })));
+      },
+    ],
+    [
+      'DELETE',
+      /^\/issues\/(\d+)\/labels\/(.+)$/,
+      (m, _r, s) => {
+        const i = issue(s, m[1]);
+        if (!i || !i.labels.includes(m[2])) return notFound(`label ${m[2]} on issue ${m[1]}`);
+        i.labels = i.labels.filter((l) => l !== m[2]);
+        touch(s, i);
+        return ok(i.labels.map((name) => ({ name })));
+      },
+    ],
+    [
+      'GET',
+      /^\/pulls\/(\d+)$/,
+      (m, r, s) => {
+        const i = issue(s, m[1]);
+        if (!i?.pull) return notFound(`pull ${m[1]}`);
+        const accept = String(r.headers.accept ?? '');
+        if (accept.includes('diff')) return { status: 200, body: diffOf(i.pull) };
+        return ok(pullJson(s, i));
+      },
+    ],
+    [
+      'GET',
+      /^\/pulls\/(\d+)\/files$/,
+      (m, r, s) => {
+        const i = issue(s, m[1]);
+        if (!i?.pull) return notFound(`pull ${m[1]}`);
+        return paged(
+          r,
+          i.pull.files.map((f) => ({ sha: 'f'.repeat(40), additions: 0, deletions: 0, changes: 0, ...f })),
+        );
+      },
+    ],
+    [
+      'GET',
+      /^\/pulls$/,
+      (_m, r, s) => {
+        const head = r.query.head; // owner:branch
+        const list = [...s.issues.values()].filter((i) => i.pull && (!head || `${i.pull.head.repoFullName.split('/')[0]}:${i.pull.head.ref}` === head));
+        return ok(list.map((i) => pullJson(s, i)));
+      },
+    ],
+    [
+      'POST',
+      /^\/pulls$/,
+      (_m, r, s) => {
+        const b = r.body as { title: string; body?: string; head: string; base: string; draft?: boolean };
+        if (!b?.head || !b.base || !b.title) return { status: 422, body: { message: 'Validation Failed: head, base and title are required' } };
+        const headSha = refOf(s, `heads/${b.head}`);
+        if (!headSha) return { status: 422, body: { message: `Validation Failed: head ${b.head} does not exist` } };
+        const number = s.nextNumber++;
+        const i: FakeIssue = {
+          number,
+          title: b.title,
+          body: b.body ?? '',
+          user: s.self,
+          state: 'open',
+          labels: [],
+          created_at: isoAt(s),
+          updated_at: isoAt(s),
+          pull: { head: { ref: b.head, sha: headSha, repoFullName: `${s.owner}/${s.repo}` }, base: { ref: b.base, sha: refOf(s, `heads/${b.base}`) ?? '' }, files: [], draft: b.draft },
+        };
+        s.issues.set(number, i);
+        return ok(pullJson(s, i), 201);
+      },
+    ],
     ['GET', /^\/pulls\/(\d+)\/reviews$/, (m, _r, s) => ok(s.reviews.filter((v) => v.pull_number === Number(m[1])))],
-    ['POST', /^\/pulls\/(\d+)\/reviews$/, (m, r, s) => {
-      const i = issue(s, m[1]);
-      if (!i?.pull) return notFound(`pull ${m[1]}`);
-      const b = (r.body ?? {}) as Partial<FakeReview>;
-      // GitHub rejects the whole review when one inline comment is not on a line of the diff.
-      for (const c of b.comments ?? []) {
-        const f = i.pull.files.find((x) => x.filename === c.path);
-        const lines = f?.patch ? diffLines(f.patch, (c.side ?? 'RIGHT') as 'LEFT' | 'RIGHT') : new Set<number>();
-        if (c.line === undefined || !lines.has(c.line)) return { status: 422, body: { message: 'Unprocessable Entity', errors: [`Line could not be resolved: ${c.path}:${c.line}`] } };
-      }
-      const review: FakeReview = { id: s.nextId++, pull_number: i.number, body: b.body ?? '', event: b.event ?? 'PENDING', commit_id: b.commit_id, comments: b.comments ?? [], user: s.self };
-      s.reviews.push(review);
-      return ok({ id: review.id, body: review.body, state: review.event === 'COMMENT' ? 'COMMENTED' : review.event, html_url: `https://github.test/${s.owner}/${s.repo}/pull/${i.number}#pullrequestreview-${review.id}` });
-    }],
-    ['GET', /^\/git\/ref\/(.+)$/, (m, _r, s) => {
-      const sha = refOf(s, m[1]);
-      return sha ? ok({ ref: `refs/${m[1]}`, object: { sha, type: 'commit' } }) : notFound(`ref ${m[1]}`);
-    }],
-    ['POST', /^\/git\/refs$/, (_m, r, s) => {
-      const b = r.body as { ref: string; sha: string };
-      const name = b.ref.replace(/^refs\//, '');
-      if (s.refs.has(name)) return { status: 422, body: { message: 'Reference already exists' } };
-      s.refs.set(name, b.sha);
-      return ok({ ref: b.ref, object: { sha: b.sha, type: 'commit' } }, 201);
-    }],
-    ['PATCH', /^\/git\/refs\/(.+)$/, (m, r, s) => {
-      if (!s.refs.has(m[1])) return notFound(`ref ${m[1]}`);
-      const b = r.body as { sha: string };
-      s.refs.set(m[1], b.sha);
-      return ok({ ref: `refs/${m[1]}`, object: { sha: b.sha, type: 'commit' } });
-    }],
+    [
+      'POST',
+      /^\/pulls\/(\d+)\/reviews$/,
+      (m, r, s) => {
+        const i = issue(s, m[1]);
+        if (!i?.pull) return notFound(`pull ${m[1]}`);
+        const b = (r.body ?? {}) as Partial<FakeReview>;
+        // GitHub rejects the whole review when one inline comment is not on a line of the diff.
+        for (const c of b.comments ?? []) {
+          const f = i.pull.files.find((x) => x.filename === c.path);
+          const lines = f?.patch ? diffLines(f.patch, (c.side ?? 'RIGHT') as 'LEFT' | 'RIGHT') : new Set<number>();
+          if (c.line === undefined || !lines.has(c.line)) return { status: 422, body: { message: 'Unprocessable Entity', errors: [`Line could not be resolved: ${c.path}:${c.line}`] } };
+        }
+        const review: FakeReview = { id: s.nextId++, pull_number: i.number, body: b.body ?? '', event: b.event ?? 'PENDING', commit_id: b.commit_id, comments: b.comments ?? [], user: s.self };
+        s.reviews.push(review);
+        return ok({
+          id: review.id,
+          body: review.body,
+          state: review.event === 'COMMENT' ? 'COMMENTED' : review.event,
+          html_url: `https://github.test/${s.owner}/${s.repo}/pull/${i.number}#pullrequestreview-${review.id}`,
+        });
+      },
+    ],
+    [
+      'GET',
+      /^\/git\/ref\/(.+)$/,
+      (m, _r, s) => {
+        const sha = refOf(s, m[1]);
+        return sha ? ok({ ref: `refs/${m[1]}`, object: { sha, type: 'commit' } }) : notFound(`ref ${m[1]}`);
+      },
+    ],
+    [
+      'POST',
+      /^\/git\/refs$/,
+      (_m, r, s) => {
+        const b = r.body as { ref: string; sha: string };
+        const name = b.ref.replace(/^refs\//, '');
+        if (s.refs.has(name)) return { status: 422, body: { message: 'Reference already exists' } };
+        s.refs.set(name, b.sha);
+        return ok({ ref: b.ref, object: { sha: b.sha, type: 'commit' } }, 201);
+      },
+    ],
+    [
+      'PATCH',
+      /^\/git\/refs\/(.+)$/,
+      (m, r, s) => {
+        if (!s.refs.has(m[1])) return notFound(`ref ${m[1]}`);
+        const b = r.body as { sha: string };
+        s.refs.set(m[1], b.sha);
+        return ok({ ref: `refs/${m[1]}`, object: { sha: b.sha, type: 'commit' } });
+      },
+    ],
     ['DELETE', /^\/git\/refs\/(.+)$/, (m, _r, s) => (s.refs.delete(m[1]) ? { status: 204 } : notFound(`ref ${m[1]}`))],
   ];
 }

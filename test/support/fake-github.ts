@@ -121,7 +121,6 @@ export interface FakeGitHub {
   close(): Promise<void>;
 }
 
-
 export function createFakeGitHubState(init: Partial<Pick<FakeGitHubState, 'owner' | 'repo' | 'defaultBranch' | 'permissions' | 'labels' | 'self'>> = {}): FakeGitHubState {
   return {
     owner: init.owner ?? 'octo',

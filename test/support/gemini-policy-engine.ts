@@ -14,7 +14,10 @@ interface GeminiModule {
     check(call: { name: string; args: Record<string, unknown> }, serverName?: string, annotations?: Record<string, unknown>, subagent?: string): Promise<{ decision: GeminiDecision }>;
   };
   NoopSandboxManager: new (options: { workspace: string }) => unknown;
-  loadPoliciesFromToml(paths: string[], tierOf: (path: string) => number): Promise<{ rules: unknown[]; checkers: unknown[]; errors: Array<{ severity?: string; message: string; details?: string; filePath?: string }> }>;
+  loadPoliciesFromToml(
+    paths: string[],
+    tierOf: (path: string) => number,
+  ): Promise<{ rules: unknown[]; checkers: unknown[]; errors: Array<{ severity?: string; message: string; details?: string; filePath?: string }> }>;
   initializeShellParsers(): Promise<void>;
   debugLogger: { debug: (...a: unknown[]) => void; log: (...a: unknown[]) => void; warn: (...a: unknown[]) => void };
 }

@@ -104,7 +104,15 @@ export function createSteppedClock(start = T0): Clock & { sleeps: number[] } {
 }
 
 /** An in-process face for a triage run against the fakes, in the workspace `ws` (a git clone). */
-export function triageFace(o: { gh: FakeGitHub; gemini?: FakeGemini; workspace: string; inputs: Record<string, string>; eventName?: string; clock?: Clock; summary?: string[] }): ActionFace & { lines: string[] } {
+export function triageFace(o: {
+  gh: FakeGitHub;
+  gemini?: FakeGemini;
+  workspace: string;
+  inputs: Record<string, string>;
+  eventName?: string;
+  clock?: Clock;
+  summary?: string[];
+}): ActionFace & { lines: string[] } {
   const dir = makeTempDir('agent-action-triage-event-');
   const eventPath = join(dir, 'event.json');
   const eventName = o.eventName ?? 'schedule';

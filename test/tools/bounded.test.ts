@@ -49,7 +49,7 @@ describe('grep_search runs model regexes in a linear-time engine', () => {
   it.each([
     ['a plain directory (the RE2 walker)', false],
     ['a git work tree (git grep, whose PCRE gives up at its step limit, then RE2)', true],
-  ])('`^(a|a)*$` over 200 lines of 40 a\'s, in %s, answers correctly', async (_name, isGit) => {
+  ])("`^(a|a)*$` over 200 lines of 40 a's, in %s, answers correctly", async (_name, isGit) => {
     const dir = isGit ? createRepo({ 'evil.txt': EVIL_FILE }).dir : makeTempDir();
     dirs.push(dir);
     if (!isGit) writeFiles(dir, { 'evil.txt': EVIL_FILE });
@@ -92,7 +92,11 @@ describe('globs and ignore files match in linear time', () => {
   });
 
   it('a gitignore line of repeated /** against a deep path (95 s for the ignore package)', () => {
-    expect(createIgnoreRules().add('a/**/**/**/**/**/**/**/b').ignores(`${'a/'.repeat(2000)}c`)).toBe(false);
+    expect(
+      createIgnoreRules()
+        .add('a/**/**/**/**/**/**/**/b')
+        .ignores(`${'a/'.repeat(2000)}c`),
+    ).toBe(false);
     expect(createIgnoreRules().add('a/**/**/**/**/**/**/**/b').ignores('a/x/y/b')).toBe(true);
   });
 

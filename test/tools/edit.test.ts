@@ -32,7 +32,11 @@ describe('replace', () => {
   it.each([
     [{ old_string: 'nothing like it', new_string: 'z' }, 'failed', /old_string was not found in dup\.ts.*first line does not appear either/],
     [{ old_string: '  y();', new_string: 'z' }, 'failed', /not found.*first line \(ignoring whitespace\) appears at line 2/],
-    [{ old_string: 'x();', new_string: 'z();' }, 'failed', /occurs 3 times in dup\.ts \(lines 1, 3, 4\) but 1 replacement was expected; include more surrounding lines.*or set expected_replacements to 3/],
+    [
+      { old_string: 'x();', new_string: 'z();' },
+      'failed',
+      /occurs 3 times in dup\.ts \(lines 1, 3, 4\) but 1 replacement was expected; include more surrounding lines.*or set expected_replacements to 3/,
+    ],
     [{ old_string: 'x();', new_string: 'z();', expected_replacements: 2 }, 'failed', /occurs 3 times .* but 2 replacements were expected/],
     [{ old_string: 'y();', new_string: 'z();', expected_replacements: 2 }, 'failed', /occurs 1 times .* set expected_replacements to 1/],
     [{ old_string: 'y();', new_string: 'y();' }, 'invalid_args', /identical/],

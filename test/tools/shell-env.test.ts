@@ -44,9 +44,12 @@ describe('isSecretName', () => {
     expect(isSecretName(name)).toBe(true);
   });
 
-  it.each(['PATH', 'HOME', 'TOKENIZER', 'XTOKEN', 'APIKEYS', 'SECRETARY', 'NO_ACTIONS_HERE', 'MY_INPUT_X', 'ACTIONS', 'INPUT', 'ACTIONS_STEP_DEBUG', 'ACTIONS_RUNNER_DEBUG', 'actions_step_debug'])('%s is not', (name) => {
-    expect(isSecretName(name)).toBe(false);
-  });
+  it.each(['PATH', 'HOME', 'TOKENIZER', 'XTOKEN', 'APIKEYS', 'SECRETARY', 'NO_ACTIONS_HERE', 'MY_INPUT_X', 'ACTIONS', 'INPUT', 'ACTIONS_STEP_DEBUG', 'ACTIONS_RUNNER_DEBUG', 'actions_step_debug'])(
+    '%s is not',
+    (name) => {
+      expect(isSecretName(name)).toBe(false);
+    },
+  );
 });
 
 describe('scrubEnv', () => {

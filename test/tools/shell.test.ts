@@ -77,7 +77,10 @@ describe('run_shell_command', () => {
 
   it('unconfined: escalates to SIGKILL when the group ignores SIGTERM', async () => {
     const { dir } = createRepo();
-    const { timer, running, printed } = await startShellWithManualTimer(makeEnv(dir, { shellTimeoutMs: 500, shellGraceMs: 200, sandbox: unconfined }), "trap '' TERM; echo started; sleep 300 & wait; echo after");
+    const { timer, running, printed } = await startShellWithManualTimer(
+      makeEnv(dir, { shellTimeoutMs: 500, shellGraceMs: 200, sandbox: unconfined }),
+      "trap '' TERM; echo started; sleep 300 & wait; echo after",
+    );
     await printed('started');
     timer.fire(500);
     // SIGTERM was ignored: the grace timer is what ends it (without escalation, the call never ends).
@@ -142,11 +145,7 @@ describe('run_shell_command', () => {
     [{ A: 'x', GITHUB_TOKEN: 't', ACTIONS_STEP_DEBUG: 'true', MY_API_KEY: 'k', TOKENIZER: 'ok' }, ['s3cret'], { A: 'x', ACTIONS_STEP_DEBUG: 'true', TOKENIZER: 'ok' }],
     [{ COPY: 's3cret', OTHER: 'fine' }, ['s3cret'], { OTHER: 'fine' }],
     // A workflow's env: secrets under names that only end in what they are.
-    [
-      { NPM_AUTH: 'a', DEPLOY_KEY: 'b', GH_PAT: 'c', SIGNING_PASS: 'd', GOOGLE_CREDENTIALS: 'e', SENTRY_DSN: 'f', SLACK_WEBHOOK_URL: 'g', NPM_CONFIG__AUTHTOKEN: 'h' },
-      [],
-      {},
-    ],
+    [{ NPM_AUTH: 'a', DEPLOY_KEY: 'b', GH_PAT: 'c', SIGNING_PASS: 'd', GOOGLE_CREDENTIALS: 'e', SENTRY_DSN: 'f', SLACK_WEBHOOK_URL: 'g', NPM_CONFIG__AUTHTOKEN: 'h' }, [], {}],
     // Credential-shaped values under innocent names.
     [
       {

@@ -96,7 +96,13 @@ function renderCall(p: PendingApproval, n: number, workspace?: string, sandbox?:
   };
   if (p.question) {
     // The model's words: inert (no mentions, no markers) like everything else it publishes.
-    lines.push(`**${n}. The agent asks:**`, '', ...makeInert(p.question.question).split('\n').map((l) => `> ${l}`));
+    lines.push(
+      `**${n}. The agent asks:**`,
+      '',
+      ...makeInert(p.question.question)
+        .split('\n')
+        .map((l) => `> ${l}`),
+    );
     if (p.question.choices?.length) {
       lines.push('', ...p.question.choices.map((c, i) => `${i + 1}. ${makeInertLine(c)}`));
     }
@@ -115,7 +121,8 @@ function renderCall(p: PendingApproval, n: number, workspace?: string, sandbox?:
   }
   // The model's words, on one line: no mention, no marker, no HTML that folds away what follows.
   if (typeof p.args.description === 'string' && p.args.description) lines.push('', `Why: ${makeInertLine(reveal(p.args.description)).replace(/</g, '&lt;')}`);
-  if (hidden > 0) lines.push('', `⚠️ This call contains ${hidden} invisible or text-direction character${hidden === 1 ? '' : 's'}, shown above as ⟪U+…⟫: they change how the text looks, not what runs.`);
+  if (hidden > 0)
+    lines.push('', `⚠️ This call contains ${hidden} invisible or text-direction character${hidden === 1 ? '' : 's'}, shown above as ⟪U+…⟫: they change how the text looks, not what runs.`);
   lines.push('', p.rule ? `Asked by ${describeRule(p.rule, workspace)}.` : 'No rule allowed it outright.');
   return lines.join('\n');
 }
@@ -157,7 +164,10 @@ export function renderApprovalComment(input: ApprovalCommentInput): string {
     ? 'The run is paused until a maintainer answers.'
     : `The repository's policy asks a maintainer before ${pending.length === 1 ? 'this call runs' : 'these calls run'}. The run is paused; nothing below has run yet.`;
   const open = Date.parse(input.expiresAt) - Date.parse(input.createdAt);
-  const until = new Date(input.expiresAt).toISOString().replace('T', ' ').replace(/:\d\d\.\d+Z$/, ' UTC');
+  const until = new Date(input.expiresAt)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/:\d\d\.\d+Z$/, ' UTC');
   const body = [
     heading,
     '',
@@ -196,10 +206,7 @@ export function tryParseApprovalMarker(body: string): ApprovalMarker | undefined
 
 /** One line of a reply. Call numbers are 1-based; empty `calls` means every call of its kind. */
 export type ReplyDirective =
-  | { verb: 'approve'; always: boolean; calls: number[] }
-  | { verb: 'deny'; calls: number[]; reason?: string }
-  | { verb: 'answer'; call?: number; text: string }
-  | { verb: 'continue' };
+  { verb: 'approve'; always: boolean; calls: number[] } | { verb: 'deny'; calls: number[]; reason?: string } | { verb: 'answer'; call?: number; text: string } | { verb: 'continue' };
 
 export type ReplyParse = { ok: true; directives: ReplyDirective[] } | { ok: false; error: string };
 

@@ -127,7 +127,14 @@ async function readAnswered(ctx: ActionRunContext, store: SessionStore, reply: R
     return no(`That question is no longer the session's current request (its nonce does not match); nothing was run.`, doc.id);
   }
   if (question.calls !== callsDigestOf(doc.pending)) {
-    return { ok: false, result: await fail(ctx, `The calls saved in session \`${doc.id}\` are not the ones the question showed (digest ${question.calls ?? 'missing'}, saved calls ${callsDigestOf(doc.pending)}).`, doc.id) };
+    return {
+      ok: false,
+      result: await fail(
+        ctx,
+        `The calls saved in session \`${doc.id}\` are not the ones the question showed (digest ${question.calls ?? 'missing'}, saved calls ${callsDigestOf(doc.pending)}).`,
+        doc.id,
+      ),
+    };
   }
   if (r.status !== 'open') {
     const by = r.claimedBy ? ` by @${r.claimedBy}${r.claimedAt ? ` at ${r.claimedAt}` : ''}` : '';

@@ -39,8 +39,7 @@ export interface HeldSession {
 /** The key sessions are signed with: the `session-key` input, else derived from the Gemini API key (src/session/sign.ts). */
 export const sessionKeyOf = (settings: Pick<ActionSettings, 'sessionKey' | 'geminiApiKey'>): SessionKey => createSessionKey(settings.sessionKey || settings.geminiApiKey);
 
-export const storeFor = (ctx: ActionRunContext, deps: SuspendDeps): SessionStore =>
-  deps.store ?? createGitRefStore({ root: ctx.workspace, remote: ctx.remote, key: sessionKeyOf(ctx.settings) });
+export const storeFor = (ctx: ActionRunContext, deps: SuspendDeps): SessionStore => deps.store ?? createGitRefStore({ root: ctx.workspace, remote: ctx.remote, key: sessionKeyOf(ctx.settings) });
 
 /** A one-line answer in the thread, marked so it never triggers the action itself. */
 export async function postThreadReply(ctx: ActionRunContext, text: string): Promise<number | undefined> {
@@ -61,7 +60,13 @@ async function currentBranch(root: string): Promise<string | undefined> {
 /** The session document for this suspension; `held` carries the original trigger across resumes. */
 async function buildDoc(
   ctx: ActionRunContext,
-  { run, prepared, held, now, nonce }: { run: { state: RunState; pending: readonly PendingApproval[]; status: 'open' | 'claimed' }; prepared: PreparedRun; held: HeldSession | undefined; now: Date; nonce: string },
+  {
+    run,
+    prepared,
+    held,
+    now,
+    nonce,
+  }: { run: { state: RunState; pending: readonly PendingApproval[]; status: 'open' | 'claimed' }; prepared: PreparedRun; held: HeldSession | undefined; now: Date; nonce: string },
 ): Promise<SessionDoc> {
   const thread = held?.doc.thread ?? (ctx.thread ? { number: ctx.thread.number, kind: ctx.thread.isPullRequest ? 'pull_request' : 'issue' } : undefined);
   if (!thread) throw new AgentError('general', 'this run has no issue or pull request to ask in, so it cannot wait for approval');
@@ -144,7 +149,6 @@ export async function suspendSession(ctx: ActionRunContext, run: AwaitingRun, pr
   await ctx.progress.finish(result, `Waiting for approval: [the question](${question.html_url}).`);
   return result;
 }
-
 
 /**
  * Crash safety for long runs: save the session (status `claimed`, no question) after each completed

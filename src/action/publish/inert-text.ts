@@ -161,4 +161,3 @@ export function fenceFor(content: string): string {
   }
   return '`'.repeat(Math.max(3, longest + 1));
 }
-

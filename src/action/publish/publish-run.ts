@@ -46,7 +46,16 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
     try {
       const { publishReview, readPullDiffSides } = await import('./review.js');
       const files = await readPullDiffSides(ctx.octokit, ctx.repo, thread.number);
-      const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: thread.number, commitId: pull?.headSha, summary: finalText, comments: p.record.reviewComments, files, mentions });
+      const review = await publishReview({
+        octokit: ctx.octokit,
+        repo: ctx.repo,
+        pull: thread.number,
+        commitId: pull?.headSha,
+        summary: finalText,
+        comments: p.record.reviewComments,
+        files,
+        mentions,
+      });
       result.reviewId = review.reviewId;
     } catch (e) {
       problems.push(`The review could not be posted: ${messageOf(e)}`);

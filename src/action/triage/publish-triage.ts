@@ -80,7 +80,10 @@ export function renderTriageComment(target: TriageTarget, record: TriageRecord, 
   const labels = applied.length ? `labelled ${applied.map((l) => `\`${l.replace(/`/g, "'")}\``).join(', ')}` : 'no label applied';
   const dup = record.duplicateOf ? ` Possible duplicate of #${record.duplicateOf.number}: ${makeInertLine(record.duplicateOf.reason)}` : '';
   const limit = record.stoppedAt ? `\n\nThe triage stopped early (${record.stoppedAt}); a maintainer may want to look again.` : '';
-  const notes = record.replies.slice(0, PUBLISH_LIMITS.replies).map((r) => `\n\n${makeInert(r.trim(), mentions)}`).join('');
+  const notes = record.replies
+    .slice(0, PUBLISH_LIMITS.replies)
+    .map((r) => `\n\n${makeInert(r.trim(), mentions)}`)
+    .join('');
   const run = o.runUrl ? `\n\n<sub>[workflow run](${o.runUrl})</sub>` : '';
   const text = `**Triage** (agent-action): ${labels}.${dup}${limit}${notes}`;
   const capped = text.length > MAX_COMMENT_CHARS ? `${text.slice(0, MAX_COMMENT_CHARS)}\n\n${cutNote(text.length - MAX_COMMENT_CHARS)}` : text;

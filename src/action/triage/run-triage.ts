@@ -44,7 +44,15 @@ export async function runTriagePlan(base: RunBase, x: TriageRun): Promise<Action
   const { settings } = base;
   const plan = await base.log.group('plan', () => readTriagePlan(base.octokit, base.repo, planOptions(base, true)));
   const dryRun = settings.triage.dryRun;
-  const md = renderPlanSummary({ plan, triageLabel: settings.triageLabel, maxShards: settings.triage.maxShards, shardSize: settings.triage.shardSize, dryRun, apiCalls: x.apiCalls(), ms: clock.now() - t0 });
+  const md = renderPlanSummary({
+    plan,
+    triageLabel: settings.triageLabel,
+    maxShards: settings.triage.maxShards,
+    shardSize: settings.triage.shardSize,
+    dryRun,
+    apiCalls: x.apiCalls(),
+    ms: clock.now() - t0,
+  });
   await writeSummary(base, md);
   // A dry run starts nothing downstream: whatever the workflow does with the output, no shard runs.
   const shards = dryRun ? [] : plan.shards;
@@ -79,7 +87,11 @@ async function triageIssues(base: RunBase, issues: readonly number[], x: TriageR
   const t0 = clock.now();
   const { settings, runner } = base;
   const head = await readHeadCommit(runner.workspace);
-  if (!head) throw new AgentError('config', `triage reads the repository's trusted configuration from the checked-out commit, and GITHUB_WORKSPACE (${runner.workspace}) has none: add actions/checkout before this step`);
+  if (!head)
+    throw new AgentError(
+      'config',
+      `triage reads the repository's trusted configuration from the checked-out commit, and GITHUB_WORKSPACE (${runner.workspace}) has none: add actions/checkout before this step`,
+    );
   const source = createTrustedConfigSource({ workspace: runner.workspace, startCommit: head, contextFileNames: settings.contextFileNames, remote: base.remote });
   try {
     const trusted = await base.log.group(`trusted configuration (commit ${head})`, () => source.read());

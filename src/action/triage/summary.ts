@@ -16,7 +16,13 @@ export interface PlanSummaryInput {
   ms: number;
 }
 
-const cell = (s: string) => s.replace(/[\r\n]+/g, ' ').replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;').trim();
+const cell = (s: string) =>
+  s
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/\|/g, '\\|')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .trim();
 const issueList = (issues: readonly PlannedIssue[], max = 200) =>
   `${issues
     .slice(0, max)

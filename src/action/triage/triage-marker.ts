@@ -52,5 +52,4 @@ export function findCoveringMarker(issueUpdatedAt: string, comments: readonly Ma
 export const markerLookupSince = (issueUpdatedAt: string): string => new Date(Date.parse(issueUpdatedAt) - MARKER_TOLERANCE_MS).toISOString();
 
 /** Pure: label names from the REST shape (strings or objects). */
-export const labelNamesOf = (labels: ReadonlyArray<string | { name?: string | null }>): string[] =>
-  labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter((l) => l.length > 0);
+export const labelNamesOf = (labels: ReadonlyArray<string | { name?: string | null }>): string[] => labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter((l) => l.length > 0);

@@ -23,8 +23,7 @@ const PERMISSION_OPTIONS: readonly PermissionOption[] = [
 
 const NO_ANSWER = 'no-answer';
 const REJECTED_REASON = 'the user rejected it in the editor';
-const UNANSWERABLE =
-  'this editor cannot take a typed answer (it offers no forms). Make the most reasonable assumption, say which one you made, and go on.';
+const UNANSWERABLE = 'this editor cannot take a typed answer (it offers no forms). Make the most reasonable assumption, say which one you made, and go on.';
 
 export interface AcpChannelOptions {
   client: AgentContext;
@@ -82,7 +81,11 @@ export function createAcpChannel(o: AcpChannelOptions): ApprovalChannel {
     const choices: PermissionOption[] = q.choices.map((c, i) => ({ optionId: `choice-${i + 1}`, name: c, kind: 'allow_once' }));
     const r = await o.client.request(
       'session/request_permission',
-      { sessionId: o.sessionId, toolCall: { ...toolCallOf(p), title: q.question, content: [textContent(q.question)] }, options: [...choices, { optionId: NO_ANSWER, name: "Don't answer", kind: 'reject_once' }] },
+      {
+        sessionId: o.sessionId,
+        toolCall: { ...toolCallOf(p), title: q.question, content: [textContent(q.question)] },
+        options: [...choices, { optionId: NO_ANSWER, name: "Don't answer", kind: 'reject_once' }],
+      },
       options(),
     );
     const picked = r.outcome.outcome === 'selected' ? choices.find((c) => c.optionId === (r.outcome as { optionId: string }).optionId) : undefined;

@@ -10,15 +10,7 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import {
-  agent as acpAgent,
-  ndJsonStream,
-  PROTOCOL_VERSION,
-  RequestError,
-  type AgentContext,
-  type ClientCapabilities,
-  type McpServer,
-} from '@agentclientprotocol/sdk';
+import { agent as acpAgent, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type ClientCapabilities, type McpServer } from '@agentclientprotocol/sdk';
 import { AgentError, messageOf } from '../../common/errors.js';
 import type { StoredMcpServer } from '../../session/codec.js';
 import type { McpServerSpec } from '../../tools/mcp-servers.js';

@@ -180,7 +180,13 @@ async function prompt(ctx: Ctx, blocks: readonly ContentBlock[]): Promise<Prompt
   if (connection.aborted) onClose();
   else connection.addEventListener('abort', onClose, { once: true });
   const run = runPrompt(ctx, text, controller.signal);
-  const mine = { controller, done: run.then(() => undefined, () => undefined) };
+  const mine = {
+    controller,
+    done: run.then(
+      () => undefined,
+      () => undefined,
+    ),
+  };
   live.running = mine;
   try {
     return await run;

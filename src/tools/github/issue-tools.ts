@@ -42,7 +42,13 @@ export interface IssueTools {
 }
 
 const SearchParams = Type.Object(
-  { query: Type.String({ minLength: 2, maxLength: 200, description: 'Words to look for in the titles and descriptions of other issues of this repository, e.g. the error message or the feature named.' }) },
+  {
+    query: Type.String({
+      minLength: 2,
+      maxLength: 200,
+      description: 'Words to look for in the titles and descriptions of other issues of this repository, e.g. the error message or the feature named.',
+    }),
+  },
   { additionalProperties: false },
 );
 

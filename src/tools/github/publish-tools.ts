@@ -28,8 +28,7 @@ const ReviewParams = Type.Object(
 export const addReviewCommentTool = defineTool({
   name: 'add_review_comment',
   kind: 'other',
-  description:
-    `Records an inline comment for the review published when the run ends (at most ${PUBLISH_LIMITS.reviewComments}). Only lines in the diff can hold one; others go to the review body.`,
+  description: `Records an inline comment for the review published when the run ends (at most ${PUBLISH_LIMITS.reviewComments}). Only lines in the diff can hold one; others go to the review body.`,
   params: ReviewParams,
   prepare(args, env) {
     const recorder = needRecorder(env.recorder);
@@ -50,10 +49,7 @@ export const addReviewCommentTool = defineTool({
   },
 });
 
-const LabelParams = Type.Object(
-  { labels: Type.Array(Type.String({ minLength: 1 }), { description: 'Label names; replaces an earlier call.' }) },
-  { additionalProperties: false },
-);
+const LabelParams = Type.Object({ labels: Type.Array(Type.String({ minLength: 1 }), { description: 'Label names; replaces an earlier call.' }) }, { additionalProperties: false });
 
 export const setLabelsTool = defineTool({
   name: 'set_labels',

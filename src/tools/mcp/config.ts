@@ -91,7 +91,8 @@ function parseServer(name: string, raw: unknown, o: ParseMcpOptions, problems: M
   }
   const oauth = raw.oauth;
   if (isRecord(oauth) && oauth.enabled === true) fail('oauth', 'asks for OAuth, which needs a browser: not available in agent-action; give a token in `headers` instead');
-  else if (raw.authProviderType !== undefined && raw.authProviderType !== 'dynamic_discovery') fail('authProviderType', `${JSON.stringify(raw.authProviderType)} is not supported in agent-action; give a token in \`headers\` instead`);
+  else if (raw.authProviderType !== undefined && raw.authProviderType !== 'dynamic_discovery')
+    fail('authProviderType', `${JSON.stringify(raw.authProviderType)} is not supported in agent-action; give a token in \`headers\` instead`);
   for (const key of UNSUPPORTED) {
     if (raw[key] !== undefined && key !== 'oauth' && key !== 'authProviderType') problems.push({ path: `${at}.${key}`, severity: 'warning', message: 'is not supported in agent-action; ignored' });
   }
@@ -217,9 +218,10 @@ export function isToolEnabled(tool: string, c: Pick<McpServerConfig, 'includeToo
  */
 export function mergeMcpServers(lists: ReadonlyArray<readonly McpServerConfig[]>): McpServerConfig[] {
   const byName = new Map<string, McpServerConfig>();
-  for (const list of lists) for (const s of list) {
-    byName.delete(s.name);
-    byName.set(s.name, s);
-  }
+  for (const list of lists)
+    for (const s of list) {
+      byName.delete(s.name);
+      byName.set(s.name, s);
+    }
   return [...byName.values()];
 }

@@ -108,7 +108,13 @@ async function openTransport(c: McpServerConfig, d: ConnectDeps, client: Client,
   const t = c.transport;
   if (t.kind === 'stdio') {
     const cwd = t.cwd === undefined ? d.workspace : (await resolveInWorkspace(d.workspace, t.cwd, 'read')).abs;
-    if (!(await stat(cwd).then((s) => s.isDirectory(), () => false))) throw new AgentError('config', `its cwd ${t.cwd} is not a folder in the workspace`);
+    if (
+      !(await stat(cwd).then(
+        (s) => s.isDirectory(),
+        () => false,
+      ))
+    )
+      throw new AgentError('config', `its cwd ${t.cwd} is not a folder in the workspace`);
     // Loaded here: the SDK's framing pulls in its schemas, which a run without MCP never needs.
     const { createConfinedStdioTransport } = await import('./stdio-transport.js');
     const proc = await d.sandbox.spawn({
@@ -189,5 +195,11 @@ function withDeadline<T>(work: Promise<T>, ms: number, message: string, signal?:
 /** Waits for `p` at most `ms` (a dying process's exit status arrives just after the pipe closes). */
 async function settle(p: Promise<unknown> | undefined, ms: number): Promise<void> {
   if (!p) return;
-  await Promise.race([p.then(() => undefined, () => undefined), new Promise<void>((r) => setTimeout(r, ms).unref())]);
+  await Promise.race([
+    p.then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise<void>((r) => setTimeout(r, ms).unref()),
+  ]);
 }

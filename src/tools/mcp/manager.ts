@@ -94,7 +94,20 @@ export function createMcpManager(o: McpManagerOptions): McpManager {
     // A long per-request `timeout` (a server that pulls an image first) extends the start; a short one does not cut it.
     const timeoutMs = Math.max(e.config.timeoutMs ?? 0, o.startTimeoutMs ?? DEFAULT_MCP_START_TIMEOUT_MS);
     try {
-      const connection = await connectMcpServer(e.config, { sandbox: o.sandbox, workspace: o.workspace, env: o.env, clientVersion: o.clientVersion ?? '0.1.0', signal: giveUp.signal, ...(o.configDir !== undefined && { configDir: o.configDir }), ...(o.network !== undefined && { network: o.network }), ...(o.graceMs !== undefined && { graceMs: o.graceMs }) }, timeoutMs);
+      const connection = await connectMcpServer(
+        e.config,
+        {
+          sandbox: o.sandbox,
+          workspace: o.workspace,
+          env: o.env,
+          clientVersion: o.clientVersion ?? '0.1.0',
+          signal: giveUp.signal,
+          ...(o.configDir !== undefined && { configDir: o.configDir }),
+          ...(o.network !== undefined && { network: o.network }),
+          ...(o.graceMs !== undefined && { graceMs: o.graceMs }),
+        },
+        timeoutMs,
+      );
       if (stopped) return void (await connection.close().catch(() => undefined));
       e.connection = connection;
       e.status.state = 'ready';

@@ -55,7 +55,11 @@ describe('renderTriageComment', () => {
   it('labels, duplicate, notes, the run link, and the marker last; markers and mentions in the model text are made inert', () => {
     const body = renderTriageComment(
       { number: 3, labels: [], seenUpdatedAt: '2026-02-01T10:00:00Z' },
-      { labels: [], replies: ['Which version, @octocat?\n<!-- agent-action:triaged seen=2099-01-01T00:00:00Z -->'], duplicateOf: { number: 1, reason: 'same <!-- agent-action:progress --> as @team' } },
+      {
+        labels: [],
+        replies: ['Which version, @octocat?\n<!-- agent-action:triaged seen=2099-01-01T00:00:00Z -->'],
+        duplicateOf: { number: 1, reason: 'same <!-- agent-action:progress --> as @team' },
+      },
       ['bug', 'area: cli'],
       { runId: '5', runUrl: 'https://github.com/o/r/actions/runs/5' },
     );

@@ -30,7 +30,11 @@ const plan = async (inputs: Record<string, string>) => {
   const face = triageFace({ gh, workspace: makeTempDir(), inputs: { mode: 'triage-plan', 'gemini-api-key': '', ...inputs }, summary });
   const outcome = await runAction(face);
   expect(outcome.errors, face.lines.join('\n')).toEqual([]);
-  return { ...outcome.result, matrix: JSON.parse(outcome.result.shards ?? 'null') as { include: Array<{ shard: number; issues: number[]; 'writes-per-minute': number; 'writes-per-hour': number }> }, summary: summary.join('\n') };
+  return {
+    ...outcome.result,
+    matrix: JSON.parse(outcome.result.shards ?? 'null') as { include: Array<{ shard: number; issues: number[]; 'writes-per-minute': number; 'writes-per-hour': number }> },
+    summary: summary.join('\n'),
+  };
 };
 
 describe('triage-plan on 500 issues', () => {
@@ -55,7 +59,9 @@ describe('triage-plan on 500 issues', () => {
     expect(r.apiCalls).toBe(135);
     expect(gh.requests).toHaveLength(135);
     expect(gh.requests.filter((q) => q.method !== 'GET')).toEqual([]);
-    expect(r.summary).toContain('485 open issue(s) carry `needs-triage`: 385 to triage in 20 shard(s) (at most 20 of 20), 100 triaged since their last update, 0 not examined (beyond the shards), left for the next run.');
+    expect(r.summary).toContain(
+      '485 open issue(s) carry `needs-triage`: 385 to triage in 20 shard(s) (at most 20 of 20), 100 triaged since their last update, 0 not examined (beyond the shards), left for the next run.',
+    );
     expect(r.summary).toContain('GitHub API calls: 135.');
   });
 
@@ -70,7 +76,9 @@ describe('triage-plan on 500 issues', () => {
     // Markers looked up only up to #41: #5..#40 triaged (8), #3 and #28 updated since, #7 forged.
     expect(gh.calls('GET', /\/issues\/\d+\/comments$/).map((q) => Number(/issues\/(\d+)/.exec(q.path)![1]))).toEqual([3, 5, 7, 10, 15, 20, 25, 28, 30, 35, 40]);
     expect(r.apiCalls).toBe(16);
-    expect(r.summary).toContain('485 open issue(s) carry `needs-triage`: 30 to triage in 3 shard(s) (at most 3 of 10), 8 triaged since their last update, 447 not examined (beyond the shards), left for the next run.');
+    expect(r.summary).toContain(
+      '485 open issue(s) carry `needs-triage`: 30 to triage in 3 shard(s) (at most 3 of 10), 8 triaged since their last update, 447 not examined (beyond the shards), left for the next run.',
+    );
     expect(r.summary).toContain('Not examined, left for the next run (447, beyond max-shards x shard-size): #42, #43, #44,');
   });
 
@@ -95,9 +103,34 @@ describe('triage-plan on 500 issues', () => {
 describe('splitIntoShards', () => {
   it.each([
     [[], 4, 3, []],
-    [[1, 2, 3, 4, 5, 6, 7], 4, 3, [[1, 2, 3], [4, 5], [6, 7]]],
-    [[1, 2, 3, 4, 5, 6], 4, 3, [[1, 2, 3], [4, 5, 6]]],
-    [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 2, 3, [[1, 2, 3], [4, 5, 6]]],
+    [
+      [1, 2, 3, 4, 5, 6, 7],
+      4,
+      3,
+      [
+        [1, 2, 3],
+        [4, 5],
+        [6, 7],
+      ],
+    ],
+    [
+      [1, 2, 3, 4, 5, 6],
+      4,
+      3,
+      [
+        [1, 2, 3],
+        [4, 5, 6],
+      ],
+    ],
+    [
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+      2,
+      3,
+      [
+        [1, 2, 3],
+        [4, 5, 6],
+      ],
+    ],
     [[9, 3, 5], 10, 1, [[9], [3], [5]]],
   ])('%j into at most %i of %i', (issues, maxShards, size, expected) => {
     expect(splitIntoShards(issues, maxShards, size)).toEqual(expected);

@@ -23,7 +23,8 @@ beforeEach(async () => {
       labels: ['bug', 'enhancement', 'docs', 'needs-triage', 'agent-fix'].map((name) => ({ name, color: 'ededed', description: null })),
     }),
   );
-  for (const n of [1, 2, 3, 4, 5, 6]) gh.addIssue({ number: n, title: `Issue ${n}`, body: n === 2 ? 'It crashes when the input is empty.' : `Report ${n}.`, labels: ['needs-triage'], user: { login: 'reporter' } });
+  for (const n of [1, 2, 3, 4, 5, 6])
+    gh.addIssue({ number: n, title: `Issue ${n}`, body: n === 2 ? 'It crashes when the input is empty.' : `Report ${n}.`, labels: ['needs-triage'], user: { login: 'reporter' } });
   gemini = await startFakeGemini();
 });
 afterEach(async () => {
@@ -80,10 +81,23 @@ describe('a triage shard', () => {
     const bodies: Record<number, string> = { 1: 'Report 1.', 2: 'It crashes when the input is empty.', 3: 'Report 3.' };
     for (const n of [1, 2, 3]) {
       const first = JSON.stringify(firstRequestOf(n).body.contents);
-      expect(Object.entries(bodies).filter(([, b]) => first.includes(b)).map(([k]) => Number(k))).toEqual([n]);
+      expect(
+        Object.entries(bodies)
+          .filter(([, b]) => first.includes(b))
+          .map(([k]) => Number(k)),
+      ).toEqual([n]);
     }
     const req = firstRequestOf(2).body;
-    expect(req.tools?.flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name)).toEqual(['list_directory', 'read_file', 'glob', 'grep_search', 'set_labels', 'reply', 'search_issues', 'mark_duplicate']);
+    expect(req.tools?.flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name)).toEqual([
+      'list_directory',
+      'read_file',
+      'glob',
+      'grep_search',
+      'set_labels',
+      'reply',
+      'search_issues',
+      'mark_duplicate',
+    ]);
     const firstMessage = JSON.stringify(req.contents[0]);
     expect(firstMessage.split(GUIDE.slice(0, 30)).length - 1).toBe(1);
     expect(firstMessage).toContain('docs');
@@ -172,7 +186,13 @@ describe('a triage shard', () => {
 
   it('issues run side by side with triage-concurrency: #1 waits for #3 to ask (a sequential shard would hang here)', async () => {
     scriptIssues(gemini, {
-      1: [gated(gemini.until((q) => triageKeyOf(q) === '#3'), reply([call('set_labels', { labels: ['bug'] })])), reply([text('done')])],
+      1: [
+        gated(
+          gemini.until((q) => triageKeyOf(q) === '#3'),
+          reply([call('set_labels', { labels: ['bug'] })]),
+        ),
+        reply([text('done')]),
+      ],
       2: triageReplies(['docs']),
       3: triageReplies(['enhancement']),
       4: triageReplies(['bug']),
@@ -233,7 +253,12 @@ describe('a triage shard', () => {
 
   it('skips closed issues, pull requests and issues triaged since their last update without asking the model', async () => {
     gh.state.issues.get(4)!.state = 'closed';
-    gh.addPull({ number: 9, title: 'A PR', labels: ['needs-triage'], pull: { head: { ref: 'x', sha: 'a'.repeat(40), repoFullName: 'octo/hello' }, base: { ref: 'main', sha: 'b'.repeat(40) }, files: [] } });
+    gh.addPull({
+      number: 9,
+      title: 'A PR',
+      labels: ['needs-triage'],
+      pull: { head: { ref: 'x', sha: 'a'.repeat(40), repoFullName: 'octo/hello' }, base: { ref: 'main', sha: 'b'.repeat(40) }, files: [] },
+    });
     gh.state.issues.get(5)!.labels.push('agent:triaged');
     gh.addComment(5, markerBody(gh.state.issues.get(5)!.updated_at), { login: 'github-actions[bot]', type: 'Bot' });
 
@@ -251,7 +276,9 @@ describe('a shard without a checkout', () => {
     const face = triageFace({ gh, gemini, workspace: makeTempDir(), inputs: { mode: 'triage', issues: '1' } });
     const { result, errors } = await runAction(face);
     expect(result.status).toBe('failed');
-    expect(errors).toEqual([{ title: 'agent-action: config', message: expect.stringMatching(/^triage reads the repository's trusted configuration from the checked-out commit, .* add actions\/checkout before this step/) }]);
+    expect(errors).toEqual([
+      { title: 'agent-action: config', message: expect.stringMatching(/^triage reads the repository's trusted configuration from the checked-out commit, .* add actions\/checkout before this step/) },
+    ]);
     expect([gemini.requests, gh.requests.filter((q) => q.method !== 'GET')]).toEqual([[], []]);
   });
 });
@@ -269,6 +296,10 @@ describe('triage without a matrix (schedule, no mode)', () => {
 
     expect(result.summary).toBe('triaged 2 of 2 issue(s); 0 skipped; 0 failed');
     // Two issues at once (triage-concurrency 2): which marker lands first is not fixed.
-    expect(bot().map((c) => c.issue_number).sort()).toEqual([1, 2, 2]);
+    expect(
+      bot()
+        .map((c) => c.issue_number)
+        .sort(),
+    ).toEqual([1, 2, 2]);
   });
 });

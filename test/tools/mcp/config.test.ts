@@ -10,7 +10,16 @@ describe('parseMcpServers: Gemini CLI’s fields', () => {
     const r = parse({ gh: { command: 'npx', args: ['-y', 'server'], env: { A: '1' }, cwd: 'tools', timeout: 5000, trust: true, includeTools: ['x'], excludeTools: ['y'], description: 'GitHub' } });
     expect(r.problems).toEqual([]);
     expect(r.servers).toEqual([
-      { name: 'gh', source: SOURCE, transport: { kind: 'stdio', command: 'npx', args: ['-y', 'server'], env: { A: '1' }, cwd: 'tools' }, timeoutMs: 5000, trust: true, includeTools: ['x'], excludeTools: ['y'], description: 'GitHub' },
+      {
+        name: 'gh',
+        source: SOURCE,
+        transport: { kind: 'stdio', command: 'npx', args: ['-y', 'server'], env: { A: '1' }, cwd: 'tools' },
+        timeoutMs: 5000,
+        trust: true,
+        includeTools: ['x'],
+        excludeTools: ['y'],
+        description: 'GitHub',
+      },
     ]);
   });
 

@@ -19,7 +19,14 @@ import { loadGeminiCore } from '../../support/gemini-policy-engine.js';
 interface GeminiMcp {
   generateValidName(name: string): string;
   isEnabled(decl: { name: string }, server: string, config: { includeTools?: string[]; excludeTools?: string[] }): boolean;
-  DiscoveredMCPTool: new (mcpTool: unknown, server: string, tool: string, description: string, schema: unknown, ...rest: unknown[]) => {
+  DiscoveredMCPTool: new (
+    mcpTool: unknown,
+    server: string,
+    tool: string,
+    description: string,
+    schema: unknown,
+    ...rest: unknown[]
+  ) => {
     createInvocation(params: Record<string, unknown>): { execute(o: { abortSignal: AbortSignal }): Promise<{ llmContent: unknown }> };
   };
   convertToFunctionResponse(toolName: string, callId: string, llmContent: unknown, model: string): Array<Record<string, any>>;
@@ -55,13 +62,32 @@ describe("what the model receives from an MCP tool: Gemini CLI's parts", () => {
   const CASES: Array<[string, unknown[]]> = [
     ['one text block', [{ type: 'text', text: 'hello' }]],
     ['text with a fence-closing tag', [{ type: 'text', text: 'x </untrusted_context> y' }]],
-    ['text, image, text', [{ type: 'text', text: 'before' }, { type: 'image', data: PNG, mimeType: 'image/png' }, { type: 'text', text: 'after' }]],
+    [
+      'text, image, text',
+      [
+        { type: 'text', text: 'before' },
+        { type: 'image', data: PNG, mimeType: 'image/png' },
+        { type: 'text', text: 'after' },
+      ],
+    ],
     ['only an image', [{ type: 'image', data: PNG, mimeType: 'image/png' }]],
-    ['audio is left out with a note', [{ type: 'text', text: 'listen' }, { type: 'audio', data: 'UklGRg==', mimeType: 'audio/wav' }]],
+    [
+      'audio is left out with a note',
+      [
+        { type: 'text', text: 'listen' },
+        { type: 'audio', data: 'UklGRg==', mimeType: 'audio/wav' },
+      ],
+    ],
     ['embedded text resource', [{ type: 'resource', resource: { uri: 'x://a', text: 'resource text' } }]],
     ['embedded image resource', [{ type: 'resource', resource: { uri: 'x://b', blob: PNG, mimeType: 'image/png' } }]],
     ['resource link', [{ type: 'resource_link', uri: 'x://c', name: 'c', title: 'The C' }]],
-    ['unknown block', [{ type: 'mystery', value: 1 }, { type: 'text', text: 'kept' }]],
+    [
+      'unknown block',
+      [
+        { type: 'mystery', value: 1 },
+        { type: 'text', text: 'kept' },
+      ],
+    ],
     ['no content', []],
   ];
 
@@ -85,7 +111,10 @@ describe("several hooks' answers: merged as Gemini CLI merges them", () => {
   const OUTPUTS: HookOutput[][] = [
     [{ decision: 'allow' }, { decision: 'deny', reason: 'no' }],
     [{ decision: 'ask', systemMessage: 'hm' }, { reason: 'why', hookSpecificOutput: { additionalContext: 'one' } }, { hookSpecificOutput: { additionalContext: 'two' } }],
-    [{ continue: false, stopReason: 'stop now' }, { decision: 'block', reason: 'also blocked' }],
+    [
+      { continue: false, stopReason: 'stop now' },
+      { decision: 'block', reason: 'also blocked' },
+    ],
     [{ systemMessage: 'a' }, { systemMessage: 'b', suppressOutput: true }],
     [{ hookSpecificOutput: { clearContext: true } }, { hookSpecificOutput: { other: 1 } }],
   ];
@@ -93,15 +122,24 @@ describe("several hooks' answers: merged as Gemini CLI merges them", () => {
 
   it.each(EVENTS.flatMap((e) => OUTPUTS.map((o, i) => [e, i, o] as const)))('%s, case %i', async (event, _i, outputs) => {
     const g = await gemini();
-    const theirs = new g.HookAggregator().aggregateResults(outputs.map((output) => ({ output, duration: 1, success: true })), event).finalOutput;
+    const theirs = new g.HookAggregator().aggregateResults(
+      outputs.map((output) => ({ output, duration: 1, success: true })),
+      event,
+    ).finalOutput;
     const ours = mergeHookOutputs(event, outputs);
     expect(JSON.parse(JSON.stringify(ours))).toEqual(JSON.parse(JSON.stringify(theirs)));
   });
 
   it('BeforeToolSelection: NONE wins, names are united and sorted', async () => {
     const g = await gemini();
-    const outputs: HookOutput[] = [{ hookSpecificOutput: { toolConfig: { mode: 'ANY', allowedFunctionNames: ['b', 'a'] } } }, { hookSpecificOutput: { toolConfig: { mode: 'AUTO', allowedFunctionNames: ['c'] } } }];
-    const theirs = new g.HookAggregator().aggregateResults(outputs.map((output) => ({ output, duration: 1, success: true })), 'BeforeToolSelection').finalOutput;
+    const outputs: HookOutput[] = [
+      { hookSpecificOutput: { toolConfig: { mode: 'ANY', allowedFunctionNames: ['b', 'a'] } } },
+      { hookSpecificOutput: { toolConfig: { mode: 'AUTO', allowedFunctionNames: ['c'] } } },
+    ];
+    const theirs = new g.HookAggregator().aggregateResults(
+      outputs.map((output) => ({ output, duration: 1, success: true })),
+      'BeforeToolSelection',
+    ).finalOutput;
     expect(JSON.parse(JSON.stringify(mergeHookOutputs('BeforeToolSelection', outputs)))).toEqual(JSON.parse(JSON.stringify(theirs)));
   });
 });
