@@ -1,0 +1,16 @@
+var h=Object.defineProperty;var r=(u,c)=>h(u,"name",{value:c,configurable:!0});const K=229,L=[229],R={47427:((u,c,o)=>{o.r(c),o.d(c,{formatMcpList:r(()=>O,"formatMcpList"),runMcpList:r(()=>b,"runMcpList")});var l=o(73024),_=o.n(l),s=o(57975),p=o.n(s),i=o(71922),P=o(78114),x=o(76807),w=o(72539),$=o(77593),A=o(70157);const M=`usage: agent-action mcp list [--cwd DIR] [--json] [--allowed-mcp-server-names NAMES]... [--sandbox required|auto|off] [--sandbox-network]
+
+Starts each MCP server of ~/.gemini/settings.json and .gemini/settings.json as a run would (stdio
+servers in the sandbox), prints its status and tools, and stops it.`;async function b(E,t){let n;try{if(n=(0,s.parseArgs)({args:[...E],strict:!0,allowPositionals:!1,options:{cwd:{type:"string"},json:{type:"boolean"},"allowed-mcp-server-names":{type:"string",multiple:!0},sandbox:{type:"string"},"sandbox-network":{type:"boolean"},help:{type:"boolean",short:"h"}}}).values,n.sandbox!==void 0&&!["required","auto","off"].includes(n.sandbox))throw new i.Yv("input",`--sandbox "${n.sandbox}" is not valid: it expects one of required, auto, off`,{site:{input:"--sandbox"}})}catch(e){return t.io.stderr(`agent-action mcp list: ${(0,i.bD)(e)}
+${M}
+`),42}if(n.help)return t.io.stdout(`${M}
+`),0;let a;try{if(a=(0,l.realpathSync)(n.cwd??t.cwd),!(0,l.statSync)(a).isDirectory())throw new i.Yv("input","not a directory",{site:{input:"--cwd"}})}catch(e){return t.io.stderr(`agent-action mcp list: --cwd "${n.cwd??t.cwd}": ${(0,i.bD)(e)}
+`),42}const d=[t.env.GEMINI_API_KEY,t.env.GOOGLE_API_KEY,t.env.GITHUB_TOKEN,t.env.GH_TOKEN].filter(e=>!!e),m=(0,$.HI)(n["allowed-mcp-server-names"]),f=await(0,A.j)({root:a,env:t.env,secrets:d,...m&&{allowedNames:m}});for(const e of f.warnings)t.io.stderr(`Warning: ${e}
+`);if(f.servers.length===0)return t.io.stdout(n.json?`[]
+`:`No MCP servers configured.
+`),0;const D=n["sandbox-network"]??!1,v=(0,P._i)({mode:n.sandbox??"auto",network:D,hostEnv:t.env}),y=await v.status();y.kind==="unconfined"&&n.sandbox!=="off"&&t.io.stderr(`Warning: ${y.warning}
+`);const g=(0,x.i)({servers:f.servers,selection:f.selection,sandbox:v,workspace:a,env:(0,w.L)(t.env,d),secrets:d,network:D});try{await g.start();const e=g.status();t.io.stdout(n.json?`${JSON.stringify(e,null,2)}
+`:O(e))}finally{await g.stop()}return 0}r(b,"runMcpList");const j={ready:"✓",blocked:"⛔",failed:"✗",exited:"✗",not_started:"○",starting:"…",stopped:"○"},I={ready:"Connected",blocked:"Blocked",failed:"Disconnected",exited:"Disconnected",not_started:"Not started",starting:"Connecting",stopped:"Stopped"};function O(E){const t=["Configured MCP servers:",""];for(const n of E){const a=n.reason?.replace(/\s*\n\s*/g," ").slice(0,300);t.push(`${j[n.state]} ${n.name}: ${n.target} - ${I[n.state]}${a?` (${a})`:""}`);for(const d of n.tools)t.push(`    ${d.name}${d.description?`: ${d.description.split(`
+`)[0].slice(0,100)}`:""}`)}return`${t.join(`
+`)}
+`}r(O,"formatMcpList")}),29927:((u,c,o)=>{o.d(c,{J:r(()=>l,"J")});function l(s){return JSON.stringify(s!==null&&typeof s=="object"?_(s):s)}r(l,"stableStringify");function _(s){if(Array.isArray(s))return s.map(_);if(s&&typeof s=="object"){const p={};for(const i of Object.keys(s).sort())p[i]=_(s[i]);return p}return s}r(_,"sortKeys")})};export{K as id,L as ids,R as modules};
