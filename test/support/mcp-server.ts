@@ -2,9 +2,9 @@
  * MCP servers for tests, real ones:
  * - test/fixtures/mcp/test-server.mjs (the SDK's server side), bundled with esbuild into one file
  *   that can sit in a workspace and run in the sandbox, where no node_modules is visible;
- * - @modelcontextprotocol/server-everything (the registry's reference server), run from the
- *   shared node_modules, which a test sandbox binds read-only (`EVERYTHING_READ_ONLY`), over
- *   stdio or in its Streamable HTTP mode on a free loopback port.
+ * - @modelcontextprotocol/server-everything (the registry's reference server): bundled the same
+ *   way for stdio in the sandbox, or run from node_modules in its Streamable HTTP mode on a free
+ *   loopback port.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { realpathSync } from 'node:fs';
@@ -16,9 +16,22 @@ import { REPO_ROOT } from './e2e-runner.js';
 const SOURCE = join(REPO_ROOT, 'test/fixtures/mcp/test-server.mjs');
 
 /** Writes the bundled test server to `outFile` (an .mjs): one file, no imports but node's. */
-export async function bundleTestServer(outFile: string): Promise<void> {
+export function bundleTestServer(outFile: string): Promise<void> {
+  return bundleServer(SOURCE, outFile);
+}
+
+/**
+ * server-everything bundled into one file the same way, to sit in a workspace: the sandbox never
+ * binds a folder under /tmp, /home or /root (a runner's checkout lives in one), so the shared
+ * node_modules may be out of its reach.
+ */
+export function bundleEverything(outFile: string): Promise<void> {
+  return bundleServer(EVERYTHING, outFile);
+}
+
+async function bundleServer(entry: string, outFile: string): Promise<void> {
   await build({
-    entryPoints: [SOURCE],
+    entryPoints: [entry],
     outfile: outFile,
     bundle: true,
     platform: 'node',
@@ -34,8 +47,6 @@ export async function bundleTestServer(outFile: string): Promise<void> {
 /** server-everything's entry by its real path (node_modules is a symlink in worktrees). */
 export const EVERYTHING = realpathSync(join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'));
 
-/** What a test sandbox must bind read-only for server-everything to load its dependencies. */
-export const EVERYTHING_READ_ONLY = [realpathSync(join(REPO_ROOT, 'node_modules'))];
 
 /** A port nothing listens on now (the kernel's pick, released at once). */
 function freePort(): Promise<number> {

@@ -14,7 +14,7 @@ import { createMcpManager, type McpManager, type McpManagerOptions } from '../..
 import { createToolSet } from '../../../src/tools/mcp/tool-set.js';
 import { createToolRegistry } from '../../../src/tools/registry.js';
 import { makeTempDir } from '../../support/git-repo.js';
-import { bundleTestServer, EVERYTHING, EVERYTHING_READ_ONLY, startEverythingHttp } from '../../support/mcp-server.js';
+import { bundleEverything, bundleTestServer, startEverythingHttp } from '../../support/mcp-server.js';
 
 const SECRET = 'ghs_mcpServerTestSecret000000000000001';
 let sandbox: Sandbox;
@@ -22,11 +22,12 @@ let ws: string;
 const managers: McpManager[] = [];
 
 beforeAll(async () => {
-  sandbox = createSandbox({ mode: 'required', hostEnv: {}, readOnly: EVERYTHING_READ_ONLY });
+  sandbox = createSandbox({ mode: 'required', hostEnv: {} });
   const s = await sandbox.status();
   if (s.kind !== 'sandboxed') throw new Error(`bubblewrap is needed for these tests (.ci/run installs it): ${JSON.stringify(s)}`);
   ws = makeTempDir('agent-action-mcp-');
   await bundleTestServer(join(ws, 'srv/server.mjs'));
+  await bundleEverything(join(ws, 'srv/everything.mjs'));
 });
 afterAll(async () => {
   await Promise.all(managers.map((m) => m.stop()));
@@ -55,7 +56,7 @@ const ours = (extra: Record<string, unknown> = {}) => ({ command: 'node', args: 
 describe('server-everything over stdio, in the sandbox', () => {
   let m: McpManager;
   beforeAll(async () => {
-    m = manager({ everything: { command: 'node', args: [EVERYTHING, 'stdio'], env: { DECLARED: 'from settings' } } });
+    m = manager({ everything: { command: 'node', args: ['srv/everything.mjs', 'stdio'], env: { DECLARED: 'from settings' } } });
     await m.start();
   });
 
