@@ -45,7 +45,7 @@ async function bundleServer(entry: string, outFile: string): Promise<void> {
 }
 
 /** server-everything's entry by its real path (node_modules is a symlink in worktrees). */
-export const EVERYTHING = realpathSync(join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'));
+const EVERYTHING = realpathSync(join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'));
 
 /** A port nothing listens on now (the kernel's pick, released at once). */
 function freePort(): Promise<number> {
