@@ -8,7 +8,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { asUser, BUNDLE, createWorkspace, examplePayload, retarget, runAction, type ActionRun } from '../support/e2e-runner.js';
+import { type ActionRun, BUNDLE, createWorkspace, issueCommentPayload, runAction } from '../support/e2e-runner.js';
 
 let gh: FakeGitHub;
 let gemini: FakeGemini;
@@ -32,13 +32,7 @@ async function start(body = '/agent fix') {
   gh.addIssue({ number: 1, title: 'a bug' });
   const trigger = gh.addComment(1, body, { login: 'maintainer' });
   gemini = await startFakeGemini([reply([text('never asked')])]);
-  const payload = retarget(examplePayload('issue_comment', 'created'), 'octo/hello');
-  payload.issue.number = 1;
-  delete payload.issue.pull_request;
-  payload.comment.id = trigger.id;
-  payload.comment.body = body;
-  asUser(payload.comment.user, 'maintainer');
-  asUser(payload.sender, 'maintainer');
+  const payload = issueCommentPayload(1, { id: trigger.id, body: body });
   return { ws, payload };
 }
 

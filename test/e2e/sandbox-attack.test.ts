@@ -11,7 +11,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { processAlive } from '../../src/sandbox/check.js';
 import { call, reply, startFakeGemini, text, usage, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { assertBundle, asUser, closeAll, createWorkspace, examplePayload, refsOf, retarget, runAction } from '../support/e2e-runner.js';
+import { assertBundle, closeAll, createWorkspace, issueCommentPayload, refsOf, runAction } from '../support/e2e-runner.js';
 
 const API_KEY = 'AIza-e2e-sandbox-key-00000000001';
 /** What e2e-runner's runner environment gives the action as github-token. */
@@ -60,13 +60,7 @@ describe('the bundled action with a hostile model, sandbox required', () => {
       ...attacks.map((command, i) => reply([call('run_shell_command', { command }, `c${i}`)], { usage: usage(100, 10) })),
       reply([text('Set fixed to true.')], { usage: usage(100, 5) }),
     ]);
-    const payload = retarget(examplePayload('issue_comment', 'created'), 'octo/hello');
-    payload.issue.number = 7;
-    delete payload.issue.pull_request;
-    payload.comment.id = trigger.id;
-    payload.comment.body = trigger.body;
-    asUser(payload.comment.user, 'maintainer');
-    asUser(payload.sender, 'maintainer');
+    const payload = issueCommentPayload(7, { id: trigger.id, body: trigger.body });
 
     const r = await runAction({
       eventName: 'issue_comment',

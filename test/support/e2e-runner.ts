@@ -313,6 +313,18 @@ export function retarget(payload: Record<string, any>, fullName: string): Record
   return payload;
 }
 
+/** A real `issue_comment` payload for a maintainer's comment (`id`, `body`) on issue `issue`, in octo/hello. */
+export function issueCommentPayload(issue: number, comment: { id: number; body: string }, login = 'maintainer'): Record<string, any> {
+  const payload = retarget(examplePayload('issue_comment', 'created'), 'octo/hello');
+  payload.issue.number = issue;
+  delete payload.issue.pull_request;
+  payload.comment.id = comment.id;
+  payload.comment.body = comment.body;
+  asUser(payload.comment.user, login);
+  asUser(payload.sender, login);
+  return payload;
+}
+
 /** Sets the login of a payload's user object (comment.user, sender, ...) and keeps its type. */
 export function asUser(user: Record<string, any> | undefined, login: string, type: 'User' | 'Bot' = 'User'): void {
   if (!user) return;
