@@ -1,7 +1,8 @@
 // npm run mutate [-- MODULE... --tests=GLOB,... --STRYKER-FLAG...]: mutation testing of the guard modules (stryker.config.mjs), then a
 // per-module table printed and written to bench/mutation.md. With no arguments every guarded module
 // is mutated; with arguments only those (each a file or a folder ending in /, as in GUARDED_MODULES).
-// Results are kept per module in bench/mutation.json, so a partial run updates only its own rows.
+// Results are kept per module in bench/mutation.json, so a partial run updates only its own rows;
+// `--table` rewrites bench/mutation.md from those rows without running anything.
 // Exits 1 when a module mutated in this run scores below the bar (85%).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -62,7 +63,10 @@ const env = { ...process.env, MUTATE_TESTS: tests?.join(',') ?? '', MUTATE_NO_CH
 // instead of running Stryker; give the same modules and options it ran with. It holds only the mutants
 // tested before the stop, so those rows are marked partial: a score over part of the module's mutants.
 const reportFlag = flags.find((f) => f.startsWith('--report='));
-if (reportFlag === undefined) {
+// `--table`: no run at all; rewrite bench/mutation.md from the rows already in bench/mutation.json
+// (after rows measured in several worktrees were merged into it).
+const tableOnly = flags.includes('--table');
+if (reportFlag === undefined && !tableOnly) {
   const run = spawnSync(nodeForStryker(), [stryker, 'run', 'stryker.config.mjs', '--mutate', modules.flatMap(globsOf).join(','), ...flags], { cwd: root, stdio: 'inherit', env });
   if (run.status !== 0) {
     console.error(`npm run mutate: stryker exited with ${run.status ?? run.signal}`);
@@ -73,8 +77,8 @@ if (reportFlag === undefined) {
 /** The module a mutated file counts toward: the most specific entry that contains it. */
 const ownerOf = (file) => modules.filter((m) => (m.endsWith('/') ? file.startsWith(m) : file === m)).sort((a, b) => b.length - a.length)[0];
 
-const report = JSON.parse(readFileSync(reportFlag ? join(root, reportFlag.slice('--report='.length)) : REPORT, 'utf8'));
-const fresh = Object.fromEntries(modules.map((m) => [m, { killed: 0, survived: 0, noCoverage: 0, timeout: 0, ignored: 0, errors: 0, survivors: [] }]));
+const report = tableOnly ? { files: {} } : JSON.parse(readFileSync(reportFlag ? join(root, reportFlag.slice('--report='.length)) : REPORT, 'utf8'));
+const fresh = tableOnly ? {} : Object.fromEntries(modules.map((m) => [m, { killed: 0, survived: 0, noCoverage: 0, timeout: 0, ignored: 0, errors: 0, survivors: [] }]));
 for (const [abs, file] of Object.entries(report.files)) {
   const rel = relative(root, resolve(root, abs)).split('\\').join('/');
   const row = fresh[ownerOf(rel)];
