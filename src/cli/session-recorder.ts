@@ -61,8 +61,6 @@ function localRequester(): string {
   }
 }
 
-const afterPendingIo = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
   const now = o.now ?? (() => new Date());
   let held = o.held;
@@ -111,11 +109,8 @@ export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
     save(state, status, pending = []) {
       if (failed) return Promise.resolve();
       // One write at a time, in order: each is a CAS on the version the previous one produced.
-      // The document is taken now (the state moves on); its write (lock, read, hash, encode, a few
-      // synchronous file calls) starts on the next turn of the event loop, so that a model request
-      // the caller sends meanwhile (the loop's overlapped save) goes out first.
       const doc = docOf(state, status, pending);
-      const next = queue.then(afterPendingIo).then(() => write(doc));
+      const next = queue.then(() => write(doc));
       queue = next.catch(() => undefined);
       if (!o.onSaveError) return next;
       return next.catch((e: unknown) => {
