@@ -51,10 +51,15 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
 
     // No remedy here: changing a person's kernel settings is their decision; the warning says how.
     const sandbox = createSandbox({ mode: args.sandbox, network: args.sandboxNetwork, hostEnv: c.env });
-    const sandboxStatus = await sandbox.status();
-    if (sandboxStatus.kind === 'unconfined' && args.sandbox !== 'off') c.io.stderr(`Warning: ${sandboxStatus.warning}\n`);
-    if (sandboxStatus.kind === 'refused')
-      c.io.stderr(`Warning: shell commands are refused: the sandbox is required and unavailable: ${sandboxStatus.reason}. To fix: ${sandboxStatus.fix}, or pass --sandbox auto\n`);
+    // The probe (two bwrap processes: tens of milliseconds, more on a busy machine) runs beside the
+    // run's preparation and first model request, not before them: a command waits for it anyway
+    // (sandbox.spawn), and its warning is written as soon as it is known. Awaited before the run
+    // ends, so the warning is never lost; a failing probe fails the run there.
+    const probed = sandbox.status().then((s) => {
+      if (s.kind === 'unconfined' && args.sandbox !== 'off') c.io.stderr(`Warning: ${s.warning}\n`);
+      if (s.kind === 'refused') c.io.stderr(`Warning: shell commands are refused: the sandbox is required and unavailable: ${s.reason}. To fix: ${s.fix}, or pass --sandbox auto\n`);
+    });
+    probed.catch(() => undefined); // awaited below; a run that fails earlier must not leave it unhandled
 
     const recorder = createSessionRecorder({
       store: sessions.store,
@@ -88,9 +93,13 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       out.emit(e);
     };
     try {
-      await recorder.save(state, 'running');
-      const { outcome } = plan.message !== undefined ? await agent.send(state, plan.message, emit, { answers: plan.answers }) : await agent.resume(state, plan.answers, emit);
+      // The first save flushes while the model answers: the loop awaits it before any tool runs
+      // (saveInFlight), as it awaits its own saves. A resume that only answers runs tools first.
+      const saved = recorder.save(state, 'running');
+      if (plan.message === undefined) await saved;
+      const { outcome } = plan.message !== undefined ? await agent.send(state, plan.message, emit, { answers: plan.answers, saveInFlight: saved }) : await agent.resume(state, plan.answers, emit);
       await recorder.saveOutcome(state, outcome);
+      await probed;
       return exitCodeOf(outcome);
     } finally {
       await agent.close();

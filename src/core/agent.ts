@@ -166,9 +166,10 @@ export interface Agent {
    * A prompt to a session that may already have history (a CLI `--resume`, an editor's next
    * message). `answers` settle a batch that waits (required when one does); the prompt then joins
    * their responses as the person's message. `signal` stops this run only (an editor cancels one
-   * prompt of a session that goes on); without it, the agent's own signal.
+   * prompt of a session that goes on); without it, the agent's own signal. `saveInFlight`: the
+   * session's save the caller started (the loop's saveInFlight).
    */
-  send(state: RunState, prompt: string, emit: Emit, o?: { answers?: readonly ApprovalAnswer[]; signal?: AbortSignal }): Promise<AgentRun>;
+  send(state: RunState, prompt: string, emit: Emit, o?: { answers?: readonly ApprovalAnswer[]; signal?: AbortSignal; saveInFlight?: Promise<void> }): Promise<AgentRun>;
   /** The kind of a tool by wire name; undefined when there is no such tool. */
   toolKind(name: string): ToolKind | undefined;
   /** Ends what the agent started: SessionEnd hooks, every MCP server. Faces call it once the run is over. */
@@ -276,7 +277,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
   const afterTextTurn = speakerOn ? createNextSpeakerCheck(opts.nextSpeaker) : undefined;
 
   // Getters: a mode changed while a run goes applies from its next request and batch.
-  const deps = (state: RunState, runSignal: AbortSignal = signal) => ({
+  const deps = (state: RunState, runSignal: AbortSignal = signal, saveInFlight?: Promise<void>) => ({
     model,
     scheduler: createScheduler({ tools: registry, policy, channel: opts.channel, env, ...(hooks && { hooks: hooks.calls }) }),
     get systemInstruction() {
@@ -293,6 +294,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     },
     onBatchSettled: opts.onBatchSettled,
     ...(opts.overlapBatchSave ? { overlapBatchSave: true } : {}),
+    ...(saveInFlight ? { saveInFlight } : {}),
     ...(afterTextTurn ? { afterTextTurn } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(hooks && { hooks, compressionModel: baseModel }),
@@ -359,7 +361,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
       const answers = [...(o.answers ?? [])];
       const userMessage: Content = { role: 'user', parts: [{ text: prompt }] };
       const input = state.open || answers.length > 0 ? { answers, userMessage } : { userMessage };
-      const outcome = await runLoop(state, deps(state, o.signal), emit, input);
+      const outcome = await runLoop(state, deps(state, o.signal, o.saveInFlight), emit, input);
       state.addedRules = [...policy.added];
       return { outcome, state };
     },

@@ -8,7 +8,7 @@ import type { HookGroup } from '../hooks/config.js';
 import { createHookSystem, type HookSystem } from '../hooks/hook-system.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { McpSelection, McpServerConfig } from '../tools/mcp/config.js';
-import { createMcpManager, type McpManager, type McpStartMode } from '../tools/mcp/manager.js';
+import type { McpManager, McpStartMode } from '../tools/mcp/manager.js';
 import { scrubEnv } from '../tools/shell-env.js';
 
 export interface ExtensionOptions {
@@ -48,9 +48,11 @@ export async function prepareExtensions(o: ExtensionOptions | undefined, c: Exte
   const env = scrubEnv(c.baseEnv, c.secrets);
   const shared = { sandbox: c.sandbox, workspace: c.root, env, ...(o?.configDir !== undefined && { configDir: o.configDir }), ...(o?.graceMs !== undefined && { graceMs: o.graceMs }) };
   const servers = o?.mcp?.servers ?? [];
+  // Imported only when a server is configured: the MCP client and its schema validator (Ajv) are
+  // a chunk of their own that a run without servers never loads (start-up time and memory).
   const mcp =
     servers.length > 0
-      ? createMcpManager({
+      ? (await import('../tools/mcp/manager.js')).createMcpManager({
           ...shared,
           servers,
           secrets: c.secrets,

@@ -13,11 +13,16 @@ const synthetic = (call: FunctionCall): Part => ({
  * functionResponse at the start of the next user turn (a synthetic error where none exists),
  * responses that answer no call are dropped, and empty turns are removed. Calls and responses are
  * paired by id when the call has one, else by name in order. Pure; returns how many parts changed.
+ *
+ * `from`: the contents before this index are already repaired (the output of an earlier call, only
+ * appended to since), so only the tail is looked at: the loop repairs before every request, and a
+ * long session would otherwise walk its whole history each turn. The result is a new array either way.
  */
-export function repairHistory(history: readonly Content[]): { history: Content[]; repaired: number } {
-  const out: Content[] = [];
+export function repairHistory(history: readonly Content[], from = 0): { history: Content[]; repaired: number } {
+  const start = Math.min(Math.max(0, from), history.length);
+  const out: Content[] = history.slice(0, start);
   let repaired = 0;
-  for (let i = 0; i < history.length; i++) {
+  for (let i = start; i < history.length; i++) {
     const content = history[i];
     const prevCalls = callsOf(out.at(-1));
     if (content.role === 'user') {

@@ -50,6 +50,12 @@ export interface LoopDeps {
    * model answers must leave the checkpoint on the remote).
    */
   overlapBatchSave?: boolean;
+  /**
+   * A save the caller started before the run (a new session's first save, still flushing): awaited,
+   * as an overlapped batch save is, before any tool runs and before the outcome, so the first model
+   * request need not wait for the disk. Its failure fails the run there.
+   */
+  saveInFlight?: Promise<void>;
   /** After a turn with text and no calls: end (the default), send another user message, or stop. */
   afterTextTurn?: AfterTextTurn;
   /** After each settled batch: an outcome here ends the run (a sub-agent that called complete_task). */
@@ -93,13 +99,16 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
   // the outcome; its failure fails the run there, as it does when awaited at once. Settled into a
   // value so that a save failing while the model answers is never an unhandled rejection.
   let saving: Promise<{ failed: unknown } | undefined> | undefined;
-  const save = async () => {
-    const p = deps.onBatchSettled?.(state);
-    if (!deps.overlapBatchSave) return p;
-    saving = p?.then(
+  const settle = (p: Promise<void> | undefined) =>
+    p?.then(
       () => undefined,
       (e: unknown) => ({ failed: e }),
     );
+  saving = settle(deps.saveInFlight);
+  const save = async () => {
+    const p = deps.onBatchSettled?.(state);
+    if (!deps.overlapBatchSave) return p;
+    saving = settle(p);
   };
   const takeSave = async () => {
     const r = await saving;
@@ -136,6 +145,8 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
   try {
     if ('answers' in input) {
       if (state.open) {
+        const unsaved = await takeSave();
+        if (unsaved) throw unsaved.failed;
         const settled = settleBatch(state, await deps.scheduler.resume(state.open, input.answers, { mode: deps.mode, signal }, emit), emit) ?? deps.finishAfterBatch?.(state);
         if (settled) return finish(settled);
         await save();
@@ -154,6 +165,8 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
     let afterAgentRetry = false;
     let compressionFailed = false;
     const chant = createContentLoopDetector();
+    let repairedHistory: Content[] | undefined;
+    let repairedLength = 0;
     for (;;) {
       const stop = stopped(undefined);
       if (stop) return finish(stop);
@@ -164,9 +177,13 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
         compressionFailed = !(await compressHistory(state, { model: deps.compressionModel ?? deps.model, retry, emit }));
       }
 
-      const repaired = repairHistory(state.history);
+      // Only what joined since the last repair is looked at: the same array, appended to. Its last
+      // content then is looked at again (a person's message may have joined that turn).
+      const from = state.history === repairedHistory ? repairedLength - 1 : 0;
+      const repaired = repairHistory(state.history, from);
       if (repaired.repaired) emit({ type: 'warning', message: `repaired the chat history (${repaired.repaired} unanswered or orphaned tool call parts)` });
-      state.history = repaired.history;
+      state.history = repairedHistory = repaired.history;
+      repairedLength = repaired.history.length;
       const request = {
         model: state.model,
         systemInstruction: deps.systemInstruction,

@@ -1,4 +1,4 @@
-import type { FunctionCallingConfigMode, GenerateContentResponse, GoogleGenAI } from '@google/genai';
+import type { FunctionCallingConfigMode, GenerateContentResponse, GoogleGenAI } from '@google/genai/web';
 import { classifyModelError } from './classify.js';
 import { ModelFailure, parseFinishFailure, type ModelChunk, type ModelClient, type ModelRequest } from './client.js';
 import { parseUsage, type UsageMetadata } from './usage.js';
@@ -22,13 +22,18 @@ const DEFAULT_IDLE_MS = 5 * 60_000;
  * call, no SDK retries (the loop owns retry policy), no automatic function calling or continuation.
  * Every failure leaves as a ModelFailure.
  *
- * The SDK is imported with the first request, not with this file: it and what it pulls in
- * (google-auth-library, gaxios, protobufjs, ws) are most of what a bundle compiles at start-up,
- * and `--version`, `--help`, `policy check` or a run that fails before asking the model never
- * need it. The bundler puts it in a chunk of its own (scripts/build.mjs).
+ * The SDK's fetch build (`@google/genai/web`): the same GoogleGenAI, Models and request code as its
+ * Node build, on the runtime's own fetch, with API-key auth only. The Node build adds what this
+ * project never uses (Vertex AI's google-auth-library and gaxios, file uploads, the Live API's
+ * `ws`), which was most of what a run compiled before its first request (~40% of the SDK chunk) and
+ * ~10 MiB of a run's memory. Only the User-Agent's language label differs (`gl-node/web`).
+ *
+ * The SDK is imported with the first request, not with this file: `--version`, `--help`,
+ * `policy check` or a run that fails before asking the model never need it. The bundler puts it in
+ * a chunk of its own (scripts/build.mjs).
  */
-let sdkModule: Promise<typeof import('@google/genai')> | undefined;
-const importSdk = () => (sdkModule ??= import('@google/genai'));
+let sdkModule: Promise<typeof import('@google/genai/web')> | undefined;
+const importSdk = () => (sdkModule ??= import('@google/genai/web'));
 
 /**
  * Starts importing the SDK now, without waiting: a run calls this first, so that the SDK's files

@@ -136,6 +136,19 @@ describe('repairHistory', () => {
     });
     expect(repairHistory(out.history).repaired).toBe(0);
   });
+
+  it('from an index, looks only at the tail, pairing its first turn with the content before it', () => {
+    const user = (text: string): Content => ({ role: 'user', parts: [{ text }] });
+    // The prefix (before index 3) holds an unanswered call: a repair from 0 would answer it; from 3, it is taken as already repaired.
+    const history = [user('a'), mc('1'), user('b'), mc('2'), { role: 'user', parts: [resp('9')] } satisfies Content];
+    const out = repairHistory(history, 3);
+    expect(out.repaired).toBe(2); // call 2 answered (synthetic), response 9 dropped
+    expect(out.history.slice(0, 3)).toEqual(history.slice(0, 3));
+    expect(out.history[4]!.parts.map((p) => p.functionResponse?.id)).toEqual(['2']);
+    expect(out.history).not.toBe(history);
+    expect(repairHistory(history, 0).repaired).toBe(3); // and call 1 answered too
+    expect(repairHistory(history, 99)).toEqual({ history, repaired: 0 });
+  });
 });
 
 function alternating(n: number): string[] {

@@ -142,4 +142,68 @@ describe('runLoop: the safe point save', () => {
     expect(outcome.status).toBe('success');
     expect(savedAtRequest).toEqual([0, 1]);
   });
+
+  it("sends the first request while the caller's first save flushes, and runs the first batch only once it is saved", async () => {
+    let saved = false;
+    let savedAtRequest: boolean | undefined;
+    const model = scriptedModel([call('read_file', 'a'), done], (n) => {
+      // Reply 1 is read: the save lands on the next macrotask, which a loop that ran the batch's
+      // tools at once (in the microtasks before it) would not wait for.
+      if (n === 1) void nextMacrotask().then(() => finish());
+    });
+    let finish = () => {};
+    const saveInFlight = new Promise<void>((resolve) => {
+      finish = () => {
+        saved = true;
+        resolve();
+      };
+    });
+    const asking: ModelClient = {
+      stream: (req) => {
+        savedAtRequest ??= saved;
+        return model.stream(req);
+      },
+    };
+    const savedAtRun: boolean[] = [];
+    const outcome = await runLoop(
+      newState(),
+      makeDeps(noServer, fakeScheduler({ onRun: () => savedAtRun.push(saved) }).scheduler, { model: asking, saveInFlight }),
+      recorder().emit,
+      userText('read a'),
+    );
+    expect(outcome).toEqual({ status: 'success', finalText: 'done' });
+    expect(savedAtRequest).toBe(false);
+    expect(savedAtRun).toEqual([true]);
+  });
+
+  it('fails the run before any tool runs when the first save failed', async () => {
+    const sched = fakeScheduler();
+    const outcome = await runLoop(
+      newState(),
+      makeDeps(noServer, sched.scheduler, { model: scriptedModel([call('read_file', 'a'), done]), saveInFlight: Promise.reject(new Error('read-only state folder')) }),
+      recorder().emit,
+      userText('read a'),
+    );
+    expect(outcome).toMatchObject({ status: 'error', error: { message: 'the loop failed: read-only state folder' } });
+    expect(sched.runs).toEqual([]);
+  });
+
+  it('waits for the first save before it settles a waiting batch with answers', async () => {
+    let saved = false;
+    const savedAtResume: boolean[] = [];
+    const sched = fakeScheduler();
+    const resume = sched.scheduler.resume.bind(sched.scheduler);
+    sched.scheduler.resume = (...a) => {
+      savedAtResume.push(saved);
+      return resume(...a);
+    };
+    const state = newState();
+    state.history.push({ role: 'user', parts: [{ text: 'read a' }] }, { role: 'model', parts: [{ functionCall: { id: 'a', name: 'read_file', args: {} } }] });
+    state.open = { version: 1, calls: [{ call: { id: 'a', name: 'read_file', args: {} } }] };
+    const outcome = await runLoop(state, makeDeps(noServer, sched.scheduler, { model: scriptedModel([done]), saveInFlight: nextMacrotask().then(() => void (saved = true)) }), recorder().emit, {
+      answers: [{ id: 'a', kind: 'approve' }],
+    });
+    expect(outcome.status).toBe('success');
+    expect(savedAtResume).toEqual([true]);
+  });
 });
