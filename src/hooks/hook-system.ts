@@ -8,6 +8,7 @@
 import type { ModelClient } from '../model/client.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { CallHooks } from '../scheduler/call-hooks.js';
+import type { StartTimer } from '../tools/process-group.js';
 import { additionalContextOf, effectiveReason, isBlocking, mergeHookOutputs, type MergedOutput } from './aggregate.js';
 import { planHooks, type HookEvent, type HookGroup } from './config.js';
 import { wrapModelWithHooks } from './model-hooks.js';
@@ -26,6 +27,8 @@ export interface HookSystemOptions {
   configDir?: string;
   graceMs?: number;
   now?: () => number;
+  /** The hooks' timeout and grace timers (real ones by default; tests fire them on an event instead). */
+  startTimer?: StartTimer;
 }
 
 interface FireResult {
@@ -78,18 +81,19 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
       ...(o.configDir !== undefined && { configDir: o.configDir }),
       ...(o.graceMs !== undefined && { graceMs: o.graceMs }),
       ...(o.now && { now: o.now }),
+      ...(o.startTimer && { startTimer: o.startTimer }),
     };
     const runs: HookRun[] = [];
     if (plan.sequential) {
       let current: Record<string, unknown> = base;
       for (const h of plan.hooks) {
-        const r = await runHook(h, event, current, deps, signal);
+        const r = await runHook(h, deps, { event, input: current, signal });
         record(r);
         runs.push(r);
         if (r.outcome === 'ok' && r.output) current = chainInput(event, current, r.output);
       }
     } else {
-      const done = await Promise.all(plan.hooks.map((h) => runHook(h, event, base, deps, signal)));
+      const done = await Promise.all(plan.hooks.map((h) => runHook(h, deps, { event, input: base, signal })));
       for (const r of done) record(r);
       runs.push(...done);
     }
