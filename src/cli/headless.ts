@@ -89,7 +89,7 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
     };
     try {
       await recorder.save(state, 'running');
-      const { outcome } = plan.message !== undefined ? await agent.send(state, plan.message, emit, { answers: plan.answers }) : await agent.resume(state, plan.answers, emit);
+      const { outcome } = plan.message !== undefined ? await agent.send(state, { prompt: plan.message, answers: plan.answers }, emit) : await agent.resume(state, plan.answers, emit);
       await recorder.saveOutcome(state, outcome);
       return exitCodeOf(outcome);
     } finally {

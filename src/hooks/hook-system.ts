@@ -44,7 +44,7 @@ export interface HookSystem extends LoopHooks {
   /** The session the inputs name, and where run records go. */
   attach(sessionId: string, onRun: (e: HookRunEvent) => void): void;
   /** Runs one event's hooks; input gets the common fields. */
-  fire(event: HookEvent, input: Record<string, unknown>, subject?: string, signal?: AbortSignal): Promise<FireResult>;
+  fire(event: HookEvent, input: Record<string, unknown>, o?: { subject?: string | undefined; signal?: AbortSignal | undefined }): Promise<FireResult>;
   /** SessionStart: context to put before the first prompt (Gemini CLI's non-interactive mode prepends it). */
   sessionStart(source: 'startup' | 'resume', signal: AbortSignal): Promise<string | undefined>;
   /** SessionEnd: advisory; awaited so its processes end with the run. */
@@ -69,7 +69,8 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
     onRun({ type: 'hook', event: r.event, name: r.name, outcome: r.outcome, exitCode: r.exitCode, durationMs: r.durationMs, ...(r.message !== undefined && { message: r.message }) });
   };
 
-  async function fire(event: HookEvent, input: Record<string, unknown>, subject?: string, signal: AbortSignal = neverAborted): Promise<FireResult> {
+  async function fire(event: HookEvent, input: Record<string, unknown>, at: { subject?: string | undefined; signal?: AbortSignal | undefined } = {}): Promise<FireResult> {
+    const { subject, signal = neverAborted } = at;
     const plan = planHooks(o.groups, event, subject);
     if (plan.hooks.length === 0) return { runs: [] };
     const base = { session_id: sessionId, transcript_path: '', cwd: o.workspace, hook_event_name: event, timestamp: new Date().toISOString(), ...input };
@@ -121,17 +122,17 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
     stopReason: () => stop,
     async sessionStart(source, signal) {
       if (!active) return undefined;
-      const { output } = await fire('SessionStart', { source }, source, signal);
+      const { output } = await fire('SessionStart', { source }, { subject: source, signal });
       // Advisory: `continue` and `decision` are ignored, as Gemini CLI ignores them.
       return additionalContextOf(output);
     },
     async sessionEnd(reason) {
       if (!active) return;
-      await fire('SessionEnd', { reason }, reason);
+      await fire('SessionEnd', { reason }, { subject: reason });
     },
     async beforeAgent(prompt, signal) {
       if (!active) return {};
-      const { output } = await fire('BeforeAgent', { prompt }, undefined, signal);
+      const { output } = await fire('BeforeAgent', { prompt }, { signal });
       if (!output) return {};
       if (stops(output)) {
         requestStop(effectiveReason(output));
@@ -141,9 +142,9 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
       const context = additionalContextOf(output);
       return context ? { context } : {};
     },
-    async afterAgent(prompt, response, retrying, signal) {
+    async afterAgent(prompt, { response, retrying, signal }) {
       if (!active) return {};
-      const { output } = await fire('AfterAgent', { prompt, prompt_response: response, stop_hook_active: retrying }, undefined, signal);
+      const { output } = await fire('AfterAgent', { prompt, prompt_response: response, stop_hook_active: retrying }, { signal });
       if (!output) return {};
       if (stops(output)) {
         requestStop(effectiveReason(output));
@@ -152,7 +153,7 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
       return isBlocking(output.decision) ? { retry: effectiveReason(output) } : {};
     },
     async preCompress(signal) {
-      if (active) await fire('PreCompress', { trigger: 'auto' }, 'auto', signal);
+      if (active) await fire('PreCompress', { trigger: 'auto' }, { subject: 'auto', signal });
     },
     wrapModel: (model) => (active ? wrapModelWithHooks(model, system) : model),
   };

@@ -246,7 +246,7 @@ describe('Notification and suspend/resume', () => {
     // Another process resumes: a fresh hook system and scheduler, the saved batch as JSON.
     const saved = JSON.parse(JSON.stringify(first.open)) as OpenBatch;
     const again = setupIn(t.ws, { BeforeTool: [{ hooks: [hook('log.mjs')] }], AfterTool: [{ hooks: [hook('log.mjs')] }] });
-    const done = await again.scheduler.resume(saved, [{ id: 'w1', kind: 'approve' }], opts(), () => {});
+    const done = await again.scheduler.resume({ open: saved, answers: [{ id: 'w1', kind: 'approve' }] }, opts(), () => {});
     expect(responses(done)[0]).toHaveProperty('output');
     expect(readFileSync(join(t.ws, 'notes.md'), 'utf8')).toBe('hi\n');
     expect(logOf(t.ws).map((e) => e.hook_event_name)).toEqual(['BeforeTool', 'Notification', 'AfterTool']);
@@ -258,7 +258,7 @@ describe('Notification and suspend/resume', () => {
     const first = await t.scheduler.run([{ id: 'w1', name: 'write_file', args: { file_path: 'notes.md', content: 'original\n' } }], opts(), () => {});
     expect(first.pending[0]!.args).toEqual({ file_path: 'notes.md', content: 'rewritten\n' });
     const again = setupIn(t.ws, { BeforeTool: [{ hooks: [hook('block.sh')] }] });
-    await again.scheduler.resume(JSON.parse(JSON.stringify(first.open)) as OpenBatch, [{ id: 'w1', kind: 'approve' }], opts(), () => {});
+    await again.scheduler.resume({ open: JSON.parse(JSON.stringify(first.open)) as OpenBatch, answers: [{ id: 'w1', kind: 'approve' }] }, opts(), () => {});
     // The resumed run's BeforeTool (which would block) did not run: the approved call ran.
     expect(readFileSync(join(t.ws, 'notes.md'), 'utf8')).toBe('rewritten\n');
     expect(again.runs).toEqual([]);
