@@ -45,10 +45,9 @@ async function main() {
     const events: LoopEvent[] = [];
     const t0 = performance.now();
     const outcome = await runLoop(
-      state,
+      { state, input: { userMessage: { role: 'user', parts: [{ text: 'read every file' }] } } },
       { model: client, scheduler, systemInstruction: 'bench', tools: () => tools, limits: {}, signal: new AbortController().signal, mode: 'default' },
       (e) => void events.push(e),
-      { userMessage: { role: 'user', parts: [{ text: 'read every file' }] } },
     );
     const ms = performance.now() - t0;
     if (outcome.status !== 'success' || state.turns !== TURNS) throw new Error(`bench session failed: ${JSON.stringify(outcome)}`);

@@ -15,6 +15,7 @@ export interface AuthorizeOptions {
   allowedBots: readonly string[];
   /** Logins the action itself posts as (github-actions[bot] for the workflow token). */
   selfLogins: readonly string[];
+  trigger: Trigger;
 }
 
 /** The roles that may start runs and answer approvals. */
@@ -23,7 +24,8 @@ export const WRITE_ROLES: ReadonlySet<string> = new Set(['admin', 'maintain', 'w
 /** The account the workflow token posts as: the action's own comments are by it. */
 export const SELF_LOGINS: readonly string[] = ['github-actions[bot]'];
 
-export async function authorize(octokit: GitHubClient, repo: RepoRef, trigger: Trigger, opts: AuthorizeOptions): Promise<Authorization> {
+export async function authorize(octokit: GitHubClient, repo: RepoRef, opts: AuthorizeOptions): Promise<Authorization> {
+  const { trigger } = opts;
   // A schedule, or a mode its author wrote into the workflow: whoever may change the workflow decided.
   if (trigger.fromWorkflow) return { allowed: true, permission: 'the workflow' };
   const login = trigger.requester.login;

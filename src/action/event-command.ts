@@ -80,14 +80,14 @@ const ROUTES: Record<string, Route> = {
     const number = e.issue?.number;
     if (typeof number !== 'number') return skip('issue_comment without issue.number');
     const thread = { number, isPullRequest: Boolean(e.issue.pull_request) };
-    return fromComment(e.comment, thread, 'issue', o);
+    return fromComment(e.comment, thread, { ...o, kind: 'issue' });
   },
   pull_request_review_comment: (p, o) => {
     const e = p as unknown as PullRequestReviewCommentEvent;
     if (e.action !== 'created') return skip(`pull_request_review_comment.${e.action}: only new comments are commands`);
     const number = e.pull_request?.number;
     if (typeof number !== 'number') return skip('pull_request_review_comment without pull_request.number');
-    return fromComment(e.comment, { number, isPullRequest: true }, 'review', o);
+    return fromComment(e.comment, { number, isPullRequest: true }, { ...o, kind: 'review' });
   },
   pull_request: (p) => {
     const e = p as unknown as PullRequestEvent;
@@ -165,7 +165,8 @@ interface CommentLike {
   line?: number | null;
 }
 
-function fromComment(c: CommentLike | undefined, thread: Thread, kind: 'issue' | 'review', o: RouteOptions): Command {
+function fromComment(c: CommentLike | undefined, thread: Thread, o: RouteOptions & { kind: 'issue' | 'review' }): Command {
+  const { kind } = o;
   if (!c || typeof c.id !== 'number' || typeof c.body !== 'string') return skip('comment without id or body');
   if (hasActionMarker(c.body)) return skip('comment was written by agent-action itself');
   const requester = requesterOf(c.user);

@@ -72,13 +72,14 @@ export async function runAction(face: ActionFace): Promise<Outcome> {
   dropSecretsFromEnv(face.env, read.secrets);
   if (!read.ok) return failedOutcome(read.errors.map((e) => ({ title: e.source === 'input' ? `input ${e.input}` : e.input, message: e.message })));
   try {
-    return await runCommandOf(face, read.settings, read.runner, read.secrets);
+    return await runCommandOf(face, read);
   } catch (e) {
     return outcomeOfError(e);
   }
 }
 
-async function runCommandOf(face: ActionFace, settings: RunBase['settings'], runner: RunBase['runner'], secrets: string[]): Promise<Outcome> {
+async function runCommandOf(face: ActionFace, read: { settings: RunBase['settings']; runner: RunBase['runner']; secrets: string[] }): Promise<Outcome> {
+  const { settings, runner, secrets } = read;
   const event = await readEventFile(runner.eventPath);
   if (!event.ok) return failedOutcome([{ title: 'event payload', message: event.message }]);
   const command = routeEvent(runner.eventName, event.payload, settings);
@@ -104,13 +105,13 @@ async function runCommandOf(face: ActionFace, settings: RunBase['settings'], run
     onHttpRequest: () => void apiCalls++,
   });
   const repo = runner.repository;
-  const auth = await authorize(octokit, repo, command.trigger, { allowedBots: settings.allowedBots, selfLogins: SELF_LOGINS });
+  const auth = await authorize(octokit, repo, { allowedBots: settings.allowedBots, selfLogins: SELF_LOGINS, trigger: command.trigger });
   if (!auth.allowed) {
     face.log.notice(`agent-action: not run: ${auth.reason}`);
     if (command.kind === 'reply') await (await import('./approval/resume.js')).tellRefusedReplier(octokit, repo, command, face.log);
     return done({ status: 'skipped', summary: auth.reason });
   }
-  if (command.kind === 'help') return done(await replyWithHelp(octokit, repo, command.trigger.thread, { trigger: settings.trigger, fixLabel: settings.fixLabel }));
+  if (command.kind === 'help') return done(await replyWithHelp(octokit, repo, { thread: command.trigger.thread, trigger: settings.trigger, fixLabel: settings.fixLabel }));
 
   // Before any model runs: where pushes go is read now, from the checkout as actions/checkout left it.
   const remote = await readActionRemote({ workspace: runner.workspace, token: settings.githubToken, serverUrl: runner.serverUrl, repository: repo });

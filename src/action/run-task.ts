@@ -68,7 +68,7 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
   const labels = command.kind === 'triage' ? await (await import('./publish/labels.js')).readAllowedLabels(base.octokit, base.repo, base.settings) : undefined;
   const info = thread
     ? await base.log.group('read thread', () =>
-        readThreadInfo(base.octokit, base.repo, thread, { trigger: command.trigger.comment, requester: command.trigger.requester.login, availableLabels: labels }),
+        readThreadInfo(base.octokit, base.repo, { thread, trigger: command.trigger.comment, requester: command.trigger.requester.login, availableLabels: labels }),
       )
     : undefined;
   // Trusted configuration comes from a commit: a pull request's base, else HEAD now, before any agent change.

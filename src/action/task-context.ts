@@ -30,10 +30,11 @@ export interface ThreadInfoOptions {
   availableLabels?: string[];
 }
 
-export async function readThreadInfo(octokit: GitHubClient, repo: RepoRef, thread: Thread, o: ThreadInfoOptions = {}): Promise<ThreadInfo> {
+export async function readThreadInfo(octokit: GitHubClient, repo: RepoRef, o: ThreadInfoOptions & { thread: Thread }): Promise<ThreadInfo> {
+  const { thread } = o;
   const { data: issue } = await octokit.rest.issues.get({ ...repo, issue_number: thread.number });
   const raw = await octokit.paginate(octokit.rest.issues.listComments, { ...repo, issue_number: thread.number, per_page: 100 });
-  const context = taskContextOf(thread, issue, raw, o);
+  const context = taskContextOf(thread, issue, { ...o, comments: raw });
   if (!thread.isPullRequest) return { context, updatedAt: issue.updated_at };
 
   const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: thread.number });
@@ -70,7 +71,8 @@ export interface CommentFields {
 }
 
 /** Pure: an issue and its comments (as the REST API gives them) as the context layer's TaskContext. */
-export function taskContextOf(thread: Thread, issue: IssueFields, raw: readonly CommentFields[], o: ThreadInfoOptions = {}): TaskContext {
+export function taskContextOf(thread: Thread, issue: IssueFields, o: ThreadInfoOptions & { comments: readonly CommentFields[] }): TaskContext {
+  const raw = o.comments;
   const { trigger, availableLabels } = o;
   const comments: TaskComment[] = raw.filter((c) => c.id !== trigger?.id).map((c) => ({ author: c.user?.login ?? 'ghost', body: c.body ?? '', createdAt: c.created_at, updatedAt: c.updated_at }));
   return {

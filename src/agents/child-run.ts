@@ -84,7 +84,7 @@ function foldInto(parent: RunState, child: RunState, before: Folded): void {
 }
 
 /** The child's budget: its own limits, within what the run has left of tokens and cost. */
-function childLimits(def: AgentDefinition, parent: RunState, child: RunState, run: LoopLimits): LoopLimits {
+function childLimits(def: AgentDefinition, run: LoopLimits, { parent, child }: { parent: RunState; child: RunState }): LoopLimits {
   const left = (max: number | undefined, used: number) => (max === undefined ? undefined : Math.max(0, max - used));
   const tokensLeft = left(run.maxTotalTokens, parent.usage.totalTokens);
   const costLeft = left(run.maxCostUsd, parent.costUsd);
@@ -98,7 +98,7 @@ function childLimits(def: AgentDefinition, parent: RunState, child: RunState, ru
   };
 }
 
-async function runChild(c: ChildRun, child: RunState, folded: Folded, input: LoopInput): Promise<SuspendableRun> {
+async function runChild(c: ChildRun, { child, folded }: { child: RunState; folded: Folded }, input: LoopInput): Promise<SuspendableRun> {
   const { def, host } = c;
   const parent = host.current();
   const registry = createToolRegistry([...c.tools]);
@@ -116,7 +116,7 @@ async function runChild(c: ChildRun, child: RunState, folded: Folded, input: Loo
     scheduler: createScheduler({ tools: registry, policy: policyForSubagent(host.policy, def.name), channel: host.channel, env: host.env }),
     systemInstruction: buildChildPrompt(def, { toolNames: registry.names(), memory: host.memory }),
     tools: () => registry.declarations(),
-    limits: childLimits(def, parent.state, child, host.limits),
+    limits: childLimits(def, host.limits, { parent: parent.state, child }),
     signal: c.signal,
     mode: parent.state.mode,
     afterTextTurn: lastChance,
@@ -129,17 +129,17 @@ async function runChild(c: ChildRun, child: RunState, folded: Folded, input: Loo
     ...(host.clock ? { clock: host.clock } : {}),
   };
   const emit = (event: LoopEvent) => parent.emit({ type: 'subagent', parentId: c.callId, agent: def.name, event });
-  let outcome = await runLoop(child, deps, emit, input);
+  let outcome = await runLoop({ state: child, input: input }, deps, emit);
   if (outcome.status === 'limit' && (outcome.which === 'turns' || outcome.which === 'time') && (child.continuations ?? 0) < 1) {
-    const graced = await graceTurn(child, deps, emit, outcome.which);
+    const graced = await graceTurn(child, deps, { emit, which: outcome.which });
     if (graced.status === 'success' || graced.status === 'awaiting_approval') outcome = graced;
   }
   foldInto(parent.state, child, folded);
-  return resultOf(def, child, outcome, gaveUp);
+  return resultOf(def, child, { outcome, gaveUp });
 }
 
 /** One more turn (and at most GRACE_MS) for a child at its turn or time limit, to call complete_task. */
-async function graceTurn(child: RunState, deps: LoopDeps, emit: (e: LoopEvent) => void, which: 'turns' | 'time'): Promise<Outcome> {
+async function graceTurn(child: RunState, deps: LoopDeps, { emit, which }: { emit: (e: LoopEvent) => void; which: 'turns' | 'time' }): Promise<Outcome> {
   child.continuations = 1;
   const message = lastChance(which === 'turns' ? 'You have exceeded the maximum number of turns.' : 'You have exceeded the time limit.');
   // At a limit the history ends with the batch's responses: the warning joins that user turn.
@@ -148,7 +148,7 @@ async function graceTurn(child: RunState, deps: LoopDeps, emit: (e: LoopEvent) =
   else child.history.push({ role: 'user', parts: [{ text: message }] });
   emit({ type: 'message', role: 'user', text: message, delta: false });
   const limits = { ...deps.limits, maxTurns: child.turns + 1, maxWallMs: child.elapsedMsBefore + GRACE_MS };
-  return runLoop(child, { ...deps, limits }, emit, { answers: [] });
+  return runLoop({ state: child, input: { answers: [] } }, { ...deps, limits }, emit);
 }
 
 /** Gemini CLI's termination reasons, as the parent model reads them. */
@@ -158,7 +158,7 @@ function reasonOf(o: Exclude<Outcome, { status: 'success' | 'awaiting_approval' 
   return gaveUp ? 'ERROR_NO_COMPLETE_TASK_CALL' : 'ERROR';
 }
 
-function resultOf(def: AgentDefinition, child: RunState, o: Outcome, gaveUp: boolean): SuspendableRun {
+function resultOf(def: AgentDefinition, child: RunState, { outcome: o, gaveUp }: { outcome: Outcome; gaveUp: boolean }): SuspendableRun {
   if (o.status === 'success') {
     return { output: { forModel: `Subagent '${def.name}' finished.\nTermination Reason: GOAL\nResult:\n${o.finalText}`, forHuman: `${def.name} finished in ${child.turns} turns` } };
   }
@@ -178,13 +178,13 @@ export async function startChild(c: ChildRun, prompt: string): Promise<Suspendab
   const parent = c.host.current().state;
   const child = createRunState(`${parent.id}/${c.callId}`, c.def.model ?? parent.model, parent.mode);
   const folded: Folded = { usage: zeroUsage(), costUsd: 0, models: {} };
-  return runChild(c, child, folded, { userMessage: { role: 'user', parts: [{ text: c.def.firstMessage(prompt) }] } });
+  return runChild(c, { child, folded }, { userMessage: { role: 'user', parts: [{ text: c.def.firstMessage(prompt) }] } });
 }
 
 /** Go on from a saved child, in this (later) process, with the answers to its waiting calls. */
 export async function resumeChild(c: ChildRun, saved: unknown, answers: readonly ApprovalAnswer[]): Promise<SuspendableRun> {
   const s = parseChildSave(saved, c.def.name);
-  return runChild(c, s.state, s.folded, { answers: [...answers] });
+  return runChild(c, { child: s.state, folded: s.folded }, { answers: [...answers] });
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

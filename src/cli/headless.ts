@@ -97,7 +97,8 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       // (saveInFlight), as it awaits its own saves. A resume that only answers runs tools first.
       const saved = recorder.save(state, 'running');
       if (plan.message === undefined) await saved;
-      const { outcome } = plan.message !== undefined ? await agent.send(state, plan.message, emit, { answers: plan.answers, saveInFlight: saved }) : await agent.resume(state, plan.answers, emit);
+      const { outcome } =
+        plan.message !== undefined ? await agent.send(state, { prompt: plan.message, answers: plan.answers, saveInFlight: saved }, emit) : await agent.resume(state, plan.answers, emit);
       await recorder.saveOutcome(state, outcome);
       await probed;
       return exitCodeOf(outcome);

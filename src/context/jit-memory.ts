@@ -53,7 +53,7 @@ export function createJitMemory(opts: JitMemoryOptions): (absDir: string) => Pro
       }
     }
     if (candidates.length === 0 || budget <= 0) return undefined;
-    const m = await assembleMemory(candidates, memory, budget);
+    const m = await assembleMemory(candidates, { memoryRoot: memory, maxBytes: budget });
     for (const w of m.warnings) opts.onWarning?.(w);
     if (m.sources.length === 0 && m.warnings.length === 0) return undefined;
     budget -= Buffer.byteLength(m.text);

@@ -103,11 +103,12 @@ export async function loadMemory(opts: LoadMemoryOptions): Promise<Memory> {
       found.push({ abs: join(memoryRoot, rel, name), confine: join(memoryRoot, relative(workspaceRoot, repoRoot)), label: relFile });
     }
   }
-  return assembleMemory(found, memoryRoot, maxBytes, warnings);
+  return assembleMemory(found, { memoryRoot, maxBytes, warnings });
 }
 
 /** Reads each found file (missing ones silently: most directories have none), expands, caps. */
-export async function assembleMemory(found: readonly ContextFileRef[], memoryRoot: string, maxBytes: number, warnings: string[] = []): Promise<Memory> {
+export async function assembleMemory(found: readonly ContextFileRef[], o: { memoryRoot: string; maxBytes: number; warnings?: string[] }): Promise<Memory> {
+  const { memoryRoot, maxBytes, warnings = [] } = o;
   const sources: string[] = [];
   const blocks: string[] = [];
   const seen = new Set<string>();

@@ -99,7 +99,7 @@ export function renderTaskContext(ctx: TaskContext, opts: RenderOptions = {}): R
   const nonce = opts.nonce ?? createFenceNonce();
   const fence = (label: string, text: string) => fenceUntrusted(label, text, nonce);
   const cuts: CutPiece[] = [];
-  const prose = (raw: string, max: number, what: string) => capPiece(raw, max, what, cuts, 'prose');
+  const prose = (raw: string, max: number, what: string) => capPiece(raw, cuts, { max, what, kind: 'prose' });
   const what = ctx.kind === 'issue' ? 'Issue' : 'Pull request';
   const out: string[] = [];
 
@@ -120,8 +120,8 @@ export function renderTaskContext(ctx: TaskContext, opts: RenderOptions = {}): R
     );
   out.push(`Description:\n${fence('description', prose(ctx.body, o.maxBodyChars, 'the description') || '(empty)')}`);
 
-  out.push(...renderComments(ctx, o, fence, prose));
-  if (ctx.changedFiles) out.push(...renderChangedFiles(ctx.changedFiles, o, fence, cuts));
+  out.push(...renderComments(ctx, o, { fence, prose }));
+  if (ctx.changedFiles) out.push(...renderChangedFiles(ctx.changedFiles, o, { fence, cuts }));
   if (ctx.availableLabels) {
     const shown = ctx.availableLabels.slice(0, o.maxLabels);
     const list = shown.map((l) => (l.description ? `${oneLine(l.name.slice(0, 100))}: ${oneLine(sanitizeUntrusted(l.description.slice(0, 200)))}` : oneLine(l.name.slice(0, 100))));
@@ -141,7 +141,7 @@ type Prose = (raw: string, max: number, what: string) => string;
 type Opts = { [K in keyof typeof RENDER_DEFAULTS]: number };
 
 /** Comments before the trigger only (what the requester saw), oldest first; the latest N if there are more. */
-function renderComments(ctx: TaskContext, o: Opts, fence: Fence, prose: Prose): string[] {
+function renderComments(ctx: TaskContext, o: Opts, { fence, prose }: { fence: Fence; prose: Prose }): string[] {
   const cutoff = ctx.trigger ? Date.parse(ctx.trigger.createdAt) : Number.POSITIVE_INFINITY;
   const before = ctx.comments.filter((c) => c !== ctx.trigger && Date.parse(c.createdAt) < cutoff).sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
   const edited = before.filter((c) => c.updatedAt !== undefined && Date.parse(c.updatedAt) > cutoff);
@@ -161,7 +161,7 @@ function renderComments(ctx: TaskContext, o: Opts, fence: Fence, prose: Prose): 
 }
 
 /** The file list, then patches: capped per file and in total, cut at line ends, with notes. */
-function renderChangedFiles(files: ChangedFile[], o: Opts, fence: Fence, cuts: CutPiece[]): string[] {
+function renderChangedFiles(files: ChangedFile[], o: Opts, { fence, cuts }: { fence: Fence; cuts: CutPiece[] }): string[] {
   const listed = files.slice(0, o.maxFiles);
   const list = listed.map((f, i) => {
     const from = f.previousPath ? ` (from ${quotePath(f.previousPath)})` : '';
@@ -181,7 +181,7 @@ function renderChangedFiles(files: ChangedFile[], o: Opts, fence: Fence, cuts: C
       return;
     }
     // Code keeps its bytes; invisible characters are shown, not dropped: a reviewer must see them.
-    const text = capPiece(f.patch, Math.min(o.maxPatchCharsPerFile, left), `the diff of ${quotePath(f.path)}`, cuts, 'code');
+    const text = capPiece(f.patch, cuts, { max: Math.min(o.maxPatchCharsPerFile, left), what: `the diff of ${quotePath(f.path)}`, kind: 'code' });
     left -= text.length;
     // The path is the PR author's text too: it stays inside the fence.
     out.push(`Diff of changed file ${i + 1}:\n${fence(`diff-${i + 1}`, `file: ${quotePath(f.path)}\n${text}`)}`);
@@ -197,7 +197,7 @@ function renderChangedFiles(files: ChangedFile[], o: Opts, fence: Fence, cuts: C
  * One piece within its budget: at most RAW_FACTOR times the budget is read at all, then sanitized
  * (prose) or made visible (code), then cut at a line end with a `[... N characters cut ...]` note.
  */
-function capPiece(raw: string, max: number, what: string, cuts: CutPiece[], kind: 'prose' | 'code'): string {
+function capPiece(raw: string, cuts: CutPiece[], { max, what, kind }: { max: number; what: string; kind: 'prose' | 'code' }): string {
   const { text, cut: rawCut } = cutRaw(raw, max * RAW_FACTOR);
   const clean = kind === 'prose' ? sanitizeUntrusted(text, { maxChars: Number.POSITIVE_INFINITY }).trim() : markInvisible(text.replace(/\r\n?/g, '\n'));
   const shown = cutLines(clean, max);

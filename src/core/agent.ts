@@ -169,7 +169,7 @@ export interface Agent {
    * prompt of a session that goes on); without it, the agent's own signal. `saveInFlight`: the
    * session's save the caller started (the loop's saveInFlight).
    */
-  send(state: RunState, prompt: string, emit: Emit, o?: { answers?: readonly ApprovalAnswer[]; signal?: AbortSignal; saveInFlight?: Promise<void> }): Promise<AgentRun>;
+  send(state: RunState, o: { prompt: string; answers?: readonly ApprovalAnswer[]; signal?: AbortSignal; saveInFlight?: Promise<void> }, emit: Emit): Promise<AgentRun>;
   /** The kind of a tool by wire name; undefined when there is no such tool. */
   toolKind(name: string): ToolKind | undefined;
   /** Ends what the agent started: SessionEnd hooks, every MCP server. Faces call it once the run is over. */
@@ -313,7 +313,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
    * returned for the caller to put before the prompt.
    */
   const started = new Set<string>();
-  const attach = async (state: RunState, emit: Emit, source: 'startup' | 'resume', signal: AbortSignal): Promise<string | undefined> => {
+  const attach = async (state: RunState, emit: Emit, { source, signal }: { source: 'startup' | 'resume'; signal: AbortSignal }): Promise<string | undefined> => {
     warn = (m: string) => emit({ type: 'warning', message: m });
     if (!hooks) return undefined;
     hooks.attach(state.id, emit);
@@ -338,9 +338,9 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
       const state = createRunState(opts.sessionId ?? randomUUID(), opts.model, opts.mode);
       current = { state, emit };
       // SessionStart's context goes before the prompt, fenced, as in Gemini CLI's non-interactive mode.
-      const context = await attach(state, emit, 'startup', signal);
+      const context = await attach(state, emit, { source: 'startup', signal });
       const text = context ? `<hook_context>${context}</hook_context>\n\n${prompt}` : prompt;
-      const outcome = await runLoop(state, deps(state), emit, { userMessage: firstUserMessage(text) });
+      const outcome = await runLoop({ state, input: { userMessage: firstUserMessage(text) } }, deps(state), emit);
       state.addedRules = [...policy.added];
       return { outcome, state };
     },
@@ -348,20 +348,21 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
       restoreRules(state);
       current = { state, emit };
       // SessionStart runs with source "resume"; there is no new prompt to put its context before.
-      await attach(state, emit, 'resume', signal);
-      const outcome = await runLoop(state, deps(state), emit, { answers: [...answers] });
+      await attach(state, emit, { source: 'resume', signal });
+      const outcome = await runLoop({ state, input: { answers: [...answers] } }, deps(state), emit);
       state.addedRules = [...policy.added];
       return { outcome, state };
     },
-    async send(state, prompt, emit, o = {}) {
+    async send(state, o, emit) {
+      let prompt = o.prompt;
       restoreRules(state);
       current = { state, emit };
-      const context = await attach(state, emit, state.history.length === 0 ? 'startup' : 'resume', o.signal ?? signal);
+      const context = await attach(state, emit, { source: state.history.length === 0 ? 'startup' : 'resume', signal: o.signal ?? signal });
       if (context) prompt = `<hook_context>${context}</hook_context>\n\n${prompt}`;
       const answers = [...(o.answers ?? [])];
       const userMessage: Content = { role: 'user', parts: [{ text: prompt }] };
       const input = state.open || answers.length > 0 ? { answers, userMessage } : { userMessage };
-      const outcome = await runLoop(state, deps(state, o.signal, o.saveInFlight), emit, input);
+      const outcome = await runLoop({ state, input }, deps(state, o.signal, o.saveInFlight), emit);
       state.addedRules = [...policy.added];
       return { outcome, state };
     },

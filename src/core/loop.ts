@@ -87,7 +87,7 @@ export type AfterTextTurn = (state: RunState, turn: { text: string; finishReason
  * problems) and leaves `state` JSON-serializable at every return, so a suspended or crashed run
  * resumes from it. Emits `init` first and `result` last.
  */
-export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input: LoopInput): Promise<Outcome> {
+export async function runLoop({ state, input }: { state: RunState; input: LoopInput }, deps: LoopDeps, emit: Emit): Promise<Outcome> {
   const clock = deps.clock ?? realClock;
   const startedAt = clock.now();
   const elapsed = () => state.elapsedMsBefore + clock.now() - startedAt;
@@ -137,7 +137,7 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
     const text = message.parts.map((p) => p.text ?? '').join('');
     const gate = await deps.hooks?.beforeAgent(text, signal);
     if (gate?.blocked !== undefined) return stopped(undefined) ?? { status: 'error', error: new AgentError('general', `a BeforeAgent hook blocked the prompt: ${gate.blocked}`) };
-    addUserMessage(state, gate?.context ? { ...message, parts: [...message.parts, { text: `<hook_context>${gate.context}</hook_context>` }] } : message, text, emit);
+    addUserMessage(state, gate?.context ? { ...message, parts: [...message.parts, { text: `<hook_context>${gate.context}</hook_context>` }] } : message, { text, emit });
     return undefined;
   };
 
@@ -147,7 +147,7 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
       if (state.open) {
         const unsaved = await takeSave();
         if (unsaved) throw unsaved.failed;
-        const settled = settleBatch(state, await deps.scheduler.resume(state.open, input.answers, { mode: deps.mode, signal }, emit), emit) ?? deps.finishAfterBatch?.(state);
+        const settled = settleBatch(state, await deps.scheduler.resume({ open: state.open, answers: input.answers }, { mode: deps.mode, signal }, emit), emit) ?? deps.finishAfterBatch?.(state);
         if (settled) return finish(settled);
         await save();
       } else if (input.answers.length > 0) {
@@ -208,13 +208,13 @@ export async function runLoop(state: RunState, deps: LoopDeps, emit: Emit, input
       const truncated = turn.finishReason === 'MAX_TOKENS';
       if (turn.calls.length === 0) {
         // An AfterAgent hook may reject the reply: its reason goes back as the next prompt.
-        const after = await deps.hooks?.afterAgent(firstPromptOf(state), turn.text, afterAgentRetry, signal);
+        const after = await deps.hooks?.afterAgent(firstPromptOf(state), { response: turn.text, retrying: afterAgentRetry, signal });
         if (after?.retry !== undefined) {
           afterAgentRetry = true;
           state.history.push({ role: 'user', parts: [{ text: after.retry }] });
           continue;
         }
-        const next = await afterText(state, deps, turn, { model: deps.model, retry, emit });
+        const next = await afterText(state, deps, { turn, ctx: { model: deps.model, retry, emit } });
         if (next) return finish(next);
         continue;
       }
@@ -240,7 +240,7 @@ const loopFailure = (e: unknown): AgentError => (isAgentError(e) ? e : new Agent
  * After a text-only turn: the outcome that ends the run, or undefined when the hook sent another
  * user message (shown in the stream as a user message, as Gemini CLI shows its "Please continue.").
  */
-async function afterText(state: RunState, deps: LoopDeps, turn: TurnReply, ctx: Parameters<AfterTextTurn>[2]): Promise<Outcome | undefined> {
+async function afterText(state: RunState, deps: LoopDeps, { turn, ctx }: { turn: TurnReply; ctx: Parameters<AfterTextTurn>[2] }): Promise<Outcome | undefined> {
   if (turn.finishReason === 'MAX_TOKENS') ctx.emit({ type: 'warning', message: 'the final reply was cut off at the output token limit' });
   const decision = deps.afterTextTurn ? await deps.afterTextTurn(state, { text: turn.text, ...(turn.finishReason ? { finishReason: turn.finishReason } : {}) }, ctx) : { kind: 'end' as const };
   if (decision.kind === 'end') return { status: 'success', finalText: turn.text };
@@ -254,7 +254,7 @@ async function afterText(state: RunState, deps: LoopDeps, turn: TurnReply, ctx: 
  * The person's message joins the history. After tool responses (a resumed batch, or a session that
  * stopped after one) it joins that user turn: the API expects user and model turns to alternate.
  */
-function addUserMessage(state: RunState, message: Content, text: string, emit: Emit): void {
+function addUserMessage(state: RunState, message: Content, { text, emit }: { text: string; emit: Emit }): void {
   const last = state.history.at(-1);
   if (last?.role === 'user') state.history[state.history.length - 1] = { ...last, parts: [...last.parts, ...message.parts] };
   else state.history.push(message);

@@ -63,7 +63,7 @@ export function parseHooks(value: unknown, source: string): { groups: HookGroup[
       continue;
     }
     defs.forEach((def, i) => {
-      const group = parseGroup(event as HookEvent, def, `hooks.${event}[${i}]`, source, problems);
+      const group = parseGroup(def, `hooks.${event}[${i}]`, { event: event as HookEvent, source, problems });
       if (!group) return;
       group.hooks = group.hooks.filter((h) => !disabled.includes(h.name));
       if (group.hooks.length) groups.push(group);
@@ -72,7 +72,7 @@ export function parseHooks(value: unknown, source: string): { groups: HookGroup[
   return { groups, problems };
 }
 
-function parseGroup(event: HookEvent, def: unknown, at: string, source: string, problems: HookConfigProblem[]): HookGroup | undefined {
+function parseGroup(def: unknown, at: string, { event, source, problems }: { event: HookEvent; source: string; problems: HookConfigProblem[] }): HookGroup | undefined {
   if (!isRecord(def) || !Array.isArray(def.hooks)) {
     problems.push({ path: at, message: 'must be an object with a `hooks` array; skipped' });
     return undefined;

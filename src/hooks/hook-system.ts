@@ -8,6 +8,7 @@
 import type { ModelClient } from '../model/client.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { CallHooks } from '../scheduler/call-hooks.js';
+import type { StartTimer } from '../tools/process-group.js';
 import { additionalContextOf, effectiveReason, isBlocking, mergeHookOutputs, type MergedOutput } from './aggregate.js';
 import { planHooks, type HookEvent, type HookGroup } from './config.js';
 import { wrapModelWithHooks } from './model-hooks.js';
@@ -26,6 +27,8 @@ export interface HookSystemOptions {
   configDir?: string;
   graceMs?: number;
   now?: () => number;
+  /** The hooks' timeout and grace timers (real ones by default; tests fire them on an event instead). */
+  startTimer?: StartTimer;
 }
 
 interface FireResult {
@@ -41,7 +44,7 @@ export interface HookSystem extends LoopHooks {
   /** The session the inputs name, and where run records go. */
   attach(sessionId: string, onRun: (e: HookRunEvent) => void): void;
   /** Runs one event's hooks; input gets the common fields. */
-  fire(event: HookEvent, input: Record<string, unknown>, subject?: string, signal?: AbortSignal): Promise<FireResult>;
+  fire(event: HookEvent, input: Record<string, unknown>, o?: { subject?: string | undefined; signal?: AbortSignal | undefined }): Promise<FireResult>;
   /** SessionStart: context to put before the first prompt (Gemini CLI's non-interactive mode prepends it). */
   sessionStart(source: 'startup' | 'resume', signal: AbortSignal): Promise<string | undefined>;
   /** SessionEnd: advisory; awaited so its processes end with the run. */
@@ -66,7 +69,8 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
     onRun({ type: 'hook', event: r.event, name: r.name, outcome: r.outcome, exitCode: r.exitCode, durationMs: r.durationMs, ...(r.message !== undefined && { message: r.message }) });
   };
 
-  async function fire(event: HookEvent, input: Record<string, unknown>, subject?: string, signal: AbortSignal = neverAborted): Promise<FireResult> {
+  async function fire(event: HookEvent, input: Record<string, unknown>, at: { subject?: string | undefined; signal?: AbortSignal | undefined } = {}): Promise<FireResult> {
+    const { subject, signal = neverAborted } = at;
     const plan = planHooks(o.groups, event, subject);
     if (plan.hooks.length === 0) return { runs: [] };
     const base = { session_id: sessionId, transcript_path: '', cwd: o.workspace, hook_event_name: event, timestamp: new Date().toISOString(), ...input };
@@ -78,18 +82,19 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
       ...(o.configDir !== undefined && { configDir: o.configDir }),
       ...(o.graceMs !== undefined && { graceMs: o.graceMs }),
       ...(o.now && { now: o.now }),
+      ...(o.startTimer && { startTimer: o.startTimer }),
     };
     const runs: HookRun[] = [];
     if (plan.sequential) {
       let current: Record<string, unknown> = base;
       for (const h of plan.hooks) {
-        const r = await runHook(h, event, current, deps, signal);
+        const r = await runHook(h, deps, { event, input: current, signal });
         record(r);
         runs.push(r);
         if (r.outcome === 'ok' && r.output) current = chainInput(event, current, r.output);
       }
     } else {
-      const done = await Promise.all(plan.hooks.map((h) => runHook(h, event, base, deps, signal)));
+      const done = await Promise.all(plan.hooks.map((h) => runHook(h, deps, { event, input: base, signal })));
       for (const r of done) record(r);
       runs.push(...done);
     }
@@ -117,17 +122,17 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
     stopReason: () => stop,
     async sessionStart(source, signal) {
       if (!active) return undefined;
-      const { output } = await fire('SessionStart', { source }, source, signal);
+      const { output } = await fire('SessionStart', { source }, { subject: source, signal });
       // Advisory: `continue` and `decision` are ignored, as Gemini CLI ignores them.
       return additionalContextOf(output);
     },
     async sessionEnd(reason) {
       if (!active) return;
-      await fire('SessionEnd', { reason }, reason);
+      await fire('SessionEnd', { reason }, { subject: reason });
     },
     async beforeAgent(prompt, signal) {
       if (!active) return {};
-      const { output } = await fire('BeforeAgent', { prompt }, undefined, signal);
+      const { output } = await fire('BeforeAgent', { prompt }, { signal });
       if (!output) return {};
       if (stops(output)) {
         requestStop(effectiveReason(output));
@@ -137,9 +142,9 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
       const context = additionalContextOf(output);
       return context ? { context } : {};
     },
-    async afterAgent(prompt, response, retrying, signal) {
+    async afterAgent(prompt, { response, retrying, signal }) {
       if (!active) return {};
-      const { output } = await fire('AfterAgent', { prompt, prompt_response: response, stop_hook_active: retrying }, undefined, signal);
+      const { output } = await fire('AfterAgent', { prompt, prompt_response: response, stop_hook_active: retrying }, { signal });
       if (!output) return {};
       if (stops(output)) {
         requestStop(effectiveReason(output));
@@ -148,7 +153,7 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
       return isBlocking(output.decision) ? { retry: effectiveReason(output) } : {};
     },
     async preCompress(signal) {
-      if (active) await fire('PreCompress', { trigger: 'auto' }, 'auto', signal);
+      if (active) await fire('PreCompress', { trigger: 'auto' }, { subject: 'auto', signal });
     },
     wrapModel: (model) => (active ? wrapModelWithHooks(model, system) : model),
   };

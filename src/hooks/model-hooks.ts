@@ -29,7 +29,7 @@ export function wrapModelWithHooks(model: ModelClient, h: Hooks): ModelClient {
 }
 
 async function* hookedStream(model: ModelClient, req: ModelRequest, h: Hooks): AsyncGenerator<ModelChunk> {
-  const before = await h.fire('BeforeModel', { llm_request: toHookRequest(req) }, undefined, req.signal);
+  const before = await h.fire('BeforeModel', { llm_request: toHookRequest(req) }, { signal: req.signal });
   let request = req;
   if (before.output) {
     stopIfAsked(before.output, h);
@@ -43,7 +43,7 @@ async function* hookedStream(model: ModelClient, req: ModelRequest, h: Hooks): A
     }
     request = applyRequestChanges(req, specific(before.output).llm_request);
   }
-  const selection = await h.fire('BeforeToolSelection', { llm_request: toHookRequest(request) }, undefined, req.signal);
+  const selection = await h.fire('BeforeToolSelection', { llm_request: toHookRequest(request) }, { signal: req.signal });
   request = applyToolSelection(request, selection.output);
 
   const parts: Part[] = [];
@@ -53,7 +53,7 @@ async function* hookedStream(model: ModelClient, req: ModelRequest, h: Hooks): A
     if (chunk.finishReason) finishReason = chunk.finishReason;
     yield chunk;
   }
-  const after = await h.fire('AfterModel', { llm_request: toHookRequest(request), llm_response: toHookResponse(parts, finishReason) }, undefined, req.signal);
+  const after = await h.fire('AfterModel', { llm_request: toHookRequest(request), llm_response: toHookResponse(parts, finishReason) }, { signal: req.signal });
   if (!after.output) return;
   stopIfAsked(after.output, h);
   if (isBlocking(after.output.decision)) throw new ModelFailure('bad_request', `the model's reply was blocked by an AfterModel hook: ${effectiveReason(after.output)}`);

@@ -11,6 +11,7 @@
  */
 import { isAgentError, messageOf } from '../common/errors.js';
 import type { Sandbox } from '../sandbox/types.js';
+import { startRealTimer, type StartTimer } from '../tools/process-group.js';
 import type { HookCommand, HookEvent } from './config.js';
 
 /** stdout beyond this is not read (a hook's answer is a small JSON object). */
@@ -52,10 +53,14 @@ export interface HookRunDeps {
   configDir?: string;
   graceMs?: number;
   now?: () => number;
+  /** The timeout and grace timers (real ones by default; tests fire them on an event instead). */
+  startTimer?: StartTimer;
 }
 
-export async function runHook(hook: HookCommand, event: HookEvent, input: Record<string, unknown>, d: HookRunDeps, signal?: AbortSignal): Promise<HookRun> {
+export async function runHook(hook: HookCommand, d: HookRunDeps, o: { event: HookEvent; input: Record<string, unknown>; signal?: AbortSignal | undefined }): Promise<HookRun> {
+  const { event, input, signal } = o;
   const now = d.now ?? Date.now;
+  const startTimer = d.startTimer ?? startRealTimer;
   const t0 = now();
   const done = (r: Omit<HookRun, 'event' | 'name' | 'durationMs'>): HookRun => ({ event, name: hook.name, durationMs: now() - t0, ...r });
   let proc;
@@ -77,23 +82,23 @@ export async function runHook(hook: HookCommand, event: HookEvent, input: Record
   proc.stdin?.end(JSON.stringify(input));
 
   let timedOut = false;
-  let killer: NodeJS.Timeout | undefined;
+  let cancelKiller: (() => void) | undefined;
   const stop = () => {
-    if (killer) return;
+    if (cancelKiller) return;
     proc.terminate();
-    killer = setTimeout(() => proc.kill(), d.graceMs ?? 2000);
+    cancelKiller = startTimer(d.graceMs ?? 2000, () => proc.kill());
   };
-  const timer = setTimeout(() => {
+  const cancelTimeout = startTimer(hook.timeoutMs, () => {
     timedOut = true;
     stop();
-  }, hook.timeoutMs);
+  });
   const onAbort = () => stop();
   signal?.addEventListener('abort', onAbort, { once: true });
   const status = await proc.exited;
   // Its output is read to the end, unless something it left behind (outside the sandbox) holds the pipes.
   await Promise.race([proc.closed, new Promise((r) => setTimeout(r, 500).unref())]);
-  clearTimeout(timer);
-  clearTimeout(killer);
+  cancelTimeout();
+  cancelKiller?.();
   signal?.removeEventListener('abort', onAbort);
   proc.kill(); // nothing it started outlives it
 

@@ -15,7 +15,7 @@ export function createCallHooks(h: Pick<HookSystem, 'active' | 'fire' | 'request
   return {
     async beforeTool(call, signal) {
       if (!h.active) return { kind: 'proceed' };
-      const { output } = await h.fire('BeforeTool', { tool_name: call.name, tool_input: call.args, ...mcpContext(call) }, call.name, signal);
+      const { output } = await h.fire('BeforeTool', { tool_name: call.name, tool_input: call.args, ...mcpContext(call) }, { subject: call.name, signal });
       if (!output) return { kind: 'proceed' };
       if (output.continue === false) {
         h.requestStop(effectiveReason(output));
@@ -35,7 +35,7 @@ export function createCallHooks(h: Pick<HookSystem, 'active' | 'fire' | 'request
       // Gemini CLI tells the model when a hook changed what it asked for.
       const base = modified?.length ? { ...out, forModel: `${out.forModel}\n\n[System] Tool input parameters (${modified.join(', ')}) were modified by a hook before execution.` } : out;
       const response = { llmContent: base.forModel, returnDisplay: base.forHuman ?? '', ...(base.error && { error: { type: base.error.code, message: base.error.message } }) };
-      const { output } = await h.fire('AfterTool', { tool_name: call.name, tool_input: call.args, tool_response: response, ...mcpContext(call) }, call.name, signal);
+      const { output } = await h.fire('AfterTool', { tool_name: call.name, tool_input: call.args, tool_response: response, ...mcpContext(call) }, { subject: call.name, signal });
       if (!output) return { output: base };
       if (output.continue === false) {
         const reason = effectiveReason(output);
@@ -50,7 +50,11 @@ export function createCallHooks(h: Pick<HookSystem, 'active' | 'fire' | 'request
     async notify(pending, call) {
       if (!h.active) return;
       const type = call.mcp ? 'mcp' : call.name === 'run_shell_command' ? 'exec' : EDIT_TOOLS.has(call.name) ? 'edit' : 'info';
-      await h.fire('Notification', { notification_type: 'ToolPermission', message: `Tool ${pending.title} requires ${NEEDS[type]}`, details: detailsOf(type, pending, call) }, 'ToolPermission');
+      await h.fire(
+        'Notification',
+        { notification_type: 'ToolPermission', message: `Tool ${pending.title} requires ${NEEDS[type]}`, details: detailsOf(type, pending, call) },
+        { subject: 'ToolPermission' },
+      );
     },
   };
 }

@@ -86,7 +86,9 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   // Lives as long as the scheduler (one run); it travels in OpenBatch across a suspension.
   let streak: ValidationStreak = emptyStreak();
 
-  function set(w: Work, i: number, next: Call, diff?: FileDiff): void {
+  /** `next`, or a prepared call with the diff it would make (shown in its tool_state event, never stored). */
+  function set(w: Work, i: number, change: Call | { next: Call; diff: FileDiff | undefined }): void {
+    const { next, diff } = 'status' in change ? { next: change, diff: undefined } : change;
     w.calls[i] = move(w.calls[i], next);
     const title = 'title' in next ? next.title : undefined;
     const shown = next.status === 'prepared' ? { kind: next.kind, paths: next.paths, ...(diff ? { diff } : {}) } : {};
@@ -129,7 +131,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       queries.push(policyQueryOf(base.name, base.args, prepared));
     }
     w.prepared.set(base.id, prepared);
-    set(w, i, { status: 'prepared', base, title: prepared.title, paths: [...prepared.paths], kind: kind ?? 'other' }, prepared.diff);
+    set(w, i, { next: { status: 'prepared', base, title: prepared.title, paths: [...prepared.paths], kind: kind ?? 'other' }, diff: prepared.diff });
 
     // With a hook's rewrite, policy decides on both calls and the stricter verdict stands.
     let verdict = decideCall(o.policy, queries, w.opts);
@@ -206,7 +208,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     let error: ToolError | undefined;
     try {
       const ran = await runPrepared(w, base.id, prepared);
-      if ('suspended' in ran) return suspendInside(w, i, call.title, ran.suspended);
+      if ('suspended' in ran) return suspendInside(w, i, { title: call.title, ...ran.suspended });
       let out = ran.output;
       if (o.hooks && out.error?.code !== 'cancelled') {
         const after = await o.hooks.afterTool({ id: base.id, name: base.name, args: base.args, ...(prepared.mcp && { mcp: prepared.mcp }) }, out, w.opts.signal);
@@ -247,7 +249,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   }
 
   /** A call stopped part-way for people (a sub-agent's own call waits): it waits, holding what it saved. */
-  function suspendInside(w: Work, i: number, title: string, s: { pending: PendingApproval[]; saved: unknown }): void {
+  function suspendInside(w: Work, i: number, s: { title: string; pending: PendingApproval[]; saved: unknown }): void {
+    const { title } = s;
     const { base } = w.calls[i];
     if (s.pending.length === 0) throw new AgentError('internal', `call ${base.id} stopped to wait, but nothing waits`);
     const pending = s.pending.map((p) => ({ ...p, id: nestedId(base.id, p.id) }));
@@ -329,7 +332,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     applyAnswer(w, i, answer);
   }
 
-  async function resume(open: OpenBatch, answers: readonly ApprovalAnswer[], opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult> {
+  async function resume({ open, answers }: { open: OpenBatch; answers: readonly ApprovalAnswer[] }, opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult> {
     const saved = parseOpenBatch(open);
     const byId = assertAnswersFit(pendingOf(saved.calls), answers);
     streak = saved.validationStreak;

@@ -56,7 +56,7 @@ export interface BatchOptions {
 /**
  * The outcome of one batch. When `pending` is empty, `responses` holds one functionResponse part per
  * call in the model's order and goes back as the next user message. Otherwise `open` is the
- * serializable state to save; `resume(open, answers)` settles it in a later process.
+ * serializable state to save; `resume({ open, answers })` settles it in a later process.
  */
 export interface BatchResult {
   responses: Part[];
@@ -76,7 +76,8 @@ export interface OpenBatch {
 
 export interface Scheduler {
   run(calls: readonly FunctionCall[], opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult>;
-  resume(open: OpenBatch, answers: readonly ApprovalAnswer[], opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult>;
+  /** Goes on with a suspended batch, given the answers to its waiting calls. */
+  resume(waiting: { open: OpenBatch; answers: readonly ApprovalAnswer[] }, opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult>;
 }
 
 /** How a suspendable call ended this time: with its output, or waiting for people part-way. */

@@ -149,7 +149,8 @@ function obj(v: unknown, path: string): Obj {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Invalid(`\`${path}\` must be an object`);
   return v as Obj;
 }
-function str(o: Obj, key: string, path: string, opts: { optional?: boolean; nonEmpty?: boolean } = {}): string | undefined {
+function str(o: Obj, key: string, opts: { path: string; optional?: boolean; nonEmpty?: boolean }): string | undefined {
+  const { path } = opts;
   const v = o[key];
   if (v === undefined && opts.optional) return undefined;
   if (v === undefined) throw new Invalid(`missing field \`${path}.${key}\``);
@@ -157,7 +158,8 @@ function str(o: Obj, key: string, path: string, opts: { optional?: boolean; nonE
   if (opts.nonEmpty && v === '') throw new Invalid(`\`${path}.${key}\` must not be empty`);
   return v;
 }
-function num(o: Obj, key: string, path: string, opts: { optional?: boolean; integer?: boolean } = {}): void {
+function num(o: Obj, key: string, opts: { path: string; optional?: boolean; integer?: boolean }): void {
+  const { path } = opts;
   const v = o[key];
   if (v === undefined && opts.optional) return;
   if (v === undefined) throw new Invalid(`missing field \`${path}.${key}\``);
@@ -165,16 +167,16 @@ function num(o: Obj, key: string, path: string, opts: { optional?: boolean; inte
     throw new Invalid(`\`${path}.${key}\` must be ${opts.integer ? 'an integer' : 'a number'}`);
   }
 }
-function oneOf<T extends string>(o: Obj, key: string, path: string, allowed: readonly T[]): void {
-  const v = str(o, key, path);
+function oneOf<T extends string>(o: Obj, key: string, { path, allowed }: { path: string; allowed: readonly T[] }): void {
+  const v = str(o, key, { path });
   if (!allowed.includes(v as T)) throw new Invalid(`\`${path}.${key}\` is ${JSON.stringify(v)}; expected one of ${allowed.join(', ')}`);
 }
-function date(o: Obj, key: string, path: string, optional = false): void {
-  const v = str(o, key, path, { optional });
+function date(o: Obj, key: string, { path, optional = false }: { path: string; optional?: boolean }): void {
+  const v = str(o, key, { path, optional });
   if (v !== undefined && Number.isNaN(Date.parse(v))) throw new Invalid(`\`${path}.${key}\` is not a date: ${JSON.stringify(v)}`);
 }
 function objectId(o: Obj, key: string, path: string): void {
-  const v = str(o, key, path, { nonEmpty: true })!;
+  const v = str(o, key, { path, nonEmpty: true })!;
   if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(v)) throw new Invalid(`\`${path}.${key}\` is not an object id: ${JSON.stringify(v)}`);
 }
 function arr(o: Obj, key: string, path: string): unknown[] {
@@ -185,30 +187,30 @@ function arr(o: Obj, key: string, path: string): unknown[] {
 }
 
 function checkState(s: Obj, path: string): void {
-  str(s, 'id', path, { nonEmpty: true });
-  str(s, 'model', path);
-  oneOf(s, 'mode', path, MODES);
+  str(s, 'id', { path, nonEmpty: true });
+  str(s, 'model', { path });
+  oneOf(s, 'mode', { path, allowed: MODES });
   arr(s, 'history', path).forEach((c, i) => {
     const content = obj(c, `${path}.history[${i}]`);
-    oneOf(content, 'role', `${path}.history[${i}]`, ['user', 'model']);
+    oneOf(content, 'role', { path: `${path}.history[${i}]`, allowed: ['user', 'model'] });
     arr(content, 'parts', `${path}.history[${i}]`).forEach((p, j) => obj(p, `${path}.history[${i}].parts[${j}]`));
   });
-  for (const k of ['turns', 'toolCalls']) num(s, k, path, { integer: true });
-  for (const k of ['costUsd', 'elapsedMsBefore', 'lastPromptTokens']) num(s, k, path);
+  for (const k of ['turns', 'toolCalls']) num(s, k, { path, integer: true });
+  for (const k of ['costUsd', 'elapsedMsBefore', 'lastPromptTokens']) num(s, k, { path });
   const usage = obj(s.usage, `${path}.usage`);
-  for (const k of ['inputTokens', 'outputTokens', 'cachedTokens', 'thoughtTokens', 'totalTokens']) num(usage, k, `${path}.usage`);
+  for (const k of ['inputTokens', 'outputTokens', 'cachedTokens', 'thoughtTokens', 'totalTokens']) num(usage, k, { path: `${path}.usage` });
   obj(s.models, `${path}.models`);
   arr(s, 'recentCalls', path);
-  str(s, 'snapshot', path, { optional: true });
+  str(s, 'snapshot', { path, optional: true });
   arr(s, 'addedRules', path).forEach((r, i) => {
     const rule = obj(r, `${path}.addedRules[${i}]`);
-    str(rule, 'toolName', `${path}.addedRules[${i}]`, { nonEmpty: true });
+    str(rule, 'toolName', { path: `${path}.addedRules[${i}]`, nonEmpty: true });
     arr(rule, 'modes', `${path}.addedRules[${i}]`);
-    str(rule, 'subagent', `${path}.addedRules[${i}]`, { optional: true, nonEmpty: true });
+    str(rule, 'subagent', { path: `${path}.addedRules[${i}]`, optional: true, nonEmpty: true });
   });
   if (s.open !== undefined) {
     const open = obj(s.open, `${path}.open`);
-    num(open, 'version', `${path}.open`, { integer: true });
+    num(open, 'version', { path: `${path}.open`, integer: true });
     arr(open, 'calls', `${path}.open`).forEach((c, i) => {
       // A sub-agent waiting inside a call saves its own loop state there: checked like this one.
       const nested = (c as Obj | null)?.nested as Obj | undefined;
@@ -221,76 +223,76 @@ function checkState(s: Obj, path: string): void {
 function checkPending(d: Obj): void {
   arr(d, 'pending', 'session').forEach((p, i) => {
     const call = obj(p, `pending[${i}]`);
-    str(call, 'id', `pending[${i}]`, { nonEmpty: true });
-    str(call, 'name', `pending[${i}]`, { nonEmpty: true });
+    str(call, 'id', { path: `pending[${i}]`, nonEmpty: true });
+    str(call, 'name', { path: `pending[${i}]`, nonEmpty: true });
     obj(call.args, `pending[${i}].args`);
   });
 }
 
 function checkDoc(d: Obj): void {
   if (d.origin !== undefined) throw new Invalid(`it is a ${JSON.stringify(d.origin)} session, not one of the action's (see agent-action session export)`);
-  str(d, 'id', 'session', { nonEmpty: true });
+  str(d, 'id', { path: 'session', nonEmpty: true });
   const repository = obj(d.repository, 'repository');
-  str(repository, 'owner', 'repository', { nonEmpty: true });
-  str(repository, 'repo', 'repository', { nonEmpty: true });
+  str(repository, 'owner', { path: 'repository', nonEmpty: true });
+  str(repository, 'repo', { path: 'repository', nonEmpty: true });
   const thread = obj(d.thread, 'thread');
-  num(thread, 'number', 'thread', { integer: true });
-  oneOf(thread, 'kind', 'thread', ['issue', 'pull_request']);
+  num(thread, 'number', { path: 'thread', integer: true });
+  oneOf(thread, 'kind', { path: 'thread', allowed: ['issue', 'pull_request'] });
   const trigger = obj(d.trigger, 'trigger');
-  str(trigger, 'command', 'trigger', { nonEmpty: true });
-  num(trigger, 'commentId', 'trigger', { optional: true, integer: true });
-  str(trigger, 'commentUrl', 'trigger', { optional: true });
-  str(trigger, 'instructions', 'trigger', { optional: true });
-  str(d, 'requester', 'session', { nonEmpty: true });
-  str(d, 'model', 'session');
-  oneOf(d, 'mode', 'session', MODES);
+  str(trigger, 'command', { path: 'trigger', nonEmpty: true });
+  num(trigger, 'commentId', { path: 'trigger', optional: true, integer: true });
+  str(trigger, 'commentUrl', { path: 'trigger', optional: true });
+  str(trigger, 'instructions', { path: 'trigger', optional: true });
+  str(d, 'requester', { path: 'session', nonEmpty: true });
+  str(d, 'model', { path: 'session' });
+  oneOf(d, 'mode', { path: 'session', allowed: MODES });
   checkState(obj(d.state, 'state'), 'state');
   checkPending(d);
   const request = obj(d.request, 'request');
-  str(request, 'nonce', 'request', { nonEmpty: true });
-  date(request, 'createdAt', 'request');
-  date(request, 'expiresAt', 'request');
-  oneOf(request, 'status', 'request', STATUSES);
-  num(request, 'commentId', 'request', { optional: true, integer: true });
-  str(request, 'claimedBy', 'request', { optional: true });
-  date(request, 'claimedAt', 'request', true);
+  str(request, 'nonce', { path: 'request', nonEmpty: true });
+  date(request, 'createdAt', { path: 'request' });
+  date(request, 'expiresAt', { path: 'request' });
+  oneOf(request, 'status', { path: 'request', allowed: STATUSES });
+  num(request, 'commentId', { path: 'request', optional: true, integer: true });
+  str(request, 'claimedBy', { path: 'request', optional: true });
+  date(request, 'claimedAt', { path: 'request', optional: true });
   if (request.answers !== undefined) {
     arr(request, 'answers', 'request').forEach((a, i) => {
       const answer = obj(a, `request.answers[${i}]`);
-      str(answer, 'id', `request.answers[${i}]`, { nonEmpty: true });
-      oneOf(answer, 'kind', `request.answers[${i}]`, ['approve', 'deny', 'answer']);
+      str(answer, 'id', { path: `request.answers[${i}]`, nonEmpty: true });
+      oneOf(answer, 'kind', { path: `request.answers[${i}]`, allowed: ['approve', 'deny', 'answer'] });
     });
   }
-  str(d, 'branch', 'session', { optional: true });
+  str(d, 'branch', { path: 'session', optional: true });
   const worktree = obj(d.worktree, 'worktree');
   for (const k of ['baseCommit', 'tree']) objectId(worktree, k, 'worktree');
   objectId(d, 'trustedCommit', 'session');
-  const patch = str(worktree, 'patchBase64', 'worktree')!;
+  const patch = str(worktree, 'patchBase64', { path: 'worktree' })!;
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(patch)) throw new Invalid('`worktree.patchBase64` is not base64');
   if (d.publish !== undefined) {
     const publish = obj(d.publish, 'publish');
     arr(publish, 'reviewComments', 'publish');
     arr(publish, 'replies', 'publish');
   }
-  date(d, 'updatedAt', 'session');
+  date(d, 'updatedAt', { path: 'session' });
   if ((d.state as Obj).id !== d.id) throw new Invalid(`\`state.id\` (${JSON.stringify((d.state as Obj).id)}) differs from the session id (${JSON.stringify(d.id)})`);
 }
 
 function checkLocal(d: Obj): void {
   if (d.origin !== 'local') throw new Invalid(`\`origin\` is ${JSON.stringify(d.origin)}; a local session has "local"`);
-  str(d, 'id', 'session', { nonEmpty: true });
-  str(d, 'root', 'session', { nonEmpty: true });
-  str(d, 'title', 'session');
-  date(d, 'createdAt', 'session');
-  date(d, 'updatedAt', 'session');
-  str(obj(d.trigger, 'trigger'), 'command', 'trigger', { nonEmpty: true });
-  str(d, 'requester', 'session');
-  str(d, 'model', 'session');
-  oneOf(d, 'mode', 'session', MODES);
+  str(d, 'id', { path: 'session', nonEmpty: true });
+  str(d, 'root', { path: 'session', nonEmpty: true });
+  str(d, 'title', { path: 'session' });
+  date(d, 'createdAt', { path: 'session' });
+  date(d, 'updatedAt', { path: 'session' });
+  str(obj(d.trigger, 'trigger'), 'command', { path: 'trigger', nonEmpty: true });
+  str(d, 'requester', { path: 'session' });
+  str(d, 'model', { path: 'session' });
+  oneOf(d, 'mode', { path: 'session', allowed: MODES });
   checkState(obj(d.state, 'state'), 'state');
   checkPending(d);
-  oneOf(d, 'status', 'session', LOCAL_STATUSES);
-  if (d.mcpServers !== undefined) arr(d, 'mcpServers', 'session').forEach((m, i) => str(obj(m, `mcpServers[${i}]`), 'name', `mcpServers[${i}]`, { nonEmpty: true }));
+  oneOf(d, 'status', { path: 'session', allowed: LOCAL_STATUSES });
+  if (d.mcpServers !== undefined) arr(d, 'mcpServers', 'session').forEach((m, i) => str(obj(m, `mcpServers[${i}]`), 'name', { path: `mcpServers[${i}]`, nonEmpty: true }));
   if ((d.state as Obj).id !== d.id) throw new Invalid(`\`state.id\` (${JSON.stringify((d.state as Obj).id)}) differs from the session id (${JSON.stringify(d.id)})`);
 }
 

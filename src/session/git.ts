@@ -59,7 +59,7 @@ export const SESSION_IDENTITY = {
 export async function runGit(cwd: string, args: readonly string[], opts: GitOptions = {}): Promise<GitResult> {
   const usesRemote = args.includes(GIT_REMOTE);
   if (usesRemote && !opts.remote) throw new AgentError('internal', `git ${args[0]}: the command names a remote but none was given`);
-  const listing = await spawnGit(cwd, ['config', '--list', '-z'], createGitEnv({ base: process.env, ceiling: dirname(resolve(cwd)) }));
+  const listing = await spawnGit(cwd, ['config', '--list', '-z'], { env: createGitEnv({ base: process.env, ceiling: dirname(resolve(cwd)) }) });
   const entries = listing.code === 0 ? parseConfigListing(listing.stdout.toString('utf8')) : [];
   assertOwnWorkTree(cwd, entries);
   assertNoRemoteCommands(entries);
@@ -71,7 +71,7 @@ export async function runGit(cwd: string, args: readonly string[], opts: GitOpti
     config.push(...remoteConfig(opts.remote, name, process.env));
     finalArgs = args.map((a) => (a === GIT_REMOTE ? name : a));
   }
-  return spawnGit(cwd, finalArgs, createGitEnv({ base: process.env, ceiling: dirname(resolve(cwd)), config, extra: opts.env }), opts.input);
+  return spawnGit(cwd, finalArgs, { env: createGitEnv({ base: process.env, ceiling: dirname(resolve(cwd)), config, extra: opts.env }), input: opts.input });
 }
 
 /** Runs git and throws an AgentError naming the command when it fails; returns trimmed stdout. */
@@ -83,7 +83,7 @@ export async function assertGit(cwd: string, args: readonly string[], opts: GitO
   return r.stdout.toString('utf8').trim();
 }
 
-function spawnGit(cwd: string, args: readonly string[], env: Record<string, string>, input?: Buffer | string): Promise<GitResult> {
+function spawnGit(cwd: string, args: readonly string[], { env, input }: { env: Record<string, string>; input?: Buffer | string | undefined }): Promise<GitResult> {
   return new Promise((resolveP, reject) => {
     const child = spawn('git', args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];

@@ -32,7 +32,7 @@ export function applyReplacement(rel: string, text: string, req: ReplaceRequest)
       message: `old_string occurs ${at.length} times in ${rel} (${where}) but ${expected} replacement${expected === 1 ? ' was' : 's were'} expected; ${fix}. Nothing was changed.`,
     };
   }
-  return { ok: true, text: replaceAt(text, at, oldString.length, newString), count: at.length };
+  return { ok: true, text: replaceAt(text, at, { len: oldString.length, replacement: newString }), count: at.length };
 }
 
 /** Start offsets of non-overlapping occurrences, left to right. */
@@ -43,7 +43,7 @@ function findOccurrences(text: string, needle: string): number[] {
 }
 
 /** Spliced by offsets, not String.replace: `$&` and friends in new_string stay literal. */
-function replaceAt(text: string, at: number[], len: number, replacement: string): string {
+function replaceAt(text: string, at: number[], { len, replacement }: { len: number; replacement: string }): string {
   let out = '';
   let last = 0;
   for (const i of at) {

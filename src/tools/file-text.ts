@@ -61,7 +61,8 @@ export async function writeTextFile(abs: string, file: TextFile, files?: TextFil
 }
 
 /** Unified diff for approval comments and logs. */
-export function unifiedDiff(rel: string, before: string, after: string, isNew = false): string {
+export function unifiedDiff(rel: string, o: { before: string; after: string; isNew?: boolean }): string {
+  const { before, after, isNew = false } = o;
   return createTwoFilesPatch(isNew ? '/dev/null' : `a/${rel}`, `b/${rel}`, before, after, undefined, undefined, { context: 3 });
 }
 

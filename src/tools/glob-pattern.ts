@@ -140,7 +140,7 @@ class Translator {
 
   /** `{a,b}` alternatives, `{1..5}` ranges; anything else literal. */
   private brace(i: number, to: number): { re: string; next: number } {
-    const close = this.matching(i, to, '{', '}');
+    const close = this.matching(i, to, '{}');
     if (close < 0) return { re: '\\{', next: i + 1 };
     const parts = this.splitTop(i + 1, close, ',');
     if (parts.length > 1) return { re: `(?:${parts.map(([a, b]) => this.run(a, b)).join('|')})`, next: close + 1 };
@@ -152,7 +152,7 @@ class Translator {
   /** `@(a|b)` and friends. */
   private extglob(i: number, to: number): { re: string; next: number } {
     const kind = this.g[i];
-    const close = this.matching(i + 1, to, '(', ')');
+    const close = this.matching(i + 1, to, '()');
     if (close < 0) return { re: quote(kind), next: i + 1 };
     if (kind === '!') throw new GlobSyntaxError('negated extglob !(…) is not supported; match the files you want instead');
     const alts = this.splitTop(i + 2, close, '|').map(([a, b]) => this.run(a, b));
@@ -160,8 +160,9 @@ class Translator {
     return { re: `(?:${alts.join('|')})${q}`, next: close + 1 };
   }
 
-  /** Index of the bracket closing the one at i (nesting counted, escapes skipped), or -1. */
-  private matching(i: number, to: number, open: string, close: string): number {
+  /** Index of the bracket closing the one at i (nesting counted, escapes skipped), or -1; `pair` is the opening and closing bracket. */
+  private matching(i: number, to: number, pair: '{}' | '()'): number {
+    const [open, close] = pair;
     let depth = 0;
     for (let j = i; j < to; j++) {
       const c = this.g[j];

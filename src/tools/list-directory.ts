@@ -46,7 +46,8 @@ export const listDirectoryTool = defineTool({
           const names = await readdir(dir.abs);
           const skip = (name: string) => skips.some((m) => m(name));
           // Visible = what survives git's rules; computed from the file list so nested rules apply.
-          const visible = await visibleNames(env.root, dir.abs, dir.rel, {
+          const visible = await visibleNames(env.root, dir.abs, {
+            rel: dir.rel,
             respectGitIgnore: filtering.respect_git_ignore ?? true,
             respectGeminiIgnore: filtering.respect_gemini_ignore ?? true,
             signal,
@@ -80,7 +81,8 @@ export const listDirectoryTool = defineTool({
  * Names directly in dir that contain at least one non-ignored file (dirs as `name/`), or undefined
  * when nothing is filtered. An empty directory has no files, so it shows only when unfiltered.
  */
-async function visibleNames(root: string, abs: string, rel: string, opts: { respectGitIgnore: boolean; respectGeminiIgnore: boolean; signal: AbortSignal }): Promise<Set<string> | undefined> {
+async function visibleNames(root: string, abs: string, opts: { rel: string; respectGitIgnore: boolean; respectGeminiIgnore: boolean; signal: AbortSignal }): Promise<Set<string> | undefined> {
+  const { rel } = opts;
   if (!opts.respectGitIgnore && !opts.respectGeminiIgnore) return undefined;
   const files = await listFiles(root, abs, opts);
   const prefix = rel === '.' ? '' : `${rel}/`;

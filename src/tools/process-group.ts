@@ -10,7 +10,7 @@ import type { ConfinedProcess } from '../sandbox/types.js';
 /** Calls `fire` after `ms` unless the returned cancel runs first. */
 export type StartTimer = (ms: number, fire: () => void) => () => void;
 
-const startRealTimer: StartTimer = (ms, fire) => {
+export const startRealTimer: StartTimer = (ms, fire) => {
   const t = setTimeout(fire, ms);
   return () => clearTimeout(t);
 };

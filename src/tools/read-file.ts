@@ -53,7 +53,7 @@ export const readFileTool = defineTool({
           }
           // An editor's buffer (unsaved changes included) when the face reads through one.
           const bytes = env.files?.readText ? Buffer.from(await env.files.readText(file.abs), 'utf8') : await readBytes(file.abs);
-          const text = formatRead(file.rel, bytes, args.start_line, args.end_line);
+          const text = formatRead(file.rel, bytes, { start: args.start_line, end: args.end_line });
           return okOutput(await withMemory(env, dirname(file.abs), redactSecrets(text.forModel, env.secrets)), text.forHuman);
         }),
     };
@@ -70,7 +70,7 @@ async function readBytes(abs: string): Promise<Buffer> {
 }
 
 /** Pure: what the model and a person see for a read of these bytes. */
-function formatRead(rel: string, bytes: Buffer, start?: number, end?: number): { forModel: string; forHuman: string } {
+function formatRead(rel: string, bytes: Buffer, { start, end }: { start?: number | undefined; end?: number | undefined }): { forModel: string; forHuman: string } {
   if (bytes.length === 0) return { forModel: '(empty file)', forHuman: `read ${rel}: empty` };
   if (looksBinary(bytes)) {
     return {

@@ -34,7 +34,7 @@ export const replaceTool = defineTool({
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'write');
     const plan = await planReplace(file, args, env.files);
-    const patch = unifiedDiff(file.rel, plan.before?.text ?? '', plan.after, plan.before === undefined);
+    const patch = unifiedDiff(file.rel, { before: plan.before?.text ?? '', after: plan.after, isNew: plan.before === undefined });
     return {
       title: plan.before ? `edit ${file.rel} (${diffStat(patch)})` : `create ${file.rel}`,
       paths: [file.rel],

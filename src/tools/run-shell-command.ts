@@ -50,7 +50,7 @@ export const runShellCommandTool = defineTool({
             startTimer: env.shellTimer,
             onOutput: onProgress ? (c) => onProgress(redactSecrets(c, env.secrets)) : undefined,
           });
-          return shellOutput(args.command, dir.rel, result, timeoutMs, env.secrets);
+          return shellOutput(result, { command: args.command, dirRel: dir.rel, timeoutMs, secrets: env.secrets });
         }),
     };
   },
@@ -78,9 +78,10 @@ async function startShell(env: ToolEnv, command: string, cwd: string): Promise<{
 }
 
 /** Pure: the result as the model and a person see it. A non-zero exit is information, not a tool error. */
-function shellOutput(command: string, dirRel: string, r: ProcessResult, timeoutMs: number, secrets: readonly string[]) {
+function shellOutput(r: ProcessResult, o: { command: string; dirRel: string; timeoutMs: number; secrets: readonly string[] }) {
+  const { dirRel, timeoutMs, secrets } = o;
   // The command is redacted too: whatever we return reaches logs, stream-json and comments.
-  command = redactSecrets(command, secrets);
+  const command = redactSecrets(o.command, secrets);
   const output = redactSecrets(r.output, secrets).trimEnd();
   const lines = [`Command: ${command}`, `Directory: ${dirRel}`, `Output: ${output === '' ? '(empty)' : output}`];
   if (r.omittedBytes > 0)

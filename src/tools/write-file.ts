@@ -22,7 +22,7 @@ export const writeFileTool = defineTool({
     const file = await resolveInWorkspace(env.root, args.file_path, 'write');
     const before = await readExisting(file, env.files);
     const after = normalizeNewlines(args.content, before);
-    const patch = unifiedDiff(file.rel, before?.text ?? '', after, before === undefined);
+    const patch = unifiedDiff(file.rel, { before: before?.text ?? '', after, isNew: before === undefined });
     return {
       title: before ? `overwrite ${file.rel} (${diffStat(patch)})` : `create ${file.rel}`,
       paths: [file.rel],

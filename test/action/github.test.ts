@@ -25,72 +25,81 @@ describe('authorize against the collaborator-permission API', () => {
     ['reader', false],
     ['stranger', false],
   ])('%s allowed=%s', async (login, allowed) => {
-    const a = await authorize(octokit, repo, trigger(login), opts);
+    const a = await authorize(octokit, repo, { ...opts, trigger: trigger(login) });
     expect(a.allowed).toBe(allowed);
     expect(gh.calls('GET', new RegExp(`/collaborators/${login.replace(/[[\]]/g, '\\$&')}/permission$`))).toHaveLength(1);
   });
 
   it('accepts maintain (role_name) though permission says write', async () => {
     gh.state.permissions.keeper = 'maintain';
-    expect(await authorize(octokit, repo, trigger('keeper'), opts)).toEqual({ allowed: true, permission: 'maintain' });
+    expect(await authorize(octokit, repo, { ...opts, trigger: trigger('keeper') })).toEqual({ allowed: true, permission: 'maintain' });
   });
 
   it('refuses bots unless allow-listed, and never itself', async () => {
     gh.state.permissions['dependabot[bot]'] = 'write';
     gh.state.permissions['renovate[bot]'] = 'write';
     gh.state.permissions['github-actions[bot]'] = 'admin';
-    expect((await authorize(octokit, repo, trigger('dependabot[bot]', { bot: true }), opts)).allowed).toBe(false);
-    expect((await authorize(octokit, repo, trigger('renovate[bot]', { bot: true }), opts)).allowed).toBe(true);
-    expect((await authorize(octokit, repo, trigger('github-actions[bot]', { bot: true }), { ...opts, allowedBots: ['github-actions[bot]'] })).allowed).toBe(false);
+    expect((await authorize(octokit, repo, { ...opts, trigger: trigger('dependabot[bot]', { bot: true }) })).allowed).toBe(false);
+    expect((await authorize(octokit, repo, { ...opts, trigger: trigger('renovate[bot]', { bot: true }) })).allowed).toBe(true);
+    expect((await authorize(octokit, repo, { ...opts, allowedBots: ['github-actions[bot]'], trigger: trigger('github-actions[bot]', { bot: true }) })).allowed).toBe(false);
   });
 
   it('a run the workflow itself asked for (schedule, a mode input) is allowed without a lookup, even as github-actions[bot]', async () => {
     const t = { ...trigger('github-actions[bot]', { bot: true }), fromWorkflow: true };
-    expect(await authorize(octokit, repo, t, opts)).toEqual({ allowed: true, permission: 'the workflow' });
-    expect((await authorize(octokit, repo, { ...t, fromWorkflow: undefined }, opts)).allowed).toBe(false);
+    expect(await authorize(octokit, repo, { ...opts, trigger: t })).toEqual({ allowed: true, permission: 'the workflow' });
+    expect((await authorize(octokit, repo, { ...opts, trigger: { ...t, fromWorkflow: undefined } })).allowed).toBe(false);
     expect(gh.requests).toHaveLength(0);
   });
 
   it('event-driven read-only tasks need no permission lookup', async () => {
-    expect((await authorize(octokit, repo, trigger('reader', { needsWrite: false }), opts)).allowed).toBe(true);
+    expect((await authorize(octokit, repo, { ...opts, trigger: trigger('reader', { needsWrite: false }) })).allowed).toBe(true);
     expect(gh.requests).toHaveLength(0);
   });
 
   it('says why, in words, for each refusal and each grant', async () => {
     gh.state.permissions.helper = 'triage';
-    expect(await authorize(octokit, repo, trigger('maintainer'), opts)).toEqual({ allowed: true, permission: 'admin' });
-    expect(await authorize(octokit, repo, trigger('writer'), opts)).toEqual({ allowed: true, permission: 'write' });
-    expect(await authorize(octokit, repo, trigger('reader'), opts)).toEqual({ allowed: false, reason: "reader has 'read' permission; write, maintain or admin is needed" });
-    expect(await authorize(octokit, repo, trigger('helper'), opts)).toEqual({ allowed: false, reason: "helper has 'triage' permission; write, maintain or admin is needed" });
-    expect(await authorize(octokit, repo, trigger('stranger'), opts)).toEqual({ allowed: false, reason: 'stranger is not a collaborator of octo/hello' });
-    expect(await authorize(octokit, repo, trigger('dependabot[bot]', { bot: true }), opts)).toEqual({ allowed: false, reason: 'dependabot[bot] is a bot and not listed in allowed-bots' });
-    expect(await authorize(octokit, repo, trigger('github-actions[bot]', { bot: true }), opts)).toEqual({ allowed: false, reason: "github-actions[bot] is agent-action's own account" });
-    expect(await authorize(octokit, repo, trigger('reader', { needsWrite: false }), opts)).toEqual({ allowed: true, permission: 'none needed' });
+    expect(await authorize(octokit, repo, { ...opts, trigger: trigger('maintainer') })).toEqual({ allowed: true, permission: 'admin' });
+    expect(await authorize(octokit, repo, { ...opts, trigger: trigger('writer') })).toEqual({ allowed: true, permission: 'write' });
+    expect(await authorize(octokit, repo, { ...opts, trigger: trigger('reader') })).toEqual({ allowed: false, reason: "reader has 'read' permission; write, maintain or admin is needed" });
+    expect(await authorize(octokit, repo, { ...opts, trigger: trigger('helper') })).toEqual({ allowed: false, reason: "helper has 'triage' permission; write, maintain or admin is needed" });
+    expect(await authorize(octokit, repo, { ...opts, trigger: trigger('stranger') })).toEqual({ allowed: false, reason: 'stranger is not a collaborator of octo/hello' });
+    expect(await authorize(octokit, repo, { ...opts, trigger: trigger('dependabot[bot]', { bot: true }) })).toEqual({
+      allowed: false,
+      reason: 'dependabot[bot] is a bot and not listed in allowed-bots',
+    });
+    expect(await authorize(octokit, repo, { ...opts, trigger: trigger('github-actions[bot]', { bot: true }) })).toEqual({
+      allowed: false,
+      reason: "github-actions[bot] is agent-action's own account",
+    });
+    expect(await authorize(octokit, repo, { ...opts, trigger: trigger('reader', { needsWrite: false }) })).toEqual({ allowed: true, permission: 'none needed' });
   });
 
   it("the action's own login and the bot allow-list are matched without regard to case", async () => {
     gh.state.permissions['Renovate[bot]'] = 'write';
     gh.state.permissions['GitHub-Actions[bot]'] = 'admin';
-    expect(await authorize(octokit, repo, trigger('GitHub-Actions[bot]', { bot: true }), opts)).toEqual({ allowed: false, reason: "GitHub-Actions[bot] is agent-action's own account" });
-    expect(await authorize(octokit, repo, trigger('GitHub-Actions[bot]', { bot: true }), { ...opts, selfLogins: ['GITHUB-ACTIONS[BOT]'] })).toEqual({
+    expect(await authorize(octokit, repo, { ...opts, trigger: trigger('GitHub-Actions[bot]', { bot: true }) })).toEqual({
+      allowed: false,
+      reason: "GitHub-Actions[bot] is agent-action's own account",
+    });
+    expect(await authorize(octokit, repo, { ...opts, selfLogins: ['GITHUB-ACTIONS[BOT]'], trigger: trigger('GitHub-Actions[bot]', { bot: true }) })).toEqual({
       allowed: false,
       reason: "GitHub-Actions[bot] is agent-action's own account",
     });
     // Any of the action's logins (the workflow token's and a GitHub App's) is refused, not only the first.
-    expect(await authorize(octokit, repo, trigger('my-app[bot]', { bot: true }), { allowedBots: ['my-app[bot]'], selfLogins: ['github-actions[bot]', 'my-app[bot]'] })).toEqual({
+    expect(await authorize(octokit, repo, { allowedBots: ['my-app[bot]'], selfLogins: ['github-actions[bot]', 'my-app[bot]'], trigger: trigger('my-app[bot]', { bot: true }) })).toEqual({
       allowed: false,
       reason: "my-app[bot] is agent-action's own account",
     });
     // The allow-list is kept in lower case (inputs.ts lowers it); the login as GitHub spells it still matches.
-    expect(await authorize(octokit, repo, trigger('Renovate[bot]', { bot: true }), opts)).toEqual({ allowed: true, permission: 'write' });
+    expect(await authorize(octokit, repo, { ...opts, trigger: trigger('Renovate[bot]', { bot: true }) })).toEqual({ allowed: true, permission: 'write' });
     // A person's account is never taken for a bot's, whatever its name.
     gh.state.permissions['renovate[bot]'] = 'write';
-    expect((await authorize(octokit, repo, trigger('renovate[bot]', { bot: false }), { ...opts, allowedBots: [] })).allowed).toBe(true);
+    expect((await authorize(octokit, repo, { ...opts, allowedBots: [], trigger: trigger('renovate[bot]', { bot: false }) })).allowed).toBe(true);
   });
 
   it('a persistent server error throws rather than allowing', async () => {
     gh.fail({ path: /permission$/, status: 500, times: 10 });
-    await expect(authorize(octokit, repo, trigger('maintainer'), opts)).rejects.toThrow(/permission/);
+    await expect(authorize(octokit, repo, { ...opts, trigger: trigger('maintainer') })).rejects.toThrow(/permission/);
   });
 });
 

@@ -27,7 +27,7 @@ describe('compression through the loop', () => {
     const sched = fakeScheduler();
     const rec = recorder();
     const state = newState();
-    const outcome = await runLoop(state, makeDeps(fake, sched.scheduler, { contextWindow: 1000 }), rec.emit, userText(`task: ${big(2000)}`));
+    const outcome = await runLoop({ state, input: userText(`task: ${big(2000)}`) }, makeDeps(fake, sched.scheduler, { contextWindow: 1000 }), rec.emit);
     expect(outcome).toEqual({ status: 'success', finalText: 'done' });
 
     const summarise = fake.requests[2].body;
@@ -66,7 +66,7 @@ describe('compression through the loop', () => {
     ];
     state.lastPromptTokens = 900;
     const rec = recorder();
-    await runLoop(state, makeDeps(fake, fakeScheduler().scheduler, { contextWindow: 1000 }), rec.emit, userText('next step'));
+    await runLoop({ state, input: userText('next step') }, makeDeps(fake, fakeScheduler().scheduler, { contextWindow: 1000 }), rec.emit);
     expect(fake.requests[0].body.contents[0].parts[0].text).toContain(SNAP1);
     expect(fake.requests[1].body.contents[0].parts[0].text).toContain(SNAP2);
     expect(state.snapshot).toBe(SNAP2);
@@ -81,7 +81,7 @@ describe('compression through the loop', () => {
     ];
     state.lastPromptTokens = 900;
     const rec = recorder();
-    const outcome = await runLoop(state, makeDeps(fake, fakeScheduler().scheduler, { contextWindow: 1000 }), rec.emit, userText('go'));
+    const outcome = await runLoop({ state, input: userText('go') }, makeDeps(fake, fakeScheduler().scheduler, { contextWindow: 1000 }), rec.emit);
     expect(outcome.status).toBe('success');
     expect(rec.of('warning').some((w) => /compression failed/.test(w.message))).toBe(true);
     expect(fake.requests[1].body.contents[0].parts[0].text).toBe(big(3000));

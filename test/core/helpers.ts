@@ -81,7 +81,7 @@ export function fakeScheduler(opts: { ask?: string[]; fatal?: string; onRun?: (c
       if (pending.length) return { responses: [], pending, open: { version: 1, calls: open } };
       return { responses: open.map((o) => o.response!), pending: [] };
     },
-    async resume(openBatch, answers, _opts, emit): Promise<BatchResult> {
+    async resume({ open: openBatch, answers }, _opts, emit): Promise<BatchResult> {
       resumes.push({ open: structuredClone(openBatch), answers: [...answers] });
       const responses = (openBatch.calls as OpenCall[]).map((o) => {
         if (o.response) return o.response;

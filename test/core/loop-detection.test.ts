@@ -19,7 +19,7 @@ async function run(script: FakeReply[]) {
   const sched = fakeScheduler();
   const rec = recorder();
   const state = newState();
-  const outcome = await runLoop(state, makeDeps(fake, sched.scheduler), rec.emit, userText('go'));
+  const outcome = await runLoop({ state, input: userText('go') }, makeDeps(fake, sched.scheduler), rec.emit);
   return { fake, state, rec, outcome, sched };
 }
 

@@ -49,7 +49,7 @@ describe('runLoop: the safe point save', () => {
     const sched = fakeScheduler({ onRun: () => savedAtRun.push(saveOneDone) });
     const rec = recorder();
     const outcome = await runLoop(
-      newState(),
+      { state: newState(), input: userText('read a and b') },
       makeDeps(noServer, sched.scheduler, {
         overlapBatchSave: true,
         model,
@@ -67,7 +67,6 @@ describe('runLoop: the safe point save', () => {
         },
       }),
       rec.emit,
-      userText('read a and b'),
     );
     expect(outcome).toEqual({ status: 'success', finalText: 'done' });
     expect(requestsWhileSavingOne).toBe(1);
@@ -84,14 +83,13 @@ describe('runLoop: the safe point save', () => {
       const sched = fakeScheduler();
       const rec = recorder();
       const outcome = await runLoop(
-        newState(),
+        { state: newState(), input: userText('read a and b') },
         makeDeps(noServer, sched.scheduler, {
           overlapBatchSave: true,
           model: scriptedModel([call('read_file', 'a'), call('read_file', 'b'), done]),
           onBatchSettled: () => Promise.reject(new Error('disk full')),
         }),
         rec.emit,
-        userText('read a and b'),
       );
       await nextMacrotask();
       expect(outcome).toMatchObject({ status: 'error', error: { kind: 'internal', message: 'the loop failed: disk full' } });
@@ -107,7 +105,7 @@ describe('runLoop: the safe point save', () => {
     let saved = false;
     const rec = recorder();
     const outcome = await runLoop(
-      newState(),
+      { state: newState(), input: userText('read a') },
       makeDeps(noServer, fakeScheduler().scheduler, {
         overlapBatchSave: true,
         model: scriptedModel([call('read_file', 'a'), done]),
@@ -117,7 +115,6 @@ describe('runLoop: the safe point save', () => {
         if (e.type === 'result') expect(saved).toBe(true);
         rec.emit(e);
       },
-      userText('read a'),
     );
     expect(outcome.status).toBe('success');
     expect(rec.of('result')).toHaveLength(1);
@@ -134,10 +131,9 @@ describe('runLoop: the safe point save', () => {
       },
     };
     const outcome = await runLoop(
-      newState(),
+      { state: newState(), input: userText('read a') },
       makeDeps(noServer, fakeScheduler().scheduler, { model: asking, onBatchSettled: () => nextMacrotask().then(() => void saved++) }),
       recorder().emit,
-      userText('read a'),
     );
     expect(outcome.status).toBe('success');
     expect(savedAtRequest).toEqual([0, 1]);
@@ -166,10 +162,9 @@ describe('runLoop: the safe point save', () => {
     };
     const savedAtRun: boolean[] = [];
     const outcome = await runLoop(
-      newState(),
+      { state: newState(), input: userText('read a') },
       makeDeps(noServer, fakeScheduler({ onRun: () => savedAtRun.push(saved) }).scheduler, { model: asking, saveInFlight }),
       recorder().emit,
-      userText('read a'),
     );
     expect(outcome).toEqual({ status: 'success', finalText: 'done' });
     expect(savedAtRequest).toBe(false);
@@ -179,10 +174,9 @@ describe('runLoop: the safe point save', () => {
   it('fails the run before any tool runs when the first save failed', async () => {
     const sched = fakeScheduler();
     const outcome = await runLoop(
-      newState(),
+      { state: newState(), input: userText('read a') },
       makeDeps(noServer, sched.scheduler, { model: scriptedModel([call('read_file', 'a'), done]), saveInFlight: Promise.reject(new Error('read-only state folder')) }),
       recorder().emit,
-      userText('read a'),
     );
     expect(outcome).toMatchObject({ status: 'error', error: { message: 'the loop failed: read-only state folder' } });
     expect(sched.runs).toEqual([]);
@@ -200,9 +194,8 @@ describe('runLoop: the safe point save', () => {
     const state = newState();
     state.history.push({ role: 'user', parts: [{ text: 'read a' }] }, { role: 'model', parts: [{ functionCall: { id: 'a', name: 'read_file', args: {} } }] });
     state.open = { version: 1, calls: [{ call: { id: 'a', name: 'read_file', args: {} } }] };
-    const outcome = await runLoop(state, makeDeps(noServer, sched.scheduler, { model: scriptedModel([done]), saveInFlight: nextMacrotask().then(() => void (saved = true)) }), recorder().emit, {
-      answers: [{ id: 'a', kind: 'approve' }],
-    });
+    const deps = makeDeps(noServer, sched.scheduler, { model: scriptedModel([done]), saveInFlight: nextMacrotask().then(() => void (saved = true)) });
+    const outcome = await runLoop({ state, input: { answers: [{ id: 'a', kind: 'approve' }] } }, deps, recorder().emit);
     expect(outcome.status).toBe('success');
     expect(savedAtResume).toEqual([true]);
   });

@@ -25,7 +25,7 @@ async function run(script: FakeReply[], verdicts: FakeReply[], max?: number) {
   const rec = recorder();
   const state = newState();
   const deps = makeDeps(fake, sched.scheduler, { afterTextTurn: createNextSpeakerCheck({ model: CHECKER, ...(max === undefined ? {} : { maxContinuations: max }) }) });
-  const outcome = await runLoop(state, deps, rec.emit, userText('fix the bug'));
+  const outcome = await runLoop({ state, input: userText('fix the bug') }, deps, rec.emit);
   return { fake, state, rec, outcome };
 }
 

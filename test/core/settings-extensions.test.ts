@@ -70,6 +70,6 @@ describe('readExtensionSettings', () => {
   it('--allowed-mcp-server-names replaces mcp.allowed and its rules sit in the User tier', async () => {
     const ext = await readExtensionSettings({ files: files({ mcp: { allowed: ['a'] } }), allowedNames: ['b'], env: {} });
     expect(ext.selection.allowed).toEqual(['b']);
-    expect(ext.policy).toEqual({ workspace: [], user: [serverRule('b', 'allow', 100, '--allowed-mcp-server-names')] });
+    expect(ext.policy).toEqual({ workspace: [], user: [serverRule('b', { decision: 'allow', priority: 100, label: '--allowed-mcp-server-names' })] });
   });
 });

@@ -5,19 +5,18 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, reply, startFakeGemini, text, usage, type FakeGemini } from '../support/fake-gemini.js';
-import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { assertBundle, asUser, closeAll, createWorkspace, examplePayload, readCommit, refsOf, retarget, runAction } from '../support/e2e-runner.js';
+import { startActionWorld, type ActionWorld } from '../support/action-world.js';
+import { call, reply, text, usage } from '../support/fake-gemini.js';
+import { assertBundle, asUser, examplePayload, readCommit, retarget } from '../support/e2e-runner.js';
 
 const BUGGY = 'export function add(a, b) {\n  return a - b;\n}\n';
 const FIXED = 'export function add(a, b) {\n  return a + b;\n}\n';
 const FILES = { 'src/math.js': BUGGY, 'test/math.test.js': "import { add } from '../src/math.js';\nif (add(2, 2) !== 4) throw new Error('add is broken');\n", 'README.md': '# calc\n' };
 const API_KEY = 'AIza-e2e-fix-key-000000';
 
-let gh: FakeGitHub;
-let gemini: FakeGemini;
+let world: ActionWorld | undefined;
 beforeAll(() => assertBundle());
-afterEach(() => closeAll(gh, gemini));
+afterEach(() => world?.close());
 
 /** A real issue_comment.created payload, pointed at the fake's thread, comment and commenter. */
 function commentPayload(thread: number, commentId: number, body: string, login: string, isPullRequest: boolean) {
@@ -41,9 +40,8 @@ const gitShow = (gitDir: string, spec: string) => execFileSync('git', ['--git-di
 
 describe('the bundled action: /agent fix', () => {
   it('on a same-repository pull request: commits to its head branch, edits the progress comment, sets outputs', async () => {
-    const ws = createWorkspace(FILES, { branches: { 'feature/calc': { 'README.md': '# calc\n\nAdds numbers.\n' } }, checkout: 'feature/calc' });
-    gh = await startFakeGitHub();
-    gh.state.resolveRef = refsOf(ws.origin);
+    world = await startActionWorld({ files: FILES, branches: { 'feature/calc': { 'README.md': '# calc\n\nAdds numbers.\n' } }, checkout: 'feature/calc', script: fixScript() });
+    const { ws, gh, gemini } = world;
     gh.addPull({
       number: 2,
       title: 'Document the calculator',
@@ -56,14 +54,11 @@ describe('the bundled action: /agent fix', () => {
       },
     });
     const trigger = gh.addComment(2, '/agent fix the add function too', { login: 'maintainer' });
-    gemini = await startFakeGemini(fixScript());
 
-    const r = await runAction({
+    const r = await world.run({
       eventName: 'issue_comment',
       payload: commentPayload(2, trigger.id, trigger.body, 'maintainer', true),
-      workspace: ws.dir,
-      inputs: { 'gemini-api-key': API_KEY, 'gemini-base-url': gemini.baseUrl, model: 'gemini-2.5-flash' },
-      env: { GITHUB_API_URL: gh.url },
+      inputs: { 'gemini-api-key': API_KEY, model: 'gemini-2.5-flash' },
     });
 
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -100,19 +95,15 @@ describe('the bundled action: /agent fix', () => {
   });
 
   it('on an issue: pushes a new branch and opens a pull request that says Fixes #N', async () => {
-    const ws = createWorkspace(FILES);
-    gh = await startFakeGitHub();
-    gh.state.resolveRef = refsOf(ws.origin);
+    world = await startActionWorld({ files: FILES, script: fixScript() });
+    const { ws, gh } = world;
     gh.addIssue({ number: 5, title: 'add() subtracts', body: 'add(2, 2) returns 0.', user: { login: 'reporter' } });
     const trigger = gh.addComment(5, '/agent fix', { login: 'maintainer' });
-    gemini = await startFakeGemini(fixScript());
 
-    const r = await runAction({
+    const r = await world.run({
       eventName: 'issue_comment',
       payload: commentPayload(5, trigger.id, trigger.body, 'maintainer', false),
-      workspace: ws.dir,
-      inputs: { 'gemini-api-key': API_KEY, 'gemini-base-url': gemini.baseUrl },
-      env: { GITHUB_API_URL: gh.url },
+      inputs: { 'gemini-api-key': API_KEY },
     });
 
     expect(r.code, r.stdout + r.stderr).toBe(0);

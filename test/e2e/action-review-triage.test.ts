@@ -4,19 +4,19 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
-import { diffLines, startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { assertBundle, asUser, closeAll, createWorkspace, examplePayload, refsOf, retarget, runAction } from '../support/e2e-runner.js';
+import { startActionWorld, type ActionWorld } from '../support/action-world.js';
+import { call, reply, text } from '../support/fake-gemini.js';
+import { diffLines, type FakeGitHub } from '../support/fake-github.js';
+import { assertBundle, asUser, examplePayload, retarget } from '../support/e2e-runner.js';
 
 const MATH = 'export function add(a, b) {\n  return a + b;\n}\n';
 const WITH_MUL = `${MATH}\nexport function mul(a, b) {\n  return a * b + 0;\n}\n`;
 const FILES = { 'src/math.js': MATH, 'test/math.test.js': "import { add } from '../src/math.js';\nif (add(2, 2) !== 4) throw new Error('add is broken');\n" };
 const INPUTS = { 'gemini-api-key': 'AIza-e2e-review-key-0000' };
 
-let gh: FakeGitHub;
-let gemini: FakeGemini;
+let world: ActionWorld | undefined;
 beforeAll(() => assertBundle());
-afterEach(() => closeAll(gh, gemini));
+afterEach(() => world?.close());
 
 /** The last body of the run's progress comment on issue `n`. */
 const markedBy = (gh: FakeGitHub, n: number) => gh.state.comments.find((c) => c.issue_number === n && c.body.includes('<!-- agent-action:progress'))?.body;
@@ -29,11 +29,22 @@ function patchOf(gitDir: string, base: string, head: string, file: string): stri
 
 describe('the bundled action: review', () => {
   it('pull_request.opened: one COMMENT review, inline comments on diff lines, the rest in the body', async () => {
-    const ws = createWorkspace(FILES, { branches: { 'feature/mul': { 'src/math.js': WITH_MUL } }, checkout: 'feature/mul' });
+    world = await startActionWorld({
+      files: FILES,
+      branches: { 'feature/mul': { 'src/math.js': WITH_MUL } },
+      checkout: 'feature/mul',
+      script: [
+        reply([call('read_file', { file_path: 'src/math.js' }, 'r1')]),
+        reply([
+          call('add_review_comment', { path: 'src/math.js', line: 6, body: '`+ 0` does nothing.', suggestion: '  return a * b;' }, 'c1'),
+          call('add_review_comment', { path: 'test/math.test.js', line: 2, body: 'There is no test for mul.' }, 'c2'),
+        ]),
+        reply([text('mul works; two small findings.')]),
+      ],
+    });
+    const { ws, gh, gemini } = world;
     const head = ws.shas['feature/mul'];
     const patch = patchOf(ws.origin, ws.mainSha, head, 'src/math.js');
-    gh = await startFakeGitHub();
-    gh.state.resolveRef = refsOf(ws.origin);
     gh.addPull({
       number: 3,
       title: 'Add mul',
@@ -47,20 +58,12 @@ describe('the bundled action: review', () => {
     });
     // Line 6 of the new math.js (`return a * b + 0;`) is in the diff; test/math.test.js is not.
     expect(diffLines(patch, 'RIGHT').has(6)).toBe(true);
-    gemini = await startFakeGemini([
-      reply([call('read_file', { file_path: 'src/math.js' }, 'r1')]),
-      reply([
-        call('add_review_comment', { path: 'src/math.js', line: 6, body: '`+ 0` does nothing.', suggestion: '  return a * b;' }, 'c1'),
-        call('add_review_comment', { path: 'test/math.test.js', line: 2, body: 'There is no test for mul.' }, 'c2'),
-      ]),
-      reply([text('mul works; two small findings.')]),
-    ]);
     const payload = retarget(examplePayload('pull_request', 'opened'), 'octo/hello');
     payload.number = 3;
     payload.pull_request.number = 3;
     asUser(payload.sender, 'contributor');
 
-    const r = await runAction({ eventName: 'pull_request', payload, workspace: ws.dir, inputs: { ...INPUTS, 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url } });
+    const r = await world.run({ eventName: 'pull_request', payload, inputs: INPUTS });
 
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(gh.state.reviews).toHaveLength(1);
@@ -85,17 +88,16 @@ describe('the bundled action: review', () => {
 
 describe('the bundled action: triage', () => {
   it('issues.opened: applies only labels the repository has; an invented one is dropped', async () => {
-    const ws = createWorkspace(FILES);
-    gh = await startFakeGitHub();
+    world = await startActionWorld({ files: FILES, script: [reply([call('set_labels', { labels: ['bug', 'crash'] }, 't1')]), reply([text('A bug report: labelled bug.')])] });
+    const { gh, gemini } = world;
     gh.addIssue({ number: 7, title: 'Crash when the input is empty', body: 'add() throws on empty input.', user: { login: 'reporter' } });
     const known = gh.state.labels.map((l) => l.name);
-    gemini = await startFakeGemini([reply([call('set_labels', { labels: ['bug', 'crash'] }, 't1')]), reply([text('A bug report: labelled bug.')])]);
     const payload = retarget(examplePayload('issues', 'opened'), 'octo/hello');
     payload.issue.number = 7;
     asUser(payload.issue.user, 'reporter');
     asUser(payload.sender, 'reporter');
 
-    const r = await runAction({ eventName: 'issues', payload, workspace: ws.dir, inputs: { ...INPUTS, 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url } });
+    const r = await world.run({ eventName: 'issues', payload, inputs: INPUTS });
 
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.outputs).toMatchObject({ status: 'success', labels: 'bug' });

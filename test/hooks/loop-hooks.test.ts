@@ -181,7 +181,7 @@ describe('hooks around the loop', () => {
     ]);
     const model = createGeminiClient({ apiKey: 'k', baseUrl: gemini.baseUrl, model: 'gemini-2.5-flash' });
     const deps = makeDeps(gemini, fakeScheduler().scheduler, { contextWindow: 1000, hooks: system, model: system.wrapModel(model), compressionModel: model });
-    const outcome = await runLoop(newState(), deps, () => undefined, userText(`task: ${'x'.repeat(2000)}`));
+    const outcome = await runLoop({ state: newState(), input: userText(`task: ${'x'.repeat(2000)}`) }, deps, () => undefined);
     expect(outcome).toEqual({ status: 'success', finalText: 'done' });
     expect(gemini.requests).toHaveLength(4);
     expect(logOf(ws).map((e) => e.hook_event_name)).toEqual(['BeforeModel', 'BeforeModel', 'PreCompress', 'BeforeModel']);

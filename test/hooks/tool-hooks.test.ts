@@ -5,7 +5,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseHooks } from '../../src/hooks/config.js';
 import { createHookSystem, type HookSystem } from '../../src/hooks/hook-system.js';
 import type { HookRunEvent } from '../../src/hooks/types.js';
@@ -18,9 +18,11 @@ import { createDeferChannel } from '../../src/scheduler/channels.js';
 import { createScheduler } from '../../src/scheduler/scheduler.js';
 import type { BatchResult, OpenBatch } from '../../src/scheduler/types.js';
 import { createDefaultTools } from '../../src/tools/default-tools.js';
+import type { StartTimer } from '../../src/tools/process-group.js';
 import { createToolRegistry } from '../../src/tools/registry.js';
 import { REPO_ROOT } from '../support/e2e-runner.js';
 import { makeTempDir } from '../support/git-repo.js';
+import { createManualTimer } from '../support/manual-timer.js';
 import { makeEnv } from '../tools/helpers.js';
 
 const POLICY = `
@@ -52,13 +54,21 @@ beforeAll(async () => {
 });
 
 /** A workspace with the fixture scripts in .gemini/hooks/ and a scheduler whose hooks come from `hooks`. */
-function setup(hooks: Record<string, unknown>, configDir?: string) {
+function setup(hooks: Record<string, unknown>, configDir?: string, startTimer?: StartTimer) {
   const ws = makeTempDir('agent-action-hooks-');
   mkdirSync(join(ws, '.gemini/hooks'), { recursive: true });
   for (const f of readdirSync(join(REPO_ROOT, 'test/fixtures/hooks'))) copyFileSync(join(REPO_ROOT, 'test/fixtures/hooks', f), join(ws, '.gemini/hooks', f));
   const { groups, problems } = parseHooks(hooks, 'test settings');
   expect(problems).toEqual([]);
-  const system = createHookSystem({ groups, sandbox, workspace: ws, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, graceMs: 200, ...(configDir && { configDir }) });
+  const system = createHookSystem({
+    groups,
+    sandbox,
+    workspace: ws,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    graceMs: 200,
+    ...(configDir && { configDir }),
+    ...(startTimer && { startTimer }),
+  });
   const runs: HookRunEvent[] = [];
   system.attach('session-1', (e) => runs.push(e));
   const parsed = parsePolicyToml(POLICY, 'test.toml');
@@ -145,8 +155,14 @@ describe('BeforeTool', () => {
   });
 
   it('a hook that hangs is stopped at its timeout; the call goes on and the hook’s processes are gone', async () => {
-    const t = setup({ BeforeTool: [{ hooks: [hook('hang.sh', { name: 'slowpoke', timeout: 300 })] }] });
-    const r = await t.scheduler.run([shell('c1', 'touch ran.txt')], opts(), () => {});
+    const timer = createManualTimer();
+    const t = setup({ BeforeTool: [{ hooks: [hook('hang.sh', { name: 'slowpoke', timeout: 300 })] }] }, undefined, timer.start);
+    const running = t.scheduler.run([shell('c1', 'touch ran.txt')], opts(), () => {});
+    // The timeout fires once the hook is running (an event), not after 300 ms of wall clock.
+    await timer.until(300);
+    await vi.waitFor(() => expect(hostProcessesWith('456.789').filter((p) => p.includes(': sleep 456.789'))).toHaveLength(1), { timeout: 20_000, interval: 20 });
+    timer.fire(300);
+    const r = await running;
     expect(responses(r)[0]).toHaveProperty('output');
     expect(existsSync(join(t.ws, 'ran.txt'))).toBe(true);
     expect(t.runs).toEqual([expect.objectContaining({ name: 'slowpoke', outcome: 'timeout', message: 'timed out after 300 ms and was stopped' })]);
@@ -230,7 +246,7 @@ describe('Notification and suspend/resume', () => {
     // Another process resumes: a fresh hook system and scheduler, the saved batch as JSON.
     const saved = JSON.parse(JSON.stringify(first.open)) as OpenBatch;
     const again = setupIn(t.ws, { BeforeTool: [{ hooks: [hook('log.mjs')] }], AfterTool: [{ hooks: [hook('log.mjs')] }] });
-    const done = await again.scheduler.resume(saved, [{ id: 'w1', kind: 'approve' }], opts(), () => {});
+    const done = await again.scheduler.resume({ open: saved, answers: [{ id: 'w1', kind: 'approve' }] }, opts(), () => {});
     expect(responses(done)[0]).toHaveProperty('output');
     expect(readFileSync(join(t.ws, 'notes.md'), 'utf8')).toBe('hi\n');
     expect(logOf(t.ws).map((e) => e.hook_event_name)).toEqual(['BeforeTool', 'Notification', 'AfterTool']);
@@ -242,7 +258,7 @@ describe('Notification and suspend/resume', () => {
     const first = await t.scheduler.run([{ id: 'w1', name: 'write_file', args: { file_path: 'notes.md', content: 'original\n' } }], opts(), () => {});
     expect(first.pending[0]!.args).toEqual({ file_path: 'notes.md', content: 'rewritten\n' });
     const again = setupIn(t.ws, { BeforeTool: [{ hooks: [hook('block.sh')] }] });
-    await again.scheduler.resume(JSON.parse(JSON.stringify(first.open)) as OpenBatch, [{ id: 'w1', kind: 'approve' }], opts(), () => {});
+    await again.scheduler.resume({ open: JSON.parse(JSON.stringify(first.open)) as OpenBatch, answers: [{ id: 'w1', kind: 'approve' }] }, opts(), () => {});
     // The resumed run's BeforeTool (which would block) did not run: the approved call ran.
     expect(readFileSync(join(t.ws, 'notes.md'), 'utf8')).toBe('rewritten\n');
     expect(again.runs).toEqual([]);

@@ -84,11 +84,13 @@ describe('a call waiting inside', () => {
     );
     const later = setup(); // a new process
     const done = await later.scheduler.resume(
-      JSON.parse(JSON.stringify(r.open)),
-      [
-        { id: 'd1/i1', kind: 'approve' },
-        { id: 'd1/i2', kind: 'answer', text: 'the first' },
-      ],
+      {
+        open: JSON.parse(JSON.stringify(r.open)),
+        answers: [
+          { id: 'd1/i1', kind: 'approve' },
+          { id: 'd1/i2', kind: 'answer', text: 'the first' },
+        ],
+      },
       batchOpts(),
       later.emit,
     );
@@ -108,15 +110,17 @@ describe('a call waiting inside', () => {
     const first = setup();
     const r = await first.scheduler.run([{ id: 'd1', name: 'delegate', args: { task: 'docs' } }], batchOpts(), first.emit);
     const later = setup();
-    const err = await later.scheduler.resume(r.open!, [{ id: 'd1/i1', kind: 'approve' }], batchOpts(), later.emit).catch((e: unknown) => e);
+    const err = await later.scheduler.resume({ open: r.open!, answers: [{ id: 'd1/i1', kind: 'approve' }] }, batchOpts(), later.emit).catch((e: unknown) => e);
     expect(isAgentError(err) && err.message).toBe('call d1/i2 (inner question) has no answer; every waiting call needs one');
     const wrongKind = await later.scheduler
       .resume(
-        r.open!,
-        [
-          { id: 'd1/i1', kind: 'approve' },
-          { id: 'd1/i2', kind: 'approve' },
-        ],
+        {
+          open: r.open!,
+          answers: [
+            { id: 'd1/i1', kind: 'approve' },
+            { id: 'd1/i2', kind: 'approve' },
+          ],
+        },
         batchOpts(),
         later.emit,
       )

@@ -219,7 +219,7 @@ describe('deferred calls', () => {
       ],
     ] as const;
     for (const [answers, message] of cases) {
-      const err = await scheduler.resume(r.open!, answers as never, batchOpts(), emit).catch((e: unknown) => e);
+      const err = await scheduler.resume({ open: r.open!, answers: answers as never }, batchOpts(), emit).catch((e: unknown) => e);
       expect(isAgentError(err) && err.kind).toBe('input');
       expect(String((err as Error).message)).toMatch(message);
     }
@@ -233,11 +233,13 @@ describe('deferred calls', () => {
     writeFileSync(join(root, 'b.txt'), 'edited by someone else');
     rmSync(join(root, 'c.txt'));
     const done = await scheduler.resume(
-      r.open!,
-      [
-        { id: 'w1', kind: 'approve' },
-        { id: 'r1', kind: 'approve' },
-      ],
+      {
+        open: r.open!,
+        answers: [
+          { id: 'w1', kind: 'approve' },
+          { id: 'r1', kind: 'approve' },
+        ],
+      },
       batchOpts(),
       emit,
     );

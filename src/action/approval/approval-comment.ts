@@ -86,7 +86,7 @@ function describeDuration(ms: number): string {
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
-function renderCall(p: PendingApproval, n: number, workspace?: string, sandbox?: SandboxView): string {
+function renderCall(p: PendingApproval, n: number, { workspace, sandbox }: { workspace?: string | undefined; sandbox?: SandboxView | undefined }): string {
   const lines: string[] = [];
   let hidden = 0;
   const reveal = (t: string) => {
@@ -173,7 +173,7 @@ export function renderApprovalComment(input: ApprovalCommentInput): string {
     '',
     intro,
     '',
-    ...pending.flatMap((p, i) => [renderCall(p, i + 1, input.workspace, input.sandbox), '']),
+    ...pending.flatMap((p, i) => [renderCall(p, i + 1, input), '']),
     `**How to answer** (reply within ${describeDuration(open)}, until ${until}; only people with write access can answer):`,
     '',
     ...howToAnswer(pending, trigger),

@@ -66,7 +66,11 @@ export async function publishTriage(target: TriageTarget, record: TriageRecord, 
     await o.octokit.rest.issues.addLabels({ ...o.repo, issue_number: target.number, labels: toAdd });
   }
   await o.pacer.take();
-  const { data } = await o.octokit.rest.issues.createComment({ ...o.repo, issue_number: target.number, body: renderTriageComment(target, record, apply, o) });
+  const { data } = await o.octokit.rest.issues.createComment({
+    ...o.repo,
+    issue_number: target.number,
+    body: renderTriageComment(target, record, { runId: o.runId, runUrl: o.runUrl, applied: apply }),
+  });
   return { labels: apply, dropped, commentUrl: data.html_url };
 }
 
@@ -75,7 +79,8 @@ export async function publishTriage(target: TriageTarget, record: TriageRecord, 
  * made inert as every published text is (publish/inert-text.ts): no mention pages anyone, no
  * marker of ours survives in them.
  */
-export function renderTriageComment(target: TriageTarget, record: TriageRecord, applied: readonly string[], o: Pick<PublishTriageOptions, 'runId' | 'runUrl'>): string {
+export function renderTriageComment(target: TriageTarget, record: TriageRecord, o: Pick<PublishTriageOptions, 'runId' | 'runUrl'> & { applied: readonly string[] }): string {
+  const { applied } = o;
   const mentions = createMentionBudget();
   const labels = applied.length ? `labelled ${applied.map((l) => `\`${l.replace(/`/g, "'")}\``).join(', ')}` : 'no label applied';
   const dup = record.duplicateOf ? ` Possible duplicate of #${record.duplicateOf.number}: ${makeInertLine(record.duplicateOf.reason)}` : '';

@@ -114,7 +114,7 @@ async function triageIssues(base: RunBase, issues: readonly number[], x: TriageR
       modelClient: base.modelClient,
       runUrl: runner.runId ? `${runner.serverUrl}/${base.repo.owner}/${base.repo.repo}/actions/runs/${runner.runId}` : undefined,
     };
-    const outcomes = await runPool(ctx, issues, settings.triage.concurrency, settings.maxCostUsd);
+    const outcomes = await runPool(ctx, issues, { concurrency: settings.triage.concurrency, shardBudgetUsd: settings.maxCostUsd });
     for (const o of outcomes.filter((r) => r.status === 'failed')) base.log.warning(`#${o.number}: triage failed: ${o.note ?? 'unknown error'}`);
     const totals = totalsOf(outcomes, clock.now() - t0);
     const { writes, waitedMs } = pacer.stats();
@@ -137,7 +137,7 @@ async function triageIssues(base: RunBase, issues: readonly number[], x: TriageR
  * `concurrency` workers take the issues in order; results keep the input order. `shardBudgetUsd`
  * (max-cost-usd) is the whole shard's: once spent, no further issue starts.
  */
-async function runPool(ctx: ShardContext, issues: readonly number[], concurrency: number, shardBudgetUsd?: number): Promise<IssueOutcome[]> {
+async function runPool(ctx: ShardContext, issues: readonly number[], { concurrency, shardBudgetUsd }: { concurrency: number; shardBudgetUsd?: number | undefined }): Promise<IssueOutcome[]> {
   const results: IssueOutcome[] = new Array(issues.length);
   let next = 0;
   let spent = 0;

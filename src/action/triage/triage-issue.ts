@@ -70,7 +70,7 @@ async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcom
   const startedAt = Date.now();
   const recorder = createPublishRecorder();
   const issueTools = createIssueTools({ search: s.search, self: number });
-  const rendered = renderTaskContext(taskContextOf({ number, isPullRequest: false }, issue, comments, { availableLabels: s.allowed }));
+  const rendered = renderTaskContext(taskContextOf({ number, isPullRequest: false }, issue, { comments, availableLabels: s.allowed }));
   if (rendered.cuts.length > 0) s.log.notice(`#${number}: ${describeCuts(rendered.cuts)}`);
   const agent = await prepareAgent({
     root: s.runner.workspace,

@@ -206,7 +206,7 @@ async function runPrompt(ctx: Ctx, text: string, signal: AbortSignal): Promise<P
   const answers = state.open ? await answerWaiting(ctx, signal) : [];
   await recorder.save(state, 'running');
   live.waiting = [];
-  const { outcome } = await agent.send(state, text, (e) => translator.updatesOf(e).forEach((u) => push(ctx, u)), { answers, signal });
+  const { outcome } = await agent.send(state, { prompt: text, answers, signal }, (e) => translator.updatesOf(e).forEach((u) => push(ctx, u)));
   await recorder.saveOutcome(state, outcome);
   if (outcome.status === 'awaiting_approval') live.waiting = [...outcome.pending];
   await live.updates; // every update of the turn reaches the client before its response

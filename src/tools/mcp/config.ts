@@ -68,13 +68,14 @@ export function parseMcpServers(value: unknown, o: ParseMcpOptions): ParsedMcpSe
   if (!isRecord(value)) return { servers: [], problems: [{ path: 'mcpServers', severity: 'error', message: 'must be an object of server names to server settings' }] };
   const servers: McpServerConfig[] = [];
   for (const [name, raw] of Object.entries(value)) {
-    const parsed = parseServer(name, raw, o, problems);
+    const parsed = parseServer(name, raw, { ...o, problems });
     if (parsed) servers.push(parsed);
   }
   return { servers, problems };
 }
 
-function parseServer(name: string, raw: unknown, o: ParseMcpOptions, problems: McpConfigProblem[]): McpServerConfig | undefined {
+function parseServer(name: string, raw: unknown, o: ParseMcpOptions & { problems: McpConfigProblem[] }): McpServerConfig | undefined {
+  const { problems } = o;
   const at = `mcpServers.${name}`;
   const errors: string[] = [];
   const fail = (field: string, message: string) => errors.push(`${field ? `${field} ` : ''}${message}`);

@@ -19,6 +19,13 @@ import { resolveInWorkspace } from '../workspace.js';
 import type { McpServerConfig } from './config.js';
 import { createLenientValidator } from './lenient-validator.js';
 import type { ConfinedStdioTransport } from './stdio-transport.js';
+import { startRealTimer, type StartTimer } from '../process-group.js';
+
+/**
+ * The SDK's own request timers, set out of reach (the largest delay a Node timer takes): the
+ * deadlines here own every limit, on a timer a test can fire.
+ */
+const SDK_NO_TIMEOUT_MS = 2_147_483_647;
 
 export interface ConnectDeps {
   sandbox: Sandbox;
@@ -35,6 +42,8 @@ export interface ConnectDeps {
   clientVersion: string;
   /** Aborting gives up a start in progress (the run is over) and stops what was started. */
   signal?: AbortSignal;
+  /** The start and call deadlines (real timers by default; tests fire them on an event instead). */
+  startTimer?: StartTimer;
 }
 
 export interface McpConnection {
@@ -49,16 +58,21 @@ export interface McpConnection {
 export async function connectMcpServer(c: McpServerConfig, d: ConnectDeps, timeoutMs: number): Promise<McpConnection> {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const client: Client = new Client({ name: 'agent-action', version: d.clientVersion }, { capabilities: { roots: {} }, jsonSchemaValidator: createLenientValidator() });
-  const { ListRootsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const { ListRootsRequestSchema, McpError, ErrorCode } = await import('@modelcontextprotocol/sdk/types.js');
+  const startTimer = d.startTimer ?? startRealTimer;
   // The one root a server may know: the workspace (Gemini CLI sends its workspace folders too).
   client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: pathToFileURL(d.workspace).href, name: 'workspace' }] }));
 
   let dead: string | undefined;
   let stdio: ConfinedStdioTransport | undefined;
   const transports: Transport[] = [];
+  let givenUp = false;
+  const onGiveUp = () => (givenUp = true);
   const onDeath = (why: string) => (dead ??= why);
   const opened = <T extends Transport>(t: T): T => {
     transports.push(t);
+    // Made after the start was given up (the deadline passed or the run ended while the sandbox was starting it): nobody else will close it.
+    if (givenUp) void t.close().catch(() => undefined);
     if ('stderrTail' in t) {
       const s = t as unknown as ConfinedStdioTransport;
       stdio = s;
@@ -67,36 +81,50 @@ export async function connectMcpServer(c: McpServerConfig, d: ConnectDeps, timeo
     return t;
   };
   try {
-    await withDeadline(openTransport(c, d, client, timeoutMs, opened), timeoutMs, `did not start within ${timeoutMs} ms`, d.signal);
+    await withDeadline(openTransport(c, d, { client, opened }), { ms: timeoutMs, message: `did not start within ${timeoutMs} ms`, signal: d.signal, startTimer, onGiveUp });
     // A stdio server's exit says more than "connection closed": its exit status and stderr (above).
     client.onclose = () => {
       if (!stdio) onDeath('closed the connection');
     };
-    const tools = await withDeadline(listAllTools(client, timeoutMs), timeoutMs, `did not list its tools within ${timeoutMs} ms`, d.signal);
+    const tools = await withDeadline(listAllTools(client), { ms: timeoutMs, message: `did not list its tools within ${timeoutMs} ms`, signal: d.signal, startTimer, onGiveUp });
     return {
       tools,
       deadReason: () => dead,
       async call(name, args, o) {
         if (dead) throw new AgentError('general', `the MCP server ${dead}`);
+        // The SDK's timeout, on our timer: the same error, and progress starts the wait over.
+        const deadline = new AbortController();
+        const timeOut = () => deadline.abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: o.timeoutMs }));
+        let cancel = startTimer(o.timeoutMs, timeOut);
         try {
           const result = await client.callTool({ name, arguments: args }, undefined, {
-            signal: o.signal,
-            timeout: o.timeoutMs,
-            resetTimeoutOnProgress: true,
-            ...(o.onProgress && { onprogress: (p) => o.onProgress!(`${p.progress}${p.total ? `/${p.total}` : ''}${p.message ? ` ${p.message}` : ''}`) }),
+            signal: AbortSignal.any([o.signal, deadline.signal]),
+            timeout: SDK_NO_TIMEOUT_MS,
+            ...(o.onProgress && {
+              onprogress: (p) => {
+                cancel();
+                cancel = startTimer(o.timeoutMs, timeOut);
+                o.onProgress!(`${p.progress}${p.total ? `/${p.total}` : ''}${p.message ? ` ${p.message}` : ''}`);
+              },
+            }),
           });
           return result as CallToolResult;
         } catch (e) {
+          if (deadline.signal.aborted || o.signal.aborted) throw e;
           // A server that died during the call: say so, with what it printed, not "Connection closed".
           await settle(stdio?.exited, 1000);
           if (dead) throw new AgentError('general', `the MCP server ${dead}`);
           throw e;
+        } finally {
+          cancel();
         }
       },
       close: () => client.close(),
     };
   } catch (e) {
-    await settle(stdio?.exited, 200);
+    // A server that exited has its status on the way; one that was given up on is still running.
+    if (!givenUp) await settle(stdio?.exited, 200);
+    givenUp = true;
     await client.close().catch(() => undefined);
     await Promise.all(transports.map((t) => t.close().catch(() => undefined)));
     throw new AgentError('general', dead && !/did not start|did not list/.test(messageOf(e)) ? dead : `${messageOf(e)}${tail(stdio)}`, { cause: e });
@@ -104,7 +132,8 @@ export async function connectMcpServer(c: McpServerConfig, d: ConnectDeps, timeo
 }
 
 /** `opened` is told of every transport made, so a start that times out half-way still closes (and kills) it. */
-async function openTransport(c: McpServerConfig, d: ConnectDeps, client: Client, timeoutMs: number, opened: <T extends Transport>(t: T) => T): Promise<Transport> {
+async function openTransport(c: McpServerConfig, d: ConnectDeps, o: { client: Client; opened: <T extends Transport>(t: T) => T }): Promise<Transport> {
+  const { client, opened } = o;
   const t = c.transport;
   if (t.kind === 'stdio') {
     const cwd = t.cwd === undefined ? d.workspace : (await resolveInWorkspace(d.workspace, t.cwd, 'read')).abs;
@@ -127,7 +156,7 @@ async function openTransport(c: McpServerConfig, d: ConnectDeps, client: Client,
       ...(d.configDir !== undefined && { configDir: d.configDir }),
     });
     const transport = opened(createConfinedStdioTransport(proc, { graceMs: d.graceMs }));
-    await client.connect(transport, { timeout: timeoutMs });
+    await client.connect(transport, { timeout: SDK_NO_TIMEOUT_MS });
     return transport;
   }
   const headers = t.headers;
@@ -137,29 +166,29 @@ async function openTransport(c: McpServerConfig, d: ConnectDeps, client: Client,
   const sse = () => opened(new SSEClientTransport(url, { requestInit: { headers } }));
   if (t.protocol === 'sse') {
     const transport = sse();
-    await client.connect(transport, { timeout: timeoutMs });
+    await client.connect(transport, { timeout: SDK_NO_TIMEOUT_MS });
     return transport;
   }
   const streamable = opened(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
   try {
-    await client.connect(streamable, { timeout: timeoutMs });
+    await client.connect(streamable, { timeout: SDK_NO_TIMEOUT_MS });
     return streamable;
   } catch (e) {
     await streamable.close().catch(() => undefined);
     if (t.protocol === 'streamable' || /\b401\b/.test(messageOf(e))) throw e;
     // `url` without a `type`: Gemini CLI falls back to SSE when Streamable HTTP fails.
     const transport = sse();
-    await client.connect(transport, { timeout: timeoutMs });
+    await client.connect(transport, { timeout: SDK_NO_TIMEOUT_MS });
     return transport;
   }
 }
 
-async function listAllTools(client: Client, timeoutMs: number): Promise<McpToolDef[]> {
+async function listAllTools(client: Client): Promise<McpToolDef[]> {
   if (!client.getServerCapabilities()?.tools) return [];
   const tools: McpToolDef[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 100; page++) {
-    const r = await client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
+    const r = await client.listTools(cursor ? { cursor } : {}, { timeout: SDK_NO_TIMEOUT_MS });
     tools.push(...r.tools);
     cursor = r.nextCursor;
     if (!cursor) break;
@@ -176,18 +205,26 @@ function tail(t: ConfinedStdioTransport | undefined): string {
   return `; its last output on stderr:\n${shown}`;
 }
 
-function withDeadline<T>(work: Promise<T>, ms: number, message: string, signal?: AbortSignal): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
+/** `onGiveUp` hears that the deadline passed or the run ended first (the work may still be going on). */
+function withDeadline<T>(work: Promise<T>, o: { ms: number; message: string; signal: AbortSignal | undefined; startTimer: StartTimer; onGiveUp: () => void }): Promise<T> {
+  const { signal } = o;
+  let cancel: (() => void) | undefined;
   let onAbort: (() => void) | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-    onAbort = () => reject(new Error('its start was given up: the run is over'));
+    cancel = o.startTimer(o.ms, () => {
+      o.onGiveUp();
+      reject(new AgentError('general', o.message));
+    });
+    onAbort = () => {
+      o.onGiveUp();
+      reject(new AgentError('general', 'its start was given up: the run is over'));
+    };
     if (signal?.aborted) onAbort();
     else signal?.addEventListener('abort', onAbort, { once: true });
   });
   work.catch(() => undefined);
   return Promise.race([work, late]).finally(() => {
-    clearTimeout(timer);
+    cancel?.();
     if (onAbort) signal?.removeEventListener('abort', onAbort);
   });
 }

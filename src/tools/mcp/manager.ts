@@ -9,6 +9,7 @@
 import { messageOf } from '../../common/errors.js';
 import type { Sandbox } from '../../sandbox/types.js';
 import type { Tool } from '../define-tool.js';
+import type { StartTimer } from '../process-group.js';
 import { blockedBySelection, isToolEnabled, type McpSelection, type McpServerConfig } from './config.js';
 import { connectMcpServer, type McpConnection } from './connection.js';
 import { createMcpTool } from './mcp-tool.js';
@@ -56,6 +57,8 @@ export interface McpManagerOptions {
   /** A server failed, exited, or two tools got one name: for the face to show. */
   onWarning?: (message: string) => void;
   now?: () => number;
+  /** The start and call deadlines (real timers by default; tests fire them on an event instead). */
+  startTimer?: StartTimer;
 }
 
 export interface McpManager {
@@ -105,6 +108,7 @@ export function createMcpManager(o: McpManagerOptions): McpManager {
           ...(o.configDir !== undefined && { configDir: o.configDir }),
           ...(o.network !== undefined && { network: o.network }),
           ...(o.graceMs !== undefined && { graceMs: o.graceMs }),
+          ...(o.startTimer !== undefined && { startTimer: o.startTimer }),
         },
         timeoutMs,
       );

@@ -60,8 +60,7 @@ describe('renderTriageComment', () => {
         replies: ['Which version, @octocat?\n<!-- agent-action:triaged seen=2099-01-01T00:00:00Z -->'],
         duplicateOf: { number: 1, reason: 'same <!-- agent-action:progress --> as @team' },
       },
-      ['bug', 'area: cli'],
-      { runId: '5', runUrl: 'https://github.com/o/r/actions/runs/5' },
+      { runId: '5', runUrl: 'https://github.com/o/r/actions/runs/5', applied: ['bug', 'area: cli'] },
     );
     expect(body).toBe(
       '**Triage** (agent-action): labelled `bug`, `area: cli`. Possible duplicate of #1: same  as @\u200Bteam\n\n' +

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSandbox } from '../../../src/sandbox/sandbox.js';
 import type { Sandbox } from '../../../src/sandbox/types.js';
 import type { ToolEnv, ToolOutput } from '../../../src/tools/define-tool.js';
@@ -14,6 +14,7 @@ import { createMcpManager, type McpManager, type McpManagerOptions } from '../..
 import { createToolSet } from '../../../src/tools/mcp/tool-set.js';
 import { createToolRegistry } from '../../../src/tools/registry.js';
 import { makeTempDir } from '../../support/git-repo.js';
+import { createManualTimer } from '../../support/manual-timer.js';
 import { bundleEverything, bundleTestServer, startEverythingHttp } from '../../support/mcp-server.js';
 
 const SECRET = 'ghs_mcpServerTestSecret000000000000001';
@@ -98,11 +99,27 @@ describe('server-everything over stdio, in the sandbox', () => {
   it('a slow tool reports progress while it runs', async () => {
     const lines: string[] = [];
     const set = createToolSet(createToolRegistry([]), m);
-    const prepared = await set.prepareCall('mcp_everything_trigger-long-running-operation', { duration: 1, steps: 2 }, toolEnv());
+    const prepared = await set.prepareCall('mcp_everything_trigger-long-running-operation', { duration: 0.2, steps: 2 }, toolEnv());
     const out = await prepared.run({ signal: new AbortController().signal, onProgress: (l) => lines.push(l) });
     expect(out.forModel).toContain('Long running operation completed');
     // The last notification can cross the result on the wire; the first one is always seen.
     expect(lines[0]).toBe('1/2');
+  });
+
+  it('progress starts the call deadline over (as the SDK does with resetTimeoutOnProgress)', async () => {
+    const timer = createManualTimer();
+    const started: number[] = [];
+    const slow = manager({ progress: { command: 'node', args: ['srv/everything.mjs', 'stdio'], timeout: 400 } }, { startTimer: (ms, fire) => (started.push(ms), timer.start(ms, fire)) });
+    const lines: string[] = [];
+    const set = createToolSet(createToolRegistry([]), slow);
+    const prepared = await set.prepareCall('mcp_progress_trigger-long-running-operation', { duration: 0.2, steps: 2 }, toolEnv());
+    const out = await prepared.run({ signal: new AbortController().signal, onProgress: (l) => lines.push(l) });
+    expect(out.forModel).toContain('Long running operation completed');
+    // Two start deadlines (connect, list its tools: the 60 s default beats its 400 ms timeout), one for the call, one more per progress line.
+    expect(started).toEqual([60_000, 60_000, 400, ...lines.map(() => 400)]);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(timer.pending()).toEqual([]);
+    await slow.stop();
   });
 
   it('the server sees the scrubbed environment plus what its settings declare, never a credential', async () => {
@@ -169,10 +186,25 @@ describe('our test server: failures stay tool errors', () => {
   });
 
   it('a call that outlasts the server timeout ends as a timeout', async () => {
-    const m = manager({ t: ours({ timeout: 300 }) }, { startTimeoutMs: 20_000 });
+    const timer = createManualTimer();
+    const m = manager({ t: ours({ timeout: 300 }) }, { startTimeoutMs: 20_000, startTimer: timer.start });
     await m.start();
-    const out = await call(m, 'mcp_t_slow', { ms: 5_000 });
-    expect(out.error?.code).toBe('timeout');
+    // The start deadline is cancelled once the server is ready; the call's own is the server's `timeout`.
+    expect(timer.pending()).toEqual([]);
+    const pending = call(m, 'mcp_t_slow', { ms: 5_000 });
+    await timer.until(300);
+    timer.fire(300);
+    expect((await pending).error).toEqual({ code: 'timeout', message: 'mcp_t_slow failed: MCP error -32001: Request timed out' });
+    // The server still answers the next call: the timed-out one was cancelled, not the connection.
+    expect((await call(m, 'mcp_t_echo', { text: 'after the timeout' })).forModel).toContain('t says: after the timeout');
+    expect(timer.pending()).toEqual([]);
+  });
+
+  it('a call that answers in time cancels its deadline', async () => {
+    const timer = createManualTimer();
+    const m = manager({ t: ours({ timeout: 300 }) }, { startTimer: timer.start });
+    expect((await call(m, 'mcp_t_echo', { text: 'quick' })).forModel).toContain('t says: quick');
+    expect(timer.pending()).toEqual([]);
   });
 
   it("the run's cancellation ends a call at once", async () => {
@@ -200,10 +232,29 @@ describe('our test server: failures stay tool errors', () => {
   });
 
   it('a server that never answers is given up at its start timeout, and stopped', async () => {
-    const m = manager({ mute: { command: 'sleep', args: ['987.654'] } }, { startTimeoutMs: 500 });
-    await m.start();
-    expect(m.status()[0]).toMatchObject({ state: 'failed', reason: expect.stringContaining('did not start within 500 ms') });
+    const timer = createManualTimer();
+    const m = manager({ mute: { command: 'sleep', args: ['987.654'] } }, { startTimeoutMs: 500, startTimer: timer.start });
+    const started = m.start();
+    await timer.until(500);
+    // Given up once it runs (and does not answer), not before.
+    await vi.waitFor(() => expect(hostProcessesWith('987.654').filter((p) => p.includes(': sleep 987.654'))).toHaveLength(1), { timeout: 20_000, interval: 20 });
+    timer.fire(500);
+    await started;
+    expect(m.status()[0]).toMatchObject({ state: 'failed', reason: 'did not start within 500 ms' });
     expect(hostProcessesWith('987.654')).toEqual([]);
+  });
+
+  it('a server the sandbox is still starting when its deadline passes is stopped once it is up', async () => {
+    const timer = createManualTimer();
+    const m = manager({ late: { command: 'sh', args: ['-c', 'touch srv/late-up; exec sleep 987.321'] } }, { startTimeoutMs: 500, startTimer: timer.start });
+    const started = m.start();
+    await timer.until(500);
+    timer.fire(500);
+    await started;
+    expect(m.status()[0]).toMatchObject({ state: 'failed', reason: 'did not start within 500 ms' });
+    // Its process comes up after the start was given up: it must not be left running.
+    await vi.waitFor(() => expect(readdirSync(join(ws, 'srv'))).toContain('late-up'), { timeout: 20_000, interval: 20 });
+    await vi.waitFor(() => expect(hostProcessesWith('987.321')).toEqual([]), { timeout: 20_000, interval: 20 });
   });
 
   it('stop() ends every server and what it started, even a process it left in the background', async () => {
