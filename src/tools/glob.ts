@@ -1,3 +1,4 @@
+import { statSync, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RE2JS } from 're2js';
@@ -24,7 +25,7 @@ const Params = Type.Object(
 export const globTool = defineTool({
   name: 'glob',
   kind: 'search',
-  description: `Finds files whose paths match a glob, newest first; respects .gitignore; at most ${MAX_GLOB_RESULTS}.`,
+  description: `Finds files whose paths match a glob; respects .gitignore. Up to ${MAX_GLOB_RESULTS}, newest first (by path when more match).`,
   params: Params,
   async prepare(args, env) {
     const dir = await resolveInWorkspace(env.root, args.dir_path ?? '.', 'read');
@@ -46,15 +47,19 @@ export const globTool = defineTool({
           const prefix = dir.rel === '.' ? '' : `${dir.rel}/`;
           const matched = files.filter((f) => isMatch(f.slice(prefix.length)));
           assertNotAborted(signal);
-          const dated = await newestFirst(env.root, matched, signal);
           const where = dir.rel === '.' ? 'the workspace' : dir.rel;
-          if (dated.length === 0) {
+          // All of them fit: newest first (at most MAX_GLOB_RESULTS stats). More: the first ones by
+          // path, stat'ed only to drop the vanished, as `find` lists them; dates over a whole tree
+          // cost more than the listing, and in a fresh checkout they are all the same anyway.
+          const fits = matched.length <= MAX_GLOB_RESULTS;
+          const listed = fits ? newestFirst(env.root, matched) : firstExisting(env.root, matched.sort(byPath), MAX_GLOB_RESULTS);
+          if (listed.shown.length === 0) {
             return okOutput(`No files found matching pattern "${args.pattern}" in ${where}.`, `glob ${args.pattern}: no files`);
           }
-          const shown = dated.slice(0, MAX_GLOB_RESULTS);
-          const more = dated.length - shown.length;
-          const head = `Found ${plural(dated.length, 'file')} matching "${args.pattern}" in ${where}, newest first${more > 0 ? ` (showing the first ${shown.length}; narrow the pattern to see the rest)` : ''}:`;
-          return okOutput(`${head}\n${shown.join('\n')}`, `glob ${args.pattern}: ${plural(dated.length, 'file')}`);
+          const count = matched.length - listed.vanished;
+          const order = fits ? 'newest first' : `showing the first ${listed.shown.length} by path; narrow the pattern to see the rest`;
+          const head = `Found ${plural(count, 'file')} matching "${args.pattern}" in ${where}${fits ? `, ${order}` : ` (${order})`}:`;
+          return okOutput(`${head}\n${listed.shown.join('\n')}`, `glob ${args.pattern}: ${plural(count, 'file')}`);
         }),
     };
   },
@@ -78,23 +83,61 @@ export function createGlobMatcher(pattern: string, caseSensitive: boolean): (rel
   }
   const anchored = clean.includes('/') ? `^(?:${source})$` : `^(?:.*/)?(?:${source})$`;
   const re = RE2JS.compile(anchored, (caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE) | RE2JS.DOTALL);
-  return (rel) => re.test(rel) !== negate;
+  const mustEnd = literalTail(clean, caseSensitive);
+  return (rel) => (mustEnd && !mustEnd(rel) ? negate : re.test(rel) !== negate);
 }
 
-/** Sorted by mtime descending, ties by path; files that vanished since the listing are dropped. */
-async function newestFirst(root: string, rels: string[], signal: AbortSignal): Promise<string[]> {
+/**
+ * A quick reject before RE2 (most paths of a tree fail `**\/*.ts` at their last characters): the
+ * pattern's ASCII literal tail, which every matching path ends with. Case-insensitive, RE2 folds
+ * some non-ASCII letters to ASCII ones (`ſ` to `s`, the Kelvin sign to `k`), so a path whose tail
+ * is not ASCII always goes to RE2.
+ */
+function literalTail(pattern: string, caseSensitive: boolean): ((rel: string) => boolean) | undefined {
+  const tail = /[^\\*?[\]{}()!+@|]*$/.exec(pattern)![0];
+  if (tail === '' || !/^[\x20-\x7e]+$/.test(tail)) return undefined;
+  if (caseSensitive) return (rel) => rel.endsWith(tail);
+  const lower = tail.toLowerCase();
+  return (rel) => {
+    const end = rel.slice(-tail.length);
+    return end.toLowerCase() === lower || !/^[\x20-\x7e]*$/.test(end);
+  };
+}
+
+const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Sorted by mtime descending, ties by path (code units, as git sorts); files that vanished since
+ * the listing (or cannot be stat'ed) are dropped. Synchronous stats: each is a cached-inode lookup
+ * of microseconds, where the thread pool's round trip per file costs more than the stat.
+ */
+function newestFirst(root: string, rels: readonly string[]): { shown: string[]; vanished: number } {
   const dated: Array<{ rel: string; t: number }> = [];
-  const CHUNK = 256; // bounded parallelism: 10,000 stats at once would exhaust file handles
-  for (let i = 0; i < rels.length; i += CHUNK) {
-    assertNotAborted(signal);
-    const part = await Promise.all(
-      rels.slice(i, i + CHUNK).map(async (rel) => {
-        const s = await stat(join(root, rel)).catch(() => undefined);
-        return s && !s.isDirectory() ? { rel, t: s.mtimeMs } : undefined;
-      }),
-    );
-    for (const p of part) if (p) dated.push(p);
+  for (const rel of rels) {
+    const s = tryStat(join(root, rel));
+    if (s && !s.isDirectory()) dated.push({ rel, t: s.mtimeMs });
   }
-  dated.sort((a, b) => b.t - a.t || a.rel.localeCompare(b.rel));
-  return dated.map((d) => d.rel);
+  dated.sort((a, b) => b.t - a.t || byPath(a.rel, b.rel));
+  return { shown: dated.map((d) => d.rel), vanished: rels.length - dated.length };
+}
+
+/** The first `n` of `rels` that are still files (a listing can name a file deleted since, or a submodule). */
+function firstExisting(root: string, rels: readonly string[], n: number): { shown: string[]; vanished: number } {
+  const shown: string[] = [];
+  let vanished = 0;
+  for (const rel of rels) {
+    if (shown.length === n) break;
+    const s = tryStat(join(root, rel));
+    if (s && !s.isDirectory()) shown.push(rel);
+    else vanished++;
+  }
+  return { shown, vanished };
+}
+
+function tryStat(abs: string): Stats | undefined {
+  try {
+    return statSync(abs, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }
