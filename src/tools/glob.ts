@@ -1,5 +1,5 @@
 import { statSync, type Stats } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RE2JS } from 're2js';
 import { Type } from 'typebox';
@@ -7,7 +7,7 @@ import { defineTool, ToolFailure } from './define-tool.js';
 import { listFiles } from './file-list.js';
 import { assertNotAborted, guardRun, okOutput, plural } from './tool-output.js';
 import { GlobSyntaxError, translateGlob } from './glob-pattern.js';
-import { resolveInWorkspace } from './workspace.js';
+import { relativeTo, resolveInWorkspace } from './workspace.js';
 
 export const MAX_GLOB_RESULTS = 200;
 
@@ -39,7 +39,7 @@ export const globTool = defineTool({
       policyArgs: { pattern: args.pattern, dir_path: dir.rel },
       run: ({ signal }) =>
         guardRun(signal, async () => {
-          const files = await listFiles(env.root, dir.abs, {
+          const files = await listFiles(env.root, await narrowest(env.root, dir.abs, args.pattern, args.case_sensitive ?? false), {
             respectGitIgnore: args.respect_git_ignore ?? true,
             respectGeminiIgnore: args.respect_gemini_ignore ?? true,
             signal,
@@ -57,8 +57,8 @@ export const globTool = defineTool({
             return okOutput(`No files found matching pattern "${args.pattern}" in ${where}.`, `glob ${args.pattern}: no files`);
           }
           const count = matched.length - listed.vanished;
-          const order = fits ? 'newest first' : `showing the first ${listed.shown.length} by path; narrow the pattern to see the rest`;
-          const head = `Found ${plural(count, 'file')} matching "${args.pattern}" in ${where}${fits ? `, ${order}` : ` (${order})`}:`;
+          const order = fits ? ', newest first' : count > listed.shown.length ? ` (showing the first ${listed.shown.length} by path; narrow the pattern to see the rest)` : ', by path';
+          const head = `Found ${plural(count, 'file')} matching "${args.pattern}" in ${where}${order}:`;
           return okOutput(`${head}\n${listed.shown.join('\n')}`, `glob ${args.pattern}: ${plural(count, 'file')}`);
         }),
     };
@@ -102,6 +102,38 @@ function literalTail(pattern: string, caseSensitive: boolean): ((rel: string) =>
     const end = rel.slice(-tail.length);
     return end.toLowerCase() === lower || !/^[\x20-\x7e]*$/.test(end);
   };
+}
+
+/**
+ * Where the listing can start: the pattern's leading literal folders (`src/app` of
+ * `src/app/**\/*.ts`), when they are a directory in the workspace, as `find src/app` would start
+ * there; else the search directory. Case-insensitive, a folder is taken only when it is the one
+ * name of its parent that matches (ASCII names only: RE2 folds some other letters differently).
+ * A negated pattern can match anywhere.
+ */
+async function narrowest(root: string, absDir: string, pattern: string, caseSensitive: boolean): Promise<string> {
+  const clean = pattern.startsWith('./') ? pattern.slice(2) : pattern;
+  if (clean.startsWith('!')) return absDir;
+  const parts = clean.split('/');
+  parts.pop(); // the last part names files, not a folder to start in
+  let at = absDir;
+  for (const part of parts) {
+    if (part === '' || part === '.' || part === '..' || /[\\*?[\]{}()!+@|]/.test(part)) break;
+    const name = caseSensitive ? part : await onlyCaseVariant(at, part);
+    if (name === undefined) break;
+    const sub = await resolveInWorkspace(root, relativeTo(root, join(at, name)), 'read').catch(() => undefined);
+    if (!sub?.exists || !(await stat(sub.abs).catch(() => undefined))?.isDirectory()) break;
+    at = sub.abs;
+  }
+  return at;
+}
+
+/** The one entry of `dir` named `part` ignoring ASCII case; undefined when none, several, or not ASCII. */
+async function onlyCaseVariant(dir: string, part: string): Promise<string | undefined> {
+  if (!/^[\x20-\x7e]+$/.test(part)) return undefined;
+  const lower = part.toLowerCase();
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.toLowerCase() === lower || !/^[\x20-\x7e]+$/.test(n));
+  return names.length === 1 && names[0].toLowerCase() === lower ? names[0] : undefined;
 }
 
 const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

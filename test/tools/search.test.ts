@@ -124,6 +124,21 @@ describe.each(trees())('glob in a %s tree', (_kind, dir) => {
   });
 });
 
+describe('glob starts its listing in the literal folders of its pattern, and finds the same files', () => {
+  it.each([
+    [{ pattern: 'lib/*.ts' }, ['Lib/a.ts', 'lib/b.ts']],
+    [{ pattern: 'lib/*.ts', case_sensitive: true }, ['lib/b.ts']],
+    [{ pattern: 'ONLY/deep/*.ts' }, ['only/deep/c.ts']],
+    [{ pattern: 'only/**/*.ts', dir_path: 'only' }, []],
+    [{ pattern: 'deep/*.ts', dir_path: 'only' }, ['only/deep/c.ts']],
+    [{ pattern: 'gone/*.ts' }, []],
+  ])('%j gives %j', async (args, expected) => {
+    const dir = createRepo({ 'Lib/a.ts': '', 'lib/b.ts': '', 'only/deep/c.ts': '' }).dir;
+    const out = await call(makeEnv(dir), 'glob', args);
+    expect(expected.length === 0 ? [] : out.forModel.split('\n').slice(1).sort()).toEqual(expected);
+  });
+});
+
 describe('glob and files deleted since the last commit', () => {
   it('lists neither a tracked file deleted from the work tree (git still lists it) nor counts it, sorted or past the cap', async () => {
     const small = createRepo({ 'a.ts': '', 'b.ts': '', 'c.ts': '' }).dir;
@@ -139,6 +154,9 @@ describe('glob and files deleted since the last commit', () => {
     expect(capped[0]).toBe('Found 201 files matching "*.ts" in the workspace (showing the first 200 by path; narrow the pattern to see the rest):');
     expect(capped.slice(1, 3)).toEqual(['f001.ts', 'f002.ts']);
     expect(capped).toHaveLength(201);
+    // One more gone: the 200 left are all shown, by path, with nothing to narrow.
+    rmSync(join(many, 'f001.ts'));
+    expect((await call(makeEnv(many), 'glob', { pattern: '*.ts' })).forModel.split('\n')[0]).toBe('Found 200 files matching "*.ts" in the workspace, by path:');
   });
 });
 
