@@ -148,20 +148,21 @@ export interface ToolEnv {
 export const defineTool = <S extends TSchema>(tool: Tool<S>): Tool<S> => tool;
 
 /**
- * The scheduling parameter Gemini CLI adds to every tool, in its words: the model says which calls
- * of a batch depend on the ones before. The scheduler reads it and strips it before validation, so
- * no tool's own schema knows it.
+ * The scheduling parameter Gemini CLI adds to every tool: the model says which calls of a batch
+ * depend on the ones before. The scheduler reads it and strips it before validation, so no tool's
+ * own schema knows it. An edit always runs alone and in order (src/scheduler/batch.ts), so the
+ * parameter would change nothing there and is not offered; said in fewer words than Gemini CLI's,
+ * since it is repeated in every declaration of every request.
  */
 export const WAIT_FOR_PREVIOUS = 'wait_for_previous';
 const WAIT_FOR_PREVIOUS_SCHEMA = {
   type: 'boolean',
-  description:
-    'Set to true to wait for all previously requested tools in this turn to complete before starting. Set to false (or omit) to run in parallel. Use true when this tool depends on the output of previous tools.',
+  description: "Wait for this turn's earlier calls to finish first (this call needs their output).",
 } as const;
 
 /** Built fresh per request (the SDK may mutate declarations it is given), with `wait_for_previous` added. */
 export const declarationOf = (t: Tool) => {
   const schema = JSON.parse(JSON.stringify(t.params)) as Record<string, unknown>;
-  if (schema.type === 'object') schema.properties = { ...(schema.properties as Record<string, unknown> | undefined), [WAIT_FOR_PREVIOUS]: { ...WAIT_FOR_PREVIOUS_SCHEMA } };
+  if (schema.type === 'object' && t.kind !== 'edit') schema.properties = { ...(schema.properties as Record<string, unknown> | undefined), [WAIT_FOR_PREVIOUS]: { ...WAIT_FOR_PREVIOUS_SCHEMA } };
   return { name: t.name, description: t.description, parametersJsonSchema: schema };
 };

@@ -47,22 +47,29 @@ export async function tryIsGitWorkTree(dir: string): Promise<boolean> {
   }
 }
 
-/** Files (not directories) under absDir, as root-relative `/` paths, unsorted. */
+/**
+ * Files (not directories) under absDir, as root-relative `/` paths, unsorted. Inside a work tree
+ * one `git ls-files` answers; it fails outside one (or with no git), and the walker answers then.
+ */
 export async function listFiles(root: string, absDir: string, opts: ListOptions): Promise<string[]> {
   const gemini = opts.respectGeminiIgnore ? await readIgnoreFile(join(root, '.geminiignore')) : undefined;
-  let files: string[];
-  if (opts.respectGitIgnore && (await tryIsGitWorkTree(absDir))) {
-    const out = await runGit(absDir, ['-c', 'core.quotepath=off', 'ls-files', '-z', '--cached', '--others', '--exclude-standard', '--deduplicate'], opts.signal);
-    const prefix = relativeTo(root, absDir);
-    files = out
-      .toString('utf8')
-      .split('\0')
-      .filter((f) => f !== '')
-      .map((f) => (prefix === '.' ? f : `${prefix}/${f}`));
-  } else {
-    files = await walk(root, absDir, opts);
-  }
+  const files = (opts.respectGitIgnore ? await tryListGitFiles(root, absDir, opts.signal) : undefined) ?? (await walkFiles(root, absDir, opts)).files;
   return gemini ? files.filter((f) => !gemini.ignores(f)) : files;
+}
+
+/** try*: undefined when absDir is not in a git work tree or git cannot list it (but an abort throws). */
+async function tryListGitFiles(root: string, absDir: string, signal: AbortSignal): Promise<string[] | undefined> {
+  let out: Buffer;
+  try {
+    out = await runGit(absDir, ['-c', 'core.quotepath=off', 'ls-files', '-z', '--cached', '--others', '--exclude-standard', '--deduplicate'], signal);
+  } catch {
+    if (signal.aborted) throw new AgentError('cancelled', 'aborted');
+    return undefined;
+  }
+  const prefix = relativeTo(root, absDir);
+  const files = out.toString('utf8').split('\0');
+  if (files[files.length - 1] === '') files.pop();
+  return prefix === '.' ? files : files.map((f) => `${prefix}/${f}`);
 }
 
 /** The model can write these files: their rules match in linear time (ignore-rules.ts). */
@@ -83,9 +90,13 @@ interface Rules {
   ig: IgnoreRules;
 }
 
-/** Breadth-first walk that never follows symlinked directories (no escapes, no cycles). */
-async function walk(root: string, absDir: string, opts: ListOptions): Promise<string[]> {
+/**
+ * Breadth-first walk that never follows symlinked directories (no escapes, no cycles). `symlinks`
+ * are the listed files that are symbolic links (a searcher that opens files must confine them).
+ */
+export async function walkFiles(root: string, absDir: string, opts: ListOptions): Promise<{ files: string[]; symlinks: Set<string> }> {
   const out: string[] = [];
+  const symlinks = new Set<string>();
   const startRel = relativeTo(root, absDir);
   const queue: Array<{ rel: string; rules: Rules[] }> = [{ rel: startRel === '.' ? '' : startRel, rules: [] }];
   if (opts.respectGitIgnore) queue[0].rules = await ancestorRules(root, queue[0].rel);
@@ -110,10 +121,14 @@ async function walk(root: string, absDir: string, opts: ListOptions): Promise<st
       const isDir = e.isDirectory();
       if (rules.some((r) => r.ig.ignores(pathUnder(r.base, childRel) + (isDir ? '/' : '')))) continue;
       if (isDir) queue.push({ rel: childRel, rules });
-      else if (e.isFile() || e.isSymbolicLink()) out.push(childRel);
+      else if (e.isFile()) out.push(childRel);
+      else if (e.isSymbolicLink()) {
+        out.push(childRel);
+        symlinks.add(childRel);
+      }
     }
   }
-  return out;
+  return { files: out, symlinks };
 }
 
 /** .gitignore files of the directories above the start (the walk may begin below the root). */

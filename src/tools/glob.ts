@@ -1,4 +1,5 @@
-import { stat } from 'node:fs/promises';
+import { statSync, type Stats } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RE2JS } from 're2js';
 import { Type } from 'typebox';
@@ -6,7 +7,7 @@ import { defineTool, ToolFailure } from './define-tool.js';
 import { listFiles } from './file-list.js';
 import { assertNotAborted, guardRun, okOutput, plural } from './tool-output.js';
 import { GlobSyntaxError, translateGlob } from './glob-pattern.js';
-import { resolveInWorkspace } from './workspace.js';
+import { relativeTo, resolveInWorkspace } from './workspace.js';
 
 export const MAX_GLOB_RESULTS = 200;
 
@@ -24,7 +25,7 @@ const Params = Type.Object(
 export const globTool = defineTool({
   name: 'glob',
   kind: 'search',
-  description: `Finds files whose paths match a glob, newest first; respects .gitignore; at most ${MAX_GLOB_RESULTS}.`,
+  description: `Finds files whose paths match a glob; respects .gitignore. Up to ${MAX_GLOB_RESULTS}, newest first (by path when more match).`,
   params: Params,
   async prepare(args, env) {
     const dir = await resolveInWorkspace(env.root, args.dir_path ?? '.', 'read');
@@ -38,7 +39,7 @@ export const globTool = defineTool({
       policyArgs: { pattern: args.pattern, dir_path: dir.rel },
       run: ({ signal }) =>
         guardRun(signal, async () => {
-          const files = await listFiles(env.root, dir.abs, {
+          const files = await listFiles(env.root, await narrowest(env.root, dir.abs, args.pattern, args.case_sensitive ?? false), {
             respectGitIgnore: args.respect_git_ignore ?? true,
             respectGeminiIgnore: args.respect_gemini_ignore ?? true,
             signal,
@@ -46,15 +47,19 @@ export const globTool = defineTool({
           const prefix = dir.rel === '.' ? '' : `${dir.rel}/`;
           const matched = files.filter((f) => isMatch(f.slice(prefix.length)));
           assertNotAborted(signal);
-          const dated = await newestFirst(env.root, matched, signal);
           const where = dir.rel === '.' ? 'the workspace' : dir.rel;
-          if (dated.length === 0) {
+          // All of them fit: newest first (at most MAX_GLOB_RESULTS stats). More: the first ones by
+          // path, stat'ed only to drop the vanished, as `find` lists them; dates over a whole tree
+          // cost more than the listing, and in a fresh checkout they are all the same anyway.
+          const fits = matched.length <= MAX_GLOB_RESULTS;
+          const listed = fits ? newestFirst(env.root, matched) : firstExisting(env.root, matched.sort(byPath), MAX_GLOB_RESULTS);
+          if (listed.shown.length === 0) {
             return okOutput(`No files found matching pattern "${args.pattern}" in ${where}.`, `glob ${args.pattern}: no files`);
           }
-          const shown = dated.slice(0, MAX_GLOB_RESULTS);
-          const more = dated.length - shown.length;
-          const head = `Found ${plural(dated.length, 'file')} matching "${args.pattern}" in ${where}, newest first${more > 0 ? ` (showing the first ${shown.length}; narrow the pattern to see the rest)` : ''}:`;
-          return okOutput(`${head}\n${shown.join('\n')}`, `glob ${args.pattern}: ${plural(dated.length, 'file')}`);
+          const count = matched.length - listed.vanished;
+          const order = fits ? ', newest first' : count > listed.shown.length ? ` (showing the first ${listed.shown.length} by path; narrow the pattern to see the rest)` : ', by path';
+          const head = `Found ${plural(count, 'file')} matching "${args.pattern}" in ${where}${order}:`;
+          return okOutput(`${head}\n${listed.shown.join('\n')}`, `glob ${args.pattern}: ${plural(count, 'file')}`);
         }),
     };
   },
@@ -78,23 +83,93 @@ export function createGlobMatcher(pattern: string, caseSensitive: boolean): (rel
   }
   const anchored = clean.includes('/') ? `^(?:${source})$` : `^(?:.*/)?(?:${source})$`;
   const re = RE2JS.compile(anchored, (caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE) | RE2JS.DOTALL);
-  return (rel) => re.test(rel) !== negate;
+  const mustEnd = literalTail(clean, caseSensitive);
+  return (rel) => (mustEnd && !mustEnd(rel) ? negate : re.test(rel) !== negate);
 }
 
-/** Sorted by mtime descending, ties by path; files that vanished since the listing are dropped. */
-async function newestFirst(root: string, rels: string[], signal: AbortSignal): Promise<string[]> {
-  const dated: Array<{ rel: string; t: number }> = [];
-  const CHUNK = 256; // bounded parallelism: 10,000 stats at once would exhaust file handles
-  for (let i = 0; i < rels.length; i += CHUNK) {
-    assertNotAborted(signal);
-    const part = await Promise.all(
-      rels.slice(i, i + CHUNK).map(async (rel) => {
-        const s = await stat(join(root, rel)).catch(() => undefined);
-        return s && !s.isDirectory() ? { rel, t: s.mtimeMs } : undefined;
-      }),
-    );
-    for (const p of part) if (p) dated.push(p);
+/**
+ * A quick reject before RE2 (most paths of a tree fail `**\/*.ts` at their last characters): the
+ * pattern's ASCII literal tail, which every matching path ends with. Case-insensitive, RE2 folds
+ * some non-ASCII letters to ASCII ones (`ſ` to `s`, the Kelvin sign to `k`), so a path whose tail
+ * is not ASCII always goes to RE2.
+ */
+function literalTail(pattern: string, caseSensitive: boolean): ((rel: string) => boolean) | undefined {
+  const tail = /[^\\*?[\]{}()!+@|]*$/.exec(pattern)![0];
+  if (tail === '' || !/^[\x20-\x7e]+$/.test(tail)) return undefined;
+  if (caseSensitive) return (rel) => rel.endsWith(tail);
+  const lower = tail.toLowerCase();
+  return (rel) => {
+    const end = rel.slice(-tail.length);
+    return end.toLowerCase() === lower || !/^[\x20-\x7e]*$/.test(end);
+  };
+}
+
+/**
+ * Where the listing can start: the pattern's leading literal folders (`src/app` of
+ * `src/app/**\/*.ts`), when they are a directory in the workspace, as `find src/app` would start
+ * there; else the search directory. Case-insensitive, a folder is taken only when it is the one
+ * name of its parent that matches (ASCII names only: RE2 folds some other letters differently).
+ * A negated pattern can match anywhere.
+ */
+async function narrowest(root: string, absDir: string, pattern: string, caseSensitive: boolean): Promise<string> {
+  const clean = pattern.startsWith('./') ? pattern.slice(2) : pattern;
+  if (clean.startsWith('!')) return absDir;
+  const parts = clean.split('/');
+  parts.pop(); // the last part names files, not a folder to start in
+  let at = absDir;
+  for (const part of parts) {
+    if (part === '' || part === '.' || part === '..' || /[\\*?[\]{}()!+@|]/.test(part)) break;
+    const name = caseSensitive ? part : await onlyCaseVariant(at, part);
+    if (name === undefined) break;
+    const sub = await resolveInWorkspace(root, relativeTo(root, join(at, name)), 'read').catch(() => undefined);
+    if (!sub?.exists || !(await stat(sub.abs).catch(() => undefined))?.isDirectory()) break;
+    at = sub.abs;
   }
-  dated.sort((a, b) => b.t - a.t || a.rel.localeCompare(b.rel));
-  return dated.map((d) => d.rel);
+  return at;
+}
+
+/** The one entry of `dir` named `part` ignoring ASCII case; undefined when none, several, or not ASCII. */
+async function onlyCaseVariant(dir: string, part: string): Promise<string | undefined> {
+  if (!/^[\x20-\x7e]+$/.test(part)) return undefined;
+  const lower = part.toLowerCase();
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.toLowerCase() === lower || !/^[\x20-\x7e]+$/.test(n));
+  return names.length === 1 && names[0].toLowerCase() === lower ? names[0] : undefined;
+}
+
+const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Sorted by mtime descending, ties by path (code units, as git sorts); files that vanished since
+ * the listing (or cannot be stat'ed) are dropped. Synchronous stats: each is a cached-inode lookup
+ * of microseconds, where the thread pool's round trip per file costs more than the stat.
+ */
+function newestFirst(root: string, rels: readonly string[]): { shown: string[]; vanished: number } {
+  const dated: Array<{ rel: string; t: number }> = [];
+  for (const rel of rels) {
+    const s = tryStat(join(root, rel));
+    if (s && !s.isDirectory()) dated.push({ rel, t: s.mtimeMs });
+  }
+  dated.sort((a, b) => b.t - a.t || byPath(a.rel, b.rel));
+  return { shown: dated.map((d) => d.rel), vanished: rels.length - dated.length };
+}
+
+/** The first `n` of `rels` that are still files (a listing can name a file deleted since, or a submodule). */
+function firstExisting(root: string, rels: readonly string[], n: number): { shown: string[]; vanished: number } {
+  const shown: string[] = [];
+  let vanished = 0;
+  for (const rel of rels) {
+    if (shown.length === n) break;
+    const s = tryStat(join(root, rel));
+    if (s && !s.isDirectory()) shown.push(rel);
+    else vanished++;
+  }
+  return { shown, vanished };
+}
+
+function tryStat(abs: string): Stats | undefined {
+  try {
+    return statSync(abs, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }

@@ -54,36 +54,72 @@ const JS_MAX_FILE_BYTES = 4 * 1024 * 1024;
  * search (no PCRE support, a pattern its engine rejects, the step limit hit); 'timeout' when it
  * took longer than its limit. In the last two cases the caller searches again with the RE2 walker.
  */
-export function gitGrep(q: GrepQuery, onMatch: OnMatch): Promise<'done' | 'unsupported' | 'timeout'> {
+export function gitGrep(q: GrepQuery, onMatch: OnMatch): Promise<GrepOutcome> {
   const args = ['-c', 'core.quotepath=off', 'grep', '--untracked', '-I', '-n', '--null', '--no-color', '-P'];
   if (q.ignoreCase) args.push('-i');
-  args.push('-e', `(*LIMIT_MATCH=${PCRE_MATCH_LIMIT})${q.regex.source}`, '--', '.');
+  args.push('-e', pcrePattern(q), '--', '.');
   const prefix = relativeTo(q.root, q.absDir);
+  // Hardened like the action's own git (src/common/git-env.ts): the repository's config runs nothing.
+  const env = createGitEnv({ base: process.env, extra: { GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C.UTF-8' } });
+  // path NUL lineno NUL text
+  const parse = (line: Buffer): GrepMatch | undefined => {
+    const a = line.indexOf(0);
+    const b = a === -1 ? -1 : line.indexOf(0, a + 1);
+    if (b === -1) return undefined;
+    const rel = line.subarray(0, a).toString('utf8');
+    return { file: prefix === '.' ? rel : `${prefix}/${rel}`, line: Number(line.subarray(a + 1, b).toString()), text: decodeText(line.subarray(b + 1)).text };
+  };
+  const limit = deadline(q);
+  return runGrepProcess({ command: 'git', args, cwd: q.absDir, env, parse, q, limit, onMatch }).finally(limit.clear);
+}
+
+/** The pattern with a PCRE step limit per match attempt in front (git grep -P and grep -P alike). */
+export const pcrePattern = (q: GrepQuery): string => `(*LIMIT_MATCH=${PCRE_MATCH_LIMIT})${q.regex.source}`;
+
+export type GrepOutcome = 'done' | 'unsupported' | 'timeout';
+
+/** The time limit of one search (git grep's or system grep's share), for every process it spawns. */
+export interface Deadline {
+  signal: AbortSignal;
+  clear: () => void;
+}
+
+export function deadline(q: GrepQuery): Deadline {
   const limit = new AbortController();
   const timer = setTimeout(() => limit.abort(), q.gitTimeLimitMs ?? GIT_GREP_TIME_LIMIT_MS);
   timer.unref();
-  return new Promise<'done' | 'unsupported' | 'timeout'>((resolveP, reject) => {
-    const child = spawn('git', args, {
-      cwd: q.absDir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // Hardened like the action's own git (src/common/git-env.ts): the repository's config runs nothing.
-      env: createGitEnv({ base: process.env, extra: { GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C.UTF-8' } }),
-      signal: AbortSignal.any([q.signal, limit.signal]),
-      killSignal: 'SIGKILL',
-    });
+  return { signal: limit.signal, clear: () => clearTimeout(timer) };
+}
+
+export interface GrepProcess {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** One output line (without its newline) as a match; undefined skips it. */
+  parse: (line: Buffer) => GrepMatch | undefined;
+  q: GrepQuery;
+  limit: Deadline;
+  onMatch: OnMatch;
+}
+
+/**
+ * Runs a grep (spawned without a shell, so the pattern is never interpreted by one) and feeds its
+ * matches, filtered by keepPath, to onMatch until it returns false. Exit 0 or 1 (matches, none) is
+ * 'done'; exit 2 with an error message (an option or pattern the program rejects, the PCRE step
+ * limit) is 'unsupported'; exit 2 without one is a file it could not read ('done', as git grep).
+ */
+export function runGrepProcess(p: GrepProcess): Promise<GrepOutcome> {
+  const { q } = p;
+  return new Promise<GrepOutcome>((resolveP, reject) => {
+    const child = spawn(p.command, p.args, { cwd: p.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: p.env, signal: AbortSignal.any([q.signal, p.limit.signal]), killSignal: 'SIGKILL' });
     let stopped = false;
     let pending: Buffer = Buffer.alloc(0);
     let stderr = '';
     const handle = (line: Buffer) => {
-      // path NUL lineno NUL text
-      const a = line.indexOf(0);
-      const b = a === -1 ? -1 : line.indexOf(0, a + 1);
-      if (b === -1) return;
-      const rel = line.subarray(0, a).toString('utf8');
-      const file = prefix === '.' ? rel : `${prefix}/${rel}`;
-      if (!q.keepPath(file)) return;
-      const text = decodeText(line.subarray(b + 1)).text;
-      if (!onMatch({ file, line: Number(line.subarray(a + 1, b).toString()), text })) {
+      const m = p.parse(line);
+      if (!m || !q.keepPath(m.file)) return;
+      if (!p.onMatch(m)) {
         stopped = true;
         child.kill('SIGTERM'); // enough matches: no need to read the rest of the tree
       }
@@ -100,15 +136,14 @@ export function gitGrep(q: GrepQuery, onMatch: OnMatch): Promise<'done' | 'unsup
     child.stderr.on('data', (c: Buffer) => {
       if (stderr.length < 4096) stderr += c.toString();
     });
-    child.on('error', (e) => (q.signal.aborted ? reject(e) : resolveP(limit.signal.aborted ? 'timeout' : 'unsupported')));
+    child.on('error', (e) => (q.signal.aborted ? reject(e) : resolveP(p.limit.signal.aborted ? 'timeout' : 'unsupported')));
     child.on('close', (code) => {
       if (q.signal.aborted) return reject(new AgentError('cancelled', 'aborted'));
-      if (limit.signal.aborted && !stopped) return resolveP('timeout');
+      if (p.limit.signal.aborted && !stopped) return resolveP('timeout');
       if (!stopped && pending.length > 0) handle(pending);
-      // 0: matches, 1: none; anything else (PCRE missing, pattern rejected, step limit) goes to RE2.
-      resolveP(stopped || code === 0 || code === 1 ? 'done' : 'unsupported');
+      resolveP(stopped || code === 0 || code === 1 || (code === 2 && stderr.trim() === '') ? 'done' : 'unsupported');
     });
-  }).finally(() => clearTimeout(timer));
+  });
 }
 
 /** Files read at once by the JS engine: enough to hide filesystem latency, few enough for file handles. */

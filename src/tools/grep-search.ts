@@ -5,6 +5,7 @@ import { defineTool, ToolFailure } from './define-tool.js';
 import { readIgnoreFile, tryIsGitWorkTree } from './file-list.js';
 import { createGlobMatcher } from './glob.js';
 import { gitGrep, jsGrep, type GrepMatch, type GrepQuery } from './grep-engines.js';
+import { systemGrep } from './system-grep.js';
 import { compileLinearRegex } from './linear-regex.js';
 import { guardRun, okOutput, plural, redactSecrets } from './tool-output.js';
 import { resolveInWorkspace } from './workspace.js';
@@ -67,8 +68,9 @@ export const grepSearchTool = defineTool({
           };
           const q: GrepQuery = { root: env.root, absDir: dir.abs, regex, ignoreCase, keepPath, signal };
           let skippedLarge = 0;
-          const viaGit = (await tryIsGitWorkTree(dir.abs)) && (await gitGrep(q, onMatch)) === 'done';
-          if (!viaGit) {
+          // git grep in a work tree, the system's grep elsewhere; the RE2 walker when either cannot finish.
+          const viaProcess = ((await tryIsGitWorkTree(dir.abs)) ? await gitGrep(q, onMatch) : await systemGrep(q, onMatch)) === 'done';
+          if (!viaProcess) {
             matches.length = 0;
             perFileCount.clear();
             capped = false;

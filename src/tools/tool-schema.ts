@@ -8,7 +8,7 @@ import { Value } from 'typebox/value';
  */
 
 /** One validation problem, as TypeBox reports it (Ajv's shape: keyword, instancePath, params, message). */
-interface SchemaError {
+export interface SchemaError {
   keyword: string;
   instancePath: string;
   params: Record<string, unknown>;
@@ -22,7 +22,7 @@ export function checkArgs(schema: TSchema, value: unknown): string | undefined {
 }
 
 /** Each error names the field: `/file_path must be string`, `missing required field 'content'`. */
-function formatSchemaErrors(errors: readonly SchemaError[]): string {
+export function formatSchemaErrors(errors: readonly SchemaError[]): string {
   const lines = errors.flatMap((e) => {
     const at = e.instancePath;
     const field = (name: unknown) => `${at ? `${at.slice(1)}/` : ''}${String(name)}`;

@@ -123,8 +123,23 @@ describe('globs and ignore files match in linear time', () => {
     ['\\*.txt', '*.txt', true],
     ['\\*.txt', 'x.txt', false],
     ['*.MD', 'readme.md', true],
+    // The literal-tail quick reject (glob.ts) must agree with RE2 at the edges.
+    ['!*.ts', 'a.tsx', true],
+    ['src/*/index.ts', 'src/x/index.ts', true],
+    ['src/*/index.ts', 'src/x/main.ts', false],
+    ['a\\*b', 'a*b', true],
+    ['*.s', 'X.S', true],
+    ['*.s', 'x.\u017f', true], // RE2 folds the long s to s: never rejected by the ASCII tail
+    ['*.k', 'x.\u212a', true], // nor the Kelvin sign to k
+    ['*.ts', 'x.t', false],
   ])('glob %s on %s: %s', (glob, path, expected) => {
     expect(createGlobMatcher(glob, false)(path)).toBe(expected);
+  });
+
+  it('matches the literal tail case-sensitively when asked', () => {
+    expect(createGlobMatcher('*.TS', true)('a.ts')).toBe(false);
+    expect(createGlobMatcher('*.TS', true)('a.TS')).toBe(true);
+    expect(createGlobMatcher('!*.TS', true)('a.ts')).toBe(true);
   });
 
   it.each([

@@ -84,6 +84,21 @@ describe('tool registry', () => {
     await expect(r.prepareCall('x', { body: 'a', extra: 1 }, env)).rejects.toMatchObject({ code: 'invalid_args', message: expect.stringContaining("unknown field 'extra'") });
   });
 
+  it('offers wait_for_previous to every tool but an edit, which runs alone and in order anyway', () => {
+    const props = (name: string) =>
+      Object.keys(
+        (
+          createToolRegistry(createDefaultTools())
+            .declarations()
+            .find((d) => d.name === name)!.parametersJsonSchema as { properties: object }
+        ).properties,
+      );
+    expect(props('read_file')).toContain('wait_for_previous');
+    expect(props('run_shell_command')).toContain('wait_for_previous');
+    expect(props('write_file')).not.toContain('wait_for_previous');
+    expect(props('replace')).not.toContain('wait_for_previous');
+  });
+
   it('edit distance and suggestions', () => {
     expect(editDistance('kitten', 'sitting')).toBe(3);
     expect(editDistance('', 'abc')).toBe(3);

@@ -1,4 +1,4 @@
-import { utimesSync } from 'node:fs';
+import { rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_GLOB_RESULTS } from '../../src/tools/glob.js';
@@ -124,6 +124,42 @@ describe.each(trees())('glob in a %s tree', (_kind, dir) => {
   });
 });
 
+describe('glob starts its listing in the literal folders of its pattern, and finds the same files', () => {
+  it.each([
+    [{ pattern: 'lib/*.ts' }, ['Lib/a.ts', 'lib/b.ts']],
+    [{ pattern: 'lib/*.ts', case_sensitive: true }, ['lib/b.ts']],
+    [{ pattern: 'ONLY/deep/*.ts' }, ['only/deep/c.ts']],
+    [{ pattern: 'only/**/*.ts', dir_path: 'only' }, []],
+    [{ pattern: 'deep/*.ts', dir_path: 'only' }, ['only/deep/c.ts']],
+    [{ pattern: 'gone/*.ts' }, []],
+  ])('%j gives %j', async (args, expected) => {
+    const dir = createRepo({ 'Lib/a.ts': '', 'lib/b.ts': '', 'only/deep/c.ts': '' }).dir;
+    const out = await call(makeEnv(dir), 'glob', args);
+    expect(expected.length === 0 ? [] : out.forModel.split('\n').slice(1).sort()).toEqual(expected);
+  });
+});
+
+describe('glob and files deleted since the last commit', () => {
+  it('lists neither a tracked file deleted from the work tree (git still lists it) nor counts it, sorted or past the cap', async () => {
+    const small = createRepo({ 'a.ts': '', 'b.ts': '', 'c.ts': '' }).dir;
+    rmSync(join(small, 'b.ts'));
+    const out = await call(makeEnv(small), 'glob', { pattern: '*.ts' });
+    expect(out.forModel.split('\n')[0]).toBe('Found 2 files matching "*.ts" in the workspace, newest first:');
+    expect(out.forModel.split('\n').slice(1).sort()).toEqual(['a.ts', 'c.ts']);
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 202; i++) files[`f${String(i).padStart(3, '0')}.ts`] = '';
+    const many = createRepo(files).dir;
+    rmSync(join(many, 'f000.ts'));
+    const capped = (await call(makeEnv(many), 'glob', { pattern: '*.ts' })).forModel.split('\n');
+    expect(capped[0]).toBe('Found 201 files matching "*.ts" in the workspace (showing the first 200 by path; narrow the pattern to see the rest):');
+    expect(capped.slice(1, 3)).toEqual(['f001.ts', 'f002.ts']);
+    expect(capped).toHaveLength(201);
+    // One more gone: the 200 left are all shown, by path, with nothing to narrow.
+    rmSync(join(many, 'f001.ts'));
+    expect((await call(makeEnv(many), 'glob', { pattern: '*.ts' })).forModel.split('\n')[0]).toBe('Found 200 files matching "*.ts" in the workspace, by path:');
+  });
+});
+
 describe('10,000 files', () => {
   const big = () => {
     const files: Record<string, string> = { '.gitignore': 'skip/\n' };
@@ -152,8 +188,11 @@ describe('10,000 files', () => {
     expect(g.forModel).toMatch(/^Found 100 matches in 100 files/);
     expect(g.forModel).toContain('[results capped at 100 matches;');
     const gl = await call(makeEnv(dir), 'glob', { pattern: '**/*.ts' });
-    expect(gl.forModel.split('\n')[0]).toBe(`Found 10000 files matching "**/*.ts" in the workspace, newest first (showing the first ${MAX_GLOB_RESULTS}; narrow the pattern to see the rest):`);
-    expect(gl.forModel.split('\n')).toHaveLength(MAX_GLOB_RESULTS + 1);
+    expect(gl.forModel.split('\n')[0]).toBe('Found 10000 files matching "**/*.ts" in the workspace (showing the first 200 by path; narrow the pattern to see the rest):');
+    const listed = gl.forModel.split('\n').slice(1);
+    expect(listed).toHaveLength(MAX_GLOB_RESULTS);
+    // Past the cap the order is the path's (no date per file): the first names in code-unit order.
+    expect(listed.slice(0, 3)).toEqual(['pkg0/mod0.ts', 'pkg0/mod100.ts', 'pkg0/mod1000.ts']);
   });
 
   it('git grep sees an edit not yet committed', async () => {
