@@ -48,7 +48,13 @@ export function spawnBwrap(l: BwrapLaunch): BwrapProcess {
     stdio: [l.stdin ?? 'ignore', 'pipe', 'pipe', 'pipe', l.data === undefined ? 'ignore' : 'pipe'],
   });
   const status = child.stdio[STATUS_FD] as Readable;
-  if (l.data !== undefined) (child.stdio[DATA_FD] as Writable).end(l.data);
+  if (l.data !== undefined) {
+    const data = child.stdio[DATA_FD] as Writable;
+    // bwrap may close the descriptor unread (it failed before mounting): its exit status says so, and an
+    // unhandled EPIPE here would end this whole process.
+    data.on('error', () => undefined);
+    data.end(l.data);
+  }
 
   let info: BwrapInfo | undefined;
   let reportedExit: number | undefined;
