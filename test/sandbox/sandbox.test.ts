@@ -120,6 +120,11 @@ describe('what the process sees of the host', () => {
     expect(await run(open, { argv: ['readlink', '/proc/self/ns/net'], env: { PATH }, network: false })).not.toBe(host);
   });
 
+  it('no user namespace can be made inside (bwrap >= 0.8: --disable-userns), and no capability is left', async () => {
+    const out = await run(sandbox, { argv: bash('unshare --user true 2>/dev/null && echo nested || echo refused; grep ^CapEff /proc/self/status'), env: { PATH } });
+    expect(out).toBe('refused\nCapEff:\t0000000000000000\n');
+  });
+
   it('starts in the given folder of the workspace, by its real path', async () => {
     const ws = workspace({ 'src/a': 'x' });
     symlinkSync(ws, join(root, `link-${n}`));

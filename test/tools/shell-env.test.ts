@@ -58,6 +58,10 @@ describe('scrubEnv', () => {
     expect(scrubEnv(base, ['ghs_live_123', 'abc'])).toEqual({ PATH: '/usr/bin', SHORT: 'abc', OTHER: 'fine' });
   });
 
+  it('a variable holding any one of several secret values is dropped', () => {
+    expect(scrubEnv({ A: 'has first-secret', B: 'has second-secret', C: 'neither' }, ['first-secret', 'second-secret'])).toEqual({ C: 'neither' });
+  });
+
   it('a secret value of four characters is looked for; shorter ones would drop innocent variables', () => {
     expect(scrubEnv({ A: 'xabcdx', B: 'abc' }, ['abcd', 'abc'])).toEqual({ B: 'abc' });
   });
@@ -70,6 +74,8 @@ describe('scrubEnv drops a variable whose value has the shape of a credential, w
     'https://user:pass@example.com/x',
     'git+ssh://deploy:hunter2@git.example.com/r.git',
     'HTTPS://U:P@HOST',
+    'a12://user:pw@host', // a scheme ending in digits
+    'x://user:pw@host', // a scheme of one letter
     'see redis://default:s3cret@cache:6379 for the cache',
     // GitHub tokens, at the start or after a separator.
     `ghp_${a20}`,
