@@ -128,7 +128,7 @@ describe('sanitizeGitConfig, line by line', () => {
     ['[credential]\n[core\n\thelper = x\n', '[credential]\n[core\n', 1],
     ['[credential]\n[url "abc\n\tinsteadOf = y\n', '[credential]\n[url "abc\n', 1],
     // A junk line with brackets in it is no header either: the credential section goes on.
-    ['[credential]\n]]x [\n\thelper = y\n', '[credential]\n]]x [\n', 1],
+    ['[credential]\n]][\n\thelper = y\n', '[credential]\n]][\n', 1],
     // A header with no section name is no section of ours, whatever follows it on the line.
     ['[ "x"] [credential]\n\thelper = x\n', '[ "x"] [credential]\n\thelper = x\n', 0],
     // Continuation: only a backslash at the very end (blanks after it allowed) continues a line.

@@ -77,7 +77,11 @@ describe('spawnDirect', () => {
     expect(p.hasStragglers()).toBe(true);
     p.terminate();
     expect(await p.exited).toEqual({ code: null, signal: 'SIGTERM' });
+    // The background sleep held the output open: closed means it is gone too.
+    expect(await p.closed).toEqual({ code: null, signal: 'SIGTERM' });
     expect(await processAlive(m)).toBe(false);
+    // Until init reaps it, the dead sleep still counts as a member of the group: wait for that (bounded).
+    for (let i = 0; i < 200 && p.hasStragglers(); i++) await new Promise((r) => setTimeout(r, 10));
     expect(p.hasStragglers()).toBe(false);
 
     const q = spawnDirect({ argv: ['bash', '-c', `trap '' TERM; sleep ${m} & echo started; wait`], workspace: root, cwd: root, env: { PATH: '/usr/bin:/bin' } });
@@ -86,6 +90,7 @@ describe('spawnDirect', () => {
     await qStarted;
     q.kill();
     expect(await q.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    await q.closed;
     expect(await processAlive(m)).toBe(false);
   });
 });
@@ -180,6 +185,17 @@ describe('spawnBwrap reading what a bwrap reports', () => {
     // Not started: terminate ends bwrap's own group (no sandbox to clean up); nothing is left to signal.
     p.terminate();
     p.kill();
+  });
+
+  it('before the sandbox is up, terminate and kill end bwrap itself (SIGKILL: there is nothing to clean up)', async () => {
+    for (const how of ['terminate', 'kill'] as const) {
+      const bwrap = script(`hangs-${how}`, 'echo setting-up\nexec sleep 1000');
+      const p = spawnBwrap({ bwrap, args: [], env: { PATH: '/usr/bin:/bin' } });
+      await new Promise<void>((r) => p.stdout.once('data', () => r()));
+      p.stderr.resume();
+      p[how]();
+      expect(await p.closed).toEqual({ code: null, signal: 'SIGKILL', startError: 'bubblewrap could not set up the sandbox' });
+    }
   });
 
   it('reads status lines split across writes, skips blank and foreign lines, and prefers the reported exit code', async () => {

@@ -14,12 +14,11 @@ import type { ConfinedProcess, ProbeResult, Sandbox, SpawnRequest } from '../../
 
 let root: string;
 let sandbox: Sandbox;
-beforeAll(async () => {
+beforeAll(() => {
   mkdirSync(join(process.cwd(), 'tmp'), { recursive: true });
   root = realpathSync(mkdtempSync(join(process.cwd(), 'tmp', 'sandbox-test-')));
+  // Probed on first use, inside a test: work done in a hook would count as every test's for mutation testing.
   sandbox = createSandbox({ mode: 'required', hostEnv: {} });
-  const s = await sandbox.status();
-  if (s.kind !== 'sandboxed') throw new Error(`bubblewrap is needed for these tests: ${JSON.stringify(s)}`);
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -210,6 +209,14 @@ describe('placeholders for absent protected folders', () => {
     expect(await run(sandbox, { argv: ['true'], env: { PATH } }, kept)).toBe('');
     expect(existsSync(join(kept, '.github/workflows/ci.yml'))).toBe(true);
     expect(existsSync(join(kept, '.git'))).toBe(false);
+  });
+
+  it('processes started at the same time on a fresh workspace share the placeholders, and the last one removes them', async () => {
+    const ws = workspace();
+    const ps = await Promise.all([1, 2, 3, 4].map(() => sandbox.spawn({ argv: bash('read x; test -d .gemini && echo ok'), env: { PATH }, stdin: 'pipe', workspace: ws, cwd: ws })));
+    for (const p of ps) p.stdin!.end('\n');
+    expect(await Promise.all(ps.map(outputOf))).toEqual(['ok\n', 'ok\n', 'ok\n', 'ok\n']);
+    for (const name of ['.git', '.gemini', '.github']) expect(existsSync(join(ws, name))).toBe(false);
   });
 
   it('a placeholder something was written into from outside is left alone', async () => {
