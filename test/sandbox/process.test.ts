@@ -216,6 +216,16 @@ describe('spawnBwrap reading what a bwrap reports', () => {
     expect(await p.closed).toEqual({ code: null, signal: 'SIGTERM' });
   });
 
+  it('a later status line without a child pid leaves the sandbox pid as it was: terminate still reaches the command', async () => {
+    const bwrap = script('reports-more', `echo "{\\"child-pid\\": $$}" >&3\necho '{"cgroup-namespace": 5}' >&3\necho ready\nexec sleep 1000`);
+    const p = spawnBwrap({ bwrap, args: [], env: { PATH: '/usr/bin:/bin' } });
+    await new Promise<void>((r) => p.stdout.once('data', () => r()));
+    expect(await p.started).toMatchObject({ namespaces: {} });
+    p.stderr.resume();
+    p.terminate();
+    expect(await p.closed).toEqual({ code: null, signal: 'SIGTERM' });
+  });
+
   it('an exit code bwrap reports as is when it is no signal', async () => {
     const bwrap = script('reports-7', `echo "{\\"child-pid\\": $$}" >&3\necho '{"exit-code": 7}' >&3\nexit 0`);
     const p = spawnBwrap({ bwrap, args: [], env: {} });
@@ -247,6 +257,7 @@ describe('probeBwrap and readBwrapVersion', () => {
     expect(!v.ok && v.message.startsWith(`${broken} --version failed: Command failed: ${broken} --version`)).toBe(true);
     expect(await readBwrapVersion(script('odd-version', 'echo "  custom build  "'))).toEqual({ ok: true, version: 'custom build' });
     expect(await readBwrapVersion(script('two-part-version', 'echo "bubblewrap 1.2"'))).toEqual({ ok: true, version: '1.2' });
+    expect(await readBwrapVersion(script('long-version', 'echo "bubblewrap 10.12.345 (git)"'))).toEqual({ ok: true, version: '10.12.345' });
     let ran = false;
     const r = await probeBwrap('/nonexistent/bwrap', async () => ((ran = true), { code: 0, stderr: '', started: true }));
     expect(r).toEqual({ ok: false, kind: 'missing', bwrap: '/nonexistent/bwrap', message: 'bubblewrap is not installed (/nonexistent/bwrap not found)' });
