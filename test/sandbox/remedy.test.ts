@@ -6,7 +6,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAppArmorRemedy } from '../../src/sandbox/remedy.js';
+import { createAppArmorRemedy, readAppArmorSysctl } from '../../src/sandbox/remedy.js';
 import type { ProbeResult } from '../../src/sandbox/types.js';
 
 const APPARMOR: Extract<ProbeResult, { ok: false }> = { ok: false, kind: 'userns_denied', bwrap: '/usr/bin/bwrap', message: 'bwrap: setting up uid map: Permission denied' };
@@ -89,5 +89,23 @@ describe('createAppArmorRemedy with the real command runner', () => {
     process.env.PATH = `${bin}:${PATH}`;
     await createAppArmorRemedy({ readSysctl: async () => '1' }).apply(APPARMOR);
     expect(calls()).toBe(process.getuid?.() === 0 ? 'sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\n' : 'sudo -n sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\n');
+  });
+});
+
+describe('the remedy for other failures, and the sysctl reader', () => {
+  it.each(['missing', 'failed'] as const)('a %s bwrap has no remedy: nothing is read or run', async (kind) => {
+    let read = false;
+    standIn('sudo', 0, '');
+    process.env.PATH = `${bin}:${PATH}`;
+    const r = await createAppArmorRemedy({ readSysctl: async () => ((read = true), '1'), isRoot: false }).apply({ ok: false, kind, bwrap: '/usr/bin/bwrap', message: 'it broke' });
+    expect(r).toEqual({ applied: false, message: 'no remedy for: it broke' });
+    expect(read).toBe(false);
+    expect(calls()).toBe('');
+  });
+
+  it('reads the value trimmed, and nothing where the file is absent', async () => {
+    writeFileSync(join(bin, 'sysctl-value'), '1\n');
+    expect(await readAppArmorSysctl(join(bin, 'sysctl-value'))).toBe('1');
+    expect(await readAppArmorSysctl(join(bin, 'absent'))).toBeUndefined();
   });
 });
