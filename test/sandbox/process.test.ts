@@ -68,6 +68,19 @@ describe('spawnDirect', () => {
     expect(p.hasStragglers()).toBe(false);
   });
 
+  it('a background process left in the group after the command exited is a straggler until it is killed', async () => {
+    const m = marker();
+    const p = spawnDirect({ argv: ['bash', '-c', `sleep ${m} >/dev/null 2>&1 &`], workspace: root, cwd: root, env: { PATH: '/usr/bin:/bin' } });
+    p.stdout.resume();
+    p.stderr.resume();
+    expect(await p.exited).toEqual({ code: 0, signal: null });
+    expect(p.hasStragglers()).toBe(true);
+    p.kill();
+    for (let i = 0; i < 200 && p.hasStragglers(); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(p.hasStragglers()).toBe(false);
+    expect(await processAlive(m)).toBe(false);
+  });
+
   it('terminate and kill signal the whole group; stragglers are seen until then', async () => {
     const m = marker();
     const p = spawnDirect({ argv: ['bash', '-c', `sleep ${m} & echo started; wait`], workspace: root, cwd: root, env: { PATH: '/usr/bin:/bin' } });
