@@ -52,14 +52,14 @@ export function buildBwrapArgs(p: BwrapPlan): string[] {
     '--json-status-fd',
     String(p.statusFd),
   ];
-  for (const e of p.system) a.push(...mountHost(e, 'ro'));
+  for (const e of p.system) a.push(...mountHost(e));
   a.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp', '--tmpfs', '/run');
   if (!isUnder(p.home, '/tmp')) a.push('--tmpfs', p.home);
   else a.push('--dir', p.home);
   for (const path of p.readOnly) a.push('--ro-bind', path, path);
   a.push('--bind', p.workspace, p.workspace);
   for (const path of p.writable) a.push('--bind', path, path);
-  for (const e of p.protectedPaths) a.push(...mountHost(e, 'ro'));
+  for (const e of p.protectedPaths) a.push(...mountHost(e));
   for (const o of p.overlays ?? []) a.push('--ro-bind', o.source, o.path);
   if (p.gitConfig) a.push('--ro-bind-data', String(p.gitConfig.dataFd), p.gitConfig.path);
   const visible = [...p.system.filter((e) => e.kind !== 'symlink').map((e) => e.path), ...p.readOnly, p.workspace, ...p.writable];
@@ -76,13 +76,14 @@ export function buildBwrapArgs(p: BwrapPlan): string[] {
   return a;
 }
 
-function mountHost(e: HostEntry, how: 'ro' | 'rw'): string[] {
+/** A host entry read-only at its own path, or the same symlink recreated (a bind would follow it). */
+function mountHost(e: HostEntry): string[] {
   if (e.kind === 'symlink') return ['--symlink', e.target, e.path];
-  return [how === 'ro' ? '--ro-bind' : '--bind', e.path, e.path];
+  return ['--ro-bind', e.path, e.path];
 }
 
 /** Pure: `path` is `root` or inside it (both absolute, normalized). */
 export function isUnder(path: string, root: string): boolean {
-  if (root === '/') return true;
+  // `/` ends with its separator: every absolute path starts with it.
   return path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`);
 }

@@ -29,6 +29,7 @@ export interface SanitizedGitConfig {
 /** Pure: the config text without credential lines; URLs keep their host and path, not their userinfo. */
 export function sanitizeGitConfig(text: string): SanitizedGitConfig {
   const out: string[] = [];
+  // Stryker disable next-line StringLiteral: before any header no section is a dropped one, whatever its placeholder name
   let section = '';
   let dropping = false; // inside a value continued with `\` from a dropped line
   let changed = 0;
@@ -41,10 +42,11 @@ export function sanitizeGitConfig(text: string): SanitizedGitConfig {
     let header = '';
     let body = line;
     const end = headerEnd(line);
-    if (end > 0) {
+    if (end !== -1) {
       header = line.slice(0, end).replace(URL_USERINFO, '$1');
       if (header !== line.slice(0, end)) changed++;
-      section = /^\s*\[\s*([A-Za-z0-9-]+)/.exec(line)?.[1]?.toLowerCase() ?? '';
+      // Stryker disable next-line StringLiteral: a header without a name is no dropped section, whatever it is called here
+      section = /^\s*\[\s*([A-Za-z0-9-]+)/.exec(line)?.[1].toLowerCase() ?? '';
       // Git also accepts `[section] key = value` on one line: the rest is a key line of that section.
       body = line.slice(end);
       if (body.trim() === '') {
@@ -52,7 +54,7 @@ export function sanitizeGitConfig(text: string): SanitizedGitConfig {
         continue;
       }
     }
-    const key = /^\s*([A-Za-z][A-Za-z0-9-]*)\s*(=|$|[#;])/.exec(body)?.[1]?.toLowerCase();
+    const key = /^\s*([A-Za-z][A-Za-z0-9-]*)\s*(=|$|[#;])/.exec(body)?.[1].toLowerCase();
     if ((key !== undefined && (DROPPED_SECTIONS.has(section) || DROPPED_KEYS.has(key))) || AUTH_VALUE.test(body)) {
       dropping = continues(body);
       changed++;
@@ -76,8 +78,9 @@ function headerEnd(line: string): number {
   let i = open[0].length;
   while (line[i] === ' ' || line[i] === '\t') i++;
   if (line[i] === '"') {
+    // Stryker disable next-line EqualityOperator: at i === length, line[i] is undefined, no quote either: `<=` ends the loop one step later, same result
     for (i++; i < line.length && line[i] !== '"'; i++) if (line[i] === '\\') i++;
-    if (line[i] !== '"') return -1;
+    // An unterminated quote ran to the end: past it, line[i] is no `]` below either.
     i++;
   }
   return line[i] === ']' ? i + 1 : -1;

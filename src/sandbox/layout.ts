@@ -4,7 +4,7 @@
  * workspace's protected folders are, where the runner's files are. Pure decisions are separate
  * functions (`parse*`/`choose*`) so they are tested without a particular machine.
  */
-import { lstat, readlink, realpath } from 'node:fs/promises';
+import { lstat, readlink, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, normalize } from 'node:path';
 import type { HostEntry } from './bwrap-args.js';
 import { isUnder } from './bwrap-args.js';
@@ -22,10 +22,12 @@ const PROTECTED_NAMES = ['.git', '.gemini', '.github'];
 /** PATH entries under these are never bound: homes, the private and runtime folders, kernel views. */
 const NEVER_BIND = ['/home', '/root', '/tmp', '/var', '/run', '/proc', '/sys', '/dev', '/mnt', '/media', '/srv', '/boot', '/lost+found'];
 
-export async function readSystemEntries(paths: readonly string[] = SYSTEM_PATHS): Promise<HostEntry[]> {
+/** The system folders as found under `root` (`/`; tests give a folder laid out like one). */
+// Stryker disable next-line StringLiteral: join('', '/usr') is '/usr' too
+export async function readSystemEntries(root = '/'): Promise<HostEntry[]> {
   const out: HostEntry[] = [];
-  for (const path of paths) {
-    const e = await readEntry(path);
+  for (const path of SYSTEM_PATHS) {
+    const e = await readEntry(join(root, path));
     if (e) out.push(e);
   }
   return out;
@@ -33,13 +35,10 @@ export async function readSystemEntries(paths: readonly string[] = SYSTEM_PATHS)
 
 /** What is at `path` (without following a final symlink), or undefined when nothing is. */
 async function readEntry(path: string): Promise<HostEntry | undefined> {
-  try {
-    const st = await lstat(path);
-    if (st.isSymbolicLink()) return { path, kind: 'symlink', target: await readlink(path) };
-    return { path, kind: st.isDirectory() ? 'dir' : 'file' };
-  } catch {
-    return undefined;
-  }
+  const st = await lstat(path).catch(() => undefined);
+  if (st === undefined) return undefined;
+  if (st.isSymbolicLink()) return { path, kind: 'symlink', target: await readlink(path) };
+  return { path, kind: st.isDirectory() ? 'dir' : 'file' };
 }
 
 /**
@@ -50,8 +49,10 @@ async function readEntry(path: string): Promise<HostEntry | undefined> {
  */
 export function chooseToolchainDirs(pathVar: string | undefined, o: { bound: readonly string[]; home: string; hidden: readonly string[]; workspace: string }): string[] {
   const out: string[] = [];
+  // Stryker disable next-line StringLiteral: any stand-in for an unset PATH is one relative entry, skipped below
   for (const raw of (pathVar ?? '').split(':')) {
     if (!raw || !isAbsolute(raw)) continue;
+    // Stryker disable next-line Regex: normalize() has already made a run of slashes one
     const dir = normalize(raw).replace(/\/+$/, '') || '/';
     if (dir === '/' || out.includes(dir)) continue;
     const forbidden = [...NEVER_BIND, o.home, o.workspace, ...o.hidden];
@@ -70,10 +71,12 @@ export function chooseWritableDirs(paths: readonly string[], o: { home: string; 
   const allowed: string[] = [];
   const refused: string[] = [];
   for (const raw of paths) {
+    // Stryker disable next-line Regex,StringLiteral: normalize() has already made a run of slashes one; only an all-slash path gives '', which exposes everything as '/' does
     const dir = normalize(raw).replace(/\/+$/, '') || '/';
     const exposes =
       !isAbsolute(raw) ||
-      ['/', '/proc', '/sys', '/dev', '/etc', '/usr', '/tmp', '/home', '/root', '/run', '/var'].some((d) => isUnder(d, dir)) ||
+      // `/` itself is refused by the first: /proc is under it.
+      ['/proc', '/sys', '/dev', '/etc', '/usr', '/tmp', '/home', '/root', '/run', '/var'].some((d) => isUnder(d, dir)) ||
       isUnder(o.home, dir) ||
       o.hidden.some((h) => isUnder(h, dir) || isUnder(dir, h));
     (exposes ? refused : allowed).push(exposes ? raw : dir);
@@ -133,8 +136,7 @@ export async function readHiddenEntries(paths: readonly string[]): Promise<HostE
   for (const p of paths) {
     try {
       const real = await realpath(p);
-      const e = await readEntry(real);
-      if (e && e.kind !== 'symlink') out.push(e);
+      out.push({ path: real, kind: (await stat(real)).isDirectory() ? 'dir' : 'file' });
     } catch {
       // Not there: nothing to hide.
     }
@@ -146,11 +148,7 @@ export async function readHiddenEntries(paths: readonly string[]): Promise<HostE
  * With the network on, name resolution needs resolv.conf's target, which on Ubuntu is a symlink
  * into /run (not bound): that one file is bound read-only.
  */
-export async function readResolvConfTarget(): Promise<string | undefined> {
-  try {
-    const real = await realpath('/etc/resolv.conf');
-    return isUnder(real, '/etc') ? undefined : real;
-  } catch {
-    return undefined;
-  }
+export async function readResolvConfTarget(path = '/etc/resolv.conf'): Promise<string | undefined> {
+  const real = await realpath(path).catch(() => undefined);
+  return real === undefined || isUnder(real, '/etc') ? undefined : real;
 }

@@ -68,5 +68,6 @@ export function classifyBwrapFailure(stderr: string): ProbeFailureKind {
 /** Pure: bwrap 0.8.0 added --disable-userns. */
 export function supportsDisableUserns(version: string): boolean {
   const [major, minor] = version.split('.').map(Number);
+  // Stryker disable next-line ConditionalExpression: past `major > 0`, major is 0 or not a number, and NaN >= 8 is false either way
   return major > 0 || (major === 0 && minor >= 8);
 }

@@ -45,10 +45,17 @@ export function spawnBwrap(l: BwrapLaunch): BwrapProcess {
   const child = spawn(l.bwrap, [...l.args], {
     env: { ...l.env },
     detached: true,
+    // Stryker disable next-line ConditionalExpression: a data pipe nobody writes to is closed unread, as 'ignore' is
     stdio: [l.stdin ?? 'ignore', 'pipe', 'pipe', 'pipe', l.data === undefined ? 'ignore' : 'pipe'],
   });
   const status = child.stdio[STATUS_FD] as Readable;
-  if (l.data !== undefined) (child.stdio[DATA_FD] as Writable).end(l.data);
+  if (l.data !== undefined) {
+    const data = child.stdio[DATA_FD] as Writable;
+    // bwrap may close the descriptor unread (it failed before mounting): its exit status says so, and an
+    // unhandled EPIPE here would end this whole process.
+    data.on('error', () => undefined);
+    data.end(l.data);
+  }
 
   let info: BwrapInfo | undefined;
   let reportedExit: number | undefined;
@@ -111,6 +118,7 @@ export function spawnBwrap(l: BwrapLaunch): BwrapProcess {
     started,
     terminate() {
       if (ended) return;
+      // Stryker disable next-line StringLiteral: process.kill reads an empty signal name as SIGTERM
       if (info) signalGroup(info.childPid, 'SIGTERM');
       else if (outer !== undefined) signalGroup(outer, 'SIGKILL'); // not set up yet: nothing to clean up
     },
@@ -128,8 +136,8 @@ export function spawnBwrap(l: BwrapLaunch): BwrapProcess {
  * back as the signal, so a timeout reads the same inside and outside the sandbox.
  */
 export function fromExitCode(code: number | null, signal: NodeJS.Signals | null): ExitStatus {
-  if (signal || code === null || code <= 128 || code > 128 + 64) return { code, signal };
-  const name = Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0];
+  // Signal numbers are 1 to 64: a code of 128 or less, or a null one (0 - 128), names none.
+  const name = Object.entries(constants.signals).find(([, n]) => n === Number(code) - 128)?.[0];
   return name ? { code: null, signal: name as NodeJS.Signals } : { code, signal };
 }
 

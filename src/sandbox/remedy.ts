@@ -46,12 +46,10 @@ export function createAppArmorRemedy(o: { run?: RunCommand; readSysctl?: () => P
   };
 }
 
-async function readAppArmorSysctl(): Promise<string | undefined> {
-  try {
-    return (await readFile(`/proc/sys/${APPARMOR_SYSCTL.replace(/\./g, '/')}`, 'utf8')).trim();
-  } catch {
-    return undefined;
-  }
+/** The sysctl's value as the kernel shows it, or undefined where the kernel has no such setting. */
+export async function readAppArmorSysctl(path = '/proc/sys/kernel/apparmor_restrict_unprivileged_userns'): Promise<string | undefined> {
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  return text?.trim();
 }
 
 function runCommand(file: string, args: readonly string[]): Promise<{ code: number; output: string }> {

@@ -62,7 +62,7 @@ export interface SandboxOptions {
 export function createSandbox(o: SandboxOptions): Sandbox {
   const bwrap = o.bwrap ?? DEFAULT_BWRAP;
   const network = o.network ?? false;
-  const placeholders = new Map<string, number>();
+  const placeholders: Placeholders = { counts: new Map(), queue: Promise.resolve() };
   let version = '';
   let statusOnce: Promise<SandboxStatus> | undefined;
 
@@ -133,8 +133,7 @@ interface LaunchContext {
   network: boolean;
   hostEnv: Readonly<Record<string, string | undefined>>;
   readOnly: readonly string[];
-  /** Protected folders this sandbox made for absent ones, with how many processes use each. */
-  placeholders: Map<string, number>;
+  placeholders: Placeholders;
 }
 
 /** One process in bubblewrap: look at the paths, make absent protected folders, build, spawn, clean up. */
@@ -162,9 +161,7 @@ async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<Bw
   const gitConfig = protectedLayout.gitConfig ? sanitizeGitConfig(await readFile(protectedLayout.gitConfig, 'utf8')).text : undefined;
   const overlays = await configOverlay(req.configDir, req.workspace, protectedLayout.present);
 
-  // A folder another live process of this sandbox made is still ours to count, though it exists now.
-  const ours = [...protectedLayout.absent, ...protectedLayout.present.filter((e) => c.placeholders.has(e.path)).map((e) => e.path)];
-  const made = await holdPlaceholders(ours, c.placeholders);
+  const made = await holdPlaceholders(protectedLayout, c.placeholders);
   try {
     const args = buildBwrapArgs({
       argv: req.argv,
@@ -226,33 +223,51 @@ function sandboxEnv(env: Record<string, string>, home: string): Record<string, s
   return out;
 }
 
+/** Protected folders this sandbox made for absent ones, with how many processes use each. */
+interface Placeholders {
+  counts: Map<string, number>;
+  /** Holds and releases run one at a time: a count read before a mkdir and written after it would lose a concurrent call's. */
+  queue: Promise<unknown>;
+}
+
+function serially<T>(p: Placeholders, step: () => Promise<T>): Promise<T> {
+  const run = p.queue.then(step);
+  p.queue = run.catch(() => undefined);
+  return run;
+}
+
 /**
  * Absent protected folders get an empty folder for the call's mount to sit on, removed when the
  * last process using it ends (and only if still empty: git ignores empty folders, so a leftover is
  * harmless). Counted, so a long-lived process (an MCP server) keeps its protection while short
- * calls come and go.
+ * calls come and go, and calls that start together share one.
  */
-async function holdPlaceholders(paths: readonly string[], held: Map<string, number>): Promise<string[]> {
-  const made: string[] = [];
-  for (const path of paths) {
-    const count = held.get(path) ?? 0;
-    if (count === 0) await mkdir(path, { recursive: true });
-    held.set(path, count + 1);
-    made.push(path);
-  }
-  return made;
+function holdPlaceholders(layout: { present: readonly { path: string }[]; absent: readonly string[] }, p: Placeholders): Promise<string[]> {
+  return serially(p, async () => {
+    // A folder another live process of this sandbox made is still ours to count, though it exists now.
+    const paths = [...layout.absent, ...layout.present.filter((e) => p.counts.has(e.path)).map((e) => e.path)];
+    for (const path of paths) {
+      const count = p.counts.get(path) ?? 0;
+      // Recursive: a folder left behind (not empty when last released) is there already.
+      if (count === 0) await mkdir(path, { recursive: true });
+      p.counts.set(path, count + 1);
+    }
+    return paths;
+  });
 }
 
-async function releasePlaceholders(paths: readonly string[], held: Map<string, number>): Promise<void> {
-  for (const path of paths) {
-    const count = (held.get(path) ?? 1) - 1;
-    if (count > 0) {
-      held.set(path, count);
-      continue;
+function releasePlaceholders(paths: readonly string[], p: Placeholders): Promise<void> {
+  return serially(p, async () => {
+    for (const path of paths) {
+      const count = (p.counts.get(path) ?? 1) - 1;
+      if (count > 0) {
+        p.counts.set(path, count);
+        continue;
+      }
+      p.counts.delete(path);
+      await rmdir(path).catch(() => undefined);
     }
-    held.delete(path);
-    await rmdir(path).catch(() => undefined);
-  }
+  });
 }
 
 /**

@@ -110,6 +110,30 @@ describe('sanitizeGitConfig, line by line', () => {
     ['[url "https://u:p@h/"]\n\tinsteadOf = y\n', '[url "https://h/"]\n\tinsteadOf = y\n', 1],
     ['[core]\n\teditor = vi\n\turl = ssh://git@h/x\n', '[core]\n\teditor = vi\n\turl = ssh://h/x\n', 1],
     ['[remote "o"]\n\turl = "https://t@h/x"\n', '[remote "o"]\n\turl = "https://h/x"\n', 1],
+    // A URL at the start of a line (a continued value), and schemes of one letter or ending in a digit.
+    ['[remote "o"]\n\turl = \\\nhttps://tok@h/x\n', '[remote "o"]\n\turl = \\\nhttps://h/x\n', 1],
+    ['[core]\n\tx = a1://tok@h/x\n\ty = x://tok@h/y\n', '[core]\n\tx = a1://h/x\n\ty = x://h/y\n', 2],
+    // `[section] key = value` on one line that needs no change; a header with trailing blanks loses them.
+    ['[core] editor = vi\n', '[core] editor = vi\n', 0],
+    ['[core]  \t\n\tbare = false\n', '[core]\n\tbare = false\n', 0],
+    // Keys at any indentation, and a key followed directly by a comment.
+    ['[credential]\nhelper = x\n\t\t  username = y\n', '[credential]\n', 2],
+    ['[http]\n\textraheader;comment\n\tsslVerify = true\n', '[http]\n\tsslVerify = true\n', 1],
+    ['[core]\n\tx = bearer   abcdefgh\n', '[core]\n', 1],
+    // A value that holds brackets is no header: the section it is in still counts.
+    ['[credential]\n\thelper = [x]\n\tusername = bot\n', '[credential]\n', 2],
+    // A subsection after a tab, with an escaped quote; a header without its `]` or with an unterminated quote is none.
+    ['[credential]\n[remote\t"o"]\n\turl = x\n', '[credential]\n[remote\t"o"]\n\turl = x\n', 0],
+    ['[credential "a\\"b"]\n\thelper = x\n', '[credential "a\\"b"]\n', 1],
+    ['[credential]\n[core\n\thelper = x\n', '[credential]\n[core\n', 1],
+    ['[credential]\n[url "abc\n\tinsteadOf = y\n', '[credential]\n[url "abc\n', 1],
+    // A junk line with brackets in it is no header either: the credential section goes on.
+    ['[credential]\n]][\n\thelper = y\n', '[credential]\n]][\n', 1],
+    // A header with no section name is no section of ours, whatever follows it on the line.
+    ['[ "x"] [credential]\n\thelper = x\n', '[ "x"] [credential]\n\thelper = x\n', 0],
+    // Continuation: only a backslash at the very end (blanks after it allowed) continues a line.
+    ['[http]\n\textraheader = a\\b\n\tsslVerify = true\n', '[http]\n\tsslVerify = true\n', 1],
+    ['[http]\n\textraheader = x\\  \n\tcontinued\n\tsslVerify = true\n', '[http]\n\tsslVerify = true\n', 2],
   ])('%j -> %j (%i changed)', (input, text, changed) => {
     expect(sanitizeGitConfig(input)).toEqual({ text, changed });
   });

@@ -376,3 +376,57 @@ describe('buildBwrapArgs, the whole command line', () => {
     expect(at(a, '--tmpfs', '/w/repo/_t', '--remount-ro', '/w/repo/_t')).toBeGreaterThan(0);
   });
 });
+
+describe('buildBwrapArgs, the parts the full command line above leaves out', () => {
+  it('binds a trusted folder read-only over its protected path, after the protected folders', () => {
+    const a = buildBwrapArgs(plan({ protectedPaths: [{ path: '/w/repo/.gemini', kind: 'dir' }], overlays: [{ source: '/srv/trusted/.gemini', path: '/w/repo/.gemini' }] }));
+    expect(a.slice(-12)).toEqual(['--ro-bind', '/w/repo/.gemini', '/w/repo/.gemini', '--ro-bind', '/srv/trusted/.gemini', '/w/repo/.gemini', '--chdir', '/w/repo/src', '--', 'bash', '-c', 'true']);
+    expect(at(a, '--ro-bind', '/srv/trusted/.gemini', '/w/repo/.gemini')).toBeGreaterThan(at(a, '--ro-bind', '/w/repo/.gemini', '/w/repo/.gemini'));
+  });
+
+  it('a hidden path under a system symlink is not bound (the symlink shows no tree), so nothing hides it', () => {
+    const a = buildBwrapArgs(
+      plan({
+        hidden: [
+          { path: '/bin/runner-secret', kind: 'file' },
+          { path: '/etc/runner-secret', kind: 'file' },
+        ],
+      }),
+    );
+    expect(a).not.toContain('/bin/runner-secret');
+    expect(at(a, '--ro-bind', '/dev/null', '/etc/runner-secret')).toBeGreaterThan(0);
+  });
+
+  it('only hidden folders hide what is under them; a hidden file does not', () => {
+    const a = buildBwrapArgs(
+      plan({
+        hidden: [
+          { path: '/w/repo/f', kind: 'file' },
+          { path: '/w/repo/f/g', kind: 'file' },
+        ],
+      }),
+    );
+    expect(at(a, '--ro-bind', '/dev/null', '/w/repo/f')).toBeGreaterThan(0);
+    expect(at(a, '--ro-bind', '/dev/null', '/w/repo/f/g')).toBeGreaterThan(0);
+  });
+
+  it('isUnder the root folder: every absolute path', () => {
+    expect(isUnder('/', '/')).toBe(true);
+    expect(isUnder('/etc/x', '/')).toBe(true);
+    expect(isUnder('/w/repo/x', '/w/repo/')).toBe(true);
+    expect(isUnder('/w/repox', '/w/repo/')).toBe(false);
+  });
+});
+
+describe('runner paths, the variables that name none', () => {
+  it('unset, empty and relative values name nothing; the same path twice is one', () => {
+    expect(runnerPathsOf({ RUNNER_TEMP: '/r/t', GITHUB_ENV: '', GITHUB_PATH: 'relative/p', GITHUB_OUTPUT: undefined, GITHUB_STATE: '/r/t', GITHUB_STEP_SUMMARY: '/r/s' })).toEqual(['/r/t', '/r/s']);
+    expect(runnerPathsOf({})).toEqual([]);
+  });
+
+  it("only the runner's own bundled node names its folder", () => {
+    expect(runnerInstallSecrets('/opt/r/externals/node24/bin/node-wrapper')).toEqual([]);
+    expect(runnerInstallSecrets('/opt/r/externals/node24/bin/node/x')).toEqual([]);
+    expect(runnerInstallSecrets('/opt/r/externals/node/bin/node')[0]).toBe('/opt/r/.credentials');
+  });
+});

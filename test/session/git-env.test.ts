@@ -152,6 +152,12 @@ describe("the caller's environment", () => {
     });
   });
 
+  it('a variable the caller does not have is not set at all (not set to undefined)', () => {
+    const env = createGitEnv({ base: { PATH: undefined, TMPDIR: '/t' } });
+    expect(Object.keys(env)).not.toContain('PATH');
+    expect(env.TMPDIR).toBe('/t');
+  });
+
   it('GIT_CEILING_DIRECTORIES only when a ceiling is given', () => {
     expect(createGitEnv({ base: {}, ceiling: '/work' }).GIT_CEILING_DIRECTORIES).toBe('/work');
     expect(createGitEnv({ base: {} })).not.toHaveProperty('GIT_CEILING_DIRECTORIES');
