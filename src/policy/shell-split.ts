@@ -366,6 +366,8 @@ function visitCommand(node: Node, s: Script, extraWords: readonly Node[], stdin:
     if (nameNode && RESERVED.has(nameNode.text)) s.w.out.unknowns.push(`a reserved word where a command name should be (the parser misread the line): ${excerpt(text)}`);
     // `rm 0<f`, `bash 0<<< ls`: bash reads `0<` as a redirection of descriptor 0; tree-sitter sometimes makes `0` a word.
     if (words.some((n) => /^\d+$/.test(n.text) && /[<>]/.test(s.source[n.endIndex] ?? ''))) s.w.out.unknowns.push(`a descriptor number the parser read as a word: ${excerpt(text)}`);
+    // `'a'\\b` is one word to bash (ab); tree-sitter sometimes makes two words that touch.
+    if (words.some((n, i) => i > 0 && words[i - 1]!.endIndex === n.startIndex)) s.w.out.unknowns.push(`words the parser split apart, which bash reads as one: ${excerpt(text)}`);
     const part = partOf(
       words.map((n) => ({ value: wordValue(n), text: n.text })),
       { text, assignments: assignments.map((a) => a.text), w },
