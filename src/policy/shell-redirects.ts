@@ -28,6 +28,7 @@ const operatorOf = (kids: readonly Node[]): number => kids.findIndex((c) => !c.i
  * reading its script still reads the standard input it was given.
  */
 export function replacesStdin(r: Node): boolean {
+  // Stryker disable next-line MethodExpression,ConditionalExpression: children holds no nulls; the filter is for the type
   const kids = r.children.filter((c): c is Node => c !== null);
   const fd = kids.find((c) => c.type === 'file_descriptor');
   // Stryker disable next-line OptionalChaining,StringLiteral: every redirection tree-sitter builds has an operator token
@@ -44,16 +45,19 @@ export interface FileRedirect {
 
 /** `>`, `>>`, `>|`, `&>`, `&>>`, `<>` and `>&file` write; `<`, `>&2`/`<&0` (descriptors) and `>&-` (closing one) do not. */
 export function classifyFileRedirect(r: Node): FileRedirect {
+  // Stryker disable next-line MethodExpression,ConditionalExpression: children holds no nulls; the filter is for the type
   const kids = r.children.filter((c): c is Node => c !== null);
   const opIndex = operatorOf(kids);
   // Stryker disable next-line OptionalChaining,StringLiteral: every redirection tree-sitter builds has an operator token
   const op = kids[opIndex]?.text ?? '';
   // tree-sitter reads `<>` as `<` followed by an ERROR holding `>`.
   const readWrite = op === '<' && kids.some((c) => c.isError && c.text.trim() === '>');
-  const operands = kids.slice(opIndex + 1).filter((c) => c.isNamed && !c.isError && c.type !== 'file_descriptor');
+  // After the operator: the descriptor (`2>`) comes before it.
+  const operands = kids.slice(opIndex + 1).filter((c) => c.isNamed && !c.isError);
   const target = operands[0];
   const path = target ? wordValue(target) : undefined;
   const extra = operands.slice(1);
+  // Stryker disable next-line ConditionalExpression: the test of undefined (as "undefined") fails the same way
   const fd = path !== undefined && /^(\d+|-)$/.test(path);
   // `>&-` (one token to tree-sitter) closes a descriptor: nothing is written. `<&` and `<&-` never
   // write; only `>&` is told apart by its word (a descriptor or a file).
