@@ -3,7 +3,7 @@ import { dirname, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Node, Parser } from 'web-tree-sitter';
 import { isSink } from './shell-paths.js';
-import { classifyFileRedirect, heredocScript, isQuotedHeredoc, type FileRedirect, type StdinScript } from './shell-redirects.js';
+import { classifyFileRedirect, heredocScript, isQuotedHeredoc, replacesStdin, type FileRedirect, type StdinScript } from './shell-redirects.js';
 import { arithmeticTrap, assignedName, assignmentTrap, declarationTrap, expansionTrap, nameArgumentTrap, steersLaterCommands, subscriptTrap, testArithmeticTrap } from './shell-traps.js';
 import { excerpt, scanUncovered, wordValue, type ScanFindings } from './shell-words.js';
 import { unwrapCommand, type Argv, type WrapAction } from './shell-wrappers.js';
@@ -310,7 +310,7 @@ function noteRedirects(redirects: readonly Node[], s: Script, info: RedirectInfo
     scanText(r, s);
     if (r.type === 'heredoc_redirect') {
       const body = r.namedChildren.find((c) => c?.type === 'heredoc_body');
-      info.stdin = heredocScript(body ?? undefined);
+      if (replacesStdin(r)) info.stdin = heredocScript(body ?? undefined);
       // tree-sitter hangs the rest of the line on the here-document: `cat <<EOF > f | grep x`.
       const rest = r.namedChildren.filter((c): c is Node => c !== null && c.type !== 'heredoc_body');
       noteRedirects(
@@ -321,9 +321,9 @@ function noteRedirects(redirects: readonly Node[], s: Script, info: RedirectInfo
       for (const c of rest) if (!REDIRECTS.has(c.type)) visit(c, s);
       if (body) visit(body, s);
     } else if (r.type === 'herestring_redirect') {
-      const word = r.namedChildren.find((c) => c !== null);
+      const word = r.namedChildren.find((c) => c !== null && c.type !== 'file_descriptor');
       const value = word ? wordValue(word) : undefined;
-      info.stdin = value !== undefined ? { kind: 'text', script: value } : { kind: 'dynamic' };
+      if (replacesStdin(r)) info.stdin = value !== undefined ? { kind: 'text', script: value } : { kind: 'dynamic' };
       for (const c of r.namedChildren) if (c) visit(c, s);
     } else {
       const w = noteFileRedirect(r, s);
@@ -364,6 +364,10 @@ function visitCommand(node: Node, s: Script, extraWords: readonly Node[], stdin:
   if (words.length > 0) {
     const nameNode = node.namedChildren.find((c) => c?.type === 'command_name');
     if (nameNode && RESERVED.has(nameNode.text)) s.w.out.unknowns.push(`a reserved word where a command name should be (the parser misread the line): ${excerpt(text)}`);
+    // `rm 0<f`, `bash 0<<< ls`: bash reads `0<` as a redirection of descriptor 0; tree-sitter sometimes makes `0` a word.
+    if (words.some((n) => /^\d+$/.test(n.text) && /[<>]/.test(s.source[n.endIndex] ?? ''))) s.w.out.unknowns.push(`a descriptor number the parser read as a word: ${excerpt(text)}`);
+    // `'a'\\b` is one word to bash (ab); tree-sitter sometimes makes two words that touch.
+    if (words.some((n, i) => i > 0 && words[i - 1]!.endIndex === n.startIndex)) s.w.out.unknowns.push(`words the parser split apart, which bash reads as one: ${excerpt(text)}`);
     const part = partOf(
       words.map((n) => ({ value: wordValue(n), text: n.text })),
       { text, assignments: assignments.map((a) => a.text), w },

@@ -65,8 +65,8 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   command: (argv) => {
     const at = skipOptions(argv, 1, { flags: 'pvV' });
     if (typeof at === 'string') return unknown(at);
-    // `command -v x` / `-V` only describe x.
-    if (argv.slice(1, at).some((a) => /^-[pvV]*[vV]/.test(a!))) return NONE;
+    // `command -v x` / `-V` only describe x (the options before `at` are -p, -v, -V, `--`).
+    if (argv.slice(1, at).some((a) => /[vV]/.test(a!))) return NONE;
     return command(argv, at);
   },
   builtin: (argv) => command(argv, 1),
@@ -75,7 +75,7 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   coproc: (argv) => command(argv, 1),
   busybox: (argv) => command(argv, 1),
   setsid: (argv) => afterOptions(argv, 1, { flags: 'cfw', long: ['ctty', 'fork', 'wait'] }),
-  nice: (argv) => afterOptions(argv, 1, { withValue: 'n', long: [], longWithValue: ['adjustment'], numericFlag: true }),
+  nice: (argv) => afterOptions(argv, 1, { withValue: 'n', longWithValue: ['adjustment'], numericFlag: true }),
   stdbuf: (argv) => afterOptions(argv, 1, { withValue: 'ioe', longWithValue: ['input', 'output', 'error'] }),
   timeout: unwrapTimeout,
   env: unwrapEnv,
@@ -102,7 +102,7 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
 };
 
 function unwrapSource(argv: Argv): Unwrapped {
-  if (argv.length < 2 || argv[1] === undefined) return unknown(`\`${argv[0]}\` of a file named at run time`);
+  if (argv[1] === undefined) return unknown(`\`${argv[0]}\` of a file named at run time`);
   return NONE; // A named script: like running ./script, the rules decide.
 }
 
@@ -126,13 +126,13 @@ function skipOptions(argv: Argv, from: number, spec: OptionSpec): number | strin
     if (a === '--') return i + 1;
     if (!a.startsWith('-') || a === '-') return i;
     if (a.startsWith('--')) {
-      const [key, value] = splitLong(a);
+      const [key, hasValue] = splitLong(a);
       if (spec.long?.includes(key)) {
         i++;
         continue;
       }
       if (spec.longWithValue?.includes(key)) {
-        i += value === undefined ? 2 : 1;
+        i += hasValue ? 1 : 2;
         continue;
       }
       return `\`${argv[0]}\` with option ${a}, which the policy does not understand`;
@@ -156,9 +156,11 @@ function skipOptions(argv: Argv, from: number, spec: OptionSpec): number | strin
   return i;
 }
 
-const splitLong = (a: string): [string, string | undefined] => {
+/** `--name=value` or `--name`: the name, and whether the value is attached. */
+const splitLong = (a: string): [string, boolean] => {
   const eq = a.indexOf('=');
-  return eq < 0 ? [a.slice(2), undefined] : [a.slice(2, eq), a.slice(eq + 1)];
+  // Stryker disable next-line EqualityOperator: a long option starts with `--`, so `=` is never at 0
+  return eq < 0 ? [a.slice(2), false] : [a.slice(2, eq), true];
 };
 
 function afterOptions(argv: Argv, from: number, spec: OptionSpec): Unwrapped {
@@ -178,8 +180,9 @@ function unwrapShell(argv: Argv): Unwrapped {
       break;
     }
     if (a.startsWith('--')) {
-      const [key] = splitLong(a);
-      if (['rcfile', 'init-file'].includes(key)) i++;
+      // bash takes no `--name=value`: `--rcfile=x` is refused, not a file and a script.
+      const key = a.slice(2);
+      if (key === 'rcfile' || key === 'init-file') i++;
       else if (!SHELL_LONG.has(key)) return unknown(`\`${argv[0]}\` with option ${a}, which the policy does not understand`, true);
       continue;
     }

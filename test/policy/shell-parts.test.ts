@@ -98,8 +98,16 @@ describe('splitShell, its limits', () => {
   const deep = ['commands nested more than 8 levels deep'];
 
   it('follows scripts eight levels deep; a ninth is not read, and says so', () => {
-    expect(splitShell(evals(8))).toEqual(S([P('ls', ['ls'], [true])]));
-    expect(splitShell(evals(9))).toEqual(S([], { unknowns: deep }));
+    expect(splitShell(evals(3))).toEqual(S([P('ls', ['ls'], [true])]));
+    // Quoted here-documents nest without quoting growing at each level (eval's quotes grow fourfold).
+    const heredocs = (n: number) => {
+      let c = 'ls';
+      for (let i = 1; i <= n; i++) c = `bash <<'E${i}'\n${c}\nE${i}`;
+      return c;
+    };
+    const bashes = (n: number) => Array.from({ length: n }, () => P('bash', ['bash'], [true], { redirected: true }));
+    expect(splitShell(heredocs(8))).toEqual(S([...bashes(8), P('ls', ['ls'], [true], { redirected: true })]));
+    expect(splitShell(heredocs(9))).toEqual(S(bashes(9), { unknowns: deep }));
   });
 
   it('follows wrapped commands eight levels deep', () => {

@@ -62,8 +62,11 @@ describe('what the splitter cannot account for, and says so', () => {
     ['X=1 eval ls', ['variables set for `eval` (BASH_ENV, ENV...) can make it run other code: "X=1 eval ls"']],
     ['echo "${x:-\'$(id)\'}"', ['"$(" that the parser left as text in "\'$(id)\'"']],
     ['echo ${!x}', ['an indirect expansion: "${!x}"']],
-    ['echo ${x:$y}', ['text that does not parse as bash: "echo ${x:$y}"']],
-    ['echo ${x@p}', ['text that does not parse as bash: "${x@"']],
+    ['echo ${x:$y}', ['words the parser split apart, which bash reads as one: "echo ${x:$y}"']],
+    ['echo ${x@p}', ['words the parser split apart, which bash reads as one: "echo ${x@p}"', 'text that does not parse as bash: "${x@"']],
+    // tree-sitter makes `'--for'\ce` two words; bash runs `git push --force`.
+    ["git push '--for'\\ce", ['words the parser split apart, which bash reads as one: "git push \'--for\'\\\\ce"']],
+    ['rm "a"\\b', ['words the parser split apart, which bash reads as one: "rm \\"a\\"\\\\b"']],
     ['read "a[$i]"', ['a variable name with a subscript, which bash evaluates as arithmetic: "read \\"a[$i]\\""']],
     ['wait -p "a[1]"', ['a variable name with a subscript, which bash evaluates as arithmetic: "wait -p \\"a[1]\\""']],
     ['[ -v "a[1]" ]', ['a variable name with a subscript, which bash evaluates as arithmetic: "[ -v \\"a[1]\\" ]"']],
