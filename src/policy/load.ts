@@ -110,7 +110,9 @@ export function builtinPoliciesDir(from: string = fileURLToPath(import.meta.url)
 function tryPackageName(pkg: string): string | undefined {
   try {
     const name = (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: unknown }).name;
+    // Stryker disable next-line ConditionalExpression: equivalent; the only caller compares the name with a string, which no other type equals
     return typeof name === 'string' ? name : undefined;
+    // Stryker disable next-line BlockStatement: equivalent; an empty catch block returns undefined too
   } catch {
     return undefined;
   }
