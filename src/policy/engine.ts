@@ -127,8 +127,9 @@ function prefixOf(p: ShellPart): string | undefined {
   if (p.assignments.length > 0 || !p.literal[0]) return undefined;
   const name = p.words[0]!;
   const sub = p.words[1];
-  if (SUBCOMMAND_TOOLS.has(name) && sub !== undefined && p.literal[1] && /^[A-Za-z][\w:.-]*$/.test(sub)) return `${name} ${sub}`;
-  return quoteWord(name);
+  if (!SUBCOMMAND_TOOLS.has(name) || sub === undefined || !/^[A-Za-z][\w:.-]*$/.test(sub)) return quoteWord(name);
+  // Stryker disable next-line ConditionalExpression: equivalent; a word that is not literal always holds a character ($ * ? [ { ~ or a quote) the name pattern above refuses
+  return p.literal[1] ? `${name} ${sub}` : quoteWord(name);
 }
 
 const exactArg = (key: string, value: string): string => `\\x00${`${JSON.stringify(key)}:${JSON.stringify(value)}`.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\x00`;
