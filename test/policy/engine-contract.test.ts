@@ -9,12 +9,12 @@ import { isAgentError } from '../../src/common/errors.js';
 import { createPolicyEngine, narrowedRule } from '../../src/policy/engine.js';
 import type { TieredRule } from '../../src/policy/rule.js';
 import { initShellParser } from '../../src/policy/shell-split.js';
-import type { AddedRule, PolicyQuery } from '../../src/policy/types.js';
+import type { AddedRule, ApprovalMode, PolicyQuery } from '../../src/policy/types.js';
 
 beforeAll(() => initShellParser());
 
 const shell = (command: string): PolicyQuery => ({ toolName: 'run_shell_command', args: { command } });
-const FROM_DEFAULT = ['default', 'autoEdit', 'yolo'];
+const FROM_DEFAULT: ApprovalMode[] = ['default', 'autoEdit', 'yolo'];
 const tiered = (fields: Partial<TieredRule>): TieredRule => ({ toolNames: ['x'], decision: 'allow', priority: 5, source: 'p.toml', line: 1, tier: 'user', finalPriority: 4.005, order: 0, ...fields });
 
 describe('narrowedRule corners', () => {
