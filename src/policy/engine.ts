@@ -63,6 +63,7 @@ export function createPolicyEngine(rules: readonly TieredRule[], context: Policy
   const setting: DecideSetting = { context, ...(options.workspace !== undefined && { workspace: options.workspace }) };
   let index = createRuleIndex(sortRules([...rules]));
   const added: AddedRule[] = [];
+  // Stryker disable next-line ArrowFunction: equivalent; NaN orders compare as equal, and the stable sort keeps each approval after the rules before it
   let nextOrder = rules.reduce((m, r) => Math.max(m, r.order + 1), 0);
 
   const add = (a: AddedRule) => {

@@ -22,6 +22,11 @@ describe('narrowedRule corners', () => {
     ['no sub-agent: no subagent key at all', { toolName: 'x', args: {} }, { toolName: 'x', modes: FROM_DEFAULT }],
     ['a command that splits into nothing is approved exactly', shell(' '), { toolName: 'run_shell_command', argsPattern: '\\x00"command":" "\\x00', modes: FROM_DEFAULT }],
     ['one sub-command without a prefix: the whole line exactly', shell('ls && A=1 make'), { toolName: 'run_shell_command', argsPattern: '\\x00"command":"ls && A=1 make"\\x00', modes: FROM_DEFAULT }],
+    [
+      'a line with something the splitter cannot see into is approved exactly, though its one sub-command has a prefix',
+      shell('ls && eval "$X"'),
+      { toolName: 'run_shell_command', argsPattern: '\\x00"command":"ls && eval \\\\"\\$X\\\\""\\x00', modes: FROM_DEFAULT },
+    ],
     ['another tool with a command argument is not a shell call', { toolName: 'mcp_tool', args: { command: 'ls -la' } }, { toolName: 'mcp_tool', modes: FROM_DEFAULT }],
     ['another tool with an agent_name argument', { toolName: 'x', args: { agent_name: 'writer' } }, { toolName: 'x', modes: FROM_DEFAULT }],
     ['invoke_agent without an agent name', { toolName: 'invoke_agent', args: { agent_name: 5 } }, { toolName: 'invoke_agent', modes: FROM_DEFAULT }],
