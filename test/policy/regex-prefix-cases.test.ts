@@ -27,6 +27,12 @@ describe('leadingLiteral', () => {
     ['(?:a|b)|c', ''],
     ['ab(?:c|d)', 'ab'],
     ['x(a)|b', ''],
+    ['a\\-0041', 'a-0041'], // only \u takes four hex digits
+    ['a\\-41', 'a-41'],
+    ['(?:a[bc(]d)e', 'a'], // a class ends at its ], not at the next character
+    ['a[bc|]d', 'a'],
+    ['x(?:(?:y)|z)', 'x'], // a bar inside nested groups is not top-level
+    ['x(?:(?:y))|z', ''], // one after them is
   ])('/%s/ starts with %j', (source, literal) => {
     expect(leadingLiteral(new RegExp(source))).toBe(literal);
   });
