@@ -21,20 +21,21 @@ const sorted = placeRules([
 ]);
 const make = subjectOf({ toolName: 'run_shell_command', args: { command: 'make x' } });
 
-describe.each<[string, RuleIndex]>([
-  ['the index', createRuleIndex(sorted)],
-  ['the linear lookup', createLinearRuleIndex(sorted)],
-])('%s', (_n, index) => {
+// A fresh index per test: an index remembers shapes, and each test must build the one it looks up.
+describe.each<[string, () => RuleIndex]>([
+  ['the index', () => createRuleIndex(sorted)],
+  ['the linear lookup', () => createLinearRuleIndex(sorted)],
+])('%s', (_n, create) => {
   it('all rules: the highest', () => {
-    expect(index.firstMatch(make, 'default', 'action')).toMatchObject({ source: 'p.toml', line: 1 });
+    expect(create().firstMatch(make, 'default', 'action')).toMatchObject({ source: 'p.toml', line: 1 });
   });
 
   it('argsPattern rules: the highest of those, from any source', () => {
-    expect(index.firstMatch(make, 'default', 'action', 'argsPattern')).toMatchObject({ source: 'p.toml', line: 5 });
+    expect(create().firstMatch(make, 'default', 'action', 'argsPattern')).toMatchObject({ source: 'p.toml', line: 5 });
   });
 
   it('approved command lines: only rules from approvals', () => {
-    expect(index.firstMatch(make, 'default', 'action', 'approvedCommand')).toMatchObject({ source: ALWAYS_SOURCE, line: 0 });
-    expect(index.firstMatch(subjectOf({ toolName: 'run_shell_command', args: { command: 'make y' } }), 'default', 'action', 'approvedCommand')).toBeUndefined();
+    expect(create().firstMatch(make, 'default', 'action', 'approvedCommand')).toMatchObject({ source: ALWAYS_SOURCE, line: 0 });
+    expect(create().firstMatch(subjectOf({ toolName: 'run_shell_command', args: { command: 'make y' } }), 'default', 'action', 'approvedCommand')).toBeUndefined();
   });
 });
