@@ -135,18 +135,22 @@ describe('suspendSession', () => {
   it('with no issue or pull request to ask in: refused before anything is saved or posted', async () => {
     const runner = createRunner(gh, origin);
     const ctx: ActionRunContext = { ...runner.ctx, thread: undefined };
-    await expect(suspendSession(ctx, awaiting([SHELL_CALL]), await prepare(runner), undefined, deps())).rejects.toThrow(
-      'this run has no issue or pull request to ask in, so it cannot wait for approval',
-    );
+    await expect(suspendSession(ctx, awaiting([SHELL_CALL]), await prepare(runner), undefined, deps())).rejects.toMatchObject({
+      name: 'AgentError',
+      kind: 'general',
+      message: 'this run has no issue or pull request to ask in, so it cannot wait for approval',
+    });
     expect(await store.list()).toEqual([]);
     expect(gh.state.comments).toEqual([]);
   });
 
   it('with no trusted commit: refused before anything is saved or posted', async () => {
     const runner = createRunner(gh, origin);
-    await expect(suspendSession(runner.ctx, awaiting([SHELL_CALL]), await prepare(runner, { trustedCommit: undefined }), undefined, deps())).rejects.toThrow(
-      'this run read no trusted configuration from a commit, so it cannot be saved to resume',
-    );
+    await expect(suspendSession(runner.ctx, awaiting([SHELL_CALL]), await prepare(runner, { trustedCommit: undefined }), undefined, deps())).rejects.toMatchObject({
+      name: 'AgentError',
+      kind: 'general',
+      message: 'this run read no trusted configuration from a commit, so it cannot be saved to resume',
+    });
     expect(await store.list()).toEqual([]);
     expect(gh.state.comments).toEqual([]);
   });
@@ -155,7 +159,11 @@ describe('suspendSession', () => {
     const runner = createRunner(gh, origin);
     const prepared = await prepare(runner);
     await createCheckpointer(runner.ctx, prepared, undefined, deps()).save(stateOf(1));
-    await expect(suspendSession(runner.ctx, awaiting([SHELL_CALL]), prepared, undefined, deps())).rejects.toThrow('could not save session sess-1: session sess-1 changed since it was read');
+    await expect(suspendSession(runner.ctx, awaiting([SHELL_CALL]), prepared, undefined, deps())).rejects.toMatchObject({
+      name: 'AgentError',
+      kind: 'general',
+      message: 'could not save session sess-1: session sess-1 changed since it was read',
+    });
     expect(store.doc('sess-1').request.status).toBe('claimed');
     expect(gh.state.comments).toEqual([]);
   });
@@ -170,15 +178,19 @@ describe('suspendSession', () => {
         return store.update(id, expected, doc);
       },
     };
-    await expect(suspendSession(runner.ctx, awaiting([SHELL_CALL]), await prepare(runner), undefined, deps({ store: racing }))).rejects.toThrow(
-      'session sess-1 changed while its question was posted: session sess-1 changed since it was read',
-    );
+    await expect(suspendSession(runner.ctx, awaiting([SHELL_CALL]), await prepare(runner), undefined, deps({ store: racing }))).rejects.toMatchObject({
+      name: 'AgentError',
+      kind: 'general',
+      message: 'session sess-1 changed while its question was posted: session sess-1 changed since it was read',
+    });
     expect(runner.progress).toEqual([]);
   });
 
   it('the default store is the git ref store keyed by the session key, and the default nonce is 32 fresh hex digits', async () => {
     const runner = createRunner(gh, origin);
     await suspendSession(runner.ctx, awaiting([SHELL_CALL]), await prepare(runner));
+    // The log names the saved version by the first 12 hex digits of its commit.
+    expect(runner.logs.filter((l) => /^session sess-1 saved \([0-9a-f]{12}\); question posted: https:\/\/github\.test\//.test(l))).toHaveLength(1);
     const ref = git(origin, 'cat-file', '-p', 'refs/agent-action/sessions/sess-1');
     expect(ref).toMatch(/agent-action session sess-1: request open/);
     const marker = tryParseApprovalMarker(question().body)!;
@@ -254,9 +266,11 @@ describe('createCheckpointer', () => {
     const runner = createRunner(gh, origin);
     const prepared = await prepare(runner);
     await createCheckpointer(runner.ctx, prepared, undefined, deps()).save(stateOf(1));
-    await expect(createCheckpointer(runner.ctx, prepared, undefined, deps()).save(stateOf(2))).rejects.toThrow(
-      'could not save a checkpoint of session sess-1: session sess-1 changed since it was read',
-    );
+    await expect(createCheckpointer(runner.ctx, prepared, undefined, deps()).save(stateOf(2))).rejects.toMatchObject({
+      name: 'AgentError',
+      kind: 'general',
+      message: 'could not save a checkpoint of session sess-1: session sess-1 changed since it was read',
+    });
   });
 });
 
