@@ -257,9 +257,7 @@ export function keepOnlyHref(text: string, meter: WorkMeter): string {
     let close: number;
     // Stryker disable next-line ConditionalExpression: a tag with no attributes is rebuilt byte for byte, so leaving it as text is the same
     if (c === GT) close = end;
-    // Stryker disable next-line ArithmeticOperator: the character before end is a name character, never `>`
     else if (c === SLASH && text.charCodeAt(end + 1) === GT) close = end + 1;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a bounds check only; past the end charCodeAt is NaN, which the test after it refuses anyway
     else if (end < text.length && isSpace(c)) {
       close = nextAngle.from(end);
       if (close >= text.length || text.charCodeAt(close) !== GT) continue;

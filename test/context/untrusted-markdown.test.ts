@@ -231,6 +231,9 @@ describe('scanner edges', () => {
     ['a<div hidden/ >b', 'ab'],
     // Only tags of the hidden element's own name count toward its nesting.
     ['a<div hidden>x<br>y</div>z', 'az'],
+    ['a<div hidden>x<pre>y</div>z', 'az'],
+    // At the very start of the text too.
+    ['<p_x hidden>x</p_x>b', '<p_x hidden>x</p_x>b'],
     // A close tag cut short by another `<` closes nothing: the rest goes (the safe side).
     ['a<div hidden>x</div <b>y</b>z', 'a'],
     // `<dest>` in angle brackets, and a dest that ends at `>`.
@@ -253,6 +256,7 @@ describe('scanner edges', () => {
     ['a<img alt=<img src=v>b', 'a[image: v]b'],
     // Link titles: only after `](`, also at the very start, also right after the previous link.
     ['see (u "t")', 'see (u "t")'],
+    ['xy u "t")', 'xy u "t")'],
     ['](u "t")', '](u)'],
     ['[a](u "t")](v "w")', '[a](u)](v)'],
     ['[a ](u "t")', '[a ](u)'],
