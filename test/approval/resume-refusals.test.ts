@@ -200,6 +200,13 @@ describe('which question a reply answers', () => {
     expect(result.summary).toBe('There is no open agent-action request in this thread; nothing was run.');
   });
 
+  it('a comment whose author has no login (a deleted account) is passed over, not a crash', async () => {
+    ask();
+    gh.addComment(7, '<!-- agent-action:approval session=sess-gone nonce=n1 calls=abc -->', { type: 'User' } as FakeUser);
+    await handleApprovalReplyWith(context(), reply('/agent approve'), AT());
+    expect(store.doc('sess-1').request.status).toBe('claimed');
+  });
+
   it('the newest question wins, and own comments without a marker are passed over', async () => {
     ask();
     gh.addComment(7, 'a newer question', BOT);

@@ -15,7 +15,7 @@ import { createSessionKey } from '../../src/session/sign.js';
 import type { SessionStore } from '../../src/session/store.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { createRepo, git, makeTempDir, writeFiles } from '../support/git-repo.js';
-import { createRunner, replyFrom, type Runner, type RunnerOptions } from './harness.js';
+import { createRunner, replyFrom, SHELL_CALL, type Runner, type RunnerOptions } from './harness.js';
 import { createMemoryStore } from './memory-store.js';
 
 const KEY = createSessionKey('AIza-harness-key');
@@ -116,6 +116,17 @@ describe('the run after the claim', () => {
     // The harness's finishRun reports no stats: they come from the resumed RunState.
     expect(result).toEqual({ status: 'success', summary: 'finished: success', sessionId: 'sess-1', stats: expect.objectContaining({ turns: 2, totalTokens: 500, costUsd: 0.002, durationMs: 0 }) });
     expect(store.doc('sess-1').request).toMatchObject({ status: 'finished', claimedBy: 'maintainer', claimedAt: T0 });
+  });
+
+  it('logs every answer, comma-separated, when several calls wait', async () => {
+    const first = createRunner(gh, origin);
+    const prepared = await first.ctx.prepareRun({ command: 'fix' });
+    const run = await prepared.agent.start(prepared.prompt, prepared.emit);
+    const second = { ...SHELL_CALL, id: 'call-2', args: { command: 'npm test' }, title: 'run `npm test`' };
+    await suspendSession(first.ctx, { ...run, outcome: { status: 'awaiting_approval', pending: [SHELL_CALL, second] } } as AwaitingRun, prepared, undefined, deps());
+    const after = createRunner(gh, origin);
+    await handleApprovalReplyWith(after.ctx, replyFrom(gh, '/agent approve'), deps());
+    expect(after.logs).toContain('session sess-1: resuming with call-1=approve, call-2=approve');
   });
 
   it('a finished session the store will not record is a warning, not a failure', async () => {
