@@ -53,6 +53,7 @@ export function createNextTable(text: string, stop: (c: number) => boolean, mete
   return {
     from(i) {
       table ??= build();
+      // Stryker disable next-line EqualityOperator: table[text.length] is text.length, so `>` answers the same
       return i >= text.length ? text.length : table[i];
     },
   };
@@ -71,7 +72,8 @@ export function createBracketCloseTable(text: string, meter: WorkMeter): NextTab
     for (let i = n - 1; i >= 0; i--) {
       const c = text.charCodeAt(i);
       if (c === 0x5d) t[i] = i;
-      else if (c === 0x5c) t[i] = i + 1 < n && !isLineEnd(text.charCodeAt(i + 1)) ? t[i + 2] : -1;
+      // A backslash last in the text reads NaN after it (no line end) and lands on t[n + 1], which is -1.
+      else if (c === 0x5c) t[i] = isLineEnd(text.charCodeAt(i + 1)) ? -1 : t[i + 2];
       else t[i] = t[i + 1];
     }
     meter.steps += n;
@@ -80,6 +82,7 @@ export function createBracketCloseTable(text: string, meter: WorkMeter): NextTab
   return {
     from(i) {
       table ??= build();
+      // Stryker disable next-line EqualityOperator: table[text.length] is -1, so `>` answers the same
       return i >= text.length ? -1 : table[i];
     },
   };
@@ -87,6 +90,7 @@ export function createBracketCloseTable(text: string, meter: WorkMeter): NextTab
 
 /** Case-insensitive ASCII match of `word` at index i. */
 export function matchesAt(text: string, i: number, word: string): boolean {
+  // Stryker disable next-line ConditionalExpression,ArithmeticOperator: a fast path; past the end charCodeAt is NaN, which equals no character of the word
   if (i + word.length > text.length) return false;
   for (let k = 0; k < word.length; k++) if (lowerAscii(text.charCodeAt(i + k)) !== word.charCodeAt(k)) return false;
   return true;
@@ -97,6 +101,7 @@ export class Pieces {
   private readonly parts: string[] = [];
   constructor(private readonly meter: WorkMeter) {}
   push(s: string): void {
+    // Stryker disable next-line ConditionalExpression: pushing an empty piece changes neither the output nor the count
     if (s) {
       this.parts.push(s);
       this.meter.steps += s.length;

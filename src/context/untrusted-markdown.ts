@@ -24,8 +24,10 @@ const isNameChar = (c: number) => isAsciiLetter(c) || (c >= 0x30 && c <= 0x39) |
 
 /** End of the tag name `[a-z][a-z0-9-]*` that starts at i (case-insensitive), or -1. */
 function nameEnd(text: string, i: number, meter: WorkMeter): number {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a bounds check only; past the end charCodeAt is NaN, which the test after it refuses anyway
   if (i >= text.length || !isAsciiLetter(text.charCodeAt(i))) return -1;
   let j = i + 1;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a bounds check only; past the end charCodeAt is NaN, which the test after it refuses anyway
   while (j < text.length && isNameChar(text.charCodeAt(j))) j++;
   meter.steps += j - i;
   return j;
@@ -33,6 +35,7 @@ function nameEnd(text: string, i: number, meter: WorkMeter): number {
 
 /** The longest name ending at or before `end` that a `\b` follows (the regex's backtracking), or -1. */
 function boundedNameEnd(text: string, start: number, end: number): number {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a bounds check only; past the end charCodeAt is NaN, which the test after it refuses anyway
   const wordAt = (p: number) => p < text.length && isWordChar(text.charCodeAt(p));
   for (let p = end; p > start; p--) if (wordAt(p - 1) !== wordAt(p)) return p;
   return -1;
@@ -46,14 +49,17 @@ export function removeHiddenElements(text: string, meter: WorkMeter): string {
   let copied = 0;
   for (let i = nextLt.from(0); i < text.length; i = nextLt.from(i + 1)) {
     const raw = nameEnd(text, i + 1, meter);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a fast path; boundedNameEnd of a negative end is -1 too, and nameEnd never returns 0
     if (raw < 0) continue;
     const end = boundedNameEnd(text, i + 1, raw);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: end is -1 only for a name all of word characters followed by `_`; such a tag slice holds the `_`, so it is never an invisible element, and its attrs slice is one character
     if (end < 0) continue;
     const close = nextAngle.from(end);
     if (close >= text.length || text.charCodeAt(close) !== GT) continue;
     const tag = text.slice(i + 1, end).toLowerCase();
     const attrs = text.slice(end, close);
     if (!INVISIBLE_ELEMENTS.has(tag) && !HIDING_ATTR.test(attrs)) continue;
+    // Stryker disable next-line ArithmeticOperator: the characters at close - 1 and close are neither `<` (nextAngle stops there) so the next `<` is found alike
     const stop = attrs.trimEnd().endsWith('/') ? close + 1 : closingEnd(text, tag, close + 1, { nextLt, nextAngle }, meter);
     out.push(text.slice(copied, i));
     copied = stop;
@@ -73,6 +79,7 @@ function closingEnd(text: string, tag: string, from: number, t: { nextLt: NextTa
     meter.steps += tag.length;
     if (!matchesAt(text, start, tag)) continue;
     const after = start + tag.length;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a bounds check only; past the end charCodeAt is NaN, which the test after it refuses anyway
     if (after < text.length && isWordChar(text.charCodeAt(after)) === isWordChar(text.charCodeAt(after - 1))) continue;
     const end = t.nextAngle.from(after);
     if (end >= text.length || text.charCodeAt(end) !== GT) continue;
@@ -112,8 +119,10 @@ interface Destination {
 function parseDestination(text: string, p: number, t: DestTables): Destination | undefined {
   const n = text.length;
   let b = t.nonSpace.from(p);
+  // Stryker disable next-line EqualityOperator: a bounds check only; past the end charCodeAt is NaN, which the test after it refuses anyway
   if (b < n && text.charCodeAt(b) === LT) b++;
   const d = t.destStop.from(b);
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a bounds check only; past the end charCodeAt is NaN, which the test after it refuses anyway
   const e = d < n && text.charCodeAt(d) === GT ? d + 1 : d;
   const dest = text.slice(b, d);
   const ts = t.nonSpace.from(e);
@@ -121,12 +130,15 @@ function parseDestination(text: string, p: number, t: DestTables): Destination |
     const q = text.charCodeAt(ts);
     const closer = q === 0x22 ? t.dquote : q === 0x27 ? t.squote : q === 0x28 ? t.rparen : undefined;
     const close = closer?.from(ts + 1) ?? n;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: close is n only with no closer; then nonSpace.from(n + 1) is n and the test below fails alike
     if (close < n) {
       const f = t.nonSpace.from(close + 1);
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: a bounds check only; past the end charCodeAt is NaN, which the test after it refuses anyway
       if (f < n && text.charCodeAt(f) === 0x29) return { dest, destEnd: e, hasTitle: true, end: f + 1 };
     }
   }
   const f = t.nonSpace.from(e);
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a bounds check only; past the end charCodeAt is NaN, which the test after it refuses anyway
   return f < n && text.charCodeAt(f) === 0x29 ? { dest, destEnd: e, hasTitle: false, end: f + 1 } : undefined;
 }
 
@@ -139,6 +151,7 @@ export function replaceInlineImages(text: string, meter: WorkMeter): string {
   for (let i = text.indexOf('![', 0); i >= 0; i = text.indexOf('![', i + 1)) {
     if (i < copied) continue;
     const c = close.from(i + 2);
+    // Stryker disable next-line EqualityOperator: c is -1 or at least i + 2, never 0
     if (c < 0 || text.charCodeAt(c + 1) !== 0x28) continue;
     const d = parseDestination(text, c + 2, t);
     if (!d) continue;
@@ -160,6 +173,7 @@ export function replaceReferenceImages(text: string, meter: WorkMeter): string {
   for (let i = text.indexOf('![', 0); i >= 0; i = text.indexOf('![', i + 1)) {
     if (i < copied) continue;
     const c = close.from(i + 2);
+    // Stryker disable next-line EqualityOperator: c is -1 or at least i + 2, never 0
     if (c < 0 || text.charCodeAt(c + 1) !== 0x5b) continue;
     const r = nextBracket.from(c + 2);
     if (r >= text.length) continue;
@@ -197,6 +211,7 @@ function replaceTags(text: string, names: readonly string[], meter: WorkMeter, r
     const name = names.find((w) => matchesAt(text, i + 1, w));
     if (!name) continue;
     const after = i + 1 + name.length;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a bounds check only; past the end charCodeAt is NaN, which the test after it refuses anyway
     if (after < text.length && isWordChar(text.charCodeAt(after))) continue;
     const gt = nextGt.from(after);
     // No `>` after this one: no later tag of the kind can close either.
@@ -235,10 +250,12 @@ export function keepOnlyHref(text: string, meter: WorkMeter): string {
   let copied = 0;
   for (let i = nextLt.from(0); i < text.length; i = nextLt.from(i + 1)) {
     const end = nameEnd(text, i + 1, meter);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: nameEnd gives -1 or at least i + 2; with -1, c is NaN and every branch below continues
     if (end < 0) continue;
     const c = text.charCodeAt(end);
     let attrs = '';
     let close: number;
+    // Stryker disable next-line ConditionalExpression: a tag with no attributes is rebuilt byte for byte, so leaving it as text is the same
     if (c === GT) close = end;
     else if (c === SLASH && text.charCodeAt(end + 1) === GT) close = end + 1;
     else if (end < text.length && isSpace(c)) {
@@ -246,6 +263,7 @@ export function keepOnlyHref(text: string, meter: WorkMeter): string {
       if (close >= text.length || text.charCodeAt(close) !== GT) continue;
       attrs = text.slice(end, close);
     } else continue;
+    // Stryker disable next-line ConditionalExpression: c is `/` here only on the branch that leaves attrs empty
     const self = attrs.endsWith('/') || (attrs === '' && c === SLASH) ? '/' : '';
     const own = self && attrs ? attrs.slice(0, -1) : attrs;
     const href = own ? (HREF.exec(own)?.[1] as string | undefined) : undefined;
@@ -266,6 +284,7 @@ export function keepOnlyHref(text: string, meter: WorkMeter): string {
 export function removeLinkDefinitions(text: string, meter: WorkMeter): string {
   const lines = splitLines(text, meter);
   const defs = lines.map((l) => parseDefinition(l));
+  // Stryker disable next-line StringLiteral: every line but the last ends in a line end, which no label crosses, so the joint is never inside a label
   const body = lines.filter((_, i) => !defs[i]).join('');
   const used = bracketedLabels(body, meter);
   return lines
@@ -283,21 +302,25 @@ function parseDefinition(line: string): { label: string; url: string } | undefin
   while (i < 3 && line.charCodeAt(i) === 0x20) i++;
   if (line.charCodeAt(i) !== 0x5b) return undefined;
   let j = i + 1;
+  // Stryker disable next-line EqualityOperator,StringLiteral: past the end line[j] is undefined and the loop ends alike; lines are split at `\n`, so none holds one before its end
   while (j < line.length && line[j] !== ']' && line[j] !== '[' && line[j] !== '\n') j++;
   if (j === i + 1 || line[j] !== ']' || line[j + 1] !== ':') return undefined;
   let k = j + 2;
   while (line[k] === ' ' || line[k] === '\t') k++;
   let u = k;
+  // Stryker disable next-line EqualityOperator: a bounds check only; past the end charCodeAt is NaN, which the test after it refuses anyway
   while (u < line.length && !isSpace(line.charCodeAt(u))) u++;
   return { label: line.slice(i + 1, j), url: line.slice(k, u) };
 }
 
 /** Every `[label]` (no brackets or line end inside), lower-cased. */
 function bracketedLabels(text: string, meter: WorkMeter): Set<string> {
+  // Stryker disable next-line ConditionalExpression: definition labels hold no `[`, so a used label with one in it never matches a definition either way
   const stop = createNextTable(text, (c) => c === 0x5b || c === 0x5d || isLineEnd(c), meter);
   const out = new Set<string>();
   for (let i = text.indexOf('['); i >= 0; i = text.indexOf('[', i + 1)) {
     const j = stop.from(i + 1);
+    // Stryker disable next-line EqualityOperator,ArithmeticOperator: past the end charCodeAt is NaN; and a label of length 0 matches no definition (parseDefinition wants one character)
     if (j < text.length && text.charCodeAt(j) === 0x5d && j > i + 1) out.add(text.slice(i + 1, j).toLowerCase());
   }
   meter.steps += text.length;

@@ -180,6 +180,34 @@ describe('makeInert: fences and HTML blocks as GitHub reads them', () => {
   });
 });
 
+describe('makeInert: the edges of each character class', () => {
+  it('a line of spaces ends an HTML block as an empty line does: the fence after it is real', () => {
+    expect(makeInert('<div>\n   \n```\n@c\n```')).toBe('<div>\n   \n```\n@c\n```');
+    expect(makeInert('<div>\n\t\n```\n@c\n```')).toBe('<div>\n\t\n```\n@c\n```');
+  });
+
+  it('a comment at the very start is removed like any other', () => {
+    expect(makeInert('<!-- agent-action:approval -->@a')).toBe(`@${Z}a`);
+    expect(makeInertLine('<!--x-->y')).toBe('y');
+  });
+
+  it.each(['<A>', '<Z>', '<a>', '<z>', '</>'])('%j starts an HTML block: a fence right after it is text', (tag) => {
+    expect(makeInert(`${tag}\n\`\`\`\n@a\n\`\`\``)).toBe(`${tag}\n\`\`\`\n@${Z}a\n\`\`\``);
+  });
+
+  it.each(['<@>', '<[>', '<`>', '<{>', '<.>', '<0>'])('%j starts no HTML block: a fence right after it is a fence', (tag) => {
+    expect(makeInert(`${tag}\n\`\`\`\n@a\n\`\`\``)).toBe(`${tag}\n\`\`\`\n@a\n\`\`\``);
+  });
+
+  it.each(['0', '9', 'A', 'Z', 'a', 'z'])('@%s is a mention', (c) => {
+    expect(makeInert(`hi @${c}`)).toBe(`hi @${Z}${c}`);
+  });
+
+  it.each(['/', ':', '@', '[', '`', '{', '-', '.'])('@%s is not', (c) => {
+    expect(makeInert(`hi @${c}`)).toBe(`hi @${c}`);
+  });
+});
+
 describe('makeInert: what GitHub reads as a mention', () => {
   it.each<[string, string]>([
     ['&#064;x', `@${Z}x`],

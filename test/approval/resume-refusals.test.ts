@@ -13,54 +13,16 @@ import { handleApprovalReplyWith, tellRefusedReplier } from '../../src/action/ap
 import { createGitHubClient } from '../../src/action/github-client.js';
 import type { ActionResult, ActionRunContext, ReplyCommand } from '../../src/action/run-context.js';
 import type { ActionSettings } from '../../src/action/inputs.js';
-import { encodeSession, parseSession, type SessionDoc } from '../../src/session/codec.js';
-import { callsDigestOf, createSessionKey, type SessionKey } from '../../src/session/sign.js';
-import type { CasResult, SessionStore } from '../../src/session/store.js';
+import { encodeSession, type SessionDoc } from '../../src/session/codec.js';
+import { callsDigestOf, createSessionKey } from '../../src/session/sign.js';
+import type { SessionStore } from '../../src/session/store.js';
 import { sampleSession } from '../session/fixture.js';
 import { startFakeGitHub, type FakeGitHub, type FakeUser } from '../support/fake-github.js';
 import { makeTempDir } from '../support/git-repo.js';
+import { createMemoryStore } from './memory-store.js';
 
 const KEY = createSessionKey('AIza-memory-key');
 const BOT: FakeUser = { login: 'github-actions[bot]', type: 'Bot' };
-
-/** Sessions as signed text, versioned per write: what the git ref store keeps, without git. */
-function createMemoryStore(key: SessionKey) {
-  const refs = new Map<string, { version: string; text: string }>();
-  let writes = 0;
-  const put = (id: string, text: string): string => {
-    const version = `v${++writes}`;
-    refs.set(id, { version, text });
-    return version;
-  };
-  const conflict = (id: string): CasResult => ({ ok: false, reason: 'conflict', message: `session ${id} changed since it was read` });
-  const store: SessionStore & { put: typeof put; doc(id: string): SessionDoc } = {
-    put,
-    doc(id) {
-      const parsed = parseSession(refs.get(id)!.text, key);
-      if (!parsed.ok) throw new Error(parsed.error.message);
-      return parsed.doc;
-    },
-    async read(id) {
-      const r = refs.get(id);
-      return r ? { id, version: r.version, parsed: parseSession(r.text, key) } : undefined;
-    },
-    async create(doc) {
-      return refs.has(doc.id) ? conflict(doc.id) : { ok: true, version: put(doc.id, encodeSession(doc, key)) };
-    },
-    async update(id, expected, doc) {
-      return refs.get(id)?.version !== expected ? conflict(id) : { ok: true, version: put(id, encodeSession(doc, key)) };
-    },
-    async delete(id, expected) {
-      if (refs.get(id)?.version !== expected) return conflict(id);
-      refs.delete(id);
-      return { ok: true, version: '' };
-    },
-    async list() {
-      return [...refs].map(([id, r]) => ({ id, version: r.version }));
-    },
-  };
-  return store;
-}
 
 let gh: FakeGitHub;
 let store: ReturnType<typeof createMemoryStore>;
@@ -236,6 +198,13 @@ describe('which question a reply answers', () => {
     ask({}, { by: { login: 'helper[bot]', type: 'Bot' } });
     const result = await handleApprovalReplyWith(context({ progressComment: 999_999 }), reply('/agent approve'), AT());
     expect(result.summary).toBe('There is no open agent-action request in this thread; nothing was run.');
+  });
+
+  it('a comment whose author has no login (a deleted account) is passed over, not a crash', async () => {
+    ask();
+    gh.addComment(7, '<!-- agent-action:approval session=sess-gone nonce=n1 calls=abc -->', { type: 'User' } as FakeUser);
+    await handleApprovalReplyWith(context(), reply('/agent approve'), AT());
+    expect(store.doc('sess-1').request.status).toBe('claimed');
   });
 
   it('the newest question wins, and own comments without a marker are passed over', async () => {

@@ -4,6 +4,8 @@
  * gets; the near misses (forms GitHub shows as written) are kept as they are.
  */
 import { describe, expect, it } from 'vitest';
+import { createWorkMeter } from '../../src/context/linear-scan.js';
+import { splitLines } from '../../src/context/untrusted-markdown.js';
 import { cutRaw, fenceUntrusted, markInvisible, neutralizeFences, sanitizeUntrusted } from '../../src/context/untrusted.js';
 
 describe('hidden HTML elements go, with their content', () => {
@@ -213,5 +215,76 @@ describe('fences the model is given', () => {
 
   it('accepts labels of words and digits joined by single dashes, and longer nonces', () => {
     expect(fenceUntrusted('a1-2b', 'x', 'abcdefg')).toBe('<untrusted-a1-2b-abcdefg>\nx\n</untrusted-a1-2b-abcdefg>');
+  });
+});
+
+// The edges of each scanner: the row says which mistake in the scanner would change it.
+describe('scanner edges', () => {
+  it.each<[string, string]>([
+    // Digits belong to a tag name (h0-h9), at both ends of the range.
+    ['a<h1 hidden>x</h1>b', 'ab'],
+    ['a<h0 hidden>x</h0>b<h9 hidden>y</h9>c', 'abc'],
+    ['<h2 title=x>y</h2>', '<h2>y</h2>'],
+    // A name followed by `_` has no word boundary there: not a tag as the regex reads it.
+    ['a<p_x hidden>x</p_x>b', 'a<p_x hidden>x</p_x>b'],
+    // Self-closing is read at the end of the attributes, spaces after the slash allowed.
+    ['a<div hidden/ >b', 'ab'],
+    // Only tags of the hidden element's own name count toward its nesting.
+    ['a<div hidden>x<br>y</div>z', 'az'],
+    ['a<div hidden>x<pre>y</div>z', 'az'],
+    // At the very start of the text too.
+    ['<p_x hidden>x</p_x>b', '<p_x hidden>x</p_x>b'],
+    // A close tag cut short by another `<` closes nothing: the rest goes (the safe side).
+    ['a<div hidden>x</div <b>y</b>z', 'a'],
+    // `<dest>` in angle brackets, and a dest that ends at `>`.
+    ['![a](<u>)', '[image: u]'],
+    ['![a](u>)', '[image: u]'],
+    // A title needs space before it.
+    ['![a](u>"t")', '![a](u>"t")'],
+    // Only "", '' and () hold a title: text and then `)` is no title.
+    ['![a](u x) )', '![a](u x) )'],
+    // An image consumed whole: an image inside its title is not read again.
+    ['![a](u "![b](v)") z', '[image: u] z'],
+    ['![a][r![b][s]', '[image][s]'],
+    // `![` with no closing bracket, after a `(` or `[` at the start of the text.
+    ['(![a', '(![a'],
+    ['(x)![a', '(x)![a'],
+    ['[x]![a', '[x]![a'],
+    ['![a]x)', '![a]x)'],
+    // <img> only after a `<`; one tag consumed whole.
+    ['ximg src=u>', 'ximg src=u>'],
+    ['a<img alt=<img src=v>b', 'a[image: v]b'],
+    // Link titles: only after `](`, also at the very start, also right after the previous link.
+    ['see (u "t")', 'see (u "t")'],
+    ['xy u "t")', 'xy u "t")'],
+    ['](u "t")', '](u)'],
+    ['[a](u "t")](v "w")', '[a](u)](v)'],
+    ['[a ](u "t")', '[a ](u)'],
+    ['[a](u \'](v "w")\')', '[a](u)'],
+    ['[a](u )', '[a](u )'],
+    // Tags: `/` closes only right before `>`; other characters after the name are no tag.
+    ['<a/ title=x>', '<a/ title=x>'],
+    ['<a/x>y', '<a/x>y'],
+    ['<a_>', '<a_>'],
+    // A `<` with no name after it starts no tag, also at the very start.
+    ['< b title=x>y', '< b title=x>y'],
+    ['<a href=u/>', '<a href=u/>'],
+    // Link definitions: the label opens with `[` and closes with `]:`, the URL starts with http(s).
+    ['[a]: xhttps://x\nsee [a]', 'see [a]'],
+    ['ab]: https://x\nsee [b]', 'ab]: https://x\nsee [b]'],
+    ['[a[: https://x\nsee [a]', '[a[: https://x\nsee [a]'],
+    ['[abc', '[abc'],
+    ['[abc\ndef', '[abc\ndef'],
+    // A definition counts as used only by a whole `[label]` on one line.
+    ['[a]: https://x\nxa] y', 'xa] y'],
+    ['[a]: https://x\nsee [a\nmore', 'see [a\nmore'],
+  ])('%j -> %j', (input, out) => {
+    expect(sanitizeUntrusted(input)).toBe(out);
+  });
+
+  it('splitLines keeps each line end, and adds no empty line after a final one', () => {
+    expect(splitLines('\na\nb', createWorkMeter())).toEqual(['\n', 'a\n', 'b']);
+    expect(splitLines('a\n', createWorkMeter())).toEqual(['a\n']);
+    expect(splitLines('', createWorkMeter())).toEqual([]);
   });
 });

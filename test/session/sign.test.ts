@@ -7,7 +7,7 @@
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { encodeSession, parseSession } from '../../src/session/codec.js';
-import { callsDigestOf, canonicalJson, createSessionKey } from '../../src/session/sign.js';
+import { callsDigestOf, canonicalJson, createSessionKey, signSession, verifySession } from '../../src/session/sign.js';
 import { sampleSession, TEST_KEY } from './fixture.js';
 
 /** The documented derivation, written out independently. */
@@ -108,6 +108,20 @@ describe('session signature', () => {
     expect(parseSession(JSON.stringify(stored), TEST_KEY)).toEqual({
       ok: false,
       error: { code: 'unsigned', message: 'the session document carries no valid signature: agent-action did not write it' },
+    });
+  });
+});
+
+describe('verifySession', () => {
+  it('refuses a signature that is not an object even when it carries a valid MAC (a function with the fields)', () => {
+    const body = { version: 1, id: 'sess-1' };
+    const good = signSession(body, TEST_KEY);
+    expect(verifySession(body, good, TEST_KEY)).toEqual({ ok: true });
+    const disguised = Object.assign(() => undefined, good);
+    expect(verifySession(body, disguised, TEST_KEY)).toEqual({
+      ok: false,
+      code: 'unsigned',
+      message: 'the session document carries no valid signature: agent-action did not write it',
     });
   });
 });
