@@ -46,6 +46,9 @@ export function removeHiddenElements(text: string, meter: WorkMeter): string {
   const out = new Pieces(meter);
   const nextLt = createNextTable(text, (c) => c === LT, meter);
   const nextAngle = createNextTable(text, (c) => c === LT || c === GT, meter);
+  // A browser reads an opening tag up to the next `>`, a `<` included (`<p hidden <i>x` is a hidden
+  // `<p>` whose attributes are `hidden` and `<i`), so the attributes run to the next `>` too.
+  const nextGt = createNextTable(text, (c) => c === GT, meter);
   let copied = 0;
   for (let i = nextLt.from(0); i < text.length; i = nextLt.from(i + 1)) {
     const raw = nameEnd(text, i + 1, meter);
@@ -54,11 +57,17 @@ export function removeHiddenElements(text: string, meter: WorkMeter): string {
     const end = boundedNameEnd(text, i + 1, raw);
     // Stryker disable next-line ConditionalExpression,EqualityOperator: end is -1 only for a name all of word characters followed by `_`; such a tag slice holds the `_`, so it is never an invisible element, and its attrs slice is one character
     if (end < 0) continue;
-    const close = nextAngle.from(end);
-    if (close >= text.length || text.charCodeAt(close) !== GT) continue;
+    const close = nextGt.from(end);
+    if (close >= text.length) continue;
     const tag = text.slice(i + 1, end).toLowerCase();
     const attrs = text.slice(end, close);
-    if (!INVISIBLE_ELEMENTS.has(tag) && !HIDING_ATTR.test(attrs)) continue;
+    meter.steps += attrs.length; // what the attribute test reads
+    if (!INVISIBLE_ELEMENTS.has(tag) && !HIDING_ATTR.test(attrs)) {
+      // Nothing inside a tag starts another one, so the scan resumes after it: no two attribute
+      // slices overlap, and the pass stays linear however many `<` one tag holds.
+      i = close;
+      continue;
+    }
     // Stryker disable next-line ArithmeticOperator: the characters at close - 1 and close are neither `<` (nextAngle stops there) so the next `<` is found alike
     const stop = attrs.trimEnd().endsWith('/') ? close + 1 : closingEnd(text, tag, close + 1, { nextLt, nextAngle }, meter);
     out.push(text.slice(copied, i));
@@ -247,6 +256,9 @@ export function keepOnlyHref(text: string, meter: WorkMeter): string {
   const out = new Pieces(meter);
   const nextLt = createNextTable(text, (c) => c === LT, meter);
   const nextAngle = createNextTable(text, (c) => c === LT || c === GT, meter);
+  // A browser reads an opening tag up to the next `>`, a `<` included (`<p hidden <i>x` is a hidden
+  // `<p>` whose attributes are `hidden` and `<i`), so the attributes run to the next `>` too.
+  const nextGt = createNextTable(text, (c) => c === GT, meter);
   let copied = 0;
   for (let i = nextLt.from(0); i < text.length; i = nextLt.from(i + 1)) {
     const end = nameEnd(text, i + 1, meter);

@@ -32,6 +32,8 @@ const PATHOLOGICAL: Array<[string, string]> = [
   ['a fence-like bracket followed by spaces', `<${' '.repeat(N)}`],
   ['newline runs', fill('\n\n\n\na')],
   ['nested hidden divs without close', fill('<div hidden>')],
+  // One tag runs to the next `>`, so every `<a` before it would read the same attributes again.
+  ['tags inside one tag', `${fill('<a ', N - 1)}>`],
 ];
 
 describe('sanitizeUntrusted does linear work', () => {

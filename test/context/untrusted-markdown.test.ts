@@ -28,6 +28,12 @@ describe('hidden HTML elements go, with their content', () => {
     ['a<div hidden>x</DIV >b', 'ab'],
     ['a<div hidden>x</div', 'a'],
     ['a<span hidden>x</span>b<span hidden>y</span>c', 'abc'],
+    // A browser reads a tag to the next `>`: a `<` inside is one more attribute, the tag still hides.
+    ['a<p hidden <i>x</i></p>b', 'ab'],
+    ['a<p <i hidden>x</p>b', 'ab'],
+    ['a<div class=x <b style="display:none">y</div>b', 'ab'],
+    // The `hidden` belongs to the `<b>` that holds it (title=`<p`, then hidden): b goes, to its own end.
+    ['a<b title=<p hidden>x</b>c', 'ac'],
   ])('%j -> %j', (input, out) => {
     expect(sanitizeUntrusted(input)).toBe(out);
   });
