@@ -24,6 +24,12 @@ type RuleSubset = 'all' | 'argsPattern' | 'approvedCommand';
 export interface RuleIndex {
   readonly rules: readonly TieredRule[];
   firstMatch(s: Subject, mode: ApprovalMode, context: PolicyContext, subset?: RuleSubset): TieredRule | undefined;
+  /**
+   * The rules firstMatch may test for this call, each once, in priority order: a superset of the
+   * rules that match. What the pruning keeps: the engine only calls firstMatch; tests read this to
+   * check that the index skips every rule it can tell cannot match (test/policy/rule-index-candidates.test.ts).
+   */
+  candidates(s: Subject, mode: ApprovalMode, context: PolicyContext, subset?: RuleSubset): TieredRule[];
 }
 
 /** Shapes remembered; a hostile stream of new tool names only empties the memory. */
@@ -63,16 +69,20 @@ export function createRuleIndex(sorted: readonly TieredRule[]): RuleIndex {
   // last one is kept by the identity of its names array, which a decision's subjects share.
   let last: { names: readonly string[]; server: string | undefined; short: string | undefined; mode: ApprovalMode; context: PolicyContext; shape: Shape } | undefined;
   const shapeOf = (s: Subject, mode: ApprovalMode, context: PolicyContext): Shape => {
+    // Stryker disable next-line ConditionalExpression: equivalent when the whole test is false (never reusing the last shape only recomputes it); this also drops the each-condition-true mutants, which test/policy/rule-index-cache.test.ts kills
     if (last && last.names === s.names && last.server === s.mcpServer && last.short === s.mcpShortName && last.mode === mode && last.context === context) return last.shape;
     // JSON keeps the key injective whatever characters a tool name holds.
     const key = JSON.stringify([mode, context, s.mcpServer ?? null, s.mcpShortName ?? null, s.names]);
     let shape = shapes.get(key);
+    // Stryker disable next-line ConditionalExpression: equivalent when true (a shape built again is the same shape); false crashes and is killed
     if (!shape) {
       shape = createShape(compiled.filter((c) => staticMatch(c, s, mode, context)));
       // Stryker disable next-line all: equivalent; forgetting shapes sooner, later or never changes only memory and time, not an answer
       if (shapes.size >= MAX_SHAPES) shapes.clear();
+      // Stryker disable next-line CallExpression: equivalent; a shape not remembered is built again, the same
       shapes.set(key, shape);
     }
+    // Stryker disable next-line ObjectLiteral: equivalent; an empty memory never matches, so the shape is only looked up again
     last = { names: s.names, server: s.mcpServer, short: s.mcpShortName, mode, context, shape };
     return shape;
   };
@@ -84,6 +94,11 @@ export function createRuleIndex(sorted: readonly TieredRule[]): RuleIndex {
       const text = new LazyArgsText(s.args);
       if (subset !== 'all') return firstIn([shape[subset]], s, text);
       return firstIn(candidateLists(shape, s, text), s, text);
+    },
+    candidates(s, mode, context, subset = 'all') {
+      const shape = shapeOf(s, mode, context);
+      const lists = subset === 'all' ? candidateLists(shape, s, new LazyArgsText(s.args)) : [shape[subset]];
+      return [...new Set(lists.flat())].sort((a, b) => a.at - b.at).map((c) => c.rule);
     },
   };
 }
@@ -102,6 +117,9 @@ export function createLinearRuleIndex(sorted: readonly TieredRule[]): RuleIndex 
       for (const c of compiled) if (inSubset(c, subset) && staticMatch(c, s, mode, context) && callMatch(c, s, text)) return c.rule;
       return undefined;
     },
+    candidates(s, mode, context, subset = 'all') {
+      return compiled.filter((c) => inSubset(c, subset) && staticMatch(c, s, mode, context)).map((c) => c.rule);
+    },
   };
 }
 
@@ -113,6 +131,7 @@ function firstIn(lists: readonly (readonly CompiledRule[])[], s: Subject, text: 
   let best: CompiledRule | undefined;
   for (const list of lists) {
     for (const c of list) {
+      // Stryker disable next-line EqualityOperator: equivalent; at equal positions c is best itself (positions are unique), tested again and found again
       if (best && c.at >= best.at) break;
       if (callMatch(c, s, text)) {
         best = c;
@@ -126,6 +145,7 @@ function firstIn(lists: readonly (readonly CompiledRule[])[], s: Subject, text: 
 function candidateLists(shape: Shape, s: Subject, text: LazyArgsText): CompiledRule[][] {
   const lists = [shape.always];
   const part = s.part;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent; the size test only skips looking up keys in an empty map
   if (part && shape.byLead.size > 0) {
     for (const key of leadKeysOfPart(part)) {
       const list = shape.byLead.get(key);
@@ -152,13 +172,17 @@ function createShape(all: CompiledRule[]): Shape {
   const groups = new Map<string, LiteralGroup>();
   const push = <K>(map: Map<K, CompiledRule[]>, key: K, c: CompiledRule) => {
     const list = map.get(key);
-    if (!list) map.set(key, [c]);
-    // Stryker disable next-line all: equivalent; a rule listed twice in one list is found at its first place either way
-    else if (list.at(-1) !== c) list.push(c);
+    if (!list) {
+      map.set(key, [c]);
+    } else {
+      // Stryker disable next-line all: equivalent; a rule listed twice in one list is found at its first place either way (and is one candidate)
+      if (list.at(-1) !== c) list.push(c);
+    }
   };
   for (const c of all) {
     const leads = leadKeysOfRule(c);
     const pattern = c.prefixes ? undefined : (c.argsPattern ?? c.commandRegex);
+    // Stryker disable next-line StringLiteral: equivalent; any default without `":` sends the rule to `always`, as '' does
     const literal = pattern?.literal ?? '';
     const cut = literal.indexOf('":');
     if (leads) {
@@ -205,6 +229,7 @@ const tokenOf = (text: string): string => {
  */
 function leadKeysOfRule(c: CompiledRule): string[] | undefined {
   if (!c.prefixes) return undefined;
+  // Stryker disable next-line ArrayDeclaration: equivalent; a key that starts with neither `w` nor `t` is never a sub-command's key, so an extra one finds nothing
   const keys: string[] = [];
   for (const p of c.prefixes) {
     if (p.source === '') return undefined;
@@ -218,5 +243,6 @@ function leadKeysOfRule(c: CompiledRule): string[] | undefined {
 /** The keys one sub-command has: its first literal word and its first token. */
 function leadKeysOfPart(part: ShellPart): string[] {
   const token = `t${tokenOf(part.text)}`;
-  return part.literal[0] && part.words[0] !== undefined ? [`w${part.words[0]}`, token] : [token];
+  // A literal word is always there (literal and words run in parallel).
+  return part.literal[0] ? [`w${part.words[0]!}`, token] : [token];
 }
