@@ -6,23 +6,14 @@ import type { Node } from 'web-tree-sitter';
  * globbing, tilde, braces, ANSI-C or locale quoting), so callers treat it as unknown.
  */
 export function wordValue(node: Node): string | undefined {
-  if (isTranslated(node)) return undefined;
-  switch (node.type) {
-    case 'word':
-    case 'number':
-    case 'raw_string':
-    case 'string':
-    case 'concatenation':
-      return hasExpandingShape(node) ? undefined : quoteRemoved(node);
-    default:
-      return undefined;
-  }
+  // quoteRemoved knows only static kinds (word, number, raw_string, string, concatenation).
+  return isTranslated(node) || hasExpandingShape(node) ? undefined : quoteRemoved(node);
 }
 
-/** `$"..."` (locale translation) arrives as an anonymous `$` right before a string. */
+/** `$"..."` (locale translation) arrives as an anonymous `$` right before the word: `$"a"b` is one. */
 const isTranslated = (node: Node): boolean => {
   const prev = node.previousSibling;
-  return node.type === 'string' && prev !== null && !prev.isNamed && prev.type === '$' && prev.endIndex === node.startIndex;
+  return prev !== null && !prev.isNamed && prev.type === '$' && prev.endIndex === node.startIndex;
 };
 
 function quoteRemoved(node: Node): string | undefined {
@@ -45,11 +36,9 @@ function quoteRemoved(node: Node): string | undefined {
     case 'concatenation': {
       let s = '';
       for (const k of node.children) {
-        if (!k) return undefined;
-        // An anonymous child of a concatenation is syntax tree-sitter could not place: not static.
-        if (!k.isNamed) return undefined;
-        const v = quoteRemoved(k);
-        if (v === undefined || isTranslated(k)) return undefined;
+        // An anonymous child (`$` of `x$"a"`) is syntax tree-sitter could not place: not static.
+        const v = k ? quoteRemoved(k) : undefined;
+        if (v === undefined) return undefined;
         s += v;
       }
       return s;
@@ -76,7 +65,8 @@ function hasExpandingShape(node: Node): boolean {
 }
 
 /** Every kind of text that bash scans for `$`, backticks and backslashes (the rest are quoted or syntax). */
-const NOT_SCANNED = new Set(['raw_string', 'ansi_c_string', 'comment', 'heredoc_start', 'heredoc_end', 'file_descriptor', 'number', 'variable_name', 'special_variable_name', 'test_operator']);
+// (Names, numbers, descriptors and test operators hold nothing the scan looks for: scanning them is harmless.)
+const NOT_SCANNED = new Set(['raw_string', 'ansi_c_string', 'comment', 'heredoc_start', 'heredoc_end', 'special_variable_name']);
 /** Text inside these is double-quote-like: `<(` is not a process substitution there. */
 const QUOTED = new Set(['string', 'string_content', 'heredoc_body', 'heredoc_content']);
 
@@ -149,7 +139,7 @@ function contextOf(node: Node): TextContext {
   let quoted = QUOTED.has(node.type);
   let expansion = false;
   for (let p = node.parent, n = 0; p && n < 64; p = p.parent, n++) {
-    if (p.type === 'command_substitution' || p.type === 'process_substitution' || p.type === 'program') break;
+    if (p.type === 'command_substitution' || p.type === 'process_substitution') break;
     if (QUOTED.has(p.type)) quoted = true;
     if (p.type === 'expansion') expansion = true;
   }
