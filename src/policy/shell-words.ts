@@ -69,6 +69,8 @@ function hasExpandingShape(node: Node): boolean {
 const NOT_SCANNED = new Set(['raw_string', 'ansi_c_string', 'comment', 'heredoc_start', 'heredoc_end', 'special_variable_name']);
 /** Text inside these is double-quote-like: `<(` is not a process substitution there. */
 const QUOTED = new Set(['string', 'string_content', 'heredoc_body', 'heredoc_content']);
+/** Characters tree-sitter treats as blanks and bash does not. */
+const NOT_BLANKS = /[\r\v\f]/;
 
 export interface ScanFindings {
   /** Backtick substitutions tree-sitter left as plain text: their inner scripts, unescaped. */
@@ -94,9 +96,15 @@ export function scanUncovered(node: Node, source: string, into: ScanFindings): v
   for (const [from, to] of gaps) {
     for (i = Math.max(i, from); i < to; i++) {
       const c = source[i]!;
+      // tree-sitter takes CR, VT and FF for blanks; bash keeps them in the word, so `a\⏎` ending in
+      // CR LF is `a` + CR and a new command to bash, one continued command to tree-sitter.
+      if (!where.quoted && NOT_BLANKS.test(c === '\\' ? source.charAt(i + 1) : c)) {
+        into.unparsed.push(`a carriage return, vertical tab or form feed, which bash does not read as a blank, in ${excerpt(node.text)}`);
+        return;
+      }
       if (c === '\\') {
         // bash removes a backslash-newline even inside a word (`r\⏎m` is rm); tree-sitter splits the word there.
-        if (!where.quoted && source[i + 1] === '\n' && /[^\s;&|<>()]/.test(source[i - 1] ?? ' ') && /[^\s;&|<>()]/.test(source[i + 2] ?? ' ')) {
+        if (!where.quoted && source[i + 1] === '\n' && /[^\s;&|<>()]/.test(source.charAt(i - 1)) && /[^\s;&|<>()]/.test(source.charAt(i + 2))) {
           into.unparsed.push(`a line continuation inside a word: ${excerpt(source.slice(Math.max(0, i - 20), i + 20))}`);
           return;
         }
@@ -105,7 +113,7 @@ export function scanUncovered(node: Node, source: string, into: ScanFindings): v
       }
       if (c === '`') {
         const close = closingBacktick(source, i + 1, node.endIndex);
-        if (close < 0 || !where.backticksSkipped) {
+        if (close === -1 || !where.backticksSkipped) {
           into.unparsed.push(`a backtick the parser did not read as a substitution, in ${excerpt(node.text)}`);
           return;
         }

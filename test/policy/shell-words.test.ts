@@ -607,6 +607,30 @@ describe('which text is quoted, expanded or never scanned', () => {
       ],
       [],
     ],
+    // Inside backticks `\$` is `$` (the inner word expands) and `\`` does not close them.
+    [
+      'cat <<EOF\n`echo a\\$b`\nEOF',
+      [
+        [
+          ['echo', 'a$b'],
+          [true, false],
+        ],
+        [['cat'], [true]],
+      ],
+      [],
+    ],
+    [
+      'cat <<EOF\n`echo a\\`b`\nEOF',
+      [
+        [
+          ['echo', 'a', '`b'],
+          [true, true, false],
+        ],
+        [['b'], [true]],
+        [['cat'], [true]],
+      ],
+      ['words the parser split apart, which bash reads as one: "echo a`b"'],
+    ],
     // Inside "${x:-...}" single quotes are plain characters, however deep the nesting.
     [
       `echo ${'"${x:-'.repeat(33)}'$(id)'${'}"'.repeat(33)}`,
@@ -617,6 +641,89 @@ describe('which text is quoted, expanded or never scanned', () => {
         ],
       ],
       ['"$(" that the parser left as text in "\'$(id)\'"'],
+    ],
+  ])('%j', (command, parts, unknowns) => {
+    const s = splitShell(command);
+    expect({ parts: s.parts.map((p) => [p.words, p.literal]), unknowns: s.unknowns }).toEqual({ parts, unknowns });
+  });
+});
+
+// bash's blanks are space and tab; tree-sitter also splits at CR, VT and FF.
+describe('characters tree-sitter takes for blanks and bash does not', () => {
+  const why = 'a carriage return, vertical tab or form feed, which bash does not read as a blank, in';
+  it.each<[string, Array<[string[], boolean[]]>, string[]]>([
+    // bash: `echo a` + CR, then the command b; tree-sitter: one command continued over the line.
+    [
+      'echo a\\\r\nb',
+      [
+        [
+          ['echo', 'a', 'b'],
+          [true, true, true],
+        ],
+      ],
+      [`${why} "echo a\\\\ b"`],
+    ],
+    [
+      'echo a\rb',
+      [
+        [
+          ['echo', 'a', 'b'],
+          [true, true, true],
+        ],
+      ],
+      [`${why} "echo a b"`],
+    ],
+    [
+      'echo a\vb',
+      [
+        [
+          ['echo', 'a', 'b'],
+          [true, true, true],
+        ],
+      ],
+      [`${why} "echo a b"`],
+    ],
+    [
+      'echo a\fb',
+      [
+        [
+          ['echo', 'a', 'b'],
+          [true, true, true],
+        ],
+      ],
+      [`${why} "echo a b"`],
+    ],
+    // Quoted, in a here-document or in a comment they are plain characters to both.
+    [
+      'echo "a\rb"',
+      [
+        [
+          ['echo', 'a\rb'],
+          [true, true],
+        ],
+      ],
+      [],
+    ],
+    [
+      "echo 'a\rb'",
+      [
+        [
+          ['echo', 'a\rb'],
+          [true, true],
+        ],
+      ],
+      [],
+    ],
+    ['cat <<EOF\na\rb\nEOF', [[['cat'], [true]]], []],
+    [
+      'echo a # x\ry',
+      [
+        [
+          ['echo', 'a'],
+          [true, true],
+        ],
+      ],
+      [],
     ],
   ])('%j', (command, parts, unknowns) => {
     const s = splitShell(command);
