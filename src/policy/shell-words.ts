@@ -6,23 +6,14 @@ import type { Node } from 'web-tree-sitter';
  * globbing, tilde, braces, ANSI-C or locale quoting), so callers treat it as unknown.
  */
 export function wordValue(node: Node): string | undefined {
-  if (isTranslated(node)) return undefined;
-  switch (node.type) {
-    case 'word':
-    case 'number':
-    case 'raw_string':
-    case 'string':
-    case 'concatenation':
-      return hasExpandingShape(node) ? undefined : quoteRemoved(node);
-    default:
-      return undefined;
-  }
+  // quoteRemoved knows only static kinds (word, number, raw_string, string, concatenation).
+  return isTranslated(node) || hasExpandingShape(node) ? undefined : quoteRemoved(node);
 }
 
-/** `$"..."` (locale translation) arrives as an anonymous `$` right before a string. */
+/** `$"..."` (locale translation) arrives as an anonymous `$` right before the word: `$"a"b` is one. */
 const isTranslated = (node: Node): boolean => {
   const prev = node.previousSibling;
-  return node.type === 'string' && prev !== null && !prev.isNamed && prev.type === '$' && prev.endIndex === node.startIndex;
+  return prev !== null && !prev.isNamed && prev.type === '$' && prev.endIndex === node.startIndex;
 };
 
 function quoteRemoved(node: Node): string | undefined {
@@ -45,11 +36,9 @@ function quoteRemoved(node: Node): string | undefined {
     case 'concatenation': {
       let s = '';
       for (const k of node.children) {
-        if (!k) return undefined;
-        // An anonymous child of a concatenation is syntax tree-sitter could not place: not static.
-        if (!k.isNamed) return undefined;
-        const v = quoteRemoved(k);
-        if (v === undefined || isTranslated(k)) return undefined;
+        // An anonymous child (`$` of `x$"a"`) is syntax tree-sitter could not place: not static.
+        const v = k ? quoteRemoved(k) : undefined;
+        if (v === undefined) return undefined;
         s += v;
       }
       return s;
@@ -76,9 +65,12 @@ function hasExpandingShape(node: Node): boolean {
 }
 
 /** Every kind of text that bash scans for `$`, backticks and backslashes (the rest are quoted or syntax). */
-const NOT_SCANNED = new Set(['raw_string', 'ansi_c_string', 'comment', 'heredoc_start', 'heredoc_end', 'file_descriptor', 'number', 'variable_name', 'special_variable_name', 'test_operator']);
+// (Names, numbers, descriptors and test operators hold nothing the scan looks for: scanning them is harmless.)
+const NOT_SCANNED = new Set(['raw_string', 'ansi_c_string', 'comment', 'heredoc_start', 'heredoc_end', 'special_variable_name']);
 /** Text inside these is double-quote-like: `<(` is not a process substitution there. */
 const QUOTED = new Set(['string', 'string_content', 'heredoc_body', 'heredoc_content']);
+/** Characters tree-sitter treats as blanks and bash does not. */
+const NOT_BLANKS = /[\r\v\f]/;
 
 export interface ScanFindings {
   /** Backtick substitutions tree-sitter left as plain text: their inner scripts, unescaped. */
@@ -104,9 +96,15 @@ export function scanUncovered(node: Node, source: string, into: ScanFindings): v
   for (const [from, to] of gaps) {
     for (i = Math.max(i, from); i < to; i++) {
       const c = source[i]!;
+      // tree-sitter takes CR, VT and FF for blanks; bash keeps them in the word, so `a\⏎` ending in
+      // CR LF is `a` + CR and a new command to bash, one continued command to tree-sitter.
+      if (!where.quoted && NOT_BLANKS.test(c === '\\' ? source.charAt(i + 1) : c)) {
+        into.unparsed.push(`a carriage return, vertical tab or form feed, which bash does not read as a blank, in ${excerpt(node.text)}`);
+        return;
+      }
       if (c === '\\') {
         // bash removes a backslash-newline even inside a word (`r\⏎m` is rm); tree-sitter splits the word there.
-        if (!where.quoted && source[i + 1] === '\n' && /[^\s;&|<>()]/.test(source[i - 1] ?? ' ') && /[^\s;&|<>()]/.test(source[i + 2] ?? ' ')) {
+        if (!where.quoted && source[i + 1] === '\n' && /[^\s;&|<>()]/.test(source.charAt(i - 1)) && /[^\s;&|<>()]/.test(source.charAt(i + 2))) {
           into.unparsed.push(`a line continuation inside a word: ${excerpt(source.slice(Math.max(0, i - 20), i + 20))}`);
           return;
         }
@@ -115,7 +113,7 @@ export function scanUncovered(node: Node, source: string, into: ScanFindings): v
       }
       if (c === '`') {
         const close = closingBacktick(source, i + 1, node.endIndex);
-        if (close < 0 || !where.backticksSkipped) {
+        if (close === -1 || !where.backticksSkipped) {
           into.unparsed.push(`a backtick the parser did not read as a substitution, in ${excerpt(node.text)}`);
           return;
         }
@@ -149,7 +147,7 @@ function contextOf(node: Node): TextContext {
   let quoted = QUOTED.has(node.type);
   let expansion = false;
   for (let p = node.parent, n = 0; p && n < 64; p = p.parent, n++) {
-    if (p.type === 'command_substitution' || p.type === 'process_substitution' || p.type === 'program') break;
+    if (p.type === 'command_substitution' || p.type === 'process_substitution') break;
     if (QUOTED.has(p.type)) quoted = true;
     if (p.type === 'expansion') expansion = true;
   }

@@ -391,6 +391,358 @@ describe('words and the text tree-sitter left unparsed', () => {
   });
 });
 
+// The continuation-joining step in splitShell stops after 4 rounds; each round here reveals one more
+// `#` that an earlier parse took for a comment, so the fifth backslash-newline is still there and
+// tree-sitter ends the word at it. bash joins it (`a#b#c#d#e#fg` is one word): unknown.
+describe('a line continuation left inside a word', () => {
+  const chain = 'a\\\n#b\\\n#c\\\n#d\\\n#e\\\n';
+  it.each<[string, Array<[string[], boolean[]]>, string[]]>([
+    [
+      `echo ${chain}#f\\\ng`,
+      [
+        [
+          ['echo', 'a#b#c#d#e'],
+          [true, true],
+        ],
+        [['g'], [true]],
+      ],
+      ['a line continuation inside a word: "echo a#b#c#d#e\\\\ #f\\\\ g"'],
+    ],
+    // The excerpt is the 20 characters either side of the backslash.
+    [
+      `echo 01234567890123456789${chain}#f\\\nghijklmnopqrstuvwxyz012345`,
+      [
+        [
+          ['echo', '01234567890123456789a#b#c#d#e'],
+          [true, true],
+        ],
+        [['ghijklmnopqrstuvwxyz012345'], [true]],
+      ],
+      ['a line continuation inside a word: "90123456789a#b#c#d#e\\\\ #f\\\\ ghijklmnopqrst"'],
+    ],
+    // A blank or an operator on either side: bash ends the word there too, as the parser did.
+    [
+      `echo ${chain} f`,
+      [
+        [
+          ['echo', 'a#b#c#d#e', 'f'],
+          [true, true, true],
+        ],
+      ],
+      [],
+    ],
+    [
+      'echo a\\\n#b\\\n#c\\\n#d\\\n#e;\\\nf',
+      [
+        [
+          ['echo', 'a#b#c#d#e'],
+          [true, true],
+        ],
+        [['f'], [true]],
+      ],
+      [],
+    ],
+  ])('%j', (command, parts, unknowns) => {
+    const s = splitShell(command);
+    expect({ parts: s.parts.map((p) => [p.words, p.literal]), unknowns: s.unknowns }).toEqual({ parts, unknowns });
+  });
+});
+
+describe('which text is quoted, expanded or never scanned', () => {
+  it.each<[string, Array<[string[], boolean[]]>, string[]]>([
+    // `$"a"b` is one word whose first part the locale may translate: not literal (tree-sitter leaves
+    // the `$` outside the word's text).
+    [
+      'echo $"a"b',
+      [
+        [
+          ['echo', '"a"b'],
+          [true, false],
+        ],
+      ],
+      [],
+    ],
+    // A tilde expands only at the start of the word: after quotes or an escaped character it is plain.
+    [
+      "echo ''~x",
+      [
+        [
+          ['echo', '~x'],
+          [true, true],
+        ],
+      ],
+      [],
+    ],
+    [
+      'echo \\a~x',
+      [
+        [
+          ['echo', 'a~x'],
+          [true, true],
+        ],
+      ],
+      [],
+    ],
+    // Single quotes, ANSI-C quotes, comments and here-document delimiters hide `$(`.
+    [
+      "echo '$(id)'",
+      [
+        [
+          ['echo', '$(id)'],
+          [true, true],
+        ],
+      ],
+      [],
+    ],
+    [
+      "echo $'$(id)'",
+      [
+        [
+          ['echo', "$'$(id)'"],
+          [true, false],
+        ],
+      ],
+      [],
+    ],
+    [
+      'echo a # $(id)',
+      [
+        [
+          ['echo', 'a'],
+          [true, true],
+        ],
+      ],
+      [],
+    ],
+    ['cat <<E$(x)\nE$(x)', [[['cat'], [true]]], []],
+    // `$$` is the process id; the `{` after it starts a plain word, not `${`.
+    [
+      'echo $${x}',
+      [
+        [
+          ['echo', '$${x}'],
+          [true, false],
+        ],
+      ],
+      [],
+    ],
+    // Inside double quotes `<(` is plain text.
+    [
+      "echo '<(id)'",
+      [
+        [
+          ['echo', '<(id)'],
+          [true, true],
+        ],
+      ],
+      [],
+    ],
+    [
+      'echo "<(id)"',
+      [
+        [
+          ['echo', '<(id)'],
+          [true, true],
+        ],
+      ],
+      [],
+    ],
+    [
+      'echo "a${x:-<(id)}"',
+      [
+        [
+          ['echo', '"a${x:-<(id)}"'],
+          [true, false],
+        ],
+      ],
+      [],
+    ],
+    [
+      'echo ${x:-"<(id)"}',
+      [
+        [
+          ['echo', '${x:-"<(id)"}'],
+          [true, false],
+        ],
+      ],
+      [],
+    ],
+    ['cat <<EOF\n${x:-<(id)}\nEOF', [[['cat'], [true]]], []],
+    // Backticks tree-sitter leaves as text in ${...} and here-documents are split as scripts.
+    [
+      'echo "${x:-`id`}"',
+      [
+        [
+          ['echo', '"${x:-`id`}"'],
+          [true, false],
+        ],
+        [['id'], [true]],
+      ],
+      [],
+    ],
+    [
+      'echo ${x:-"`id`"}',
+      [
+        [
+          ['echo', '${x:-"`id`"}'],
+          [true, false],
+        ],
+        [['id'], [true]],
+      ],
+      [],
+    ],
+    [
+      "cat <<EOF\n${x:-'`id`'}\nEOF",
+      [
+        [['id'], [true]],
+        [['cat'], [true]],
+      ],
+      [],
+    ],
+    [
+      'cat <<EOF\n<(id) `id`\nEOF',
+      [
+        [['id'], [true]],
+        [['cat'], [true]],
+      ],
+      [],
+    ],
+    // Inside backticks `\$` is `$` (the inner word expands) and `\`` does not close them.
+    [
+      'cat <<EOF\n`echo a\\$b`\nEOF',
+      [
+        [
+          ['echo', 'a$b'],
+          [true, false],
+        ],
+        [['cat'], [true]],
+      ],
+      [],
+    ],
+    [
+      'cat <<EOF\n`echo a\\`b`\nEOF',
+      [
+        [
+          ['echo', 'a', '`b'],
+          [true, true, false],
+        ],
+        [['b'], [true]],
+        [['cat'], [true]],
+      ],
+      ['words the parser split apart, which bash reads as one: "echo a`b"'],
+    ],
+    // Inside "${x:-...}" single quotes are plain characters, however deep the nesting.
+    [
+      `echo ${'"${x:-'.repeat(33)}'$(id)'${'}"'.repeat(33)}`,
+      [
+        [
+          ['echo', `${'"${x:-'.repeat(33)}'$(id)'${'}"'.repeat(33)}`],
+          [true, false],
+        ],
+      ],
+      ['"$(" that the parser left as text in "\'$(id)\'"'],
+    ],
+  ])('%j', (command, parts, unknowns) => {
+    const s = splitShell(command);
+    expect({ parts: s.parts.map((p) => [p.words, p.literal]), unknowns: s.unknowns }).toEqual({ parts, unknowns });
+  });
+});
+
+// bash's blanks are space and tab; tree-sitter also splits at CR, VT and FF.
+describe('characters tree-sitter takes for blanks and bash does not', () => {
+  const why = 'a carriage return, vertical tab or form feed, which bash does not read as a blank, in';
+  it.each<[string, Array<[string[], boolean[]]>, string[]]>([
+    // bash: `echo a` + CR, then the command b; tree-sitter: one command continued over the line.
+    [
+      'echo a\\\r\nb',
+      [
+        [
+          ['echo', 'a', 'b'],
+          [true, true, true],
+        ],
+      ],
+      [`${why} "echo a\\\\ b"`],
+    ],
+    [
+      'echo a\rb',
+      [
+        [
+          ['echo', 'a', 'b'],
+          [true, true, true],
+        ],
+      ],
+      [`${why} "echo a b"`],
+    ],
+    [
+      'echo a\vb',
+      [
+        [
+          ['echo', 'a', 'b'],
+          [true, true, true],
+        ],
+      ],
+      [`${why} "echo a b"`],
+    ],
+    [
+      'echo a\fb',
+      [
+        [
+          ['echo', 'a', 'b'],
+          [true, true, true],
+        ],
+      ],
+      [`${why} "echo a b"`],
+    ],
+    // A plain word holding what JavaScript calls a blank: the scan cannot tell it from a misread line
+    // (bash keeps a no-break space in the word; reporting it is the safe side).
+    [
+      'echo a\u00a0b',
+      [
+        [
+          ['echo', 'a\u00a0b'],
+          [true, true],
+        ],
+      ],
+      ['a word the parser misread ("\u00a0" inside it): "a b"'],
+    ],
+    // Quoted, in a here-document or in a comment they are plain characters to both.
+    [
+      'echo "a\rb"',
+      [
+        [
+          ['echo', 'a\rb'],
+          [true, true],
+        ],
+      ],
+      [],
+    ],
+    [
+      "echo 'a\rb'",
+      [
+        [
+          ['echo', 'a\rb'],
+          [true, true],
+        ],
+      ],
+      [],
+    ],
+    ['cat <<EOF\na\rb\nEOF', [[['cat'], [true]]], []],
+    [
+      'echo a # x\ry',
+      [
+        [
+          ['echo', 'a'],
+          [true, true],
+        ],
+      ],
+      [],
+    ],
+  ])('%j', (command, parts, unknowns) => {
+    const s = splitShell(command);
+    expect({ parts: s.parts.map((p) => [p.words, p.literal]), unknowns: s.unknowns }).toEqual({ parts, unknowns });
+  });
+});
+
 describe('excerpt', () => {
   it('quotes text on one line, cut to 60 characters with an ellipsis', () => {
     expect(excerpt('a \n\t b ')).toBe('"a b"');
