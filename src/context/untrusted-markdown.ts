@@ -256,9 +256,6 @@ export function keepOnlyHref(text: string, meter: WorkMeter): string {
   const out = new Pieces(meter);
   const nextLt = createNextTable(text, (c) => c === LT, meter);
   const nextAngle = createNextTable(text, (c) => c === LT || c === GT, meter);
-  // A browser reads an opening tag up to the next `>`, a `<` included (`<p hidden <i>x` is a hidden
-  // `<p>` whose attributes are `hidden` and `<i`), so the attributes run to the next `>` too.
-  const nextGt = createNextTable(text, (c) => c === GT, meter);
   let copied = 0;
   for (let i = nextLt.from(0); i < text.length; i = nextLt.from(i + 1)) {
     const end = nameEnd(text, i + 1, meter);
