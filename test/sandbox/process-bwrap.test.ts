@@ -237,4 +237,24 @@ describe('spawnBwrap with a script standing in for bwrap', () => {
     p.stderr.resume();
     expect(await p.closed).toEqual({ code: 6, signal: null });
   });
+  it("kill sends SIGKILL to the sandbox PID 1 itself and to bwrap's group", async () => {
+    const bwrap = script('waits', 'echo \'{"child-pid": 99999996}\' >&3\necho ready\nexec sleep 1000');
+    const p = spawnBwrap({ bwrap, args: [], env: { PATH: '/usr/bin:/bin' } });
+    await new Promise<void>((r) => p.stdout.once('data', () => r()));
+    p.stderr.resume();
+    await p.started;
+    const real = process.kill.bind(process);
+    const calls: unknown[][] = [];
+    vi.spyOn(process, 'kill').mockImplementation((pid, sig) => {
+      calls.push([pid, sig]);
+      return real(pid, sig);
+    });
+    p.kill();
+    expect(calls).toEqual([
+      [99999996, 'SIGKILL'],
+      [-p.pid!, 'SIGKILL'],
+    ]);
+    vi.restoreAllMocks();
+    expect(await p.closed).toEqual({ code: null, signal: 'SIGKILL' });
+  });
 });
