@@ -1,19 +1,19 @@
 /**
  * The host paths a sandbox plan is made of, looked at on disk (src/sandbox/layout.ts): real
  * folders, files and symlinks made for each test, and the literal paths each function must give.
- * The folders live under the project's own ignored tmp/ (not /tmp): the toolchain rules refuse
- * anything under /tmp, which is what some of these tests check.
+ * The folders live where the toolchain rules allow (test/support/bindable-dir.ts), never under
+ * /tmp or /home: the rules refuse those, which is what some of these tests check.
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/common/errors.js';
+import { makeBindableDir } from '../support/bindable-dir.js';
 import { chooseToolchainDirs, chooseWritableDirs, readHiddenEntries, readProtectedLayout, readResolvConfTarget, readSystemEntries, readToolchainDirs } from '../../src/sandbox/layout.js';
 
 let root: string;
 beforeAll(() => {
-  mkdirSync(join(process.cwd(), 'tmp'), { recursive: true });
-  root = mkdtempSync(join(process.cwd(), 'tmp', 'layout-test-'));
+  root = makeBindableDir('layout-test-');
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

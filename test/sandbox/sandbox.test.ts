@@ -5,18 +5,18 @@
  * modes.test.ts.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/common/errors.js';
+import { makeBindableDir } from '../support/bindable-dir.js';
 import { createSandbox, defaultSandbox, explainFailure } from '../../src/sandbox/sandbox.js';
 import type { ConfinedProcess, ProbeResult, Sandbox, SpawnRequest } from '../../src/sandbox/types.js';
 
 let root: string;
 let sandbox: Sandbox;
 beforeAll(() => {
-  mkdirSync(join(process.cwd(), 'tmp'), { recursive: true });
-  root = realpathSync(mkdtempSync(join(process.cwd(), 'tmp', 'sandbox-test-')));
+  root = makeBindableDir('sandbox-test-');
   // Probed on first use, inside a test: work done in a hook would count as every test's for mutation testing.
   sandbox = createSandbox({ mode: 'required', hostEnv: {} });
 });

@@ -65,6 +65,8 @@ describe('run_shell_command', () => {
     const { timer, running } = await startShellWithManualTimer(makeEnv(dir, { shellTimeoutMs: 800, shellGraceMs: 200, sandbox: unconfined }), NESTED(pidFile));
     // The timeout fires once the grandchild is running (an event), not after 800 ms of wall clock.
     await untilWritten(pidFile);
+    // The grandchild can write its pid before the call has started its timer (a loaded machine).
+    await timer.until(800);
     timer.fire(800);
     const out = await running;
     expect(out.error?.code).toBe('timeout');
@@ -82,6 +84,7 @@ describe('run_shell_command', () => {
       "trap '' TERM; echo started; sleep 300 & wait; echo after",
     );
     await printed('started');
+    await timer.until(500);
     timer.fire(500);
     // SIGTERM was ignored: the grace timer is what ends it (without escalation, the call never ends).
     await timer.until(200);
