@@ -67,6 +67,10 @@ describe('what the splitter cannot account for, and says so', () => {
     // tree-sitter makes `'--for'\ce` two words; bash runs `git push --force`.
     ["git push '--for'\\ce", ['words the parser split apart, which bash reads as one: "git push \'--for\'\\\\ce"']],
     ['rm "a"\\b', ['words the parser split apart, which bash reads as one: "rm \\"a\\"\\\\b"']],
+    // A backslash-escaped tab stays in the word (bash runs `rm 'a<TAB>b'`); tree-sitter splits there.
+    ['rm a\\\tb', ['words the parser split apart, which bash reads as one: "rm a\\\\ b"']],
+    ['rm "a"\\\tb', ['words the parser split apart, which bash reads as one: "rm \\"a\\"\\\\ b"']],
+    ['export A=a\\\tb', ['words the parser split apart, which bash reads as one: "export A=a\\\\ b"']],
     ['read "a[$i]"', ['a variable name with a subscript, which bash evaluates as arithmetic: "read \\"a[$i]\\""']],
     ['wait -p "a[1]"', ['a variable name with a subscript, which bash evaluates as arithmetic: "wait -p \\"a[1]\\""']],
     ['[ -v "a[1]" ]', ['a variable name with a subscript, which bash evaluates as arithmetic: "[ -v \\"a[1]\\" ]"']],
@@ -85,10 +89,22 @@ describe('what the splitter cannot account for, and says so', () => {
     expect(splitShell(command).unknowns).toEqual(unknowns);
   });
 
-  it.each(['a `b` c', 'echo ${!x*}', 'echo ${x:1:2}', 'echo ${x@Q}', '((1+2))', '[[ 1 -eq 2 ]]', 'echo ${a[1]}', 'echo ${a[@]}', 'echo ${a[*]}', 'echo a#b', 'echo a #b', 'ls;#x'])(
-    '%j is accounted for in full',
-    (command) => {
-      expect(splitShell(command).unknowns).toEqual([]);
-    },
-  );
+  it.each([
+    'a `b` c',
+    'echo ${!x*}',
+    'echo ${x:1:2}',
+    'echo ${x@Q}',
+    '((1+2))',
+    '[[ 1 -eq 2 ]]',
+    'echo ${a[1]}',
+    'echo ${a[@]}',
+    'echo ${a[*]}',
+    'echo a#b',
+    'echo a #b',
+    'ls;#x',
+    'rm a\\\\\tb',
+    'rm a\\ \tb',
+  ])('%j is accounted for in full', (command) => {
+    expect(splitShell(command).unknowns).toEqual([]);
+  });
 });
