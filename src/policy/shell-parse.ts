@@ -72,11 +72,15 @@ export function parseShell(command: string): ParsedShell | undefined {
 /** Where a backslash-newline stays as written. */
 const KEEPS_CONTINUATIONS = new Set(['raw_string', 'ansi_c_string', 'comment']);
 
-/** In "${x:-'a'}" tree-sitter sees a single-quoted string; bash sees two quote characters. */
+/**
+ * In "${x:-'a'}" tree-sitter sees a single-quoted string; bash sees two quote characters. A command
+ * substitution quotes afresh; a process substitution does not count: within double quotes `<(` is
+ * text to bash, and outside them no string encloses it.
+ */
 function insideDoubleQuotes(n: Node): boolean {
   for (let p = n.parent; p; p = p.parent) {
     if (p.type === 'string') return true;
-    if (p.type === 'command_substitution' || p.type === 'process_substitution') return false;
+    if (p.type === 'command_substitution') return false;
   }
   return false;
 }

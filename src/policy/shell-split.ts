@@ -187,7 +187,7 @@ function scanText(node: Node, s: Script): void {
 function splitBacktickedAgain(node: Node, s: Script): boolean {
   const open = node.child(0);
   const close = node.child(node.childCount - 1);
-  if (!open || !close || open.type !== '`' || close === open) return false;
+  if (!open || !close || open.type !== '`') return false;
   const inner = s.source.slice(open.endIndex, close.startIndex);
   if (!inner.includes('\\')) return false;
   // Stryker disable next-line OptionalChaining: a substitution always sits in a command or a word
@@ -259,7 +259,8 @@ function noteRedirects(redirects: readonly Node[], s: Script, info: RedirectInfo
 function noteFileRedirect(r: Node, s: Script): FileRedirect {
   const w = classifyFileRedirect(r);
   if (w.write) s.w.out.writes.push({ text: w.target?.text ?? '', ...(w.path !== undefined && { path: w.path }) });
-  for (const c of namedOf(r)) if (!w.extra.includes(c)) visit(c, s);
+  // Nodes are compared by id: web-tree-sitter makes a new object each time a child is asked for.
+  for (const c of namedOf(r)) if (!w.extra.some((x) => x.id === c.id)) visit(c, s);
   return w;
 }
 

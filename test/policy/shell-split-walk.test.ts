@@ -32,7 +32,13 @@ describe('line continuations, removed where bash removes them', () => {
     // ...but inside a substitution within double quotes they quote again: it stays.
     ['echo "$(echo \'a\\\nb\')"', S([P('echo "$(echo \'a\\\nb\')"', ['echo', '"$(echo \'a\\\nb\')"'], [true, false]), P("echo 'a\\\nb'", ['echo', 'a\\\nb'], [true, true])])],
     ["cat <(echo 'a\\\nb')", S([P("cat <(echo 'a\\\nb')", ['cat', "<(echo 'a\\\nb')"], [true, false]), P("echo 'a\\\nb'", ['echo', 'a\\\nb'], [true, true])])],
-    // Within double quotes `<(` is text, and the single quotes with it.
+    // Within double quotes `<(` is text, and the single quotes with it; bash prints `<(echo 'ab')` for both.
+    [
+      'echo "${x:-<(echo \'a\\\nb\')}"',
+      S([P('echo "${x:-<(echo \'ab\')}"', ['echo', '"${x:-<(echo \'ab\')}"'], [true, false]), P("echo 'ab'", ['echo', 'ab'], [true, true])], {
+        unknowns: ['an incomplete command (missing "word")'],
+      }),
+    ],
     ['echo "<(echo \'a\\\nb\')"', S([P('echo "<(echo \'ab\')"', ['echo', "<(echo 'ab')"], [true, true])])],
     // Only a backslash before a newline goes; `\ ` stays an escaped blank.
     ['echo a\\ b \\\nc', S([P('echo a\\ b c', ['echo', 'a b', 'c'], [true, true, true])])],
@@ -85,6 +91,9 @@ describe('redirections', () => {
     ['cat <(ls) > out', S([P('cat <(ls)', ['cat', '<(ls)'], [true, false], { redirected: true, writesFile: true }), P('ls', ['ls'], [true])], { writes: [out] })],
     ['echo $(ls > f)', S([P('echo $(ls > f)', ['echo', '$(ls > f)'], [true, false]), P('ls', ['ls'], [true], { redirected: true, writesFile: true })], { writes: [{ text: 'f', path: 'f' }] })],
     ['FOO=$(id) ls > out', S([P('FOO=$(id) ls', ['ls'], [true], { assignments: ['FOO=$(id)'], redirected: true, writesFile: true }), P('id', ['id'], [true])], { writes: [out] })],
+    // Words tree-sitter hangs on the redirection are the command's, walked once.
+    ['echo a > f $(id)', S([P('echo a', ['echo', 'a', '$(id)'], [true, true, false], { redirected: true, writesFile: true }), P('id', ['id'], [true])], { writes: [{ text: 'f', path: 'f' }] })],
+    ['ls 2>&1 `c`', S([P('ls', ['ls', '`c`'], [true, false], { redirected: true }), P('c', ['c'], [true])])],
     // A function's body redirected where it is defined: nothing runs it here.
     ['f() { ls; } > out', S([P('ls', ['ls'], [true])], { writes: [out] })],
     // bash reads `10<` as a redirection of descriptor 10; `a1` and `1a` are words.
