@@ -40,6 +40,11 @@ describe('line continuations, removed where bash removes them', () => {
       }),
     ],
     ['echo "<(echo \'a\\\nb\')"', S([P('echo "<(echo \'ab\')"', ['echo', "<(echo 'ab')"], [true, true])])],
+    // In ANSI-C quoting it stays (bash prints a, backslash, newline, b); in double quotes `$'` is text.
+    ["echo $'a\\\nb'", S([P("echo $'a\\\nb'", ['echo', "$'a\\\nb'"], [true, false])])],
+    ['echo "$\'a\\\nb\'"', S([P('echo "$\'ab\'"', ['echo', "$'ab'"], [true, true])])],
+    // A quoted here-document is read as written: the shell reading it keeps the continuation in quotes.
+    ["bash <<'E'\necho 'a\\\nb'\nE", S([P('bash', ['bash'], [true], { redirected: true }), P("echo 'a\\\nb'", ['echo', 'a\\\nb'], [true, true], { redirected: true })])],
     // Only a backslash before a newline goes; `\ ` stays an escaped blank.
     ['echo a\\ b \\\nc', S([P('echo a\\ b c', ['echo', 'a b', 'c'], [true, true, true])])],
     // An escaped backslash does not escape the newline after it... but the next backslash does.
@@ -196,6 +201,8 @@ describe('before the grammar is loaded', () => {
   it('splitShell says what to do first', async () => {
     vi.resetModules();
     const fresh = await import('../../src/policy/shell-split.js');
-    expect(() => fresh.splitShell('ls')).toThrow('the bash grammar is not loaded: prepare the policy engine for this call (engine.prepare) first');
+    expect(() => fresh.splitShell('ls')).toThrow(
+      expect.objectContaining({ kind: 'internal', message: 'the bash grammar is not loaded: prepare the policy engine for this call (engine.prepare) first' }),
+    );
   });
 });
