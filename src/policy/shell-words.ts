@@ -90,6 +90,11 @@ export function scanUncovered(node: Node, source: string, into: ScanFindings): v
   if (!node.isNamed) return;
   const where = contextOf(node);
   // Inside "${x:-'...'}" the single quotes are plain characters and what is between them expands.
+  if (where.tooDeep) {
+    // Past the limit the quotes around the text are not known, and `'$(id)'` runs inside "${x:-...}".
+    into.unparsed.push(`text nested more than ${MAX_NESTING} levels deep, whose quoting is not followed: ${excerpt(node.text)}`);
+    return;
+  }
   if (NOT_SCANNED.has(node.type) && !(node.type === 'raw_string' && where.quoted)) return;
   const gaps = uncoveredRanges(node);
   let i = gaps.length > 0 ? gaps[0]![0] : node.endIndex;
@@ -141,18 +146,26 @@ interface TextContext {
   backticksSkipped: boolean;
   /** An unquoted word outside `${...}`: bash would have split it at any blank or operator. */
   plainWord: boolean;
+  /** More than MAX_NESTING ancestors before the nearest substitution: the context is not known. */
+  tooDeep: boolean;
 }
+
+/** How far up contextOf looks for quotes and expansions, so that a deeply nested line is not read in quadratic time. */
+const MAX_NESTING = 64;
 
 function contextOf(node: Node): TextContext {
   let quoted = QUOTED.has(node.type);
   let expansion = false;
-  for (let p = node.parent, n = 0; p && n < 64; p = p.parent, n++) {
+  let depth = 0;
+  for (let p = node.parent; p; p = p.parent) {
     if (p.type === 'command_substitution' || p.type === 'process_substitution') break;
+    if (++depth > MAX_NESTING) return { quoted, backticksSkipped: false, plainWord: false, tooDeep: true };
     if (QUOTED.has(p.type)) quoted = true;
     if (p.type === 'expansion') expansion = true;
+    if (quoted && expansion) break; // nothing further up can change the context
   }
   const heredoc = node.type === 'heredoc_body' || node.type === 'heredoc_content';
-  return { quoted, backticksSkipped: expansion || heredoc, plainWord: node.type === 'word' && !quoted && !expansion };
+  return { quoted, backticksSkipped: expansion || heredoc, plainWord: node.type === 'word' && !quoted && !expansion, tooDeep: false };
 }
 
 function uncoveredRanges(node: Node): Array<[number, number]> {
