@@ -117,7 +117,7 @@ export function isDestructive(argv: readonly string[], literal: readonly boolean
 
 /**
  * Gemini CLI's isPathEscapingWorkspace without the file system: flags are skipped (their `=value`
- * is checked), and every other operand must resolve inside the workspace. For grep the pattern is
+ * is checked, and for grep the file attached to -f), and every other operand must resolve inside the workspace. For grep the pattern is
  * checked too, as Gemini CLI does (over-strict, never lax).
  */
 function operandsStayInside(cmd: string, args: readonly string[], place: ShellPlace): boolean {
@@ -132,6 +132,9 @@ function operandsStayInside(cmd: string, args: readonly string[], place: ShellPl
       const eq = a.indexOf('=');
       // Stryker disable next-line EqualityOperator: a flag starts with `-`, so `=` is never at index 0
       if (eq >= 0 && escapesWorkspace(a.slice(eq + 1), place)) return false;
+      // `grep -f/etc/x` (or `-rf/etc/x`) reads its patterns from the file attached to -f.
+      const attached = cmd === 'grep' ? /^-[^-]*?f(.+)$/.exec(a) : null;
+      if (attached && escapesWorkspace(attached[1]!, place)) return false;
       continue;
     }
     if (escapesWorkspace(a, place)) return false;

@@ -152,6 +152,14 @@ describe('isKnownReadOnly', () => {
     expect(isKnownReadOnly(['cat', '../../a.txt'], { workspace: '/ws/repo', dir: 'sub' })).toBe(false);
     expect(readOnly('grep --file=patterns.txt y')).toBe(true);
     expect(readOnly('grep -e=/etc/x y')).toBe(false);
+    // grep reads patterns from a file attached to -f (bug: `-f/etc/shadow` taken for a flag and skipped).
+    expect(readOnly('grep -f/etc/shadow y a.txt')).toBe(false);
+    expect(readOnly('grep -rf/etc/shadow y .')).toBe(false);
+    expect(readOnly('grep -fpatterns.txt y a.txt')).toBe(true);
+    expect(readOnly('grep -rf patterns.txt y .')).toBe(true);
+    expect(readOnly('grep -rf /etc/shadow y .')).toBe(false);
+    // Only grep's -f: `cut -f1` and `tail -f` name no file.
+    expect(readOnly('cut -f/etc/x a.csv')).toBe(true);
     // `--` ends the flags: what follows is an operand even when it starts with a dash.
     expect(readOnly('cat -- -n')).toBe(true);
     expect(readOnly('cat -- -/../../x')).toBe(false);
