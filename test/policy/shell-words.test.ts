@@ -813,6 +813,18 @@ describe('text nested deeper than the walk for quotes', () => {
   });
 });
 
+// Text after the last node (here a CR ending the line) is scanned too (bug: only the gaps before and
+// between children were, so `ls⏎` with a CR LF ending, a command named `ls\r` to bash, passed as ls).
+describe('text after the last command', () => {
+  it.each(['ls\r', 'ls \r', 'ls;\r'])('%j', (command) => {
+    const s = splitShell(command);
+    expect({ parts: s.parts.map((p) => p.words), unknowns: s.unknowns }).toEqual({
+      parts: [['ls']],
+      unknowns: [`a carriage return, vertical tab or form feed, which bash does not read as a blank, in ${JSON.stringify(command.trim())}`],
+    });
+  });
+});
+
 describe('a backslash outside quotes', () => {
   // Bug caught: testing the whole line for CR/VT/FF after a backslash, not the character it escapes.
   it('looks only at the character it escapes for a carriage return', () => {
