@@ -163,6 +163,7 @@ function contextOf(node: Node): TextContext {
   let depth = 0;
   for (let p = node.parent; p; p = p.parent) {
     if (p.type === 'command_substitution' || p.type === 'process_substitution') break;
+    // Stryker disable next-line BooleanLiteral: with tooDeep set, scanUncovered reads none of the other fields
     if (++depth > MAX_NESTING) return { quoted, backticksSkipped: false, plainWord: false, tooDeep: true };
     if (QUOTED.has(p.type)) quoted = true;
     if (p.type === 'expansion') expansion = true;

@@ -825,6 +825,21 @@ describe('text after the last command', () => {
   });
 });
 
+// The text of a here-document after an expansion is a heredoc_content node of its own, where
+// tree-sitter leaves backticks as text too (bug: only the body itself counted as a here-document).
+describe('backticks in a here-document after an expansion', () => {
+  it('are split as a script', () => {
+    const s = splitShell('cat <<EOF\n$x `id`\nEOF');
+    expect({ parts: s.parts.map((p) => [p.words, p.literal]), unknowns: s.unknowns }).toEqual({
+      parts: [
+        [['id'], [true]],
+        [['cat'], [true]],
+      ],
+      unknowns: [],
+    });
+  });
+});
+
 describe('a backslash outside quotes', () => {
   // Bug caught: testing the whole line for CR/VT/FF after a backslash, not the character it escapes.
   it('looks only at the character it escapes for a carriage return', () => {
