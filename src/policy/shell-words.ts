@@ -44,9 +44,8 @@ function quoteRemoved(node: Node): string | undefined {
       }
       return s;
     }
-    default:
-      return undefined;
   }
+  return undefined; // any other kind expands or is syntax
 }
 
 /**
