@@ -31,7 +31,7 @@ export function replacesStdin(r: Node): boolean {
   // Stryker disable next-line MethodExpression,ConditionalExpression: children holds no nulls; the filter is for the type
   const kids = r.children.filter((c): c is Node => c !== null);
   const fd = kids.find((c) => c.type === 'file_descriptor');
-  // Stryker disable next-line OptionalChaining,StringLiteral: every redirection tree-sitter builds has an operator token
+  // Stryker disable next-line OptionalChaining,StringLiteral,ConditionalExpression: every redirection tree-sitter builds has an operator token; and tree-sitter-bash never makes a file_descriptor of `0` (it reads `0<` as a number argument, which the splitter refuses), so `fd.text === '0'` is a guard for a grammar that does
   return fd ? fd.text === '0' : (kids[operatorOf(kids)]?.text ?? '').startsWith('<');
 }
 
@@ -43,6 +43,11 @@ export interface FileRedirect {
   extra: Node[];
 }
 
+/** tree-sitter reads `<>` as `<` followed by an ERROR holding `>`. */
+const isStrayGreater = (c: Node): boolean =>
+  // Stryker disable next-line MethodExpression: an ERROR node spans its tokens only, never the blanks around them; trim() is a guard
+  c.isError && c.text.trim() === '>';
+
 /** `>`, `>>`, `>|`, `&>`, `&>>`, `<>` and `>&file` write; `<`, `>&2`/`<&0` (descriptors) and `>&-` (closing one) do not. */
 export function classifyFileRedirect(r: Node): FileRedirect {
   // Stryker disable next-line MethodExpression,ConditionalExpression: children holds no nulls; the filter is for the type
@@ -50,8 +55,7 @@ export function classifyFileRedirect(r: Node): FileRedirect {
   const opIndex = operatorOf(kids);
   // Stryker disable next-line OptionalChaining,StringLiteral: every redirection tree-sitter builds has an operator token
   const op = kids[opIndex]?.text ?? '';
-  // tree-sitter reads `<>` as `<` followed by an ERROR holding `>`.
-  const readWrite = op === '<' && kids.some((c) => c.isError && c.text.trim() === '>');
+  const readWrite = op === '<' && kids.some(isStrayGreater);
   // After the operator: the descriptor (`2>`) comes before it.
   const operands = kids.slice(opIndex + 1).filter((c) => c.isNamed && !c.isError);
   const target = operands[0];

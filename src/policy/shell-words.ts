@@ -26,6 +26,7 @@ function quoteRemoved(node: Node): string | undefined {
     case 'raw_string':
       return node.text.slice(1, -1);
     case 'string': {
+      // Stryker disable next-line OptionalChaining: namedChildren holds no nulls; the `?.` is for the type
       if (!node.namedChildren.every((k) => k?.type === 'string_content')) return undefined;
       // Inside double quotes a backslash escapes only $ ` " \ and newline.
       return node.text
@@ -43,9 +44,8 @@ function quoteRemoved(node: Node): string | undefined {
       }
       return s;
     }
-    default:
-      return undefined;
   }
+  return undefined; // any other kind expands or is syntax
 }
 
 /**
@@ -54,6 +54,7 @@ function quoteRemoved(node: Node): string | undefined {
  */
 function skeletonOf(node: Node): string {
   if (node.type === 'word') return node.text.replace(/\\./gs, '_');
+  // Stryker disable next-line StringLiteral: children holds no nulls, and text joined between the parts (no glob, tilde, brace or `(`) cannot make a shape the tests below look for
   if (node.type === 'concatenation') return node.children.map((k) => (k ? skeletonOf(k) : '_')).join('');
   return '_';
 }
@@ -61,14 +62,16 @@ function skeletonOf(node: Node): string {
 /** Unquoted glob characters, a leading tilde, a brace list or sequence, or an extglob group. */
 function hasExpandingShape(node: Node): boolean {
   const s = skeletonOf(node);
-  return /[*?[]/.test(s) || s.startsWith('~') || /\{[^{}]*(,|\.\.)[^{}]*\}/.test(s) || /[+@!]\(/.test(s);
+  if (/[*?[]/.test(s) || s.startsWith('~') || /\{[^{}]*(,|\.\.)[^{}]*\}/.test(s)) return true;
+  // Stryker disable next-line Regex: tree-sitter never leaves a `(` inside a word (it splits `@(a)` apart, which the splitter reports), so the extglob test is a backstop
+  return /[+@!]\(/.test(s);
 }
 
 /** Every kind of text that bash scans for `$`, backticks and backslashes (the rest are quoted or syntax). */
 // (Names, numbers, descriptors and test operators hold nothing the scan looks for: scanning them is harmless.)
 const NOT_SCANNED = new Set(['raw_string', 'ansi_c_string', 'comment', 'heredoc_start', 'heredoc_end', 'special_variable_name']);
-/** Text inside these is double-quote-like: `<(` is not a process substitution there. */
-const QUOTED = new Set(['string', 'string_content', 'heredoc_body', 'heredoc_content']);
+/** Text inside these is double-quote-like: `<(` is not a process substitution there. (Their string_content and heredoc_content children are found quoted through them.) */
+const QUOTED = new Set(['string', 'heredoc_body']);
 /** Characters tree-sitter treats as blanks and bash does not. */
 const NOT_BLANKS = /[\r\v\f]/;
 
@@ -90,9 +93,14 @@ export function scanUncovered(node: Node, source: string, into: ScanFindings): v
   if (!node.isNamed) return;
   const where = contextOf(node);
   // Inside "${x:-'...'}" the single quotes are plain characters and what is between them expands.
+  if (where.tooDeep) {
+    // Past the limit the quotes around the text are not known, and `'$(id)'` runs inside "${x:-...}".
+    into.unparsed.push(`text nested more than ${MAX_NESTING} levels deep, whose quoting is not followed: ${excerpt(node.text)}`);
+    return;
+  }
   if (NOT_SCANNED.has(node.type) && !(node.type === 'raw_string' && where.quoted)) return;
   const gaps = uncoveredRanges(node);
-  let i = gaps.length > 0 ? gaps[0]![0] : node.endIndex;
+  let i = node.startIndex;
   for (const [from, to] of gaps) {
     for (i = Math.max(i, from); i < to; i++) {
       const c = source[i]!;
@@ -141,30 +149,40 @@ interface TextContext {
   backticksSkipped: boolean;
   /** An unquoted word outside `${...}`: bash would have split it at any blank or operator. */
   plainWord: boolean;
+  /** More than MAX_NESTING ancestors before the nearest substitution: the context is not known. */
+  tooDeep: boolean;
 }
+
+/** How far up contextOf looks for quotes and expansions, so that a deeply nested line is not read in quadratic time. */
+const MAX_NESTING = 64;
 
 function contextOf(node: Node): TextContext {
   let quoted = QUOTED.has(node.type);
   let expansion = false;
-  for (let p = node.parent, n = 0; p && n < 64; p = p.parent, n++) {
+  let depth = 0;
+  for (let p = node.parent; p; p = p.parent) {
     if (p.type === 'command_substitution' || p.type === 'process_substitution') break;
+    // Stryker disable next-line BooleanLiteral: with tooDeep set, scanUncovered reads none of the other fields
+    if (++depth > MAX_NESTING) return { quoted, backticksSkipped: false, plainWord: false, tooDeep: true };
     if (QUOTED.has(p.type)) quoted = true;
     if (p.type === 'expansion') expansion = true;
+    if (quoted && expansion) break; // nothing further up can change the context
   }
   const heredoc = node.type === 'heredoc_body' || node.type === 'heredoc_content';
-  return { quoted, backticksSkipped: expansion || heredoc, plainWord: node.type === 'word' && !quoted && !expansion };
+  return { quoted, backticksSkipped: expansion || heredoc, plainWord: node.type === 'word' && !quoted && !expansion, tooDeep: false };
 }
 
+/** The text of `node` before, between and after its children; empty ranges (adjacent children) scan nothing. */
 function uncoveredRanges(node: Node): Array<[number, number]> {
-  if (node.childCount === 0) return [[node.startIndex, node.endIndex]];
   const out: Array<[number, number]> = [];
   let at = node.startIndex;
   for (const c of node.children) {
+    // Stryker disable next-line ConditionalExpression: children holds no nulls; the check is for the type
     if (!c) continue;
-    if (c.startIndex > at) out.push([at, c.startIndex]);
+    out.push([at, c.startIndex]);
     at = Math.max(at, c.endIndex);
   }
-  if (node.endIndex > at) out.push([at, node.endIndex]);
+  out.push([at, node.endIndex]);
   return out;
 }
 

@@ -41,10 +41,15 @@ describe('isKnownReadOnly', () => {
     'tac a.txt',
     'uniq a.txt',
     'uniq -c - ',
+    // A flag is not an operand (bug: counting `-c` as the second operand).
+    'uniq -c in.txt',
     'find src -name x',
     'base64 a.bin',
     'sed -n 12p',
     'sed -n 3,9p a.txt',
+    'sed -n 3,19p a.txt',
+    // A flag with no `=value` names no file, whatever follows its dash.
+    'cat -/../../x',
     'git status',
     'git log --oneline',
     'git diff HEAD',
@@ -90,6 +95,8 @@ describe('isKnownReadOnly', () => {
     'rm a.txt',
     'uniq in.txt out.txt',
     'uniq -c in.txt out.txt',
+    // `-` (standard input) is an operand: `uniq - out` writes out.
+    'uniq - out.txt',
     'find . -exec rm {} ;',
     'find . -execdir rm {} ;',
     'find . -ok rm {} ;',
@@ -110,6 +117,10 @@ describe('isKnownReadOnly', () => {
     'sed -n p3',
     'sed -n 3pp',
     'sed 3p',
+    // Only -n: -i edits the file in place.
+    'sed -i 1p a.txt',
+    // The whole script must be an address and p: a `w` command writes a file before the final 2p.
+    'sed -n 1w/tmp/x;2p',
     'git',
     'git push',
     'git commit -m x',
@@ -141,6 +152,14 @@ describe('isKnownReadOnly', () => {
     expect(isKnownReadOnly(['cat', '../../a.txt'], { workspace: '/ws/repo', dir: 'sub' })).toBe(false);
     expect(readOnly('grep --file=patterns.txt y')).toBe(true);
     expect(readOnly('grep -e=/etc/x y')).toBe(false);
+    // grep reads patterns from a file attached to -f (bug: `-f/etc/shadow` taken for a flag and skipped).
+    expect(readOnly('grep -f/etc/shadow y a.txt')).toBe(false);
+    expect(readOnly('grep -rf/etc/shadow y .')).toBe(false);
+    expect(readOnly('grep -fpatterns.txt y a.txt')).toBe(true);
+    expect(readOnly('grep -rf patterns.txt y .')).toBe(true);
+    expect(readOnly('grep -rf /etc/shadow y .')).toBe(false);
+    // Only grep's -f: `cut -f1` and `tail -f` name no file.
+    expect(readOnly('cut -f/etc/x a.csv')).toBe(true);
     // `--` ends the flags: what follows is an operand even when it starts with a dash.
     expect(readOnly('cat -- -n')).toBe(true);
     expect(readOnly('cat -- -/../../x')).toBe(false);
@@ -161,6 +180,7 @@ describe('isDestructive', () => {
     '/bin/rm -rf a',
     'ln -s .git/config notes',
     'ln -sf a b',
+    'ln -fs a b',
     'ln --symbolic a b',
     'rg -z x',
     'rg --search-zip x',
@@ -206,6 +226,13 @@ describe('isDestructive', () => {
     'rm -v a.txt',
     'ln a b',
     'ln -f a b',
+    // A dash inside a word is not a flag (bug: matching `-s`, `--pre`, `-f` anywhere in an argument).
+    'ln my-sources link',
+    'rg no--pre',
+    'rm my-file.txt',
+    // Sub-commands outside the read set are left to the policy, even with flags unsafe on read ones.
+    'git',
+    'git rebase --exec make',
     'rg x',
     'rg --present x',
     'rg --prefix x',
@@ -227,6 +254,8 @@ describe('isDestructive', () => {
     for (const cmd of ['rm', 'find', 'git', 'base64', 'ln', 'rg']) expect(isDestructive([cmd, '$X'], [true, false]), cmd).toBe(true);
     expect(isDestructive(['ls', '$X'], [true, false])).toBe(false);
     expect(isDestructive(['rm', 'a', 'b'], [true, true, true])).toBe(false);
+    // Any one argument known only at run time is enough, not only when all are.
+    expect(isDestructive(['rm', 'a', '$X', 'b'], [true, true, false, true])).toBe(true);
     // The command's own name is not an argument.
     expect(isDestructive(['rm', 'a'], [false, true])).toBe(false);
   });

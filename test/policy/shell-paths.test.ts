@@ -11,6 +11,12 @@ describe('whyWriteRefused', () => {
     ['/ws/repo/out.txt', undefined],
     ['/dev/null', undefined],
     ['/dev/stderr', undefined],
+    ['/dev/stdout', undefined],
+    ['/dev/fd/1', undefined],
+    ['/dev/fd/2', undefined],
+    // Only the stream sinks: another descriptor or device is a file outside the workspace.
+    ['/dev/fd/3', 'it is outside the workspace'],
+    ['/dev/sda', 'it is outside the workspace'],
     [undefined, 'its target is only known at run time (a variable, a substitution or a pattern), so it could be any file'],
     ['.git/config', 'it is inside .git/, which only people change'],
     ['./.git/config', 'it is inside .git/, which only people change'],
@@ -41,6 +47,15 @@ describe('whyWriteRefused', () => {
     expect(whyWriteRefused('../../x', { workspace: '/ws/repo', dir: 'sub' }, false)).toMatch(/outside/);
     expect(whyWriteRefused('/ws/repo/out.txt', { dir: '.' }, false)).toMatch(/outside/);
   });
+
+  // Bug caught: judging the absolute path itself instead of its part below the workspace root would
+  // refuse every write in a checkout that happens to sit under a folder named .git/.github/.gemini.
+  it('judges only the part of an absolute path below the workspace root', () => {
+    const nested = { workspace: '/srv/.github/repo', dir: '.' };
+    expect(whyWriteRefused('/srv/.github/repo/out.txt', nested, false)).toBeUndefined();
+    expect(whyWriteRefused('/srv/.github/repo/.gemini/x', nested, false)).toBe('it is inside .gemini/, which only people change');
+    expect(whyWriteRefused('/srv/.github/other/x', nested, false)).toBe('it is outside the workspace');
+  });
 });
 
 describe('escapesWorkspace', () => {
@@ -48,6 +63,11 @@ describe('escapesWorkspace', () => {
     ['src/a.ts', false],
     ['.', false],
     ['/ws/repo/src', false],
+    // The workspace root itself, with or without its trailing slash, is inside (bug: only paths below it counted).
+    ['/ws/repo', false],
+    ['/ws/repo/', false],
+    ['/ws/repo/src/..', false],
+    ['/ws', true],
     ['/etc/passwd', true],
     ['../x', true],
     ['~', true],

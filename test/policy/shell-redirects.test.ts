@@ -71,6 +71,9 @@ describe('classifyFileRedirect', () => {
     ['cat 3<> f', true, false, 'f', []],
     // `<&` followed by a stray `>` is no read-write open.
     ['cat <& > f', false, true, 'f', []],
+    // Only a stray `>` makes `<` read-write: another stray token (a syntax error to bash) does not.
+    ['cat < ) f', false, true, 'f', []],
+    ['cat < && f', false, true, 'f', []],
   ])('%j: writes %s, replaces stdin %s, target %j, extra %j', (line, write, stdinFile, path, extra) => {
     const r = classifyFileRedirect(first(line, 'file_redirect'));
     expect({ write: r.write, stdinFile: r.stdinFile, path: r.path, extra: r.extra.map((n) => n.text) }).toEqual({ write, stdinFile, path, extra });

@@ -4,11 +4,38 @@
  * as plain text, which is either split as a script (backticks in ${...} and here-documents) or
  * reported. Each row is a whole line with every part (argv, which words are literal) and every unknown.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
 import { initShellParser, splitShell } from '../../src/policy/shell-split.js';
-import { excerpt } from '../../src/policy/shell-words.js';
+import { excerpt, scanUncovered, wordValue, type ScanFindings } from '../../src/policy/shell-words.js';
 
-beforeAll(() => initShellParser());
+let parser: Parser;
+const trees: Tree[] = [];
+
+beforeAll(async () => {
+  await initShellParser();
+  await Parser.init();
+  parser = new Parser();
+  parser.setLanguage(await Language.load(createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm')));
+});
+afterAll(() => {
+  for (const t of trees) t.delete();
+  parser.delete();
+});
+
+/** The first node of `type` (named or not) in the tree of `source`, depth first. */
+function first(source: string, type: string): Node {
+  const tree = parser.parse(source)!;
+  trees.push(tree);
+  const stack: Node[] = [tree.rootNode];
+  while (stack.length > 0) {
+    const n = stack.shift()!;
+    if (n.type === type) return n;
+    stack.unshift(...n.children.filter((c): c is Node => c !== null));
+  }
+  throw new Error(`no ${type} in ${JSON.stringify(source)}`);
+}
 
 describe('words and the text tree-sitter left unparsed', () => {
   it.each<[string, Array<[string[], boolean[]]>, string[]]>([
@@ -749,5 +776,86 @@ describe('excerpt', () => {
     expect(excerpt('x'.repeat(60))).toBe(JSON.stringify('x'.repeat(60)));
     expect(excerpt('x'.repeat(61))).toBe(JSON.stringify(`${'x'.repeat(59)}…`));
     expect(excerpt('abcdef', 4)).toBe('"abc…"');
+  });
+});
+
+describe('single nodes', () => {
+  it('reads a quoted word after a detached `$` as plain text: only a `$` touching the quote translates it', () => {
+    expect(wordValue(first('echo $ "a"', 'string'))).toBe('a');
+    expect(wordValue(first('echo $"a"', 'string'))).toBeUndefined();
+  });
+
+  it('never scans an anonymous node: the `$(` token of a substitution is syntax, not text left unparsed', () => {
+    const source = 'echo $(ls)';
+    const into: ScanFindings = { backticks: [], unparsed: [] };
+    const token = first(source, '$(');
+    expect(token.isNamed).toBe(false);
+    scanUncovered(token, source, into);
+    expect(into).toEqual({ backticks: [], unparsed: [] });
+  });
+});
+
+// Above 64 ancestors (up to the nearest substitution) the quoting around a text is not followed. Bug
+// caught: the walk used to stop there silently, taking `'$(id)'` inside a deep "${x:-...}" for a quoted,
+// never-scanned string, while bash runs the substitution (the line was split with no unknown).
+describe('text nested deeper than the walk for quotes', () => {
+  const nested = (n: number): string => `echo "${'${x:-'.repeat(n)}'$(id)'${'}'.repeat(n)}"`;
+
+  it('at 64 ancestors the quotes are still followed', () => {
+    expect(splitShell(nested(63)).unknowns).toEqual(['"$(" that the parser left as text in "\'$(id)\'"']);
+  });
+
+  it('past 64 the text is unknown', () => {
+    expect(splitShell(nested(64)).unknowns).toEqual([
+      'text nested more than 64 levels deep, whose quoting is not followed: "x"',
+      'text nested more than 64 levels deep, whose quoting is not followed: "\'$(id)\'"',
+    ]);
+  });
+});
+
+// Text after the last node (here a CR ending the line) is scanned too (bug: only the gaps before and
+// between children were, so `ls⏎` with a CR LF ending, a command named `ls\r` to bash, passed as ls).
+describe('text after the last command', () => {
+  it.each(['ls\r', 'ls \r', 'ls;\r'])('%j', (command) => {
+    const s = splitShell(command);
+    expect({ parts: s.parts.map((p) => p.words), unknowns: s.unknowns }).toEqual({
+      parts: [['ls']],
+      unknowns: [`a carriage return, vertical tab or form feed, which bash does not read as a blank, in ${JSON.stringify(command.trim())}`],
+    });
+  });
+});
+
+// The text of a here-document after an expansion is a heredoc_content node of its own, where
+// tree-sitter leaves backticks as text too (bug: only the body itself counted as a here-document).
+describe('backticks in a here-document after an expansion', () => {
+  it('are split as a script', () => {
+    const s = splitShell('cat <<EOF\n$x `id`\nEOF');
+    expect({ parts: s.parts.map((p) => [p.words, p.literal]), unknowns: s.unknowns }).toEqual({
+      parts: [
+        [['id'], [true]],
+        [['cat'], [true]],
+      ],
+      unknowns: [],
+    });
+  });
+});
+
+describe('a backslash outside quotes', () => {
+  // Bug caught: testing the whole line for CR/VT/FF after a backslash, not the character it escapes.
+  it('looks only at the character it escapes for a carriage return', () => {
+    const s = splitShell('echo "a\rb" c\\d');
+    expect({ parts: s.parts.map((p) => [p.words, p.literal]), unknowns: s.unknowns }).toEqual({
+      parts: [
+        [
+          ['echo', 'a\rb', 'cd'],
+          [true, true, true],
+        ],
+      ],
+      unknowns: [],
+    });
+  });
+
+  it('inside double quotes, backslash-newline disappears', () => {
+    expect(splitShell('echo "a\\\nb"').parts.map((p) => p.words)).toEqual([['echo', 'ab']]);
   });
 });

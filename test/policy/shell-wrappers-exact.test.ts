@@ -50,3 +50,54 @@ describe('unwrapCommand, exactly', () => {
     expect(unwrapCommand(['-p/hash', 'ls'])).toEqual(NONE);
   });
 });
+
+// Each option pattern is anchored at both ends: an option that only contains a known one, or only
+// starts with it, is not understood (bug: a dropped `^` or `$` would skip it, and the word after it
+// could be taken for the option's value or the command).
+describe('options that only look like known ones', () => {
+  const script = (text: string): Unwrapped => ({ actions: [{ kind: 'script', script: text }], replace: false });
+  it.each<[string, Unwrapped]>([
+    ['nice -x-5 make', unknown('`nice` with option -x, which the policy does not understand')],
+    ['env -x--ignore-signal ls', unknown('`env` with option -x--ignore-signal, which the policy does not understand')],
+    ['xargs --a rm', unknown('`xargs` with option --a, which the policy does not understand')],
+    ['xargs -0z rm', unknown('`xargs` with option -0z, which the policy does not understand')],
+    ['xargs --0 rm', unknown('`xargs` with option --0, which the policy does not understand')],
+    ['xargs --nullx rm', unknown('`xargs` with option --nullx, which the policy does not understand')],
+    ['xargs -x--null rm', unknown('`xargs` with option -x--null, which the policy does not understand')],
+    ['xargs -x--max-args=1 rm', unknown('`xargs` with option -x--max-args=1, which the policy does not understand')],
+    ['sudo -x--login ls', cmd(2, 3)],
+    ['sudo --shellx ls', cmd(2, 3)],
+    ['trap -lx INT', script('-lx')],
+    ['trap x-l INT', script('x-l')],
+    ['watch -bz ls', unknown('`watch` with option -bz, which the policy does not understand')],
+    ['watch --b ls', unknown('`watch` with option --b, which the policy does not understand')],
+    ['watch -x--interval=1 ls', unknown('`watch` with option -x--interval=1, which the policy does not understand')],
+    ['watch --n1 ls', unknown('`watch` with option --n1, which the policy does not understand')],
+    ['watch --beepx ls', unknown('`watch` with option --beepx, which the policy does not understand')],
+    ['watch -x--beep ls', unknown('`watch` with option -x--beep, which the policy does not understand')],
+  ])('%j', (line, expected) => {
+    expect(unwrapCommand(argv(line))).toEqual(expected);
+  });
+});
+
+describe('what the wrappers hand on, exactly', () => {
+  it.each<[string, Unwrapped]>([
+    // A shell's -c script known only at run time (after `--`): unknown, and the shell still stands for it.
+    ['bash -c -- $X', unknown('`bash -c` of a script built at run time', true)],
+    // xargs placeholders attached to -i and --replace= (bug: the whole word taken as the placeholder).
+    ['xargs -iX echo X', { actions: [{ kind: 'command', start: 2, end: 4, placeholder: 'X' }], replace: false }],
+    ['xargs --replace=R echo R', { actions: [{ kind: 'command', start: 2, end: 4, placeholder: 'R' }], replace: false }],
+    // sudo with options only runs nothing; `--` ends the options even before a word like -s.
+    ['sudo -v', NONE],
+    ['sudo -s', NONE],
+    ['sudo -- -s ls', cmd(2, 4)],
+    // Long options are never read as letter clusters (`--set-home` holds an s, `--edit` an e).
+    ['sudo --set-home ls', cmd(2, 3)],
+    ['sudo --edit ls', cmd(2, 3)],
+    // mapfile's callback is a script of its own; mapfile itself is still checked.
+    ['mapfile -C ls arr', { actions: [{ kind: 'script', script: 'ls' }], replace: false }],
+    ['mapfile -Cls arr', { actions: [{ kind: 'script', script: 'ls' }], replace: false }],
+  ])('%j', (line, expected) => {
+    expect(unwrapCommand(argv(line))).toEqual(expected);
+  });
+});
