@@ -22,6 +22,11 @@ const PROTECTED_NAMES = ['.git', '.gemini', '.github'];
 /** PATH entries under these are never bound: homes, the private and runtime folders, kernel views. */
 const NEVER_BIND = ['/home', '/root', '/tmp', '/var', '/run', '/proc', '/sys', '/dev', '/mnt', '/media', '/srv', '/boot', '/lost+found'];
 
+/** Pure: whether `path` is one of the folders the sandbox never binds as a toolchain, or under one. */
+export function isNeverBound(path: string): boolean {
+  return NEVER_BIND.some((f) => isUnder(path, f));
+}
+
 /** The system folders as found under `root` (`/`; tests give a folder laid out like one). */
 // Stryker disable next-line StringLiteral: join('', '/usr') is '/usr' too
 export async function readSystemEntries(root = '/'): Promise<HostEntry[]> {
@@ -55,8 +60,8 @@ export function chooseToolchainDirs(pathVar: string | undefined, o: { bound: rea
     // Stryker disable next-line Regex: normalize() has already made a run of slashes one
     const dir = normalize(raw).replace(/\/+$/, '') || '/';
     if (dir === '/' || out.includes(dir)) continue;
-    const forbidden = [...NEVER_BIND, o.home, o.workspace, ...o.hidden];
-    if (forbidden.some((f) => isUnder(dir, f)) || o.bound.some((b) => isUnder(dir, b))) continue;
+    const forbidden = [o.home, o.workspace, ...o.hidden];
+    if (isNeverBound(dir) || forbidden.some((f) => isUnder(dir, f)) || o.bound.some((b) => isUnder(dir, b))) continue;
     out.push(dir);
   }
   return out;

@@ -31,7 +31,7 @@ export async function probeBwrap(bwrap: string, run: ProbeRunner): Promise<Probe
   } catch (e) {
     return { ok: false, kind: 'failed', bwrap, message: messageOf(e) };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true }); // made above; the probe's one call does not remove it
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildBwrapArgs, isUnder, type BwrapPlan } from '../../src/sandbox/bwrap-args.js';
-import { chooseToolchainDirs, chooseWritableDirs } from '../../src/sandbox/layout.js';
+import { chooseToolchainDirs, chooseWritableDirs, isNeverBound } from '../../src/sandbox/layout.js';
 import { classifyBwrapFailure, supportsDisableUserns } from '../../src/sandbox/probe.js';
 import { fromExitCode, processState } from '../../src/sandbox/process-bwrap.js';
 import { runnerInstallSecrets, runnerPathsOf, withoutRunnerVariables } from '../../src/sandbox/runner-paths.js';
@@ -47,12 +47,12 @@ describe('buildBwrapArgs', () => {
     expect(a.slice(-5)).toEqual(['/w/repo/src', '--', 'bash', '-c', 'true']);
   });
 
-  it('keeps the network namespace shared only when the network is allowed', () => {
-    expect(buildBwrapArgs(plan({ network: true }))).not.toContain('--unshare-net');
-  });
-
-  it('omits --disable-userns for a bwrap that lacks it', () => {
-    expect(buildBwrapArgs(plan({ disableUserns: false }))).not.toContain('--disable-userns');
+  // The network namespace stays shared only when the network is allowed; a bwrap older than 0.8 lacks --disable-userns.
+  it.each([
+    [{ network: true }, '--unshare-net'],
+    [{ disableUserns: false }, '--disable-userns'],
+  ] as const)('with %j there is no %s', (over, flag) => {
+    expect(buildBwrapArgs(plan(over))).not.toContain(flag);
   });
 
   it('mounts in the order that makes protection hold: system, fresh tmp and home, workspace, then protected folders over it', () => {
@@ -114,6 +114,21 @@ describe('chooseToolchainDirs', () => {
     ['/nix/store/abc/bin:/nix/store/abc/bin/', ['/nix/store/abc/bin']],
   ])('%s -> %j', (path, expected) => {
     expect(chooseToolchainDirs(path, o)).toEqual(expected);
+  });
+});
+
+describe('isNeverBound', () => {
+  it.each([
+    ['/home', true],
+    ['/home/runner/.cargo/bin', true],
+    ['/tmp/x', true],
+    ['/lost+found', true],
+    ['/var/lib/bin', true],
+    ['/tmpfoo/bin', false], // a sibling with the same prefix is not under /tmp
+    ['/opt/tools/bin', false],
+    ['/agent-action-x', false],
+  ])('%s: %s', (path, expected) => {
+    expect(isNeverBound(path)).toBe(expected);
   });
 });
 
@@ -196,11 +211,18 @@ describe('small pure helpers', () => {
     expect(processState(stat)).toBe(expected);
   });
 
-  it('isUnder compares whole path segments', () => {
-    expect(isUnder('/w/repo', '/w/repo')).toBe(true);
-    expect(isUnder('/w/repo/x', '/w/repo')).toBe(true);
-    expect(isUnder('/w/repository', '/w/repo')).toBe(false);
-    expect(isUnder('/anything', '/')).toBe(true);
+  // Whole path segments only; the root folder holds every absolute path; a root given with its trailing slash works alike.
+  it.each([
+    ['/w/repo', '/w/repo', true],
+    ['/w/repo/x', '/w/repo', true],
+    ['/w/repository', '/w/repo', false],
+    ['/anything', '/', true],
+    ['/', '/', true],
+    ['/etc/x', '/', true],
+    ['/w/repo/x', '/w/repo/', true],
+    ['/w/repox', '/w/repo/', false],
+  ])('isUnder(%s, %s) is %s', (path, root, expected) => {
+    expect(isUnder(path, root)).toBe(expected);
   });
 
   it("names the runner's file-command paths and drops their variables", () => {
@@ -361,20 +383,6 @@ describe('buildBwrapArgs, the whole command line', () => {
       'true',
     ]);
   });
-
-  it('a hidden file inside a hidden folder of the same name prefix is still hidden', () => {
-    const a = buildBwrapArgs(
-      plan({
-        hidden: [
-          { path: '/w/repo/_t', kind: 'dir' },
-          { path: '/w/repo/_tx/env', kind: 'file' },
-          { path: '/w/repo/_t', kind: 'file' },
-        ],
-      }),
-    );
-    expect(at(a, '--ro-bind', '/dev/null', '/w/repo/_tx/env')).toBeGreaterThan(0);
-    expect(at(a, '--tmpfs', '/w/repo/_t', '--remount-ro', '/w/repo/_t')).toBeGreaterThan(0);
-  });
 });
 
 describe('buildBwrapArgs, the parts the full command line above leaves out', () => {
@@ -384,37 +392,43 @@ describe('buildBwrapArgs, the parts the full command line above leaves out', () 
     expect(at(a, '--ro-bind', '/srv/trusted/.gemini', '/w/repo/.gemini')).toBeGreaterThan(at(a, '--ro-bind', '/w/repo/.gemini', '/w/repo/.gemini'));
   });
 
-  it('a hidden path under a system symlink is not bound (the symlink shows no tree), so nothing hides it', () => {
-    const a = buildBwrapArgs(
-      plan({
-        hidden: [
-          { path: '/bin/runner-secret', kind: 'file' },
-          { path: '/etc/runner-secret', kind: 'file' },
-        ],
-      }),
-    );
-    expect(a).not.toContain('/bin/runner-secret');
-    expect(at(a, '--ro-bind', '/dev/null', '/etc/runner-secret')).toBeGreaterThan(0);
-  });
-
-  it('only hidden folders hide what is under them; a hidden file does not', () => {
-    const a = buildBwrapArgs(
-      plan({
-        hidden: [
-          { path: '/w/repo/f', kind: 'file' },
-          { path: '/w/repo/f/g', kind: 'file' },
-        ],
-      }),
-    );
-    expect(at(a, '--ro-bind', '/dev/null', '/w/repo/f')).toBeGreaterThan(0);
-    expect(at(a, '--ro-bind', '/dev/null', '/w/repo/f/g')).toBeGreaterThan(0);
-  });
-
-  it('isUnder the root folder: every absolute path', () => {
-    expect(isUnder('/', '/')).toBe(true);
-    expect(isUnder('/etc/x', '/')).toBe(true);
-    expect(isUnder('/w/repo/x', '/w/repo/')).toBe(true);
-    expect(isUnder('/w/repox', '/w/repo/')).toBe(false);
+  it.each<{ why: string; hidden: BwrapPlan['hidden']; masked: string[]; emptied: string[]; absent: string[] }>([
+    {
+      why: 'a hidden file inside a hidden folder of the same name prefix is still hidden',
+      hidden: [
+        { path: '/w/repo/_t', kind: 'dir' },
+        { path: '/w/repo/_tx/env', kind: 'file' },
+        { path: '/w/repo/_t', kind: 'file' },
+      ],
+      masked: ['/w/repo/_tx/env'],
+      emptied: ['/w/repo/_t'],
+      absent: [],
+    },
+    {
+      why: 'a hidden path under a system symlink is not bound (the symlink shows no tree), so nothing hides it',
+      hidden: [
+        { path: '/bin/runner-secret', kind: 'file' },
+        { path: '/etc/runner-secret', kind: 'file' },
+      ],
+      masked: ['/etc/runner-secret'],
+      emptied: [],
+      absent: ['/bin/runner-secret'],
+    },
+    {
+      why: 'only hidden folders hide what is under them; a hidden file does not',
+      hidden: [
+        { path: '/w/repo/f', kind: 'file' },
+        { path: '/w/repo/f/g', kind: 'file' },
+      ],
+      masked: ['/w/repo/f', '/w/repo/f/g'],
+      emptied: [],
+      absent: [],
+    },
+  ])('$why', ({ hidden, masked, emptied, absent }) => {
+    const a = buildBwrapArgs(plan({ hidden }));
+    for (const path of masked) expect(at(a, '--ro-bind', '/dev/null', path), path).toBeGreaterThan(0);
+    for (const path of emptied) expect(at(a, '--tmpfs', path, '--remount-ro', path), path).toBeGreaterThan(0);
+    for (const path of absent) expect(a).not.toContain(path);
   });
 });
 

@@ -7,14 +7,12 @@
  * default). The caller removes it.
  */
 import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
-import { join, sep } from 'node:path';
-
-const REFUSED_ROOTS = ['/home', '/root', '/tmp', '/var', '/run', '/mnt', '/media', '/srv'];
+import { join } from 'node:path';
+import { isNeverBound } from '../../src/sandbox/layout.js';
 
 export function makeBindableDir(prefix: string): string {
   const cwd = realpathSync(process.cwd());
-  const refused = REFUSED_ROOTS.some((r) => cwd === r || cwd.startsWith(r + sep));
-  if (refused) return realpathSync(mkdtempSync(`/agent-action-${prefix}`));
+  if (isNeverBound(cwd)) return realpathSync(mkdtempSync(`/agent-action-${prefix}`));
   mkdirSync(join(cwd, 'tmp'), { recursive: true });
   return realpathSync(mkdtempSync(join(cwd, 'tmp', prefix)));
 }
