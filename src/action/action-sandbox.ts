@@ -30,7 +30,21 @@ export interface ActionSandboxOptions {
   remedy?: Remedy;
 }
 
-export async function prepareActionSandbox(o: ActionSandboxOptions): Promise<ActionSandbox> {
+/** The sandbox, made at once, and its probe, running: `ready` logs and describes what it found. */
+export interface StartedActionSandbox {
+  /** For the agent: every command (and MCP server, hook) it spawns waits for the probe on its own. */
+  sandbox: Sandbox;
+  /** What the probe found, logged; rejects when the probe itself failed. The same answer each call. */
+  ready(): Promise<ActionSandbox>;
+}
+
+/**
+ * Starts the probe (bwrap twice; on a runner that refuses it, the AppArmor remedy and bwrap again)
+ * without waiting for it, so a run reads its thread and prepares its agent meanwhile. The caller
+ * awaits `ready` before the agent starts: no tool runs, and no hook or session starts, before the
+ * probe's answer is known, and a probe that fails fails the run there.
+ */
+export function startActionSandbox(o: ActionSandboxOptions): StartedActionSandbox {
   const sandbox = createSandbox({
     mode: o.settings.sandbox,
     network: o.settings.sandboxNetwork,
@@ -38,20 +52,30 @@ export async function prepareActionSandbox(o: ActionSandboxOptions): Promise<Act
     probe: o.probe,
     remedy: o.remedy ?? createAppArmorRemedy(),
   });
-  const s = await sandbox.status();
+  const status = sandbox.status();
+  status.catch(() => undefined); // awaited by ready(); a run that fails before must not leave it unhandled
+  let reported: Promise<ActionSandbox> | undefined;
+  return { sandbox, ready: () => (reported ??= status.then((s) => reportActionSandbox(sandbox, s, o.log))) };
+}
+
+export async function prepareActionSandbox(o: ActionSandboxOptions): Promise<ActionSandbox> {
+  return startActionSandbox(o).ready();
+}
+
+function reportActionSandbox(sandbox: Sandbox, s: SandboxStatus, log: Log): ActionSandbox {
   const known = { sandbox, status: s, summary: describeSandboxRun({ mode: sandbox.mode, status: s }) };
   switch (s.kind) {
     case 'sandboxed':
-      if (s.remedy) o.log.notice(`sandbox: ${s.remedy}`);
-      o.log.info(`sandbox: bubblewrap ${s.version} (${s.bwrap}); network ${s.network ? 'allowed' : 'off'}`);
+      if (s.remedy) log.notice(`sandbox: ${s.remedy}`);
+      log.info(`sandbox: bubblewrap ${s.version} (${s.bwrap}); network ${s.network ? 'allowed' : 'off'}`);
       return known;
     case 'unconfined': {
-      o.log.warning(`sandbox: ${s.warning}`);
+      log.warning(`sandbox: ${s.warning}`);
       return { ...known, note: `⚠️ Commands ran without the OS sandbox: ${s.warning}` };
     }
     case 'refused': {
       const text = `shell commands are refused: the \`sandbox\` input is \`required\` and the sandbox is unavailable: ${s.reason}. To fix: ${s.fix}; or set the \`sandbox\` input to \`auto\` to run commands unconfined (not recommended)`;
-      o.log.warning(`sandbox: ${text}`);
+      log.warning(`sandbox: ${text}`);
       return { ...known, note: `⚠️ Sandbox: ${text}.` };
     }
   }

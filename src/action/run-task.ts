@@ -15,7 +15,8 @@ import { capRequest, describeCuts, renderTaskContext } from '../context/task-con
 import type { ApprovalChannel } from '../scheduler/types.js';
 import { createGitHubTools } from '../tools/github/publish-tools.js';
 import { createPublishRecorder } from '../tools/github/recorder.js';
-import { prepareActionSandbox, type ActionSandbox } from './action-sandbox.js';
+import { startActionSandbox, type ActionSandbox, type ActionSandboxOptions } from './action-sandbox.js';
+import type { Sandbox } from '../sandbox/types.js';
 import type { AwaitingRun, createCheckpointer, HeldSession } from './approval/suspend.js';
 import type { RunState } from '../core/run-state.js';
 import type { GitRemote } from '../session/git.js';
@@ -42,6 +43,8 @@ export interface RunBase {
   modelClient?: AgentOptions['modelClient'];
   /** Where commands run; prepared (probed once) by the first command of the run. Tests inject one. */
   sandbox?: ActionSandbox;
+  /** Tests inject the probe's answer (and the remedy) of the sandbox a command starts; production runs bwrap. */
+  sandboxProbe?: Pick<ActionSandboxOptions, 'probe' | 'remedy'>;
 }
 
 type ThreadCommand = Exclude<Command, { kind: 'skip' | 'triage-all' | 'help' | 'triage-plan' | 'triage-shard' }>;
@@ -64,7 +67,12 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
     sandboxLine: () => base.sandbox?.summary,
   });
   await progress.start();
-  base.sandbox ??= await base.log.group('sandbox', () => prepareActionSandbox({ settings: base.settings, log: base.log, hostEnv: process.env }));
+  // The sandbox's probe runs while the thread, the trusted configuration and the agent are read and
+  // prepared; it is awaited (sandboxReady) before the agent starts or a reply resumes one, so no tool
+  // runs before its answer is known, and a probe that fails fails the run before any tool.
+  const known = base.sandbox;
+  const started = known ? { sandbox: known.sandbox, ready: async () => known } : startActionSandbox({ settings: base.settings, log: base.log, hostEnv: process.env, ...base.sandboxProbe });
+  const sandboxReady = async () => (base.sandbox ??= await base.log.group('sandbox', started.ready));
   const labels = command.kind === 'triage' ? await (await import('./publish/labels.js')).readAllowedLabels(base.octokit, base.repo, base.settings) : undefined;
   const info = thread
     ? await base.log.group('read thread', () =>
@@ -78,20 +86,22 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
     contextFileNames: base.settings.contextFileNames,
     remote: base.remote,
   });
-  const ctx = createRunContext(base, { command, thread, progress, runUrl, trusted, info, labels });
+  const ctx = createRunContext(base, { command, thread, progress, runUrl, trusted, info, labels, sandbox: started.sandbox });
 
   let result: ActionResult;
   try {
     if (command.kind === 'reply') {
+      await sandboxReady();
       result = await (await import('./approval/resume.js')).handleApprovalReply(ctx, command);
     } else {
       const prepared = await ctx.prepareRun({ command: command.kind, instructions: command.text || undefined });
+      await sandboxReady();
       const run = await base.log.group('agent', () => prepared.agent.start(prepared.prompt, prepared.emit));
       result = await ctx.finishRun(run, prepared);
     }
   } catch (e) {
     result = { status: 'failed', summary: messageOf(e) };
-    await progress.finish(result, base.sandbox.note);
+    await progress.finish(result, base.sandbox?.note);
     throw e;
   } finally {
     // MCP servers and hooks end with the run, before their trusted .gemini/ snapshot goes (which goes
@@ -102,7 +112,7 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
       await trusted.dispose();
     }
   }
-  await progress.finish(result, base.sandbox.note);
+  await progress.finish(result, base.sandbox?.note);
   return result;
 }
 
@@ -115,9 +125,11 @@ interface RunContextParts {
   trusted: TrustedConfigSource;
   info: ThreadInfo | undefined;
   labels: string[] | undefined;
+  /** The run's sandbox, its probe maybe still running (runCommand awaits it before the agent starts). */
+  sandbox: Sandbox;
 }
 
-function createRunContext(base: RunBase, { command, thread, progress, runUrl, trusted, info, labels }: RunContextParts): ActionRunContext {
+function createRunContext(base: RunBase, { command, thread, progress, runUrl, trusted, info, labels, sandbox }: RunContextParts): ActionRunContext {
   const ws = base.runner.workspace;
   const startedAt = Date.now();
   let checkpointer: ReturnType<typeof createCheckpointer> | undefined;
@@ -138,7 +150,10 @@ function createRunContext(base: RunBase, { command, thread, progress, runUrl, tr
     progress,
     log: base.log,
     secrets: base.secrets,
-    ...(base.sandbox && { sandbox: { mode: base.sandbox.sandbox.mode, status: base.sandbox.status } }),
+    // Read when a run suspends, after the probe's answer (a getter: the context is made before it).
+    get sandbox() {
+      return base.sandbox && { mode: base.sandbox.sandbox.mode, status: base.sandbox.status };
+    },
     async prepareRun(task, record) {
       const recorder = createPublishRecorder(record);
       // Untrusted text goes to the model once, within its budget; the progress comment says what was cut.
@@ -188,7 +203,7 @@ function createRunContext(base: RunBase, { command, thread, progress, runUrl, tr
         extraTools: createGitHubTools(task.command),
         recorder,
         modelClient: base.modelClient,
-        sandbox: base.sandbox?.sandbox,
+        sandbox,
         askUser: task.command === 'fix' || task.command === 'question' || task.command === 'prompt',
         subagents: createSubagents,
         // Nobody in CI types "go on": a reply that announces its next step is judged and continued.

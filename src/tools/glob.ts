@@ -2,31 +2,15 @@ import { statSync, type Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RE2JS } from 're2js';
-import { Type } from 'typebox';
 import { defineTool, ToolFailure } from './define-tool.js';
+import { MAX_GLOB_RESULTS, globDeclaration } from './builtin-declarations.js';
 import { listFiles } from './file-list.js';
 import { assertNotAborted, guardRun, okOutput, plural } from './tool-output.js';
 import { GlobSyntaxError, translateGlob } from './glob-pattern.js';
 import { relativeTo, resolveInWorkspace } from './workspace.js';
 
-export const MAX_GLOB_RESULTS = 200;
-
-const Params = Type.Object(
-  {
-    pattern: Type.String({ minLength: 1, description: "Glob, e.g. '**/*.py' or 'src/**/*.{ts,tsx}'." }),
-    dir_path: Type.Optional(Type.String()),
-    case_sensitive: Type.Optional(Type.Boolean()),
-    respect_git_ignore: Type.Optional(Type.Boolean()),
-    respect_gemini_ignore: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-);
-
 export const globTool = defineTool({
-  name: 'glob',
-  kind: 'search',
-  description: `Finds files whose paths match a glob; respects .gitignore. Up to ${MAX_GLOB_RESULTS}, newest first (by path when more match).`,
-  params: Params,
+  ...globDeclaration,
   async prepare(args, env) {
     const dir = await resolveInWorkspace(env.root, args.dir_path ?? '.', 'read');
     if (!dir.exists) throw new ToolFailure('not_found', `directory not found: ${args.dir_path}`);

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Type } from 'typebox';
 import { defineTool, ToolFailure } from './define-tool.js';
+import { DEFAULT_MAX_MATCHES, grepSearchDeclaration } from './builtin-declarations.js';
 import { readIgnoreFile, tryIsGitWorkTree } from './file-list.js';
 import { createGlobMatcher } from './glob.js';
 import { gitGrep, jsGrep, type GrepMatch, type GrepQuery } from './grep-engines.js';
@@ -10,30 +10,11 @@ import { compileLinearRegex } from './linear-regex.js';
 import { guardRun, okOutput, plural, redactSecrets } from './tool-output.js';
 import { resolveInWorkspace } from './workspace.js';
 
-const DEFAULT_MAX_MATCHES = 100;
 /** A matched line longer than this is cut in the result (minified files). */
 const MAX_MATCH_CHARS = 500;
 
-const Params = Type.Object(
-  {
-    pattern: Type.String({ minLength: 1, description: "Regex, e.g. 'function\\s+myFunction'." }),
-    dir_path: Type.Optional(Type.String()),
-    include_pattern: Type.Optional(Type.String({ description: "Glob of the files to search, e.g. '*.{ts,tsx}'." })),
-    exclude_pattern: Type.Optional(Type.String({ description: 'Leave out lines that also match this regex.' })),
-    names_only: Type.Optional(Type.Boolean({ description: 'Only the paths of files with matches.' })),
-    case_sensitive: Type.Optional(Type.Boolean()),
-    max_matches_per_file: Type.Optional(Type.Integer({ minimum: 1 })),
-    total_max_matches: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: `Default ${DEFAULT_MAX_MATCHES}.` })),
-  },
-  { additionalProperties: false },
-);
-
 export const grepSearchTool = defineTool({
-  name: 'grep_search',
-  aliases: ['search_file_content'],
-  kind: 'search',
-  description: `Searches file contents for a regex (RE2: no lookahead or backreferences), case-insensitive by default; returns matching lines by file. Respects .gitignore; skips binary files.`,
-  params: Params,
+  ...grepSearchDeclaration,
   async prepare(args, env) {
     const ignoreCase = !(args.case_sensitive ?? false);
     const regex = compileLinearRegex('pattern', args.pattern, ignoreCase);

@@ -1,7 +1,7 @@
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Type } from 'typebox';
 import { defineTool, ToolFailure } from './define-tool.js';
+import { listDirectoryDeclaration } from './builtin-declarations.js';
 import { listFiles } from './file-list.js';
 import { guardRun, okOutput, plural, withMemory } from './tool-output.js';
 import { createGlobMatcher } from './glob.js';
@@ -9,28 +9,8 @@ import { resolveInWorkspace } from './workspace.js';
 
 const MAX_ENTRIES = 1000;
 
-const Params = Type.Object(
-  {
-    dir_path: Type.String({ description: 'Directory to list ("." for the root).' }),
-    ignore: Type.Optional(Type.Array(Type.String(), { description: 'Globs of names to leave out.' })),
-    file_filtering_options: Type.Optional(
-      Type.Object(
-        {
-          respect_git_ignore: Type.Optional(Type.Boolean()),
-          respect_gemini_ignore: Type.Optional(Type.Boolean()),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
-
 export const listDirectoryTool = defineTool({
-  name: 'list_directory',
-  kind: 'read',
-  description: 'Lists a directory, subdirectories first (marked "/"), without what .gitignore ignores unless told otherwise.',
-  params: Params,
+  ...listDirectoryDeclaration,
   async prepare(args, env) {
     const dir = await resolveInWorkspace(env.root, args.dir_path, 'read');
     if (!dir.exists) throw new ToolFailure('not_found', `directory not found: ${args.dir_path}`);

@@ -1,32 +1,16 @@
 import { open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { Type } from 'typebox';
 import { defineTool, ToolFailure } from './define-tool.js';
+import { MAX_LINES, MAX_LINE_CHARS, readFileDeclaration } from './builtin-declarations.js';
 import { decodeText, looksBinary } from './text-codec.js';
 import { guardRun, okOutput, redactSecrets, withMemory } from './tool-output.js';
 import { resolveInWorkspace } from './workspace.js';
 
-/** Lines returned by one read when no range is given, and at most for any range. */
-export const MAX_LINES = 2000;
-/** Longer lines are cut: minified bundles would otherwise fill the context with one line. */
-export const MAX_LINE_CHARS = 2000;
 /** Files above this are refused whole; a line range still works through grep_search first. */
 const MAX_FILE_BYTES = 20 * 1024 * 1024;
 
-const Params = Type.Object(
-  {
-    file_path: Type.String(),
-    start_line: Type.Optional(Type.Integer({ minimum: 1, description: 'First line to read (1-based).' })),
-    end_line: Type.Optional(Type.Integer({ minimum: 1, description: 'Last line to read (1-based, inclusive).' })),
-  },
-  { additionalProperties: false },
-);
-
 export const readFileTool = defineTool({
-  name: 'read_file',
-  kind: 'read',
-  description: `Reads a text file, at most ${MAX_LINES} lines (each cut at ${MAX_LINE_CHARS} characters) per call; the result says which lines to read next. Binary files are not shown.`,
-  params: Params,
+  ...readFileDeclaration,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'read');
     if (!file.exists) throw new ToolFailure('not_found', `file not found: ${args.file_path}`);

@@ -1,24 +1,10 @@
 import { stat } from 'node:fs/promises';
-import { Type } from 'typebox';
 import { defineTool, ToolFailure, type TextFileAccess } from './define-tool.js';
+import { replaceDeclaration } from './builtin-declarations.js';
 import { applyReplacement } from './edit-text.js';
 import { diffStat, readTextFile, unifiedDiff, writeTextFile, type TextFile } from './file-text.js';
 import { guardRun, okOutput, plural } from './tool-output.js';
 import { resolveInWorkspace, type ResolvedPath } from './workspace.js';
-
-const Params = Type.Object(
-  {
-    file_path: Type.String(),
-    instruction: Type.Optional(Type.String({ description: 'What and why, in one sentence.' })),
-    old_string: Type.String({
-      description: 'Exact text to replace, unescaped, whitespace and indentation included.',
-    }),
-    new_string: Type.String({ description: 'Exact literal replacement: complete code, no placeholders.' }),
-    expected_replacements: Type.Optional(Type.Integer({ minimum: 1, description: 'Occurrences to replace (default 1); fails unless exactly that many exist.' })),
-    allow_multiple: Type.Optional(Type.Boolean({ description: 'Replace every occurrence (at least one).' })),
-  },
-  { additionalProperties: false },
-);
 
 interface Plan {
   before: TextFile | undefined;
@@ -27,10 +13,7 @@ interface Plan {
 }
 
 export const replaceTool = defineTool({
-  name: 'replace',
-  kind: 'edit',
-  description: 'Replaces exact text in a file: old_string must occur exactly once, unless expected_replacements or allow_multiple. An empty old_string creates the file.',
-  params: Params,
+  ...replaceDeclaration,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'write');
     const plan = await planReplace(file, args, env.files);

@@ -1,5 +1,4 @@
 import type { TSchema } from 'typebox';
-import { Value } from 'typebox/value';
 
 /**
  * A tool's parameter schema, two ways: checked in full against the model's arguments (TypeBox
@@ -15,8 +14,13 @@ export interface SchemaError {
   message: string;
 }
 
-/** undefined when `value` fits `schema`; else every problem, each naming its field. */
-export function checkArgs(schema: TSchema, value: unknown): string | undefined {
+/**
+ * undefined when `value` fits `schema`; else every problem, each naming its field. TypeBox's
+ * validator is imported with the first call (a chunk of its own in the bundle): the first model
+ * request needs the schemas, not their checking.
+ */
+export async function checkArgs(schema: TSchema, value: unknown): Promise<string | undefined> {
+  const { Value } = await import('typebox/value');
   if (Value.Check(schema, value)) return undefined;
   return formatSchemaErrors(Value.Errors(schema, value) as unknown as SchemaError[]);
 }

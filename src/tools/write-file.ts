@@ -1,23 +1,12 @@
 import { stat } from 'node:fs/promises';
-import { Type } from 'typebox';
 import { defineTool, ToolFailure, type TextFileAccess } from './define-tool.js';
+import { writeFileDeclaration } from './builtin-declarations.js';
 import { diffStat, readTextFile, unifiedDiff, writeTextFile, type TextFile } from './file-text.js';
 import { guardRun, okOutput } from './tool-output.js';
 import { resolveInWorkspace, type ResolvedPath } from './workspace.js';
 
-const Params = Type.Object(
-  {
-    file_path: Type.String(),
-    content: Type.String({ description: "The whole new content; no placeholders like '// ... rest of code'." }),
-  },
-  { additionalProperties: false },
-);
-
 export const writeFileTool = defineTool({
-  name: 'write_file',
-  kind: 'edit',
-  description: 'Writes a whole file, creating missing directories; an existing file keeps its line endings and encoding. For small edits use replace.',
-  params: Params,
+  ...writeFileDeclaration,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'write');
     const before = await readExisting(file, env.files);

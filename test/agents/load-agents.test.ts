@@ -6,7 +6,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/common/errors.js';
-import { parseAgentFile, readAgentFiles } from '../../src/agents/load-agents.js';
+import { readAgentFiles } from '../../src/agents/load-agents.js';
+import { parseAgentFile } from '../../src/agents/parse-agent-file.js';
 import { makeTempDir } from '../support/git-repo.js';
 import { closeSessions, openSession } from './support.js';
 

@@ -247,4 +247,78 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
       /^⚠️ Commands were refused: the sandbox is required and unavailable: bubblewrap may not create user namespaces here: bwrap: setting up uid map: Permission denied \(tried: could not run .*\)\. To fix: on Ubuntu 23\.10 and later .*sudo sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0.*\.$/,
     );
   });
+
+  it('probes while the run reads its thread and prepares the agent; a probe that fails fails the run before any request or tool', async () => {
+    gh = await startFakeGitHub();
+    gh.addIssue({ number: 2, title: 'tests fail', body: 'npm test fails', user: { login: 'reporter' } });
+    const trigger = gh.addComment(2, '/agent why do the tests fail?', { login: 'maintainer' });
+    const dir = repo();
+    const defaults = Object.fromEntries(readActionInputs().map((i) => [`INPUT_${i.name.toUpperCase()}`, i.default]));
+    const env = {
+      ...defaults,
+      GITHUB_REPOSITORY: 'octo/hello',
+      GITHUB_WORKSPACE: dir,
+      GITHUB_EVENT_NAME: 'issue_comment',
+      GITHUB_API_URL: gh.url,
+      AGENT_ACTION_GITHUB_PACING: 'none',
+      'INPUT_GEMINI-API-KEY': 'AIza-modes-key-0002',
+      'INPUT_GITHUB-TOKEN': 'ghs_modes_token_0002',
+      'INPUT_APPROVAL-MODE': 'yolo',
+    };
+    const face = createTestFace(env);
+    const read = readInputs(face.getInput, env, () => undefined);
+    if (!read.ok) throw new Error(JSON.stringify(read.errors));
+    const { settings, runner } = read;
+    // The probe answers when the test says; the run's log says when it has read its trusted configuration.
+    let failProbe: (e: Error) => void = () => undefined;
+    let probed = 0;
+    const probe = () => (probed++, new Promise<ProbeResult>((_resolve, reject) => (failProbe = reject)));
+    let configRead: () => void = () => undefined;
+    const readConfig = new Promise<void>((resolve) => (configRead = resolve));
+    const lines: string[] = [];
+    const log: Log = {
+      info: (l) => {
+        lines.push(l);
+        if (l.startsWith('trusted configuration:')) configRead();
+      },
+      notice: (l) => lines.push(l),
+      warning: (l) => lines.push(l),
+      group: (_t, fn) => fn(),
+    };
+    const requests: ModelRequest[] = [];
+    const octokit = createGitHubClient({ token: settings.githubToken, baseUrl: gh.url, secrets: [], log: () => undefined, pacing: 'none', retryAfterBaseMs: 1 });
+
+    const running = runCommand(
+      {
+        octokit,
+        repo: { owner: 'octo', repo: 'hello' },
+        settings,
+        runner,
+        log,
+        secrets: [settings.geminiApiKey, settings.githubToken],
+        modelClient: scriptedModel(requests),
+        sandboxProbe: { probe },
+        remote: { url: dir, token: settings.githubToken },
+      },
+      {
+        kind: 'question',
+        text: 'why do the tests fail?',
+        trigger: { requester: { login: 'maintainer', isBot: false }, thread: { number: 2, isPullRequest: false }, comment: { id: trigger.id, kind: 'issue', body: trigger.body }, needsWrite: false },
+      },
+      { number: 2, isPullRequest: false },
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await readConfig;
+    expect(probed).toBe(1); // started, not answered: the run went on meanwhile
+    failProbe(new Error('bwrap --version hung up'));
+    const error = await running;
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toBe('bwrap --version hung up');
+    // Nothing was asked of the model, so no tool ran.
+    expect(requests).toHaveLength(0);
+    const progress = gh.state.comments.find((c) => c.body.includes('<!-- agent-action:progress'));
+    expect(progress?.body).toContain('bwrap --version hung up');
+  });
 });

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_LINES, MAX_LINE_CHARS } from '../../src/tools/read-file.js';
+import { MAX_LINES, MAX_LINE_CHARS } from '../../src/tools/builtin-declarations.js';
 import { createRepo, makeTempDir, writeFiles } from '../support/git-repo.js';
 import { call, makeEnv, refusal } from './helpers.js';
 
