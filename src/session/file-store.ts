@@ -12,12 +12,14 @@
  * The CLI saves after every settled batch, so a save is on each turn's path. Its small steps (lock,
  * read, write, rename, unlock: a few kilobytes, microseconds each) are synchronous calls: as
  * promises each was a round trip through libuv's thread pool, fifteen per save, which cost more than
- * the work (~5 ms a turn on a busy machine). Only the flush, whose time the disk decides, stays
- * asynchronous, so an editor's session (ACP) keeps answering while it waits.
+ * the work (~5 ms a turn on a busy machine). Only the flush and the rename, whose time the disk
+ * decides, stay asynchronous, so the run (the model's next answer, an editor's session) goes on
+ * while they wait: on ext4 the rename over a flushed file waits for the journal, 0.5 ms a save on
+ * a busy disk, which as a synchronous call held the main thread.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fsync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { closeSync, fsync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { basename, join } from 'node:path';
 import { AgentError, messageOf } from '../common/errors.js';
@@ -111,7 +113,7 @@ export function createFileStore(o: FileStoreOptions): LocalSessionStore {
       } finally {
         closeSync(fd);
       }
-      renameSync(tmp, target);
+      await rename(tmp, target);
     } catch (e) {
       rmSync(tmp, { force: true });
       throw e;
