@@ -25,7 +25,7 @@ import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** git in `cwd` with `args`, stdout; rejects on a non-zero exit. */
-export type GitRunner = (cwd: string, args: string[], signal?: AbortSignal) => Promise<Buffer>;
+type GitRunner = (cwd: string, args: string[], signal?: AbortSignal) => Promise<Buffer>;
 
 export interface GitListingOptions {
   runGit: GitRunner;
