@@ -8,11 +8,10 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { AgentError } from '../common/errors.js';
 import type { LocalSessionDoc } from '../session/codec.js';
-import { createFileStore, projectSessionsDir } from '../session/file-store.js';
-import type { SessionStore } from '../session/store.js';
+import { createFileStore, projectSessionsDir, type LocalSessionStore } from '../session/file-store.js';
 
 export interface ProjectSessions {
-  store: SessionStore<LocalSessionDoc>;
+  store: LocalSessionStore;
   /** The folder of this project's session files. */
   dir: string;
 }

@@ -9,8 +9,8 @@ import { AgentError } from '../common/errors.js';
 import type { Outcome } from '../core/events.js';
 import type { RunState } from '../core/run-state.js';
 import type { PendingApproval } from '../scheduler/types.js';
-import { SESSION_VERSION, type LocalSessionDoc, type LocalStatus, type StoredMcpServer } from '../session/codec.js';
-import type { SessionStore } from '../session/store.js';
+import { encodeLocalSession, SESSION_VERSION, type LocalSessionDoc, type LocalStatus, type StoredMcpServer } from '../session/codec.js';
+import type { LocalSessionStore } from '../session/file-store.js';
 
 /** What a new session's file says about itself. */
 export interface SessionOrigin {
@@ -40,7 +40,7 @@ export interface SessionRecorder {
 }
 
 export interface RecorderOptions {
-  store: SessionStore<LocalSessionDoc>;
+  store: LocalSessionStore;
   /** A resumed session: its stored document and version. */
   held?: HeldLocalSession;
   /** A new session: where it comes from (ignored when `held` is given). */
@@ -63,54 +63,67 @@ function localRequester(): string {
 
 export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
   const now = o.now ?? (() => new Date());
-  let held = o.held;
-  let mcpServers = held?.doc.mcpServers ?? o.origin?.mcpServers;
-  let title = held?.doc.title || o.origin?.title || '';
+  // What the session file holds now: the document as read (a resumed session) or as last encoded.
+  let held: { id: string; doc?: LocalSessionDoc; text?: string; version: string } | undefined = o.held && { id: o.held.doc.id, ...o.held };
+  // The fields that stay from the first save on (where, when and by whom the session was made).
+  let base: Pick<LocalSessionDoc, 'root' | 'createdAt' | 'trigger' | 'requester' | 'importedFrom'> | undefined = o.held?.doc;
+  let mcpServers = o.held?.doc.mcpServers ?? o.origin?.mcpServers;
+  let title = o.held?.doc.title || o.origin?.title || '';
   let queue: Promise<void> = Promise.resolve();
   let failed = false;
+  /** Parsed again only when asked (rarely: an editor changing modes between prompts). */
+  const current = (): LocalSessionDoc | undefined => {
+    if (held && !held.doc) held.doc = JSON.parse(held.text!) as LocalSessionDoc;
+    return held?.doc;
+  };
   if (!held && !o.origin) throw new AgentError('internal', 'a session recorder needs a stored session or an origin');
 
-  function docOf(state: RunState, status: LocalStatus, pending: readonly PendingApproval[]): LocalSessionDoc {
+  /**
+   * The document as JSON text, encoded now: the state moves on while the write waits its turn, and
+   * one serialisation is the snapshot (a clone, serialised later, walked the history twice).
+   */
+  function encodeNow(state: RunState, status: LocalStatus, pending: readonly PendingApproval[]): string {
     const at = now().toISOString();
-    const base = held?.doc;
-    return {
+    base ??= { root: o.origin!.root, createdAt: at, trigger: { command: o.origin!.command }, requester: localRequester() };
+    const doc: LocalSessionDoc = {
       version: SESSION_VERSION,
       origin: 'local',
       id: state.id,
-      root: base?.root ?? o.origin!.root,
+      root: base.root,
       title,
-      createdAt: base?.createdAt ?? at,
+      createdAt: base.createdAt,
       updatedAt: at,
-      trigger: base?.trigger ?? { command: o.origin!.command },
-      requester: base?.requester ?? localRequester(),
+      trigger: base.trigger,
+      requester: base.requester,
       model: state.model,
       mode: state.mode,
-      state: structuredClone(state),
-      pending: structuredClone([...pending]),
+      state,
+      pending: [...pending],
       status,
       ...(mcpServers ? { mcpServers } : {}),
-      ...(base?.importedFrom ? { importedFrom: base.importedFrom } : {}),
+      ...(base.importedFrom ? { importedFrom: base.importedFrom } : {}),
     };
+    return encodeLocalSession(doc);
   }
 
-  async function write(doc: LocalSessionDoc): Promise<void> {
-    const r = held ? await o.store.update(doc.id, held.version, doc) : await o.store.create(doc);
+  async function write(id: string, text: string): Promise<void> {
+    const r = held ? await o.store.updateEncoded(id, held.version, text) : await o.store.createEncoded(id, text);
     if (!r.ok) {
-      throw new AgentError('general', `session ${doc.id} could not be saved: ${r.message}. Another agent-action process may be using it; this run's progress since then is not saved.`);
+      throw new AgentError('general', `session ${id} could not be saved: ${r.message}. Another agent-action process may be using it; this run's progress since then is not saved.`);
     }
-    held = { doc, version: r.version };
+    held = { id, text, version: r.version };
   }
 
   const recorder: SessionRecorder = {
     get id() {
-      return held?.doc.id ?? '';
+      return held?.id ?? '';
     },
-    current: () => held?.doc,
+    current,
     save(state, status, pending = []) {
       if (failed) return Promise.resolve();
       // One write at a time, in order: each is a CAS on the version the previous one produced.
-      const doc = docOf(state, status, pending);
-      const next = queue.then(() => write(doc));
+      const text = encodeNow(state, status, pending);
+      const next = queue.then(() => write(state.id, text));
       queue = next.catch(() => undefined);
       if (!o.onSaveError) return next;
       return next.catch((e: unknown) => {

@@ -12,12 +12,14 @@
  * The CLI saves after every settled batch, so a save is on each turn's path. Its small steps (lock,
  * read, write, rename, unlock: a few kilobytes, microseconds each) are synchronous calls: as
  * promises each was a round trip through libuv's thread pool, fifteen per save, which cost more than
- * the work (~5 ms a turn on a busy machine). Only the flush, whose time the disk decides, stays
- * asynchronous, so an editor's session (ACP) keeps answering while it waits.
+ * the work (~5 ms a turn on a busy machine). Only the flush and the rename, whose time the disk
+ * decides, stay asynchronous, so the run (the model's next answer, an editor's session) goes on
+ * while they wait: on ext4 the rename over a flushed file waits for the journal, 0.5 ms a save on
+ * a busy disk, which as a synchronous call held the main thread.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fsync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { closeSync, fsync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { basename, join } from 'node:path';
 import { AgentError, messageOf } from '../common/errors.js';
@@ -54,7 +56,17 @@ const versionOf = (bytes: Buffer | string): string => createHash('sha256').updat
 
 const isCode = (e: unknown, code: string): boolean => (e as NodeJS.ErrnoException | undefined)?.code === code;
 
-export function createFileStore(o: FileStoreOptions): SessionStore<LocalSessionDoc> {
+/**
+ * The file store also takes a document already encoded (encodeLocalSession): a caller whose state
+ * moves on while a save waits its turn encodes it at once, which copies it in one pass instead of
+ * cloning it first and serialising the clone later.
+ */
+export interface LocalSessionStore extends SessionStore<LocalSessionDoc> {
+  createEncoded(id: string, text: string): Promise<CasResult>;
+  updateEncoded(id: string, expected: string, text: string): Promise<CasResult>;
+}
+
+export function createFileStore(o: FileStoreOptions): LocalSessionStore {
   const { dir } = o;
   const staleMs = o.staleLockMs ?? 30_000;
   const fileOf = (id: string) => (assertId(id), join(dir, `${id}.json`));
@@ -89,25 +101,24 @@ export function createFileStore(o: FileStoreOptions): SessionStore<LocalSessionD
   }
 
   /** Temporary file, flushed, renamed over the target: all or nothing. */
-  async function writeAtomically(id: string, doc: LocalSessionDoc): Promise<string> {
-    if (doc.id !== id) throw new AgentError('internal', `session ${id}: cannot store a document of session ${doc.id}`);
-    const text = encodeLocalSession(doc);
+  async function writeAtomically(id: string, text: string): Promise<string> {
+    const bytes = Buffer.from(text, 'utf8');
     const target = fileOf(id);
     const tmp = join(dir, `.${id}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
     const fd = openSync(tmp, 'wx', 0o600);
     try {
       try {
-        writeAll(fd, Buffer.from(text, 'utf8'));
+        writeAll(fd, bytes);
         await flush(fd);
       } finally {
         closeSync(fd);
       }
-      renameSync(tmp, target);
+      await rename(tmp, target);
     } catch (e) {
       rmSync(tmp, { force: true });
       throw e;
     }
-    return versionOf(text);
+    return versionOf(bytes);
   }
 
   /** Run `fn` holding the session's lock file; a lock whose owner is gone or that is too old is broken. */
@@ -147,8 +158,26 @@ export function createFileStore(o: FileStoreOptions): SessionStore<LocalSessionD
   }
 
   const conflict = (message: string): CasResult => ({ ok: false, reason: 'conflict', message });
+  const encode = (id: string, doc: LocalSessionDoc): string => {
+    if (doc.id !== id) throw new AgentError('internal', `session ${id}: cannot store a document of session ${doc.id}`);
+    return encodeLocalSession(doc);
+  };
+  const createEncoded = (id: string, text: string): Promise<CasResult> =>
+    withLock(id, async () => {
+      if (readCurrentSync(id)) return conflict(`session ${id} already exists`);
+      return { ok: true, version: await writeAtomically(id, text) };
+    });
+  const updateEncoded = (id: string, expected: string, text: string): Promise<CasResult> =>
+    withLock(id, async () => {
+      const current = readCurrentSync(id);
+      if (!current) return conflict(`session ${id} was deleted since it was read`);
+      if (current.version !== expected) return conflict(`session ${id} changed since it was read (by another agent-action process?)`);
+      return { ok: true, version: await writeAtomically(id, text) };
+    });
 
   return {
+    createEncoded,
+    updateEncoded,
     async read(id): Promise<StoredSession<LocalSessionDoc> | undefined> {
       const current = await readCurrent(id);
       if (!current) return undefined;
@@ -159,19 +188,8 @@ export function createFileStore(o: FileStoreOptions): SessionStore<LocalSessionD
       return { id, version: current.version, parsed };
     },
 
-    create: (doc) =>
-      withLock(doc.id, async () => {
-        if (readCurrentSync(doc.id)) return conflict(`session ${doc.id} already exists`);
-        return { ok: true, version: await writeAtomically(doc.id, doc) };
-      }),
-
-    update: (id, expected, doc) =>
-      withLock(id, async () => {
-        const current = readCurrentSync(id);
-        if (!current) return conflict(`session ${id} was deleted since it was read`);
-        if (current.version !== expected) return conflict(`session ${id} changed since it was read (by another agent-action process?)`);
-        return { ok: true, version: await writeAtomically(id, doc) };
-      }),
+    create: async (doc) => createEncoded(doc.id, encode(doc.id, doc)),
+    update: async (id, expected, doc) => updateEncoded(id, expected, encode(id, doc)),
 
     delete: (id, expected) =>
       withLock(id, async () => {

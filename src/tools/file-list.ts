@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import type { Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createGitListing } from './git-listing.js';
 import { createIgnoreRules, type IgnoreRules } from './ignore-rules.js';
 import { createGitEnv } from '../common/git-env.js';
 import { relativeTo } from './workspace.js';
@@ -10,7 +11,8 @@ import { AgentError } from '../common/errors.js';
 /**
  * Which files a search may see. Inside a git work tree git itself answers (tracked plus untracked,
  * minus what .gitignore and .git/info/exclude say; no global config is read, see
- * src/common/git-env.ts), which is both exact and fast; outside one a walker applies every
+ * src/common/git-env.ts), which is both exact and fast, and its answer is kept while the tree
+ * stands still (git-listing.ts); outside one a walker applies every
  * .gitignore it meets. `.geminiignore` at the root is honoured on top, as Gemini CLI does.
  */
 export interface ListOptions {
@@ -57,18 +59,19 @@ export async function listFiles(root: string, absDir: string, opts: ListOptions)
   return gemini ? files.filter((f) => !gemini.ignores(f)) : files;
 }
 
+/** One per process: the listings of the directories searched last, while their trees stand still. */
+const gitListing = createGitListing({ runGit });
+
 /** try*: undefined when absDir is not in a git work tree or git cannot list it (but an abort throws). */
 async function tryListGitFiles(root: string, absDir: string, signal: AbortSignal): Promise<string[] | undefined> {
-  let out: Buffer;
+  let files: string[];
   try {
-    out = await runGit(absDir, ['-c', 'core.quotepath=off', 'ls-files', '-z', '--cached', '--others', '--exclude-standard', '--deduplicate'], signal);
+    files = await gitListing.list(absDir, signal);
   } catch {
     if (signal.aborted) throw new AgentError('cancelled', 'aborted');
     return undefined;
   }
   const prefix = relativeTo(root, absDir);
-  const files = out.toString('utf8').split('\0');
-  if (files[files.length - 1] === '') files.pop();
   return prefix === '.' ? files : files.map((f) => `${prefix}/${f}`);
 }
 

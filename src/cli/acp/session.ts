@@ -11,8 +11,7 @@ import type { Agent } from '../../core/agent.js';
 import type { RunState } from '../../core/run-state.js';
 import type { ApprovalMode } from '../../policy/types.js';
 import type { ApprovalAnswer, PendingApproval } from '../../scheduler/types.js';
-import type { LocalSessionDoc } from '../../session/codec.js';
-import type { SessionStore } from '../../session/store.js';
+import type { LocalSessionStore } from '../../session/file-store.js';
 import type { McpServerConfig } from '../../tools/mcp/config.js';
 import type { McpServerSpec } from '../../tools/mcp-servers.js';
 import { readCliExtensions } from '../cli-extensions.js';
@@ -44,7 +43,7 @@ export interface AcpSessionOptions {
   root: string;
   userPolicies: string[];
   adminPolicies: string[];
-  store: SessionStore<LocalSessionDoc>;
+  store: LocalSessionStore;
   /** A stored session to continue (`session/load`); otherwise a new one is made. */
   held?: HeldLocalSession;
   origin: SessionOrigin;
