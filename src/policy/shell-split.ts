@@ -95,10 +95,26 @@ function splitInto(command: string, w: Walk): void {
     visit(tree.rootNode, { source, w });
     // A MISSING token is anonymous and can hide from the walk over named nodes.
     if (tree.rootNode.hasError && w.out.unknowns.length === before) w.out.unknowns.push(`text that does not parse as bash: ${excerpt(source)}`);
+    if (/\$(\s|$)/.test(source) && hasMisreadDollar(tree.rootNode)) w.out.unknowns.push(`a \`$\` before a blank, which bash keeps as a word of its own: ${excerpt(source)}`);
   } finally {
     // Stryker disable next-line CallExpression: frees the tree's wasm memory; no result depends on it
     tree.delete();
   }
+}
+
+/**
+ * bash reads a `$` before a blank as the text `$`. tree-sitter drops it from the command's words
+ * (`echo $ a` gives echo, a) or takes the next word for a variable's name (`export $ PATH=/x` gives
+ * `$PATH=/x`, so the assignment to PATH goes unseen).
+ */
+function hasMisreadDollar(node: Node): boolean {
+  const children = childrenOf(node);
+  return children.some((c, i) => {
+    if (c.isNamed || c.type !== '$') return hasMisreadDollar(c);
+    if (node.type === 'command') return true;
+    const next = children[i + 1];
+    return node.type === 'simple_expansion' && next !== undefined && next.startIndex > c.endIndex;
+  });
 }
 
 const NO_STDIN: StdinScript = { kind: 'none' };

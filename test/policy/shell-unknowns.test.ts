@@ -71,6 +71,12 @@ describe('what the splitter cannot account for, and says so', () => {
     ['rm a\\\tb', ['words the parser split apart, which bash reads as one: "rm a\\\\ b"']],
     ['rm "a"\\\tb', ['words the parser split apart, which bash reads as one: "rm \\"a\\"\\\\ b"']],
     ['export A=a\\\tb', ['words the parser split apart, which bash reads as one: "export A=a\\\\ b"']],
+    // bash keeps a `$` before a blank as the word `$`; tree-sitter drops it (echo, a) or glues the next word on as a
+    // variable's name, so `export $ PATH=/x` hides an assignment to PATH.
+    ['echo $ a', ['a `$` before a blank, which bash keeps as a word of its own: "echo $ a"']],
+    ['echo a $', ['a `$` before a blank, which bash keeps as a word of its own: "echo a $"']],
+    ['export $ PATH=/x; ls', ['a `$` before a blank, which bash keeps as a word of its own: "export $ PATH=/x; ls"']],
+    ['echo $\tls', ['a `$` before a blank, which bash keeps as a word of its own: "echo $ ls"']],
     ['read "a[$i]"', ['a variable name with a subscript, which bash evaluates as arithmetic: "read \\"a[$i]\\""']],
     ['wait -p "a[1]"', ['a variable name with a subscript, which bash evaluates as arithmetic: "wait -p \\"a[1]\\""']],
     ['[ -v "a[1]" ]', ['a variable name with a subscript, which bash evaluates as arithmetic: "[ -v \\"a[1]\\" ]"']],
@@ -104,6 +110,9 @@ describe('what the splitter cannot account for, and says so', () => {
     'ls;#x',
     'rm a\\\\\tb',
     'rm a\\ \tb',
+    'grep x$ f',
+    'echo a$ b',
+    'echo "$ a"',
   ])('%j is accounted for in full', (command) => {
     expect(splitShell(command).unknowns).toEqual([]);
   });
