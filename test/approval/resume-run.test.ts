@@ -40,7 +40,7 @@ async function suspendFirst(command: string = 'fix', opts: RunnerOptions = {}): 
   const first = createRunner(gh, origin, opts);
   const prepared = await first.ctx.prepareRun({ command: command as TaskKind, instructions: 'do it' });
   const run = await prepared.agent.start(prepared.prompt, prepared.emit);
-  await suspendSession(first.ctx, run as AwaitingRun, prepared, undefined, deps());
+  await suspendSession(first.ctx, { run: run as AwaitingRun, prepared }, deps());
   return first;
 }
 
@@ -84,7 +84,7 @@ describe('restoring the work tree', () => {
     const first = createRunner(gh, origin);
     git(first.root, 'checkout', '-q', '-b', 'agent/fix-sum');
     const prepared = await first.ctx.prepareRun({ command: 'fix' });
-    await suspendSession(first.ctx, (await prepared.agent.start(prepared.prompt, prepared.emit)) as AwaitingRun, prepared, undefined, deps());
+    await suspendSession(first.ctx, { run: (await prepared.agent.start(prepared.prompt, prepared.emit)) as AwaitingRun, prepared }, deps());
     const second = createRunner(gh, origin);
     expect((await handleApprovalReplyWith(second.ctx, replyFrom(gh, '/agent approve'), deps())).status).toBe('success');
     expect(git(second.root, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('agent/fix-sum');
@@ -123,7 +123,7 @@ describe('the run after the claim', () => {
     const prepared = await first.ctx.prepareRun({ command: 'fix' });
     const run = await prepared.agent.start(prepared.prompt, prepared.emit);
     const second = { ...SHELL_CALL, id: 'call-2', args: { command: 'npm test' }, title: 'run `npm test`' };
-    await suspendSession(first.ctx, { ...run, outcome: { status: 'awaiting_approval', pending: [SHELL_CALL, second] } } as AwaitingRun, prepared, undefined, deps());
+    await suspendSession(first.ctx, { run: { ...run, outcome: { status: 'awaiting_approval', pending: [SHELL_CALL, second] } } as AwaitingRun, prepared }, deps());
     const after = createRunner(gh, origin);
     await handleApprovalReplyWith(after.ctx, replyFrom(gh, '/agent approve'), deps());
     expect(after.logs).toContain('session sess-1: resuming with call-1=approve, call-2=approve');
@@ -148,7 +148,7 @@ describe('the run after the claim', () => {
     const state = createRunState('sess-1', 'gemini-test', 'autoEdit');
     state.history.push({ role: 'user', parts: [{ text: 'fix it' }] });
     state.open = { version: 1, calls: [{ status: 'awaiting_approval', id: 'call-1' }] };
-    await createCheckpointer(first.ctx, prepared, undefined, deps()).save(state);
+    await createCheckpointer(first.ctx, { prepared }, deps()).save(state);
     const after = createRunner(gh, origin);
     const result = await handleApprovalReplyWith(after.ctx, replyFrom(gh, '/agent continue'), deps());
     expect(result.status).toBe('success');

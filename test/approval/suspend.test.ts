@@ -63,7 +63,7 @@ describe('suspendSession', () => {
   it('writes the session with the injected clock and nonce, then records the question comment on it', async () => {
     const runner = createRunner(gh, origin);
     const trustedCommit = git(origin, 'rev-parse', 'main');
-    const result = await suspendSession(runner.ctx, awaiting([SHELL_CALL]), await prepare(runner), undefined, deps());
+    const result = await suspendSession(runner.ctx, { run: awaiting([SHELL_CALL]), prepared: await prepare(runner) }, deps());
     const q = question();
     const url = `https://github.test/octo/hello/issues/7#issuecomment-${q.id}`;
     expect(result).toEqual({
@@ -97,7 +97,7 @@ describe('suspendSession', () => {
 
   it('counts several waiting calls in the plural', async () => {
     const runner = createRunner(gh, origin);
-    const result = await suspendSession(runner.ctx, awaiting([SHELL_CALL, WRITE_CALL]), await prepare(runner), undefined, deps());
+    const result = await suspendSession(runner.ctx, { run: awaiting([SHELL_CALL, WRITE_CALL]), prepared: await prepare(runner) }, deps());
     expect(result.summary).toBe(`2 calls wait for a maintainer's answer: https://github.test/octo/hello/issues/7#issuecomment-${question().id}`);
     expect(store.doc('sess-1').pending).toEqual([SHELL_CALL, WRITE_CALL]);
   });
@@ -110,7 +110,7 @@ describe('suspendSession', () => {
       thread,
       trigger: { ...runner.ctx.trigger, thread, comment: { id: 4242, kind: 'issue', body: '/agent fix the sum', createdAt: NOW } },
     };
-    await suspendSession(ctx, awaiting([SHELL_CALL]), await prepare(runner), undefined, deps());
+    await suspendSession(ctx, { run: awaiting([SHELL_CALL]), prepared: await prepare(runner) }, deps());
     const doc = store.doc('sess-1');
     expect(doc.trigger).toEqual({ command: 'fix', instructions: 'fix the sum', commentId: 4242 });
     expect(doc.thread).toEqual({ number: 7, kind: 'pull_request' });
@@ -119,14 +119,14 @@ describe('suspendSession', () => {
   it('a task without instructions saves none', async () => {
     const runner = createRunner(gh, origin);
     const prepared = await runner.ctx.prepareRun({ command: 'review' });
-    await suspendSession(runner.ctx, awaiting([SHELL_CALL]), prepared, undefined, deps());
+    await suspendSession(runner.ctx, { run: awaiting([SHELL_CALL]), prepared }, deps());
     expect(store.doc('sess-1').trigger).toEqual({ command: 'review' });
   });
 
   it('on a detached HEAD no branch is saved (a resume must not check out a branch named HEAD)', async () => {
     const runner = createRunner(gh, origin);
     git(runner.root, 'checkout', '-q', '--detach');
-    await suspendSession(runner.ctx, awaiting([SHELL_CALL]), await prepare(runner), undefined, deps());
+    await suspendSession(runner.ctx, { run: awaiting([SHELL_CALL]), prepared: await prepare(runner) }, deps());
     const doc = store.doc('sess-1');
     expect(doc.branch).toBeUndefined();
     expect('branch' in doc).toBe(false);
@@ -135,7 +135,7 @@ describe('suspendSession', () => {
   it('with no issue or pull request to ask in: refused before anything is saved or posted', async () => {
     const runner = createRunner(gh, origin);
     const ctx: ActionRunContext = { ...runner.ctx, thread: undefined };
-    await expect(suspendSession(ctx, awaiting([SHELL_CALL]), await prepare(runner), undefined, deps())).rejects.toMatchObject({
+    await expect(suspendSession(ctx, { run: awaiting([SHELL_CALL]), prepared: await prepare(runner) }, deps())).rejects.toMatchObject({
       name: 'AgentError',
       kind: 'general',
       message: 'this run has no issue or pull request to ask in, so it cannot wait for approval',
@@ -146,7 +146,7 @@ describe('suspendSession', () => {
 
   it('with no trusted commit: refused before anything is saved or posted', async () => {
     const runner = createRunner(gh, origin);
-    await expect(suspendSession(runner.ctx, awaiting([SHELL_CALL]), await prepare(runner, { trustedCommit: undefined }), undefined, deps())).rejects.toMatchObject({
+    await expect(suspendSession(runner.ctx, { run: awaiting([SHELL_CALL]), prepared: await prepare(runner, { trustedCommit: undefined }) }, deps())).rejects.toMatchObject({
       name: 'AgentError',
       kind: 'general',
       message: 'this run read no trusted configuration from a commit, so it cannot be saved to resume',
@@ -158,8 +158,8 @@ describe('suspendSession', () => {
   it('a session that exists already (another run created it) is not overwritten, and no question is posted', async () => {
     const runner = createRunner(gh, origin);
     const prepared = await prepare(runner);
-    await createCheckpointer(runner.ctx, prepared, undefined, deps()).save(stateOf(1));
-    await expect(suspendSession(runner.ctx, awaiting([SHELL_CALL]), prepared, undefined, deps())).rejects.toMatchObject({
+    await createCheckpointer(runner.ctx, { prepared }, deps()).save(stateOf(1));
+    await expect(suspendSession(runner.ctx, { run: awaiting([SHELL_CALL]), prepared }, deps())).rejects.toMatchObject({
       name: 'AgentError',
       kind: 'general',
       message: 'could not save session sess-1: session sess-1 changed since it was read',
@@ -178,7 +178,7 @@ describe('suspendSession', () => {
         return store.update(id, expected, doc);
       },
     };
-    await expect(suspendSession(runner.ctx, awaiting([SHELL_CALL]), await prepare(runner), undefined, deps({ store: racing }))).rejects.toMatchObject({
+    await expect(suspendSession(runner.ctx, { run: awaiting([SHELL_CALL]), prepared: await prepare(runner) }, deps({ store: racing }))).rejects.toMatchObject({
       name: 'AgentError',
       kind: 'general',
       message: 'session sess-1 changed while its question was posted: session sess-1 changed since it was read',
@@ -188,7 +188,7 @@ describe('suspendSession', () => {
 
   it('the default store is the git ref store keyed by the session key, and the default nonce is 32 fresh hex digits', async () => {
     const runner = createRunner(gh, origin);
-    await suspendSession(runner.ctx, awaiting([SHELL_CALL]), await prepare(runner));
+    await suspendSession(runner.ctx, { run: awaiting([SHELL_CALL]), prepared: await prepare(runner) });
     // The log names the saved version by the first 12 hex digits of its commit.
     expect(runner.logs.filter((l) => /^session sess-1 saved \([0-9a-f]{12}\); question posted: https:\/\/github\.test\//.test(l))).toHaveLength(1);
     const ref = git(origin, 'cat-file', '-p', 'refs/agent-action/sessions/sess-1');
@@ -196,7 +196,7 @@ describe('suspendSession', () => {
     const marker = tryParseApprovalMarker(question().body)!;
     expect(marker.nonce).toMatch(/^[0-9a-f]{32}$/);
     const again = createRunner(gh, origin);
-    await suspendSession({ ...again.ctx, thread: { number: 7, isPullRequest: false } }, { ...awaiting([SHELL_CALL]), state: { ...stateOf(1), id: 'sess-2' } }, await prepare(again));
+    await suspendSession({ ...again.ctx, thread: { number: 7, isPullRequest: false } }, { run: { ...awaiting([SHELL_CALL]), state: { ...stateOf(1), id: 'sess-2' } }, prepared: await prepare(again) });
     const nonces = gh.state.comments.map((c) => tryParseApprovalMarker(c.body)?.nonce);
     expect(new Set(nonces).size).toBe(2);
   });
@@ -205,7 +205,7 @@ describe('suspendSession', () => {
 describe('createCheckpointer', () => {
   it('saves a claimed session with no question: claimedBy the requester, claimedAt the clock, the placeholder nonce', async () => {
     const runner = createRunner(gh, origin);
-    const checkpoint = createCheckpointer(runner.ctx, await prepare(runner), undefined, deps());
+    const checkpoint = createCheckpointer(runner.ctx, { prepared: await prepare(runner) }, deps());
     expect(checkpoint.held()).toBeUndefined();
     await checkpoint.save(stateOf(3));
     const doc = store.doc('sess-1');
@@ -227,7 +227,7 @@ describe('createCheckpointer', () => {
     const runner = createRunner(gh, origin);
     const prepared = await prepare(runner);
     let clock = NOW;
-    const checkpoint = createCheckpointer(runner.ctx, prepared, undefined, deps({ now: () => new Date(clock) }));
+    const checkpoint = createCheckpointer(runner.ctx, { prepared }, deps({ now: () => new Date(clock) }));
     await checkpoint.save(stateOf(3));
     clock = '2026-03-01T11:00:00.000Z';
     await checkpoint.save(stateOf(4));
@@ -236,7 +236,7 @@ describe('createCheckpointer', () => {
     expect(store.doc('sess-1').state.turns).toBe(4);
 
     clock = '2026-03-01T12:00:00.000Z';
-    await suspendSession(runner.ctx, awaiting([SHELL_CALL], 5), prepared, checkpoint.held(), deps({ now: () => new Date(clock) }));
+    await suspendSession(runner.ctx, { run: awaiting([SHELL_CALL], 5), prepared, held: checkpoint.held() }, deps({ now: () => new Date(clock) }));
     const doc = store.doc('sess-1');
     expect(doc.request).toEqual({ nonce: 'nonce-0123456789abcdef', createdAt: clock, expiresAt: '2026-03-08T12:00:00.000Z', status: 'open', commentId: question().id });
     expect(doc.state.turns).toBe(5);
@@ -244,14 +244,14 @@ describe('createCheckpointer', () => {
 
   it('a checkpoint after a resume keeps the nonce, trigger, requester, thread, branch and trusted commit of the held session', async () => {
     const first = createRunner(gh, origin);
-    await suspendSession(first.ctx, awaiting([SHELL_CALL]), await prepare(first), undefined, deps());
+    await suspendSession(first.ctx, { run: awaiting([SHELL_CALL]), prepared: await prepare(first) }, deps());
     const stored = (await store.read('sess-1'))!;
     if (!stored.parsed.ok) throw new Error('unreadable');
     const held = { doc: stored.parsed.doc, version: stored.version };
     // The resumed run: another requester, another thread, a detached HEAD, another commit.
     const second = createRunner(gh, origin, { requester: 'keeper', threadNumber: 9 });
     git(second.root, 'checkout', '-q', '--detach');
-    const checkpoint = createCheckpointer(second.ctx, await prepare(second, { trustedCommit: 'f'.repeat(40) }), held, deps());
+    const checkpoint = createCheckpointer(second.ctx, { prepared: await prepare(second, { trustedCommit: 'f'.repeat(40) }), held }, deps());
     await checkpoint.save(stateOf(2));
     const doc = store.doc('sess-1');
     expect(doc.request).toMatchObject({ nonce: 'nonce-0123456789abcdef', status: 'claimed', claimedBy: 'keeper' });
@@ -265,8 +265,8 @@ describe('createCheckpointer', () => {
   it('a checkpoint the store refuses fails the run with the reason', async () => {
     const runner = createRunner(gh, origin);
     const prepared = await prepare(runner);
-    await createCheckpointer(runner.ctx, prepared, undefined, deps()).save(stateOf(1));
-    await expect(createCheckpointer(runner.ctx, prepared, undefined, deps()).save(stateOf(2))).rejects.toMatchObject({
+    await createCheckpointer(runner.ctx, { prepared }, deps()).save(stateOf(1));
+    await expect(createCheckpointer(runner.ctx, { prepared }, deps()).save(stateOf(2))).rejects.toMatchObject({
       name: 'AgentError',
       kind: 'general',
       message: 'could not save a checkpoint of session sess-1: session sess-1 changed since it was read',

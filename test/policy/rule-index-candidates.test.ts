@@ -35,7 +35,7 @@ function sub(command: string): Subject {
   const part = splitShell(command).parts[0]!;
   return { ...whole(command), args: { command: part.text }, part };
 }
-const kept = (idx: RuleIndex, s: Subject, subset?: 'argsPattern' | 'approvedCommand') => idx.candidates(s, 'default', 'action', subset).map((r) => r.priority);
+const kept = (idx: RuleIndex, s: Subject, subset?: 'argsPattern' | 'approvedCommand') => idx.candidates(s, { mode: 'default', context: 'action' }, subset).map((r) => r.priority);
 
 describe('command-prefix rules: kept by the first word or token of a sub-command', () => {
   const idx = () => index(shell('commandPrefix = "git"', 'deny', 9) + shell('commandPrefix = "ls"', 'allow', 8) + anyShell);
@@ -141,8 +141,8 @@ describe('the subsets', () => {
     ['the index', () => index(toml, extra)],
     ['the linear lookup', () => createLinearRuleIndex(rulesOf(toml, extra))],
   ])('%s: an approval without an argsPattern never answers for the approved command lines', (_n, create) => {
-    expect(create().firstMatch(whole('make y'), 'default', 'action', 'approvedCommand')).toBeUndefined();
-    expect(create().firstMatch(whole('make x'), 'default', 'action', 'approvedCommand')?.priority).toBe(950);
+    expect(create().firstMatch(whole('make y'), { mode: 'default', context: 'action' }, 'approvedCommand')).toBeUndefined();
+    expect(create().firstMatch(whole('make x'), { mode: 'default', context: 'action' }, 'approvedCommand')?.priority).toBe(950);
   });
 
   it('the linear lookup keeps every rule whose tool, mode and context fit', () => {
