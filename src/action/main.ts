@@ -108,7 +108,7 @@ async function runCommandOf(face: ActionFace, read: { settings: RunBase['setting
   const auth = await authorize(octokit, repo, { allowedBots: settings.allowedBots, selfLogins: SELF_LOGINS, trigger: command.trigger });
   if (!auth.allowed) {
     face.log.notice(`agent-action: not run: ${auth.reason}`);
-    if (command.kind === 'reply') await (await import('./approval/resume.js')).tellRefusedReplier(octokit, repo, command, face.log);
+    if (command.kind === 'reply') await (await import('./approval/resume.js')).tellRefusedReplier(command, { octokit, repo, log: face.log });
     return done({ status: 'skipped', summary: auth.reason });
   }
   if (command.kind === 'help') return done(await replyWithHelp(octokit, repo, { thread: command.trigger.thread, trigger: settings.trigger, fixLabel: settings.fixLabel }));

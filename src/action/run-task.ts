@@ -216,7 +216,7 @@ function createRunContext(base: RunBase, { command, thread, progress, runUrl, tr
               if (!prepared || !thread || Date.now() - lastCheckpoint < base.runner.checkpointEveryMs) return;
               lastCheckpoint = Date.now();
               const { createCheckpointer } = await import('./approval/suspend.js');
-              checkpointer ??= createCheckpointer(ctx, prepared);
+              checkpointer ??= createCheckpointer(ctx, { prepared });
               try {
                 await checkpointer.save(state);
               } catch (e) {
@@ -240,7 +240,7 @@ function createRunContext(base: RunBase, { command, thread, progress, runUrl, tr
     async finishRun(run: AgentRun, prepared: PreparedRun) {
       // The loop is over: its MCP servers stop and SessionEnd hooks run before anything is published.
       await prepared.agent.close();
-      if (run.outcome.status === 'awaiting_approval') return (await import('./approval/suspend.js')).suspendSession(ctx, run as AwaitingRun, prepared, checkpointer?.held());
+      if (run.outcome.status === 'awaiting_approval') return (await import('./approval/suspend.js')).suspendSession(ctx, { run: run as AwaitingRun, prepared, held: checkpointer?.held() });
       progress.step('publishing');
       const stats = statsOf(run.state, Date.now() - startedAt);
       const result = await publishRun(ctx, { run, task: prepared.task, record: prepared.recorder.snapshot(), info, stats });

@@ -49,6 +49,7 @@ export function removeHiddenElements(text: string, meter: WorkMeter): string {
   // A browser reads an opening tag up to the next `>`, a `<` included (`<p hidden <i>x` is a hidden
   // `<p>` whose attributes are `hidden` and `<i`), so the attributes run to the next `>` too.
   const nextGt = createNextTable(text, (c) => c === GT, meter);
+  const scan: CloseScan = { text, nextLt, nextAngle, meter };
   let copied = 0;
   for (let i = nextLt.from(0); i < text.length; i = nextLt.from(i + 1)) {
     const raw = nameEnd(text, i + 1, meter);
@@ -69,7 +70,7 @@ export function removeHiddenElements(text: string, meter: WorkMeter): string {
       continue;
     }
     // Stryker disable next-line ArithmeticOperator: the characters at close - 1 and close are neither `<` (nextAngle stops there) so the next `<` is found alike
-    const stop = attrs.trimEnd().endsWith('/') ? close + 1 : closingEnd(text, tag, close + 1, { nextLt, nextAngle }, meter);
+    const stop = attrs.trimEnd().endsWith('/') ? close + 1 : closingEnd(scan, tag, close + 1);
     out.push(text.slice(copied, i));
     copied = stop;
     // Scanning resumes after the removed element: nothing inside it is looked at again.
@@ -79,8 +80,17 @@ export function removeHiddenElements(text: string, meter: WorkMeter): string {
   return out.toString();
 }
 
+/** One pass's text, its tables of the next `<` and of the next `<` or `>`, and its work meter: made once per pass. */
+interface CloseScan {
+  text: string;
+  nextLt: NextTable;
+  nextAngle: NextTable;
+  meter: WorkMeter;
+}
+
 /** Where the element opened before `from` ends: after its matching close tag (nesting counted), else the end. */
-function closingEnd(text: string, tag: string, from: number, t: { nextLt: NextTable; nextAngle: NextTable }, meter: WorkMeter): number {
+function closingEnd(t: CloseScan, tag: string, from: number): number {
+  const { text, meter } = t;
   let depth = 1;
   for (let i = t.nextLt.from(from); i < text.length; i = t.nextLt.from(i + 1)) {
     const closing = text.charCodeAt(i + 1) === SLASH;
@@ -197,19 +207,29 @@ export function replaceReferenceImages(text: string, meter: WorkMeter): string {
 
 /** `<img ...>` -> `[image: src]`; the alt and title attributes go. */
 export function replaceImgTags(text: string, meter: WorkMeter): string {
-  return replaceTags(text, ['img'], meter, (tag) => {
-    const src = SRC.exec(tag)?.[1] as string | undefined;
-    return src ? `[image: ${src.slice(0, 300)}]` : '[image]';
+  return replaceTags(text, meter, {
+    names: ['img'],
+    render: (tag) => {
+      const src = SRC.exec(tag)?.[1] as string | undefined;
+      return src ? `[image: ${src.slice(0, 300)}]` : '[image]';
+    },
   });
 }
 
 /** `<details>`/`<summary>` keep their text but lose the wrapper that folds it away. */
 export function unwrapDetails(text: string, meter: WorkMeter): string {
-  return replaceTags(text, ['details', 'summary', '/details', '/summary'], meter, () => '\n');
+  return replaceTags(text, meter, { names: ['details', 'summary', '/details', '/summary'], render: () => '\n' });
 }
 
-/** `<name\b[^>]*>` for the given names (case-insensitive), each replaced by `render(tag)`. */
-function replaceTags(text: string, names: readonly string[], meter: WorkMeter, render: (tag: string) => string): string {
+/** Which tags a pass replaces (by name, case-insensitive) and what each becomes. */
+interface TagRewrite {
+  names: readonly string[];
+  render: (tag: string) => string;
+}
+
+/** `<name\b[^>]*>` for the rewrite's names, each replaced by `render(tag)`. */
+function replaceTags(text: string, meter: WorkMeter, rewrite: TagRewrite): string {
+  const { names, render } = rewrite;
   const out = new Pieces(meter);
   const nextLt = createNextTable(text, (c) => c === LT, meter);
   const nextGt = createNextTable(text, (c) => c === GT, meter);

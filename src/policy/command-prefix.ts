@@ -61,13 +61,21 @@ function wordsOf(s: string): string[] | string {
   return words.length > 0 ? words : 'it is empty';
 }
 
+/** A shell sub-command as a prefix sees it: the part, and whether the command line changed the environment before it. */
+export interface PrefixTarget {
+  readonly part: ShellPart;
+  readonly environmentChanged?: boolean;
+}
+
 /**
- * Whether prefix `p` (parsed once, when its rule is compiled) names the start of `part`. `decision`
+ * Whether prefix `p` (parsed once, when its rule is compiled) names the start of `t.part`. `decision`
  * is the rule's: allow rules match only by meaning (whole words, a known command, no assignments in front); deny and ask_user rules also match
  * Gemini CLI's way, by text, so that a rule written against Gemini CLI never asks or denies less here.
+ * `t` is the subject itself in the policy's inner loop (a Subject with a part), so no call allocates.
  */
-export function prefixMatches(p: CommandPrefix, part: ShellPart, decision: Decision, environmentChanged: boolean): boolean {
-  const known = part.assignments.length === 0 && !environmentChanged;
+export function prefixMatches(p: CommandPrefix, t: PrefixTarget, decision: Decision): boolean {
+  const part = t.part;
+  const known = part.assignments.length === 0 && t.environmentChanged !== true;
   // Assignments in front (`A=1 git push`) keep an allow rule from vouching for the command, but
   // never hide it from a deny or ask_user rule.
   if (p.words && (known || decision !== 'allow') && wordsLead(p.words, part)) return true;

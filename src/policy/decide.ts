@@ -1,6 +1,6 @@
 import { messageOf } from '../common/errors.js';
 import { editedBuildFile, isBuildFile } from './build-files.js';
-import { subjectOf, type Subject } from './match.js';
+import { subjectOf, type MatchScope, type Subject } from './match.js';
 import type { RuleIndex } from './rule-index.js';
 import { isCommandSpecific, type TieredRule } from './rule.js';
 import { isDestructive, isKnownReadOnly } from './shell-heuristics.js';
@@ -12,10 +12,13 @@ export const SHELL_TOOL = 'run_shell_command';
 
 const STRICTNESS: { readonly [D in Decision]: number } = { allow: 0, ask_user: 1, deny: 2 };
 
-/** Where the engine runs: who can be asked, and the workspace root when it is known (for shell paths). */
-export interface DecideSetting {
-  context: PolicyContext;
-  workspace?: string;
+/**
+ * What one decision is made under: the approval mode, who can be asked (the context), and the
+ * workspace root when it is known (for shell paths). The engine keeps one per mode, and every rule
+ * lookup of a decision receives this same object.
+ */
+export interface DecideSetting extends MatchScope {
+  readonly workspace?: string;
 }
 
 /** What a call no rule matches gets. In yolo mode a person has said yes to everything, except in the Action. */
@@ -42,13 +45,11 @@ interface Unit {
  * The one decision path. `rules` are sorted highest final priority first, ties in load order, and indexed.
  * Fails closed: anything thrown while deciding is a deny that says what went wrong.
  */
-export function decide(rules: RuleIndex, setting: DecideSetting, q: PolicyQuery, mode: ApprovalMode): PolicyVerdict {
+export function decide(rules: RuleIndex, setting: DecideSetting, q: PolicyQuery): PolicyVerdict {
   try {
     const subject = subjectOf(q);
     const unit =
-      q.toolName === SHELL_TOOL && typeof q.args.command === 'string'
-        ? decideShell({ rules, setting, q, command: q.args.command, mode })
-        : guardBuildFiles(decideWhole(rules, setting.context, subject, mode), q, subject);
+      q.toolName === SHELL_TOOL && typeof q.args.command === 'string' ? decideShell({ rules, setting, q, command: q.args.command }) : guardBuildFiles(decideWhole(rules, setting, subject), q, subject);
     return finish(unit, setting.context);
   } catch (e) {
     return { decision: 'deny', rule: null, reason: `policy check failed, so the call is denied: ${messageOf(e)}` };
@@ -87,9 +88,9 @@ const describe = (r: TieredRule): string => `${r.name ? `rule "${r.name}"` : 'ru
 
 export const formatPriority = (p: number): string => p.toFixed(3);
 
-function decideWhole(rules: RuleIndex, context: PolicyContext, s: Subject, mode: ApprovalMode): Unit {
-  const r = rules.firstMatch(s, mode, context);
-  if (!r) return { ...unmatched(context, mode), rule: undefined };
+function decideWhole(rules: RuleIndex, setting: DecideSetting, s: Subject): Unit {
+  const r = rules.firstMatch(s, setting);
+  if (!r) return { ...unmatched(setting.context, setting.mode), rule: undefined };
   return { decision: r.decision, rule: r, why: `${r.decision} by ${describe(r)}` };
 }
 
@@ -98,7 +99,6 @@ interface ShellCall {
   setting: DecideSetting;
   q: PolicyQuery;
   command: string;
-  mode: ApprovalMode;
 }
 
 /**
@@ -107,7 +107,8 @@ interface ShellCall {
  * A rule with an `argsPattern` is also tested against the whole command line.
  */
 function decideShell(c: ShellCall): Unit {
-  const { rules, setting, q, command, mode } = c;
+  const { rules, setting, q, command } = c;
+  const mode = setting.mode;
   const split = splitShell(command);
   const whole: Subject = { ...subjectOf(q), environmentChanged: split.changesEnvironment };
   const dirPath = typeof q.args.dir_path === 'string' ? q.args.dir_path : '';
@@ -121,10 +122,10 @@ function decideShell(c: ShellCall): Unit {
   if (mode !== 'yolo') units.push(...writeUnits(split, place), ...buildFileWriteUnits(split));
   if (split.unknowns.length > 0 || split.parts.length === 0) units.push(decideUnaccounted(c, split, whole));
   if (split.parts.length > 1 || (split.parts.length === 1 && split.parts[0]!.text !== command.trim())) {
-    const r = rules.firstMatch(whole, mode, setting.context, 'argsPattern');
+    const r = rules.firstMatch(whole, setting, 'argsPattern');
     if (r) units.push({ decision: r.decision, rule: r, why: `${r.decision} for the whole command by ${describe(r)}` });
   }
-  const approved = rules.firstMatch(whole, mode, setting.context, 'approvedCommand');
+  const approved = rules.firstMatch(whole, setting, 'approvedCommand');
   let worst: Unit | undefined;
   for (const unit of units) {
     // A person approved exactly this command line "always": what would only be asked is allowed; denials stay.
@@ -166,11 +167,11 @@ function buildFileWriteUnits(split: ShellSplit): Unit[] {
  * approval of this exact command line is the one exception (see decideShell).
  */
 function decideUnaccounted(c: ShellCall, split: ShellSplit, whole: Subject): Unit {
-  const u = decideWhole(c.rules, c.setting.context, whole, c.mode);
+  const u = decideWhole(c.rules, c.setting, whole);
   if (split.unknowns.length === 0) return u;
   const what = `the policy cannot tell everything this command runs (${split.unknowns[0]}${split.unknowns.length > 1 ? `, and ${split.unknowns.length - 1} more` : ''})`;
   if (u.decision === 'deny') return { ...u, why: `${what}; ${u.why}` };
-  if (u.decision === 'allow' && c.mode === 'yolo' && !(u.rule && isCommandSpecific(u.rule))) return { ...u, why: `${what}; yolo mode: ${u.why}` };
+  if (u.decision === 'allow' && c.setting.mode === 'yolo' && !(u.rule && isCommandSpecific(u.rule))) return { ...u, why: `${what}; yolo mode: ${u.why}` };
   return { decision: 'ask_user', rule: u.rule, why: `${what}, so no rule can allow it by its text (${u.why})` };
 }
 
@@ -180,9 +181,10 @@ interface PartCall extends ShellCall {
 }
 
 function decidePart(c: PartCall, s: Subject, label: string): Unit {
-  const { rules, setting, mode, split, place } = c;
+  const { rules, setting, split, place } = c;
+  const mode = setting.mode;
   const part = s.part as ShellPart;
-  const base = decideWhole(rules, setting.context, s, mode);
+  const base = decideWhole(rules, setting, s);
   const u: Unit = { ...base, why: `${label}: ${base.why}` };
   // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent; every check below applies to allow or ask_user only, so a deny passes them unchanged
   if (u.decision === 'deny') return u;

@@ -60,7 +60,13 @@ export interface EngineOptions {
 
 /** An engine over already-validated rules. Synchronous decisions, after `prepare` for shell commands. */
 export function createPolicyEngine(rules: readonly TieredRule[], context: PolicyContext, options: EngineOptions = {}): PolicyEngine {
-  const setting: DecideSetting = { context, ...(options.workspace !== undefined && { workspace: options.workspace }) };
+  // One setting per mode, made once: a decision allocates no options object of its own.
+  const settings = new Map<ApprovalMode, DecideSetting>();
+  const settingFor = (mode: ApprovalMode): DecideSetting => {
+    let setting = settings.get(mode);
+    if (!setting) settings.set(mode, (setting = { mode, context, ...(options.workspace !== undefined && { workspace: options.workspace }) }));
+    return setting;
+  };
   let index = createRuleIndex(sortRules([...rules]));
   const added: AddedRule[] = [];
   // Stryker disable next-line ArrowFunction: equivalent; NaN orders compare as equal, and the stable sort keeps each approval after the rules before it
@@ -76,7 +82,7 @@ export function createPolicyEngine(rules: readonly TieredRule[], context: Policy
     prepare: async (query) => {
       if (query.toolName === SHELL_TOOL && typeof query.args.command === 'string') await initShellParser();
     },
-    decide: (query, mode) => decide(index, setting, query, mode),
+    decide: (query, mode) => decide(index, settingFor(mode), query),
     allowAlways(query, mode) {
       const a = narrowedRule(query, mode);
       add(a);

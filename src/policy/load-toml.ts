@@ -73,7 +73,7 @@ export function parsePolicyToml(text: string, source: string): ParsedPolicyFile 
   const rules: Rule[] = [];
   raw.forEach((table, i) => {
     const block = layout.rules[i] ?? { header: { line: 1, column: 1 }, keyPos: () => undefined };
-    const rule = parseRule(table, source, block, (sev, pos, msg) => at(sev, pos, `rule #${i + 1}: ${msg}`));
+    const rule = parseRule(table, { source, block, report: (sev, pos, msg) => at(sev, pos, `rule #${i + 1}: ${msg}`) });
     if (rule) rules.push(rule);
   });
   return { rules, diagnostics };
@@ -89,7 +89,15 @@ interface Block {
   keyPos(key: string): Pos | undefined;
 }
 
-function parseRule(table: unknown, source: string, block: Block, report: Report): Rule | undefined {
+/** Where one [[rule]] table was read: its file, its place in the file, and where its problems go. */
+interface RuleSite {
+  source: string;
+  block: Block;
+  report: Report;
+}
+
+function parseRule(table: unknown, site: RuleSite): Rule | undefined {
+  const { source, block, report } = site;
   const where = (key: string) => block.keyPos(key) ?? block.header;
   if (!isTable(table)) {
     report('error', block.header, 'must be a table');

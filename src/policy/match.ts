@@ -1,5 +1,5 @@
 import { stableStringify } from '../common/json.js';
-import { parseCommandPrefix, prefixMatches, type CommandPrefix } from './command-prefix.js';
+import { parseCommandPrefix, prefixMatches, type CommandPrefix, type PrefixTarget } from './command-prefix.js';
 import { createArgsText, createPrefixedRegex, type ArgsText, type PrefixedRegex } from './regex-prefix.js';
 import { isCommandSpecific, type TieredRule } from './rule.js';
 import type { ShellPart } from './shell-split.js';
@@ -119,12 +119,21 @@ export function compileRule(rule: TieredRule, at: number): CompiledRule {
   };
 }
 
+/**
+ * The approval mode and context a decision is made in. The engine keeps one per mode and hands the
+ * same object to every lookup of a decision, so the per-rule tests allocate nothing.
+ */
+export interface MatchScope {
+  readonly mode: ApprovalMode;
+  readonly context: PolicyContext;
+}
+
 /** What does not change between two calls with the same names, server, mode and context (tested once per shape: see rule-index.ts). */
-export function staticMatch(c: CompiledRule, s: Subject, mode: ApprovalMode, context: PolicyContext): boolean {
+export function staticMatch(c: CompiledRule, s: Subject, scope: MatchScope): boolean {
   const rule = c.rule;
-  if (rule.modes && rule.modes.length > 0 && !rule.modes.includes(mode)) return false;
+  if (rule.modes && rule.modes.length > 0 && !rule.modes.includes(scope.mode)) return false;
   // interactive = true: only where a person can be asked; interactive = false: only where nobody can.
-  if (rule.interactive !== undefined && rule.interactive !== (context !== 'headless')) return false;
+  if (rule.interactive !== undefined && rule.interactive !== (scope.context !== 'headless')) return false;
   if (rule.mcpName !== undefined) {
     if (s.mcpServer === undefined || (rule.mcpName !== '*' && rule.mcpName !== s.mcpServer)) return false;
   }
@@ -139,12 +148,10 @@ export function callMatch(c: CompiledRule, s: Subject, text: LazyArgsText): bool
   if (s.part && s.environmentChanged && c.allowsByText) return false;
   if (c.argsPattern && !c.argsPattern.test(text.get())) return false;
   if (c.prefixes) {
-    const part = s.part;
-    if (!part) return false;
+    if (!hasPart(s)) return false;
     let any = false;
     for (const p of c.prefixes) {
-      // Stryker disable next-line ConditionalExpression: equivalent here; the flag only matters to allow rules, and those were refused above when the environment changed
-      if (prefixMatches(p, part, c.decision, s.environmentChanged === true)) {
+      if (prefixMatches(p, s, c.decision)) {
         any = true;
         break;
       }
@@ -154,6 +161,8 @@ export function callMatch(c: CompiledRule, s: Subject, text: LazyArgsText): bool
   if (c.commandRegex && !(s.part && c.commandRegex.test(text.get()))) return false;
   return true;
 }
+
+const hasPart = (s: Subject): s is Subject & PrefixTarget => s.part !== undefined;
 
 function annotationsMatch(want: Readonly<Record<string, unknown>>, have: Readonly<Record<string, unknown>> | undefined): boolean {
   if (!have) return false;

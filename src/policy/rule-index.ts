@@ -1,4 +1,4 @@
-import { callMatch, compileRule, LazyArgsText, staticMatch, type CompiledRule, type Subject } from './match.js';
+import { callMatch, compileRule, LazyArgsText, staticMatch, type CompiledRule, type MatchScope, type Subject } from './match.js';
 import { ALWAYS_SOURCE, type TieredRule } from './rule.js';
 import type { ShellPart } from './shell-split.js';
 import type { ApprovalMode, PolicyContext } from './types.js';
@@ -23,13 +23,7 @@ type RuleSubset = 'all' | 'argsPattern' | 'approvedCommand';
  */
 export interface RuleIndex {
   readonly rules: readonly TieredRule[];
-  firstMatch(s: Subject, mode: ApprovalMode, context: PolicyContext, subset?: RuleSubset): TieredRule | undefined;
-  /**
-   * The rules firstMatch may test for this call, each once, in priority order: a superset of the
-   * rules that match. What the pruning keeps: the engine only calls firstMatch; tests read this to
-   * check that the index skips every rule it can tell cannot match (test/policy/rule-index-candidates.test.ts).
-   */
-  candidates(s: Subject, mode: ApprovalMode, context: PolicyContext, subset?: RuleSubset): TieredRule[];
+  firstMatch(s: Subject, scope: MatchScope, subset?: RuleSubset): TieredRule | undefined;
 }
 
 /** Shapes remembered; a hostile stream of new tool names only empties the memory. */
@@ -37,8 +31,11 @@ const MAX_SHAPES = 512;
 /** Literal keys longer than this are cut: a key only has to tell rules apart. */
 const MAX_KEY = 24;
 
-/** The rules of one shape, sorted, and how to find the few a call can match. */
-interface Shape {
+/**
+ * The rules of one shape, sorted, and how to find the few a call can match: what the index builds
+ * (createShape) and remembers per shape, and reads per call (candidateLists, or a subset's list).
+ */
+export interface Shape {
   argsPattern: CompiledRule[];
   approvedCommand: CompiledRule[];
   /** Tested for every call of this shape. */
@@ -68,7 +65,8 @@ export function createRuleIndex(sorted: readonly TieredRule[]): RuleIndex {
   // One decision looks up the same shape several times (each sub-command, the whole line): the
   // last one is kept by the identity of its names array, which a decision's subjects share.
   let last: { names: readonly string[]; server: string | undefined; short: string | undefined; mode: ApprovalMode; context: PolicyContext; shape: Shape } | undefined;
-  const shapeOf = (s: Subject, mode: ApprovalMode, context: PolicyContext): Shape => {
+  const shapeOf = (s: Subject, scope: MatchScope): Shape => {
+    const { mode, context } = scope;
     // Stryker disable next-line ConditionalExpression: equivalent when the whole test is false (never reusing the last shape only recomputes it); this also drops the each-condition-true mutants, which test/policy/rule-index-cache.test.ts kills
     if (last && last.names === s.names && last.server === s.mcpServer && last.short === s.mcpShortName && last.mode === mode && last.context === context) return last.shape;
     // JSON keeps the key injective whatever characters a tool name holds.
@@ -76,7 +74,7 @@ export function createRuleIndex(sorted: readonly TieredRule[]): RuleIndex {
     let shape = shapes.get(key);
     // Stryker disable next-line ConditionalExpression: equivalent when true (a shape built again is the same shape); false crashes and is killed
     if (!shape) {
-      shape = createShape(compiled.filter((c) => staticMatch(c, s, mode, context)));
+      shape = createShape(compiled, s, scope);
       // Stryker disable next-line all: equivalent; forgetting shapes sooner, later or never changes only memory and time, not an answer
       if (shapes.size >= MAX_SHAPES) shapes.clear();
       // Stryker disable next-line CallExpression: equivalent; a shape not remembered is built again, the same
@@ -89,16 +87,11 @@ export function createRuleIndex(sorted: readonly TieredRule[]): RuleIndex {
 
   return {
     rules: sorted,
-    firstMatch(s, mode, context, subset = 'all') {
-      const shape = shapeOf(s, mode, context);
+    firstMatch(s, scope, subset = 'all') {
+      const shape = shapeOf(s, scope);
       const text = new LazyArgsText(s.args);
       if (subset !== 'all') return firstIn([shape[subset]], s, text);
       return firstIn(candidateLists(shape, s, text), s, text);
-    },
-    candidates(s, mode, context, subset = 'all') {
-      const shape = shapeOf(s, mode, context);
-      const lists = subset === 'all' ? candidateLists(shape, s, new LazyArgsText(s.args)) : [shape[subset]];
-      return [...new Set(lists.flat())].sort((a, b) => a.at - b.at).map((c) => c.rule);
     },
   };
 }
@@ -112,13 +105,10 @@ export function createLinearRuleIndex(sorted: readonly TieredRule[]): RuleIndex 
   const inSubset = (c: CompiledRule, subset: RuleSubset): boolean => subset === 'all' || (c.argsPattern !== undefined && (subset === 'argsPattern' || c.rule.source === ALWAYS_SOURCE));
   return {
     rules: sorted,
-    firstMatch(s, mode, context, subset = 'all') {
+    firstMatch(s, scope, subset = 'all') {
       const text = new LazyArgsText(s.args);
-      for (const c of compiled) if (inSubset(c, subset) && staticMatch(c, s, mode, context) && callMatch(c, s, text)) return c.rule;
+      for (const c of compiled) if (inSubset(c, subset) && staticMatch(c, s, scope) && callMatch(c, s, text)) return c.rule;
       return undefined;
-    },
-    candidates(s, mode, context, subset = 'all') {
-      return compiled.filter((c) => inSubset(c, subset) && staticMatch(c, s, mode, context)).map((c) => c.rule);
     },
   };
 }
@@ -142,7 +132,11 @@ function firstIn(lists: readonly (readonly CompiledRule[])[], s: Subject, text: 
   return best?.rule;
 }
 
-function candidateLists(shape: Shape, s: Subject, text: LazyArgsText): CompiledRule[][] {
+/**
+ * The lists firstMatch tests for this call (of every rule), each sorted: together a superset of the
+ * rules that match, without the rules the index can tell cannot (test/policy/rule-index-candidates.test.ts).
+ */
+export function candidateLists(shape: Shape, s: Subject, text: LazyArgsText): CompiledRule[][] {
   const lists = [shape.always];
   const part = s.part;
   // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent; the size test only skips looking up keys in an empty map
@@ -166,7 +160,12 @@ function candidateLists(shape: Shape, s: Subject, text: LazyArgsText): CompiledR
   return lists;
 }
 
-function createShape(all: CompiledRule[]): Shape {
+/** The shape of a subject's names, server, mode and context: the compiled rules that fit it, bucketed. */
+export function createShape(compiled: readonly CompiledRule[], s: Subject, scope: MatchScope): Shape {
+  return bucketRules(compiled.filter((c) => staticMatch(c, s, scope)));
+}
+
+function bucketRules(all: CompiledRule[]): Shape {
   const always: CompiledRule[] = [];
   const byLead = new Map<string, CompiledRule[]>();
   const groups = new Map<string, LiteralGroup>();

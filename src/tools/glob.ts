@@ -23,7 +23,7 @@ export const globTool = defineTool({
       policyArgs: { pattern: args.pattern, dir_path: dir.rel },
       run: ({ signal }) =>
         guardRun(signal, async () => {
-          const files = await listFiles(env.root, await narrowest(env.root, dir.abs, args.pattern, args.case_sensitive ?? false), {
+          const files = await listFiles(env.root, await narrowest(env.root, dir.abs, { pattern: args.pattern, caseSensitive: args.case_sensitive ?? false }), {
             respectGitIgnore: args.respect_git_ignore ?? true,
             respectGeminiIgnore: args.respect_gemini_ignore ?? true,
             signal,
@@ -88,6 +88,12 @@ function literalTail(pattern: string, caseSensitive: boolean): ((rel: string) =>
   };
 }
 
+/** The glob pattern as given, and whether its names match case-sensitively. */
+interface GlobPattern {
+  pattern: string;
+  caseSensitive: boolean;
+}
+
 /**
  * Where the listing can start: the pattern's leading literal folders (`src/app` of
  * `src/app/**\/*.ts`), when they are a directory in the workspace, as `find src/app` would start
@@ -95,7 +101,8 @@ function literalTail(pattern: string, caseSensitive: boolean): ((rel: string) =>
  * name of its parent that matches (ASCII names only: RE2 folds some other letters differently).
  * A negated pattern can match anywhere.
  */
-async function narrowest(root: string, absDir: string, pattern: string, caseSensitive: boolean): Promise<string> {
+async function narrowest(root: string, absDir: string, glob: GlobPattern): Promise<string> {
+  const { pattern, caseSensitive } = glob;
   const clean = pattern.startsWith('./') ? pattern.slice(2) : pattern;
   if (clean.startsWith('!')) return absDir;
   const parts = clean.split('/');

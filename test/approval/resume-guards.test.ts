@@ -47,7 +47,7 @@ async function suspendFirst(opts: RunnerOptions = {}): Promise<FakeComment> {
   const first = runner(opts);
   const prepared = await first.ctx.prepareRun({ command: 'fix', instructions: 'fix the sum' });
   const run = await prepared.agent.start(prepared.prompt, prepared.emit);
-  const result = await suspendSession(first.ctx, run as AwaitingRun, prepared, undefined, { now: () => T0, newNonce: () => 'nonce-1' });
+  const result = await suspendSession(first.ctx, { run: run as AwaitingRun, prepared }, { now: () => T0, newNonce: () => 'nonce-1' });
   expect(result.status).toBe('awaiting_approval');
   return gh.state.comments.find((c) => tryParseApprovalMarker(c.body))!;
 }

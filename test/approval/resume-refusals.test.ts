@@ -146,16 +146,15 @@ describe('who may answer', () => {
   it('tellRefusedReplier answers a person in one line, never a bot, and logs when it cannot post', async () => {
     const octokit = context().octokit;
     const repo = { owner: gh.state.owner, repo: gh.state.repo };
-    await tellRefusedReplier(octokit, repo, reply('/agent approve', { login: 'reader' }), context().log);
+    const channel = { octokit, repo, log: context().log };
+    await tellRefusedReplier(reply('/agent approve', { login: 'reader' }), channel);
     expect(lastComment()).toBe(refused(`@reader, only people with write, maintain or admin permission can answer agent-action's requests; nothing was run.`));
     const before = gh.state.comments.length;
-    await tellRefusedReplier(octokit, repo, reply('/agent approve', { login: 'ci[bot]', isBot: true }), context().log);
+    await tellRefusedReplier(reply('/agent approve', { login: 'ci[bot]', isBot: true }), channel);
     expect(gh.state.comments.length).toBe(before + 1); // the bot's own reply, nothing from us
     await tellRefusedReplier(
-      octokit,
-      repo,
       { ...reply('/agent approve', { login: 'reader' }), trigger: { ...reply('/agent approve', { login: 'reader' }).trigger, thread: { number: 404, isPullRequest: false } } },
-      context().log,
+      channel,
     );
     expect(logs.at(-1)).toMatch(/^could not tell @reader why nothing ran: /);
   });

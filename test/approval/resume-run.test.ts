@@ -5,62 +5,48 @@
  * Real clones of a bare origin, the real Octokit against the loopback GitHub server, and the
  * in-memory session store (our SessionStore interface, real signing) so a write can be made to fail.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handleApprovalReplyWith } from '../../src/action/approval/resume.js';
-import { createCheckpointer, suspendSession, type AwaitingRun, type SuspendDeps } from '../../src/action/approval/suspend.js';
+import { createCheckpointer, suspendSession, type AwaitingRun } from '../../src/action/approval/suspend.js';
 import type { TaskKind } from '../../src/action/event-command.js';
 import type { AgentTask } from '../../src/action/run-context.js';
 import { createRunState } from '../../src/core/run-state.js';
-import { createSessionKey } from '../../src/session/sign.js';
 import type { SessionStore } from '../../src/session/store.js';
-import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { createRepo, git, makeTempDir, writeFiles } from '../support/git-repo.js';
-import { createRunner, replyFrom, SHELL_CALL, type Runner, type RunnerOptions } from './harness.js';
-import { createMemoryStore } from './memory-store.js';
+import { git, makeTempDir, writeFiles } from '../support/git-repo.js';
+import { replyFrom, SHELL_CALL, type Runner, type RunnerOptions } from './harness.js';
+import { useMemoryWorld } from './memory-world.js';
 
-const KEY = createSessionKey('AIza-harness-key');
 const T0 = '2026-03-01T12:00:00.000Z';
 
-let gh: FakeGitHub;
-let origin: string;
-let store: ReturnType<typeof createMemoryStore>;
-
-beforeEach(async () => {
-  gh = await startFakeGitHub();
-  gh.addIssue({ number: 7, title: 'sum is wrong' });
-  origin = createRepo({ 'src.txt': 'original\n', 'old.txt': 'to be deleted\n' }, { remote: true }).remote!;
-  store = createMemoryStore(KEY);
-});
-afterEach(async () => gh.close());
-
-const deps = (over: SuspendDeps = {}): SuspendDeps => ({ store, now: () => new Date(T0), newNonce: () => 'nonce-1', ...over });
+const world = useMemoryWorld({ now: T0, nonce: 'nonce-1' });
+const deps = world.deps;
 
 /** Run 1: the scripted agent edits and asks; the run suspends on the memory store. */
 async function suspendFirst(command: string = 'fix', opts: RunnerOptions = {}): Promise<Runner> {
-  const first = createRunner(gh, origin, opts);
+  const first = world.runner(opts);
   const prepared = await first.ctx.prepareRun({ command: command as TaskKind, instructions: 'do it' });
   const run = await prepared.agent.start(prepared.prompt, prepared.emit);
-  await suspendSession(first.ctx, run as AwaitingRun, prepared, undefined, deps());
+  await suspendSession(first.ctx, { run: run as AwaitingRun, prepared }, deps());
   return first;
 }
 
-const lastComment = () => gh.state.comments[gh.state.comments.length - 1].body;
+const lastComment = () => world.gh.state.comments[world.gh.state.comments.length - 1].body;
 
 describe('the resumed task', () => {
   it.each(['review', 'triage', 'question', 'prompt', 'fix'])('a session started by %s resumes as that task, on the commit it started with', async (command) => {
     const first = await suspendFirst(command);
     const startCommit = git(first.root, 'rev-parse', 'HEAD');
     const tasks: AgentTask[] = [];
-    const second = createRunner(gh, origin, { tasks });
-    const result = await handleApprovalReplyWith(second.ctx, replyFrom(gh, '/agent approve'), deps());
+    const second = world.runner({ tasks });
+    const result = await handleApprovalReplyWith(second.ctx, replyFrom(world.gh, '/agent approve'), deps());
     expect(result.status).toBe('success');
     expect(tasks).toEqual([{ command, instructions: 'do it', trustedCommit: startCommit }]);
   });
 
   it('a session started by a command this action does not know: the run fails, says so, runs nothing', async () => {
     await suspendFirst('deploy');
-    const second = createRunner(gh, origin);
-    const result = await handleApprovalReplyWith(second.ctx, replyFrom(gh, '/agent approve'), deps());
+    const second = world.runner();
+    const result = await handleApprovalReplyWith(second.ctx, replyFrom(world.gh, '/agent approve'), deps());
     const text = 'Session `sess-1` was started by an unknown command `deploy`.';
     expect(result).toEqual({ status: 'failed', summary: text, sessionId: 'sess-1' });
     expect(lastComment()).toBe(`${text}\n\nThe session is kept on its ref for inspection; nothing was run.\n\n<!-- agent-action:approval-reply -->`);
@@ -69,9 +55,9 @@ describe('the resumed task', () => {
 
   it('when the thread cannot be told why the run failed, the log says so and the run still fails cleanly', async () => {
     await suspendFirst('deploy');
-    const second = createRunner(gh, origin);
-    const reply = replyFrom(gh, '/agent approve');
-    gh.fail({ method: 'POST', path: /\/issues\/7\/comments$/, status: 500 });
+    const second = world.runner();
+    const reply = replyFrom(world.gh, '/agent approve');
+    world.gh.fail({ method: 'POST', path: /\/issues\/7\/comments$/, status: 500 });
     const result = await handleApprovalReplyWith(second.ctx, reply, deps());
     expect(result.status).toBe('failed');
     expect(second.logs.find((l) => l.startsWith('could not tell the thread: '))).toMatch(/^could not tell the thread: .*injected 500/);
@@ -81,20 +67,20 @@ describe('the resumed task', () => {
 describe('restoring the work tree', () => {
   it('checks out the branch the session was on', async () => {
     // The first run works on a branch of its own, which only its clone has.
-    const first = createRunner(gh, origin);
+    const first = world.runner();
     git(first.root, 'checkout', '-q', '-b', 'agent/fix-sum');
     const prepared = await first.ctx.prepareRun({ command: 'fix' });
-    await suspendSession(first.ctx, (await prepared.agent.start(prepared.prompt, prepared.emit)) as AwaitingRun, prepared, undefined, deps());
-    const second = createRunner(gh, origin);
-    expect((await handleApprovalReplyWith(second.ctx, replyFrom(gh, '/agent approve'), deps())).status).toBe('success');
+    await suspendSession(first.ctx, { run: (await prepared.agent.start(prepared.prompt, prepared.emit)) as AwaitingRun, prepared }, deps());
+    const second = world.runner();
+    expect((await handleApprovalReplyWith(second.ctx, replyFrom(world.gh, '/agent approve'), deps())).status).toBe('success');
     expect(git(second.root, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('agent/fix-sum');
   });
 
   it('a runner whose clone predates the base commit fetches it from the remote', async () => {
-    const second = createRunner(gh, origin);
+    const second = world.runner();
     // origin moves on after the second runner cloned; the first run starts from the new commit.
     const pusher = makeTempDir('agent-action-pusher-');
-    git(pusher, 'clone', '-q', origin, '.');
+    git(pusher, 'clone', '-q', world.origin, '.');
     writeFiles(pusher, { 'later.txt': 'a later commit\n' });
     git(pusher, 'add', '-A');
     git(pusher, 'commit', '-q', '-m', 'later');
@@ -102,7 +88,7 @@ describe('restoring the work tree', () => {
     const first = await suspendFirst();
     const base = git(first.root, 'rev-parse', 'HEAD');
     expect(() => git(second.root, 'cat-file', '-e', `${base}^{commit}`)).toThrow();
-    expect((await handleApprovalReplyWith(second.ctx, replyFrom(gh, '/agent approve'), deps())).status).toBe('success');
+    expect((await handleApprovalReplyWith(second.ctx, replyFrom(world.gh, '/agent approve'), deps())).status).toBe('success');
     expect(git(second.root, 'rev-parse', 'HEAD')).toBe(base);
   });
 });
@@ -110,47 +96,47 @@ describe('restoring the work tree', () => {
 describe('the run after the claim', () => {
   it('logs the answers it resumes with, reports the run stats, and marks the session finished', async () => {
     await suspendFirst();
-    const second = createRunner(gh, origin);
-    const result = await handleApprovalReplyWith(second.ctx, replyFrom(gh, '/agent deny not now'), deps());
+    const second = world.runner();
+    const result = await handleApprovalReplyWith(second.ctx, replyFrom(world.gh, '/agent deny not now'), deps());
     expect(second.logs).toContain('session sess-1: resuming with call-1=deny');
     // The harness's finishRun reports no stats: they come from the resumed RunState.
     expect(result).toEqual({ status: 'success', summary: 'finished: success', sessionId: 'sess-1', stats: expect.objectContaining({ turns: 2, totalTokens: 500, costUsd: 0.002, durationMs: 0 }) });
-    expect(store.doc('sess-1').request).toMatchObject({ status: 'finished', claimedBy: 'maintainer', claimedAt: T0 });
+    expect(world.store.doc('sess-1').request).toMatchObject({ status: 'finished', claimedBy: 'maintainer', claimedAt: T0 });
   });
 
   it('logs every answer, comma-separated, when several calls wait', async () => {
-    const first = createRunner(gh, origin);
+    const first = world.runner();
     const prepared = await first.ctx.prepareRun({ command: 'fix' });
     const run = await prepared.agent.start(prepared.prompt, prepared.emit);
     const second = { ...SHELL_CALL, id: 'call-2', args: { command: 'npm test' }, title: 'run `npm test`' };
-    await suspendSession(first.ctx, { ...run, outcome: { status: 'awaiting_approval', pending: [SHELL_CALL, second] } } as AwaitingRun, prepared, undefined, deps());
-    const after = createRunner(gh, origin);
-    await handleApprovalReplyWith(after.ctx, replyFrom(gh, '/agent approve'), deps());
+    await suspendSession(first.ctx, { run: { ...run, outcome: { status: 'awaiting_approval', pending: [SHELL_CALL, second] } } as AwaitingRun, prepared }, deps());
+    const after = world.runner();
+    await handleApprovalReplyWith(after.ctx, replyFrom(world.gh, '/agent approve'), deps());
     expect(after.logs).toContain('session sess-1: resuming with call-1=approve, call-2=approve');
   });
 
   it('a finished session the store will not record is a warning, not a failure', async () => {
     await suspendFirst();
     const refusing: SessionStore = {
-      ...store,
-      update: (id, expected, doc) => (doc.request.status === 'finished' ? Promise.resolve({ ok: false, reason: 'conflict', message: 'someone else wrote it' }) : store.update(id, expected, doc)),
+      ...world.store,
+      update: (id, expected, doc) => (doc.request.status === 'finished' ? Promise.resolve({ ok: false, reason: 'conflict', message: 'someone else wrote it' }) : world.store.update(id, expected, doc)),
     };
-    const second = createRunner(gh, origin);
-    const result = await handleApprovalReplyWith(second.ctx, replyFrom(gh, '/agent approve'), deps({ store: refusing }));
+    const second = world.runner();
+    const result = await handleApprovalReplyWith(second.ctx, replyFrom(world.gh, '/agent approve'), deps({ store: refusing }));
     expect(result.status).toBe('success');
     expect(second.logs).toContain('session sess-1: could not mark finished: someone else wrote it');
-    expect(store.doc('sess-1').request.status).toBe('claimed');
+    expect(world.store.doc('sess-1').request.status).toBe('claimed');
   });
 
   it('/agent continue on a checkpoint taken with a batch open and no answers recorded resumes with no answers', async () => {
-    const first = createRunner(gh, origin);
+    const first = world.runner();
     const prepared = await first.ctx.prepareRun({ command: 'fix' });
     const state = createRunState('sess-1', 'gemini-test', 'autoEdit');
     state.history.push({ role: 'user', parts: [{ text: 'fix it' }] });
     state.open = { version: 1, calls: [{ status: 'awaiting_approval', id: 'call-1' }] };
-    await createCheckpointer(first.ctx, prepared, undefined, deps()).save(state);
-    const after = createRunner(gh, origin);
-    const result = await handleApprovalReplyWith(after.ctx, replyFrom(gh, '/agent continue'), deps());
+    await createCheckpointer(first.ctx, { prepared }, deps()).save(state);
+    const after = world.runner();
+    const result = await handleApprovalReplyWith(after.ctx, replyFrom(world.gh, '/agent continue'), deps());
     expect(result.status).toBe('success');
     expect(after.resumes.map((r) => r.answers)).toEqual([[]]);
     expect(after.logs).toContain('session sess-1: resuming with no answers');

@@ -26,7 +26,7 @@ async function suspendFirst(): Promise<{ first: Runner; questionId: number }> {
   const first = createRunner(gh, origin);
   const prepared = await first.ctx.prepareRun({ command: 'fix', instructions: 'fix the sum' });
   const run = await prepared.agent.start(prepared.prompt, prepared.emit);
-  const result = await suspendSession(first.ctx, run as AwaitingRun, prepared);
+  const result = await suspendSession(first.ctx, { run: run as AwaitingRun, prepared });
   expect(result.status).toBe('awaiting_approval');
   const question = gh.state.comments.find((c) => tryParseApprovalMarker(c.body));
   return { first, questionId: question!.id };
@@ -221,7 +221,7 @@ describe('resume', () => {
   it('/agent continue resumes from the last checkpoint of a long run that died', async () => {
     const first = createRunner(gh, origin);
     const prepared = await first.ctx.prepareRun({ command: 'fix' });
-    const checkpoint = createCheckpointer(first.ctx, prepared);
+    const checkpoint = createCheckpointer(first.ctx, { prepared });
     const state = createRunState('sess-1', 'gemini-test', 'autoEdit');
     state.history.push({ role: 'user', parts: [{ text: 'fix it' }] });
     state.turns = 3;

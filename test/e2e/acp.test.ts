@@ -3,7 +3,8 @@
  * and stdout of the built CLI (dist/cli/index.js, under Node 24 when installed), against the fake
  * Gemini server. Build first (`npm run build`).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, watch } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
@@ -118,6 +119,21 @@ function pidsWithCmdline(want: string): string[] {
         return false;
       }
     });
+}
+
+/**
+ * A FIFO at `path` and a promise that settles once every process holding its write end has closed
+ * it: a command that keeps the FIFO open (`3>path`) reports its own death as an event, with no
+ * polling. The read end is opened now, so the command's open of the write end does not block.
+ */
+function closedByWriters(path: string): Promise<void> {
+  execFileSync('mkfifo', [path]);
+  return new Promise((resolve, reject) => {
+    const stream = createReadStream(path);
+    stream.on('data', () => undefined);
+    stream.on('end', () => resolve());
+    stream.on('error', reject);
+  });
 }
 
 /** A process is gone when signalling it fails, or it is a zombie waiting to be reaped. */
@@ -244,7 +260,9 @@ describe('agent-action --acp over stdio', () => {
   });
 
   it('cancels a turn during a long command: its processes are killed and the model hears it was cancelled', async () => {
-    const w = await world([reply([call('run_shell_command', { command: 'sleep 3001 & echo $! > sleep.pid; wait' }, 'long')]), reply([text('Noted.')])]);
+    const w = await world([reply([call('run_shell_command', { command: 'sleep 3001 3>sleep.fifo & echo $! > sleep.pid; wait' }, 'long')]), reply([text('Noted.')])]);
+    // The sleep holds the FIFO open until it dies: the test waits for that, not for a clock.
+    const sleepDied = closedByWriters(join(w.root, 'sleep.fifo'));
     const ed = await editor(w);
     const { sessionId } = await newSession(ed, w);
     await ed.agent.request('session/set_mode', { sessionId, modeId: 'yolo' });
@@ -255,6 +273,7 @@ describe('agent-action --acp over stdio', () => {
     expect(isGone(pid)).toBe(false);
     await ed.agent.notify('session/cancel', { sessionId });
     expect((await turn).stopReason).toBe('cancelled');
+    await sleepDied;
     expect(isGone(pid)).toBe(true);
     expect(ed.permissions.asked).toHaveLength(0); // yolo: nothing asked
     expect(forCall(ed, 'long').at(-1)).toMatchObject({ status: 'failed' });

@@ -4,43 +4,34 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
-import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { assertBundle, asUser, closeAll, createWorkspace, examplePayload, refsOf, retarget, runAction } from '../support/e2e-runner.js';
+import { startActionWorld, type ActionWorld } from '../support/action-world.js';
+import { assertBundle, asUser, examplePayload, retarget } from '../support/e2e-runner.js';
+import { reply, text } from '../support/fake-gemini.js';
 
-let gh: FakeGitHub;
-let gemini: FakeGemini;
+let world: ActionWorld | undefined;
 beforeAll(() => assertBundle());
-afterEach(() => closeAll(gh, gemini));
+afterEach(() => world?.close());
 
 const refsIn = (gitDir: string) => execFileSync('git', ['--git-dir', gitDir, 'for-each-ref', '--format=%(refname) %(objectname)'], { encoding: 'utf8' });
 
 async function setup(login: string, body: string) {
-  const ws = createWorkspace({ 'src/a.js': 'export const a = 1;\n' });
-  gh = await startFakeGitHub();
-  gh.state.resolveRef = refsOf(ws.origin);
+  world = await startActionWorld({ files: { 'src/a.js': 'export const a = 1;\n' }, script: [reply([text('should never be asked')])] });
+  const { ws, gh, gemini } = world;
   gh.addIssue({ number: 1, title: 'a is wrong' });
   const trigger = gh.addComment(1, body, { login });
-  gemini = await startFakeGemini([reply([text('should never be asked')])]);
   const payload = retarget(examplePayload('issue_comment', 'created'), 'octo/hello');
   payload.issue.number = 1;
   payload.comment.id = trigger.id;
   payload.comment.body = body;
   asUser(payload.comment.user, login);
   asUser(payload.sender, login);
-  return { ws, payload, before: refsIn(ws.origin) };
+  return { run: world.run, ws, gh, gemini, payload, before: refsIn(ws.origin) };
 }
 
 describe('the bundled action refuses', () => {
   it('a /agent fix from a reader-only user: skipped, exit 0, no comment, no reaction, no push, no model call', async () => {
-    const { ws, payload, before } = await setup('reader', '/agent fix');
-    const r = await runAction({
-      eventName: 'issue_comment',
-      payload,
-      workspace: ws.dir,
-      inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'gemini-base-url': gemini.baseUrl },
-      env: { GITHUB_API_URL: gh.url },
-    });
+    const { run, ws, gh, gemini, payload, before } = await setup('reader', '/agent fix');
+    const r = await run({ eventName: 'issue_comment', payload, inputs: { 'gemini-api-key': 'AIza-e2e-0000' } });
 
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.outputs.status).toBe('skipped');
@@ -61,14 +52,8 @@ describe('the bundled action refuses', () => {
     ['policy', '[[rule]\ntoolName = "x"', 'TOML does not parse'],
     ['sandbox', 'sometimes', 'one of required, auto, off'],
   ])('a bad input (%s=%j): exit 1, status failed, exactly one annotation titled with it, no stack, no request', async (input, value, expected) => {
-    const { ws, payload, before } = await setup('maintainer', '/agent fix');
-    const r = await runAction({
-      eventName: 'issue_comment',
-      payload,
-      workspace: ws.dir,
-      inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'gemini-base-url': gemini.baseUrl, [input]: value },
-      env: { GITHUB_API_URL: gh.url },
-    });
+    const { run, ws, gh, gemini, payload, before } = await setup('maintainer', '/agent fix');
+    const r = await run({ eventName: 'issue_comment', payload, inputs: { 'gemini-api-key': 'AIza-e2e-0000', [input]: value } });
 
     expect(r.code).toBe(1);
     expect(r.outputs).toMatchObject({ status: 'failed', 'session-id': '', branch: '', turns: '0', tokens: '0' });
@@ -85,14 +70,8 @@ describe('the bundled action refuses', () => {
   });
 
   it('three bad inputs: three annotations, each titled with its own input, each printed once', async () => {
-    const { ws, payload } = await setup('maintainer', '/agent fix');
-    const r = await runAction({
-      eventName: 'issue_comment',
-      payload,
-      workspace: ws.dir,
-      inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'approval-mode': 'reckless', 'max-turns': 'many', 'approval-timeout': 'soon' },
-      env: { GITHUB_API_URL: gh.url },
-    });
+    const { run, payload } = await setup('maintainer', '/agent fix');
+    const r = await run({ eventName: 'issue_comment', payload, inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'approval-mode': 'reckless', 'max-turns': 'many', 'approval-timeout': 'soon' } });
     expect(r.code).toBe(1);
     expect(r.annotations.map((a) => [a.level, a.properties.title])).toEqual([
       ['error', 'input approval-mode'],

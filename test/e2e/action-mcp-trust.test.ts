@@ -9,14 +9,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { asUser, BUNDLE, createWorkspace, examplePayload, refsOf, retarget, runAction } from '../support/e2e-runner.js';
-import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
-import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
+import { startActionWorld, type ActionWorld } from '../support/action-world.js';
+import { asUser, BUNDLE, examplePayload, retarget } from '../support/e2e-runner.js';
+import { call, reply, text } from '../support/fake-gemini.js';
 import { makeTempDir } from '../support/git-repo.js';
 import { bundleTestServer } from '../support/mcp-server.js';
 
-let gh: FakeGitHub | undefined;
-let gemini: FakeGemini | undefined;
+let world: ActionWorld | undefined;
 let serverScript: Buffer;
 beforeAll(async () => {
   if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` first`);
@@ -24,10 +23,7 @@ beforeAll(async () => {
   await bundleTestServer(out);
   serverScript = readFileSync(out);
 });
-afterEach(async () => {
-  await gh?.close();
-  await gemini?.close();
-});
+afterEach(() => world?.close());
 
 const BASE_SETTINGS = {
   mcpServers: { good: { command: 'node', args: ['.gemini/mcp/server.mjs', 'good'], env: { TEST_SERVER_MARKER: 'markers/good-server-started.txt' } } },
@@ -48,13 +44,20 @@ const POLICY = '[[rule]]\ntoolName = "mcp_good_*"\ndecision = "allow"\npriority 
 
 describe('the bundled action: MCP servers and hooks from the base commit only', () => {
   it('a pull request review uses the base’s server and hook; the head’s server, hook and script never run', async () => {
-    const ws = createWorkspace(
-      { 'src/a.js': 'export const a = 1;\n', 'markers/.keep': '', '.gemini/settings.json': JSON.stringify(BASE_SETTINGS), '.gemini/mcp/server.mjs': serverScript, '.gemini/policies/mcp.toml': POLICY },
-      { branches: { 'feature/x': { 'src/a.js': 'export const a = 2;\n', '.gemini/settings.json': JSON.stringify(HEAD_SETTINGS), '.gemini/mcp/server.mjs': HEAD_SCRIPT } }, checkout: 'feature/x' },
-    );
+    world = await startActionWorld({
+      files: {
+        'src/a.js': 'export const a = 1;\n',
+        'markers/.keep': '',
+        '.gemini/settings.json': JSON.stringify(BASE_SETTINGS),
+        '.gemini/mcp/server.mjs': serverScript,
+        '.gemini/policies/mcp.toml': POLICY,
+      },
+      branches: { 'feature/x': { 'src/a.js': 'export const a = 2;\n', '.gemini/settings.json': JSON.stringify(HEAD_SETTINGS), '.gemini/mcp/server.mjs': HEAD_SCRIPT } },
+      checkout: 'feature/x',
+      script: [reply([call('mcp_good_echo', { text: 'review time' }, 'g1'), call('mcp_evil_anything', {}, 'e1')]), reply([text('Reviewed with the team server.')])],
+    });
+    const { ws, gh, gemini } = world;
     const head = ws.shas['feature/x'];
-    gh = await startFakeGitHub();
-    gh.state.resolveRef = refsOf(ws.origin);
     gh.addPull({
       number: 5,
       title: 'Change a',
@@ -66,19 +69,12 @@ describe('the bundled action: MCP servers and hooks from the base commit only', 
         files: [{ filename: 'src/a.js', status: 'modified', patch: '@@ -1 +1 @@\n-export const a = 1;\n+export const a = 2;', additions: 1, deletions: 1 }],
       },
     });
-    gemini = await startFakeGemini([reply([call('mcp_good_echo', { text: 'review time' }, 'g1'), call('mcp_evil_anything', {}, 'e1')]), reply([text('Reviewed with the team server.')])]);
     const payload = retarget(examplePayload('pull_request', 'opened'), 'octo/hello');
     payload.number = 5;
     payload.pull_request.number = 5;
     asUser(payload.sender, 'contributor');
 
-    const r = await runAction({
-      eventName: 'pull_request',
-      payload,
-      workspace: ws.dir,
-      inputs: { 'gemini-api-key': 'AIza-e2e-mcp-key-0000', 'gemini-base-url': gemini.baseUrl },
-      env: { GITHUB_API_URL: gh.url },
-    });
+    const r = await world.run({ eventName: 'pull_request', payload, inputs: { 'gemini-api-key': 'AIza-e2e-mcp-key-0000' } });
     const log = r.stdout + r.stderr;
     expect(r.code, log).toBe(0);
     expect(r.outputs.status, log).toBe('success');

@@ -9,21 +9,19 @@ import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
-import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
+import { startActionWorld, type ActionWorld } from '../support/action-world.js';
+import { call, reply, text } from '../support/fake-gemini.js';
 import { makeTempDir } from '../support/git-repo.js';
-import { BUNDLE, createWorkspace, issueCommentPayload, refsOf, runAction } from '../support/e2e-runner.js';
+import { BUNDLE, issueCommentPayload } from '../support/e2e-runner.js';
 import { functionResponses, logOf } from './approval-support.js';
 
-let gh: FakeGitHub;
-let gemini: FakeGemini;
+let world: ActionWorld | undefined;
 const dirs: string[] = [];
 beforeAll(() => {
   if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` first`);
 });
 afterEach(async () => {
-  await gh?.close();
-  await gemini?.close();
+  await world?.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
@@ -48,24 +46,24 @@ describe('the bundled action keeps no secret in its environment', () => {
     writeFileSync(join(bin, 'git'), `#!/bin/sh\n{ echo "=== git $*"; env; } >> '${gitLog}'\nexec '${realGit}' "$@"\n`);
     chmodSync(join(bin, 'git'), 0o755);
 
-    const ws = createWorkspace({ 'src/x.js': 'export const x = 1 - 1;\n' });
+    world = await startActionWorld({
+      files: { 'src/x.js': 'export const x = 1 - 1;\n' },
+      script: [
+        reply([call('run_shell_command', { command: 'env', description: 'look around' }, 'e1'), call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' }, 'e2')]),
+        reply([text('x is now 1 + 1.')]),
+      ],
+    });
+    const { ws, gh, gemini } = world;
     dirs.push(ws.dir, ws.origin);
-    gh = await startFakeGitHub();
-    gh.state.resolveRef = refsOf(ws.origin);
     gh.addIssue({ number: 3, title: 'x should be 2' });
     const trigger = gh.addComment(3, '/agent fix', { login: 'maintainer' });
-    gemini = await startFakeGemini([
-      reply([call('run_shell_command', { command: 'env', description: 'look around' }, 'e1'), call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' }, 'e2')]),
-      reply([text('x is now 1 + 1.')]),
-    ]);
     const payload = issueCommentPayload(3, { id: trigger.id, body: trigger.body });
 
-    const r = await runAction({
+    const r = await world.run({
       eventName: 'issue_comment',
       payload,
-      workspace: ws.dir,
-      inputs: { ...INPUT_SECRETS, 'gemini-base-url': gemini.baseUrl, 'approval-mode': 'yolo' },
-      env: { GITHUB_API_URL: gh.url, PATH: `${bin}:${process.env.PATH}`, ...RUNNER_SECRETS },
+      inputs: { ...INPUT_SECRETS, 'approval-mode': 'yolo' },
+      env: { PATH: `${bin}:${process.env.PATH}`, ...RUNNER_SECRETS },
     });
     dirs.push(r.env.RUNNER_TEMP);
     expect(r.code, logOf(r)).toBe(0);

@@ -65,8 +65,8 @@ describe('prefixMatches', () => {
     ['ls *', 'ls * x', [], true, [false, true, true]],
     ['ls *', 'A=1 ls * x', ['A=1'], false, [false, false, false]],
   ])('%j against %j (assignments %j, environment changed %s): allow/deny/ask_user %j', (prefix, text, assignments, changed, want) => {
-    const p = part(text, assignments);
+    const t = { part: part(text, assignments), environmentChanged: changed };
     const c = parseCommandPrefix(prefix);
-    expect([prefixMatches(c, p, 'allow', changed), prefixMatches(c, p, 'deny', changed), prefixMatches(c, p, 'ask_user', changed)]).toEqual(want);
+    expect([prefixMatches(c, t, 'allow'), prefixMatches(c, t, 'deny'), prefixMatches(c, t, 'ask_user')]).toEqual(want);
   });
 });

@@ -13,7 +13,7 @@ import type { ApprovalMode, PolicyContext, PolicyQuery } from '../../src/policy/
 const tiered = (fields: Partial<Rule>): TieredRule => ({ toolNames: ['*'], decision: 'allow', priority: 1, source: 'p.toml', line: 1, tier: 'user', finalPriority: 4.001, order: 0, ...fields });
 const matches = (fields: Partial<Rule>, s: Subject, mode: ApprovalMode = 'default', context: PolicyContext = 'action'): boolean => {
   const c = compileRule(tiered(fields), 0);
-  return staticMatch(c, s, mode, context) && callMatch(c, s, new LazyArgsText(s.args));
+  return staticMatch(c, s, { mode, context }) && callMatch(c, s, new LazyArgsText(s.args));
 };
 const part = (text: string, words: string[], extra: Partial<ShellPart> = {}): ShellPart => ({
   text,

@@ -1,18 +1,19 @@
 /**
  * The index's contract beyond the first match: for each call it keeps only rules that can match, in
  * priority order. A bucket that is too wide only slows decisions down (the first match stays the
- * same), so these tests read the kept rules themselves (`candidates`) and expect exact lists: a
- * prefix rule kept for a sub-command whose first word or token it cannot match, a pattern kept where
- * its literal start is absent, a sub-command-only pattern kept for a whole call, all fail here.
- * Rules are told apart by their (unique) priority. Each test builds its own index: an index
- * remembers the shapes it built, and the test that reads a shape must be the one that builds it.
+ * same), so these tests read the kept rules themselves and expect exact lists: a prefix rule kept
+ * for a sub-command whose first word or token it cannot match, a pattern kept where its literal
+ * start is absent, a sub-command-only pattern kept for a whole call, all fail here. The kept rules
+ * are read through the two functions firstMatch itself calls: createShape (once per shape) and
+ * candidateLists (per call), or a subset's list of the shape. Rules are told apart by their
+ * (unique) priority.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { placeRules } from '../../src/policy/engine.js';
 import { parsePolicyToml } from '../../src/policy/load-toml.js';
-import { subjectOf, type Subject } from '../../src/policy/match.js';
+import { compileRule, LazyArgsText, subjectOf, type CompiledRule, type Subject } from '../../src/policy/match.js';
 import { ALWAYS_SOURCE, type Rule } from '../../src/policy/rule.js';
-import { createLinearRuleIndex, createRuleIndex, type RuleIndex } from '../../src/policy/rule-index.js';
+import { candidateLists, createLinearRuleIndex, createRuleIndex, createShape, type RuleIndex } from '../../src/policy/rule-index.js';
 import { initShellParser, splitShell } from '../../src/policy/shell-split.js';
 
 beforeAll(() => initShellParser());
@@ -22,7 +23,8 @@ const rulesOf = (toml: string, extra: Rule[] = []) =>
     { tier: 'user', rules: parsePolicyToml(toml, 'p.toml').rules },
     { tier: 'user', rules: extra },
   ]);
-const index = (toml: string, extra: Rule[] = []) => createRuleIndex(rulesOf(toml, extra));
+/** The rules compiled as the index compiles them (in sorted order, each knowing its place). */
+const index = (toml: string, extra: Rule[] = []): CompiledRule[] => rulesOf(toml, extra).map(compileRule);
 const rule = (tool: string, fields: string, decision: string, priority: number) => `[[rule]]\ntoolName = "${tool}"\n${fields}\ndecision = "${decision}"\npriority = ${priority}\n`;
 const shell = (fields: string, decision: string, priority: number) => rule('run_shell_command', fields, decision, priority);
 /** Matches every shell call: the one rule every lookup keeps. */
@@ -35,7 +37,12 @@ function sub(command: string): Subject {
   const part = splitShell(command).parts[0]!;
   return { ...whole(command), args: { command: part.text }, part };
 }
-const kept = (idx: RuleIndex, s: Subject, subset?: 'argsPattern' | 'approvedCommand') => idx.candidates(s, 'default', 'action', subset).map((r) => r.priority);
+/** The rules a lookup would test, each once, in priority order. */
+function kept(rules: readonly CompiledRule[], s: Subject, subset?: 'argsPattern' | 'approvedCommand'): number[] {
+  const shape = createShape(rules, s, { mode: 'default', context: 'action' });
+  const lists = subset ? [shape[subset]] : candidateLists(shape, s, new LazyArgsText(s.args));
+  return [...new Set(lists.flat())].sort((a, b) => a.at - b.at).map((c) => c.rule.priority);
+}
 
 describe('command-prefix rules: kept by the first word or token of a sub-command', () => {
   const idx = () => index(shell('commandPrefix = "git"', 'deny', 9) + shell('commandPrefix = "ls"', 'allow', 8) + anyShell);
@@ -138,16 +145,15 @@ describe('the subsets', () => {
   });
 
   it.each<[string, () => RuleIndex]>([
-    ['the index', () => index(toml, extra)],
+    ['the index', () => createRuleIndex(rulesOf(toml, extra))],
     ['the linear lookup', () => createLinearRuleIndex(rulesOf(toml, extra))],
   ])('%s: an approval without an argsPattern never answers for the approved command lines', (_n, create) => {
-    expect(create().firstMatch(whole('make y'), 'default', 'action', 'approvedCommand')).toBeUndefined();
-    expect(create().firstMatch(whole('make x'), 'default', 'action', 'approvedCommand')?.priority).toBe(950);
+    expect(create().firstMatch(whole('make y'), { mode: 'default', context: 'action' }, 'approvedCommand')).toBeUndefined();
+    expect(create().firstMatch(whole('make x'), { mode: 'default', context: 'action' }, 'approvedCommand')?.priority).toBe(950);
   });
 
-  it('the linear lookup keeps every rule whose tool, mode and context fit', () => {
-    const linear = createLinearRuleIndex(rulesOf(toml, extra));
-    expect(kept(linear, sub('ls'))).toEqual([970, 960, 950, 5, 1]);
-    expect(kept(linear, whole('make x'), 'approvedCommand')).toEqual([950]);
+  it('a shape keeps only the rules whose mode and context fit, before any call is looked at', () => {
+    const fitting = index(shell('argsPattern = "make"\nmodes = ["yolo"]', 'deny', 9) + shell('interactive = false', 'deny', 8) + anyShell);
+    expect(kept(fitting, sub('make x'))).toEqual([1]);
   });
 });

@@ -27,15 +27,15 @@ describe.each<[string, () => RuleIndex]>([
   ['the linear lookup', () => createLinearRuleIndex(sorted)],
 ])('%s', (_n, create) => {
   it('all rules: the highest', () => {
-    expect(create().firstMatch(make, 'default', 'action')).toMatchObject({ source: 'p.toml', line: 1 });
+    expect(create().firstMatch(make, { mode: 'default', context: 'action' })).toMatchObject({ source: 'p.toml', line: 1 });
   });
 
   it('argsPattern rules: the highest of those, from any source', () => {
-    expect(create().firstMatch(make, 'default', 'action', 'argsPattern')).toMatchObject({ source: 'p.toml', line: 5 });
+    expect(create().firstMatch(make, { mode: 'default', context: 'action' }, 'argsPattern')).toMatchObject({ source: 'p.toml', line: 5 });
   });
 
   it('approved command lines: only rules from approvals', () => {
-    expect(create().firstMatch(make, 'default', 'action', 'approvedCommand')).toMatchObject({ source: ALWAYS_SOURCE, line: 0 });
-    expect(create().firstMatch(subjectOf({ toolName: 'run_shell_command', args: { command: 'make y' } }), 'default', 'action', 'approvedCommand')).toBeUndefined();
+    expect(create().firstMatch(make, { mode: 'default', context: 'action' }, 'approvedCommand')).toMatchObject({ source: ALWAYS_SOURCE, line: 0 });
+    expect(create().firstMatch(subjectOf({ toolName: 'run_shell_command', args: { command: 'make y' } }), { mode: 'default', context: 'action' }, 'approvedCommand')).toBeUndefined();
   });
 });

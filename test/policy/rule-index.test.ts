@@ -155,10 +155,10 @@ describe('the rule index', () => {
           const sorted = placeRules(entries);
           const indexed = createRuleIndex(sorted);
           const linear = createLinearRuleIndex(sorted);
-          const setting = { context, workspace: '/work/space' };
+          const setting = { mode, context, workspace: '/work/space' };
           // Twice: the second pass runs on the index's remembered candidate lists.
           for (let pass = 0; pass < 2; pass++) {
-            for (const q of queries) expect(decide(indexed, setting, q, mode), JSON.stringify(q)).toEqual(decide(linear, setting, q, mode));
+            for (const q of queries) expect(decide(indexed, setting, q), JSON.stringify(q)).toEqual(decide(linear, setting, q));
           }
         },
       ),
@@ -177,7 +177,7 @@ describe('the rule index', () => {
     const parsed = parsePolicyToml(rules, 'p.toml');
     const index = createRuleIndex(placeRules([{ tier: 'user', rules: parsed.rules }]));
     const q: PolicyQuery = { toolName: 'run_shell_command', args: { command, nested: { command: 'rm -rf /' } } };
-    const verdict = decide(index, { context: 'interactive' }, q, 'default');
+    const verdict = decide(index, { mode: 'default', context: 'interactive' }, q);
     expect(verdict.decision).toBe('deny');
     expect(verdict.rule?.line).toBe(5); // the deny rule's [[rule]] header
   });

@@ -36,12 +36,20 @@ interface QuestionComment extends ApprovalMarker {
 
 const notPermitted = (login: string) => `@${login}, only people with write, maintain or admin permission can answer agent-action's requests; nothing was run.`;
 
+/** Where a refusal is told: the thread's repository through this client, and the log when that fails. */
+export interface ReplyChannel {
+  octokit: GitHubClient;
+  repo: RepoRef;
+  log: Log;
+}
+
 /**
  * main.ts refuses a comment whose author lacks write access before any run starts, silently for
  * commands. A reply to an approval request is answered in one line instead (the maintainer-facing
  * protocol promises it), but never to a bot: two bots must not talk to each other.
  */
-export async function tellRefusedReplier(octokit: GitHubClient, repo: RepoRef, reply: ReplyCommand, log: Log): Promise<void> {
+export async function tellRefusedReplier(reply: ReplyCommand, channel: ReplyChannel): Promise<void> {
+  const { octokit, repo, log } = channel;
   const { requester, thread } = reply.trigger;
   if (requester.isBot) return;
   try {
@@ -105,8 +113,16 @@ async function readInterrupted(ctx: ActionRunContext, store: SessionStore, threa
 const sameRepository = (doc: SessionDoc, ctx: ActionRunContext) =>
   doc.repository.owner.toLowerCase() === ctx.repo.owner.toLowerCase() && doc.repository.repo.toLowerCase() === ctx.repo.repo.toLowerCase();
 
+/** What a reply to a question is checked with: the session store, the reply, and the time it is handled at. */
+interface AnswerLookup {
+  store: SessionStore;
+  reply: ReplyCommand;
+  now: Date;
+}
+
 /** The request the thread's newest question names, checked guard by guard against its signed session. */
-async function readAnswered(ctx: ActionRunContext, store: SessionStore, reply: ReplyCommand, now: Date): Promise<Answered> {
+async function readAnswered(ctx: ActionRunContext, lookup: AnswerLookup): Promise<Answered> {
+  const { store, reply, now } = lookup;
   const { thread, comment } = reply.trigger;
   const t = ctx.settings.trigger;
   const no = async (text: string, id?: string): Promise<Answered> => ({ ok: false, result: await refuse(ctx, text, id) });
@@ -164,7 +180,7 @@ export async function handleApprovalReplyWith(ctx: ActionRunContext, reply: Repl
   if (!role || !WRITE_ROLES.has(role)) return refuse(ctx, notPermitted(requester.login));
 
   const store = storeFor(ctx, deps);
-  const answered = reply.verb === 'continue' ? await readInterrupted(ctx, store, thread.number) : await readAnswered(ctx, store, reply, now);
+  const answered = reply.verb === 'continue' ? await readInterrupted(ctx, store, thread.number) : await readAnswered(ctx, { store, reply, now });
   if (!answered.ok) return answered.result;
   let held = answered.held;
   const { answers } = answered;
@@ -195,7 +211,7 @@ export async function handleApprovalReplyWith(ctx: ActionRunContext, reply: Repl
   ctx.log.info(`session ${held.doc.id}: resuming with ${answers.map((a) => `${a.id}=${a.kind}`).join(', ') || 'no answers'}`);
   const run = await prepared.agent.resume(held.doc.state, answers, prepared.emit);
 
-  if (run.outcome.status === 'awaiting_approval') return suspendSession(ctx, run as AwaitingRun, prepared, held, deps);
+  if (run.outcome.status === 'awaiting_approval') return suspendSession(ctx, { run: run as AwaitingRun, prepared, held }, deps);
 
   const result = await ctx.finishRun(run, prepared);
   const finished: SessionDoc = { ...held.doc, state: run.state, request: { ...held.doc.request, status: 'finished' }, updatedAt: new Date().toISOString() };

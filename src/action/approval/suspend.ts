@@ -106,11 +106,17 @@ async function buildDoc(
   };
 }
 
-/**
- * Save, ask, end green. `held` is the session a resumed run claimed (its new question replaces the
- * answered one on the same ref); a first suspension creates the ref.
- */
-export async function suspendSession(ctx: ActionRunContext, run: AwaitingRun, prepared: PreparedRun, held?: HeldSession, deps: SuspendDeps = {}): Promise<ActionResult> {
+/** What a suspension saves: the run that waits, what it was prepared with, and the session it already holds, if any. */
+export interface Suspension {
+  run: AwaitingRun;
+  prepared: PreparedRun;
+  /** The session a resumed run claimed (or a checkpoint created): its new question replaces the answered one on the same ref. */
+  held?: HeldSession | undefined;
+}
+
+/** Save, ask, end green. A first suspension (nothing `held`) creates the session ref. */
+export async function suspendSession(ctx: ActionRunContext, suspension: Suspension, deps: SuspendDeps = {}): Promise<ActionResult> {
+  const { run, prepared, held } = suspension;
   const store = storeFor(ctx, deps);
   const now = (deps.now ?? (() => new Date()))();
   const nonce = (deps.newNonce ?? (() => randomBytes(16).toString('hex')))();
@@ -150,15 +156,22 @@ export async function suspendSession(ctx: ActionRunContext, run: AwaitingRun, pr
   return result;
 }
 
+/** What checkpoints are taken of: the prepared run, and the session it already holds (a resumed run's), if any. */
+export interface CheckpointStart {
+  prepared: PreparedRun;
+  held?: HeldSession | undefined;
+}
+
 /**
  * Crash safety for long runs: save the session (status `claimed`, no question) after each completed
  * batch, so `/agent continue` can resume from there if the runner dies. Needs a loop hook called
  * with the RunState after a batch settles. `held()` is what `suspendSession` must be given later,
  * since the ref then exists already.
  */
-export function createCheckpointer(ctx: ActionRunContext, prepared: PreparedRun, initial?: HeldSession, deps: SuspendDeps = {}) {
+export function createCheckpointer(ctx: ActionRunContext, start: CheckpointStart, deps: SuspendDeps = {}) {
   const store = storeFor(ctx, deps);
-  let held = initial;
+  const prepared = start.prepared;
+  let held = start.held;
   return {
     held: () => held,
     async save(state: RunState): Promise<void> {
