@@ -60,10 +60,12 @@ export function createGitHubClient(opts: GitHubClientOptions): GitHubClient {
       ...(pacing as object),
       retryAfterBaseValue: base,
       // Each wait is logged; retry a few times, then let the error surface to the caller.
+      // eslint-disable-next-line max-params -- @octokit/plugin-throttling fixes this callback's shape
       onRateLimit: (after: number, o: { method: string; url: string }, _k: unknown, count: number) => {
         log(`rate limited on ${o.method} ${o.url}; retry ${count + 1} in ${after}s`);
         return count < retriesAllowed;
       },
+      // eslint-disable-next-line max-params -- @octokit/plugin-throttling fixes this callback's shape
       onSecondaryRateLimit: (after: number, o: { method: string; url: string }, _k: unknown, count: number) => {
         log(`secondary rate limit on ${o.method} ${o.url}; retry ${count + 1} in ${after}s`);
         return count < retriesAllowed;

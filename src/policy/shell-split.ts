@@ -140,7 +140,7 @@ function visit(node: Node, s: Script): void {
     case 'comment':
       return checkComment(node, s);
     case 'command':
-      return visitCommand(node, s, []);
+      return visitCommand(node, s);
     case 'redirected_statement':
       return visitRedirected(node, s);
     case 'variable_assignment':
@@ -225,7 +225,7 @@ function visitRedirected(node: Node, s: Script): void {
   const w: Walk = { ...s.w, redirected: s.w.redirected || redirects.length > 0, writesFile: s.w.writesFile || r.writesFile };
   if (body?.type === 'command') {
     scanText(body, s);
-    visitCommand(body, { ...s, w }, r.extraWords, r.stdin);
+    visitCommand(body, { ...s, w }, r);
   } else {
     if (r.extraWords.length > 0) s.w.out.unknowns.push(`words after a redirection of a compound command: ${excerpt(node.text)}`);
     if (body) visit(body, { ...s, w });
@@ -280,7 +280,12 @@ function noteFileRedirect(r: Node, s: Script): FileRedirect {
 }
 
 /** A simple command: one part, plus whatever it runs (wrapped commands, scripts). */
-function visitCommand(node: Node, s: Script, extraWords: readonly Node[], stdin: StdinScript = NO_STDIN): void {
+/** What a redirection around a command hands it: words tree-sitter put in the redirection, and a script on stdin. */
+type Around = Pick<RedirectInfo, 'extraWords' | 'stdin'>;
+const NOTHING_AROUND: Around = { extraWords: [], stdin: NO_STDIN };
+
+function visitCommand(node: Node, s: Script, around: Around = NOTHING_AROUND): void {
+  const { extraWords, stdin } = around;
   const redirects = namedOf(node).filter((c) => REDIRECTS.has(c.type));
   const own = noteRedirects(redirects, s);
   const w: Walk = { ...s.w, redirected: s.w.redirected || redirects.length > 0, writesFile: s.w.writesFile || own.writesFile };
@@ -355,10 +360,16 @@ function addPart(part: ShellPart, s: Script, stdin: StdinScript): void {
   // `BASH_ENV=./x.sh bash -c ls` runs x.sh first: what a shell's environment makes it run is unknown.
   if (unwrapped.replace && part.assignments.length > 0) out.unknowns.push(`variables set for \`${name}\` (BASH_ENV, ENV...) can make it run other code: ${excerpt(part.text)}`);
   if (!unwrapped.replace) out.parts.push(part);
-  for (const a of unwrapped.actions) runAction(a, part, s, stdin);
+  for (const a of unwrapped.actions) runAction(a, s, { part, stdin });
 }
 
-function runAction(a: WrapAction, part: ShellPart, s: Script, stdin: StdinScript): void {
+/** The part a wrapper was found in, and the script its stdin holds, if any. */
+interface Wrapped {
+  part: ShellPart;
+  stdin: StdinScript;
+}
+
+function runAction(a: WrapAction, s: Script, { part, stdin }: Wrapped): void {
   const { out } = s.w;
   const deeper: Walk = { ...s.w, depth: s.w.depth + 1 };
   switch (a.kind) {
