@@ -7,9 +7,10 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { processAlive, runSandboxCheck } from '../../src/sandbox/check.js';
 import type { ProbeResult } from '../../src/sandbox/types.js';
+import { makeBindableDir } from '../support/bindable-dir.js';
 
 const CANARY = 'check-test-canary-7f3a9c21';
 let root: string;
@@ -82,8 +83,9 @@ describe('runSandboxCheck with the real bubblewrap', () => {
   });
 
   it('names the PATH folders a command will not see: under a home or /tmp, not the system, toolchain, relative or absent ones', async () => {
-    const toolchain = join(root, 'toolchain-bin');
-    mkdirSync(toolchain);
+    // Not under root: a checkout under /tmp (a CI clone) would make the toolchain folder one the sandbox never binds.
+    const toolchain = makeBindableDir('check-toolchain-');
+    onTestFinished(() => rmSync(toolchain, { recursive: true, force: true }));
     // `test` exists relative to this process's folder, but a relative entry is looked up from the command's own folder.
     const r = await runSandboxCheck({ env: { PATH: `/home/someone/.cargo/bin:/tmp:${PATH}:/nonexistent/bin:/tmp:relative/bin:test:${toolchain}`, HOME: '/home/someone' }, secretValues: [] });
     // /home/someone/.cargo/bin does not exist here: nothing to miss; /tmp exists and is not bound; the toolchain folder is bound.
