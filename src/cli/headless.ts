@@ -8,6 +8,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
 import { preloadGeminiSdk } from '../model/gemini.js';
+import type { ModelClient } from '../model/client.js';
 import { createDenyChannel } from '../scheduler/channels.js';
 import { createSandbox } from '../sandbox/sandbox.js';
 import type { PromptArgs } from './args.js';
@@ -51,15 +52,21 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
 
     // No remedy here: changing a person's kernel settings is their decision; the warning says how.
     const sandbox = createSandbox({ mode: args.sandbox, network: args.sandboxNetwork, hostEnv: c.env });
-    // The probe (two bwrap processes: tens of milliseconds, more on a busy machine) runs beside the
-    // run's preparation and first model request, not before them: a command waits for it anyway
-    // (sandbox.spawn), and its warning is written as soon as it is known. Awaited before the run
-    // ends, so the warning is never lost; a failing probe fails the run there.
-    const probed = sandbox.status().then((s) => {
-      if (s.kind === 'unconfined' && args.sandbox !== 'off') c.io.stderr(`Warning: ${s.warning}\n`);
-      if (s.kind === 'refused') c.io.stderr(`Warning: shell commands are refused: the sandbox is required and unavailable: ${s.reason}. To fix: ${s.fix}, or pass --sandbox auto\n`);
-    });
-    probed.catch(() => undefined); // awaited below; a run that fails earlier must not leave it unhandled
+    // The probe (two bwrap processes: tens of milliseconds, more on a busy machine) starts once the
+    // first model answer begins to arrive, not before the first request: spawning them costs this
+    // thread milliseconds the request would wait for, and nothing before it needs the result. A
+    // command waits for it anyway (sandbox.spawn); its warning is written as soon as it is known.
+    // Awaited before the run ends, so the warning is never lost; a failing probe fails the run there.
+    let probed: Promise<void> | undefined;
+    const startProbe = (): Promise<void> => {
+      if (probed) return probed;
+      probed = sandbox.status().then((s) => {
+        if (s.kind === 'unconfined' && args.sandbox !== 'off') c.io.stderr(`Warning: ${s.warning}\n`);
+        if (s.kind === 'refused') c.io.stderr(`Warning: shell commands are refused: the sandbox is required and unavailable: ${s.reason}. To fix: ${s.fix}, or pass --sandbox auto\n`);
+      });
+      probed.catch(() => undefined); // awaited below; a run that fails earlier must not leave it unhandled
+      return probed;
+    };
 
     const recorder = createSessionRecorder({
       store: sessions.store,
@@ -82,7 +89,7 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       channel: createDenyChannel(),
       signal: c.signal,
       sandbox,
-      wrapModel: (m) => metrics.wrap(m),
+      wrapModel: (m) => metrics.wrap(startingOnFirstChunk(m, startProbe)),
       onBatchSettled: (s) => recorder.save(s, 'running'),
       extensions: { mcp: { servers: ext.servers, selection: ext.selection, start: args.mcpStart }, hooks: ext.hooks, network: args.sandboxNetwork },
     });
@@ -100,7 +107,7 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       const { outcome } =
         plan.message !== undefined ? await agent.send(state, { prompt: plan.message, answers: plan.answers, saveInFlight: saved }, emit) : await agent.resume(state, plan.answers, emit);
       await recorder.saveOutcome(state, outcome);
-      await probed;
+      await startProbe();
       return exitCodeOf(outcome);
     } finally {
       await agent.close();
@@ -112,6 +119,22 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
     if (error.kind === 'internal') c.io.stderr(`${(e as Error)?.stack ?? messageOf(e)}\n`);
     return error.exitCode;
   }
+}
+
+/** `client`, calling `start` when the first chunk of any answer arrives (or the stream fails). */
+function startingOnFirstChunk(client: ModelClient, start: () => unknown): ModelClient {
+  return {
+    async *stream(req) {
+      try {
+        for await (const chunk of client.stream(req)) {
+          start();
+          yield chunk;
+        }
+      } finally {
+        start();
+      }
+    },
+  };
 }
 
 /** Piped input first, then -p (Gemini CLI's order); undefined when both are empty. */
