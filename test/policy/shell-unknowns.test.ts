@@ -113,6 +113,7 @@ describe('what the splitter cannot account for, and says so', () => {
     'grep x$ f',
     'echo a$ b',
     'echo "$ a"',
+    "echo 'a $ b'",
   ])('%j is accounted for in full', (command) => {
     expect(splitShell(command).unknowns).toEqual([]);
   });
