@@ -5,25 +5,10 @@
  * it follows, and how many answers it keeps.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initShellParser, splitShell, type ShellPart, type ShellSplit } from '../../src/policy/shell-split.js';
+import { initShellParser, splitShell, type ShellSplit } from '../../src/policy/shell-split.js';
+import { P, S } from '../support/shell-split-rows.js';
 
 beforeAll(() => initShellParser());
-
-const P = (text: string, words: string[], literal: boolean[], o: Partial<Pick<ShellPart, 'assignments' | 'redirected' | 'writesFile'>> = {}): ShellPart => ({
-  text,
-  words,
-  literal,
-  assignments: o.assignments ?? [],
-  redirected: o.redirected ?? false,
-  writesFile: o.writesFile ?? false,
-});
-const S = (parts: ShellPart[], o: Partial<Omit<ShellSplit, 'parts'>> = {}): ShellSplit => ({
-  parts,
-  unknowns: o.unknowns ?? [],
-  writes: o.writes ?? [],
-  changesDirectory: o.changesDirectory ?? false,
-  changesEnvironment: o.changesEnvironment ?? false,
-});
 
 describe('splitShell, in full', () => {
   it.each<[string, ShellSplit]>([

@@ -3,38 +3,13 @@
  * replace standard input, and what a here-document would feed a shell. Then the same facts as the
  * splitter reports them for whole command lines.
  */
-import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { classifyFileRedirect, heredocScript, isQuotedHeredoc, replacesStdin } from '../../src/policy/shell-redirects.js';
 import { initShellParser, splitShell } from '../../src/policy/shell-split.js';
+import { useBashTrees } from '../support/bash-trees.js';
 
-let parser: Parser;
-const trees: Tree[] = [];
-
-beforeAll(async () => {
-  await Parser.init();
-  parser = new Parser();
-  parser.setLanguage(await Language.load(createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm')));
-  await initShellParser();
-});
-afterAll(() => {
-  for (const t of trees) t.delete();
-  parser.delete();
-});
-
-/** The first node of `type` in the tree of `source`, depth first. */
-function first(source: string, type: string): Node {
-  const tree = parser.parse(source)!;
-  trees.push(tree);
-  const stack: Node[] = [tree.rootNode];
-  while (stack.length > 0) {
-    const n = stack.shift()!;
-    if (n.type === type) return n;
-    stack.unshift(...n.children.filter((c): c is Node => c !== null));
-  }
-  throw new Error(`no ${type} in ${JSON.stringify(source)}`);
-}
+const first = useBashTrees();
+beforeAll(() => initShellParser());
 
 describe('classifyFileRedirect', () => {
   // [line, writes, replaces stdin, static target, extra words]

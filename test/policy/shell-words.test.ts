@@ -4,38 +4,13 @@
  * as plain text, which is either split as a script (backticks in ${...} and here-documents) or
  * reported. Each row is a whole line with every part (argv, which words are literal) and every unknown.
  */
-import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { initShellParser, splitShell } from '../../src/policy/shell-split.js';
 import { excerpt, scanUncovered, wordValue, type ScanFindings } from '../../src/policy/shell-words.js';
+import { useBashTrees } from '../support/bash-trees.js';
 
-let parser: Parser;
-const trees: Tree[] = [];
-
-beforeAll(async () => {
-  await initShellParser();
-  await Parser.init();
-  parser = new Parser();
-  parser.setLanguage(await Language.load(createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm')));
-});
-afterAll(() => {
-  for (const t of trees) t.delete();
-  parser.delete();
-});
-
-/** The first node of `type` (named or not) in the tree of `source`, depth first. */
-function first(source: string, type: string): Node {
-  const tree = parser.parse(source)!;
-  trees.push(tree);
-  const stack: Node[] = [tree.rootNode];
-  while (stack.length > 0) {
-    const n = stack.shift()!;
-    if (n.type === type) return n;
-    stack.unshift(...n.children.filter((c): c is Node => c !== null));
-  }
-  throw new Error(`no ${type} in ${JSON.stringify(source)}`);
-}
+const first = useBashTrees();
+beforeAll(() => initShellParser());
 
 describe('words and the text tree-sitter left unparsed', () => {
   it.each<[string, Array<[string[], boolean[]]>, string[]]>([

@@ -180,10 +180,12 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
     };
   }
 
-  it('tries the remedy, refuses the command, tells the model, and the log and progress comment say why and how to fix it', async () => {
-    gh = await startFakeGitHub();
-    gh.addIssue({ number: 1, title: 'tests fail', body: 'npm test fails', user: { login: 'reporter' } });
-    const trigger = gh.addComment(1, '/agent why do the tests fail?', { login: 'maintainer' });
+  /** Issue `n` with a maintainer's `/agent` question on it, and the Action's inputs at their defaults (yolo). */
+  async function askOnIssue(n: number) {
+    const github = await startFakeGitHub();
+    gh = github; // closed after the test
+    github.addIssue({ number: n, title: 'tests fail', body: 'npm test fails', user: { login: 'reporter' } });
+    const trigger = github.addComment(n, '/agent why do the tests fail?', { login: 'maintainer' });
     const dir = repo();
     const defaults = Object.fromEntries(readActionInputs().map((i) => [`INPUT_${i.name.toUpperCase()}`, i.default]));
     const env = {
@@ -191,16 +193,31 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
       GITHUB_REPOSITORY: 'octo/hello',
       GITHUB_WORKSPACE: dir,
       GITHUB_EVENT_NAME: 'issue_comment',
-      GITHUB_API_URL: gh.url,
+      GITHUB_API_URL: github.url,
       AGENT_ACTION_GITHUB_PACING: 'none',
-      'INPUT_GEMINI-API-KEY': 'AIza-modes-key-0001',
-      'INPUT_GITHUB-TOKEN': 'ghs_modes_token_0001',
+      'INPUT_GEMINI-API-KEY': `AIza-modes-key-000${n}`,
+      'INPUT_GITHUB-TOKEN': `ghs_modes_token_000${n}`,
       'INPUT_APPROVAL-MODE': 'yolo',
     };
-    const face = createTestFace(env);
-    const read = readInputs(face.getInput, env, () => undefined);
+    const read = readInputs(createTestFace(env).getInput, env, () => undefined);
     if (!read.ok) throw new Error(JSON.stringify(read.errors));
-    const { settings, runner } = read;
+    return { github, trigger, dir, settings: read.settings, runner: read.runner };
+  }
+
+  /** runCommand's command and thread arguments for that question. */
+  function questionOn(n: number, trigger: { id: number; body: string }) {
+    return [
+      {
+        kind: 'question',
+        text: 'why do the tests fail?',
+        trigger: { requester: { login: 'maintainer', isBot: false }, thread: { number: n, isPullRequest: false }, comment: { id: trigger.id, kind: 'issue', body: trigger.body }, needsWrite: false },
+      },
+      { number: n, isPullRequest: false },
+    ] as const;
+  }
+
+  it('tries the remedy, refuses the command, tells the model, and the log and progress comment say why and how to fix it', async () => {
+    const { github, trigger, dir, settings, runner } = await askOnIssue(1);
     expect(settings.sandbox).toBe('required'); // the Action's default
     const lines: Array<[string, string]> = [];
     const log: Log = { info: (l) => lines.push(['info', l]), notice: (l) => lines.push(['notice', l]), warning: (l) => lines.push(['warning', l]), group: (_t, fn) => fn() };
@@ -208,7 +225,7 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
     const sandbox = await prepareActionSandbox({ settings, log, hostEnv: {}, probe: scriptedProbe(APPARMOR), remedy });
     const requests: ModelRequest[] = [];
     const summaries: string[] = [];
-    const octokit = createGitHubClient({ token: settings.githubToken, baseUrl: gh.url, secrets: [], log: () => undefined, pacing: 'none', retryAfterBaseMs: 1 });
+    const octokit = createGitHubClient({ token: settings.githubToken, baseUrl: github.url, secrets: [], log: () => undefined, pacing: 'none', retryAfterBaseMs: 1 });
 
     const result = await runCommand(
       {
@@ -223,12 +240,7 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
         remote: { url: dir, token: settings.githubToken },
         writeSummary: async (md) => void summaries.push(md),
       },
-      {
-        kind: 'question',
-        text: 'why do the tests fail?',
-        trigger: { requester: { login: 'maintainer', isBot: false }, thread: { number: 1, isPullRequest: false }, comment: { id: trigger.id, kind: 'issue', body: trigger.body }, needsWrite: false },
-      },
-      { number: 1, isPullRequest: false },
+      ...questionOn(1, trigger),
     );
 
     expect(result.status).toBe('success');
@@ -237,7 +249,7 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
     const warning = lines.find(([level, l]) => level === 'warning' && l.startsWith('sandbox: shell commands are refused'));
     expect(warning?.[1]).toContain('sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0');
     expect(warning?.[1]).toContain('tried: could not run');
-    const progress = gh.state.comments.find((c) => c.body.includes('<!-- agent-action:progress'));
+    const progress = github.state.comments.find((c) => c.body.includes('<!-- agent-action:progress'));
     expect(progress?.body).toContain('⚠️ Sandbox: shell commands are refused: the `sandbox` input is `required`');
     expect(progress?.body).toContain('set the `sandbox` input to `auto`');
     // The job summary says how commands ran, with the reason and the fix, on one line of its own.
@@ -249,26 +261,7 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
   });
 
   it('probes while the run reads its thread and prepares the agent; a probe that fails fails the run before any request or tool', async () => {
-    gh = await startFakeGitHub();
-    gh.addIssue({ number: 2, title: 'tests fail', body: 'npm test fails', user: { login: 'reporter' } });
-    const trigger = gh.addComment(2, '/agent why do the tests fail?', { login: 'maintainer' });
-    const dir = repo();
-    const defaults = Object.fromEntries(readActionInputs().map((i) => [`INPUT_${i.name.toUpperCase()}`, i.default]));
-    const env = {
-      ...defaults,
-      GITHUB_REPOSITORY: 'octo/hello',
-      GITHUB_WORKSPACE: dir,
-      GITHUB_EVENT_NAME: 'issue_comment',
-      GITHUB_API_URL: gh.url,
-      AGENT_ACTION_GITHUB_PACING: 'none',
-      'INPUT_GEMINI-API-KEY': 'AIza-modes-key-0002',
-      'INPUT_GITHUB-TOKEN': 'ghs_modes_token_0002',
-      'INPUT_APPROVAL-MODE': 'yolo',
-    };
-    const face = createTestFace(env);
-    const read = readInputs(face.getInput, env, () => undefined);
-    if (!read.ok) throw new Error(JSON.stringify(read.errors));
-    const { settings, runner } = read;
+    const { github, trigger, dir, settings, runner } = await askOnIssue(2);
     // The probe answers when the test says; the run's log says when it has read its trusted configuration.
     let failProbe: (e: Error) => void = () => undefined;
     let probed = 0;
@@ -286,7 +279,7 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
       group: (_t, fn) => fn(),
     };
     const requests: ModelRequest[] = [];
-    const octokit = createGitHubClient({ token: settings.githubToken, baseUrl: gh.url, secrets: [], log: () => undefined, pacing: 'none', retryAfterBaseMs: 1 });
+    const octokit = createGitHubClient({ token: settings.githubToken, baseUrl: github.url, secrets: [], log: () => undefined, pacing: 'none', retryAfterBaseMs: 1 });
 
     const running = runCommand(
       {
@@ -300,12 +293,7 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
         sandboxProbe: { probe },
         remote: { url: dir, token: settings.githubToken },
       },
-      {
-        kind: 'question',
-        text: 'why do the tests fail?',
-        trigger: { requester: { login: 'maintainer', isBot: false }, thread: { number: 2, isPullRequest: false }, comment: { id: trigger.id, kind: 'issue', body: trigger.body }, needsWrite: false },
-      },
-      { number: 2, isPullRequest: false },
+      ...questionOn(2, trigger),
     ).then(
       () => undefined,
       (e: unknown) => e,
@@ -318,7 +306,7 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
     expect((error as Error).message).toBe('bwrap --version hung up');
     // Nothing was asked of the model, so no tool ran.
     expect(requests).toHaveLength(0);
-    const progress = gh.state.comments.find((c) => c.body.includes('<!-- agent-action:progress'));
+    const progress = github.state.comments.find((c) => c.body.includes('<!-- agent-action:progress'));
     expect(progress?.body).toContain('bwrap --version hung up');
   });
 });
