@@ -3,30 +3,34 @@
  * read-only explorer that maps the code relevant to an objective in its own context and hands back
  * a structured report, so the main conversation carries findings instead of file dumps.
  */
-import { Type } from 'typebox';
 import type { AgentDefinition } from './definition.js';
 
 const INVESTIGATOR = 'codebase_investigator';
 
-/** Gemini CLI's report fields. */
-const InvestigationReport = Type.Object(
-  {
-    SummaryOfFindings: Type.String({ description: "The investigation's conclusions and insights for the agent that asked." }),
-    ExplorationTrace: Type.Array(Type.String(), { description: 'The steps taken, in order: each tool used and what it showed.' }),
-    RelevantLocations: Type.Array(
-      Type.Object(
-        {
-          FilePath: Type.String(),
-          Reasoning: Type.String(),
-          KeySymbols: Type.Array(Type.String()),
+/** Gemini CLI's report fields; plain JSON Schema, as the built-in tools' (src/tools/builtin-declarations.ts says why). */
+const InvestigationReport = {
+  type: 'object',
+  required: ['SummaryOfFindings', 'ExplorationTrace', 'RelevantLocations'],
+  properties: {
+    SummaryOfFindings: { type: 'string', description: "The investigation's conclusions and insights for the agent that asked." },
+    ExplorationTrace: { type: 'array', items: { type: 'string' }, description: 'The steps taken, in order: each tool used and what it showed.' },
+    RelevantLocations: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['FilePath', 'Reasoning', 'KeySymbols'],
+        properties: {
+          FilePath: { type: 'string' },
+          Reasoning: { type: 'string' },
+          KeySymbols: { type: 'array', items: { type: 'string' } },
         },
-        { additionalProperties: false },
-      ),
-      { description: 'The files that matter, why, and the key symbols in each.' },
-    ),
+        additionalProperties: false,
+      },
+      description: 'The files that matter, why, and the key symbols in each.',
+    },
   },
-  { additionalProperties: false },
-);
+  additionalProperties: false,
+} as const;
 
 const SYSTEM_PROMPT = `You are the Codebase Investigator, a sub-agent of a coding agent. You explore a repository and report what another agent needs to know to act on an objective: which files and symbols matter, how they fit together, and what a change would affect. You never change anything: your tools only list, read and search.
 

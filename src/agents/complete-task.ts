@@ -4,7 +4,7 @@
  * `report`). The child loop ends after the batch in which it succeeded; what it submitted is read
  * back from the history (see `submittedResult`), so a completion survives a suspension.
  */
-import { Type, type TSchema } from 'typebox';
+import type { TSchema } from 'typebox';
 import type { Content } from '../model/wire.js';
 import { defineTool, ToolFailure, type Tool } from '../tools/define-tool.js';
 import type { AgentOutput } from './definition.js';
@@ -15,13 +15,16 @@ const DONE_TEXT = 'Result submitted and task completed.';
 const DONE_REPORT = 'Output submitted and task completed.';
 
 export function createCompleteTaskTool(output: AgentOutput): Tool {
+  // Plain JSON Schema, as the built-in tools' (src/tools/builtin-declarations.ts says why).
   const params: TSchema =
     output.kind === 'text'
-      ? Type.Object(
-          { result: Type.String({ description: 'Your final results or findings for the agent that asked. Make them complete, and follow any format your instructions ask for.' }) },
-          { additionalProperties: false },
-        )
-      : Type.Object({ [output.name]: { ...output.schema, description: output.description } }, { additionalProperties: false });
+      ? {
+          type: 'object',
+          required: ['result'],
+          properties: { result: { type: 'string', description: 'Your final results or findings for the agent that asked. Make them complete, and follow any format your instructions ask for.' } },
+          additionalProperties: false,
+        }
+      : { type: 'object', required: [output.name], properties: { [output.name]: { ...output.schema, description: output.description } }, additionalProperties: false };
   return defineTool({
     name: COMPLETE_TASK,
     kind: 'other',

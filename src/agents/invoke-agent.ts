@@ -4,7 +4,6 @@
  * tool, as Gemini CLI allows), and the call can wait part-way when one of the child's own calls
  * needs a person: the scheduler saves the child with the batch and a later run goes on from there.
  */
-import { Type } from 'typebox';
 import type { SubagentHost } from '../core/agent.js';
 import type { SuspendableCall } from '../scheduler/types.js';
 import { defineTool, ToolFailure, type PreparedCall, type Tool } from '../tools/define-tool.js';
@@ -19,16 +18,20 @@ export interface AgentCatalog {
   refused: ReadonlyMap<string, string>;
 }
 
-const Params = Type.Object(
-  {
-    agent_name: Type.String({ description: 'Name of the sub-agent to invoke.' }),
-    prompt: Type.String({
+// Plain JSON Schema, as the built-in tools' (src/tools/builtin-declarations.ts says why).
+const Params = {
+  type: 'object',
+  required: ['agent_name', 'prompt'],
+  properties: {
+    agent_name: { type: 'string', description: 'Name of the sub-agent to invoke.' },
+    prompt: {
+      type: 'string',
       description:
         'The complete task for the sub-agent. It sees nothing of this conversation: include all the context, background and questions, and the form of answer you need. Never a short or partial instruction.',
-    }),
+    },
   },
-  { additionalProperties: false },
-);
+  additionalProperties: false,
+} as const;
 
 export function createInvokeAgentTool(catalog: AgentCatalog, host: SubagentHost): Tool {
   const list = [...catalog.available.values()].map(({ def }) => `- ${def.name}: ${def.description}`).join('\n');

@@ -7,33 +7,44 @@
  * channel, and the human's answer becomes the result (in the action: the run suspends, the question
  * is posted, `/agent answer ...` resumes it). `run` only answers when no channel did.
  */
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
 import { defineTool, ToolFailure, type HumanQuestion } from './define-tool.js';
 
-const Option = Type.Object(
-  {
-    label: Type.String({ description: '1-5 words.' }),
-    description: Type.String({ description: 'One line on it.' }),
+// Plain JSON Schema (see builtin-declarations.ts): `type` is an anyOf of constants, which the model
+// is shown as an enum (modelSchemaOf) and whose errors name each constant tried.
+const Option = {
+  type: 'object',
+  required: ['label', 'description'],
+  properties: {
+    label: { type: 'string', description: '1-5 words.' },
+    description: { type: 'string', description: 'One line on it.' },
   },
-  { additionalProperties: false },
-);
+  additionalProperties: false,
+} as const;
 
-const Question = Type.Object(
-  {
-    question: Type.String({ description: 'The full question, ending with "?".' }),
-    header: Type.String({ maxLength: 16, description: 'A label of up to 16 characters, e.g. "Approach".' }),
-    type: Type.Union([Type.Literal('choice'), Type.Literal('text'), Type.Literal('yesno')], {
+const Question = {
+  type: 'object',
+  required: ['question', 'header', 'type'],
+  properties: {
+    question: { type: 'string', description: 'The full question, ending with "?".' },
+    header: { type: 'string', maxLength: 16, description: 'A label of up to 16 characters, e.g. "Approach".' },
+    type: {
+      anyOf: [
+        { type: 'string', const: 'choice' },
+        { type: 'string', const: 'text' },
+        { type: 'string', const: 'yesno' },
+      ],
       default: 'choice',
       description: 'Default choice.',
-    }),
-    options: Type.Optional(Type.Array(Option, { description: 'For choice: 2-4.' })),
-    multiSelect: Type.Optional(Type.Boolean()),
-    placeholder: Type.Optional(Type.String()),
+    },
+    options: { type: 'array', items: Option, description: 'For choice: 2-4.' },
+    multiSelect: { type: 'boolean' },
+    placeholder: { type: 'string' },
   },
-  { additionalProperties: false },
-);
+  additionalProperties: false,
+} as const;
 
-const Params = Type.Object({ questions: Type.Array(Question, { minItems: 1, maxItems: 4 }) }, { additionalProperties: false });
+const Params = { type: 'object', required: ['questions'], properties: { questions: { type: 'array', items: Question, minItems: 1, maxItems: 4 } }, additionalProperties: false } as const;
 
 type QuestionArgs = Static<typeof Params>['questions'][number];
 

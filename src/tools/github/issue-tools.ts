@@ -5,7 +5,6 @@
  * search of this conversation returned, never the issue itself. Titles and labels are other
  * people's text: sanitized and fenced like the task context.
  */
-import { Type } from 'typebox';
 import { fenceUntrusted, sanitizeUntrusted } from '../../context/untrusted.js';
 import { defineTool, ToolFailure, type Tool } from '../define-tool.js';
 import { guardRun } from '../tool-output.js';
@@ -41,24 +40,30 @@ export interface IssueTools {
   duplicateOf(): DuplicateOf | undefined;
 }
 
-const SearchParams = Type.Object(
-  {
-    query: Type.String({
+// Plain JSON Schema, as the built-in tools' (builtin-declarations.ts says why).
+const SearchParams = {
+  type: 'object',
+  required: ['query'],
+  properties: {
+    query: {
+      type: 'string',
       minLength: 2,
       maxLength: 200,
       description: 'Words to look for in the titles and descriptions of other issues of this repository, e.g. the error message or the feature named.',
-    }),
+    },
   },
-  { additionalProperties: false },
-);
+  additionalProperties: false,
+} as const;
 
-const DuplicateParams = Type.Object(
-  {
-    issue_number: Type.Integer({ minimum: 1, description: 'The number of the earlier issue, as search_issues listed it.' }),
-    reason: Type.String({ minLength: 1, maxLength: 300, description: 'One sentence: what the two reports share.' }),
+const DuplicateParams = {
+  type: 'object',
+  required: ['issue_number', 'reason'],
+  properties: {
+    issue_number: { type: 'integer', minimum: 1, description: 'The number of the earlier issue, as search_issues listed it.' },
+    reason: { type: 'string', minLength: 1, maxLength: 300, description: 'One sentence: what the two reports share.' },
   },
-  { additionalProperties: false },
-);
+  additionalProperties: false,
+} as const;
 
 const oneLine = (s: string) => s.replace(/[\r\n\t]+/g, ' ').trim();
 

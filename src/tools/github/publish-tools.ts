@@ -2,7 +2,6 @@
  * The model's only way to reach GitHub: tools that record into the run's PublishRecorder. Nothing
  * is posted here; the action checks and publishes once at the end. Kind 'other': they touch no file.
  */
-import { Type } from 'typebox';
 import { defineTool, ToolFailure, type Tool } from '../define-tool.js';
 import { guardRun } from '../tool-output.js';
 import { PUBLISH_LIMITS, recorderOf, type PublishRecorder } from './recorder.js';
@@ -13,17 +12,26 @@ const needRecorder = (value: unknown): PublishRecorder => {
   return r;
 };
 
-const ReviewParams = Type.Object(
-  {
-    path: Type.String({ description: 'File path as in the diff.' }),
-    line: Type.Integer({ minimum: 1, description: 'Line commented on (the last of a range), in the new version (the old one with side LEFT).' }),
-    side: Type.Optional(Type.Union([Type.Literal('LEFT'), Type.Literal('RIGHT')], { description: 'RIGHT (default): new version; LEFT: a deleted line.' })),
-    start_line: Type.Optional(Type.Integer({ minimum: 1, description: 'First line of a range.' })),
-    body: Type.String({ minLength: 1, description: 'The comment (Markdown).' }),
-    suggestion: Type.Optional(Type.String({ description: 'Replacement for lines start_line..line, as a one-click suggestion.' })),
+// Plain JSON Schema, as the built-in tools' (builtin-declarations.ts says why).
+const ReviewParams = {
+  type: 'object',
+  required: ['path', 'line', 'body'],
+  properties: {
+    path: { type: 'string', description: 'File path as in the diff.' },
+    line: { type: 'integer', minimum: 1, description: 'Line commented on (the last of a range), in the new version (the old one with side LEFT).' },
+    side: {
+      anyOf: [
+        { type: 'string', const: 'LEFT' },
+        { type: 'string', const: 'RIGHT' },
+      ],
+      description: 'RIGHT (default): new version; LEFT: a deleted line.',
+    },
+    start_line: { type: 'integer', minimum: 1, description: 'First line of a range.' },
+    body: { type: 'string', minLength: 1, description: 'The comment (Markdown).' },
+    suggestion: { type: 'string', description: 'Replacement for lines start_line..line, as a one-click suggestion.' },
   },
-  { additionalProperties: false },
-);
+  additionalProperties: false,
+} as const;
 
 export const addReviewCommentTool = defineTool({
   name: 'add_review_comment',
@@ -49,7 +57,12 @@ export const addReviewCommentTool = defineTool({
   },
 });
 
-const LabelParams = Type.Object({ labels: Type.Array(Type.String({ minLength: 1 }), { description: 'Label names; replaces an earlier call.' }) }, { additionalProperties: false });
+const LabelParams = {
+  type: 'object',
+  required: ['labels'],
+  properties: { labels: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Label names; replaces an earlier call.' } },
+  additionalProperties: false,
+} as const;
 
 export const setLabelsTool = defineTool({
   name: 'set_labels',
@@ -74,7 +87,7 @@ export const setLabelsTool = defineTool({
   },
 });
 
-const ReplyParams = Type.Object({ body: Type.String({ minLength: 1, description: 'The comment (Markdown).' }) }, { additionalProperties: false });
+const ReplyParams = { type: 'object', required: ['body'], properties: { body: { type: 'string', minLength: 1, description: 'The comment (Markdown).' } }, additionalProperties: false } as const;
 
 export const replyTool = defineTool({
   name: 'reply',
