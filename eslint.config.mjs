@@ -61,7 +61,16 @@ export default defineConfig(
     // STYLE.md: more than three parameters take an options object (issue #12). Tests are exempt:
     // `it.each` rows and helpers that mirror a table's columns read better positionally.
     files: ['src/**/*.ts'],
-    rules: { 'max-params': ['error', 3] },
+    rules: {
+      'max-params': ['error', 3],
+      // TypeBox's type builders are a ~450 KB module: a value import from its root would load them
+      // before the first model request (issue #16). Schemas are plain JSON Schema; `typebox/value`
+      // and `typebox/schema` (the validators, loaded when first needed) stay allowed.
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'typebox', allowTypeImports: true, message: 'Write the schema as a plain JSON-Schema literal (`as const`); import only types from typebox.' }] },
+      ],
+    },
   },
   {
     // Tests forge what the types forbid (a tampered session, a payload missing a field) to check

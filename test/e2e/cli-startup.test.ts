@@ -1,16 +1,18 @@
 /**
  * What the bundled CLI loads for a command (issue #16): `--version` and `--help` run from the
  * entry files and the CLI's own chunk alone, `policy check` on a plain tool runs without the model
- * client's chunk (@google/genai and what it pulls in) and without the bash grammar. Each case copies
+ * client's chunk (@google/genai and what it pulls in) and without the bash grammar, and the first
+ * model request goes out without TypeBox's type builders. Each case copies
  * only the files the command may need into a fresh folder and runs the bundle there: a static import
  * that pulls the SDK, the tools or the grammar back into start-up makes the command fail. The action
  * and the CLI are one bundle (scripts/build.mjs): dist/cli/index.js imports dist/index.js, and every
  * chunk is in dist/. The CLI entry turns on Node's compile cache for the chunks it loads. Build first.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { reply, startFakeGemini, text } from '../support/fake-gemini.js';
 import { makeTempDir } from '../support/git-repo.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -25,6 +27,11 @@ const NODE24 = join(ROOT, 'test/node24/node_modules/.bin/node');
  */
 const definesClient = (code: string) => code.includes('class GoogleGenAI') || code.includes(',"GoogleGenAI")');
 const isSdkChunk = (code: string) => definesClient(code) || code.includes('google-auth-library');
+/**
+ * TypeBox's type builders (`Type.Object` is `_Object_`, by name under keepNames): a ~450 KB module
+ * the argument validator needs, and nothing before the first model request does.
+ */
+const isTypeBuilderChunk = (code: string) => code.includes('_Object_');
 /** The chunk of the CLI's own entry: it holds the usage text. */
 const isCliEntryChunk = (code: string) => code.includes('print the version');
 
@@ -42,6 +49,19 @@ function layout(chunks: (file: string, code: string) => boolean): string {
 }
 
 const run = (cli: string, args: string[]) => spawnSync(NODE24, [cli, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+
+/** Asynchronous: the fake model server lives in this process and must keep answering. */
+function runAsync(cli: string, args: string[], o: { cwd: string; env: Record<string, string> }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE24, [cli, ...args], { cwd: o.cwd, env: { PATH: process.env.PATH ?? '', ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
 
 describe('the CLI bundle loads only what a command needs', () => {
   it('keeps the model client out of the entry files: the SDK is a chunk of its own', () => {
@@ -88,6 +108,35 @@ describe('the CLI bundle loads only what a command needs', () => {
     const shell = run(cli, ['policy', 'check', '--tool', 'run_shell_command', '--args', '{"command":"ls && git status"}', '--json']);
     expect(shell.status).not.toBe(0);
     expect(shell.stdout + shell.stderr).toContain('tree-sitter');
+  });
+
+  it("sends the first model request, every tool declared, without TypeBox's type builders: the declarations are plain JSON Schema", async () => {
+    const builders = chunksIn(DIST).filter((f) => isTypeBuilderChunk(readFileSync(join(DIST, f), 'utf8')));
+    // The control: the builders are in the bundle, in one chunk, so the folder below really lacks them.
+    expect(builders).toHaveLength(1);
+    const cli = layout((f) => !builders.includes(f));
+    const fake = await startFakeGemini([reply([text('Hello.')])]);
+    try {
+      const cwd = makeTempDir('cli-startup-work-');
+      const r = await runAsync(cli, ['-p', 'hi', '-o', 'json'], { cwd, env: { GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: makeTempDir('cli-startup-state-') } });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ response: 'Hello.' });
+      const declared = fake.requests[0].body.tools?.[0].functionDeclarations as Array<{ name: string; parametersJsonSchema: unknown }>;
+      expect(declared.map((d) => d.name)).toEqual(['list_directory', 'read_file', 'glob', 'grep_search', 'write_file', 'replace', 'run_shell_command', 'invoke_agent']);
+      expect(declared[1].parametersJsonSchema).toEqual({
+        type: 'object',
+        required: ['file_path'],
+        properties: {
+          file_path: { type: 'string' },
+          start_line: { type: 'integer', minimum: 1, description: 'First line to read (1-based).' },
+          end_line: { type: 'integer', minimum: 1, description: 'Last line to read (1-based, inclusive).' },
+          wait_for_previous: { type: 'boolean', description: "Wait for this turn's earlier calls to finish first (this call needs their output)." },
+        },
+      });
+    } finally {
+      await fake.close();
+    }
   });
 
   it('keeps compiled code between runs in the compile cache, and runs as well when the cache cannot be made', () => {
