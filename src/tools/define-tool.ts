@@ -112,7 +112,7 @@ export interface Tool<S extends TSchema = TSchema> {
   aliases?: readonly string[];
   kind: ToolKind;
   description: string;
-  /** JSON Schema (TypeBox): the only source of the argument type, validated with Ajv. */
+  /** JSON Schema, a plain `as const` literal: the only source of the argument type (TypeBox's `Static`), and what the arguments are validated against. */
   params: S;
   /** Resolve and check; no side effects. To refuse, throw ToolFailure. */
   prepare(args: Static<S>, env: ToolEnv): PreparedCall | Promise<PreparedCall>;
