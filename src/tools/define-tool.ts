@@ -114,6 +114,11 @@ export interface Tool<S extends TSchema = TSchema> {
   description: string;
   /** JSON Schema (TypeBox): the only source of the argument type, validated with Ajv. */
   params: S;
+  /**
+   * `params` checked without loading TypeBox's validator (the built-ins': arg-checks.generated.ts):
+   * true only for arguments the validator accepts; false leaves the verdict, and the explanation, to it.
+   */
+  precompiledCheck?: (args: unknown) => boolean;
   /** Resolve and check; no side effects. To refuse, throw ToolFailure. */
   prepare(args: Static<S>, env: ToolEnv): PreparedCall | Promise<PreparedCall>;
 }
