@@ -117,6 +117,7 @@ export interface Tool<S extends TSchema = TSchema> {
   /**
    * `params` checked without loading TypeBox's validator (the built-ins': arg-checks.generated.ts):
    * true only for arguments the validator accepts; false leaves the verdict, and the explanation, to it.
+   * A check of exactly `params`: a copy of a tool with other params must not keep it.
    */
   precompiledCheck?: (args: unknown) => boolean;
   /** Resolve and check; no side effects. To refuse, throw ToolFailure. */
