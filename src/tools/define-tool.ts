@@ -114,6 +114,12 @@ export interface Tool<S extends TSchema = TSchema> {
   description: string;
   /** JSON Schema, a plain `as const` literal: the only source of the argument type (TypeBox's `Static`), and what the arguments are validated against. */
   params: S;
+  /**
+   * `params` checked without loading TypeBox's validator (the built-ins': arg-checks.generated.ts):
+   * true only for arguments the validator accepts; false leaves the verdict, and the explanation, to it.
+   * A check of exactly `params`: a copy of a tool with other params must not keep it.
+   */
+  precompiledCheck?: (args: unknown) => boolean;
   /** Resolve and check; no side effects. To refuse, throw ToolFailure. */
   prepare(args: Static<S>, env: ToolEnv): PreparedCall | Promise<PreparedCall>;
 }

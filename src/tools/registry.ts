@@ -38,7 +38,7 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
       const tool = byName.get(name);
       if (!tool) throw new ToolFailure('not_found', unknownToolMessage(name, [...byName.keys()]));
       const input = args ?? {};
-      const problems = await checkArgs(tool.params, input);
+      const problems = await checkArgs(tool.params, input, tool.precompiledCheck);
       if (problems !== undefined) throw new ToolFailure('invalid_args', `invalid arguments for ${tool.name}: ${problems}`);
       return await tool.prepare(input as never, env);
     },

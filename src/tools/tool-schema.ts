@@ -17,9 +17,11 @@ export interface SchemaError {
 /**
  * undefined when `value` fits `schema`; else every problem, each naming its field. TypeBox's
  * validator is imported with the first call (a chunk of its own in the bundle): the first model
- * request needs the schemas, not their checking.
+ * request needs the schemas, not their checking. With `precompiled` (the schema's generated check)
+ * it is imported only for arguments that check refuses: a valid call to a built-in never loads it.
  */
-export async function checkArgs(schema: TSchema, value: unknown): Promise<string | undefined> {
+export async function checkArgs(schema: TSchema, value: unknown, precompiled?: (value: unknown) => boolean): Promise<string | undefined> {
+  if (precompiled?.(value)) return undefined;
   const { Value } = await import('typebox/value');
   if (Value.Check(schema, value)) return undefined;
   return formatSchemaErrors(Value.Errors(schema, value) as unknown as SchemaError[]);

@@ -70,6 +70,8 @@ function runProgram(script: string, args: readonly string[], opts: SpawnOptions 
 }
 
 export const runBuiltCli = (args: readonly string[], opts: SpawnOptions = {}) => runProgram(BUILT_CLI, args, opts);
+/** A copy of the built CLI elsewhere (a folder holding only some of the bundle's chunks). */
+export const runCliAt = (cli: string, args: readonly string[], opts: SpawnOptions = {}) => runProgram(cli, args, opts);
 
 /**
  * Gemini CLI, headless, against `baseUrl`: an API key, a HOME of its own with the settings a
