@@ -1,4 +1,5 @@
 /** The CLI bundle's entry (package.json `bin`). The only place that touches process globals. */
+import { fstatSync, statSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { Readable, Writable } from 'node:stream';
 import { runCli } from './run.js';
@@ -17,7 +18,7 @@ try {
  * (a parent that never closes it) must not hang the run: give up after a short quiet spell.
  */
 async function readPipedStdin(hasPromptFlag: boolean): Promise<string | undefined> {
-  if (process.stdin.isTTY) return undefined;
+  if (process.stdin.isTTY || isDevNull(0)) return undefined;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let timer: NodeJS.Timeout | undefined;
@@ -36,6 +37,21 @@ async function readPipedStdin(hasPromptFlag: boolean): Promise<string | undefine
     process.stdin.on('error', done);
     arm();
   });
+}
+
+/**
+ * Standard input is /dev/null (a CI step, a child started with stdio 'ignore'): nothing to read, and
+ * opening process.stdin to learn that (a stream, an asynchronous read to end-of-file) would be on the
+ * way to the first request. Any other file, pipe or device is read.
+ */
+function isDevNull(fd: number): boolean {
+  try {
+    const st = fstatSync(fd);
+    const devNull = statSync('/dev/null');
+    return st.isCharacterDevice() && st.rdev === devNull.rdev;
+  } catch {
+    return false;
+  }
 }
 
 const controller = new AbortController();
