@@ -2,13 +2,15 @@
 import { fstatSync, statSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { Readable, Writable } from 'node:stream';
+import { compileCacheDir } from './compile-cache.js';
 import { runCli } from './run.js';
 
 // V8's compiled code for the chunks a command loads, kept between runs (Node >= 22.1, in the
-// system's temporary folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off): a second run compiles
-// almost nothing. A cache that cannot be made only costs that: nothing here may fail a run.
+// user's cache folder, see compile-cache.ts; NODE_DISABLE_COMPILE_CACHE=1 turns it off): a second
+// run compiles almost nothing. A cache that cannot be made only costs that: nothing here may fail a run.
+const cacheDir = compileCacheDir(process.env);
 try {
-  (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+  if (cacheDir) (nodeModule as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache?.(cacheDir);
 } catch {
   // No cache: every run compiles its chunks, as without this.
 }
