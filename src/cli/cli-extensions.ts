@@ -11,12 +11,17 @@ import { scrubEnv } from '../tools/shell-env.js';
 
 export function readCliExtensions(o: { root: string; env: Readonly<Record<string, string | undefined>>; secrets: readonly string[]; allowedNames?: readonly string[] }): Promise<ExtensionSettings> {
   const home = homedir();
+  let scrubbed: Record<string, string> | undefined;
   return readExtensionSettings({
     files: [
       { path: join(home, '.gemini', 'settings.json'), label: '~/.gemini/settings.json', origin: 'user' },
       { path: join(o.root, '.gemini', 'settings.json'), label: '.gemini/settings.json', origin: 'repository' },
     ],
     ...(o.allowedNames && { allowedNames: o.allowedNames }),
-    env: scrubEnv(o.env, o.secrets),
+    // Scrubbed when a `$VAR` is first expanded: most runs configure no MCP server, and the secret
+    // patterns' first use (their compilation) is otherwise on the way to the first request.
+    get env() {
+      return (scrubbed ??= scrubEnv(o.env, o.secrets));
+    },
   });
 }

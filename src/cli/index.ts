@@ -1,13 +1,16 @@
 /** The CLI bundle's entry (package.json `bin`). The only place that touches process globals. */
+import { fstatSync, statSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { Readable, Writable } from 'node:stream';
+import { compileCacheDir } from './compile-cache.js';
 import { runCli } from './run.js';
 
 // V8's compiled code for the chunks a command loads, kept between runs (Node >= 22.1, in the
-// system's temporary folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off): a second run compiles
-// almost nothing. A cache that cannot be made only costs that: nothing here may fail a run.
+// user's cache folder, see compile-cache.ts; NODE_DISABLE_COMPILE_CACHE=1 turns it off): a second
+// run compiles almost nothing. A cache that cannot be made only costs that: nothing here may fail a run.
+const cacheDir = compileCacheDir(process.env);
 try {
-  (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+  if (cacheDir) (nodeModule as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache?.(cacheDir);
 } catch {
   // No cache: every run compiles its chunks, as without this.
 }
@@ -17,7 +20,7 @@ try {
  * (a parent that never closes it) must not hang the run: give up after a short quiet spell.
  */
 async function readPipedStdin(hasPromptFlag: boolean): Promise<string | undefined> {
-  if (process.stdin.isTTY) return undefined;
+  if (process.stdin.isTTY || isDevNull(0)) return undefined;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let timer: NodeJS.Timeout | undefined;
@@ -36,6 +39,21 @@ async function readPipedStdin(hasPromptFlag: boolean): Promise<string | undefine
     process.stdin.on('error', done);
     arm();
   });
+}
+
+/**
+ * Standard input is /dev/null (a CI step, a child started with stdio 'ignore'): nothing to read, and
+ * opening process.stdin to learn that (a stream, an asynchronous read to end-of-file) would be on the
+ * way to the first request. Any other file, pipe or device is read.
+ */
+function isDevNull(fd: number): boolean {
+  try {
+    const st = fstatSync(fd);
+    const devNull = statSync('/dev/null');
+    return st.isCharacterDevice() && st.rdev === devNull.rdev;
+  } catch {
+    return false;
+  }
 }
 
 const controller = new AbortController();

@@ -51,6 +51,13 @@ export interface RecorderOptions {
    * here once, and the run goes on without saving; without it, the save throws.
    */
   onSaveError?: (e: unknown) => void;
+  /**
+   * No file is touched before this settles: saves are encoded when asked, and written in order once
+   * it has. `-p` holds a new session's first write until the model's first answer begins, so the
+   * first request does not wait for the folder, the lock and the file (the write then overlaps the
+   * model's answer). The caller must settle it on every path, or no save ever completes.
+   */
+  writesAfter?: Promise<unknown>;
 }
 
 function localRequester(): string {
@@ -69,7 +76,12 @@ export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
   let base: Pick<LocalSessionDoc, 'root' | 'createdAt' | 'trigger' | 'requester' | 'importedFrom'> | undefined = o.held?.doc;
   let mcpServers = o.held?.doc.mcpServers ?? o.origin?.mcpServers;
   let title = o.held?.doc.title || o.origin?.title || '';
-  let queue: Promise<void> = Promise.resolve();
+  let queue: Promise<void> = o.writesAfter
+    ? o.writesAfter.then(
+        () => undefined,
+        () => undefined,
+      )
+    : Promise.resolve();
   let failed = false;
   /** Parsed again only when asked (rarely: an editor changing modes between prompts). */
   const current = (): LocalSessionDoc | undefined => {

@@ -3,6 +3,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AgentError, messageOf } from '../common/errors.js';
+import { BUILTIN_RULES } from './builtin-rules.generated.js';
 import { createPolicyEngine, placeRules } from './engine.js';
 import { parsePolicyToml } from './load-toml.js';
 import { formatDiagnostic, type Diagnostic, type Rule } from './rule.js';
@@ -33,8 +34,8 @@ export async function loadPolicyWithDiagnostics(opts: LoadPolicyOptions): Promis
   const diagnostics: Diagnostic[] = [];
   const entries: Array<{ tier: TierName; rules: Rule[] }> = [];
   for (const tier of TIER_ORDER) {
-    const sources = [...(tier === 'default' && opts.useBuiltinDefaults !== false ? [builtinPoliciesDir()] : []), ...(opts.tiers[tier] ?? [])];
-    for (const source of sources) {
+    if (tier === 'default' && opts.useBuiltinDefaults !== false) entries.push(...builtinEntries());
+    for (const source of opts.tiers[tier] ?? []) {
       for (const file of await readSource(source, diagnostics)) {
         const parsed = parsePolicyToml(file.text, file.label);
         diagnostics.push(...parsed.diagnostics);
@@ -94,6 +95,16 @@ async function readSource(source: PolicySource, diagnostics: Diagnostic[]): Prom
     if (optional && (e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     return problem(`cannot read policy: ${messageOf(e)}`);
   }
+}
+
+/**
+ * The action's own policies/*.toml at the Default tier, file by file, as the loader would read them,
+ * from the rules generated from those files at build time (builtin-rules.generated.ts; a test fails
+ * while it is stale): no TOML parsed. Each rule names its file's path, as a rule read from it would.
+ */
+function builtinEntries(): Array<{ tier: TierName; rules: Rule[] }> {
+  const dir = builtinPoliciesDir();
+  return BUILTIN_RULES.map(({ file, rules }) => ({ tier: 'default', rules: rules.map((r) => ({ ...r, source: join(dir, file) })) }));
 }
 
 /**

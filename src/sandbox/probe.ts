@@ -4,7 +4,7 @@
  * namespaces through AppArmor, and bwrap then fails with `setting up uid map: Permission denied`
  * or, when only the network namespace's setup is refused, `loopback: Failed RTM_NEWADDR`.
  */
-import { execFile } from 'node:child_process';
+import { childProcess } from '../common/child-process.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,7 +38,7 @@ export async function probeBwrap(bwrap: string, run: ProbeRunner): Promise<Probe
 /** `bubblewrap 0.8.0` -> `0.8.0`; a missing binary is the `missing` failure. */
 export function readBwrapVersion(bwrap: string): Promise<{ ok: true; version: string } | { ok: false; message: string }> {
   return new Promise((resolve) => {
-    execFile(bwrap, ['--version'], { timeout: 10_000 }, (err, stdout) => {
+    childProcess().execFile(bwrap, ['--version'], { timeout: 10_000 }, (err, stdout) => {
       if (err) {
         const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
         resolve({ ok: false, message: missing ? `bubblewrap is not installed (${bwrap} not found)` : `${bwrap} --version failed: ${messageOf(err)}` });

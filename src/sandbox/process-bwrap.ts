@@ -10,7 +10,7 @@
  * including any that left the group with setsid. The same happens when the command exits: bwrap's
  * PID 1 exits with it, so nothing the call started survives it.
  */
-import { spawn } from 'node:child_process';
+import { childProcess } from '../common/child-process.js';
 import { readFile, readlink } from 'node:fs/promises';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
@@ -42,7 +42,7 @@ interface BwrapInfo {
 }
 
 export function spawnBwrap(l: BwrapLaunch): BwrapProcess {
-  const child = spawn(l.bwrap, [...l.args], {
+  const child = childProcess().spawn(l.bwrap, [...l.args], {
     env: { ...l.env },
     detached: true,
     // Stryker disable next-line ConditionalExpression: a data pipe nobody writes to is closed unread, as 'ignore' is

@@ -4,11 +4,11 @@
  * end of the call can signal everything it started that stayed in the group. A process that leaves
  * the group (`setsid`) escapes this; only the sandbox's PID namespace catches it.
  */
-import { spawn } from 'node:child_process';
+import { childProcess } from '../common/child-process.js';
 import type { ConfinedProcess, ExitStatus, SpawnRequest } from './types.js';
 
 export function spawnDirect(req: SpawnRequest): ConfinedProcess {
-  const child = spawn(req.argv[0], req.argv.slice(1), {
+  const child = childProcess().spawn(req.argv[0], req.argv.slice(1), {
     cwd: req.cwd,
     env: { ...req.env },
     detached: true,

@@ -5,7 +5,7 @@
  * setting of a disposable VM for the rest of the job; the log says so. Never in the CLI: on a
  * person's machine that is their decision.
  */
-import { execFile } from 'node:child_process';
+import { childProcess } from '../common/child-process.js';
 import { readFile } from 'node:fs/promises';
 import { messageOf } from '../common/errors.js';
 import type { ProbeResult } from './types.js';
@@ -54,7 +54,7 @@ export async function readAppArmorSysctl(path = '/proc/sys/kernel/apparmor_restr
 
 function runCommand(file: string, args: readonly string[]): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile(file, [...args], { timeout: 15_000 }, (err, stdout, stderr) => {
+    childProcess().execFile(file, [...args], { timeout: 15_000 }, (err, stdout, stderr) => {
       if (!err) return resolve({ code: 0, output: `${stdout}${stderr}` });
       const code = typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1;
       resolve({ code, output: `${stdout}${stderr}` || messageOf(err) });

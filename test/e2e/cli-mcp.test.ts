@@ -95,6 +95,19 @@ describe('agent-action -p with MCP servers and hooks', () => {
     expect(evs[3]).toMatchObject({ tool_id: 'm1', status: 'success', output: '<untrusted_context>\nt says: ping\n</untrusted_context>' });
   });
 
+  it("`$VAR` in a server's env resolves from the scrubbed environment: a plain variable passes, credentials do not", async () => {
+    const dir = project({ mcpServers: { t: ours('t', { env: { FROM_PLAIN: '$PLAIN_SETTING', FROM_KEY: '$GEMINI_API_KEY', FROM_TOKEN: '$DEPLOY_TOKEN' } }) } });
+    fake = await startFakeGemini([reply([call('mcp_t_env', { names: ['FROM_PLAIN', 'FROM_KEY', 'FROM_TOKEN'] }, 'e1')]), reply([text('Read.')])]);
+    const r = await runBuiltCli(['-p', 'show the env', '-o', 'stream-json', '--cwd', dir, '--allowed-mcp-server-names', 't'], {
+      env: env({ GEMINI_API_KEY: 'test-key-0123', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, PLAIN_SETTING: 'plain-value', DEPLOY_TOKEN: 'deploy-secret-value' }),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const result = events(r.stdout).find((e) => e.type === 'tool_result')!;
+    const seen = JSON.parse(String(result.output).replace(/^<untrusted_context>\n|\n<\/untrusted_context>$/g, '')) as Record<string, string | null>;
+    expect(seen.FROM_PLAIN).toBe('plain-value');
+    expect(JSON.stringify(seen)).not.toMatch(/test-key-0123|deploy-secret-value/);
+  });
+
   it('without it, the headless default denies the server’s tools', async () => {
     const dir = project({ mcpServers: { t: ours('t') } });
     fake = await startFakeGemini([reply([call('mcp_t_echo', { text: 'ping' }, 'm1')]), reply([text('Denied.')])]);

@@ -4,12 +4,12 @@
  * and `--delete-session` manage them (Gemini CLI's names and wording), and a damaged file is named
  * without hiding the others. XDG_STATE_HOME points at a temporary folder.
  */
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectSessionsDir } from '../../src/session/file-store.js';
 import { runBuiltCli } from '../support/cli-runner.js';
-import { call, reply, startFakeGemini, text, usage, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
+import { call, fault, gated, reply, startFakeGemini, text, usage, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
 import { createRepo, makeTempDir } from '../support/git-repo.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -113,6 +113,31 @@ describe('CLI sessions', () => {
     expect((await cli(['--resume', 'latest', '-p', 'go on', '-o', 'json'])).code).toBe(0);
     expect(await cli(['--delete-session', a])).toMatchObject({ code: 0, stdout: `Deleted session ${a} (damaged file ${file})\n` });
     expect(readdirSync(dir)).toEqual([`${b}.json`]);
+  });
+
+  it('sends the first request before it writes the session, and writes it while the model answers', async () => {
+    let release!: () => void;
+    const answer = new Promise<void>((r) => (release = r));
+    const { fake, cli, dir } = await setup([gated(answer, reply([call('read_file', { file_path: 'README.md' }, 'r1')])), reply([text('read it')])]);
+    const run = cli(['-p', 'read the readme', '-o', 'json']);
+    await fake.untilRequests(1);
+    // The request is out and its answer held: the session folder is not there yet (nothing was written).
+    expect(existsSync(dir)).toBe(false);
+    release();
+    const r = await run;
+    expect(r.code, r.stderr).toBe(0);
+    const [file] = readdirSync(dir);
+    const doc = JSON.parse(readFileSync(join(dir, file!), 'utf8'));
+    expect({ status: doc.status, turns: doc.state.history.length }).toEqual({ status: 'idle', turns: 4 });
+  });
+
+  it('keeps the session of a run whose first request fails, so it can be resumed', async () => {
+    const { cli, dir } = await setup([fault.status(400, { message: 'bad request' })]);
+    const r = await cli(['-p', 'read the readme', '-o', 'json']);
+    expect(r.code).not.toBe(0);
+    const [file] = readdirSync(dir);
+    const doc = JSON.parse(readFileSync(join(dir, file!), 'utf8'));
+    expect(doc.state.history[0]).toEqual({ role: 'user', parts: [{ text: 'read the readme' }] });
   });
 
   it('runs on, with one warning, when the session cannot be saved', async () => {

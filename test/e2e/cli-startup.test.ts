@@ -139,26 +139,36 @@ describe('the CLI bundle loads only what a command needs', () => {
     }
   });
 
-  it('keeps compiled code between runs in the compile cache, and runs as well when the cache cannot be made', () => {
+  it("keeps compiled code between runs in the user's own compile cache, never in the shared temporary folder, and runs as well when the cache cannot be made", () => {
     const cli = layout((_f, code) => !isSdkChunk(code));
     const policyCheck = ['policy', 'check', '--tool', 'read_file', '--args', '{"file_path":"a.ts"}', '--json'];
-    // The cache lives in the temporary folder (not NODE_COMPILE_CACHE, which would turn it on by itself).
-    const withCache = (tmpdir: string) => spawnSync(NODE24, [cli, ...policyCheck], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir } });
-    const tmp = makeTempDir('cli-compile-cache-');
-    const cold = withCache(tmp);
+    // Not NODE_COMPILE_CACHE, which would turn the cache on by itself, in the folder it names.
+    const root = makeTempDir('cli-compile-cache-');
+    const tmp = join(root, 'tmp');
+    mkdirSync(tmp);
+    const withCache = (env: Record<string, string>) => spawnSync(NODE24, [cli, ...policyCheck], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', TMPDIR: tmp, ...env } });
+    const filesIn = (dir: string) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
+    const home = join(root, 'home');
+    mkdirSync(home);
+    const cold = withCache({ HOME: home });
     expect(cold.stderr).toBe('');
     expect(JSON.parse(cold.stdout)).toMatchObject({ decision: 'allow' });
     // Node keeps one folder per Node version and compile options, holding one file per module compiled.
-    const cached = readdirSync(join(tmp, 'node-compile-cache'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
-    expect(cached.length).toBeGreaterThan(0);
-    const warm = withCache(tmp);
+    expect(filesIn(join(home, '.cache/agent-action/node-compile-cache'))).toBeGreaterThan(0);
+    expect(readdirSync(tmp)).toEqual([]);
+    const warm = withCache({ HOME: home });
     expect(warm.stderr).toBe('');
     expect(warm.stdout).toBe(cold.stdout);
+    // XDG_CACHE_HOME, when set, is the user's cache folder.
+    const xdg = join(root, 'xdg');
+    expect(withCache({ HOME: home, XDG_CACHE_HOME: xdg }).stdout).toBe(cold.stdout);
+    expect(filesIn(join(xdg, 'agent-action/node-compile-cache'))).toBeGreaterThan(0);
     // A cache folder below a regular file cannot be created: the command runs the same, silently.
-    writeFileSync(join(tmp, 'file'), '');
-    const broken = withCache(join(tmp, 'file'));
+    writeFileSync(join(root, 'file'), '');
+    const broken = withCache({ HOME: join(root, 'file') });
     expect(broken.stderr).toBe('');
     expect(broken.status).toBe(0);
     expect(broken.stdout).toBe(cold.stdout);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 });

@@ -93,6 +93,21 @@ describe('agent-action CLI bundle', () => {
     expect(JSON.stringify(fake!.requests[0]!.body.contents)).toContain('say hello');
   });
 
+  it('reads a prompt from a file given as stdin, and treats /dev/null as no input', async () => {
+    const env = await gemini([reply([text('Read it.')])]);
+    const dir = makeTempDir('agent-action-stdin-');
+    const file = join(dir, 'prompt.txt');
+    writeFileSync(file, 'summarise the readme\n');
+    const r = await runCli(['-o', 'json', '--cwd', repo], { env, stdinFrom: file });
+    rmSync(dir, { recursive: true, force: true });
+    expect(r.code, r.stderr).toBe(0);
+    expect(fake!.requests[0]!.body.contents).toEqual([{ role: 'user', parts: [{ text: 'summarise the readme' }] }]);
+
+    const none = await runCli(['-o', 'json', '--cwd', repo], { env, stdinFrom: '/dev/null' });
+    expect(JSON.parse(none.stdout).error.message).toContain('empty prompt');
+    expect(fake!.requests).toHaveLength(1);
+  });
+
   it('writes the answer as plain text by default', async () => {
     const env = await gemini([reply([text('plain answer')])]);
     const r = await runCli(['-p', 'q', '--cwd', repo], { env });

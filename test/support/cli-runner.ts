@@ -9,7 +9,7 @@
  * Asynchronous on purpose: the fake servers live in the test's process and must keep answering.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -36,6 +36,8 @@ export interface SpawnOptions {
   cwd?: string;
   /** Written to stdin, then closed; without it stdin is closed at once. */
   stdin?: string;
+  /** A file opened as the child's stdin instead of a pipe (a regular file, /dev/null). */
+  stdinFrom?: string;
   /** Called once the child runs: send it a signal, watch its stdout so far. */
   onSpawn?: (kill: (s: NodeJS.Signals) => void, stdout: () => string) => void;
   /** Milliseconds before the child is killed (it then resolves with code null). Default 90 s. */
@@ -47,21 +49,23 @@ function runProgram(script: string, args: readonly string[], opts: SpawnOptions 
     const { GEMINI_API_KEY: _k, GOOGLE_API_KEY: _g, GOOGLE_GEMINI_BASE_URL: _b, GEMINI_MODEL: _m, XDG_STATE_HOME: _x, ...rest } = process.env;
     const ownState = opts.env?.XDG_STATE_HOME === undefined ? mkdtempSync(join(tmpdir(), 'agent-action-state-')) : undefined;
     const env = { ...rest, ...(ownState ? { XDG_STATE_HOME: ownState } : {}), ...opts.env };
-    const child = spawn(NODE, [script, ...args], { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const input = opts.stdinFrom === undefined ? undefined : openSync(opts.stdinFrom, 'r');
+    const child = spawn(NODE, [script, ...args], { cwd: opts.cwd, env, stdio: [input ?? 'pipe', 'pipe', 'pipe'] });
+    if (input !== undefined) closeSync(input); // the child has its own copy
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 90_000);
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout?.on('data', (d) => (stdout += d));
+    child.stderr?.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
       if (ownState) rmSync(ownState, { recursive: true, force: true });
       resolve({ code, stdout, stderr });
     });
-    child.stdin.on('error', () => undefined); // a child that exits before reading its stdin
-    if (opts.stdin !== undefined) child.stdin.end(opts.stdin);
-    else child.stdin.end();
+    child.stdin?.on('error', () => undefined); // a child that exits before reading its stdin
+    if (opts.stdin !== undefined) child.stdin?.end(opts.stdin);
+    else child.stdin?.end();
     opts.onSpawn?.(
       (s) => child.kill(s),
       () => stdout,
