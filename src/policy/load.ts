@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url';
 import { AgentError, messageOf } from '../common/errors.js';
 import { BUILTIN_RULES } from './builtin-rules.generated.js';
 import { createPolicyEngine, placeRules } from './engine.js';
-import { parsePolicyToml } from './load-toml.js';
 import { formatDiagnostic, type Diagnostic, type Rule } from './rule.js';
 import type { PolicyContext, PolicyEngine, TierName } from './types.js';
 
@@ -37,6 +36,7 @@ export async function loadPolicyWithDiagnostics(opts: LoadPolicyOptions): Promis
     if (tier === 'default' && opts.useBuiltinDefaults !== false) entries.push(...builtinEntries());
     for (const source of opts.tiers[tier] ?? []) {
       for (const file of await readSource(source, diagnostics)) {
+        const { parsePolicyToml } = await loadTomlParser();
         const parsed = parsePolicyToml(file.text, file.label);
         diagnostics.push(...parsed.diagnostics);
         entries.push({ tier, rules: parsed.rules });
@@ -96,6 +96,13 @@ async function readSource(source: PolicySource, diagnostics: Diagnostic[]): Prom
     return problem(`cannot read policy: ${messageOf(e)}`);
   }
 }
+
+/**
+ * The TOML side of the loader (smol-toml and the rule checks), imported with the first policy file
+ * read from disk: a run with only the built-in defaults (builtinEntries) never needs it.
+ */
+let tomlParser: Promise<typeof import('./load-toml.js')> | undefined;
+const loadTomlParser = () => (tomlParser ??= import('./load-toml.js'));
 
 /**
  * The action's own policies/*.toml at the Default tier, file by file, as the loader would read them,
