@@ -33,7 +33,7 @@ export async function loadPolicyWithDiagnostics(opts: LoadPolicyOptions): Promis
   const diagnostics: Diagnostic[] = [];
   const entries: Array<{ tier: TierName; rules: Rule[] }> = [];
   for (const tier of TIER_ORDER) {
-    if (tier === 'default' && opts.useBuiltinDefaults !== false) entries.push(...builtinEntries());
+    if (tier === 'default' && opts.useBuiltinDefaults !== false) entries.push(...builtinEntries(tier));
     for (const source of opts.tiers[tier] ?? []) {
       for (const file of await readSource(source, diagnostics)) {
         const { parsePolicyToml } = await loadTomlParser();
@@ -105,13 +105,13 @@ let tomlParser: Promise<typeof import('./load-toml.js')> | undefined;
 const loadTomlParser = () => (tomlParser ??= import('./load-toml.js'));
 
 /**
- * The action's own policies/*.toml at the Default tier, file by file, as the loader would read them,
+ * The action's own policies/*.toml (at the Default tier), file by file, as the loader would read them,
  * from the rules generated from those files at build time (builtin-rules.generated.ts; a test fails
  * while it is stale): no TOML parsed. Each rule names its file's path, as a rule read from it would.
  */
-function builtinEntries(): Array<{ tier: TierName; rules: Rule[] }> {
+function builtinEntries(tier: TierName): Array<{ tier: TierName; rules: Rule[] }> {
   const dir = builtinPoliciesDir();
-  return BUILTIN_RULES.map(({ file, rules }) => ({ tier: 'default', rules: rules.map((r) => ({ ...r, source: join(dir, file) })) }));
+  return BUILTIN_RULES.map(({ file, rules }) => ({ tier, rules: rules.map((r) => ({ ...r, source: join(dir, file) })) }));
 }
 
 /**

@@ -1,7 +1,8 @@
 import { realpath, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { walkFiles } from './file-list.js';
-import { deadline, pcrePattern, runGrepProcess, type GrepMatch, type GrepOutcome, type GrepQuery, type OnMatch } from './grep-engines.js';
+import { deadline, pcrePattern, runGrepProcess, type Deadline, type GrepMatch, type GrepOutcome, type GrepQuery, type OnMatch } from './grep-engines.js';
 import { decodeText } from './text-codec.js';
 import { isInside } from './workspace.js';
 
@@ -14,26 +15,103 @@ import { isInside } from './workspace.js';
  * the caller searches with the RE2 walker. Symlinked files are passed only when their target is a
  * regular file inside the workspace (the JS engine's rule); devices and FIFOs are skipped.
  */
-export async function systemGrep(q: GrepQuery, onMatch: OnMatch): Promise<GrepOutcome> {
+export async function systemGrep(q: GrepQuery, onMatch: OnMatch, opts: SplitOptions = DEFAULT_SPLIT): Promise<GrepOutcome> {
   const listed = await walkFiles(q.root, q.absDir, { respectGitIgnore: true, respectGeminiIgnore: false, signal: q.signal });
   const files = (await confine(q.root, listed.files.filter(q.keepPath), listed.symlinks)).sort();
   const args = ['-n', '-H', '-I', '-s', '-Z', '-D', 'skip', '-d', 'skip', '--color=never', '-P'];
   if (q.ignoreCase) args.push('-i');
   args.push('-e', pcrePattern(q), '--');
-  // grep needs nothing of the run's environment (no secret reaches it): PATH for itself, a UTF-8 locale as git grep gets.
-  const env = { PATH: process.env.PATH, LC_ALL: 'C.UTF-8' };
   const limit = deadline(q);
-  let more = true;
-  const keepGoing: OnMatch = (m) => (more = onMatch(m));
+  const stopAll = new AbortController();
+  const run: SliceRun = { q, args, limit: { signal: AbortSignal.any([limit.signal, stopAll.signal]), clear: limit.clear } };
   try {
-    for (const batch of batches(files)) {
-      const outcome = await runGrepProcess({ command: 'grep', args: [...args, ...batch], cwd: q.root, env, parse: parseGnuLine, q, limit, onMatch: keepGoing });
-      if (outcome !== 'done' || !more) return outcome;
+    const slices = sliceInOrder(files, Math.min(opts.processes, Math.floor(files.length / opts.minFiles)));
+    // The first slice reports as it goes; the others run at the same time and keep what they find
+    // (up to maxBuffered matches) until every slice before them is reported.
+    const pending = slices.map((slice, i) => (i === 0 ? grepSlice(run, slice, onMatch) : bufferSlice(run, slice, opts.maxBuffered)));
+    // Awaited in order below; one that fails after the search has ended (cancelled) is not unhandled.
+    for (const p of pending) p.catch(() => undefined);
+    for (const [i, p] of pending.entries()) {
+      const r = await p;
+      let last: SliceResult = r;
+      if (r.outcome === 'done' && r.found) {
+        const kept = r.stoppedAt === undefined ? r.found : r.found.filter((m) => m.file !== r.stoppedAt);
+        if (!kept.every((m) => onMatch(m))) return 'done';
+        // It stopped at its buffer's end: from the file it was in, the slice is searched as the first one is.
+        if (r.stoppedAt !== undefined) last = await grepSlice(run, slices[i]!.slice(slices[i]!.indexOf(r.stoppedAt)), onMatch);
+      }
+      if (last.outcome !== 'done' || last.enough) return last.outcome;
     }
     return 'done';
   } finally {
+    stopAll.abort(); // the slices still running once the caller has enough, or one failed
     limit.clear();
   }
+}
+
+export interface SplitOptions {
+  /** grep processes at most, side by side. */
+  processes: number;
+  /** Files per process at least: a small tree is one process. */
+  minFiles: number;
+  /** Matches a later slice keeps while the ones before it run; past it, it stops and goes on later. */
+  maxBuffered: number;
+}
+
+/**
+ * One grep per core (at most 4) on a tree of thousands of files: the walk and one grep took about
+ * 1.5 times `grep -r` over 10,000 files, two greps side by side about 1.2 times on two cores.
+ */
+const DEFAULT_SPLIT: SplitOptions = { processes: Math.max(1, Math.min(4, availableParallelism())), minFiles: 2000, maxBuffered: 5000 };
+
+interface SliceRun {
+  q: GrepQuery;
+  args: readonly string[];
+  limit: Deadline;
+}
+
+interface SliceResult {
+  outcome: GrepOutcome;
+  /** The caller said it had enough. */
+  enough?: boolean;
+  /** A later slice's matches, kept (bufferSlice). */
+  found?: GrepMatch[];
+  /** The file a kept slice was in when its buffer filled: its matches there may be incomplete. */
+  stoppedAt?: string;
+}
+
+/** `files` in order, a batch of paths per process, each match to onMatch until it says enough. */
+async function grepSlice(run: SliceRun, files: readonly string[], onMatch: OnMatch): Promise<SliceResult> {
+  // grep needs nothing of the run's environment (no secret reaches it): PATH for itself, a UTF-8 locale as git grep gets.
+  const env = { PATH: process.env.PATH, LC_ALL: 'C.UTF-8' };
+  let more = true;
+  const keepGoing: OnMatch = (m) => (more = onMatch(m));
+  for (const batch of batches(files)) {
+    const outcome = await runGrepProcess({ command: 'grep', args: [...run.args, ...batch], cwd: run.q.root, env, parse: parseGnuLine, q: run.q, limit: run.limit, onMatch: keepGoing });
+    if (outcome !== 'done' || !more) return { outcome, enough: !more };
+  }
+  return { outcome: 'done' };
+}
+
+/** A slice's matches, kept; past `max` it stops, naming the file it was in (whose matches may be incomplete). */
+async function bufferSlice(run: SliceRun, files: readonly string[], max: number): Promise<SliceResult> {
+  const found: GrepMatch[] = [];
+  let stoppedAt: string | undefined;
+  const r = await grepSlice(run, files, (m) => {
+    if (found.length < max) return found.push(m) > 0;
+    stoppedAt = (found.at(-1) ?? m).file;
+    return false;
+  });
+  return { outcome: r.outcome, found, ...(stoppedAt !== undefined && { stoppedAt }) };
+}
+
+/** `files` cut into `n` runs of consecutive paths (at least one), as even as may be. */
+function sliceInOrder(files: readonly string[], n: number): string[][] {
+  const count = Math.max(1, n);
+  const size = Math.ceil(files.length / count);
+  const out: string[][] = [];
+  for (let i = 0; i < count; i++) out.push(files.slice(i * size, (i + 1) * size));
+  return out.filter((s, i) => i === 0 || s.length > 0);
 }
 
 /** GNU grep -HnZ: path NUL lineno `:` text. */

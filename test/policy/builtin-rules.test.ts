@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,12 +6,13 @@ import { generateBuiltinRules, OUTPUT, readBuiltinRules } from '../../scripts/ge
 import { BUILTIN_RULES } from '../../src/policy/builtin-rules.generated.js';
 import { builtinPoliciesDir, loadPolicyWithDiagnostics } from '../../src/policy/load.js';
 import type { ApprovalMode, PolicyContext, PolicyQuery } from '../../src/policy/types.js';
+import { readCommittedSource } from '../support/committed-source.js';
 
 describe('the built-in policies, generated from policies/*.toml', () => {
   it('are the files as the loader parses them today (if not: npm run gen:builtin-policies)', async () => {
     const fresh = await readBuiltinRules();
     expect(BUILTIN_RULES).toEqual(fresh);
-    expect(await generateBuiltinRules(fresh)).toBe(readFileSync(OUTPUT, 'utf8'));
+    expect(await generateBuiltinRules(fresh)).toBe(readCommittedSource(OUTPUT));
   });
 
   it('decide every call as the same files read from TOML do, naming the same file and line', async () => {

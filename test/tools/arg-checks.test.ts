@@ -4,7 +4,7 @@
  * each check agrees with TypeBox's validator on every value, the generator refuses what it cannot
  * make self-contained, and a call the check refuses gets the validator's words, unchanged.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { Code } from 'typebox/compile';
@@ -18,11 +18,12 @@ import { createToolRegistry } from '../../src/tools/registry.js';
 import { checkArgs } from '../../src/tools/tool-schema.js';
 import { makeTempDir } from '../support/git-repo.js';
 import { makeEnv } from './helpers.js';
+import { readCommittedSource } from '../support/committed-source.js';
 
 describe('the generated argument checks', () => {
   it('are what the generator makes of the declarations today (else: npm run gen:arg-checks, and commit the file)', async () => {
     const fresh = await generateArgChecks(await readBuiltinDeclarations());
-    expect(fresh, 'src/tools/arg-checks.generated.ts is stale: run `npm run gen:arg-checks` and commit it').toBe(readFileSync(OUTPUT, 'utf8'));
+    expect(fresh, 'src/tools/arg-checks.generated.ts is stale: run `npm run gen:arg-checks` and commit it').toBe(readCommittedSource(OUTPUT));
   });
 
   it('cover every built-in tool, and each tool carries its own', () => {

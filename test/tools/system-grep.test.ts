@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GrepMatch, GrepQuery } from '../../src/tools/grep-engines.js';
 import { compileLinearRegex } from '../../src/tools/linear-regex.js';
-import { systemGrep } from '../../src/tools/system-grep.js';
+import { systemGrep, type SplitOptions } from '../../src/tools/system-grep.js';
 import { makeTempDir, writeFiles } from '../support/git-repo.js';
 import { call, makeEnv } from './helpers.js';
 
@@ -23,9 +23,9 @@ const query = (root: string, pattern: string, over: Partial<GrepQuery> = {}): Gr
   ...over,
 });
 
-async function collect(q: GrepQuery, stopAfter = Infinity): Promise<{ outcome: string; found: GrepMatch[] }> {
+async function collect(q: GrepQuery, stopAfter = Infinity, split?: SplitOptions): Promise<{ outcome: string; found: GrepMatch[] }> {
   const found: GrepMatch[] = [];
-  const outcome = await systemGrep(q, (m) => found.push(m) < stopAfter);
+  const outcome = await systemGrep(q, (m) => found.push(m) < stopAfter, split);
   return { outcome, found };
 }
 
@@ -60,6 +60,40 @@ describe('systemGrep', () => {
     expect((await collect(query(dir, 'needle', { ignoreCase: true }), 1)).found.map((m) => m.file)).toEqual(['x/1.txt']);
     expect((await collect(query(dir, 'needle', { ignoreCase: true, keepPath: (f) => f !== 'x/1.txt' }))).found.map((m) => m.file)).toEqual(['x/2.txt', 'y/3.txt']);
     expect((await collect(query(dir, 'needle', { absDir: join(dir, 'y') }))).found.map((m) => m.file)).toEqual(['y/3.txt']);
+  });
+
+  it('splits a large tree between greps run side by side, and reports exactly what one grep would, in path order', async () => {
+    const dir = makeTempDir('sysgrep-');
+    const files: Record<string, string> = {};
+    // 40 files; every third has two matches, file 7 five, so a slice's buffer fills part-way through a file.
+    for (let i = 0; i < 40; i++) files[`d${String(i % 4)}/f${String(i).padStart(2, '0')}.txt`] = i === 7 ? 'hit\nhit\nx\nhit\nhit\nhit\n' : i % 3 === 0 ? `hit ${i}\nmiss\nhit again\n` : 'miss\n';
+    writeFiles(dir, files);
+    const one: SplitOptions = { processes: 1, minFiles: 1, maxBuffered: 1000 };
+    const sequential = await collect(query(dir, 'hit'), Infinity, one);
+    expect(sequential.found).toHaveLength(2 * 14 + 5);
+    for (const split of [
+      { processes: 4, minFiles: 5, maxBuffered: 1000 },
+      { processes: 3, minFiles: 5, maxBuffered: 2 },
+      { processes: 2, minFiles: 5, maxBuffered: 1 },
+    ]) {
+      expect(await collect(query(dir, 'hit'), Infinity, split), JSON.stringify(split)).toEqual(sequential);
+      // The caller has enough in the middle of a later slice: the same first matches as one grep gives.
+      for (const stop of [1, 9, 17, 25]) expect((await collect(query(dir, 'hit'), stop, split)).found).toEqual(sequential.found.slice(0, stop));
+    }
+    // Fewer files than minFiles per process: one grep.
+    expect(await collect(query(dir, 'hit'), Infinity, { processes: 4, minFiles: 100, maxBuffered: 1 })).toEqual(sequential);
+  });
+
+  it('a search cancelled while its greps run side by side fails as aborted, and leaves nothing unhandled', async () => {
+    const dir = makeTempDir('sysgrep-');
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 30; i++) files[`f${String(i).padStart(2, '0')}.txt`] = 'hit\n';
+    writeFiles(dir, files);
+    const ctrl = new AbortController();
+    const found: GrepMatch[] = [];
+    const run = systemGrep(query(dir, 'hit', { signal: ctrl.signal }), (m) => (found.push(m), ctrl.abort(), true), { processes: 3, minFiles: 5, maxBuffered: 1000 });
+    await expect(run).rejects.toThrow(/abort/i);
+    expect(found.length).toBeGreaterThan(0);
   });
 
   it('follows a symlink only to a regular file inside the workspace; a FIFO does not block it', async () => {
