@@ -111,8 +111,9 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       out.emit(e);
     };
     try {
-      // The first save is written while the model answers: the loop awaits it before any tool runs
-      // (saveInFlight), as it awaits its own saves. A resume that only answers runs tools first.
+      // The first save is written while the model answers: the loop awaits it before any tool that
+      // can change something runs (saveInFlight), as it awaits its own saves. A resume that only
+      // answers runs tools first.
       const saved = recorder.save(state, 'running');
       if (plan.message === undefined) await saved;
       const { outcome } = await (

@@ -12,7 +12,7 @@ import { loadMemory, readContextSettings } from '../context/memory.js';
 import { readLoopSettings, type AgentOverride } from '../context/settings.js';
 import { createGeminiClient } from '../model/gemini.js';
 import type { ModelClient } from '../model/client.js';
-import type { Content } from '../model/wire.js';
+import type { Content, FunctionCall } from '../model/wire.js';
 import { loadPolicyWithDiagnostics, type PolicySource } from '../policy/load.js';
 import { formatDiagnostic } from '../policy/rule.js';
 import type { AddedRule, ApprovalMode, PolicyContext, PolicyEngine } from '../policy/types.js';
@@ -198,6 +198,8 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
   });
 
   const builtIn = createDefaultTools().filter((t) => !opts.readOnlyTools || t.kind === 'read' || t.kind === 'search');
+  // By name (and alias): no MCP tool can take a built-in's name, whatever kind its server claims.
+  const readOnlyBuiltins = new Set(builtIn.filter((t) => t.kind === 'read' || t.kind === 'search').flatMap((t) => [t.name, ...(t.aliases ?? [])]));
   const baseTools = [...builtIn, ...(opts.askUser ? [askUserTool] : []), ...(opts.extraTools ?? [])];
   // MCP servers and hooks: after policy (a broken policy starts nothing). Warnings go to the face
   // until a run starts, then into the run's event stream.
@@ -294,6 +296,9 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     },
     onBatchSettled: opts.onBatchSettled,
     ...(opts.overlapBatchSave ? { overlapBatchSave: true } : {}),
+    // Without hooks (which run commands around every call), a batch of built-in reads and searches
+    // has no side effect: it need not wait for the last save's flush (runLoop's sideEffectFree).
+    ...(!hooks && { sideEffectFree: (calls: readonly FunctionCall[]) => calls.every((c) => readOnlyBuiltins.has(c.name)) }),
     ...(saveInFlight ? { saveInFlight } : {}),
     ...(afterTextTurn ? { afterTextTurn } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),

@@ -1,7 +1,7 @@
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
 import type { LlmRole, ModelClient, ModelFailure } from '../model/client.js';
 import { contextWindowOf } from '../model/pricing.js';
-import type { Content, FunctionDeclaration } from '../model/wire.js';
+import type { Content, FunctionCall, FunctionDeclaration } from '../model/wire.js';
 import type { LoopHooks } from '../hooks/types.js';
 import type { ApprovalMode } from '../policy/types.js';
 import type { ApprovalAnswer, BatchResult, Scheduler } from '../scheduler/types.js';
@@ -56,6 +56,14 @@ export interface LoopDeps {
    * request need not wait for the disk. Its failure fails the run there.
    */
   saveInFlight?: Promise<void>;
+  /**
+   * Whether a batch can change nothing outside the process (the built-in read and search tools, no
+   * hook that runs a command around them). Such a batch does not wait for an overlapped save: the
+   * rule "no side effects past the batch after the last save" holds without it, and a session that
+   * reads and searches does not wait on the disk's flush every turn. The next batch with another
+   * call, and the outcome, wait for every save still in flight.
+   */
+  sideEffectFree?: (calls: readonly FunctionCall[]) => boolean;
   /** After a turn with text and no calls: end (the default), send another user message, or stop. */
   afterTextTurn?: AfterTextTurn;
   /** After each settled batch: an outcome here ends the run (a sub-agent that called complete_task). */
@@ -108,7 +116,10 @@ export async function runLoop({ state, input }: { state: RunState; input: LoopIn
   const save = async () => {
     const p = deps.onBatchSettled?.(state);
     if (!deps.overlapBatchSave) return p;
-    saving = settle(p);
+    // A save not yet awaited (a side-effect-free batch ran past it) keeps its failure: the first wins.
+    const before = saving;
+    const after = settle(p);
+    saving = before && after ? Promise.all([before, after]).then(([a, b]) => a ?? b) : (after ?? before);
   };
   const takeSave = async () => {
     const r = await saving;
@@ -219,7 +230,7 @@ export async function runLoop({ state, input }: { state: RunState; input: LoopIn
         continue;
       }
       chant.reset();
-      const unsaved = await takeSave();
+      const unsaved = deps.sideEffectFree?.(turn.calls) ? undefined : await takeSave();
       if (unsaved) throw unsaved.failed;
       state.toolCalls += turn.calls.length;
       const batch = await deps.scheduler.run(turn.calls, { mode: deps.mode, signal, ...(truncated ? { truncated: true } : {}) }, emit);

@@ -1,4 +1,5 @@
-import { open, stat } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { defineTool, ToolFailure } from './define-tool.js';
 import { MAX_LINES, MAX_LINE_CHARS, readFileDeclaration } from './builtin-declarations.js';
@@ -9,12 +10,20 @@ import { resolveInWorkspace } from './workspace.js';
 /** Files above this are refused whole; a line range still works through grep_search first. */
 const MAX_FILE_BYTES = 20 * 1024 * 1024;
 
+/**
+ * A regular file up to this size is stat'ed and read with synchronous calls: each asynchronous one
+ * is a round trip through libuv's thread pool, and for a small local file the round trips cost more
+ * than the reading (a read_file call took ~2 ms of a 20-turn session's every turn with them, ~0.65 ms
+ * without). A larger file is read asynchronously, so the process stays responsive while the disk works.
+ */
+const SYNC_READ_BYTES = 256 * 1024;
+
 export const readFileTool = defineTool({
   ...readFileDeclaration,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'read');
     if (!file.exists) throw new ToolFailure('not_found', `file not found: ${args.file_path}`);
-    const info = await stat(file.abs);
+    const info = statSync(file.abs);
     if (info.isDirectory()) throw new ToolFailure('invalid_args', `${args.file_path} is a directory; use list_directory`);
     // A FIFO, socket or device would block the read (and the run) forever.
     if (!info.isFile()) throw new ToolFailure('invalid_args', `${args.file_path} is not a regular file`);
@@ -28,7 +37,10 @@ export const readFileTool = defineTool({
       policyArgs: { file_path: file.rel },
       run: ({ signal }) =>
         guardRun(signal, async () => {
-          const size = (await stat(file.abs)).size;
+          const now = statSync(file.abs);
+          // Replaced since it was prepared (a command running beside it): a FIFO would block the read, a synchronous one the whole run.
+          if (!now.isFile()) throw new ToolFailure('failed', `${file.rel} is no longer a regular file`);
+          const size = now.size;
           if (size > MAX_FILE_BYTES) {
             throw new ToolFailure(
               'failed',
@@ -36,7 +48,7 @@ export const readFileTool = defineTool({
             );
           }
           // An editor's buffer (unsaved changes included) when the face reads through one.
-          const bytes = env.files?.readText ? Buffer.from(await env.files.readText(file.abs), 'utf8') : await readBytes(file.abs);
+          const bytes = env.files?.readText ? Buffer.from(await env.files.readText(file.abs), 'utf8') : size <= SYNC_READ_BYTES ? readFileSync(file.abs) : await readBytes(file.abs);
           const text = formatRead(file.rel, bytes, { start: args.start_line, end: args.end_line });
           return okOutput(await withMemory(env, dirname(file.abs), redactSecrets(text.forModel, env.secrets)), text.forHuman);
         }),

@@ -101,6 +101,63 @@ describe('runLoop: the safe point save', () => {
     }
   });
 
+  it('runs a side-effect-free batch while the last save still flushes; the next other batch and the outcome wait for every save', async () => {
+    const pendingSaves: Array<() => void> = [];
+    const savesDoneAtRun: number[] = [];
+    let savesDone = 0;
+    const releaseSaves = () => void nextMacrotask().then(() => pendingSaves.splice(0).forEach((f) => f()));
+    // Reply 3 (the write) is read: every save so far finishes on the next macrotask. A loop that ran
+    // the write without waiting for them would do so in the microtasks before that.
+    const model = scriptedModel([call('read_file', 'a'), call('read_file', 'b'), call('write_file', 'c'), done], (n) => n === 3 && releaseSaves());
+    const sched = fakeScheduler({ onRun: () => savesDoneAtRun.push(savesDone) });
+    let savedAtResult = -1;
+    const outcome = await runLoop(
+      { state: newState(), input: userText('read a and b, write c') },
+      makeDeps(noServer, sched.scheduler, {
+        overlapBatchSave: true,
+        model,
+        sideEffectFree: (calls) => calls.every((c) => c.name === 'read_file'),
+        onBatchSettled: () => new Promise<void>((resolve) => pendingSaves.push(() => (savesDone++, resolve()))),
+      }),
+      (e) => {
+        // The last save (after the write) is held too: the outcome must wait for it.
+        if (e.type === 'tool_result' && e.name === 'write_file') releaseSaves();
+        if (e.type === 'result') savedAtResult = savesDone;
+      },
+    );
+    expect(outcome).toEqual({ status: 'success', finalText: 'done' });
+    // a: nothing saved yet; b: ran while save 1 was pending; c: only after saves 1 and 2.
+    expect(savesDoneAtRun).toEqual([0, 0, 2]);
+    expect(savedAtResult).toBe(3);
+  });
+
+  it('a save that fails under a side-effect-free batch still ends the run before a batch that may change anything', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const sched = fakeScheduler();
+      let saves = 0;
+      const outcome = await runLoop(
+        { state: newState(), input: userText('read a and b, write c') },
+        makeDeps(noServer, sched.scheduler, {
+          overlapBatchSave: true,
+          model: scriptedModel([call('read_file', 'a'), call('read_file', 'b'), call('write_file', 'c'), done]),
+          sideEffectFree: (calls) => calls.every((c) => c.name === 'read_file'),
+          // The first save fails; the second, made after the read-only batch ran past it, succeeds.
+          onBatchSettled: () => (++saves === 1 ? Promise.reject(new Error('disk full')) : Promise.resolve()),
+        }),
+        recorder().emit,
+      );
+      await nextMacrotask();
+      expect(outcome).toMatchObject({ status: 'error', error: { kind: 'internal', message: 'the loop failed: disk full' } });
+      expect(sched.runs.map((r) => r.calls[0]!.id)).toEqual(['a', 'b']);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('waits for the last save before it reports the outcome', async () => {
     let saved = false;
     const rec = recorder();

@@ -1,9 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_LINES, MAX_LINE_CHARS } from '../../src/tools/builtin-declarations.js';
 import { createRepo, makeTempDir, writeFiles } from '../support/git-repo.js';
-import { call, makeEnv, refusal } from './helpers.js';
+import { call, makeEnv, prepare, refusal } from './helpers.js';
 
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
 
@@ -66,6 +67,24 @@ describe('read_file', () => {
     [{ file_path: 'small.txt', start_line: 5, end_line: 2 }, 'invalid_args'],
   ])('refuses %j with %s', async (args, code) => {
     expect((await refusal(makeEnv(repo()), 'read_file', args)).code).toBe(code);
+  });
+
+  it('reads a file past the synchronous size (256 KiB) the same way: whole, to its last line', async () => {
+    const dir = makeTempDir('read-big-');
+    const lines = Array.from({ length: 30_000 }, (_, i) => `row ${i + 1} ${'x'.repeat(10)}`);
+    writeFiles(dir, { 'big.txt': `${lines.join('\n')}\n` });
+    const out = await call(makeEnv(dir), 'read_file', { file_path: 'big.txt', start_line: 29_999 });
+    expect(out.forModel).toBe(`[showing lines 29999-30000 of 30000]\nrow 29999 ${'x'.repeat(10)}\nrow 30000 ${'x'.repeat(10)}`);
+  });
+
+  it('refuses a file that became a FIFO between prepare and run, rather than block on it', async () => {
+    const dir = makeTempDir('read-fifo-');
+    writeFiles(dir, { 'pipe.txt': 'plain\n' });
+    const p = await prepare(makeEnv(dir), 'read_file', { file_path: 'pipe.txt' });
+    rmSync(join(dir, 'pipe.txt'));
+    execFileSync('mkfifo', [join(dir, 'pipe.txt')]);
+    const out = await p.run({ signal: new AbortController().signal });
+    expect(out.error).toMatchObject({ code: 'failed', message: 'pipe.txt is no longer a regular file' });
   });
 
   it('says when start_line is past the end', async () => {

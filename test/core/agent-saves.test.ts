@@ -1,0 +1,90 @@
+/**
+ * The agent's overlapped saves as the CLI runs them (prepareAgent with onBatchSettled and
+ * overlapBatchSave, the real SDK against the fake Gemini, real tools in a temporary workspace): a
+ * batch of built-in reads runs past a save still flushing; a batch that writes waits for every
+ * save. (With hooks, which run commands around every call, agent.ts does not pass sideEffectFree.)
+ */
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { prepareAgent, type Agent } from '../../src/core/agent.js';
+import { createSandbox } from '../../src/sandbox/sandbox.js';
+import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
+import { makeTempDir } from '../support/git-repo.js';
+
+let gemini: FakeGemini | undefined;
+let agent: Agent | undefined;
+const dirs: string[] = [];
+afterEach(async () => {
+  await agent?.close();
+  await gemini?.close();
+  agent = gemini = undefined;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Saves held until `release()`: each resolves only then, as a flush on a slow disk would. */
+function heldSaves() {
+  const waiting: Array<() => void> = [];
+  let released = false;
+  return {
+    save: () => (released ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))),
+    release: () => {
+      released = true;
+      for (const r of waiting.splice(0)) r();
+    },
+    get released() {
+      return released;
+    },
+  };
+}
+
+async function start() {
+  const ws = makeTempDir('agent-action-saves-');
+  dirs.push(ws);
+  writeFileSync(join(ws, 'a.txt'), 'a\n');
+  writeFileSync(join(ws, 'b.txt'), 'b\n');
+  gemini = await startFakeGemini([
+    reply([call('read_file', { file_path: 'a.txt' }, 'r1')]),
+    reply([call('read_file', { file_path: 'b.txt' }, 'r2')]),
+    reply([call('write_file', { file_path: 'c.txt', content: 'c\n' }, 'w1')]),
+    reply([text('Done.')]),
+  ]);
+  const saves = heldSaves();
+  agent = await prepareAgent({
+    root: ws,
+    model: 'gemini-2.5-flash',
+    apiKey: 'AIza-agent-saves',
+    baseUrl: gemini.baseUrl,
+    mode: 'yolo',
+    policyContext: 'headless',
+    policy: {},
+    memory: { memoryRoot: ws },
+    command: 'prompt',
+    limits: { maxTurns: 10 },
+    secrets: [],
+    channel: { decide: async () => 'defer' },
+    sandbox: createSandbox({ mode: 'off', hostEnv: {} }),
+    baseEnv: { PATH: process.env.PATH },
+    onBatchSettled: saves.save,
+    overlapBatchSave: true,
+  });
+  let writtenBeforeRelease: boolean | undefined;
+  const run = agent.start('read a and b, write c', (e) => {
+    if (e.type === 'tool_result' && e.name === 'write_file') writtenBeforeRelease = !saves.released;
+  });
+  return { ws, saves, run, writtenBeforeRelease: () => writtenBeforeRelease };
+}
+
+describe('overlapped saves in a run', () => {
+  it('reads run past a save still flushing; the write waits for every save', async () => {
+    const t = await start();
+    // The second read ran while the first save was held: only then does the model get a third request.
+    await gemini!.untilRequests(3);
+    expect(existsSync(join(t.ws, 'c.txt'))).toBe(false);
+    t.saves.release();
+    const { outcome } = await t.run;
+    expect(outcome).toEqual({ status: 'success', finalText: 'Done.' });
+    expect(t.writtenBeforeRelease()).toBe(false);
+    expect(existsSync(join(t.ws, 'c.txt'))).toBe(true);
+  });
+});
