@@ -37,15 +37,19 @@ for (const f of readdirSync(join(root, 'dist')).filter((f) => /^[0-9a-f]{20}\.wa
 minifyBundles();
 const cli = join(root, 'dist/cli/index.js');
 mkdirSync(dirname(cli), { recursive: true });
-// The compile cache first (V8's compiled code for the chunks a command loads, kept between runs;
-// see src/cli/index.ts), so it covers the entry and the CLI's own chunks too.
+// The compile cache first, so it covers the entry and every chunk the command loads: V8's compiled
+// code, kept between runs (Node >= 22.1; NODE_DISABLE_COMPILE_CACHE=1 turns it off), so a second run
+// compiles little. In the user's own folder ($XDG_CACHE_HOME, else ~/.cache; NODE_COMPILE_CACHE
+// overrides it), not Node's default under the shared /tmp: on a machine several people use, another
+// user could create that folder first and fill it with code this process would load and run. No home,
+// no cache. A cache that cannot be made only costs compiling: nothing here may fail a run.
 writeFileSync(
   cli,
   `#!/usr/bin/env node
 // agent-action's CLI: the bundle in ../index.js, told it runs as the CLI (src/entry.ts).
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
-// The cache is the user's own (src/cli/compile-cache.ts says why): not Node's default in the shared /tmp.
+// The user's own cache folder, not Node's default under the shared /tmp (scripts/build.mjs says why).
 const cacheHome = process.env.XDG_CACHE_HOME || (process.env.HOME && join(process.env.HOME, '.cache'));
 try {
   if (process.env.NODE_COMPILE_CACHE || cacheHome) nodeModule.enableCompileCache?.(process.env.NODE_COMPILE_CACHE || join(cacheHome, 'agent-action', 'node-compile-cache'));

@@ -13,12 +13,11 @@
 // values to its generated code at run time) that is not a RegExp, which it writes as a literal; an
 // import other than TypeBox's Guard or Hashing (kept only when used); and any name the generated code
 // uses but neither defines nor imports.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import * as prettier from 'prettier';
+import { fileURLToPath } from 'node:url';
 import { Code } from 'typebox/compile';
 import ts from 'typescript';
+import { formatAs, runGenerator } from './generated-file.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const OUTPUT = join(root, 'src/tools/arg-checks.generated.ts');
@@ -70,8 +69,7 @@ export async function generateArgChecks(declarations) {
     ']);',
     '',
   ].join('\n');
-  const options = (await prettier.resolveConfig(OUTPUT)) ?? {};
-  return prettier.format(text, { ...options, filepath: OUTPUT });
+  return formatAs(OUTPUT, text);
 }
 
 /**
@@ -183,25 +181,4 @@ function isReference(id) {
   return true;
 }
 
-async function main() {
-  const text = await generateArgChecks(await readBuiltinDeclarations());
-  let before;
-  try {
-    before = readFileSync(OUTPUT, 'utf8');
-  } catch {
-    before = undefined;
-  }
-  if (before === text) {
-    console.log(`${OUTPUT}: up to date`);
-    return;
-  }
-  writeFileSync(OUTPUT, text);
-  console.log(`${OUTPUT}: written`);
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((e) => {
-    console.error(e instanceof Error ? e.message : String(e));
-    process.exit(1);
-  });
-}
+runGenerator(import.meta.url, OUTPUT, async () => generateArgChecks(await readBuiltinDeclarations()));

@@ -9,10 +9,10 @@
 // test/policy/builtin-rules.test.ts regenerates in memory and fails while the committed file is
 // stale, so a change to policies/*.toml without this step turns CI red. Refuses a built-in file with
 // any diagnostic (an error or a warning): the shipped policies are clean.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import * as prettier from 'prettier';
+import { fileURLToPath } from 'node:url';
+import { formatAs, runGenerator } from './generated-file.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const OUTPUT = join(root, 'src/policy/builtin-rules.generated.ts');
@@ -60,29 +60,7 @@ export async function generateBuiltinRules(files) {
     `export const BUILTIN_RULES: ReadonlyArray<{ file: string; rules: readonly Rule[] }> = ${literal(files)};`,
     '',
   ].join('\n');
-  const options = (await prettier.resolveConfig(OUTPUT)) ?? {};
-  return prettier.format(text, { ...options, filepath: OUTPUT });
+  return formatAs(OUTPUT, text);
 }
 
-async function main() {
-  const text = await generateBuiltinRules(await readBuiltinRules());
-  let before;
-  try {
-    before = readFileSync(OUTPUT, 'utf8');
-  } catch {
-    before = undefined;
-  }
-  if (before === text) {
-    console.log(`${OUTPUT}: up to date`);
-    return;
-  }
-  writeFileSync(OUTPUT, text);
-  console.log(`${OUTPUT}: written`);
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((e) => {
-    console.error(e instanceof Error ? e.message : String(e));
-    process.exit(1);
-  });
-}
+runGenerator(import.meta.url, OUTPUT, async () => generateBuiltinRules(await readBuiltinRules()));

@@ -2,7 +2,7 @@
 // agent-action's CLI: the bundle in ../index.js, told it runs as the CLI (src/entry.ts).
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
-// The cache is the user's own (src/cli/compile-cache.ts says why): not Node's default in the shared /tmp.
+// The user's own cache folder, not Node's default under the shared /tmp (scripts/build.mjs says why).
 const cacheHome = process.env.XDG_CACHE_HOME || (process.env.HOME && join(process.env.HOME, '.cache'));
 try {
   if (process.env.NODE_COMPILE_CACHE || cacheHome) nodeModule.enableCompileCache?.(process.env.NODE_COMPILE_CACHE || join(cacheHome, 'agent-action', 'node-compile-cache'));

@@ -69,7 +69,7 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
     };
 
     // A new prompt's first save is written once the model's first answer begins (see writesAfter);
-    // settled below on every path, so no save can wait for it forever.
+    // settled when the run's send ends at the latest, so no save can wait for it forever.
     let answerBegan!: () => void;
     const firstAnswer = new Promise<void>((resolve) => (answerBegan = resolve));
     const recorder = createSessionRecorder({
@@ -123,7 +123,6 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       await startProbe();
       return exitCodeOf(outcome);
     } finally {
-      answerBegan();
       await agent.close();
     }
   } catch (e) {

@@ -1,19 +1,11 @@
-/** The CLI bundle's entry (package.json `bin`). The only place that touches process globals. */
+/**
+ * The CLI bundle's entry, imported by package.json's `bin` (dist/cli/index.js, written by
+ * scripts/build.mjs, which turns on the compile cache first). The only place that touches process
+ * globals.
+ */
 import { fstatSync, statSync } from 'node:fs';
-import * as nodeModule from 'node:module';
 import { Readable, Writable } from 'node:stream';
-import { compileCacheDir } from './compile-cache.js';
 import { runCli } from './run.js';
-
-// V8's compiled code for the chunks a command loads, kept between runs (Node >= 22.1, in the
-// user's cache folder, see compile-cache.ts; NODE_DISABLE_COMPILE_CACHE=1 turns it off): a second
-// run compiles almost nothing. A cache that cannot be made only costs that: nothing here may fail a run.
-const cacheDir = compileCacheDir(process.env);
-try {
-  if (cacheDir) (nodeModule as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache?.(cacheDir);
-} catch {
-  // No cache: every run compiles its chunks, as without this.
-}
 
 /**
  * Piped input is part of the prompt, as with `gemini -p`. With -p given, a pipe that stays silent

@@ -10,8 +10,9 @@ import { isInside } from './workspace.js';
  * Search outside a git work tree with the system's grep, as Gemini CLI falls back to it: GNU grep
  * with PCRE (`-P`, the dialect git grep gets, with the same step limit), over the files the walker
  * lists (every .gitignore it meets applies, which `grep -r` would not do). Files go to grep in path
- * order, a batch of paths per process, so the result is the order of a sequential scan and stops
- * when the caller has enough. A grep without -P (BSD grep) rejects the options: 'unsupported', and
+ * order, a batch of paths per process; a large tree is cut into runs of paths searched side by side
+ * (DEFAULT_SPLIT) and reported in order, so the result is that of a sequential scan and stops when
+ * the caller has enough. A grep without -P (BSD grep) rejects the options: 'unsupported', and
  * the caller searches with the RE2 walker. Symlinked files are passed only when their target is a
  * regular file inside the workspace (the JS engine's rule); devices and FIFOs are skipped.
  */

@@ -30,6 +30,20 @@ function scriptedModel(replies: ModelChunk[], after: (n: number) => void = () =>
   return m;
 }
 
+/** `run`'s value, and the rejections nobody handled up to the macrotask after it. */
+async function withUnhandled<T>(run: () => Promise<T>): Promise<{ value: T; unhandled: unknown[] }> {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (e: unknown) => unhandled.push(e);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const value = await run();
+    await nextMacrotask();
+    return { value, unhandled };
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+}
+
 // makeDeps wants a fake server only for its model, which these tests replace.
 const noServer = { baseUrl: 'http://127.0.0.1:9' } as FakeGemini;
 
@@ -76,13 +90,10 @@ describe('runLoop: the safe point save', () => {
   });
 
   it('ends the run with a save that failed while the model answered, before the next batch runs', async () => {
-    const unhandled: unknown[] = [];
-    const onUnhandled = (e: unknown) => unhandled.push(e);
-    process.on('unhandledRejection', onUnhandled);
-    try {
-      const sched = fakeScheduler();
-      const rec = recorder();
-      const outcome = await runLoop(
+    const sched = fakeScheduler();
+    const rec = recorder();
+    const { value: outcome, unhandled } = await withUnhandled(() =>
+      runLoop(
         { state: newState(), input: userText('read a and b') },
         makeDeps(noServer, sched.scheduler, {
           overlapBatchSave: true,
@@ -90,15 +101,12 @@ describe('runLoop: the safe point save', () => {
           onBatchSettled: () => Promise.reject(new Error('disk full')),
         }),
         rec.emit,
-      );
-      await nextMacrotask();
-      expect(outcome).toMatchObject({ status: 'error', error: { kind: 'internal', message: 'the loop failed: disk full' } });
-      expect(sched.runs.map((r) => r.calls[0]!.id)).toEqual(['a']);
-      expect(rec.of('result')).toHaveLength(1);
-      expect(unhandled).toEqual([]);
-    } finally {
-      process.off('unhandledRejection', onUnhandled);
-    }
+      ),
+    );
+    expect(outcome).toMatchObject({ status: 'error', error: { kind: 'internal', message: 'the loop failed: disk full' } });
+    expect(sched.runs.map((r) => r.calls[0]!.id)).toEqual(['a']);
+    expect(rec.of('result')).toHaveLength(1);
+    expect(unhandled).toEqual([]);
   });
 
   it('runs a side-effect-free batch while the last save still flushes; the next other batch and the outcome wait for every save', async () => {
@@ -132,13 +140,10 @@ describe('runLoop: the safe point save', () => {
   });
 
   it('a save that fails under a side-effect-free batch still ends the run before a batch that may change anything', async () => {
-    const unhandled: unknown[] = [];
-    const onUnhandled = (e: unknown) => unhandled.push(e);
-    process.on('unhandledRejection', onUnhandled);
-    try {
-      const sched = fakeScheduler();
-      let saves = 0;
-      const outcome = await runLoop(
+    const sched = fakeScheduler();
+    let saves = 0;
+    const { value: outcome, unhandled } = await withUnhandled(() =>
+      runLoop(
         { state: newState(), input: userText('read a and b, write c') },
         makeDeps(noServer, sched.scheduler, {
           overlapBatchSave: true,
@@ -148,14 +153,11 @@ describe('runLoop: the safe point save', () => {
           onBatchSettled: () => (++saves === 1 ? Promise.reject(new Error('disk full')) : Promise.resolve()),
         }),
         recorder().emit,
-      );
-      await nextMacrotask();
-      expect(outcome).toMatchObject({ status: 'error', error: { kind: 'internal', message: 'the loop failed: disk full' } });
-      expect(sched.runs.map((r) => r.calls[0]!.id)).toEqual(['a', 'b']);
-      expect(unhandled).toEqual([]);
-    } finally {
-      process.off('unhandledRejection', onUnhandled);
-    }
+      ),
+    );
+    expect(outcome).toMatchObject({ status: 'error', error: { kind: 'internal', message: 'the loop failed: disk full' } });
+    expect(sched.runs.map((r) => r.calls[0]!.id)).toEqual(['a', 'b']);
+    expect(unhandled).toEqual([]);
   });
 
   it('waits for the last save before it reports the outcome', async () => {

@@ -5,15 +5,14 @@
  * fails as Ubuntu 24.04's AppArmor makes bwrap fail is bound over /usr/bin/bwrap. Nothing outside
  * that namespace sees the script. Skipped, with a notice, where that cannot be done. Build first.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NODE } from '../support/cli-runner.js';
+import { runBuiltCli, type CliRun } from '../support/cli-runner.js';
 import { call, reply, startFakeGemini, text, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
 import { createRepo, makeTempDir } from '../support/git-repo.js';
 
-const CLI = join(process.cwd(), 'dist/cli/index.js');
 const BWRAP = '/usr/bin/bwrap';
 const canSwapBwrap = process.getuid?.() === 0 && existsSync(BWRAP) && spawnSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'ignore' }).status === 0;
 if (!canSwapBwrap) console.warn('NOTICE: cli-sandbox-warning.test.ts skipped: it needs root, unshare and /usr/bin/bwrap');
@@ -37,25 +36,15 @@ function refusedBwrap(): string {
 }
 
 /** The built CLI in a mount namespace where `refusedBwrap()` is /usr/bin/bwrap. */
-async function runRefused(args: string[], script: FakeReply[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runRefused(args: string[], script: FakeReply[]): Promise<CliRun> {
   fake = await startFakeGemini(script);
   const repo = createRepo({ 'README.md': '# demo\n' }).dir;
-  const state = makeTempDir('agent-action-state-');
-  cleanups.push(
-    () => rmSync(repo, { recursive: true, force: true }),
-    () => rmSync(state, { recursive: true, force: true }),
-  );
+  cleanups.push(() => rmSync(repo, { recursive: true, force: true }));
   const mountThenRun = 'mount --bind "$0" /usr/bin/bwrap && exec "$@"';
-  const child = spawn('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', mountThenRun, refusedBwrap(), NODE, CLI, ...args, '--cwd', repo], {
-    env: { PATH: process.env.PATH, HOME: state, XDG_STATE_HOME: state, GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: fake.baseUrl },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  return runBuiltCli([...args, '--cwd', repo], {
+    env: { GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: fake.baseUrl },
+    launcher: ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', mountThenRun, refusedBwrap()],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, stdout, stderr };
 }
 
 const shell = (command: string): FakeReply => reply([call('run_shell_command', { command }, 'c1')]);

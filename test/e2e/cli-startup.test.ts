@@ -8,10 +8,11 @@
  * and the CLI are one bundle (scripts/build.mjs): dist/cli/index.js imports dist/index.js, and every
  * chunk is in dist/. The CLI entry turns on Node's compile cache for the chunks it loads. Build first.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCliAt } from '../support/cli-runner.js';
 import { reply, startFakeGemini, text } from '../support/fake-gemini.js';
 import { makeTempDir } from '../support/git-repo.js';
 
@@ -49,19 +50,6 @@ function layout(chunks: (file: string, code: string) => boolean): string {
 }
 
 const run = (cli: string, args: string[]) => spawnSync(NODE24, [cli, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
-
-/** Asynchronous: the fake model server lives in this process and must keep answering. */
-function runAsync(cli: string, args: string[], o: { cwd: string; env: Record<string, string> }): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(NODE24, [cli, ...args], { cwd: o.cwd, env: { PATH: process.env.PATH ?? '', ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('the CLI bundle loads only what a command needs', () => {
   it('keeps the model client out of the entry files: the SDK is a chunk of its own', () => {
@@ -118,7 +106,8 @@ describe('the CLI bundle loads only what a command needs', () => {
     const fake = await startFakeGemini([reply([text('Hello.')])]);
     try {
       const cwd = makeTempDir('cli-startup-work-');
-      const r = await runAsync(cli, ['-p', 'hi', '-o', 'json'], { cwd, env: { GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: makeTempDir('cli-startup-state-') } });
+      // Asynchronously: the fake model server lives in this process and must keep answering.
+      const r = await runCliAt(cli, ['-p', 'hi', '-o', 'json'], { cwd, env: { GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: makeTempDir('cli-startup-state-') } });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ response: 'Hello.' });

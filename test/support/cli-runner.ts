@@ -38,6 +38,8 @@ export interface SpawnOptions {
   stdin?: string;
   /** A file opened as the child's stdin instead of a pipe (a regular file, /dev/null). */
   stdinFrom?: string;
+  /** A command the program runs under, as its argv; node and the program's arguments follow it. */
+  launcher?: readonly string[];
   /** Called once the child runs: send it a signal, watch its stdout so far. */
   onSpawn?: (kill: (s: NodeJS.Signals) => void, stdout: () => string) => void;
   /** Milliseconds before the child is killed (it then resolves with code null). Default 90 s. */
@@ -50,7 +52,8 @@ function runProgram(script: string, args: readonly string[], opts: SpawnOptions 
     const ownState = opts.env?.XDG_STATE_HOME === undefined ? mkdtempSync(join(tmpdir(), 'agent-action-state-')) : undefined;
     const env = { ...rest, ...(ownState ? { XDG_STATE_HOME: ownState } : {}), ...opts.env };
     const input = opts.stdinFrom === undefined ? undefined : openSync(opts.stdinFrom, 'r');
-    const child = spawn(NODE, [script, ...args], { cwd: opts.cwd, env, stdio: [input ?? 'pipe', 'pipe', 'pipe'] });
+    const [file, ...argv] = [...(opts.launcher ?? []), NODE, script, ...args];
+    const child = spawn(file!, argv, { cwd: opts.cwd, env, stdio: [input ?? 'pipe', 'pipe', 'pipe'] });
     if (input !== undefined) closeSync(input); // the child has its own copy
     let stdout = '';
     let stderr = '';
