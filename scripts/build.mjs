@@ -1,7 +1,7 @@
 // Builds the committed bundle with @vercel/ncc: one build of src/entry.ts, so every module the
 // action and the CLI share ships once, in one chunk. dist/index.js is the action (action.yml's
-// main); dist/cli/index.js (package.json's bin) is a few lines that mark the process as the CLI and
-// import it. Then esbuild minifies every file (minifyBundles). Reproducible: no source maps, no
+// main); dist/cli/index.js (package.json's bin) is scripts/cli-bin.mjs, which keeps compiled code
+// between runs, marks the process as the CLI and imports the bundle. Then esbuild minifies every file (minifyBundles). Reproducible: no source maps, no
 // timestamps, a fixed file order; building twice gives the same bytes (.ci/run checks dist/ against git).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,7 +27,7 @@ const files = readdirSync(join(root, 'dist'))
 const id = moduleIdOfNodeModule(files.map((f) => readFileSync(f, 'utf8')).join('\n'));
 for (const file of files) {
   const code = readFileSync(file, 'utf8');
-  const fixed = fixModuleNamespaceImport(code, id);
+  const fixed = routeChunkImports(fixModuleNamespaceImport(code, id));
   if (fixed !== code) writeFileSync(file, fixed);
 }
 for (const w of wasm) copyFileSync(require.resolve(w), join(root, 'dist', w.split('/').pop()));
@@ -35,31 +35,10 @@ for (const w of wasm) copyFileSync(require.resolve(w), join(root, 'dist', w.spli
 // mangled (read as text) and never loaded: shell-split.ts passes locateFile. Dead weight: removed.
 for (const f of readdirSync(join(root, 'dist')).filter((f) => /^[0-9a-f]{20}\.wasm$/.test(f))) rmSync(join(root, 'dist', f));
 minifyBundles();
+// The CLI's entry: scripts/cli-bin.mjs, which says what it adds (the compile caches).
 const cli = join(root, 'dist/cli/index.js');
 mkdirSync(dirname(cli), { recursive: true });
-// The compile cache first, so it covers the entry and every chunk the command loads: V8's compiled
-// code, kept between runs (Node >= 22.1; NODE_DISABLE_COMPILE_CACHE=1 turns it off), so a second run
-// compiles little. In the user's own folder ($XDG_CACHE_HOME, else ~/.cache; NODE_COMPILE_CACHE
-// overrides it), not Node's default under the shared /tmp: on a machine several people use, another
-// user could create that folder first and fill it with code this process would load and run. No home,
-// no cache. A cache that cannot be made only costs compiling: nothing here may fail a run.
-writeFileSync(
-  cli,
-  `#!/usr/bin/env node
-// agent-action's CLI: the bundle in ../index.js, told it runs as the CLI (src/entry.ts).
-import * as nodeModule from 'node:module';
-import { join } from 'node:path';
-// The user's own cache folder, not Node's default under the shared /tmp (scripts/build.mjs says why).
-const cacheHome = process.env.XDG_CACHE_HOME || (process.env.HOME && join(process.env.HOME, '.cache'));
-try {
-  if (process.env.NODE_COMPILE_CACHE || cacheHome) nodeModule.enableCompileCache?.(process.env.NODE_COMPILE_CACHE || join(cacheHome, 'agent-action', 'node-compile-cache'));
-} catch {
-  // no cache: every run compiles its chunks
-}
-globalThis[Symbol.for('agent-action.cli')] = true;
-await import('../index.js');
-`,
-);
+copyFileSync(join(root, 'scripts/cli-bin.mjs'), cli);
 chmodSync(cli, 0o755);
 
 // Smoke test: the shell parser (web-tree-sitter) is the part the bundler is most likely to break,
@@ -96,6 +75,20 @@ function minifyBundles() {
     });
     writeFileSync(file, code);
   }
+}
+
+/**
+ * The bundle's runtime imports each chunk with `import("./" + __nccwpck_require__.u(chunkId))`. This
+ * lets the CLI's entry load a chunk itself first (scripts/cli-bin.mjs: a V8 code cache that holds the
+ * functions a run compiled): a loader the CLI sets on globalThis returns the chunk's promise, or
+ * undefined to leave it to import(). The action sets none. A bundle whose runtime no longer has that
+ * import fails the build.
+ */
+function routeChunkImports(code) {
+  const chunkImport = 'import("./" + __nccwpck_require__.u(chunkId))';
+  if (!code.includes('__nccwpck_require__.f.j = ')) return code;
+  if (code.split(chunkImport).length !== 2) throw new Error(`build: the bundle's runtime has no single ${chunkImport}; ncc changed its chunk loading`);
+  return code.replace(chunkImport, `(globalThis[Symbol.for("agent-action.load-chunk")]?.(__nccwpck_require__.u(chunkId)) ?? ${chunkImport})`);
 }
 
 /**
