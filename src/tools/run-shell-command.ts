@@ -21,19 +21,25 @@ export const runShellCommandTool = defineTool({
       policyArgs: { command: args.command, ...(args.dir_path !== undefined ? { dir_path: dir.rel } : {}) },
       preview: redactSecrets(args.command, env.secrets),
       run: ({ signal, onProgress }) =>
-        guardRun(signal, async () => {
-          const started = await startShell(env, args.command, dir.abs);
-          if ('error' in started) return started.error;
-          const result = await runToCompletion(started.proc, {
-            timeoutMs,
-            signal,
-            maxOutputBytes: MAX_SHELL_OUTPUT_BYTES,
-            graceMs: env.shellGraceMs,
-            startTimer: env.shellTimer,
-            onOutput: onProgress ? (c) => onProgress(redactSecrets(c, env.secrets)) : undefined,
-          });
-          return shellOutput(result, { command: args.command, dirRel: dir.rel, timeoutMs, secrets: env.secrets });
-        }),
+        guardRun(
+          signal,
+          async () => {
+            const started = await startShell(env, args.command, dir.abs);
+            if ('error' in started) return started.error;
+            const result = await runToCompletion(started.proc, {
+              timeoutMs,
+              signal,
+              maxOutputBytes: MAX_SHELL_OUTPUT_BYTES,
+              graceMs: env.shellGraceMs,
+              startTimer: env.shellTimer,
+              onOutput: onProgress ? (c) => onProgress(redactSecrets(c, env.secrets)) : undefined,
+            });
+            return shellOutput(result, { command: args.command, dirRel: dir.rel, timeoutMs, secrets: env.secrets });
+            // runToCompletion stops the command on an abort (SIGTERM, SIGKILL after the grace period) and
+            // returns when every process of it is gone: "cancelled" means gone.
+          },
+          { endsOnAbort: true },
+        ),
     };
   },
 });

@@ -46,12 +46,14 @@ export function raceAbort<T>(signal: AbortSignal, work: Promise<T>): Promise<T> 
 /**
  * Runs a tool body and turns what it throws into a result the model sees: a ToolFailure keeps its
  * code, an abort becomes `cancelled` (at once, even when the body is still waiting on something),
- * anything else becomes `failed` with its message.
+ * anything else becomes `failed` with its message. A body that ends promptly on an abort by itself
+ * (`endsOnAbort`: the shell, which kills its processes, bounded by a grace period) is awaited
+ * instead: its call ends once what it started is gone.
  */
-export async function guardRun(signal: AbortSignal, body: () => Promise<ToolOutput>): Promise<ToolOutput> {
+export async function guardRun(signal: AbortSignal, body: () => Promise<ToolOutput>, o: { endsOnAbort?: boolean } = {}): Promise<ToolOutput> {
   try {
     assertNotAborted(signal);
-    return await raceAbort(signal, body());
+    return await (o.endsOnAbort ? body() : raceAbort(signal, body()));
   } catch (e) {
     if (e instanceof ToolFailure) return failedOutput(e.code, e.message);
     if (signal.aborted) return failedOutput('cancelled', 'cancelled before it finished');

@@ -252,6 +252,8 @@ describe('inside the sandbox: every process ends with the call', () => {
     const running = p.run({ signal: ac.signal, onProgress: (line) => line.includes('escaped') && ac.abort() });
     const out = await running;
     expect(out.error?.code).toBe('cancelled');
+    // The shell's own answer, given once its processes are gone, not the generic one given at the abort.
+    expect(out.forModel).toContain('Cancelled: the command was stopped before it finished.');
     expect(await processAlive(m)).toBe(false);
   });
 });
