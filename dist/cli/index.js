@@ -8,7 +8,7 @@
 // little.
 // - Node's compile cache (Node >= 22.1; NODE_DISABLE_COMPILE_CACHE=1 turns it off), for the bundle's
 //   entry and any chunk the loader below leaves to import().
-// - The bundle's chunks through `loadChunk` below. Node's compile cache is written when a module is
+// - The bundle's chunks, through `chunkLoader` below. Node's compile cache is written when a module is
 //   compiled, before it runs, so it holds only the code V8 compiled eagerly: every function a run
 //   calls is compiled again in every run. A V8 code cache made after the run holds those too.
 //

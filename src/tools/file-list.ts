@@ -4,6 +4,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createGitListing } from './git-listing.js';
 import { createIgnoreRules, type IgnoreRules } from './ignore-rules.js';
+import { createWorkTreeCheck } from './work-tree-check.js';
 import { createGitEnv } from '../common/git-env.js';
 import { relativeTo } from './workspace.js';
 import { AgentError } from '../common/errors.js';
@@ -40,13 +41,20 @@ function runGit(cwd: string, args: string[], signal?: AbortSignal): Promise<Buff
   });
 }
 
+/** One per process: git's answer for the directories searched last, while their `.git` entries stand still. */
+const workTrees = createWorkTreeCheck({
+  askGit: async (dir) => {
+    try {
+      return (await runGit(dir, ['rev-parse', '--is-inside-work-tree'])).toString().trim() === 'true';
+    } catch {
+      return false;
+    }
+  },
+});
+
 /** try*: never throws. True when dir is inside a git work tree (and git is installed). */
-export async function tryIsGitWorkTree(dir: string): Promise<boolean> {
-  try {
-    return (await runGit(dir, ['rev-parse', '--is-inside-work-tree'])).toString().trim() === 'true';
-  } catch {
-    return false;
-  }
+export function tryIsGitWorkTree(dir: string): Promise<boolean> {
+  return workTrees.isWorkTree(dir);
 }
 
 /**
