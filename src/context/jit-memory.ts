@@ -3,7 +3,7 @@
  * files of that directory (and of any folder between it and the root not loaded yet) are appended
  * to the tool's output, each once per session. This is `ToolEnv.memoryFor`.
  */
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { isInside } from '../tools/workspace.js';
 import { assembleMemory, DEFAULT_CONTEXT_FILE_NAMES, type ContextFileRef } from './memory.js';
@@ -27,16 +27,11 @@ export function createJitMemory(opts: JitMemoryOptions): (absDir: string) => Pro
   const fileNames = opts.fileNames?.length ? opts.fileNames : DEFAULT_CONTEXT_FILE_NAMES;
   const loaded = new Set(opts.alreadyLoaded);
   let budget = opts.maxBytes ?? DEFAULT_JIT_MAX_BYTES;
-  let roots: Promise<{ workspace: string; memory: string }> | undefined;
-  const realRoots = () =>
-    (roots ??= Promise.all([realpathOr(resolve(opts.workspaceRoot)), realpathOr(resolve(opts.memoryRoot))]).then(([workspace, memory]) => ({
-      workspace,
-      memory,
-    })));
+  let roots: { workspace: string; memory: string } | undefined;
 
   return async (absDir) => {
-    const { workspace, memory } = await realRoots();
-    const dir = await realpathOr(resolve(absDir));
+    const { workspace, memory } = (roots ??= { workspace: realpathOr(resolve(opts.workspaceRoot)), memory: realpathOr(resolve(opts.memoryRoot)) });
+    const dir = realpathOr(resolve(absDir));
     // The agent's view is the workspace; a path outside it (or in .git) has no memory to offer.
     const rel = isInside(workspace, dir) ? relative(workspace, dir) : undefined;
     if (rel === undefined || rel.split(sep).includes('.git')) return undefined;
@@ -65,9 +60,9 @@ export function createJitMemory(opts: JitMemoryOptions): (absDir: string) => Pro
   };
 }
 
-async function realpathOr(p: string): Promise<string> {
+function realpathOr(p: string): string {
   try {
-    return await realpath(p);
+    return realpathSync.native(p);
   } catch {
     return p;
   }

@@ -1,4 +1,4 @@
-import { lstat, realpath } from 'node:fs/promises';
+import { lstatSync, realpathSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ToolFailure } from './define-tool.js';
 
@@ -50,7 +50,7 @@ export async function resolveInWorkspace(root: string, given: string, access: Ac
   if (!isInside(root, lexical)) {
     throw new ToolFailure('outside_workspace', `${given} is outside the workspace (${root}); use a path relative to the workspace root`);
   }
-  const { real, exists } = await realpathOfDeepest(lexical);
+  const { real, exists } = realpathOfDeepest(lexical);
   if (!isInside(root, real)) {
     throw new ToolFailure('outside_workspace', `${given} resolves through a symlink to ${real}, which is outside the workspace; file tools stay inside ${root}`);
   }
@@ -64,17 +64,17 @@ export async function resolveInWorkspace(root: string, given: string, access: Ac
 }
 
 /** realpath of the path if it exists, else realpath of the deepest existing ancestor plus the rest. */
-async function realpathOfDeepest(abs: string): Promise<{ real: string; exists: boolean }> {
+function realpathOfDeepest(abs: string): { real: string; exists: boolean } {
   const tail: string[] = [];
   let cur = abs;
   for (;;) {
     try {
-      const real = await realpath(cur);
+      const real = realpathSync.native(cur);
       if (tail.length === 0) return { real, exists: true };
       // A dangling symlink in the middle would make realpath fail; that case lands in the catch below.
       return { real: join(real, ...tail.reverse()), exists: false };
     } catch (e) {
-      if (await isDanglingSymlink(cur)) {
+      if (isDanglingSymlink(cur)) {
         // Writing through a dangling link would create its target wherever it points: refuse outright.
         throw new ToolFailure('outside_workspace', `${abs} is or passes through a dangling symlink; refusing to follow it`);
       }
@@ -87,9 +87,9 @@ async function realpathOfDeepest(abs: string): Promise<{ real: string; exists: b
   }
 }
 
-async function isDanglingSymlink(p: string): Promise<boolean> {
+function isDanglingSymlink(p: string): boolean {
   try {
-    return (await lstat(p)).isSymbolicLink();
+    return lstatSync(p).isSymbolicLink();
   } catch {
     return false;
   }
