@@ -88,9 +88,11 @@ function realpathOfDeepest(abs: string): { real: string; exists: boolean } {
 }
 
 function isDanglingSymlink(p: string): boolean {
+  let link = false;
   try {
-    return lstatSync(p).isSymbolicLink();
+    link = lstatSync(p).isSymbolicLink();
   } catch {
-    return false;
+    // no such path, or a folder it may not look into: no link to refuse
   }
+  return link;
 }

@@ -18,12 +18,12 @@ import { createToolRegistry } from '../../src/tools/registry.js';
 import { checkArgs } from '../../src/tools/tool-schema.js';
 import { makeTempDir } from '../support/git-repo.js';
 import { makeEnv } from './helpers.js';
-import { readCommittedSource } from '../support/committed-source.js';
+import { readCommittedSource, sourceText } from '../support/committed-source.js';
 
 describe('the generated argument checks', () => {
   it('are what the generator makes of the declarations today (else: npm run gen:arg-checks, and commit the file)', async () => {
     const fresh = await generateArgChecks(await readBuiltinDeclarations());
-    expect(fresh, 'src/tools/arg-checks.generated.ts is stale: run `npm run gen:arg-checks` and commit it').toBe(readCommittedSource(OUTPUT));
+    expect(sourceText(fresh), 'src/tools/arg-checks.generated.ts is stale: run `npm run gen:arg-checks` and commit it').toBe(readCommittedSource(OUTPUT));
   });
 
   it('cover every built-in tool, and each tool carries its own', () => {
