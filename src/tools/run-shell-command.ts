@@ -35,9 +35,9 @@ export const runShellCommandTool = defineTool({
               onOutput: onProgress ? (c) => onProgress(redactSecrets(c, env.secrets)) : undefined,
             });
             return shellOutput(result, { command: args.command, dirRel: dir.rel, timeoutMs, secrets: env.secrets });
-            // runToCompletion stops the command on an abort (SIGTERM, SIGKILL after the grace period) and
-            // returns when every process of it is gone: "cancelled" means gone.
           },
+          // runToCompletion stops the command on an abort (SIGTERM, then SIGKILL after the grace period)
+          // and returns once every process of it is gone: a cancelled call means a stopped command.
           { endsOnAbort: true },
         ),
     };
