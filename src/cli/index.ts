@@ -12,7 +12,8 @@ import { runCli } from './run.js';
  * (a parent that never closes it) must not hang the run: give up after a short quiet spell.
  */
 async function readPipedStdin(hasPromptFlag: boolean): Promise<string | undefined> {
-  if (process.stdin.isTTY || isDevNull(0)) return undefined;
+  if (!hasInputToRead(0)) return undefined;
+  stdinOpened = true;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let timer: NodeJS.Timeout | undefined;
@@ -34,18 +35,40 @@ async function readPipedStdin(hasPromptFlag: boolean): Promise<string | undefine
 }
 
 /**
- * Standard input is /dev/null (a CI step, a child started with stdio 'ignore'): nothing to read, and
- * opening process.stdin to learn that (a stream, an asynchronous read to end-of-file) would be on the
- * way to the first request. Any other file, pipe or device is read.
+ * Whether standard input may carry a prompt: not a terminal, and not /dev/null (a CI step, a child
+ * started with stdio 'ignore'). Asked of the descriptor, not of process.stdin: making that stream
+ * (a file stream for /dev/null, a TTY stream, and the modules behind them) only to learn there is
+ * nothing to read would be on the way to the first request. Any other file, pipe or device is read.
  */
-function isDevNull(fd: number): boolean {
+function hasInputToRead(fd: number): boolean {
   try {
     const st = fstatSync(fd);
-    const devNull = statSync('/dev/null');
-    return st.isCharacterDevice() && st.rdev === devNull.rdev;
+    if (!st.isCharacterDevice()) return true;
+    if (st.rdev === statSync('/dev/null').rdev) return false;
+    return !process.getBuiltinModule('node:tty').isatty(fd);
   } catch {
-    return false;
+    return true;
   }
+}
+
+let stdinOpened = false;
+let stdoutReady = false;
+/**
+ * process.stdout, made when first written to (Node makes it on first use: a stream, and the modules
+ * behind it, which a run needs only for its output, after the first request).
+ */
+function stdout(): NodeJS.WriteStream {
+  if (!stdoutReady) {
+    stdoutReady = true;
+    process.stdout.on('error', onStdoutError);
+  }
+  return process.stdout;
+}
+
+/** The ACP server speaks on standard input and output. */
+function acpStdio(): { input: ReadableStream<Uint8Array>; output: WritableStream<Uint8Array> } {
+  stdinOpened = true;
+  return { input: Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>, output: Writable.toWeb(stdout()) };
 }
 
 const controller = new AbortController();
@@ -60,11 +83,11 @@ const argv = process.argv.slice(2);
 const acp = argv.includes('--acp') || argv.includes('--experimental-acp');
 // A reader that stops early (`agent-action -p ... | head -1`) is not an error: leave quietly, as Gemini CLI does.
 // An ACP client that went away is a closed connection: the server stops its runs and saves first.
-process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+function onStdoutError(e: NodeJS.ErrnoException): void {
   if (e.code !== 'EPIPE') throw e;
   if (acp) controller.abort(new Error('the client closed the connection'));
   else process.exit(0);
-});
+}
 
 // Standard input is a prompt only for a run: the ACP server speaks on it, and listing or managing
 // sessions reads nothing.
@@ -78,10 +101,10 @@ const code = await runCli({
   cwd: process.cwd(),
   stdin,
   signal: controller.signal,
-  io: { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) },
-  ...(acp ? { stdio: { input: Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>, output: Writable.toWeb(process.stdout) } } : {}),
+  io: { stdout: (t) => stdout().write(t), stderr: (t) => process.stderr.write(t) },
+  ...(acp ? { stdio: acpStdio() } : {}),
 });
 process.exitCode = code;
-process.stdin.unref?.();
+if (stdinOpened) process.stdin.unref?.();
 // The ACP server is done when its client left: keep-alive sockets to the model must not keep it running.
 if (acp) process.exit(code);

@@ -108,6 +108,16 @@ describe('agent-action CLI bundle', () => {
     expect(fake!.requests).toHaveLength(1);
   });
 
+  it('does not read a terminal on stdin: a prompt comes from -p or a pipe', async () => {
+    // A pseudo-terminal's master end: a TTY that never sends anything, nor an end of file. Read,
+    // it would hold the run until the test's timeout kills it.
+    const env = await gemini([reply([text('unused')])]);
+    const r = await runCli(['-o', 'json', '--cwd', repo], { env, stdinFrom: '/dev/ptmx', timeoutMs: 20_000 });
+    expect(r.code, r.stderr).not.toBeNull();
+    expect(JSON.parse(r.stdout).error.message).toContain('empty prompt');
+    expect(fake!.requests).toHaveLength(0);
+  });
+
   it('writes the answer as plain text by default', async () => {
     const env = await gemini([reply([text('plain answer')])]);
     const r = await runCli(['-p', 'q', '--cwd', repo], { env });
