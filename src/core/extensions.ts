@@ -45,15 +45,24 @@ export interface ExtensionContext {
 }
 
 export async function prepareExtensions(o: ExtensionOptions | undefined, c: ExtensionContext): Promise<Extensions> {
-  const env = scrubEnv(c.baseEnv, c.secrets);
-  const shared = { sandbox: c.sandbox, workspace: c.root, env, ...(o?.configDir !== undefined && { configDir: o.configDir }), ...(o?.graceMs !== undefined && { graceMs: o.graceMs }) };
   const servers = o?.mcp?.servers ?? [];
+  // Made only for a server or a hook: scrubbing tests every variable against the credential
+  // patterns (compiled on their first use), a millisecond or two on the way to the first request of
+  // the many runs that have neither.
+  let shared: ReturnType<typeof sharedOf> | undefined;
+  const sharedOf = () => ({
+    sandbox: c.sandbox,
+    workspace: c.root,
+    env: scrubEnv(c.baseEnv, c.secrets),
+    ...(o?.configDir !== undefined && { configDir: o.configDir }),
+    ...(o?.graceMs !== undefined && { graceMs: o.graceMs }),
+  });
   // Imported only when a server is configured: the MCP client and its schema validator (Ajv) are
   // a chunk of their own that a run without servers never loads (start-up time and memory).
   const mcp =
     servers.length > 0
       ? (await import('../tools/mcp/manager.js')).createMcpManager({
-          ...shared,
+          ...(shared ??= sharedOf()),
           servers,
           secrets: c.secrets,
           ...(o?.mcp?.selection && { selection: o.mcp.selection }),
@@ -63,7 +72,7 @@ export async function prepareExtensions(o: ExtensionOptions | undefined, c: Exte
           onWarning: c.warn,
         })
       : undefined;
-  const hooks = o?.hooks?.length ? createHookSystem({ ...shared, groups: o.hooks }) : undefined;
+  const hooks = o?.hooks?.length ? createHookSystem({ ...(shared ??= sharedOf()), groups: o.hooks }) : undefined;
   if (mcp?.startMode === 'eager') await mcp.start();
   let closed: Promise<void> | undefined;
   return {
