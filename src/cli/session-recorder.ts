@@ -60,6 +60,15 @@ export interface RecorderOptions {
   writesAfter?: Promise<unknown>;
 }
 
+/**
+ * Settles in the event loop's check phase (setImmediate), after every microtask queued before it.
+ * The loop goes on from a settled batch in microtasks: it builds its next request and hands it to
+ * fetch. A save's lock, read, hash and write (about half a millisecond of this thread) then follow
+ * the request's making instead of holding it back. (Whether the request is on the socket by then is
+ * undici's business: a connection still finishing the last answer makes it wait for I/O.)
+ */
+const afterQueuedMicrotasks = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 function localRequester(): string {
   try {
     return userInfo().username;
@@ -135,7 +144,7 @@ export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
       if (failed) return Promise.resolve();
       // One write at a time, in order: each is a CAS on the version the previous one produced.
       const text = encodeNow(state, status, pending);
-      const next = queue.then(() => write(state.id, text));
+      const next = queue.then(afterQueuedMicrotasks).then(() => write(state.id, text));
       queue = next.catch(() => undefined);
       if (!o.onSaveError) return next;
       return next.catch((e: unknown) => {

@@ -4,11 +4,14 @@
  * batch of built-in reads runs past a save still flushing; a batch that writes waits for every
  * save. (With hooks, which run commands around every call, agent.ts does not pass sideEffectFree.)
  */
+import * as diagnostics from 'node:diagnostics_channel';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSessionRecorder } from '../../src/cli/session-recorder.js';
 import { prepareAgent, type Agent } from '../../src/core/agent.js';
 import { createSandbox } from '../../src/sandbox/sandbox.js';
+import { createFileStore, type LocalSessionStore } from '../../src/session/file-store.js';
 import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { makeTempDir } from '../support/git-repo.js';
 
@@ -86,5 +89,55 @@ describe('overlapped saves in a run', () => {
     expect(outcome).toEqual({ status: 'success', finalText: 'Done.' });
     expect(t.writtenBeforeRelease()).toBe(false);
     expect(existsSync(join(t.ws, 'c.txt'))).toBe(true);
+  });
+});
+
+describe("a batch's save and the next request", () => {
+  it("the next request is made first; the save's disk work follows it", async () => {
+    // undici (Node's fetch) tells on this channel when a request is made (the SDK has built it).
+    const order: string[] = [];
+    const onRequest = () => order.push('request made');
+    diagnostics.subscribe('undici:request:create', onRequest);
+    try {
+      const ws = makeTempDir('agent-action-saves-');
+      dirs.push(ws);
+      writeFileSync(join(ws, 'a.txt'), 'a\n');
+      writeFileSync(join(ws, 'b.txt'), 'b\n');
+      gemini = await startFakeGemini([reply([call('read_file', { file_path: 'a.txt' }, 'r1')]), reply([call('read_file', { file_path: 'b.txt' }, 'r2')]), reply([text('Done.')])]);
+      const files = createFileStore({ dir: join(ws, 'sessions') });
+      const store: LocalSessionStore = {
+        ...files,
+        createEncoded: (id, text) => (order.push('save written'), files.createEncoded(id, text)),
+        updateEncoded: (id, expected, text) => (order.push('save written'), files.updateEncoded(id, expected, text)),
+      };
+      const recorder = createSessionRecorder({ store, origin: { root: ws, title: 'read a and b', command: 'prompt' } });
+      agent = await prepareAgent({
+        root: ws,
+        model: 'gemini-2.5-flash',
+        apiKey: 'AIza-agent-saves',
+        baseUrl: gemini.baseUrl,
+        mode: 'yolo',
+        policyContext: 'headless',
+        policy: {},
+        memory: { memoryRoot: ws },
+        command: 'prompt',
+        limits: { maxTurns: 10 },
+        secrets: [],
+        channel: { decide: async () => 'defer' },
+        sandbox: createSandbox({ mode: 'off', hostEnv: {} }),
+        baseEnv: { PATH: process.env.PATH },
+        onBatchSettled: (s) => recorder.save(s, 'running'),
+        overlapBatchSave: true,
+      });
+      const { outcome } = await agent.start('read a and b', () => undefined);
+      expect(outcome).toEqual({ status: 'success', finalText: 'Done.' });
+      // Each read's batch settles and its save is asked; the loop goes on to the next request, which the
+      // SDK builds and hands to fetch before the save opens a file.
+      expect(order).toEqual(['request made', 'request made', 'save written', 'request made', 'save written']);
+      const saved = await files.read(recorder.id);
+      expect(saved?.parsed.ok && saved.parsed.doc.state.history.length).toBe(5);
+    } finally {
+      diagnostics.unsubscribe('undici:request:create', onRequest);
+    }
   });
 });
