@@ -48,8 +48,8 @@ await import('../index.js');
  * A chunk is a module that only declares its modules and exports them (`export{a as id,b as ids,c as
  * modules};`, then license comments): the same code runs as a strict function returning those three.
  * A chunk of another shape, or one that uses `import.meta` or `import(`, which a script cannot, is left
- * to import() (undefined). A cache is named by its chunk's name, length and CRC-32: V8 itself checks
- * only a source's length. The file is the CRC-32 of the rest, the number of chunks the run that made
+ * to import() (undefined). A cache is named by its chunk's name, byte length and CRC-32: V8 itself
+ * checks only a source's length. The file is the CRC-32 of the rest, the number of chunks the run that made
  * it loaded, then V8's data: V8 does not checksum a code cache, and a damaged one must be refused, not
  * run.
  */
@@ -57,6 +57,8 @@ function chunkLoader(dir) {
   const bundleDir = join(dirname(fileURLToPath(import.meta.url)), '..');
   const loaded = [];
   let requested = 0;
+  // A chunk's last statement (license comments may follow), matched where it starts (lastIndex).
+  const exportsShape = /export\{([\w$]+) as id,([\w$]+) as ids,([\w$]+) as modules\};(?=\s*(?:\/\*[\s\S]*)?$)/y;
   process.once('exit', () => {
     const unsaved = loaded.filter((c) => c.madeBy < requested);
     if (unsaved.length > 0) saveCaches(dir, unsaved, requested);
@@ -65,11 +67,14 @@ function chunkLoader(dir) {
     requested++;
     try {
       const path = join(bundleDir, file);
-      const source = readFileSync(path, 'utf8');
-      const exported = /export\{([\w$]+) as id,([\w$]+) as ids,([\w$]+) as modules\};(?=\s*(?:\/\*[\s\S]*)?$)/.exec(source);
-      if (!exported || source.includes('import.meta') || source.includes('import(')) return undefined;
-      const cacheName = `${file}-${source.length}-${zlib.crc32(source).toString(16)}`;
+      const bytes = readFileSync(path);
+      const cacheName = `${file}-${bytes.length}-${zlib.crc32(bytes).toString(16)}`;
       const cache = readCache(join(dir, cacheName));
+      const source = bytes.toString('utf8');
+      exportsShape.lastIndex = source.lastIndexOf('export{');
+      const exported = exportsShape.exec(source);
+      // A cache of these very bytes was made by a run that passed this check: not searched again.
+      if (!exported || (!cache && (source.includes('import.meta') || source.includes('import(')))) return undefined;
       const script = new Script(`(function(){"use strict";${source.slice(0, exported.index)}\nreturn{id:${exported[1]},ids:${exported[2]},modules:${exported[3]}}})`, {
         filename: pathToFileURL(path).href,
         cachedData: cache?.data,

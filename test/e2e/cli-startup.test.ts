@@ -9,6 +9,7 @@
  * chunk is in dist/. The CLI entry (scripts/cli-bin.mjs) keeps compiled code between runs: Node's compile
  * cache, and a V8 code cache of each chunk made at the end of a run. Build first.
  */
+import { isAscii } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -179,9 +180,9 @@ describe('the CLI bundle loads only what a command needs', () => {
       };
       const version = spawnSync(NODE24, ['-p', '`${process.version}-${process.arch}`'], { encoding: 'utf8' }).stdout.trim();
       const dir = join(cache, 'agent-action-chunks', version);
-      // A chunk's cache: its name, length and CRC-32; the file starts with the CRC-32 of the rest, then
+      // A chunk's cache: its name, byte length and CRC-32; the file starts with the CRC-32 of the rest, then
       // the number of chunks the run that made it loaded.
-      const nameOf = (f: string) => `${f}-${code(f).length}-${crc32(code(f)).toString(16)}`;
+      const nameOf = (f: string) => `${f}-${Buffer.byteLength(code(f))}-${crc32(code(f)).toString(16)}`;
       const sdk = chunksIn(DIST).find((f) => isSdkChunk(code(f)))!;
       const entry = chunksIn(DIST).find((f) => isCliEntryChunk(code(f)))!;
       const usesImportMeta = chunksIn(DIST).filter((f) => code(f).includes('import.meta'));
@@ -198,6 +199,9 @@ describe('the CLI bundle loads only what a command needs', () => {
       expect(await asked).toBe('One.');
       const kept = readdirSync(dir);
       expect(kept).toEqual(expect.arrayContaining([nameOf(sdk), nameOf(entry)]));
+      // Every chunk a run loads is ASCII (the build escapes the rest): V8 keeps an ASCII source as a
+      // one-byte string; one other character anywhere makes the whole source two bytes a character.
+      for (const k of kept) expect(isAscii(readFileSync(join(DIST, k.slice(0, k.indexOf('-')))))).toBe(true);
       // A chunk a script cannot run (import.meta) is left to import() and Node's own cache.
       expect(usesImportMeta.length).toBeGreaterThan(0);
       for (const f of usesImportMeta) expect(kept.some((k) => k.startsWith(`${f}-`))).toBe(false);
