@@ -47,8 +47,8 @@ export interface ExtensionContext {
 export async function prepareExtensions(o: ExtensionOptions | undefined, c: ExtensionContext): Promise<Extensions> {
   const servers = o?.mcp?.servers ?? [];
   // Made only for a server or a hook: scrubbing tests every variable against the credential
-  // patterns (compiled on their first use), a millisecond or two on the way to the first request of
-  // the many runs that have neither.
+  // patterns (compiled on their first use), work on the way to the first request of the many runs
+  // that have neither.
   let shared: ReturnType<typeof sharedOf> | undefined;
   const sharedOf = () => ({
     sandbox: c.sandbox,
