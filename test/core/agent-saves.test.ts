@@ -8,11 +8,11 @@ import * as diagnostics from 'node:diagnostics_channel';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSessionRecorder } from '../../src/cli/session-recorder.js';
-import { prepareAgent, type Agent } from '../../src/core/agent.js';
+import { createSessionRecorder, type SessionRecorder } from '../../src/cli/session-recorder.js';
+import { prepareAgent, type Agent, type AgentOptions } from '../../src/core/agent.js';
 import { createSandbox } from '../../src/sandbox/sandbox.js';
 import { createFileStore, type LocalSessionStore } from '../../src/session/file-store.js';
-import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
+import { call, reply, startFakeGemini, text, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
 import { makeTempDir } from '../support/git-repo.js';
 
 let gemini: FakeGemini | undefined;
@@ -41,18 +41,13 @@ function heldSaves() {
   };
 }
 
-async function start() {
+/** A workspace holding a.txt and b.txt, the fake Gemini with `script`, and the agent as the CLI runs it (overlapped saves). */
+async function startAgent(script: FakeReply[], onBatchSettled: NonNullable<AgentOptions['onBatchSettled']>) {
   const ws = makeTempDir('agent-action-saves-');
   dirs.push(ws);
   writeFileSync(join(ws, 'a.txt'), 'a\n');
   writeFileSync(join(ws, 'b.txt'), 'b\n');
-  gemini = await startFakeGemini([
-    reply([call('read_file', { file_path: 'a.txt' }, 'r1')]),
-    reply([call('read_file', { file_path: 'b.txt' }, 'r2')]),
-    reply([call('write_file', { file_path: 'c.txt', content: 'c\n' }, 'w1')]),
-    reply([text('Done.')]),
-  ]);
-  const saves = heldSaves();
+  gemini = await startFakeGemini(script);
   agent = await prepareAgent({
     root: ws,
     model: 'gemini-2.5-flash',
@@ -68,9 +63,23 @@ async function start() {
     channel: { decide: async () => 'defer' },
     sandbox: createSandbox({ mode: 'off', hostEnv: {} }),
     baseEnv: { PATH: process.env.PATH },
-    onBatchSettled: saves.save,
+    onBatchSettled,
     overlapBatchSave: true,
   });
+  return { ws, agent };
+}
+
+async function start() {
+  const saves = heldSaves();
+  const { ws, agent } = await startAgent(
+    [
+      reply([call('read_file', { file_path: 'a.txt' }, 'r1')]),
+      reply([call('read_file', { file_path: 'b.txt' }, 'r2')]),
+      reply([call('write_file', { file_path: 'c.txt', content: 'c\n' }, 'w1')]),
+      reply([text('Done.')]),
+    ],
+    saves.save,
+  );
   let writtenBeforeRelease: boolean | undefined;
   const run = agent.start('read a and b, write c', (e) => {
     if (e.type === 'tool_result' && e.name === 'write_file') writtenBeforeRelease = !saves.released;
@@ -99,36 +108,18 @@ describe("a batch's save and the next request", () => {
     const onRequest = () => order.push('request made');
     diagnostics.subscribe('undici:request:create', onRequest);
     try {
-      const ws = makeTempDir('agent-action-saves-');
-      dirs.push(ws);
-      writeFileSync(join(ws, 'a.txt'), 'a\n');
-      writeFileSync(join(ws, 'b.txt'), 'b\n');
-      gemini = await startFakeGemini([reply([call('read_file', { file_path: 'a.txt' }, 'r1')]), reply([call('read_file', { file_path: 'b.txt' }, 'r2')]), reply([text('Done.')])]);
+      let recorder: SessionRecorder | undefined;
+      const { ws, agent } = await startAgent([reply([call('read_file', { file_path: 'a.txt' }, 'r1')]), reply([call('read_file', { file_path: 'b.txt' }, 'r2')]), reply([text('Done.')])], (s) =>
+        recorder!.save(s, 'running'),
+      );
+      // The store the recorder writes through: each write logged as it starts.
       const files = createFileStore({ dir: join(ws, 'sessions') });
       const store: LocalSessionStore = {
         ...files,
         createEncoded: (id, text) => (order.push('save written'), files.createEncoded(id, text)),
         updateEncoded: (id, expected, text) => (order.push('save written'), files.updateEncoded(id, expected, text)),
       };
-      const recorder = createSessionRecorder({ store, origin: { root: ws, title: 'read a and b', command: 'prompt' } });
-      agent = await prepareAgent({
-        root: ws,
-        model: 'gemini-2.5-flash',
-        apiKey: 'AIza-agent-saves',
-        baseUrl: gemini.baseUrl,
-        mode: 'yolo',
-        policyContext: 'headless',
-        policy: {},
-        memory: { memoryRoot: ws },
-        command: 'prompt',
-        limits: { maxTurns: 10 },
-        secrets: [],
-        channel: { decide: async () => 'defer' },
-        sandbox: createSandbox({ mode: 'off', hostEnv: {} }),
-        baseEnv: { PATH: process.env.PATH },
-        onBatchSettled: (s) => recorder.save(s, 'running'),
-        overlapBatchSave: true,
-      });
+      recorder = createSessionRecorder({ store, origin: { root: ws, title: 'read a and b', command: 'prompt' } });
       const { outcome } = await agent.start('read a and b', () => undefined);
       expect(outcome).toEqual({ status: 'success', finalText: 'Done.' });
       // Each read's batch settles and its save is asked; the loop goes on to the next request, which the
