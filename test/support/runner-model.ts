@@ -28,9 +28,9 @@
 import { execFileSync } from 'node:child_process';
 import { GIT_IDENTITY, git, makeTempDir, writeFiles } from './git-repo.js';
 
-export type Files = Record<string, string | Buffer>;
+type Files = Record<string, string | Buffer>;
 
-export interface PullSpec {
+interface PullSpec {
   number: number;
   /** The head branch's name (in the fork, for a fork's pull request). */
   head: string;
@@ -53,7 +53,7 @@ export interface RemoteSpec {
   pulls?: PullSpec[];
 }
 
-export interface PullState {
+interface PullState {
   number: number;
   headRef: string;
   headSha: string;
