@@ -33,8 +33,9 @@ function retarget<T>(value: T, fullName: string): T {
 
 const full = (s: FakeGitHubState) => `${s.owner}/${s.repo}`;
 
-/** simple-user: the example's octocat, renamed. */
+/** simple-user: the example's octocat, renamed; null for an account with no login (a deleted one). */
 export function userJson(u: FakeUser): Json {
+  if (!u.login) return null as unknown as Json;
   const base = specExample('issue-comment').user as Json;
   const login = u.login;
   return {
@@ -51,6 +52,7 @@ export function userJson(u: FakeUser): Json {
 
 /** GitHub's author_association for a login: OWNER, COLLABORATOR (write or more), else NONE. */
 export function associationOf(s: FakeGitHubState, u: FakeUser): string {
+  if (!u.login) return 'NONE';
   if (u.login === s.owner) return 'OWNER';
   if (u.type === 'Bot') return 'NONE';
   return ['admin', 'maintain', 'write'].includes(s.permissions[u.login] ?? 'none') ? 'COLLABORATOR' : 'NONE';

@@ -62,7 +62,7 @@ function searchIssues(r: RecordedRequest, s: FakeGitHubState): RouteResult {
     .filter((i) => filters.every((f) => f(i)) && words.every((w) => `${i.title}\n${i.body}`.toLowerCase().includes(w)))
     .sort((a, b) => b.number - a.number)
     .map((i) => searchItemJson(s, i));
-  return paged(r, hits, (items) => ({ total_count: hits.length, incomplete_results: false, items }));
+  return paged(r, hits, (items) => ({ total_count: hits.length, incomplete_results: false, search_type: 'lexical', items }));
 }
 
 /**

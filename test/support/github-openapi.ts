@@ -120,10 +120,16 @@ function forAjv(l: Loaded, node: unknown): any {
   return nullableForAjv(out);
 }
 
-/** OpenAPI 3.0's `nullable` beside a `$ref` or `allOf` (no `type`, which Ajv's `nullable` needs). */
+/**
+ * OpenAPI 3.0's `nullable` as GitHub means it: null is allowed beside an `enum` that does not list
+ * it (an open issue's `state_reason`), and beside a `$ref` or `allOf` (no `type`, which Ajv's own
+ * `nullable` needs).
+ */
 function nullableForAjv(schema: Json): Json {
-  if (schema.nullable !== true || 'type' in schema) return schema;
-  const { nullable: _, ...rest } = schema;
+  if (schema.nullable !== true) return schema;
+  const withNull = Array.isArray(schema.enum) && !schema.enum.includes(null) ? { ...schema, enum: [...schema.enum, null] } : schema;
+  if ('type' in withNull) return withNull;
+  const { nullable: _, ...rest } = withNull;
   return { anyOf: [rest, { type: 'null' }] };
 }
 
