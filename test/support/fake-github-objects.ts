@@ -351,6 +351,10 @@ export function permissionJson(login: string, permission: string, roleName: stri
     ...ex,
     permission,
     role_name: roleName,
-    user: { ...user, role_name: roleName, permissions: { admin: roleName === 'admin', maintain: ['admin', 'maintain'].includes(roleName), push, triage: push || roleName === 'triage', pull: roleName !== 'none' } },
+    user: {
+      ...user,
+      role_name: roleName,
+      permissions: { admin: roleName === 'admin', maintain: ['admin', 'maintain'].includes(roleName), push, triage: push || roleName === 'triage', pull: roleName !== 'none' },
+    },
   };
 }

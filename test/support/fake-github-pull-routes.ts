@@ -165,7 +165,8 @@ function createReviewComment(s: FakeGitHubState, i: Pull, r: RecordedRequest): R
   const refused = bodyRefusal('PullRequestReviewComment', b.body);
   if (refused) return refused;
   if (b.in_reply_to !== undefined) return reply(s, i, b.in_reply_to, b.body);
-  if (!onDiff(i.pull, b)) return validationFailed({ resource: 'PullRequestReviewComment', code: 'custom', field: 'pull_request_review_thread.line', message: 'pull_request_review_thread.line must be part of the diff' });
+  if (!onDiff(i.pull, b))
+    return validationFailed({ resource: 'PullRequestReviewComment', code: 'custom', field: 'pull_request_review_thread.line', message: 'pull_request_review_thread.line must be part of the diff' });
   const review: FakeReview = { id: s.nextId++, pull_number: i.number, body: '', event: 'COMMENT', commit_id: b.commit_id, comments: [b], user: s.self, submitted_at: isoAt(s) };
   s.reviews.push(review);
   return ok(reviewCommentJson(s, newReviewComment(s, i, b, { review_id: review.id, commit_id: b.commit_id })), 201);

@@ -142,7 +142,9 @@ describe('reviews GitHub will not take', () => {
 
   it('a review comment off the diff: 422 on pull_request_review_thread.line', async () => {
     const r = await refusal(octokit.rest.pulls.createReviewComment({ ...repo, pull_number: 7, commit_id: FEATURE, path: 'a.txt', line: 40, side: 'RIGHT', body: 'here?' }));
-    expect(r.data.errors).toEqual([{ resource: 'PullRequestReviewComment', code: 'custom', field: 'pull_request_review_thread.line', message: 'pull_request_review_thread.line must be part of the diff' }]);
+    expect(r.data.errors).toEqual([
+      { resource: 'PullRequestReviewComment', code: 'custom', field: 'pull_request_review_thread.line', message: 'pull_request_review_thread.line must be part of the diff' },
+    ]);
     const other = await refusal(octokit.rest.pulls.createReviewComment({ ...repo, pull_number: 7, commit_id: FEATURE, path: 'b.txt', line: 1, side: 'RIGHT', body: 'no such file in the diff' }));
     expect(other.status).toBe(422);
   });

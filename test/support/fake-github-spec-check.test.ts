@@ -25,10 +25,11 @@ beforeEach(async () => {
 });
 afterEach(() => gh.close());
 
-const status = (p: Promise<unknown>) => p.then(
-  () => 200,
-  (e: { status: number }) => e.status,
-);
+const status = (p: Promise<unknown>) =>
+  p.then(
+    () => 200,
+    (e: { status: number }) => e.status,
+  );
 
 describe('a request GitHub does not have fails the test', () => {
   it('an unknown route: answered 404 and close() throws naming it', async () => {
@@ -55,7 +56,9 @@ describe('a request GitHub does not have fails the test', () => {
 
   it('a body of the wrong shape: 422 "Invalid request" naming the field', async () => {
     gh.addIssue({ number: 1, title: 'Bug' });
-    const r = await octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', { ...repo, issue_number: 1, labels: 'bug' } as never).catch((e: { status: number; response: { data: { message: string } } }) => e);
+    const r = await octokit
+      .request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', { ...repo, issue_number: 1, labels: 'bug' } as never)
+      .catch((e: { status: number; response: { data: { message: string } } }) => e);
     expect((r as { status: number }).status).toBe(422);
     expect((r as { response: { data: { message: string } } }).response.data.message).toMatch(/^Invalid request\.\n\nbody/);
     expect(gh.state.issues.get(1)!.labels).toEqual([]);
@@ -145,7 +148,13 @@ describe('review comments, their replies and reactions, single reviews', () => {
   });
 
   it('a review and its comments, by id', async () => {
-    const { data: review } = await octokit.rest.pulls.createReview({ ...repo, pull_number: 7, event: 'COMMENT', body: 'Looks fine', comments: [{ path: 'a.txt', line: 3, side: 'RIGHT', body: 'nit' }] });
+    const { data: review } = await octokit.rest.pulls.createReview({
+      ...repo,
+      pull_number: 7,
+      event: 'COMMENT',
+      body: 'Looks fine',
+      comments: [{ path: 'a.txt', line: 3, side: 'RIGHT', body: 'nit' }],
+    });
     const { data: got } = await octokit.rest.pulls.getReview({ ...repo, pull_number: 7, review_id: review.id });
     expect(got).toMatchObject({ id: review.id, state: 'COMMENTED', body: 'Looks fine', commit_id: HEAD });
     const { data: comments } = await octokit.rest.pulls.listCommentsForReview({ ...repo, pull_number: 7, review_id: review.id });

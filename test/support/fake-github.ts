@@ -167,7 +167,10 @@ export interface FakeGitHub {
   /** A comment as if posted at `createdAt` (default now): the issue's updated_at moves to it when later. */
   addComment(issueNumber: number, body: string, user: FakeUser, createdAt?: string): FakeComment;
   /** An inline comment on a pull request's diff (in a review of its own), or a reply when `in_reply_to_id` is given. */
-  addReviewComment(pullNumber: number, c: { path: string; line: number; body: string; user: FakeUser; side?: 'LEFT' | 'RIGHT'; start_line?: number; in_reply_to_id?: number; createdAt?: string }): FakeReviewComment;
+  addReviewComment(
+    pullNumber: number,
+    c: { path: string; line: number; body: string; user: FakeUser; side?: 'LEFT' | 'RIGHT'; start_line?: number; in_reply_to_id?: number; createdAt?: string },
+  ): FakeReviewComment;
   /** Requests matching method and path pattern. */
   calls(method: string, path: RegExp): RecordedRequest[];
   /** What the spec check found so far. */
@@ -178,7 +181,9 @@ export interface FakeGitHub {
   close(): Promise<void>;
 }
 
-export function createFakeGitHubState(init: Partial<Pick<FakeGitHubState, 'owner' | 'repo' | 'defaultBranch' | 'permissions' | 'labels' | 'self' | 'private' | 'jobPermissions'>> = {}): FakeGitHubState {
+export function createFakeGitHubState(
+  init: Partial<Pick<FakeGitHubState, 'owner' | 'repo' | 'defaultBranch' | 'permissions' | 'labels' | 'self' | 'private' | 'jobPermissions'>> = {},
+): FakeGitHubState {
   return {
     owner: init.owner ?? 'octo',
     repo: init.repo ?? 'hello',
@@ -262,7 +267,12 @@ export async function startFakeGitHub(state: FakeGitHubState = createFakeGitHubS
     if (failure) {
       failure.times = (failure.times ?? 1) - 1;
       if (failure.status === 403 && failure.retryAfter !== undefined) {
-        return { status: 403, body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' }, headers: { 'retry-after': String(failure.retryAfter) }, injected: true };
+        return {
+          status: 403,
+          body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' },
+          headers: { 'retry-after': String(failure.retryAfter) },
+          injected: true,
+        };
       }
       return { status: failure.status, body: { message: `injected ${failure.status}` }, injected: true };
     }

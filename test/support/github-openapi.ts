@@ -168,7 +168,10 @@ function matchSegments(segments: Segment[], parts: string[]): Record<string, str
     // A multi-segment parameter (a git ref) takes what the literals after it leave.
     const take = s.multi ? parts.length - i - (segments.length - k - 1) : 1;
     if (take < 1 || i + take > parts.length) return undefined;
-    const value = parts.slice(i, i + take).map(decodeURIComponent).join('/');
+    const value = parts
+      .slice(i, i + take)
+      .map(decodeURIComponent)
+      .join('/');
     if (!value) return undefined;
     params[s.param] = value;
     i += take;
@@ -257,5 +260,7 @@ function coerce(declared: Parameter[], values: Record<string, string>): Record<s
 
 function describe(what: string, errors: ErrorObject[] | null | undefined): string[] {
   // anyOf/oneOf failures repeat each branch's errors; the first few name the field well enough.
-  return (errors ?? []).slice(0, 5).map((e) => `${what}${e.instancePath ? ` ${e.instancePath}` : ''}: ${e.message}${e.params && 'allowedValues' in e.params ? ` (${(e.params.allowedValues as unknown[]).join(', ')})` : ''}`);
+  return (errors ?? [])
+    .slice(0, 5)
+    .map((e) => `${what}${e.instancePath ? ` ${e.instancePath}` : ''}: ${e.message}${e.params && 'allowedValues' in e.params ? ` (${(e.params.allowedValues as unknown[]).join(', ')})` : ''}`);
 }
