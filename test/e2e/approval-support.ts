@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 import { startFakeGemini, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeComment, type FakeGitHub } from '../support/fake-github.js';
 import { GIT_IDENTITY, makeTempDir } from '../support/git-repo.js';
-import { asUser, BUNDLE, createWorkspace, examplePayload, refsOf, retarget, runAction, type ActionRun, type Workspace } from '../support/e2e-runner.js';
+import { asUser, BUNDLE, closeAll, commitsBetweenOf, createWorkspace, examplePayload, refsOf, retarget, runAction, type ActionRun, type Workspace } from '../support/e2e-runner.js';
 
 /**
  * The bundle under test: dist/index.js, or AGENT_ACTION_E2E_BUNDLE (a copy of a build, with the
@@ -77,16 +77,14 @@ export async function openThread(script: FakeReply[]): Promise<Thread> {
   const ws = createWorkspace(FILES);
   const gh = await startFakeGitHub();
   gh.state.resolveRef = refsOf(ws.origin);
+  gh.state.commitsBetween = commitsBetweenOf(ws.origin);
   gh.addIssue({ number: ISSUE, title: 'add() subtracts', body: 'add(2, 2) returns 0.', user: { login: 'reporter' } });
   const gemini = await startFakeGemini(script);
   return {
     ws,
     gh,
     gemini,
-    close: async () => {
-      await gh.close();
-      await gemini.close();
-    },
+    close: () => closeAll(gh, gemini),
   };
 }
 

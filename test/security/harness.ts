@@ -31,7 +31,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { asUser, BUNDLE, createWorkspace, examplePayload, parseOutputFile, refsOf, retarget, runAction, type ActionRun, type Workspace } from '../support/e2e-runner.js';
+import { asUser, BUNDLE, closeAll, commitsBetweenOf, createWorkspace, examplePayload, parseOutputFile, refsOf, retarget, runAction, type ActionRun, type Workspace } from '../support/e2e-runner.js';
 import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeComment, type FakeGitHub } from '../support/fake-github.js';
 import { makeTempDir } from '../support/git-repo.js';
@@ -263,6 +263,7 @@ export async function openHostile(o: HostileOptions = {}): Promise<Hostile> {
     gh.state.permissions[o.self.login] = 'write';
   }
   gh.state.resolveRef = refsOf(ws.origin);
+  gh.state.commitsBetween = commitsBetweenOf(ws.origin);
   let thread = ISSUE;
   if (o.pull) {
     thread = PULL;
@@ -317,10 +318,7 @@ export async function openHostile(o: HostileOptions = {}): Promise<Hostile> {
       const comment = gh.addComment(ro.thread ?? thread, body, { login: ro.login ?? 'maintainer' });
       return h.runEvent('issue_comment', commentEvent(comment, Boolean(o.pull) && ro.thread === undefined), ro);
     },
-    close: async () => {
-      await gh.close();
-      await gemini.close();
-    },
+    close: () => closeAll(gh, gemini),
   };
   return h;
 }

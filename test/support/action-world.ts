@@ -5,7 +5,7 @@
  * Gemini's base URL and GITHUB_API_URL filled in; the test's own inputs (its model key among them)
  * and environment go on top. What a test checks stays in the test: its threads, payload and inputs.
  */
-import { closeAll, createWorkspace, refsOf, runAction, type ActionRun, type RunActionOptions, type Workspace } from './e2e-runner.js';
+import { closeAll, commitsBetweenOf, createWorkspace, refsOf, runAction, type ActionRun, type RunActionOptions, type Workspace } from './e2e-runner.js';
 import { startFakeGemini, type FakeGemini, type FakeReply } from './fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from './fake-github.js';
 
@@ -27,6 +27,7 @@ export async function startActionWorld(o: {
   const ws = createWorkspace(o.files, { ...(o.branches && { branches: o.branches }), ...(o.checkout !== undefined && { checkout: o.checkout }) });
   const gh = await startFakeGitHub();
   gh.state.resolveRef = refsOf(ws.origin);
+  gh.state.commitsBetween = commitsBetweenOf(ws.origin);
   const gemini = await startFakeGemini(o.script);
   return {
     ws,
