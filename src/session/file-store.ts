@@ -10,12 +10,9 @@
  * the swap are one step for every process on the machine.
  *
  * The CLI saves after every settled batch, so a save is on each turn's path. Its small steps (lock,
- * read, write, rename, unlock: a few kilobytes, microseconds each) are synchronous calls: as
- * promises each was a round trip through libuv's thread pool, fifteen per save, which cost more than
- * the work (~5 ms a turn on a busy machine). Only the flush and the rename, whose time the disk
- * decides, stay asynchronous, so the run (the model's next answer, an editor's session) goes on
- * while they wait: on ext4 the rename over a flushed file waits for the journal, 0.5 ms a save on
- * a busy disk, which as a synchronous call held the main thread.
+ * read, write, rename, unlock) are synchronous calls: as promises each was a round trip through
+ * libuv's thread pool, which cost more than the work itself. Only the flush and the rename, whose
+ * time the disk decides, stay asynchronous, so the run goes on while they wait.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fsync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
