@@ -3,10 +3,11 @@
 // main); dist/cli/index.js (package.json's bin) is scripts/cli-bin.mjs, which keeps compiled code
 // between runs, marks the process as the CLI and imports the bundle. Then esbuild minifies every file (minifyBundles). Reproducible: no source maps, no
 // timestamps, a fixed file order; building twice gives the same bytes (.ci/run checks dist/ against git).
+// `--out DIR --no-minify` builds a readable copy elsewhere (test/security/weaken.mjs edits one).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transformSync } from 'esbuild';
 
@@ -19,24 +20,29 @@ const ncc = join(dirname(require.resolve('@vercel/ncc/package.json')), 'dist/ncc
 // above the running file).
 const wasm = ['web-tree-sitter/web-tree-sitter.wasm', 'tree-sitter-bash/tree-sitter-bash.wasm'];
 
-rmSync(join(root, 'dist'), { recursive: true, force: true });
-execFileSync(process.execPath, [ncc, 'build', 'src/entry.ts', '-o', 'dist', '--quiet', '--target', 'es2022'], { cwd: root, stdio: 'inherit' });
-const files = readdirSync(join(root, 'dist'))
+const args = process.argv.slice(2);
+const outAt = args.indexOf('--out');
+const dist = outAt >= 0 ? resolve(args[outAt + 1]) : join(root, 'dist');
+const minify = !args.includes('--no-minify');
+
+rmSync(dist, { recursive: true, force: true });
+execFileSync(process.execPath, [ncc, 'build', 'src/entry.ts', '-o', dist, '--quiet', '--target', 'es2022'], { cwd: root, stdio: 'inherit' });
+const files = readdirSync(dist)
   .filter((f) => f.endsWith('.js'))
-  .map((f) => join(root, 'dist', f));
+  .map((f) => join(dist, f));
 const id = moduleIdOfNodeModule(files.map((f) => readFileSync(f, 'utf8')).join('\n'));
 for (const file of files) {
   const code = readFileSync(file, 'utf8');
   const fixed = routeChunkImports(fixModuleNamespaceImport(code, id));
   if (fixed !== code) writeFileSync(file, fixed);
 }
-for (const w of wasm) copyFileSync(require.resolve(w), join(root, 'dist', w.split('/').pop()));
+for (const w of wasm) copyFileSync(require.resolve(w), join(dist, w.split('/').pop()));
 // ncc also emits web-tree-sitter's own `new URL('web-tree-sitter.wasm', import.meta.url)` as an asset,
 // mangled (read as text) and never loaded: shell-split.ts passes locateFile. Dead weight: removed.
-for (const f of readdirSync(join(root, 'dist')).filter((f) => /^[0-9a-f]{20}\.wasm$/.test(f))) rmSync(join(root, 'dist', f));
-minifyBundles();
+for (const f of readdirSync(dist).filter((f) => /^[0-9a-f]{20}\.wasm$/.test(f))) rmSync(join(dist, f));
+if (minify) minifyBundles();
 // The CLI's entry: scripts/cli-bin.mjs, which says what it adds (the compile caches).
-const cli = join(root, 'dist/cli/index.js');
+const cli = join(dist, 'cli/index.js');
 mkdirSync(dirname(cli), { recursive: true });
 copyFileSync(join(root, 'scripts/cli-bin.mjs'), cli);
 chmodSync(cli, 0o755);
@@ -60,10 +66,10 @@ if (smoke.status !== 0 || !smoke.stdout.includes('"decision"')) {
  * character, and scanned on a slower path). License comments are kept at the end of each file.
  */
 function minifyBundles() {
-  for (const f of readdirSync(join(root, 'dist'))
+  for (const f of readdirSync(dist)
     .filter((f) => f.endsWith('.js'))
     .sort()) {
-    const file = join(root, 'dist', f);
+    const file = join(dist, f);
     const { code } = transformSync(readFileSync(file, 'utf8'), {
       format: 'esm',
       target: 'es2022',

@@ -2,21 +2,23 @@
 // A copy of the built action with named defences switched off, to show that each security test can
 // fail: a test that stays green against the copy without the defence it guards proves nothing.
 //
-//   npm run build
 //   node test/security/weaken.mjs /tmp/weak sandbox      # -> /tmp/weak/dist/index.js
 //   E2E_ACTION_BUNDLE=/tmp/weak/dist/index.js npx vitest run test/security/git-config-exec.test.ts
 //
-// Each defence is an early return (or one changed line) in a function of dist/index.js (or a rule
-// of the shipped policies/), found by its exact text; a text that is not found stops the script,
-// so a rename cannot weaken nothing.
+// The copy is built from the sources as dist/ is, but not minified (scripts/build.mjs --out DIR
+// --no-minify), so every function keeps the text it has in src/ as ncc writes it. Each defence is an
+// early return (or one changed line) of such a function, in whichever file of the copy holds it (the
+// entry or a chunk), or a rule of the shipped policies/, found by its exact text; a text that is not
+// found stops the script, so a rename cannot weaken nothing.
 // The copy carries package.json and policies/ beside dist/, as the bundle looks for them.
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** defence -> [exact text, replacement, file (default dist/index.js)] */
+/** defence -> [exact text (or a RegExp), replacement, file (default: the bundle's files, each where it holds the text)] */
 const DEFENCES = {
   // The OS sandbox: every mode behaves as `sandbox: off`.
   sandbox: [["if (o.mode === 'off')", 'if (true)']],
@@ -59,14 +61,14 @@ const DEFENCES = {
     ['function assertNoRemoteCommands(entries) {', 'function assertNoRemoteCommands(entries) { return;'],
   ],
   // The file tools' real-path check (symlinks out of the workspace are followed).
-  'file-tool-gate': [['if (!workspace_isInside(root, real)) {', 'if (false) {']],
+  'file-tool-gate': [[/if \(!\(0,\w+\/\* \.?isInside \*\/ ?\.\w+\)\(root, real\)\) \{/, 'if (false) {']],
   // GitHub's body limit.
   'body-cap': [['function capBody(text) {', 'function capBody(text) { return text;']],
   // The session's binding to the question: its thread, the question's nonce and comment, the calls digest.
   'session-binding': [
     ['if (!sameRepository(doc, ctx) || doc.thread.number !== thread.number) {', 'if (false) {'],
     ['if (r.nonce !== question.nonce || r.commentId !== question.id) {', 'if (false) {'],
-    ['if (question.calls !== callsDigestOf(doc.pending)) {', 'if (false) {'],
+    [/if \(question\.calls !== \(0,\w+\/\* \.?callsDigestOf \*\/ ?\.\w+\)\(doc\.pending\)\) \{/, 'if (false) {'],
   ],
   // The shipped rule that keeps the edit tools out of .gemini/policies/.
   'policy-file-rule': [['[^"]*\\.gemini[\\\\/]+policies[\\\\/"]\'', "never-matches'", 'policies/edits.toml']],
@@ -82,27 +84,43 @@ const DEFENCES = {
   'runner-install': [['function runnerInstallSecrets(execPath) {', 'function runnerInstallSecrets(execPath) { return [];']],
 };
 
-const [out, ...names] = process.argv.slice(2);
+// `--all` switches every defence off at once: .ci/run does, so that a renamed function fails CI
+// instead of leaving a switch that weakens nothing.
+const [out, ...given] = process.argv.slice(2);
+const names = given.length === 1 && given[0] === '--all' ? Object.keys(DEFENCES) : given;
 if (!out || names.length === 0 || names.some((n) => !DEFENCES[n])) {
-  console.error(`usage: node test/security/weaken.mjs <out-dir> <defence>...\ndefences: ${Object.keys(DEFENCES).join(', ')}`);
+  console.error(`usage: node test/security/weaken.mjs <out-dir> <defence>... | --all\ndefences: ${Object.keys(DEFENCES).join(', ')}`);
   process.exit(2);
 }
 const dir = resolve(out);
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
-cpSync(join(root, 'dist'), join(dir, 'dist'), { recursive: true });
 cpSync(join(root, 'policies'), join(dir, 'policies'), { recursive: true });
 cpSync(join(root, 'package.json'), join(dir, 'package.json'));
+const build = spawnSync(process.execPath, [join(root, 'scripts/build.mjs'), '--out', join(dir, 'dist'), '--no-minify'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+if (build.status !== 0) {
+  console.error(`weaken: building the readable copy failed (exit ${build.status})`);
+  process.exit(1);
+}
+const bundleFiles = readdirSync(join(dir, 'dist'))
+  .filter((f) => f.endsWith('.js'))
+  .map((f) => `dist/${f}`);
 for (const name of names) {
-  for (const [from, to, target = 'dist/index.js'] of DEFENCES[name]) {
-    const file = join(dir, target);
-    const code = readFileSync(file, 'utf8');
-    const at = code.indexOf(from);
-    if (at < 0) {
-      console.error(`weaken ${name}: ${JSON.stringify(from)} is not in ${target} (rebuilt? renamed?)`);
+  for (const [from, to, target] of DEFENCES[name]) {
+    let found = 0;
+    for (const rel of target ? [target] : bundleFiles) {
+      const file = join(dir, rel);
+      const code = readFileSync(file, 'utf8');
+      // A call into another module reads `(0,module/* name */.id)(...)` in ncc's output: such a text is a RegExp.
+      const m = typeof from === 'string' ? { index: code.indexOf(from), text: from } : { index: code.search(from), text: code.match(from)?.[0] ?? '' };
+      if (m.index < 0) continue;
+      writeFileSync(file, code.slice(0, m.index) + to + code.slice(m.index + m.text.length));
+      found++;
+    }
+    if (found === 0) {
+      console.error(`weaken ${name}: ${typeof from === 'string' ? JSON.stringify(from) : from} is not in ${target ?? 'dist/*.js'} (renamed?)`);
       process.exit(1);
     }
-    writeFileSync(file, code.slice(0, at) + to + code.slice(at + from.length));
   }
 }
 console.log(join(dir, 'dist/index.js'));
