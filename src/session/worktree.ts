@@ -45,7 +45,14 @@ export async function captureWorktree(root: string, baseCommit?: string, o: { le
   const base = await assertGit(root, ['rev-parse', '--verify', `${baseCommit ?? 'HEAD'}^{commit}`]);
   const whole = await writeWorktreeTree(root);
   const leave = new Set(o.leave ?? []);
-  const tree = leave.size === 0 ? whole : await writeTreeWith(root, base, (await readTreeChanges(root, base, whole)).filter((c) => !leave.has(c.path)));
+  const tree =
+    leave.size === 0
+      ? whole
+      : await writeTreeWith(
+          root,
+          base,
+          (await readTreeChanges(root, base, whole)).filter((c) => !leave.has(c.path)),
+        );
   const diff = await runGit(root, ['diff-tree', ...DIFF_FLAGS, base, tree]);
   if (diff.code !== 0) throw new AgentError('general', `git diff failed: ${diff.stderr.trim()}`);
   return { baseCommit: base, tree, patchBase64: diff.stdout.toString('base64') };

@@ -123,7 +123,7 @@ describe('parseInputs', () => {
     expect(settingsOf(parseInputs(runnerInputs({ 'max-file-size': raw }))).maxFileBytes).toBe(bytes);
   });
 
-  it('max-file-size over GitHub\'s 100 MiB, or not a size, is refused', () => {
+  it("max-file-size over GitHub's 100 MiB, or not a size, is refused", () => {
     for (const raw of ['101MB', '104857601', '1GB', '-1', 'ten MB', '5 TB']) expect(parseFileSize(raw), raw).toBeUndefined();
   });
 

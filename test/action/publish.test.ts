@@ -79,7 +79,7 @@ describe('commits to a same-repository pull request branch', () => {
     expect((await commitWorktree(only, { subject: 'fix', maxFileBytes: 2048 })).sha).toBeUndefined();
   });
 
-  it('max-file-size above GitHub\'s 100 MiB still stops at 100 MiB', async () => {
+  it("max-file-size above GitHub's 100 MiB still stops at 100 MiB", async () => {
     const { dir } = createRepo({ 'a.txt': 'one\n' });
     writeFiles(dir, { 'huge.bin': Buffer.alloc(100 * 1024 * 1024 + 1) });
     const commit = await commitWorktree(dir, { subject: 'fix', maxFileBytes: 1024 ** 3 });
@@ -122,7 +122,9 @@ describe('commits to a same-repository pull request branch', () => {
     const theirs = git(other, 'rev-parse', 'HEAD');
     writeFiles(dir, { 'a.txt': 'ours\n' });
     await commitWorktree(dir, { subject: 'ours' });
-    await expect(pushHead(dir, 'main', { remote: { url: remote! } })).rejects.toThrow(/^main moved while the agent worked \(to [0-9a-f]{12}\), and the agent's changes conflict with it in `a\.txt`; nothing was pushed$/);
+    await expect(pushHead(dir, 'main', { remote: { url: remote! } })).rejects.toThrow(
+      /^main moved while the agent worked \(to [0-9a-f]{12}\), and the agent's changes conflict with it in `a\.txt`; nothing was pushed$/,
+    );
     expect(git(remote!, 'rev-parse', 'main')).toBe(theirs);
   });
 

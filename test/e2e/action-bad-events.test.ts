@@ -71,9 +71,7 @@ describe('the bundled action, on a broken event file', () => {
 describe('the bundled action, /agent alone', () => {
   it('replies once with the list of commands; success; no model, no progress comment, no reaction', async () => {
     const { job, payload } = await start('/agent');
-    const r = track(
-      await runAction({ eventName: 'issue_comment', payload, job, inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url } }),
-    );
+    const r = track(await runAction({ eventName: 'issue_comment', payload, job, inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url } }));
 
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.outputs.status).toBe('success');

@@ -212,7 +212,10 @@ describe("the bundled action on a fork's pull request", () => {
       files: FILES,
       pulls: [forkPull()],
       event: { name: 'issue_comment', pull: 4 },
-      script: [reply([fixCall(), call('write_file', { file_path: 'test/add.test.js', content: "import { add } from '../src/math.js';\nif (add(2, 2) !== 4) throw new Error('add');\n" }, 'w1')]), reply([text('Fixed add and tested it.')])],
+      script: [
+        reply([fixCall(), call('write_file', { file_path: 'test/add.test.js', content: "import { add } from '../src/math.js';\nif (add(2, 2) !== 4) throw new Error('add');\n" }, 'w1')]),
+        reply([text('Fixed add and tested it.')]),
+      ],
     });
     const { remote, gh } = world;
     const forkHead = remote.pull(4).headSha;

@@ -78,7 +78,11 @@ describe('the bundled action: review', () => {
 
 describe('the bundled action: triage', () => {
   it('issues.opened: applies only labels the repository has; an invented one is dropped', async () => {
-    world = await startActionWorld({ files: FILES, event: { name: 'issues' }, script: [reply([call('set_labels', { labels: ['bug', 'crash'] }, 't1')]), reply([text('A bug report: labelled bug.')])] });
+    world = await startActionWorld({
+      files: FILES,
+      event: { name: 'issues' },
+      script: [reply([call('set_labels', { labels: ['bug', 'crash'] }, 't1')]), reply([text('A bug report: labelled bug.')])],
+    });
     const { gh, gemini } = world;
     gh.addIssue({ number: 7, title: 'Crash when the input is empty', body: 'add() throws on empty input.', user: { login: 'reporter' } });
     const known = gh.state.labels.map((l) => l.name);

@@ -108,7 +108,10 @@ async function sortChanges(root: string, changes: readonly TreeChange[], o: Comm
     else leftOut.push({ path: c.path, reason: l.blob === c.blob && l.mode === c.mode ? 'leftover' : 'leftover-edited' });
   }
   const limit = Math.min(o.maxFileBytes ?? GITHUB_MAX_FILE_BYTES, GITHUB_MAX_FILE_BYTES);
-  const sizes = await readBlobSizes(root, agents.flatMap((c) => (c.blob ? [c.blob] : [])));
+  const sizes = await readBlobSizes(
+    root,
+    agents.flatMap((c) => (c.blob ? [c.blob] : [])),
+  );
   const kept: TreeChange[] = [];
   for (const c of agents) {
     const bytes = c.blob ? sizes.get(c.blob) : undefined;
@@ -138,7 +141,7 @@ export interface PushOptions {
  */
 export async function pushHead(root: string, branch: string, o: PushOptions): Promise<PushResult> {
   const ours = await assertGit(root, ['rev-parse', 'HEAD']);
-  const first = await pushCommit(root, ours, branch, o.remote);
+  const first = await pushCommit(root, o.remote, { sha: ours, branch });
   if (first === 'pushed') return { sha: ours, rebased: false };
   if (o.isNew) throw new AgentError('general', `the branch ${branch} appeared on the remote while the agent worked; nothing was pushed`);
   const fetched = await fetchForWork(root, [`refs/heads/${branch}`], o.remote);
@@ -150,20 +153,26 @@ export async function pushHead(root: string, branch: string, o: PushOptions): Pr
   const replay = await replayCommit(root, { commit: ours, base, onto: tip, identity });
   if (!replay.ok) {
     const where = replay.driver
-      ? 'in a file whose merge driver (named in .gitattributes) does not run in the action\'s git, so it counts as conflicting'
+      ? "in a file whose merge driver (named in .gitattributes) does not run in the action's git, so it counts as conflicting"
       : `in ${replay.conflicts.map((p) => `\`${p}\``).join(', ')}`;
     throw new AgentError('general', `${branch} moved while the agent worked (to ${tip.slice(0, 12)}), and the agent's changes conflict with it ${where}; nothing was pushed`);
   }
   // As a rebase does: the commit keeps its author, message and date; the committer is the action.
-  const rebased = await writeCommit(root, { tree: replay.tree, parents: [tip], message, identity: { ...identity, GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_AUTHOR_DATE: author.date } });
-  if ((await pushCommit(root, rebased, branch, o.remote)) !== 'pushed') throw new AgentError('general', `git push to ${branch} was rejected twice: it keeps moving; nothing was pushed`);
+  const rebased = await writeCommit(root, {
+    tree: replay.tree,
+    parents: [tip],
+    message,
+    identity: { ...identity, GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_AUTHOR_DATE: author.date },
+  });
+  if ((await pushCommit(root, o.remote, { sha: rebased, branch })) !== 'pushed') throw new AgentError('general', `git push to ${branch} was rejected twice: it keeps moving; nothing was pushed`);
   // The work tree follows when it can (the files the new tip changed); the pushed commit is on the remote either way.
   await runGit(root, ['reset', '-q', '--keep', rebased]);
   return { sha: rebased, rebased: true };
 }
 
 /** 'pushed', or 'rejected' when the branch is not an ancestor of `sha` (it moved); other failures throw. */
-async function pushCommit(root: string, sha: string, branch: string, remote: GitRemote): Promise<'pushed' | 'rejected'> {
+async function pushCommit(root: string, remote: GitRemote, to: { sha: string; branch: string }): Promise<'pushed' | 'rejected'> {
+  const { sha, branch } = to;
   const r = await runGit(root, ['push', '-q', '--porcelain', '--no-verify', GIT_REMOTE, `${sha}:refs/heads/${branch}`], { remote });
   if (r.code === 0) return 'pushed';
   if (isRejection(r.stderr + r.stdout.toString('utf8'))) return 'rejected';

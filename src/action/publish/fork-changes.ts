@@ -59,7 +59,9 @@ export async function publishForkChanges(ctx: ActionRunContext, f: ForkChangesIn
   if (suggestions) {
     const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: pull.number, commitId: commit.parent, summary: f.finalText, comments: suggestions, files, mentions: f.mentions });
     result.reviewId = review.reviewId;
-    ctx.progress.note(`#${pull.number} comes from a fork, which this workflow cannot push to: the change is in a review, as ${suggestions.length === 1 ? 'a suggestion' : `${suggestions.length} suggestions`} to commit.`);
+    ctx.progress.note(
+      `#${pull.number} comes from a fork, which this workflow cannot push to: the change is in a review, as ${suggestions.length === 1 ? 'a suggestion' : `${suggestions.length} suggestions`} to commit.`,
+    );
     return;
   }
   try {
@@ -85,7 +87,7 @@ export async function publishForkChanges(ctx: ActionRunContext, f: ForkChangesIn
   } catch (e) {
     // No branch (a read-only token, say): the change goes to the thread as a review instead.
     f.problems.push(`The change could not be pushed to a branch of this repository: ${messageOf(e)}`);
-    await publishPatchReview(ctx, f, zeroContext, files);
+    await publishPatchReview(ctx, f, { zeroContext, files });
   }
 }
 
@@ -100,7 +102,8 @@ function forkPullBody(ctx: ActionRunContext, f: ForkChangesInput): string {
 }
 
 /** The fallback: suggestions where a hunk fits the diff, and the whole patch collapsed in the body. */
-async function publishPatchReview(ctx: ActionRunContext, f: ForkChangesInput, zeroContext: string, files: ReadonlyMap<string, DiffSides>): Promise<void> {
+async function publishPatchReview(ctx: ActionRunContext, f: ForkChangesInput, diff: { zeroContext: string; files: ReadonlyMap<string, DiffSides> }): Promise<void> {
+  const { zeroContext, files } = diff;
   const { commit, pull } = f;
   try {
     const full = await assertGit(ctx.workspace, ['diff-tree', '-r', '-p', '--binary', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', commit.parent, commit.sha]);

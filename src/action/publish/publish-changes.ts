@@ -101,7 +101,9 @@ export function leftOutNotes(leftOut: readonly LeftOut[]): string[] {
   const notes: string[] = [];
   const edited = leftOut.filter((l) => l.reason === 'leftover-edited');
   if (edited.length) {
-    notes.push(`Left out of the commit: ${listOf(edited)}, which earlier steps of the job had changed before the agent started; the agent's edits to ${edited.length === 1 ? 'it stay' : 'them stay'} in the work tree, uncommitted.`);
+    notes.push(
+      `Left out of the commit: ${listOf(edited)}, which earlier steps of the job had changed before the agent started; the agent's edits to ${edited.length === 1 ? 'it stay' : 'them stay'} in the work tree, uncommitted.`,
+    );
   }
   for (const l of leftOut) {
     if (l.reason !== 'too-large') continue;
