@@ -62,7 +62,11 @@ describe('authorize against the collaborator-permission API', () => {
     expect(await authorize(octokit, repo, { ...opts, trigger: trigger('writer') })).toEqual({ allowed: true, permission: 'write' });
     expect(await authorize(octokit, repo, { ...opts, trigger: trigger('reader') })).toEqual({ allowed: false, reason: "reader has 'read' permission; write, maintain or admin is needed" });
     expect(await authorize(octokit, repo, { ...opts, trigger: trigger('helper') })).toEqual({ allowed: false, reason: "helper has 'triage' permission; write, maintain or admin is needed" });
-    expect(await authorize(octokit, repo, { ...opts, trigger: trigger('stranger') })).toEqual({ allowed: false, reason: 'stranger is not a collaborator of octo/hello' });
+    // GitHub answers `read` for anyone on a public repository, not 404; `none` on a private one.
+    expect(await authorize(octokit, repo, { ...opts, trigger: trigger('stranger') })).toEqual({ allowed: false, reason: "stranger has 'read' permission; write, maintain or admin is needed" });
+    gh.state.private = true;
+    expect(await authorize(octokit, repo, { ...opts, trigger: trigger('stranger') })).toEqual({ allowed: false, reason: "stranger has 'none' permission; write, maintain or admin is needed" });
+    gh.state.private = false;
     expect(await authorize(octokit, repo, { ...opts, trigger: trigger('dependabot[bot]', { bot: true }) })).toEqual({
       allowed: false,
       reason: 'dependabot[bot] is a bot and not listed in allowed-bots',

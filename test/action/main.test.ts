@@ -17,8 +17,8 @@ beforeEach(async () => {
   gh = await startFakeGitHub();
 });
 afterEach(async () => {
-  await gh.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  await gh.close();
 });
 
 /** A runner environment for `event`, its payload written to a file (or the given text, verbatim). */

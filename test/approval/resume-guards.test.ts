@@ -30,8 +30,8 @@ beforeEach(async () => {
   made.push(repo.dir, origin);
 });
 afterEach(async () => {
-  await gh.close();
   for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+  await gh.close();
 });
 
 function runner(opts: RunnerOptions = {}) {

@@ -41,8 +41,8 @@ beforeEach(async () => {
   logs = [];
 });
 afterEach(async () => {
-  await gh.close();
   rmSync(workspace, { recursive: true, force: true });
+  await gh.close();
 });
 
 function context(over: { login?: string; progressComment?: number; threadNumber?: number } = {}): ActionRunContext {

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fault, startFakeGemini, type FakeGemini } from '../support/fake-gemini.js';
 import { createFakeGitHubState, startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { BUNDLE, runAction } from '../support/e2e-runner.js';
+import { BUNDLE, closeAll, runAction } from '../support/e2e-runner.js';
 import { createJob, type Job } from '../support/runner-model.js';
 import { makeTempDir } from '../support/git-repo.js';
 import { BOT, markerBody, scriptIssues, triageKeyOf, triageReplies } from '../support/triage-fixtures.js';
@@ -29,10 +29,7 @@ beforeEach(async () => {
   for (let n = 1; n <= 8; n++) gh.addIssue({ number: n, title: `Issue ${n}`, body: `Report ${n}.`, labels: ['needs-triage'], created_at: new Date(Date.UTC(2026, 0, n)).toISOString() });
   gemini = await startFakeGemini();
 });
-afterEach(async () => {
-  await gh.close();
-  await gemini.close();
-});
+afterEach(() => closeAll(gh, gemini));
 
 // A killed runner leaves its temporary files behind (a hosted runner's VM goes with them): the child's
 // TMPDIR is a test directory, removed after the file.

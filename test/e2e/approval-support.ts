@@ -12,7 +12,7 @@ import { join, relative } from 'node:path';
 import { startFakeGemini, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeComment, type FakeGitHub } from '../support/fake-github.js';
 import { GIT_IDENTITY, makeTempDir } from '../support/git-repo.js';
-import { asUser, BUNDLE, examplePayload, refsOf, retarget, runAction, type ActionRun } from '../support/e2e-runner.js';
+import { asUser, BUNDLE, closeAll, commitsBetweenOf, examplePayload, refsOf, retarget, runAction, type ActionRun } from '../support/e2e-runner.js';
 import type { WorldRepo } from '../support/action-world.js';
 import { createRemote, jobFor, type Job, type Remote } from '../support/runner-model.js';
 
@@ -85,6 +85,7 @@ export async function openThread(script: FakeReply[]): Promise<Thread> {
   const ws = { dir: job.checkout.dir, origin: remote.dir, mainSha: remote.branches().main, shas: remote.branches() };
   const gh = await startFakeGitHub();
   gh.state.resolveRef = refsOf(remote.dir);
+  gh.state.commitsBetween = commitsBetweenOf(remote.dir);
   gh.addIssue({ number: ISSUE, title: 'add() subtracts', body: 'add(2, 2) returns 0.', user: { login: 'reporter' } });
   const gemini = await startFakeGemini(script);
   return {
@@ -93,10 +94,7 @@ export async function openThread(script: FakeReply[]): Promise<Thread> {
     ws,
     gh,
     gemini,
-    close: async () => {
-      await gh.close();
-      await gemini.close();
-    },
+    close: () => closeAll(gh, gemini),
   };
 }
 

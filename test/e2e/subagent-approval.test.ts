@@ -8,7 +8,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, reply, text } from '../support/fake-gemini.js';
 import { startFakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub } from '../support/fake-github.js';
-import { refsOf } from '../support/e2e-runner.js';
+import { closeAll, refsOf } from '../support/e2e-runner.js';
 import { createRemote, jobFor } from '../support/runner-model.js';
 import { assertBundle, bareGit, FILES, functionResponses, ISSUE, logOf, markedComments, readSessionDoc, runFix, runReply, type Thread } from './approval-support.js';
 
@@ -35,7 +35,7 @@ async function openAgentThread(script: Parameters<typeof startFakeGemini>[0]): P
   gh.state.resolveRef = refsOf(remote.dir);
   gh.addIssue({ number: ISSUE, title: 'Pick a colour', body: 'The button needs a colour.', user: { login: 'reporter' } });
   const gemini = await startFakeGemini(script);
-  return { remote, job, ws, gh, gemini, close: async () => (await gh.close(), await gemini.close()) };
+  return { remote, job, ws, gh, gemini, close: () => closeAll(gh, gemini) };
 }
 
 describe("the bundled action: a sub-agent's question", () => {

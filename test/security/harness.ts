@@ -32,7 +32,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { addPullFromRemote, shasOf, type WorldRepo } from '../support/action-world.js';
-import { asUser, BUNDLE, examplePayload, parseOutputFile, refsOf, retarget, runAction, type ActionRun } from '../support/e2e-runner.js';
+import { asUser, BUNDLE, closeAll, commitsBetweenOf, examplePayload, parseOutputFile, refsOf, retarget, runAction, type ActionRun } from '../support/e2e-runner.js';
 import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeComment, type FakeGitHub } from '../support/fake-github.js';
 import { makeTempDir } from '../support/git-repo.js';
@@ -274,6 +274,7 @@ export async function openHostile(o: HostileOptions = {}): Promise<Hostile> {
     gh.state.permissions[o.self.login] = 'write';
   }
   gh.state.resolveRef = refsOf(remote.dir);
+  gh.state.commitsBetween = commitsBetweenOf(remote.dir);
   let thread = ISSUE;
   if (o.pull) {
     thread = PULL;
@@ -320,10 +321,7 @@ export async function openHostile(o: HostileOptions = {}): Promise<Hostile> {
       const comment = gh.addComment(ro.thread ?? thread, body, { login: ro.login ?? 'maintainer' });
       return h.runEvent('issue_comment', commentEvent(comment, Boolean(o.pull) && ro.thread === undefined), ro);
     },
-    close: async () => {
-      await gh.close();
-      await gemini.close();
-    },
+    close: () => closeAll(gh, gemini),
   };
   return h;
 }

@@ -8,7 +8,7 @@
  * and GITHUB_API_URL filled in; the test's own inputs and environment go on top. What a test checks
  * stays in the test: its threads, payload and inputs.
  */
-import { closeAll, refsOf, runAction, type ActionRun, type RunActionOptions } from './e2e-runner.js';
+import { closeAll, commitsBetweenOf, refsOf, runAction, type ActionRun, type RunActionOptions } from './e2e-runner.js';
 import { startFakeGemini, type FakeGemini, type FakeReply } from './fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub, type FakeIssue, type FakeUser } from './fake-github.js';
 import { createRemote, jobFor, pullFiles, type CheckoutOptions, type Job, type JobEvent, type PullSpec, type Remote, type RemoteSpec } from './runner-model.js';
@@ -84,6 +84,7 @@ export async function startActionWorld(o: WorldSpec): Promise<ActionWorld> {
   const job = jobFor(remote, o.event, o.checkout);
   const gh = await startFakeGitHub();
   gh.state.resolveRef = refsOf(remote.dir);
+  gh.state.commitsBetween = commitsBetweenOf(remote.dir);
   for (const p of o.pulls ?? []) addPullFromRemote(gh, remote, p);
   const gemini = await startFakeGemini(o.script);
   const shas = shasOf(remote, o.pulls);

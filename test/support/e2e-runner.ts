@@ -232,6 +232,17 @@ export function refsOf(gitDir: string): (name: string) => string | undefined {
   };
 }
 
+/** A resolver for FakeGitHubState.commitsBetween: how many commits `head` has that `base` lacks in a bare repository. */
+export function commitsBetweenOf(gitDir: string): (base: string, head: string) => number | undefined {
+  return (base, head) => {
+    try {
+      return Number(execFileSync('git', ['--git-dir', gitDir, 'rev-list', '--count', `${base}..${head}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+    } catch {
+      return undefined;
+    }
+  };
+}
+
 /** A commit's author, committer and message in the bare origin, for assertions. */
 export function readCommit(gitDir: string, ref: string): { author: string; committer: string; message: string; parents: string[] } {
   const out = execFileSync('git', ['--git-dir', gitDir, 'log', '-1', '--format=%an <%ae>%x00%cn <%ce>%x00%P%x00%B', ref], { encoding: 'utf8', env: { ...process.env, ...GIT_IDENTITY } });
@@ -298,5 +309,8 @@ export function assertBundle(bundle = BUNDLE): void {
 
 /** For an e2e file's afterEach: closes the fake servers the test opened (undefined: it opened none). */
 export async function closeAll(...servers: Array<{ close(): Promise<void> } | undefined>): Promise<void> {
-  for (const s of servers) await s?.close();
+  // Every server stops even when one's close() throws (the fake GitHub's does on a spec violation).
+  const results = await Promise.allSettled(servers.map((s) => (s ? s.close() : Promise.resolve())));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }

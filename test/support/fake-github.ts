@@ -1,14 +1,25 @@
 /**
  * A loopback, stateful GitHub REST server for the routes agent-action uses. Real Octokit talks to
- * it over HTTP (GITHUB_API_URL). It records every request and injects failures (500, 502, a 403
- * secondary rate limit with retry-after) on request. Lists paginate with `link` headers; issues
+ * it over HTTP (GITHUB_API_URL). Every request is checked against GitHub's own OpenAPI description
+ * (github-openapi.ts): a route the spec does not have is answered 404, a parameter or body outside
+ * the operation's schema 422 `Invalid request`, as GitHub does; every answer the fake gives is
+ * checked against the operation's response schema. Each such finding is a violation, and `close()`
+ * throws listing them, so every test that uses the fake fails on a request GitHub would not take
+ * (or on the fake's own wrong answer) without opting in. The job's `permissions:` (`jobPermissions`,
+ * by default the example workflow's) decide what is answered 403 "Resource not accessible by
+ * integration" (github-permissions.ts). It records every request and injects failures (500, 502, a
+ * 403 secondary rate limit with retry-after) on request. Lists paginate with `link` headers; issues
  * carry `updated_at`, moved by every write as on GitHub, on the state's clock (a test can step it).
  * Start it in-process with `startFakeGitHub`; a child process (the bundled action) reaches it
- * through the URL it returns. The routes are in fake-github-routes.ts.
+ * through the URL it returns. The routes are in fake-github-routes.ts and fake-github-pull-routes.ts.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRoutes, isoAt, TOP_ROUTES, type Route } from './fake-github-routes.js';
+import type { RouteResult } from './fake-github-answers.js';
+import { hunkOf } from './fake-github-pull-routes.js';
+import { createRoutes, isoAt } from './fake-github-routes.js';
+import { checkRequest, checkResponse, documentationUrl, matchOperation, type OperationMatch } from './github-openapi.js';
+import { missingPermission, readExamplePermissions, type JobPermissions } from './github-permissions.js';
 
 export { diffLines } from './fake-github-routes.js';
 
@@ -28,7 +39,7 @@ export interface FakeComment {
   updated_at: string;
 }
 
-interface FakeFile {
+export interface FakeFile {
   filename: string;
   status: 'added' | 'modified' | 'removed' | 'renamed';
   patch?: string;
@@ -64,6 +75,34 @@ export interface FakeReview {
   commit_id?: string;
   comments: Array<{ path: string; line?: number; side?: string; start_line?: number; start_side?: string; body: string }>;
   user: FakeUser;
+  submitted_at?: string;
+}
+
+/** A pull request review comment (an inline comment or a reply in its thread). */
+export interface FakeReviewComment {
+  id: number;
+  pull_number: number;
+  review_id: number;
+  path: string;
+  line?: number;
+  side: 'LEFT' | 'RIGHT';
+  start_line?: number;
+  start_side?: 'LEFT' | 'RIGHT';
+  body: string;
+  user: FakeUser;
+  /** The first comment of the thread, for a reply. */
+  in_reply_to_id?: number;
+  commit_id: string;
+  diff_hunk: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A request GitHub would not take, or an answer outside GitHub's schema: a test's failure. */
+export interface Violation {
+  method: string;
+  path: string;
+  problems: string[];
 }
 
 export interface RecordedRequest {
@@ -93,14 +132,25 @@ export interface FakeGitHubState {
   labels: Array<{ name: string; color: string; description: string | null }>;
   issues: Map<number, FakeIssue>;
   comments: FakeComment[];
-  reactions: Array<{ subject: string; id: number; content: string; user: FakeUser }>;
+  /** `subject` is `issues` (an issue comment) or `pulls` (a review comment); `id` the comment's. */
+  reactions: Array<{ subject: string; id: number; content: string; user: FakeUser; reactionId?: number; created_at?: string }>;
   reviews: FakeReview[];
+  reviewComments: FakeReviewComment[];
   refs: Map<string, string>;
   /**
    * Optional: where refs missing from `refs` are looked up (e.g. a bare git repository that the
    * action under test pushes to), since this fake has no git of its own. Name without `refs/`.
    */
   resolveRef?: (name: string) => string | undefined;
+  /**
+   * Optional: how many commits `head` has that `base` lacks (shas), from the same repository;
+   * POST /pulls refuses "No commits between" at 0. Without it, only head == base counts as none.
+   */
+  commitsBetween?: (base: string, head: string) => number | undefined;
+  /** A private repository answers `none` for a non-collaborator's permission; a public one `read`. */
+  private?: boolean;
+  /** The job's `permissions:` block, which GITHUB_TOKEN has (absent scopes are `none`). */
+  jobPermissions: JobPermissions;
   nextId: number;
   nextNumber: number;
   /** Milliseconds since the epoch for every timestamp the fake writes; a test may step it. */
@@ -116,12 +166,24 @@ export interface FakeGitHub {
   addPull(issue: Partial<FakeIssue> & { title: string; pull: FakePull }): FakeIssue;
   /** A comment as if posted at `createdAt` (default now): the issue's updated_at moves to it when later. */
   addComment(issueNumber: number, body: string, user: FakeUser, createdAt?: string): FakeComment;
+  /** An inline comment on a pull request's diff (in a review of its own), or a reply when `in_reply_to_id` is given. */
+  addReviewComment(
+    pullNumber: number,
+    c: { path: string; line: number; body: string; user: FakeUser; side?: 'LEFT' | 'RIGHT'; start_line?: number; in_reply_to_id?: number; createdAt?: string },
+  ): FakeReviewComment;
   /** Requests matching method and path pattern. */
   calls(method: string, path: RegExp): RecordedRequest[];
+  /** What the spec check found so far. */
+  violations: Violation[];
+  /** The violations so far, cleared: for a test that makes a request GitHub refuses on purpose. */
+  takeViolations(): Violation[];
+  /** Stops the server; throws when a request or answer broke GitHub's OpenAPI description. */
   close(): Promise<void>;
 }
 
-export function createFakeGitHubState(init: Partial<Pick<FakeGitHubState, 'owner' | 'repo' | 'defaultBranch' | 'permissions' | 'labels' | 'self'>> = {}): FakeGitHubState {
+export function createFakeGitHubState(
+  init: Partial<Pick<FakeGitHubState, 'owner' | 'repo' | 'defaultBranch' | 'permissions' | 'labels' | 'self' | 'private' | 'jobPermissions'>> = {},
+): FakeGitHubState {
   return {
     owner: init.owner ?? 'octo',
     repo: init.repo ?? 'hello',
@@ -137,7 +199,10 @@ export function createFakeGitHubState(init: Partial<Pick<FakeGitHubState, 'owner
     comments: [],
     reactions: [],
     reviews: [],
+    reviewComments: [],
     refs: new Map(),
+    private: init.private ?? false,
+    jobPermissions: init.jobPermissions ?? readExamplePermissions(),
     nextId: 1000,
     nextNumber: 1,
     clock: () => Date.now(),
@@ -147,7 +212,8 @@ export function createFakeGitHubState(init: Partial<Pick<FakeGitHubState, 'owner
 export async function startFakeGitHub(state: FakeGitHubState = createFakeGitHubState()): Promise<FakeGitHub> {
   const requests: RecordedRequest[] = [];
   const failures: Failure[] = [];
-  const routes: Route[] = createRoutes();
+  const violations: Violation[] = [];
+  const routes = createRoutes();
 
   const server = createServer((req, res) => {
     void handle(req, res);
@@ -169,30 +235,61 @@ export async function startFakeGitHub(state: FakeGitHubState = createFakeGitHubS
       headers: req.headers,
     };
     requests.push(rec);
+    const match = matchOperation(rec.method, url.pathname);
+    const out = answer(rec, match);
+    if (out.status >= 400 && out.body && typeof out.body === 'object' && !Array.isArray(out.body)) {
+      out.body = { ...out.body, documentation_url: documentationUrl(match), status: String(out.status) };
+    }
+    if (match && !out.injected) {
+      const problems = checkResponse(match, out.status, out.body);
+      if (problems.length) violations.push({ method: rec.method, path: rec.path, problems: problems.map((p) => `the fake's ${p}`) });
+    }
+    if (typeof out.body === 'string') {
+      res.writeHead(out.status, { 'content-type': 'text/plain', ...out.headers });
+      return res.end(out.body);
+    }
+    return send(res, out.status, out.body, out.headers);
+  }
+
+  /** The spec check, the repository, an injected failure, the job's permissions, then the route. */
+  function answer(rec: RecordedRequest, match: OperationMatch | undefined): RouteResult & { injected?: boolean } {
+    const violation = (problems: string[]) => violations.push({ method: rec.method, path: rec.path, problems });
+    if (!match) {
+      violation([`GitHub's API has no ${rec.method} ${rec.path}`]);
+      return { status: 404, body: { message: 'Not Found' } };
+    }
+    const { operation, params } = match;
+    const problems = checkRequest(match, rec.query, rec.body);
+    if (problems.invalid.length || problems.unknown.length) violation([...problems.invalid, ...problems.unknown]);
+    if (problems.invalid.length) return { status: 422, body: { message: `Invalid request.\n\n${problems.invalid.join('\n')}` } };
+    if (params.owner !== undefined && (params.owner !== state.owner || params.repo !== state.repo)) return { status: 404, body: { message: 'Not Found' } };
     const failure = failures.find((f) => (!f.method || f.method === rec.method) && f.path.test(rec.path) && (f.times ?? 1) > 0);
     if (failure) {
       failure.times = (failure.times ?? 1) - 1;
       if (failure.status === 403 && failure.retryAfter !== undefined) {
-        return send(res, 403, { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' }, { 'retry-after': String(failure.retryAfter) });
+        return {
+          status: 403,
+          body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' },
+          headers: { 'retry-after': String(failure.retryAfter) },
+          injected: true,
+        };
       }
-      return send(res, failure.status, { message: `injected ${failure.status}` });
+      return { status: failure.status, body: { message: `injected ${failure.status}` }, injected: true };
     }
-    const prefix = `/repos/${state.owner}/${state.repo}`;
-    const top = !rec.path.startsWith('/repos/');
-    if (!top && !rec.path.startsWith(prefix)) return send(res, 404, { message: `fake-github: unknown repository in ${rec.path}` });
-    const path = top ? rec.path : rec.path.slice(prefix.length) || '/';
-    for (const [method, pattern, handler] of top ? TOP_ROUTES : routes) {
-      if (method !== rec.method) continue;
-      const m = pattern.exec(path);
-      if (!m) continue;
-      const out = handler(m, rec, state);
-      if (typeof out.body === 'string') {
-        res.writeHead(out.status, { 'content-type': 'text/plain', ...out.headers });
-        return res.end(out.body);
-      }
-      return send(res, out.status, out.body, out.headers);
+    const handler = routes[operation.operationId];
+    if (!handler) {
+      violation([`fake-github does not serve ${operation.operationId} (${operation.method} ${operation.template}); add a route`]);
+      return { status: 404, body: { message: 'Not Found' } };
     }
-    return send(res, 404, { message: `fake-github: no route for ${rec.method} ${rec.path}` });
+    const number = params.issue_number ?? params.pull_number;
+    const missing = missingPermission(operation.operationId, state.jobPermissions, Boolean(number && state.issues.get(Number(number))?.pull));
+    if (missing) return { status: 403, body: { message: 'Resource not accessible by integration' } };
+    try {
+      return handler(params, rec, state);
+    } catch (e) {
+      violation([`fake-github's ${operation.operationId} route threw: ${(e as Error).stack ?? String(e)}`]);
+      return { status: 500, body: { message: 'fake-github: the route threw' } };
+    }
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -230,13 +327,52 @@ export async function startFakeGitHub(state: FakeGitHubState = createFakeGitHubS
       if (issue && Date.parse(at) > Date.parse(issue.updated_at)) issue.updated_at = at;
       return c;
     },
+    addReviewComment: (n, c) => addReviewComment(state, n, c),
     calls: (method, path) => requests.filter((r) => r.method === method && path.test(r.path)),
-    close: () =>
-      new Promise<void>((resolve) => {
+    violations,
+    takeViolations: () => violations.splice(0),
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      if (violations.length) throw new Error(formatViolations(violations.splice(0)));
+    },
   };
+}
+
+/** One line per request, each problem under it: what a failing test prints. */
+export function formatViolations(violations: readonly Violation[]): string {
+  const lines = violations.map((v) => `- ${v.method} ${v.path}\n${v.problems.map((p) => `    ${p}`).join('\n')}`);
+  return `fake-github: ${violations.length} request(s) outside GitHub's OpenAPI description (@octokit/openapi):\n${lines.join('\n')}`;
+}
+
+function addReviewComment(state: FakeGitHubState, n: number, c: Parameters<FakeGitHub['addReviewComment']>[1]): FakeReviewComment {
+  const pull = state.issues.get(n)?.pull;
+  if (!pull) throw new Error(`fake-github: addReviewComment: #${n} is not a pull request`);
+  const at = c.createdAt ?? isoAt(state);
+  const parent = c.in_reply_to_id === undefined ? undefined : state.reviewComments.find((x) => x.id === c.in_reply_to_id);
+  const review: FakeReview = { id: state.nextId++, pull_number: n, body: '', event: 'COMMENT', comments: [], user: c.user, submitted_at: at };
+  state.reviews.push(review);
+  const patch = pull.files.find((f) => f.filename === c.path)?.patch ?? '';
+  const rc: FakeReviewComment = {
+    id: state.nextId++,
+    pull_number: n,
+    review_id: review.id,
+    path: c.path,
+    line: c.line,
+    side: c.side ?? 'RIGHT',
+    start_line: c.start_line,
+    body: c.body,
+    user: c.user,
+    in_reply_to_id: parent ? (parent.in_reply_to_id ?? parent.id) : undefined,
+    commit_id: pull.head.sha,
+    diff_hunk: parent?.diff_hunk ?? hunkOf(patch, c.line, c.side ?? 'RIGHT'),
+    created_at: at,
+    updated_at: at,
+  };
+  state.reviewComments.push(rc);
+  return rc;
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {

@@ -30,7 +30,7 @@
 import { execFileSync } from 'node:child_process';
 import { GIT_IDENTITY, git, makeTempDir, writeFiles } from './git-repo.js';
 
-export type Files = Record<string, string | Buffer>;
+type Files = Record<string, string | Buffer>;
 
 export interface PullSpec {
   number: number;
@@ -55,7 +55,7 @@ export interface RemoteSpec {
   pulls?: PullSpec[];
 }
 
-export interface PullState {
+interface PullState {
   number: number;
   headRef: string;
   headSha: string;

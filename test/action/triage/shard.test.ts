@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAction } from '../../../src/action/main.js';
 import { call, fault, gated, reply, startFakeGemini, text, usage, type FakeGemini } from '../../support/fake-gemini.js';
 import { createFakeGitHubState, startFakeGitHub, type FakeGitHub } from '../../support/fake-github.js';
+import { closeAll } from '../../support/e2e-runner.js';
 import { createJob, type Job } from '../../support/runner-model.js';
 import { makeTempDir } from '../../support/git-repo.js';
 import { createSteppedClock, markerBody, scriptIssues, triageFace, triageKeyOf, triageReplies } from '../../support/triage-fixtures.js';
@@ -27,10 +28,7 @@ beforeEach(async () => {
     gh.addIssue({ number: n, title: `Issue ${n}`, body: n === 2 ? 'It crashes when the input is empty.' : `Report ${n}.`, labels: ['needs-triage'], user: { login: 'reporter' } });
   gemini = await startFakeGemini();
 });
-afterEach(async () => {
-  await gh.close();
-  await gemini.close();
-});
+afterEach(() => closeAll(gh, gemini));
 
 async function shard(issues: number[], inputs: Record<string, string> = {}, clock = createSteppedClock()) {
   const summary: string[] = [];

@@ -12,7 +12,7 @@ import { runAction } from '../../../src/action/main.js';
 import { createTestFace } from '../../support/action-face.js';
 import { call, fault, reply, startFakeGemini, text, type FakeGemini, type FakeReply } from '../../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../../support/fake-github.js';
-import { asUser, examplePayload, retarget } from '../../support/e2e-runner.js';
+import { asUser, closeAll, examplePayload, retarget } from '../../support/e2e-runner.js';
 import { createJob } from '../../support/runner-model.js';
 import { makeTempDir } from '../../support/git-repo.js';
 import { triageFace } from '../../support/triage-fixtures.js';
@@ -24,10 +24,7 @@ beforeEach(async () => {
   gh = await startFakeGitHub();
   gh.addIssue({ number: ISSUE, title: 'Crash when the input is empty', body: 'add() throws on empty input.', labels: ['needs-triage'], user: { login: 'reporter' } });
 });
-afterEach(async () => {
-  await gh.close();
-  await gemini?.close();
-});
+afterEach(() => closeAll(gh, gemini));
 
 /** The real payload of `/agent triage` by a maintainer on the issue, or of the issue being opened. */
 function payloadOf(event: 'comment' | 'opened'): { name: string; payload: Record<string, any> } {
