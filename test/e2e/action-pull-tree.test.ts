@@ -123,6 +123,10 @@ describe('the bundled action on a pull request: the head, whatever was checked o
     expect(() => bare(remote.dir, 'merge-base', '--is-ancestor', laterMain, 'feature/docs')).toThrow();
     expect(bare(remote.dir, 'ls-tree', '--name-only', 'feature/docs')).not.toContain('CHANGELOG.md');
     expect(bare(remote.dir, 'show', 'feature/docs:src/math.js')).toContain('return a + b;');
+    // The agent worked on the head itself: its commit needed no replay onto the branch.
+    expect(r.stdout).toContain(`work tree: pull request #2's head ${pr.headSha} (refs/pull/2/head); the workflow had checked out ${pr.mergeSha}`);
+    expect(progressOn(world.gh, 2)).toContain('<!-- agent-action:progress');
+    expect(progressOn(world.gh, 2)).not.toContain('moved while the agent worked');
   });
 
   it("/agent review in the conversation: read_file gives the model the pull request's file, and the review is on the head", async () => {
