@@ -45,7 +45,7 @@ export interface PrepareOptions {
 }
 
 /** Where the fetched head is kept: where actions/checkout keeps a pull ref (`refs/remotes/pull/N/merge`). */
-export const pullHeadRef = (n: number) => `refs/remotes/pull/${n}/head`;
+const pullHeadRef = (n: number) => `refs/remotes/pull/${n}/head`;
 
 /** Records what earlier steps left, then (for a pull request) moves the work tree to the head. Undefined: no commit checked out. */
 export async function prepareWorkTree(o: PrepareOptions): Promise<PreparedWorkTree | undefined> {

@@ -27,7 +27,7 @@ export interface TreeChange {
 const ZERO_OID = /^0+$/;
 
 /** Pure: `git diff-tree -r -z --raw` output as changes. */
-export function parseRawDiff(out: string): TreeChange[] {
+function parseRawDiff(out: string): TreeChange[] {
   const fields = out.split('\0');
   const changes: TreeChange[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
@@ -124,7 +124,7 @@ export async function replayCommit(root: string, o: { commit: string; base: stri
 }
 
 /** True when the clone is shallow (actions/checkout's default, fetch-depth 1). */
-export async function readIsShallow(root: string): Promise<boolean> {
+async function readIsShallow(root: string): Promise<boolean> {
   return (await assertGit(root, ['rev-parse', '--is-shallow-repository'])) === 'true';
 }
 

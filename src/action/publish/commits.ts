@@ -22,7 +22,7 @@ import { fetchForWork, readBlobSizes, readCommitParts, readTreeChanges, replayCo
 import { writeWorktreeTree } from '../../session/worktree.js';
 import type { WorkTreeStart } from '../work-tree.js';
 
-export interface Identity {
+interface Identity {
   name: string;
   email: string;
 }

@@ -23,8 +23,8 @@ import { publishBranchPull, slugOf } from './pull-request.js';
 import { collapsedPatch, publishReview, readPullDiffSides, suggestionsFromDiff, type DiffSides } from './review.js';
 
 /** Most suggestion blocks in one review, and most new lines in them all: past that, a branch reads better. */
-export const MAX_SUGGESTIONS = 10;
-export const MAX_SUGGESTED_LINES = 40;
+const MAX_SUGGESTIONS = 10;
+const MAX_SUGGESTED_LINES = 40;
 
 export interface ForkChangesInput {
   /** The agent's commit (HEAD) and the fork's head it sits on. */
@@ -39,7 +39,7 @@ export interface ForkChangesInput {
 const TEXT_MODES = new Set(['100644', '100755']);
 
 /** Suggestions for the whole change, or undefined when it is not small or not all inside the diff. */
-export function planSuggestions(diff: string, changes: readonly TreeChange[], files: ReadonlyMap<string, DiffSides>): RecordedReviewComment[] | undefined {
+function planSuggestions(diff: string, changes: readonly TreeChange[], files: ReadonlyMap<string, DiffSides>): RecordedReviewComment[] | undefined {
   if (changes.some((c) => c.status !== 'M' || !c.mode || !TEXT_MODES.has(c.mode))) return undefined;
   const { comments, rest } = suggestionsFromDiff(diff, files);
   const lines = comments.reduce((n, c) => n + (c.suggestion === '' ? 0 : (c.suggestion ?? '').split('\n').length), 0);

@@ -97,7 +97,7 @@ const issueOf = (ctx: ActionRunContext, c: ChangesInput) => ({
 });
 
 /** One note per reason, naming the files. */
-export function leftOutNotes(leftOut: readonly LeftOut[]): string[] {
+function leftOutNotes(leftOut: readonly LeftOut[]): string[] {
   const notes: string[] = [];
   const edited = leftOut.filter((l) => l.reason === 'leftover-edited');
   if (edited.length) {
@@ -114,7 +114,7 @@ export function leftOutNotes(leftOut: readonly LeftOut[]): string[] {
 }
 
 /** 1536 -> "1.5 KiB"; bytes as GitHub counts them (MiB). */
-export function formatBytes(n: number): string {
+function formatBytes(n: number): string {
   const units = ['bytes', 'KiB', 'MiB', 'GiB'];
   let v = n;
   let u = 0;
