@@ -14,7 +14,8 @@ import { basename, join, resolve } from 'node:path';
 import { reply, startFakeGemini, text } from '../test/support/fake-gemini.js';
 import { startFakeGitHub } from '../test/support/fake-github.js';
 import { makeTempDir, removeTempDirs } from '../test/support/git-repo.js';
-import { asUser, BUNDLE, createWorkspace, examplePayload, retarget, runAction } from '../test/support/e2e-runner.js';
+import { asUser, BUNDLE, examplePayload, retarget, runAction } from '../test/support/e2e-runner.js';
+import { createJob } from '../test/support/runner-model.js';
 import { recordFigures } from './support/figures.js';
 
 const ACTION = resolve(process.env.BENCH_ACTION ?? BUNDLE);
@@ -24,7 +25,8 @@ const TRACER = join(import.meta.dirname, 'support/module-trace.mjs');
 const PROFILE = process.env.BENCH_CPU_PROF ? ` --cpu-prof --cpu-prof-interval=200 --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` : '';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-const ws = createWorkspace({ 'README.md': '# hello\n', 'src/a.js': 'export const a = 1;\n' });
+// The job a comment on an issue starts (test/support/runner-model.ts): its runs are steps of it.
+const job = createJob({ 'README.md': '# hello\n', 'src/a.js': 'export const a = 1;\n' });
 
 interface Sample {
   firstMs: number;
@@ -54,7 +56,7 @@ async function actionRun(kind: Case, traced: boolean): Promise<Sample> {
     const running = runAction({
       eventName: 'issue_comment',
       payload,
-      workspace: ws.dir,
+      job,
       bundle: ACTION,
       inputs: { 'gemini-api-key': 'bench-key', 'gemini-base-url': gemini.baseUrl, model: 'gemini-2.5-flash' },
       env: { GITHUB_API_URL: gh.url, ...(traced ? { NODE_OPTIONS: `--import=${TRACER}${PROFILE}`, MODULE_TRACE: trace } : {}) },

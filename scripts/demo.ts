@@ -9,7 +9,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { call, reply, startFakeGemini, text, usage, type FakeReply } from '../test/support/fake-gemini.js';
 import { startFakeGitHub } from '../test/support/fake-github.js';
-import { asUser, BUNDLE, createWorkspace, examplePayload, REPO_ROOT, refsOf, retarget, runAction } from '../test/support/e2e-runner.js';
+import { asUser, BUNDLE, examplePayload, REPO_ROOT, refsOf, retarget, runAction } from '../test/support/e2e-runner.js';
+import { createJob } from '../test/support/runner-model.js';
 
 const BUG = "export function slugify(title) {\n  return title.trim().replace(/[^A-Za-z0-9]+/g, '-');\n}\n";
 const FILES = {
@@ -52,7 +53,9 @@ async function demo(): Promise<number> {
     if (b.status !== 0) throw new Error('the build failed');
   }
 
-  const ws = createWorkspace(FILES);
+  // The repository on a loopback "GitHub" and the job the comment starts: its checkout as actions/checkout leaves it.
+  const job = createJob(FILES);
+  const ws = { dir: job.checkout.dir, origin: job.remote.dir };
   const gh = await startFakeGitHub();
   const gemini = await startFakeGemini(RECORDING);
   try {
@@ -77,7 +80,7 @@ async function demo(): Promise<number> {
     const r = await runAction({
       eventName: 'issue_comment',
       payload,
-      workspace: ws.dir,
+      job,
       inputs: { 'gemini-api-key': 'demo-key-not-a-secret', 'gemini-base-url': gemini.baseUrl, model: 'gemini-2.5-flash' },
       env: { GITHUB_API_URL: gh.url },
     });

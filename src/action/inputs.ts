@@ -54,6 +54,8 @@ export interface ActionSettings {
   mode: ActionMode;
   /** Nightly triage at scale: the plan and its shards. */
   triage: TriageSettings;
+  /** Files larger than this are left out of the agent's commits (at most GitHub's 100 MiB). */
+  maxFileBytes: number;
 }
 
 type ActionMode = 'event' | 'triage-plan' | 'triage';
@@ -153,6 +155,7 @@ export const INPUT_DEFAULTS = {
   'dry-run': 'false',
   'writes-per-minute': '80',
   'writes-per-hour': '500',
+  'max-file-size': '100MB',
 } as const satisfies Record<string, string>;
 
 export type InputName = keyof typeof INPUT_DEFAULTS;
@@ -259,9 +262,23 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
       writesPerMinute: int('writes-per-minute', 1, 1000),
       writesPerHour: int('writes-per-hour', 1, 100_000),
     },
+    maxFileBytes: parseFileSize(get('max-file-size')) ?? fail('max-file-size', 'a size from 1 byte to 100MB (GitHub refuses larger files), such as 500KB or 20MB') ?? MAX_FILE_BYTES,
   };
   if (settings.contextFileNames.length === 0) settings.contextFileNames = ['GEMINI.md'];
   return errors.length > 0 ? { ok: false, errors } : { ok: true, settings };
+}
+
+/** GitHub refuses a push carrying a file over 100 MiB, whatever the input says. */
+const MAX_FILE_BYTES = 100 * 1024 * 1024;
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, kib: 1024, mb: 1024 ** 2, mib: 1024 ** 2 };
+
+/** Pure: `20MB`, `500 KiB`, `1048576` -> bytes (units of 1024, as GitHub counts MB); undefined when not a size within 1 byte and 100 MiB. */
+export function parseFileSize(raw: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(raw.trim());
+  const unit = m ? SIZE_UNITS[m[2].toLowerCase()] : undefined;
+  if (!m || unit === undefined) return undefined;
+  const bytes = Math.floor(Number(m[1]) * unit);
+  return bytes >= 1 && bytes <= MAX_FILE_BYTES ? bytes : undefined;
 }
 
 /** Pure: what the runner says through GITHUB_* (and the test switches AGENT_ACTION_*). */

@@ -10,6 +10,7 @@ import type { Command, Requester, TaskKind, Thread, Trigger } from './event-comm
 import type { GitHubClient } from './github-client.js';
 import type { ActionSettings, RunnerEnv } from './inputs.js';
 import type { SandboxView } from './sandbox-text.js';
+import type { WorkTreeStart } from './work-tree.js';
 
 export interface RepoRef {
   owner: string;
@@ -96,6 +97,12 @@ export interface ActionRunContext {
   workspace: string;
   /** Where pushes and fetches go, read before the model ran, with the token for those processes only. */
   remote: GitRemote;
+  /**
+   * The work tree as the agent got it (src/action/work-tree.ts): the commit its work goes on (a pull
+   * request's head) and what earlier steps of the job left, never committed. A resumed run takes its
+   * session's (approval/resume.ts). Undefined: the workspace has no commit.
+   */
+  workTree?: WorkTreeStart;
   /** Link to this workflow run, for comments. */
   runUrl?: string;
   progress: ProgressReporter;

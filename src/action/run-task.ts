@@ -28,6 +28,7 @@ import { publishRun } from './publish/publish-run.js';
 import type { ActionResult, ActionRunContext, AgentTask, Log, PreparedRun, RepoRef } from './run-context.js';
 import { readThreadInfo, type ThreadInfo } from './task-context.js';
 import { createTrustedConfigSource, readHeadCommit, type TrustedConfigSource } from './trusted-config.js';
+import { prepareWorkTree, type WorkTreeStart } from './work-tree.js';
 
 export interface RunBase {
   octokit: GitHubClient;
@@ -79,6 +80,10 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
         readThreadInfo(base.octokit, base.repo, { thread, trigger: command.trigger.comment, requester: command.trigger.requester.login, availableLabels: labels }),
       )
     : undefined;
+  // Before the trusted configuration is read and the agent starts: the tree it works on (a pull
+  // request's head, whatever the workflow checked out) and what earlier steps left in it. A reply
+  // restores its session's tree instead (approval/resume.ts).
+  const workTree = command.kind === 'reply' ? undefined : await setUpWorkTree(base, progress, { thread, info });
   // Trusted configuration comes from a commit: a pull request's base, else HEAD now, before any agent change.
   const trusted = createTrustedConfigSource({
     workspace: base.runner.workspace,
@@ -86,7 +91,7 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
     contextFileNames: base.settings.contextFileNames,
     remote: base.remote,
   });
-  const ctx = createRunContext(base, { command, thread, progress, runUrl, trusted, info, labels, sandbox: started.sandbox });
+  const ctx = createRunContext(base, { command, thread, progress, runUrl, trusted, info, labels, sandbox: started.sandbox, workTree });
 
   let result: ActionResult;
   try {
@@ -116,6 +121,24 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
   return result;
 }
 
+/** prepareWorkTree, its notes in the progress comment; a failure (the head could not be fetched) ends the run, saying why. */
+async function setUpWorkTree(base: RunBase, progress: ActionRunContext['progress'], where: { thread?: Thread; info?: ThreadInfo }): Promise<WorkTreeStart | undefined> {
+  const { thread, info } = where;
+  try {
+    const pull = thread?.isPullRequest ? { number: thread.number, baseSha: info?.pull?.baseSha } : undefined;
+    const prepared = await base.log.group('work tree', async () => {
+      const p = await prepareWorkTree({ root: base.runner.workspace, remote: base.remote, pull });
+      if (p) base.log.info(p.logLine);
+      return p;
+    });
+    for (const n of prepared?.notes ?? []) progress.note(n);
+    return prepared && { head: prepared.head, leftovers: prepared.leftovers };
+  } catch (e) {
+    await progress.finish({ status: 'failed', summary: messageOf(e) }, base.sandbox?.note);
+    throw e;
+  }
+}
+
 /** What one task's run context is built from, besides the run's base. */
 interface RunContextParts {
   command: ThreadCommand;
@@ -127,9 +150,10 @@ interface RunContextParts {
   labels: string[] | undefined;
   /** The run's sandbox, its probe maybe still running (runCommand awaits it before the agent starts). */
   sandbox: Sandbox;
+  workTree: WorkTreeStart | undefined;
 }
 
-function createRunContext(base: RunBase, { command, thread, progress, runUrl, trusted, info, labels, sandbox }: RunContextParts): ActionRunContext {
+function createRunContext(base: RunBase, { command, thread, progress, runUrl, trusted, info, labels, sandbox, workTree }: RunContextParts): ActionRunContext {
   const ws = base.runner.workspace;
   const startedAt = Date.now();
   let checkpointer: ReturnType<typeof createCheckpointer> | undefined;
@@ -146,6 +170,7 @@ function createRunContext(base: RunBase, { command, thread, progress, runUrl, tr
     requester: command.trigger.requester,
     workspace: ws,
     remote: base.remote,
+    workTree,
     runUrl,
     progress,
     log: base.log,

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { AgentError } from '../common/errors.js';
 import type { WorktreeSnapshot } from './codec.js';
 import { assertGit, GIT_REMOTE, runGit, type GitRemote } from './git.js';
+import { readTreeChanges, writeTreeWith } from './git-tree.js';
 
 /**
  * Plumbing (diff-tree reads no diff.* UI settings such as noprefix) with flags that make the patch
@@ -39,10 +40,19 @@ export async function writeWorktreeTree(root: string): Promise<string> {
   }
 }
 
-/** Snapshot root's changes against `baseCommit` (default HEAD). */
-export async function captureWorktree(root: string, baseCommit?: string): Promise<WorktreeSnapshot> {
+/** Snapshot root's changes against `baseCommit` (default HEAD); paths in `leave` keep the base's content in it. */
+export async function captureWorktree(root: string, baseCommit?: string, o: { leave?: readonly string[] } = {}): Promise<WorktreeSnapshot> {
   const base = await assertGit(root, ['rev-parse', '--verify', `${baseCommit ?? 'HEAD'}^{commit}`]);
-  const tree = await writeWorktreeTree(root);
+  const whole = await writeWorktreeTree(root);
+  const leave = new Set(o.leave ?? []);
+  const tree =
+    leave.size === 0
+      ? whole
+      : await writeTreeWith(
+          root,
+          base,
+          (await readTreeChanges(root, base, whole)).filter((c) => !leave.has(c.path)),
+        );
   const diff = await runGit(root, ['diff-tree', ...DIFF_FLAGS, base, tree]);
   if (diff.code !== 0) throw new AgentError('general', `git diff failed: ${diff.stderr.trim()}`);
   return { baseCommit: base, tree, patchBase64: diff.stdout.toString('base64') };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDurationMs, parseInputs, parsePolicyInput, parseRunnerEnv, readInputs, type ActionSettings } from '../../src/action/inputs.js';
+import { parseDurationMs, parseFileSize, parseInputs, parsePolicyInput, parseRunnerEnv, readInputs, type ActionSettings } from '../../src/action/inputs.js';
 import { readActionInputs } from '../support/action-yml.js';
 
 const TOKEN = 'ghs_workflowtoken123';
@@ -35,6 +35,7 @@ describe('parseInputs', () => {
       policy: { kind: 'none' },
       adminPolicy: { kind: 'none' },
       maxTurns: 40,
+      maxFileBytes: 104_857_600,
       timeoutMs: 30 * 60_000,
       maxCostUsd: undefined,
       triageLabel: 'needs-triage',
@@ -103,9 +104,27 @@ describe('parseInputs', () => {
     ['max-cost-usd-per-issue', '-1'],
     ['dry-run', 'maybe'],
     ['writes-per-minute', 'fast'],
+    ['max-file-size', '200MB'],
+    ['max-file-size', 'big'],
+    ['max-file-size', '0'],
   ])('%s=%j is one error naming that input and quoting the value', (input, value) => {
     const r = parseInputs(runnerInputs({ [input]: value }));
     expect(r.ok ? [] : r.errors).toEqual([{ input, source: 'input', message: expect.stringContaining(`input '${input}' is ${JSON.stringify(value)}: expected `) }]);
+  });
+
+  it.each([
+    ['20MB', 20 * 1024 * 1024],
+    ['500 KiB', 500 * 1024],
+    ['1.5mb', 1_572_864],
+    ['2048', 2048],
+    ['100MB', 104_857_600],
+  ])('max-file-size=%j is %d bytes (units of 1024, as GitHub counts MB)', (raw, bytes) => {
+    expect(parseFileSize(raw)).toBe(bytes);
+    expect(settingsOf(parseInputs(runnerInputs({ 'max-file-size': raw }))).maxFileBytes).toBe(bytes);
+  });
+
+  it("max-file-size over GitHub's 100 MiB, or not a size, is refused", () => {
+    for (const raw of ['101MB', '104857601', '1GB', '-1', 'ten MB', '5 TB']) expect(parseFileSize(raw), raw).toBeUndefined();
   });
 
   it('collects every error at once, each with its own input', () => {

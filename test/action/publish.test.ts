@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitHubClient, type GitHubClient } from '../../src/action/github-client.js';
 import { commitWorktree, pushHead } from '../../src/action/publish/commits.js';
 import { publishIssueFix, slugOf } from '../../src/action/publish/pull-request.js';
+import { readLeftovers } from '../../src/action/work-tree.js';
 import { parsePatchLines, planReview, publishReview, readPullDiffSides, suggestionsFromDiff } from '../../src/action/publish/review.js';
 import { createRepo, git, makeTempDir, writeFiles } from '../support/git-repo.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
@@ -23,23 +24,69 @@ describe('commits to a same-repository pull request branch', () => {
     const { dir, remote } = createRepo({ 'a.txt': 'one\n' }, { remote: true });
     git(dir, 'checkout', '-q', '-b', 'feature');
     git(dir, 'push', '-q', 'origin', 'feature');
+    const start = git(dir, 'rev-parse', 'HEAD');
     writeFiles(dir, { 'a.txt': 'two\n', 'new/b.txt': 'b\n' });
-    const sha = await commitWorktree(dir, { subject: 'agent-action: fix', coAuthor: 'maintainer' });
+    const commit = await commitWorktree(dir, { subject: 'agent-action: fix', coAuthor: 'maintainer' });
+    expect(commit).toMatchObject({ parent: start, files: ['a.txt', 'new/b.txt'], leftOut: [] });
     const pushed = await pushHead(dir, 'feature', { remote: { url: remote! } });
-    expect(pushed).toEqual({ sha, rebased: false });
-    expect(git(remote!, 'rev-parse', 'feature')).toBe(sha);
+    expect(pushed).toEqual({ sha: commit.sha, rebased: false });
+    expect(git(remote!, 'rev-parse', 'feature')).toBe(commit.sha);
     const msg = git(remote!, 'log', '-1', '--format=%an <%ae>|%cn|%B', 'feature');
     expect(msg).toContain('github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>|github-actions[bot]|agent-action: fix');
     expect(msg).toContain('Co-authored-by: maintainer <maintainer@users.noreply.github.com>');
     expect(git(remote!, 'show', 'feature:new/b.txt')).toBe('b');
+    // HEAD is detached at the commit; the local branch the workflow checked out did not move, the index is the commit's.
+    expect(git(dir, 'rev-parse', 'HEAD')).toBe(commit.sha);
+    expect(git(dir, 'rev-parse', 'refs/heads/feature')).toBe(start);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 
-  it('nothing to commit returns undefined', async () => {
+  it('nothing to commit: no commit, HEAD where it was', async () => {
     const { dir } = createRepo();
-    expect(await commitWorktree(dir, { subject: 'x' })).toBeUndefined();
+    const head = git(dir, 'rev-parse', 'HEAD');
+    expect(await commitWorktree(dir, { subject: 'x' })).toEqual({ parent: head, files: [], leftOut: [] });
+    expect(git(dir, 'rev-parse', 'HEAD')).toBe(head);
   });
 
-  it('when the branch moved: fetches, rebases and pushes once more (never forced)', async () => {
+  it('what earlier steps left is never committed: untouched, or edited by the agent; it stays in the work tree', async () => {
+    const { dir } = createRepo({ 'a.txt': 'one\n', 'conf.txt': 'committed\n' });
+    // Earlier steps of the job: a credentials file written, a tracked file changed.
+    writeFiles(dir, { 'gha-creds-1.json': '{"private_key":"k"}\n', 'conf.txt': 'changed by a step\n' });
+    const start = { head: git(dir, 'rev-parse', 'HEAD'), leftovers: await readLeftovers(dir, git(dir, 'rev-parse', 'HEAD')) };
+    expect(start.leftovers.map((l) => l.path)).toEqual(['conf.txt', 'gha-creds-1.json']);
+    // The agent: its own change, and an edit of the step's file.
+    writeFiles(dir, { 'a.txt': 'two\n', 'conf.txt': 'changed by a step, then by the agent\n' });
+    const commit = await commitWorktree(dir, { subject: 'fix', start });
+    expect(commit.files).toEqual(['a.txt']);
+    expect(commit.leftOut).toEqual([
+      { path: 'conf.txt', reason: 'leftover-edited' },
+      { path: 'gha-creds-1.json', reason: 'leftover' },
+    ]);
+    expect(git(dir, 'ls-tree', '-r', '--name-only', commit.sha!)).toBe('a.txt\nconf.txt');
+    expect(git(dir, 'show', `${commit.sha}:conf.txt`)).toBe('committed');
+    expect(readFileSync(join(dir, 'gha-creds-1.json'), 'utf8')).toBe('{"private_key":"k"}\n');
+    expect(readFileSync(join(dir, 'conf.txt'), 'utf8')).toBe('changed by a step, then by the agent\n');
+  });
+
+  it('a file over max-file-size is left out with its size; a run with only such a file commits nothing', async () => {
+    const { dir } = createRepo({ 'a.txt': 'one\n' });
+    writeFiles(dir, { 'big.bin': Buffer.alloc(2049, 7), 'a.txt': 'two\n' });
+    const commit = await commitWorktree(dir, { subject: 'fix', maxFileBytes: 2048 });
+    expect(commit.files).toEqual(['a.txt']);
+    expect(commit.leftOut).toEqual([{ path: 'big.bin', reason: 'too-large', bytes: 2049, limit: 2048 }]);
+    const only = createRepo({ 'a.txt': 'one\n' }).dir;
+    writeFiles(only, { 'big.bin': Buffer.alloc(2049, 7) });
+    expect((await commitWorktree(only, { subject: 'fix', maxFileBytes: 2048 })).sha).toBeUndefined();
+  });
+
+  it("max-file-size above GitHub's 100 MiB still stops at 100 MiB", async () => {
+    const { dir } = createRepo({ 'a.txt': 'one\n' });
+    writeFiles(dir, { 'huge.bin': Buffer.alloc(100 * 1024 * 1024 + 1) });
+    const commit = await commitWorktree(dir, { subject: 'fix', maxFileBytes: 1024 ** 3 });
+    expect(commit.leftOut).toEqual([{ path: 'huge.bin', reason: 'too-large', bytes: 104_857_601, limit: 104_857_600 }]);
+  });
+
+  it('when the branch moved: replays the commit onto its new tip and pushes once more (one parent, author kept, never forced)', async () => {
     const { dir, remote } = createRepo({ 'a.txt': 'one\n', 'b.txt': 'b\n' }, { remote: true });
     git(dir, 'checkout', '-q', '-b', 'feature');
     git(dir, 'push', '-q', 'origin', 'feature');
@@ -52,26 +99,42 @@ describe('commits to a same-repository pull request branch', () => {
     const theirs = git(other, 'rev-parse', 'HEAD');
 
     writeFiles(dir, { 'a.txt': 'ours\n' });
-    await commitWorktree(dir, { subject: 'ours' });
+    const commit = await commitWorktree(dir, { subject: 'ours', identity: { name: 'Agent', email: 'agent@example.test' } });
     const pushed = await pushHead(dir, 'feature', { remote: { url: remote! } });
     expect(pushed.rebased).toBe(true);
-    expect(git(remote!, 'rev-parse', 'feature^')).toBe(theirs);
+    expect(git(remote!, 'rev-parse', 'feature')).toBe(pushed.sha);
+    expect(git(remote!, 'log', '-1', '--format=%P', 'feature')).toBe(theirs);
+    expect(git(remote!, 'log', '-1', '--format=%an <%ae> %at|%B', 'feature')).toBe(`${git(dir, 'log', '-1', '--format=%an <%ae> %at', commit.sha!)}|ours`);
     expect(git(remote!, 'show', 'feature:a.txt')).toBe('ours');
     expect(git(remote!, 'show', 'feature:b.txt')).toBe('theirs');
+    // The work tree followed: HEAD is the pushed commit, theirs is in the files.
+    expect(git(dir, 'rev-parse', 'HEAD')).toBe(pushed.sha);
+    expect(readFileSync(join(dir, 'b.txt'), 'utf8')).toBe('theirs\n');
   });
 
-  it('a conflicting move pushes nothing and says so', async () => {
-    const { dir, remote } = createRepo({ 'a.txt': 'one\n' }, { remote: true });
+  it('a conflicting move pushes nothing and names the files', async () => {
+    const { dir, remote } = createRepo({ 'a.txt': 'one\n', 'c.txt': 'c\n' }, { remote: true });
     const other = makeTempDir();
     git(other, 'clone', '-q', remote!, '.');
-    writeFiles(other, { 'a.txt': 'theirs\n' });
+    writeFiles(other, { 'a.txt': 'theirs\n', 'c.txt': 'theirs\n' });
     git(other, 'commit', '-qam', 'theirs');
     git(other, 'push', '-q', 'origin', 'main');
     const theirs = git(other, 'rev-parse', 'HEAD');
     writeFiles(dir, { 'a.txt': 'ours\n' });
     await commitWorktree(dir, { subject: 'ours' });
-    await expect(pushHead(dir, 'main', { remote: { url: remote! } })).rejects.toThrow(/conflict/);
+    await expect(pushHead(dir, 'main', { remote: { url: remote! } })).rejects.toThrow(
+      /^main moved while the agent worked \(to [0-9a-f]{12}\), and the agent's changes conflict with it in `a\.txt`; nothing was pushed$/,
+    );
     expect(git(remote!, 'rev-parse', 'main')).toBe(theirs);
+  });
+
+  it('a new branch that appeared meanwhile is not pushed onto', async () => {
+    const { dir, remote } = createRepo({ 'a.txt': 'one\n' }, { remote: true });
+    git(dir, 'push', '-q', 'origin', 'main:taken');
+    git(remote!, 'update-ref', 'refs/heads/taken', git(remote!, 'commit-tree', '-m', 'other', git(remote!, 'rev-parse', 'main^{tree}')));
+    writeFiles(dir, { 'a.txt': 'ours\n' });
+    await commitWorktree(dir, { subject: 'ours' });
+    await expect(pushHead(dir, 'taken', { remote: { url: remote! }, isNew: true })).rejects.toThrow(/the branch taken appeared on the remote while the agent worked; nothing was pushed/);
   });
 });
 
@@ -81,6 +144,7 @@ describe('issue fix: branch, push, then pull request', () => {
     gh.state.refs.set('heads/main', git(dir, 'rev-parse', 'HEAD'));
     gh.addIssue({ number: 12, title: 'Crash on empty input!' });
     writeFiles(dir, { 'a.txt': 'fixed\n' });
+    await commitWorktree(dir, { subject: 'Fix #12: Crash on empty input!' });
     const r = await publishIssueFix({
       octokit,
       repo,
@@ -107,6 +171,7 @@ describe('issue fix: branch, push, then pull request', () => {
     // An existing remote branch of the same name makes it pick "-2".
     git(dir, 'push', '-q', 'origin', 'main:agent-action/issue-3-typo');
     gh.state.refs.set('heads/agent-action/issue-3-typo-2', 'pending');
+    await commitWorktree(dir, { subject: 'Fix #3: Typo' });
     const r = await publishIssueFix({ octokit, repo, root: dir, issue: { number: 3, title: 'Typo' }, baseBranch: 'main', requester: 'maintainer', summary: 'Fixed.', remote: { url: remote! } });
     expect(r).toMatchObject({ status: 'opened', branch: 'agent-action/issue-3-typo-2' });
     const [create] = gh.calls('POST', /\/pulls$/);

@@ -8,7 +8,8 @@ import { existsSync, rmSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { type ActionRun, BUNDLE, createWorkspace, issueCommentPayload, runAction } from '../support/e2e-runner.js';
+import { type ActionRun, BUNDLE, issueCommentPayload, runAction } from '../support/e2e-runner.js';
+import { createJob } from '../support/runner-model.js';
 
 let gh: FakeGitHub;
 let gemini: FakeGemini;
@@ -26,14 +27,13 @@ const OUTPUTS = ['status', 'summary', 'session-id', 'branch', 'pull-request', 'r
 const track = (r: ActionRun) => (dirs.push(r.env.RUNNER_TEMP), r);
 
 async function start(body = '/agent fix') {
-  const ws = createWorkspace({ 'a.txt': 'a\n' });
-  dirs.push(ws.dir, ws.origin);
+  const job = createJob({ 'a.txt': 'a\n' });
   gh = await startFakeGitHub();
   gh.addIssue({ number: 1, title: 'a bug' });
   const trigger = gh.addComment(1, body, { login: 'maintainer' });
   gemini = await startFakeGemini([reply([text('never asked')])]);
   const payload = issueCommentPayload(1, { id: trigger.id, body: body });
-  return { ws, payload };
+  return { job, payload };
 }
 
 describe('the bundled action, on a broken event file', () => {
@@ -43,13 +43,13 @@ describe('the bundled action, on a broken event file', () => {
     ['not JSON', 'action=created&issue=1', 'is not valid JSON, truncated or corrupt ('],
     ['a JSON array', '[{"action": "created"}]', 'holds a JSON array: expected the webhook event as a JSON object'],
   ])('%s: exit 1, status failed, all outputs, one ::error naming the file, no stack trace', async (_label, eventText, problem) => {
-    const { ws } = await start();
+    const { job } = await start();
     const r = track(
       await runAction({
         eventName: 'issue_comment',
         payload: null,
         eventText,
-        workspace: ws.dir,
+        job,
         inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'gemini-base-url': gemini.baseUrl },
         env: { GITHUB_API_URL: gh.url },
       }),
@@ -70,10 +70,8 @@ describe('the bundled action, on a broken event file', () => {
 
 describe('the bundled action, /agent alone', () => {
   it('replies once with the list of commands; success; no model, no progress comment, no reaction', async () => {
-    const { ws, payload } = await start('/agent');
-    const r = track(
-      await runAction({ eventName: 'issue_comment', payload, workspace: ws.dir, inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url } }),
-    );
+    const { job, payload } = await start('/agent');
+    const r = track(await runAction({ eventName: 'issue_comment', payload, job, inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url } }));
 
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.outputs.status).toBe('success');

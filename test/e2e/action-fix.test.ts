@@ -40,19 +40,13 @@ const gitShow = (gitDir: string, spec: string) => execFileSync('git', ['--git-di
 
 describe('the bundled action: /agent fix', () => {
   it('on a same-repository pull request: commits to its head branch, edits the progress comment, sets outputs', async () => {
-    world = await startActionWorld({ files: FILES, branches: { 'feature/calc': { 'README.md': '# calc\n\nAdds numbers.\n' } }, checkout: 'feature/calc', script: fixScript() });
-    const { ws, gh, gemini } = world;
-    gh.addPull({
-      number: 2,
-      title: 'Document the calculator',
-      body: 'Docs only.',
-      user: { login: 'contributor' },
-      pull: {
-        head: { ref: 'feature/calc', sha: ws.shas['feature/calc'], repoFullName: 'octo/hello' },
-        base: { ref: 'main', sha: ws.mainSha },
-        files: [{ filename: 'README.md', status: 'modified', patch: '@@ -1 +1,3 @@\n # calc\n+\n+Adds numbers.' }],
-      },
+    world = await startActionWorld({
+      files: FILES,
+      pulls: [{ number: 2, head: 'feature/calc', files: { 'README.md': '# calc\n\nAdds numbers.\n' }, title: 'Document the calculator', body: 'Docs only.', user: { login: 'contributor' } }],
+      event: { name: 'issue_comment', pull: 2 },
+      script: fixScript(),
     });
+    const { ws, gh, gemini } = world;
     const trigger = gh.addComment(2, '/agent fix the add function too', { login: 'maintainer' });
 
     const r = await world.run({
@@ -95,7 +89,7 @@ describe('the bundled action: /agent fix', () => {
   });
 
   it('on an issue: pushes a new branch and opens a pull request that says Fixes #N', async () => {
-    world = await startActionWorld({ files: FILES, script: fixScript() });
+    world = await startActionWorld({ files: FILES, event: { name: 'issue_comment' }, script: fixScript() });
     const { ws, gh } = world;
     gh.addIssue({ number: 5, title: 'add() subtracts', body: 'add(2, 2) returns 0.', user: { login: 'reporter' } });
     const trigger = gh.addComment(5, '/agent fix', { login: 'maintainer' });

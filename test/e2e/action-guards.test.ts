@@ -15,7 +15,7 @@ afterEach(() => world?.close());
 const refsIn = (gitDir: string) => execFileSync('git', ['--git-dir', gitDir, 'for-each-ref', '--format=%(refname) %(objectname)'], { encoding: 'utf8' });
 
 async function setup(login: string, body: string) {
-  world = await startActionWorld({ files: { 'src/a.js': 'export const a = 1;\n' }, script: [reply([text('should never be asked')])] });
+  world = await startActionWorld({ files: { 'src/a.js': 'export const a = 1;\n' }, event: { name: 'issue_comment' }, script: [reply([text('should never be asked')])] });
   const { ws, gh, gemini } = world;
   gh.addIssue({ number: 1, title: 'a is wrong' });
   const trigger = gh.addComment(1, body, { login });

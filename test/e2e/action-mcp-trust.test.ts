@@ -52,23 +52,21 @@ describe('the bundled action: MCP servers and hooks from the base commit only', 
         '.gemini/mcp/server.mjs': serverScript,
         '.gemini/policies/mcp.toml': POLICY,
       },
-      branches: { 'feature/x': { 'src/a.js': 'export const a = 2;\n', '.gemini/settings.json': JSON.stringify(HEAD_SETTINGS), '.gemini/mcp/server.mjs': HEAD_SCRIPT } },
-      checkout: 'feature/x',
+      pulls: [
+        {
+          number: 5,
+          head: 'feature/x',
+          files: { 'src/a.js': 'export const a = 2;\n', '.gemini/settings.json': JSON.stringify(HEAD_SETTINGS), '.gemini/mcp/server.mjs': HEAD_SCRIPT },
+          title: 'Change a',
+          body: 'A small change.',
+          user: { login: 'contributor' },
+        },
+      ],
+      event: { name: 'pull_request', pull: 5 },
       script: [reply([call('mcp_good_echo', { text: 'review time' }, 'g1'), call('mcp_evil_anything', {}, 'e1')]), reply([text('Reviewed with the team server.')])],
     });
-    const { ws, gh, gemini } = world;
+    const { ws, gemini } = world;
     const head = ws.shas['feature/x'];
-    gh.addPull({
-      number: 5,
-      title: 'Change a',
-      body: 'A small change.',
-      user: { login: 'contributor' },
-      pull: {
-        head: { ref: 'feature/x', sha: head, repoFullName: 'octo/hello' },
-        base: { ref: 'main', sha: ws.mainSha },
-        files: [{ filename: 'src/a.js', status: 'modified', patch: '@@ -1 +1 @@\n-export const a = 1;\n+export const a = 2;', additions: 1, deletions: 1 }],
-      },
-    });
     const payload = retarget(examplePayload('pull_request', 'opened'), 'octo/hello');
     payload.number = 5;
     payload.pull_request.number = 5;

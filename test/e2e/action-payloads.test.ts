@@ -14,7 +14,9 @@ import { createTestFace } from '../support/action-face.js';
 import { reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { createFakeGitHubState, startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { makeTempDir } from '../support/git-repo.js';
-import { BUNDLE, createRunnerEnv, createWorkspace, readWebhookExamples, runAction, type Workspace } from '../support/e2e-runner.js';
+import { addPullFromRemote } from '../support/action-world.js';
+import { BUNDLE, createRunnerEnv, readWebhookExamples, refsOf, runAction } from '../support/e2e-runner.js';
+import { createRemote, hasJobFacts, jobEventOf, jobFor, type Job, type Remote } from '../support/runner-model.js';
 import { EXPECTED_ROUTES, exampleKey, HANDLED_EVENTS } from '../support/webhook-routes.js';
 import type { Command } from '../../src/action/event-command.js';
 
@@ -22,21 +24,48 @@ import type { Command } from '../../src/action/event-command.js';
 const BUNDLE_EVENTS = ['issue_comment', 'pull_request_review_comment', 'pull_request', 'issues', 'workflow_dispatch', 'pull_request_review', 'push', 'discussion_comment'];
 
 let gemini: FakeGemini;
-let ws: Workspace & { shas: Record<string, string> };
 beforeAll(async () => {
-  ws = createWorkspace({ 'README.md': '# Hello-World\n', 'src/a.js': 'export const a = 1;\n' }, { branches: { changes: { 'src/a.js': 'export const a = 2;\n' } } });
   gemini = await startFakeGemini([]);
 });
 afterAll(() => gemini?.close());
 
 type Payload = Record<string, any>;
 
+/** The repository each payload names, on "GitHub" (the runner model), with the pull request it is about: one per repository and number. */
+const remotes = new Map<string, Remote>();
+function remoteFor(p: Payload): Remote {
+  const repository = String(p.repository?.full_name ?? 'octo/hello');
+  const issue = p.issue ?? p.pull_request;
+  const pull = (p.pull_request || issue?.pull_request) && typeof issue?.number === 'number' ? (issue.number as number) : undefined;
+  const key = `${repository}#${pull ?? ''}`;
+  if (!remotes.has(key)) {
+    const pulls = pull !== undefined ? [{ number: pull, head: 'changes', files: { 'src/a.js': 'export const a = 2;\n' } }] : [];
+    remotes.set(key, createRemote({ repository, files: { 'README.md': '# Hello-World\n', 'src/a.js': 'export const a = 1;\n' }, pulls }));
+  }
+  return remotes.get(key)!;
+}
+
+/**
+ * The job the event starts on that repository: what the runner model says for it, or, for the
+ * events it places by their payload (push, release...: routed to a skip before the workspace is
+ * read), a job on the default branch. One per repository and event: the payloads share it as
+ * steps of one job would.
+ */
+const jobs = new Map<string, Job>();
+function jobOf(event: string, p: Payload): Job {
+  const remote = remoteFor(p);
+  const key = `${remote.dir}:${event}`;
+  if (!jobs.has(key)) jobs.set(key, jobFor(remote, hasJobFacts(event) ? jobEventOf(event, p) : { name: 'schedule' }));
+  return jobs.get(key)!;
+}
+
 /** A fake GitHub holding what the payload points at: its repository, issue or pull request, and users. */
 async function fakeFor(p: Payload): Promise<FakeGitHub> {
   const [owner, repo] = String(p.repository?.full_name ?? 'octo/hello').split('/');
   const users = [p.sender?.login, p.comment?.user?.login, p.review?.user?.login].filter((l): l is string => typeof l === 'string');
   const gh = await startFakeGitHub(createFakeGitHubState({ owner, repo, permissions: { ...Object.fromEntries(users.map((u) => [u, 'admin' as const])), reader: 'read' } }));
-  gh.state.resolveRef = () => ws.mainSha;
+  const remote = remoteFor(p);
+  gh.state.resolveRef = refsOf(remote.dir);
   const issue = p.issue ?? p.pull_request;
   if (issue && typeof issue.number === 'number') {
     const base = {
@@ -47,14 +76,7 @@ async function fakeFor(p: Payload): Promise<FakeGitHub> {
       labels: (issue.labels ?? []).map((l: { name: string }) => l.name),
     };
     if (p.pull_request || issue.pull_request) {
-      gh.addPull({
-        ...base,
-        pull: {
-          head: { ref: 'changes', sha: ws.shas.changes, repoFullName: `${owner}/${repo}` },
-          base: { ref: 'main', sha: ws.mainSha },
-          files: [{ filename: 'src/a.js', status: 'modified', patch: '@@ -1 +1 @@\n-export const a = 1;\n+export const a = 2;' }],
-        },
-      });
+      addPullFromRemote(gh, remote, base).labels = base.labels;
     } else {
       gh.addIssue(base);
     }
@@ -87,7 +109,7 @@ describe('every @octokit/webhooks-examples payload through runAction()', () => {
       const eventPath = join(dir, 'event.json');
       writeFileSync(eventPath, JSON.stringify(payload));
       const env = createRunnerEnv(
-        { eventName: event, payload, workspace: ws.dir, inputs: inputs(), env: { GITHUB_API_URL: gh.url }, repository: `${gh.state.owner}/${gh.state.repo}` },
+        { eventName: event, payload, job: jobOf(event, payload), inputs: inputs(), env: { GITHUB_API_URL: gh.url } },
         { eventPath, outputPath: join(dir, 'out'), summaryPath: join(dir, 'summary'), temp: dir, home: dir },
       );
       const face = createTestFace(env);
@@ -134,7 +156,7 @@ describe('one payload per event type through the bundled dist/index.js', () => {
     const gh = await fakeFor(payload);
     try {
       feedModel();
-      const r = await runAction({ eventName: event, payload, workspace: ws.dir, inputs: inputs(), env: { GITHUB_API_URL: gh.url }, repository: `${gh.state.owner}/${gh.state.repo}` });
+      const r = await runAction({ eventName: event, payload, job: jobOf(event, payload), inputs: inputs(), env: { GITHUB_API_URL: gh.url } });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(['success', 'skipped']).toContain(r.outputs.status);
       expect(r.annotations.filter((a) => a.level === 'error')).toEqual([]);

@@ -31,8 +31,8 @@ describe('the bundled action: review', () => {
   it('pull_request.opened: one COMMENT review, inline comments on diff lines, the rest in the body', async () => {
     world = await startActionWorld({
       files: FILES,
-      branches: { 'feature/mul': { 'src/math.js': WITH_MUL } },
-      checkout: 'feature/mul',
+      pulls: [{ number: 3, head: 'feature/mul', files: { 'src/math.js': WITH_MUL }, title: 'Add mul', body: 'Multiplication.', user: { login: 'contributor' } }],
+      event: { name: 'pull_request', pull: 3 },
       script: [
         reply([call('read_file', { file_path: 'src/math.js' }, 'r1')]),
         reply([
@@ -45,17 +45,7 @@ describe('the bundled action: review', () => {
     const { ws, gh, gemini } = world;
     const head = ws.shas['feature/mul'];
     const patch = patchOf(ws.origin, ws.mainSha, head, 'src/math.js');
-    gh.addPull({
-      number: 3,
-      title: 'Add mul',
-      body: 'Multiplication.',
-      user: { login: 'contributor' },
-      pull: {
-        head: { ref: 'feature/mul', sha: head, repoFullName: 'octo/hello' },
-        base: { ref: 'main', sha: ws.mainSha },
-        files: [{ filename: 'src/math.js', status: 'modified', patch, additions: 4, deletions: 0 }],
-      },
-    });
+    expect(gh.state.issues.get(3)!.pull!.files).toEqual([{ filename: 'src/math.js', status: 'modified', patch, additions: 4, deletions: 0 }]);
     // Line 6 of the new math.js (`return a * b + 0;`) is in the diff; test/math.test.js is not.
     expect(diffLines(patch, 'RIGHT').has(6)).toBe(true);
     const payload = retarget(examplePayload('pull_request', 'opened'), 'octo/hello');
@@ -88,7 +78,11 @@ describe('the bundled action: review', () => {
 
 describe('the bundled action: triage', () => {
   it('issues.opened: applies only labels the repository has; an invented one is dropped', async () => {
-    world = await startActionWorld({ files: FILES, script: [reply([call('set_labels', { labels: ['bug', 'crash'] }, 't1')]), reply([text('A bug report: labelled bug.')])] });
+    world = await startActionWorld({
+      files: FILES,
+      event: { name: 'issues' },
+      script: [reply([call('set_labels', { labels: ['bug', 'crash'] }, 't1')]), reply([text('A bug report: labelled bug.')])],
+    });
     const { gh, gemini } = world;
     gh.addIssue({ number: 7, title: 'Crash when the input is empty', body: 'add() throws on empty input.', user: { login: 'reporter' } });
     const known = gh.state.labels.map((l) => l.name);

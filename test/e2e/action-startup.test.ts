@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { makeTempDir } from '../support/git-repo.js';
-import { BUNDLE, createWorkspace, issueCommentPayload, runAction } from '../support/e2e-runner.js';
+import { BUNDLE, issueCommentPayload, runAction } from '../support/e2e-runner.js';
+import { createJob } from '../support/runner-model.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const DIST = join(BUNDLE, '..');
@@ -60,7 +61,7 @@ describe('the action bundle loads only what a command needs', () => {
     }
     expect(left.length).toBeGreaterThan(0);
 
-    const ws = createWorkspace({ 'src/a.js': 'export const a = 1;\n' });
+    const job = createJob({ 'src/a.js': 'export const a = 1;\n' });
     gh.addIssue({ number: 1, title: 'What is a?', body: 'src/a.js exports a constant.', user: { login: 'reporter' } });
     const trigger = gh.addComment(1, '/agent why is a 1?', { login: 'maintainer' });
     const payload = issueCommentPayload(1, { id: trigger.id, body: trigger.body });
@@ -68,7 +69,7 @@ describe('the action bundle loads only what a command needs', () => {
       node: NODE24,
       eventName: 'issue_comment',
       payload,
-      workspace: ws.dir,
+      job,
       bundle: join(dist, 'index.js'),
       inputs: { 'gemini-api-key': 'AIza-startup-0000', 'gemini-base-url': gemini.baseUrl },
       env: { GITHUB_API_URL: gh.url },

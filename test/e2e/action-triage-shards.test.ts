@@ -8,7 +8,8 @@ import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fault, startFakeGemini, type FakeGemini } from '../support/fake-gemini.js';
 import { createFakeGitHubState, startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { BUNDLE, closeAll, createWorkspace, runAction } from '../support/e2e-runner.js';
+import { BUNDLE, closeAll, runAction } from '../support/e2e-runner.js';
+import { createJob, type Job } from '../support/runner-model.js';
 import { makeTempDir } from '../support/git-repo.js';
 import { BOT, markerBody, scriptIssues, triageKeyOf, triageReplies } from '../support/triage-fixtures.js';
 
@@ -18,12 +19,12 @@ const SCHEDULE = { schedule: '17 3 * * *' };
 
 let gh: FakeGitHub;
 let gemini: FakeGemini;
-let ws: ReturnType<typeof createWorkspace>;
+let job: Job;
 beforeAll(() => {
   if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` first`);
 });
 beforeEach(async () => {
-  ws = createWorkspace({ 'README.md': '# hello\n', 'GEMINI.md': GEMINI_MD });
+  job = createJob({ 'README.md': '# hello\n', 'GEMINI.md': GEMINI_MD }, { name: 'schedule' });
   gh = await startFakeGitHub(createFakeGitHubState({ labels: ['bug', 'docs', 'enhancement', 'needs-triage'].map((name) => ({ name, color: 'ededed', description: null })) }));
   for (let n = 1; n <= 8; n++) gh.addIssue({ number: n, title: `Issue ${n}`, body: `Report ${n}.`, labels: ['needs-triage'], created_at: new Date(Date.UTC(2026, 0, n)).toISOString() });
   gemini = await startFakeGemini();
@@ -36,7 +37,7 @@ const run = (inputs: Record<string, string>, kill?: AbortSignal) =>
   runAction({
     eventName: 'schedule',
     payload: SCHEDULE,
-    workspace: ws.dir,
+    job,
     inputs: { 'gemini-base-url': gemini.baseUrl, model: 'gemini-2.5-flash', ...inputs },
     env: { GITHUB_API_URL: gh.url, TMPDIR: makeTempDir('agent-action-runner-tmp-') },
     kill,

@@ -21,7 +21,7 @@ import {
   bareGit,
   bundlePath,
   commentPayload,
-  freshClone,
+  developerClone,
   functionResponses,
   logOf,
   openThread,
@@ -57,7 +57,7 @@ describe('the bundled action: a run that dies is continued', () => {
     const first = await runAction({
       eventName: 'issue_comment',
       payload: commentPayload(trigger),
-      workspace: t.ws.dir,
+      job: t.job,
       bundle: bundlePath(),
       inputs: { 'gemini-api-key': API_KEY, 'gemini-base-url': t.gemini.baseUrl, policy: ALLOW_PREP },
       // A killed runner leaves its temporary files (the trusted snapshot) behind, as on a runner whose
@@ -77,7 +77,7 @@ describe('the bundled action: a run that dies is continued', () => {
     expect(saved.state.open).toBeUndefined();
     expect(JSON.stringify(saved.state.history)).toContain('prepared');
 
-    // A maintainer says continue; a new runner (fresh clone) picks the session up.
+    // A maintainer says continue; a new runner (a new job and checkout) picks the session up.
     const second = await runReply(t, '/agent continue');
     expect(second.code, logOf(second)).toBe(0);
     expect(second.outputs.status, logOf(second)).toBe('success');
@@ -94,7 +94,7 @@ describe('the bundled action: a run that dies is continued', () => {
     // The work tree came back as the first run left it, and the fix was published from it.
     const branch = second.outputs.branch!;
     expect(bareGit(t.ws.origin, 'ls-tree', '-r', '--name-only', branch).split('\n')).toContain('assets/logo.bin');
-    const check = freshClone(t.ws.origin);
+    const check = developerClone(t.ws.origin);
     execFileSync('git', ['-C', check, 'checkout', '-q', branch], { stdio: 'ignore' });
     expect(readFileSync(join(check, 'assets/logo.bin'))).toEqual(BINARY);
     expect(existsSync(join(check, 'old.txt'))).toBe(false);

@@ -1,7 +1,8 @@
 /**
- * Shared by the approval end-to-end tests (issue 6): a thread with a bare origin, the fake GitHub
- * and the fake Gemini; a first `/agent fix` run; reply runs, each in a fresh clone of the origin
- * (a later workflow run gets a new runner); and readers of the session ref in the origin.
+ * Shared by the approval end-to-end tests (issue 6): a thread on the runner model's remote
+ * (test/support/runner-model.ts), the fake GitHub and the fake Gemini; a first `/agent fix` run in
+ * the job its comment starts; reply runs, each in a job of its own (a later workflow run gets a new
+ * runner and a new checkout); and readers of the session ref in the origin.
  * Wraps test/support/e2e-runner.ts rather than extending it.
  */
 import { execFileSync } from 'node:child_process';
@@ -11,7 +12,9 @@ import { join, relative } from 'node:path';
 import { startFakeGemini, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeComment, type FakeGitHub } from '../support/fake-github.js';
 import { GIT_IDENTITY, makeTempDir } from '../support/git-repo.js';
-import { asUser, BUNDLE, closeAll, commitsBetweenOf, createWorkspace, examplePayload, refsOf, retarget, runAction, type ActionRun, type Workspace } from '../support/e2e-runner.js';
+import { asUser, BUNDLE, closeAll, commitsBetweenOf, examplePayload, refsOf, retarget, runAction, type ActionRun } from '../support/e2e-runner.js';
+import type { WorldRepo } from '../support/action-world.js';
+import { createRemote, jobFor, type Job, type Remote } from '../support/runner-model.js';
 
 /**
  * The bundle under test: dist/index.js, or AGENT_ACTION_E2E_BUNDLE (a copy of a build, with the
@@ -66,21 +69,28 @@ export const FILES: Record<string, string> = {
 export const ALLOW_PREP = '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "node scripts/prep.js"\ndecision = "allow"\npriority = 100\n';
 
 export interface Thread {
-  ws: Workspace;
+  remote: Remote;
+  /** The first run's job (an issue_comment: the default branch, one commit deep). */
+  job: Job;
+  ws: WorldRepo;
   gh: FakeGitHub;
   gemini: FakeGemini;
   close(): Promise<void>;
 }
 
-/** An issue with a bare origin, the fake GitHub reading its refs, and a scripted fake Gemini. */
+/** An issue on the remote, the fake GitHub reading its refs, and a scripted fake Gemini. */
 export async function openThread(script: FakeReply[]): Promise<Thread> {
-  const ws = createWorkspace(FILES);
+  const remote = createRemote({ files: FILES });
+  const job = jobFor(remote, { name: 'issue_comment' });
+  const ws = { dir: job.checkout.dir, origin: remote.dir, mainSha: remote.branches().main, shas: remote.branches() };
   const gh = await startFakeGitHub();
-  gh.state.resolveRef = refsOf(ws.origin);
-  gh.state.commitsBetween = commitsBetweenOf(ws.origin);
+  gh.state.resolveRef = refsOf(remote.dir);
+  gh.state.commitsBetween = commitsBetweenOf(remote.dir);
   gh.addIssue({ number: ISSUE, title: 'add() subtracts', body: 'add(2, 2) returns 0.', user: { login: 'reporter' } });
   const gemini = await startFakeGemini(script);
   return {
+    remote,
+    job,
     ws,
     gh,
     gemini,
@@ -102,11 +112,11 @@ export function commentPayload(c: FakeComment, type: 'User' | 'Bot' = 'User') {
   return p;
 }
 
-function run(t: Thread, comment: FakeComment, workspace: string, inputs: Record<string, string>, type: 'User' | 'Bot' = 'User'): Promise<ActionRun> {
+function run(t: Thread, comment: FakeComment, job: Job, inputs: Record<string, string>, type: 'User' | 'Bot' = 'User'): Promise<ActionRun> {
   return runAction({
     eventName: 'issue_comment',
     payload: commentPayload(comment, type),
-    workspace,
+    job,
     bundle: bundlePath(),
     inputs: { 'gemini-api-key': API_KEY, 'gemini-base-url': t.gemini.baseUrl, ...inputs },
     env: { GITHUB_API_URL: t.gh.url },
@@ -116,17 +126,21 @@ function run(t: Thread, comment: FakeComment, workspace: string, inputs: Record<
 /** The first run: `/agent fix` by a maintainer, in the workspace the thread was created with. */
 export function runFix(t: Thread, inputs: Record<string, string> = {}): Promise<ActionRun> {
   const trigger = t.gh.addComment(ISSUE, '/agent fix', { login: 'maintainer' });
-  return run(t, trigger, t.ws.dir, inputs);
+  return run(t, trigger, t.job, inputs);
 }
 
-/** A later workflow run for a reply comment, on a new runner: a fresh clone of the origin. */
-export function runReply(t: Thread, body: string, o: { login?: string; type?: 'User' | 'Bot'; inputs?: Record<string, string>; comment?: FakeComment } = {}): Promise<ActionRun> {
+/** The job a later comment starts: a new runner, whose checkout is the default branch as it is now. */
+export const replyJob = (t: Thread): Job => jobFor(t.remote, { name: 'issue_comment' });
+
+/** A later workflow run for a reply comment, on a new runner (replyJob, or the job given). */
+export function runReply(t: Thread, body: string, o: { login?: string; type?: 'User' | 'Bot'; inputs?: Record<string, string>; comment?: FakeComment; job?: Job } = {}): Promise<ActionRun> {
   const comment = o.comment ?? t.gh.addComment(ISSUE, body, { login: o.login ?? 'maintainer', ...(o.type ? { type: o.type } : {}) });
-  return run(t, comment, freshClone(t.ws.origin), o.inputs ?? {}, o.type);
+  return run(t, comment, o.job ?? replyJob(t), o.inputs ?? {}, o.type);
 }
 
-export function freshClone(origin: string): string {
-  const dir = makeTempDir('agent-action-resume-');
+/** A clone on a developer's machine (not a runner's): all of the origin, as `git clone` makes it. */
+export function developerClone(origin: string): string {
+  const dir = makeTempDir('agent-action-clone-');
   execFileSync('git', ['clone', '-q', origin, dir], { env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' }, stdio: 'ignore' });
   return dir;
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runAction } from '../support/e2e-runner.js';
 import { call, reply, text } from '../support/fake-gemini.js';
-import { API_KEY, assertBundle, bundlePath, commentPayload, freshClone, ISSUE, logOf, markedComments, openThread, readSessionDoc, runFix, runReply, type Thread } from './approval-support.js';
+import { API_KEY, assertBundle, bundlePath, commentPayload, ISSUE, logOf, markedComments, openThread, readSessionDoc, replyJob, runFix, runReply, type Thread } from './approval-support.js';
 
 let t: Thread | undefined;
 beforeAll(assertBundle);
@@ -40,8 +40,9 @@ describe('the bundled action: a resumed run trusts only signed sessions and comm
       reply([call('run_shell_command', { command: PWN }, 'p3')]),
       reply([text('Done.')]),
     ]);
-    // The planting script sits in the work tree (untracked: it travels in the session's patch). The
-    // sandbox is off, so the model can write .gemini/: this test is about the loader alone.
+    // The planting script sits in the work tree, as an earlier step of the job left it (it is no part of
+    // the session; the policy it writes, the model's doing, is). The sandbox is off, so the model can
+    // write .gemini/: this test is about the loader alone.
     writeFileSync(join(t.ws.dir, 'scripts/plant.js'), PLANT_JS);
     const first = await runFix(t, { policy: ALLOW_PLANT, sandbox: 'off' });
     expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
@@ -49,13 +50,14 @@ describe('the bundled action: a resumed run trusts only signed sessions and comm
     const id = first.outputs['session-id'];
     expect(readSessionDoc(t.ws.origin, id).trustedCommit).toBe(t.ws.mainSha);
 
-    // The reply's run, in a fresh clone whose restored work tree the test can look at.
-    const clone = freshClone(t.ws.origin);
+    // The reply's run, in a new job whose restored work tree the test can look at.
+    const job = replyJob(t);
+    const clone = job.checkout.dir;
     const replyComment = t.gh.addComment(ISSUE, '/agent approve', { login: 'maintainer' });
     const second = await runAction({
       eventName: 'issue_comment',
       payload: commentPayload(replyComment),
-      workspace: clone,
+      job,
       bundle: bundlePath(),
       inputs: { 'gemini-api-key': API_KEY, 'gemini-base-url': t.gemini.baseUrl, policy: ALLOW_PLANT, sandbox: 'off' },
       env: { GITHUB_API_URL: t.gh.url },

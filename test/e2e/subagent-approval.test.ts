@@ -8,7 +8,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, reply, text } from '../support/fake-gemini.js';
 import { startFakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub } from '../support/fake-github.js';
-import { closeAll, createWorkspace, refsOf } from '../support/e2e-runner.js';
+import { closeAll, refsOf } from '../support/e2e-runner.js';
+import { createRemote, jobFor } from '../support/runner-model.js';
 import { assertBundle, bareGit, FILES, functionResponses, ISSUE, logOf, markedComments, readSessionDoc, runFix, runReply, type Thread } from './approval-support.js';
 
 let t: Thread | undefined;
@@ -27,12 +28,14 @@ Find out what the maintainer wants, then report it.
 `;
 
 async function openAgentThread(script: Parameters<typeof startFakeGemini>[0]): Promise<Thread> {
-  const ws = createWorkspace({ ...FILES, '.gemini/agents/asker.md': ASKER });
+  const remote = createRemote({ files: { ...FILES, '.gemini/agents/asker.md': ASKER } });
+  const job = jobFor(remote, { name: 'issue_comment' });
+  const ws = { dir: job.checkout.dir, origin: remote.dir, mainSha: remote.branches().main, shas: remote.branches() };
   const gh = await startFakeGitHub();
-  gh.state.resolveRef = refsOf(ws.origin);
+  gh.state.resolveRef = refsOf(remote.dir);
   gh.addIssue({ number: ISSUE, title: 'Pick a colour', body: 'The button needs a colour.', user: { login: 'reporter' } });
   const gemini = await startFakeGemini(script);
-  return { ws, gh, gemini, close: () => closeAll(gh, gemini) };
+  return { remote, job, ws, gh, gemini, close: () => closeAll(gh, gemini) };
 }
 
 describe("the bundled action: a sub-agent's question", () => {

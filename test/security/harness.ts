@@ -31,11 +31,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { asUser, BUNDLE, closeAll, commitsBetweenOf, createWorkspace, examplePayload, parseOutputFile, refsOf, retarget, runAction, type ActionRun, type Workspace } from '../support/e2e-runner.js';
+import { addPullFromRemote, shasOf, type WorldRepo } from '../support/action-world.js';
+import { asUser, BUNDLE, closeAll, commitsBetweenOf, examplePayload, parseOutputFile, refsOf, retarget, runAction, type ActionRun } from '../support/e2e-runner.js';
 import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeComment, type FakeGitHub } from '../support/fake-github.js';
 import { makeTempDir } from '../support/git-repo.js';
-import { freshClone } from '../e2e/approval-support.js';
+import { createRemote, jobEventOf, jobFor, type Job, type Remote } from '../support/runner-model.js';
 
 /** The bundle under test: dist/index.js, or E2E_ACTION_BUNDLE (a weakened copy, test/security/weaken.mjs). */
 const bundle = () => process.env.E2E_ACTION_BUNDLE || BUNDLE;
@@ -210,6 +211,8 @@ export interface HostileOptions {
   files?: Record<string, string | Buffer>;
   /** A pull request from `feature` (changing these files) into main; `fork` makes its head a fork's. */
   pull?: { files: Record<string, string>; fork?: boolean };
+  /** The event of the first job, whose workspace the runs share unless `fresh` (default issue_comment). */
+  event?: string;
   /** The issue (or pull request) text: what a stranger wrote. */
   body?: string;
   title?: string;
@@ -223,7 +226,7 @@ interface RunOptions {
   mode?: 'default' | 'autoEdit' | 'yolo' | 'plan';
   sandbox?: 'required' | 'auto' | 'off';
   inputs?: Record<string, string>;
-  /** Run in a fresh clone of the origin (a later workflow run). */
+  /** Run in a job of its own (a later workflow run: a new runner and checkout). */
   fresh?: boolean;
   login?: string;
   /** Another issue of the same repository (the fake GitHub must hold it). */
@@ -233,7 +236,10 @@ interface RunOptions {
 }
 
 export interface Hostile {
-  ws: Workspace & { shas: Record<string, string> };
+  remote: Remote;
+  /** The first job: the workspace the runs share unless `fresh`. */
+  job: Job;
+  ws: WorldRepo;
   gh: FakeGitHub;
   gemini: FakeGemini;
   canaries: Canaries;
@@ -255,36 +261,32 @@ export async function openHostile(o: HostileOptions = {}): Promise<Hostile> {
   const canaries = createCanaries();
   const runner = createRunnerFiles(canaries, o.runnerDir);
   const files = { 'README.md': '# hello\n', 'src/app.js': 'export const fixed = false;\n', ...o.files };
-  const ws = o.pull ? createWorkspace(files, { branches: { feature: o.pull.files }, checkout: 'feature' }) : createWorkspace(files);
-  plantCheckoutHeader(ws.dir, canaries.checkoutToken);
+  const pulls = o.pull ? [{ number: PULL, head: 'feature', files: o.pull.files, ...(o.pull.fork ? { fork: 'stranger/hello' } : {}) }] : [];
+  const remote = createRemote({ files, pulls });
+  // actions/checkout with persist-credentials left on: its own token in .git/config's extraheader.
+  const checkout = { token: canaries.checkoutToken };
+  const job = jobFor(remote, { name: o.event ?? 'issue_comment', ...(o.pull ? { pull: PULL } : {}) }, checkout);
+  const shas = shasOf(remote, pulls);
+  const ws: WorldRepo = { dir: job.checkout.dir, origin: remote.dir, mainSha: shas.main, shas };
   const gh = await startFakeGitHub();
   if (o.self) {
     gh.state.self = o.self;
     gh.state.permissions[o.self.login] = 'write';
   }
-  gh.state.resolveRef = refsOf(ws.origin);
-  gh.state.commitsBetween = commitsBetweenOf(ws.origin);
+  gh.state.resolveRef = refsOf(remote.dir);
+  gh.state.commitsBetween = commitsBetweenOf(remote.dir);
   let thread = ISSUE;
   if (o.pull) {
     thread = PULL;
-    const head = ws.shas.feature;
-    gh.addPull({
-      number: PULL,
-      title: o.title ?? 'Change things',
-      body: o.body ?? 'Please merge.',
-      user: { login: 'contributor' },
-      pull: {
-        head: { ref: 'feature', sha: head, repoFullName: o.pull.fork ? 'stranger/hello' : 'octo/hello' },
-        base: { ref: 'main', sha: ws.mainSha },
-        files: Object.keys(o.pull.files).map((f) => ({ filename: f, status: 'modified' as const, patch: patchOf(ws.origin, ws.mainSha, head, f) })),
-      },
-    });
+    addPullFromRemote(gh, remote, { ...pulls[0], title: o.title ?? 'Change things', body: o.body ?? 'Please merge.' });
   } else {
     gh.addIssue({ number: ISSUE, title: o.title ?? 'fixed should be true', body: o.body ?? 'Set fixed to true.', user: { login: 'reporter' } });
   }
   const gemini = await startFakeGemini([]);
   const workspaces = [ws.dir];
   const h: Hostile = {
+    remote,
+    job,
     ws,
     gh,
     gemini,
@@ -294,12 +296,13 @@ export async function openHostile(o: HostileOptions = {}): Promise<Hostile> {
     workspaces,
     marker: (name) => join(runner.canaryDir, name),
     runEvent: (eventName, payload, ro = {}) => {
-      const workspace = ro.fresh ? freshCloneWithHeader(ws.origin, canaries.checkoutToken) : ws.dir;
-      if (!workspaces.includes(workspace)) workspaces.push(workspace);
+      if (!ro.fresh && eventName !== job.event.name) throw new Error(`hostile harness: a ${eventName} run in the first job (a ${job.event.name} event); pass fresh, or the event, to openHostile`);
+      const runJob = ro.fresh ? jobFor(remote, jobEventOf(eventName, payload), checkout) : job;
+      if (!workspaces.includes(runJob.checkout.dir)) workspaces.push(runJob.checkout.dir);
       return runAction({
         eventName,
         payload,
-        workspace,
+        job: runJob,
         bundle: bundle(),
         node: ro.node,
         inputs: {
@@ -339,22 +342,6 @@ function runnerEnv(h: Hostile, apiUrl: string): Record<string, string> {
     ACTIONS_ID_TOKEN_REQUEST_URL: c.idTokenRequestUrl,
     ...c.jobEnv,
   };
-}
-
-/** actions/checkout (v4, v5) with persist-credentials left on: the token header in .git/config. */
-function plantCheckoutHeader(dir: string, token: string): void {
-  execFileSync('git', ['-C', dir, 'config', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${checkoutHeaderValue(token)}`]);
-}
-
-function freshCloneWithHeader(origin: string, token: string): string {
-  const dir = freshClone(origin);
-  plantCheckoutHeader(dir, token);
-  return dir;
-}
-
-function patchOf(gitDir: string, base: string, head: string, file: string): string {
-  const diff = execFileSync('git', ['--git-dir', gitDir, 'diff', '--no-color', base, head, '--', file], { encoding: 'utf8' });
-  return diff.slice(diff.indexOf('@@')).replace(/\n$/, '');
 }
 
 /** A real issue_comment.created payload for a comment the fake GitHub holds. */

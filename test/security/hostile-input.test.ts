@@ -9,7 +9,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { assertBundle, asUser, closeAll, createWorkspace, examplePayload, retarget, runAction } from '../support/e2e-runner.js';
+import { assertBundle, asUser, closeAll, examplePayload, retarget, runAction } from '../support/e2e-runner.js';
+import { createJob } from '../support/runner-model.js';
 
 let gh: FakeGitHub;
 let gemini: FakeGemini;
@@ -29,7 +30,7 @@ function openedIssue(number: number) {
 describe('hostile input, through the bundle', () => {
   it('a catastrophic regex from the model: grep_search answers, correctly', async () => {
     const evil = `${Array.from({ length: 200 }, () => `${'a'.repeat(40)}b`).join('\n')}\nmatch me\n`;
-    const ws = createWorkspace({ 'evil.txt': evil });
+    const job = createJob({ 'evil.txt': evil }, { name: 'issues' });
     gh = await startFakeGitHub();
     gh.addIssue({ number: 3, title: 'Where is the marker?', body: 'Find it.', user: { login: 'stranger' } });
     gemini = await startFakeGemini([reply([call('grep_search', { pattern: '^(a|a)*$|^match me$', case_sensitive: true }, 'g1')]), reply([text('Found it on line 201.')])]);
@@ -37,7 +38,7 @@ describe('hostile input, through the bundle', () => {
     const r = await runAction({
       eventName: 'issues',
       payload: openedIssue(3),
-      workspace: ws.dir,
+      job,
       inputs: { ...INPUTS, 'gemini-base-url': gemini.baseUrl },
       env: { GITHUB_API_URL: gh.url },
       timeoutMs: 50_000,
@@ -51,7 +52,7 @@ describe('hostile input, through the bundle', () => {
   });
 
   it('a crafted 256 KB issue body: sanitized and cut, and the run goes on', async () => {
-    const ws = createWorkspace({ 'README.md': '# hello\n' });
+    const job = createJob({ 'README.md': '# hello\n' }, { name: 'issues' });
     gh = await startFakeGitHub();
     gh.addIssue({ number: 4, title: 'Images', body: `VISIBLE-START ${'!['.repeat(128 * 1024)}`, user: { login: 'stranger' } });
     gemini = await startFakeGemini([reply([text('Nothing to triage.')])]);
@@ -59,7 +60,7 @@ describe('hostile input, through the bundle', () => {
     const r = await runAction({
       eventName: 'issues',
       payload: openedIssue(4),
-      workspace: ws.dir,
+      job,
       inputs: { ...INPUTS, 'gemini-base-url': gemini.baseUrl },
       env: { GITHUB_API_URL: gh.url },
       timeoutMs: 50_000,

@@ -33,10 +33,12 @@ const CHANGED = `${BASE}\nexport function mul(a, b) {\n  return a * b;\n}\n`;
 
 /** The action's own markers: a run's progress comment, replies, questions, inline comments. */
 const OWN_MARKER = /<!-- agent-action:(progress|reply|review-comment|approval-reply)[^>]*-->/g;
+/** The action's own closing line of a pull request it opens: it names who asked (a maintainer the model cannot choose). */
+const OWN_REQUESTER = /\n\nRequested by @maintainer\.$/;
 
 function expectInert(hh: Hostile): void {
   for (const { where, body } of publishedTexts(hh)) {
-    const prose = proseOf(body);
+    const prose = proseOf(body).replace(OWN_REQUESTER, '');
     expect(liveMentions(prose), `${where}: ${body}`).toEqual([]);
     expect(prose.replace(OWN_MARKER, ''), where).not.toContain('<!--');
     // Code keeps its bytes (a suggestion, the fork's patch): a marker there is text on the page.
@@ -59,7 +61,7 @@ function reviewCommentEvent(hh: Hostile, c: { id: number; body: string; path: st
 
 describe('what the model publishes', () => {
   it('a review (plan): one COMMENT review; no live mention, no forged marker, nothing that swallows the action’s text; labels only from the allow-list', async () => {
-    h = await openHostile({ files: { 'src/math.js': BASE }, pull: { files: { 'src/math.js': CHANGED } } });
+    h = await openHostile({ files: { 'src/math.js': BASE }, pull: { files: { 'src/math.js': CHANGED } }, event: 'pull_request' });
     h.gh.state.labels.push({ name: 'agent-fix', color: '000000', description: 'starts a fix run' });
     h.gemini.push(
       reply([
@@ -86,7 +88,26 @@ describe('what the model publishes', () => {
     assertContained(h, [r]);
   });
 
-  it("a fork's fix: the change as suggestions and a patch; file contents full of mentions and markers stay inside fences", async () => {
+  it("a fork's small fix: the change as a suggestion; file contents full of mentions and markers stay inside its fence", async () => {
+    h = await openHostile({ files: { 'src/math.js': BASE }, pull: { files: { 'src/math.js': CHANGED }, fork: true } });
+    h.gemini.push(
+      reply([call('replace', { file_path: 'src/math.js', old_string: '  return a * b;', new_string: `  return a * b; // @octo/maintainers ${FORGED} \`\`\`\`` }, 'f1')]),
+      reply([text(`Fixed.\n${HOSTILE_MD}`)]),
+    );
+
+    const r = await h.runComment('/agent fix', { mode: 'autoEdit' });
+
+    expectNoMarkers(h);
+    expect(r.outputs.status, logOf(r)).toBe('success');
+    const [review] = h.gh.state.reviews;
+    expect(review.event).toBe('COMMENT');
+    expect(review.comments).toHaveLength(1); // the suggestion on the changed line
+    expect(review.comments[0].body).toContain('`````suggestion\n');
+    expectInert(h);
+    assertContained(h, [r]);
+  });
+
+  it("a fork's larger fix: a branch and a pull request of the base repository; the model's words in it are inert", async () => {
     h = await openHostile({ files: { 'src/math.js': BASE }, pull: { files: { 'src/math.js': CHANGED }, fork: true } });
     h.gemini.push(
       reply([
@@ -100,10 +121,10 @@ describe('what the model publishes', () => {
 
     expectNoMarkers(h);
     expect(r.outputs.status, logOf(r)).toBe('success');
-    const [review] = h.gh.state.reviews;
-    expect(review.event).toBe('COMMENT');
-    expect(review.comments.length).toBeGreaterThan(0); // the suggestion on the changed line
-    expect(review.body).toContain('git apply'); // the new file, as a patch
+    expect(r.outputs.branch).toBe(`agent-action/pr-${PULL}-change-things`);
+    const opened = h.gh.state.issues.get(Number(r.outputs['pull-request']))!;
+    expect(opened.pull).toMatchObject({ head: { ref: r.outputs.branch }, base: { ref: 'main' } });
+    expect(h.gh.state.reviews).toEqual([]);
     expectInert(h);
     assertContained(h, [r]);
   });

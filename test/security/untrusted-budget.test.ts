@@ -7,7 +7,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { assertBundle, asUser, closeAll, createWorkspace, examplePayload, retarget, runAction } from '../support/e2e-runner.js';
+import { assertBundle, asUser, closeAll, examplePayload, retarget, runAction } from '../support/e2e-runner.js';
+import { createJob } from '../support/runner-model.js';
 
 let gh: FakeGitHub;
 let gemini: FakeGemini;
@@ -18,7 +19,7 @@ const MB = 1_000_000;
 
 describe('the untrusted-text budget', () => {
   it('a 1 MB comment and a 1 MB request: the first request stays under 32 KB, with cut notes, and the progress comment says so', async () => {
-    const ws = createWorkspace({ 'README.md': '# hello\n' });
+    const job = createJob({ 'README.md': '# hello\n' });
     gh = await startFakeGitHub();
     gh.addIssue({ number: 5, title: 'Crash on start', body: 'It crashes.', user: { login: 'reporter' } });
     gh.addComment(5, `STRANGER-START ${'spam '.repeat(MB / 5)}`, { login: 'stranger' }, '2024-01-01T00:00:00Z');
@@ -37,7 +38,7 @@ describe('the untrusted-text budget', () => {
     const r = await runAction({
       eventName: 'issue_comment',
       payload,
-      workspace: ws.dir,
+      job,
       inputs: { 'gemini-api-key': 'AIza-e2e-budget-0000', 'gemini-base-url': gemini.baseUrl },
       env: { GITHUB_API_URL: gh.url },
     });

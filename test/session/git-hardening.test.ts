@@ -283,7 +283,7 @@ describe("the action's git with every vector armed", () => {
     await restoreWorktree(h.dir, snap);
     expect(readFileText(join(h.dir, 'a.txt'))).toBe('two\n');
 
-    const sha = await commitWorktree(h.dir, { subject: 'agent-action: fix', coAuthor: 'maintainer' });
+    const { sha } = await commitWorktree(h.dir, { subject: 'agent-action: fix', coAuthor: 'maintainer' });
     expect(sha).toMatch(/^[0-9a-f]{40}$/);
     expect(await pushHead(h.dir, 'feature', { remote })).toEqual({ sha, rebased: false });
     expect(cleanGit(h.origin, 'rev-parse', 'feature')).toBe(sha);

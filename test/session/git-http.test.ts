@@ -113,7 +113,7 @@ describe('pushing with a per-process token over smart HTTP', () => {
     const remote = { url: s.url, token: TOKEN };
 
     writeFiles(s.dir, { 'a.txt': 'two\n' });
-    const sha = await commitWorktree(s.dir, { subject: 'agent-action: fix' });
+    const { sha } = await commitWorktree(s.dir, { subject: 'agent-action: fix' });
     expect(await pushHead(s.dir, 'feature', { remote })).toEqual({ sha, rebased: false });
     expect(cleanGit(s.bare, 'rev-parse', 'feature')).toBe(sha);
 

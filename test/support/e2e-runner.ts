@@ -6,10 +6,15 @@
  * editing this file. Returns the exit code, the output streams,
  * the parsed GITHUB_OUTPUT file, the step summary and the workflow-command annotations.
  *
- *   const ws = createWorkspace({ 'src/a.ts': '...' });            // bare origin + a runner's clone
- *   const r = await runAction({ eventName: 'issue_comment', payload, workspace: ws.dir,
+ *   const remote = createRemote({ files: { 'src/a.ts': '...' } });  // the repository on "GitHub"
+ *   const job = jobFor(remote, jobEventOf('issue_comment', payload));  // what the runner checks out
+ *   const r = await runAction({ eventName: 'issue_comment', payload, job,
  *     inputs: { 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url } });
  *   r.outputs.status   // 'success'
+ *
+ * The workspace and GITHUB_REF, GITHUB_SHA, GITHUB_HEAD_REF and GITHUB_REPOSITORY come from the job
+ * (test/support/runner-model.ts): what GitHub and actions/checkout give that event. No test prepares
+ * a checkout by hand.
  *
  * Also here, shared by the end-to-end tests and `npm run demo`: real webhook payloads from
  * @octokit/webhooks-examples pointed at the fake's repository, and a resolver that lets the fake
@@ -21,7 +26,8 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readActionInputs } from './action-yml.js';
-import { GIT_IDENTITY, git, makeTempDir, writeFiles } from './git-repo.js';
+import { GIT_IDENTITY, makeTempDir } from './git-repo.js';
+import { RUNNER_TOKEN, type Job } from './runner-model.js';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 /** dist/index.js; E2E_ACTION_BUNDLE points at a copy instead (to test one build while dist/ is rebuilt). */
@@ -36,12 +42,10 @@ export interface RunActionOptions {
   eventText?: string;
   /** Inputs by their action.yml names (`approval-mode`); the rest take action.yml's defaults. */
   inputs?: Record<string, string>;
-  /** GITHUB_WORKSPACE, and the child's working directory. */
-  workspace: string;
+  /** The job the step runs in: its workspace (GITHUB_WORKSPACE, the child's working directory) and variables. */
+  job: Job;
   /** Extra or overriding environment (GITHUB_API_URL for the fake GitHub, say). */
   env?: Record<string, string | undefined>;
-  /** owner/name; default octo/hello (the fake GitHub's default repository). */
-  repository?: string;
   /** The script to run; default dist/index.js. */
   bundle?: string;
   /** Kill the child after this long (default 180 s): a hung action fails its test, not the suite. */
@@ -121,8 +125,7 @@ const LEAKY = /^(INPUT_|GITHUB_|RUNNER_|ACTIONS_|GEMINI_|GOOGLE_|GIT_|VITEST|NOD
 export function createRunnerEnv(o: RunActionOptions, files: { eventPath: string; outputPath: string; summaryPath: string; temp: string; home: string }): Record<string, string> {
   const base: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !LEAKY.test(k)) base[k] = v;
-  const repository = o.repository ?? 'octo/hello';
-  const token = 'ghs_e2eRunnerToken0000000000000000000000';
+  const token = RUNNER_TOKEN;
   const env: Record<string, string> = {
     ...base,
     // A fresh HOME and no system config: git finds no identity, as on a hosted runner.
@@ -134,9 +137,7 @@ export function createRunnerEnv(o: RunActionOptions, files: { eventPath: string;
     GITHUB_ACTOR: 'octocat',
     GITHUB_EVENT_NAME: o.eventName,
     GITHUB_EVENT_PATH: files.eventPath,
-    GITHUB_WORKSPACE: o.workspace,
-    GITHUB_REPOSITORY: repository,
-    GITHUB_REPOSITORY_OWNER: repository.split('/')[0],
+    GITHUB_WORKSPACE: o.job.checkout.dir,
     GITHUB_API_URL: 'https://api.github.com',
     GITHUB_SERVER_URL: 'https://github.com',
     GITHUB_GRAPHQL_URL: 'https://api.github.com/graphql',
@@ -145,7 +146,8 @@ export function createRunnerEnv(o: RunActionOptions, files: { eventPath: string;
     GITHUB_RUN_ATTEMPT: '1',
     GITHUB_JOB: 'agent',
     GITHUB_WORKFLOW: 'agent',
-    GITHUB_REF: 'refs/heads/main',
+    // GITHUB_REF, GITHUB_SHA, GITHUB_REPOSITORY (and GITHUB_HEAD_REF...) as GitHub sets them for the event.
+    ...o.job.env,
     GITHUB_OUTPUT: files.outputPath,
     GITHUB_STEP_SUMMARY: files.summaryPath,
     GITHUB_ENV: join(files.temp, 'env'),
@@ -178,7 +180,7 @@ export async function runAction(o: RunActionOptions): Promise<ActionRun> {
   writeFileSync(files.eventPath, o.eventText ?? JSON.stringify(o.payload, null, 2));
   for (const f of [files.outputPath, files.summaryPath, join(temp, 'env'), join(temp, 'path'), join(temp, 'state')]) writeFileSync(f, '');
   const env = createRunnerEnv(o, files);
-  const { code, stdout, stderr } = await spawnNode(o.bundle ?? BUNDLE, o.workspace, env, o.timeoutMs ?? 180_000, o.node, o.kill);
+  const { code, stdout, stderr } = await spawnNode(o.bundle ?? BUNDLE, o.job.checkout.dir, env, o.timeoutMs ?? 180_000, o.node, o.kill);
   return {
     code,
     stdout,
@@ -218,49 +220,6 @@ function spawnNode(
 }
 
 // ---- repositories -----------------------------------------------------------------------
-
-export interface Workspace {
-  /** The runner's clone: GITHUB_WORKSPACE. No user.name or user.email configured. */
-  dir: string;
-  /** The bare repository the clone's `origin` points at: where pushes land. */
-  origin: string;
-  /** Commit of `main` at creation. */
-  mainSha: string;
-}
-
-/**
- * A bare `origin` seeded with `files` on main (committed by a seeding clone with a test identity),
- * plus `branches` (name -> files changed on top of main), and a fresh clone of it checked out at
- * `checkout` (default main), as actions/checkout leaves the workspace.
- */
-export function createWorkspace(
-  files: Record<string, string | Buffer>,
-  o: { branches?: Record<string, Record<string, string | Buffer>>; checkout?: string } = {},
-): Workspace & { shas: Record<string, string> } {
-  const origin = makeTempDir('agent-action-origin-');
-  git(origin, 'init', '-q', '--bare', '-b', 'main');
-  const seed = makeTempDir('agent-action-seed-');
-  git(seed, 'clone', '-q', origin, '.');
-  git(seed, 'symbolic-ref', 'HEAD', 'refs/heads/main');
-  writeFiles(seed, files);
-  git(seed, 'add', '-A');
-  git(seed, 'commit', '-q', '-m', 'initial');
-  git(seed, 'push', '-q', 'origin', 'main');
-  const mainSha = git(seed, 'rev-parse', 'HEAD');
-  const shas: Record<string, string> = { main: mainSha };
-  for (const [branch, changed] of Object.entries(o.branches ?? {})) {
-    git(seed, 'checkout', '-q', '-b', branch, 'main');
-    writeFiles(seed, changed);
-    git(seed, 'add', '-A');
-    git(seed, 'commit', '-q', '-m', `work on ${branch}`);
-    git(seed, 'push', '-q', 'origin', branch);
-    shas[branch] = git(seed, 'rev-parse', 'HEAD');
-  }
-  const dir = makeTempDir('agent-action-workspace-');
-  // Cloned without the test identity in its config: the action must bring its own.
-  execFileSync('git', ['clone', '-q', '--branch', o.checkout ?? 'main', origin, dir], { env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' }, stdio: 'ignore' });
-  return { dir, origin, mainSha, shas };
-}
 
 /** A resolver for FakeGitHubState.resolveRef: the refs of a bare repository (`heads/x` -> sha). */
 export function refsOf(gitDir: string): (name: string) => string | undefined {

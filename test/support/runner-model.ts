@@ -23,14 +23,16 @@
  * The remote is a bare repository on disk standing in for github.com/<owner>/<repo>: its branches,
  * and for each pull request the refs GitHub keeps, `refs/pull/N/head` (also for a fork's pull
  * request, whose commits live in the fork) and `refs/pull/N/merge`. Like GitHub, it serves a fetch
- * of any commit by id.
+ * of any commit by id, and keeps `refs/pull/*` out of pushes: they are read-only to users, neither
+ * advertised to nor accepted from a push (github/spokes-receive-pack#39, "Fix for hidden refs"; a
+ * push gets "deny updating a hidden ref").
  */
 import { execFileSync } from 'node:child_process';
 import { GIT_IDENTITY, git, makeTempDir, writeFiles } from './git-repo.js';
 
 type Files = Record<string, string | Buffer>;
 
-interface PullSpec {
+export interface PullSpec {
   number: number;
   /** The head branch's name (in the fork, for a fork's pull request). */
   head: string;
@@ -84,11 +86,12 @@ export interface Remote {
   push(branch: string, files: Record<string, string | Buffer | null>, o?: { fork?: string; message?: string }): string;
 }
 
-/** A bare repository that serves any commit by id (as GitHub does: checkout fetches by SHA). */
+/** A bare repository that serves any commit by id (as GitHub does: checkout fetches by SHA) and hides refs/pull/* from pushes. */
 function initBare(prefix: string, defaultBranch: string): string {
   const dir = makeTempDir(prefix);
   git(dir, 'init', '-q', '--bare', '-b', defaultBranch);
   git(dir, 'config', 'uploadpack.allowAnySHA1InWant', 'true');
+  git(dir, 'config', 'receive.hideRefs', 'refs/pull');
   return dir;
 }
 
@@ -213,8 +216,40 @@ function execMerge(dir: string, head: string, message: string): string | undefin
 
 /** Events whose job runs on the pull request's test-merge commit. */
 const MERGE_REF_EVENTS = new Set(['pull_request', 'pull_request_review', 'pull_request_review_comment']);
-/** Events whose job runs on the default branch, whatever thread they come from. */
-const DEFAULT_BRANCH_EVENTS = new Set(['issue_comment', 'issues', 'schedule', 'repository_dispatch']);
+/**
+ * Events whose job runs on the default branch's last commit, whatever thread they come from (the
+ * documentation's table: GITHUB_SHA "Last commit on default branch", GITHUB_REF "Default branch").
+ * Events it places elsewhere by their payload (push, create, release, deployment, deployment_status,
+ * registry_package, merge_group, workflow_call) have no facts here: jobRefsFor refuses them.
+ */
+const DEFAULT_BRANCH_EVENTS = new Set([
+  'branch_protection_rule',
+  'check_run',
+  'check_suite',
+  'delete',
+  'discussion',
+  'discussion_comment',
+  'fork',
+  'gollum',
+  'image_version',
+  'issue_comment',
+  'issues',
+  'label',
+  'milestone',
+  'page_build',
+  'project',
+  'project_card',
+  'project_column',
+  'public',
+  'repository_dispatch',
+  'schedule',
+  'status',
+  'watch',
+  'workflow_run',
+]);
+
+/** True when jobRefsFor has facts for the event (the table above, the pull request events, workflow_dispatch). */
+export const hasJobFacts = (name: string): boolean => MERGE_REF_EVENTS.has(name) || DEFAULT_BRANCH_EVENTS.has(name) || name === 'pull_request_target' || name === 'workflow_dispatch';
 
 export interface JobEvent {
   name: string;
@@ -222,6 +257,17 @@ export interface JobEvent {
   pull?: number;
   /** workflow_dispatch: the ref chosen in the form or the API call; default the default branch. */
   dispatchRef?: string;
+}
+
+/**
+ * The event as the runner reads it from its payload: the pull request is `pull_request.number` for
+ * the pull_request* events, and `issue.number` for a comment on a pull request (whose `issue` has a
+ * `pull_request` member).
+ */
+export function jobEventOf(name: string, payload: unknown): JobEvent {
+  const p = (payload ?? {}) as { pull_request?: { number?: unknown }; issue?: { number?: unknown; pull_request?: unknown } };
+  const pull = typeof p.pull_request?.number === 'number' ? p.pull_request.number : p.issue?.pull_request && typeof p.issue.number === 'number' ? p.issue.number : undefined;
+  return { name, ...(pull !== undefined ? { pull } : {}) };
 }
 
 export interface JobRefs {
@@ -331,6 +377,8 @@ function destinationOf(ref: string): { tracking: string; branch?: string } | und
 // ---- a job ---------------------------------------------------------------------------------
 
 export interface Job {
+  /** The event that started the job. */
+  event: JobEvent;
   refs: JobRefs;
   checkout: Checkout;
   /** The runner's variables for this event (GITHUB_REF, GITHUB_SHA, GITHUB_HEAD_REF, GITHUB_BASE_REF). */
@@ -346,7 +394,7 @@ export function jobFor(remote: Remote, event: JobEvent, o: CheckoutOptions = {})
   if (refs.baseRef !== undefined) env.GITHUB_BASE_REF = refs.baseRef;
   if (refs.ref.startsWith('refs/heads/')) env.GITHUB_REF_NAME = refs.ref.slice('refs/heads/'.length);
   else if (refs.ref.startsWith('refs/pull/')) env.GITHUB_REF_NAME = refs.ref.slice('refs/pull/'.length); // "2/merge", as GitHub names it
-  return { refs, checkout, env };
+  return { event, refs, checkout, env };
 }
 
 /** The files GitHub lists for a pull request (GET /pulls/{n}/files): base...head, with patches. */
@@ -372,4 +420,10 @@ export function pullFiles(remote: Remote, number: number): Array<{ filename: str
     });
   }
   return out;
+}
+
+/** A repository of `files` on "GitHub", and the job `event` starts on it (default: a comment on an issue). */
+export function createJob(files: Files, event: JobEvent = { name: 'issue_comment' }, o: CheckoutOptions = {}): Job & { remote: Remote } {
+  const remote = createRemote({ files });
+  return { ...jobFor(remote, event, o), remote };
 }

@@ -17,6 +17,7 @@ import type { ApprovalAnswer } from '../../scheduler/types.js';
 import type { SessionDoc } from '../../session/codec.js';
 import { callsDigestOf } from '../../session/sign.js';
 import { readThreadSessions, type SessionStore } from '../../session/store.js';
+import { fetchForWork, tryReadCommit } from '../../session/git-tree.js';
 import { restoreWorktree } from '../../session/worktree.js';
 import { readRole, SELF_LOGINS, WRITE_ROLES } from '../authorize.js';
 import type { TaskKind } from '../event-command.js';
@@ -199,7 +200,14 @@ export async function handleApprovalReplyWith(ctx: ActionRunContext, reply: Repl
   held = { doc: claimedDoc, version: claim.version };
 
   try {
+    // The commit the session's tree was on (a pull request's head when it suspended, not what this
+    // run's checkout gave), fetched one commit deep into a shallow clone before the restore needs it.
+    const { baseCommit } = held.doc.worktree;
+    if (!(await tryReadCommit(ctx.workspace, baseCommit))) await fetchForWork(ctx.workspace, [baseCommit], ctx.remote);
     await restoreWorktree(ctx.workspace, held.doc.worktree, { branch: held.doc.branch, remote: ctx.remote });
+    // The session holds the agent's changes only (suspend.ts leaves out what earlier steps left), and
+    // the restore removed what this job's earlier steps wrote: nothing in the tree is anyone else's.
+    ctx.workTree = { head: baseCommit, leftovers: [] };
   } catch (e) {
     return fail(ctx, `The work tree of session \`${held.doc.id}\` could not be restored: ${messageOf(e)}`, held.doc.id);
   }

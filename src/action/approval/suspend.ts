@@ -73,7 +73,9 @@ async function buildDoc(
   // A resumed run keeps reading the commit its session started with; prepareRun was given it.
   const trustedCommit = held?.doc.trustedCommit ?? prepared.trustedCommit;
   if (!trustedCommit) throw new AgentError('general', 'this run read no trusted configuration from a commit, so it cannot be saved to resume');
-  const worktree = await captureWorktree(ctx.workspace);
+  // What earlier steps of the job left stays out of the session (it is pushed to the repository):
+  // a credentials file an earlier step wrote must not become readable to everyone who can fetch.
+  const worktree = await captureWorktree(ctx.workspace, undefined, { leave: ctx.workTree?.leftovers.map((l) => l.path) });
   const branch = held ? held.doc.branch : await currentBranch(ctx.workspace);
   const comment = ctx.trigger.comment;
   return {

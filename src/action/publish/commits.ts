@@ -1,15 +1,28 @@
 /**
- * Commits the agent's work tree and pushes it, never forcing. The identity is set explicitly on
- * every commit (runners have no global one); the person who asked is credited as co-author. When a
- * push is rejected because the branch moved, fetch, rebase onto it and push once more.
+ * The agent's commit, and its push. The commit holds what the agent changed and nothing else: not
+ * what earlier steps of the job left in the work tree (recorded before the agent started,
+ * src/action/work-tree.ts), even when the agent edited it afterwards, and not a file over GitHub's
+ * 100 MiB limit or the `max-file-size` input (GitHub refuses the whole push for one such file). What
+ * is left out stays in the work tree, and is returned with the reason, for the run's notes.
+ *
+ * The commit is built with plumbing (a throwaway index, commit-tree) on top of HEAD, which is then
+ * detached at it: no local branch moves, nothing of the index or work tree is lost. The identity is
+ * set explicitly (runners have none); the person who asked is credited as co-author.
+ *
+ * A push is never forced. When the branch moved while the agent worked, the agent's commit is
+ * replayed onto its new tip (a rebase of one commit, src/session/git-tree.ts's replayCommit) and
+ * pushed again: fast-forward, never a merge commit. A conflict names the files and pushes nothing.
  *
  * Every git process is src/session/git.ts's: the repository's config runs nothing, and the token
  * reaches only the push and fetch processes, through their environment.
  */
 import { AgentError } from '../../common/errors.js';
 import { assertGit, GIT_REMOTE, runGit, type GitRemote } from '../../session/git.js';
+import { fetchForWork, readBlobSizes, readCommitParts, readTreeChanges, replayCommit, writeCommit, writeTreeWith, type TreeChange } from '../../session/git-tree.js';
+import { writeWorktreeTree } from '../../session/worktree.js';
+import type { WorkTreeStart } from '../work-tree.js';
 
-export interface Identity {
+interface Identity {
   name: string;
   email: string;
 }
@@ -17,7 +30,10 @@ export interface Identity {
 /** The workflow token's account: what GitHub shows for commits an action pushes. */
 const ACTION_IDENTITY: Identity = { name: 'github-actions[bot]', email: '41898282+github-actions[bot]@users.noreply.github.com' };
 
-const identityEnv = (who: Identity) => ({
+/** GitHub refuses a push that carries a file over 100 MiB ("this exceeds GitHub's file size limit of 100.00 MB"). */
+export const GITHUB_MAX_FILE_BYTES = 100 * 1024 * 1024;
+
+const identityEnv = (who: Identity): Record<string, string> => ({
   GIT_AUTHOR_NAME: who.name,
   GIT_AUTHOR_EMAIL: who.email,
   GIT_COMMITTER_NAME: who.name,
@@ -32,6 +48,27 @@ export interface CommitOptions {
   /** The requester's login, credited with a Co-authored-by trailer. */
   coAuthor?: string;
   identity?: Identity;
+  /** The work tree as the agent got it: its leftovers are never committed. Absent: every change is the agent's. */
+  start?: WorkTreeStart;
+  /** Files larger than this are left out (default, and at most, GitHub's 100 MiB). */
+  maxFileBytes?: number;
+}
+
+/** A path left out of the commit, and why. */
+export type LeftOut =
+  | { path: string; reason: 'leftover' }
+  /** An earlier step left it and the agent changed it again: not the agent's alone. */
+  | { path: string; reason: 'leftover-edited' }
+  | { path: string; reason: 'too-large'; bytes: number; limit: number };
+
+export interface CommitResult {
+  /** The new commit, HEAD now (detached); undefined when the agent changed nothing committable. */
+  sha?: string;
+  /** The commit the agent's commit goes on (HEAD before). */
+  parent: string;
+  /** The paths the commit changes. */
+  files: string[];
+  leftOut: LeftOut[];
 }
 
 /** True when the work tree has changes (tracked or untracked, respecting .gitignore). */
@@ -39,46 +76,107 @@ export async function readHasChanges(root: string): Promise<boolean> {
   return (await assertGit(root, ['status', '--porcelain', '--untracked-files=all'])).length > 0;
 }
 
-/** Commits everything in the work tree; returns the new commit, or undefined when nothing changed. */
-export async function commitWorktree(root: string, o: CommitOptions): Promise<string | undefined> {
-  if (!(await readHasChanges(root))) return undefined;
-  await assertGit(root, ['add', '-A']);
+/** Commits the agent's changes on top of HEAD and detaches HEAD at the commit. */
+export async function commitWorktree(root: string, o: CommitOptions): Promise<CommitResult> {
+  const parent = await assertGit(root, ['rev-parse', '--verify', 'HEAD^{commit}']);
+  const changes = await readTreeChanges(root, parent, await writeWorktreeTree(root));
+  const { kept, leftOut } = await sortChanges(root, changes, o);
+  if (kept.length === 0) return { parent, files: [], leftOut };
+  const tree = await writeTreeWith(root, parent, kept);
   const trailer = o.coAuthor ? `\n\n${coAuthorTrailer(o.coAuthor)}` : '';
   const message = `${o.subject}${o.body ? `\n\n${o.body}` : ''}${trailer}\n`;
-  await assertGit(root, ['-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-F', '-'], {
-    input: message,
-    env: identityEnv(o.identity ?? ACTION_IDENTITY),
-  });
-  return assertGit(root, ['rev-parse', 'HEAD']);
+  const sha = await writeCommit(root, { tree, parents: [parent], message, identity: identityEnv(o.identity ?? ACTION_IDENTITY) });
+  await moveHead(root, sha);
+  return { sha, parent, files: kept.map((c) => c.path), leftOut };
+}
+
+/** HEAD detached at `sha`, the index at its tree; the work tree is not touched. */
+async function moveHead(root: string, sha: string): Promise<void> {
+  await assertGit(root, ['update-ref', '--no-deref', '-m', 'agent-action: the agent commit', 'HEAD', sha]);
+  // A mixed reset to HEAD: the index becomes the commit's tree, with the work tree's stat data refreshed.
+  await assertGit(root, ['reset', '-q']);
+}
+
+/** The changes that are the agent's and fit GitHub; the rest with the reason. */
+async function sortChanges(root: string, changes: readonly TreeChange[], o: CommitOptions): Promise<{ kept: TreeChange[]; leftOut: LeftOut[] }> {
+  const leftovers = new Map((o.start?.leftovers ?? []).map((l) => [l.path, l]));
+  const leftOut: LeftOut[] = [];
+  const agents: TreeChange[] = [];
+  for (const c of changes) {
+    const l = leftovers.get(c.path);
+    if (!l) agents.push(c);
+    else leftOut.push({ path: c.path, reason: l.blob === c.blob && l.mode === c.mode ? 'leftover' : 'leftover-edited' });
+  }
+  const limit = Math.min(o.maxFileBytes ?? GITHUB_MAX_FILE_BYTES, GITHUB_MAX_FILE_BYTES);
+  const sizes = await readBlobSizes(
+    root,
+    agents.flatMap((c) => (c.blob ? [c.blob] : [])),
+  );
+  const kept: TreeChange[] = [];
+  for (const c of agents) {
+    const bytes = c.blob ? sizes.get(c.blob) : undefined;
+    if (bytes !== undefined && bytes > limit) leftOut.push({ path: c.path, reason: 'too-large', bytes, limit });
+    else kept.push(c);
+  }
+  return { kept, leftOut };
 }
 
 export interface PushResult {
   sha: string;
-  /** True when the branch had moved and our commits were rebased onto it. */
+  /** True when the branch had moved and the agent's commit was replayed onto it. */
   rebased: boolean;
 }
 
+export interface PushOptions {
+  remote: GitRemote;
+  identity?: Identity;
+  /** A branch the run creates: a rejection means someone else made it meanwhile, and fails. */
+  isNew?: boolean;
+}
+
 /**
- * Pushes HEAD to `refs/heads/<branch>` on `remote`. Never forced: a rejection fetches the branch,
- * rebases onto it and tries once more; a second rejection or a conflict throws.
+ * Pushes HEAD (the agent's commit, on top of HEAD^) to `refs/heads/<branch>`. Never forced: when the
+ * branch moved, the commit is replayed onto its new tip and pushed once more; a conflict, or a second
+ * rejection, throws and pushes nothing.
  */
-export async function pushHead(root: string, branch: string, o: { remote: GitRemote; identity?: Identity }): Promise<PushResult> {
-  const { remote } = o;
-  const refspec = `HEAD:refs/heads/${branch}`;
-  const first = await runGit(root, ['push', '-q', '--porcelain', '--no-verify', GIT_REMOTE, refspec], { remote });
-  if (first.code === 0) return { sha: await assertGit(root, ['rev-parse', 'HEAD']), rebased: false };
-  if (!isRejection(first.stderr + first.stdout.toString('utf8'))) {
-    throw new AgentError('general', `git push to ${branch} failed: ${first.stderr.trim()}`);
+export async function pushHead(root: string, branch: string, o: PushOptions): Promise<PushResult> {
+  const ours = await assertGit(root, ['rev-parse', 'HEAD']);
+  const first = await pushCommit(root, o.remote, { sha: ours, branch });
+  if (first === 'pushed') return { sha: ours, rebased: false };
+  if (o.isNew) throw new AgentError('general', `the branch ${branch} appeared on the remote while the agent worked; nothing was pushed`);
+  const fetched = await fetchForWork(root, [`refs/heads/${branch}`], o.remote);
+  if (fetched.code !== 0) throw new AgentError('general', `${branch} moved while the agent worked, and its new tip could not be fetched: ${fetched.stderr.trim()}`);
+  const tip = await assertGit(root, ['rev-parse', 'FETCH_HEAD^{commit}']);
+  const base = await assertGit(root, ['rev-parse', `${ours}^`]);
+  const { author, message } = await readCommitParts(root, ours);
+  const identity = identityEnv(o.identity ?? ACTION_IDENTITY);
+  const replay = await replayCommit(root, { commit: ours, base, onto: tip, identity });
+  if (!replay.ok) {
+    const where = replay.driver
+      ? "in a file whose merge driver (named in .gitattributes) does not run in the action's git, so it counts as conflicting"
+      : `in ${replay.conflicts.map((p) => `\`${p}\``).join(', ')}`;
+    throw new AgentError('general', `${branch} moved while the agent worked (to ${tip.slice(0, 12)}), and the agent's changes conflict with it ${where}; nothing was pushed`);
   }
-  await assertGit(root, ['fetch', '-q', '--no-tags', GIT_REMOTE, `refs/heads/${branch}`], { remote });
-  const rebase = await runGit(root, ['-c', 'commit.gpgsign=false', 'rebase', '-q', 'FETCH_HEAD'], { env: identityEnv(o.identity ?? ACTION_IDENTITY) });
-  if (rebase.code !== 0) {
-    await runGit(root, ['rebase', '--abort']);
-    throw new AgentError('general', `${branch} moved while the agent worked and its changes conflict with ours; nothing was pushed`);
-  }
-  const second = await runGit(root, ['push', '-q', '--porcelain', '--no-verify', GIT_REMOTE, refspec], { remote });
-  if (second.code !== 0) throw new AgentError('general', `git push to ${branch} was rejected twice: ${second.stderr.trim()}`);
-  return { sha: await assertGit(root, ['rev-parse', 'HEAD']), rebased: true };
+  // As a rebase does: the commit keeps its author, message and date; the committer is the action.
+  const rebased = await writeCommit(root, {
+    tree: replay.tree,
+    parents: [tip],
+    message,
+    identity: { ...identity, GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_AUTHOR_DATE: author.date },
+  });
+  if ((await pushCommit(root, o.remote, { sha: rebased, branch })) !== 'pushed') throw new AgentError('general', `git push to ${branch} was rejected twice: it keeps moving; nothing was pushed`);
+  // The work tree follows when it can (the files the new tip changed); the pushed commit is on the remote either way.
+  await runGit(root, ['reset', '-q', '--keep', rebased]);
+  return { sha: rebased, rebased: true };
+}
+
+/** 'pushed', or 'rejected' when the branch is not an ancestor of `sha` (it moved); other failures throw. */
+async function pushCommit(root: string, remote: GitRemote, to: { sha: string; branch: string }): Promise<'pushed' | 'rejected'> {
+  const { sha, branch } = to;
+  const r = await runGit(root, ['push', '-q', '--porcelain', '--no-verify', GIT_REMOTE, `${sha}:refs/heads/${branch}`], { remote });
+  if (r.code === 0) return 'pushed';
+  if (isRejection(r.stderr + r.stdout.toString('utf8'))) return 'rejected';
+  throw new AgentError('general', `git push to ${branch} failed: ${r.stderr.trim()}`);
 }
 
 const isRejection = (out: string) => /\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(stale|cannot lock)/i.test(out);

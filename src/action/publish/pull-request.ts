@@ -1,66 +1,79 @@
 /**
- * `/agent fix` on an issue: the work on a new branch `agent-action/issue-N-<slug>`, pushed first,
- * then a pull request that says `Fixes #N`. The branch is on the remote before anything links it,
- * so an API failure after the push still leaves the work where a person can find it.
+ * A branch of the agent's own and a pull request from it: for `/agent fix` on an issue (or a prompt),
+ * `agent-action/issue-N-<slug>` from the commit checked out; for a fork's pull request, which the token
+ * cannot push to, `agent-action/pr-N-<slug>` from the fork's head (src/action/publish/fork-changes.ts).
+ * The agent's commit is HEAD already (commits.ts). The branch is pushed first, then the pull request
+ * opened, so an API failure after the push still leaves the work where a person can find it.
  */
 import { messageOf } from '../../common/errors.js';
 import { assertGit, type GitRemote } from '../../session/git.js';
 import type { GitHubClient } from '../github-client.js';
 import type { RepoRef } from '../run-context.js';
 import { capBody } from './body-cap.js';
-import { commitWorktree, pushHead, readRemoteBranchExists } from './commits.js';
+import { pushHead, readRemoteBranchExists } from './commits.js';
 import { makeInert, makeInertLine, type MentionBudget } from './inert-text.js';
 
-export interface IssueFixOptions {
+export interface BranchPullOptions {
   octokit: GitHubClient;
   repo: RepoRef;
   root: string;
-  issue: { number: number; title: string };
+  /** The branch name before a free suffix is found (`agent-action/issue-12-crash`). */
+  branchBase: string;
+  /** The pull request's base branch. */
   baseBranch: string;
-  requester: string;
-  /** The agent's closing words: the pull request's description. */
-  summary: string;
+  title: string;
+  /** The description, posted as it is (the caller made the model's words in it inert). */
+  body: string;
   /** Where to push (read before the model ran), with the token. */
   remote: GitRemote;
-  /** False for a prompt run without an issue: no `Fixes #N`. */
-  linkIssue?: boolean;
-  /** The run's mention budget, shared with its other comments. */
-  mentions?: MentionBudget;
 }
 
-export type IssueFixResult =
-  | { status: 'no_changes' }
+export type BranchPullResult =
   | { status: 'opened'; branch: string; pullRequest: number; url: string }
   /** The branch is pushed but the pull request could not be opened. */
   | { status: 'pushed'; branch: string; error: string };
 
-export async function publishIssueFix(o: IssueFixOptions): Promise<IssueFixResult> {
-  const link = o.linkIssue !== false && o.issue.number > 0;
-  // The issue's title is a stranger's text and the summary the model's: neither may mention anyone.
-  const title = makeInertLine(link ? `Fix #${o.issue.number}: ${oneLine(o.issue.title)}` : oneLine(o.issue.title));
-  const branch = await pickBranchName(o.root, o.issue, o.remote);
+/** Pushes HEAD to a new branch and opens a pull request from it. */
+export async function publishBranchPull(o: BranchPullOptions): Promise<BranchPullResult> {
+  const branch = await pickBranchName(o.root, o.branchBase, o.remote);
   await assertGit(o.root, ['checkout', '-q', '-b', branch]);
-  const sha = await commitWorktree(o.root, { subject: title, coAuthor: o.requester });
-  if (!sha) return { status: 'no_changes' };
-  await pushHead(o.root, branch, { remote: o.remote });
+  await pushHead(o.root, branch, { remote: o.remote, isNew: true });
   try {
-    const { data } = await o.octokit.rest.pulls.create({
-      ...o.repo,
-      head: branch,
-      base: o.baseBranch,
-      title,
-      body: `${capBody(makeInert(o.summary.trim(), o.mentions))}${link ? `\n\nFixes #${o.issue.number}` : ''}\n\nRequested by @${o.requester}.`,
-    });
+    const { data } = await o.octokit.rest.pulls.create({ ...o.repo, head: branch, base: o.baseBranch, title: o.title, body: capBody(o.body) });
     return { status: 'opened', branch, pullRequest: data.number, url: data.html_url };
   } catch (e) {
     return { status: 'pushed', branch, error: messageOf(e) };
   }
 }
 
-/** `agent-action/issue-12-crash-on-empty-input`, with a numeric suffix when taken. */
-async function pickBranchName(root: string, issue: { number: number; title: string }, remote: GitRemote): Promise<string> {
-  const slug = slugOf(issue.title);
-  const base = issue.number > 0 ? `agent-action/issue-${issue.number}${slug ? `-${slug}` : ''}` : `agent-action/task-${slug || 'change'}`;
+export interface IssueFixOptions extends Omit<BranchPullOptions, 'branchBase' | 'title' | 'body'> {
+  issue: { number: number; title: string };
+  requester: string;
+  /** The agent's closing words: the pull request's description. */
+  summary: string;
+  /** False for a prompt run without an issue: no `Fixes #N`. */
+  linkIssue?: boolean;
+  /** The run's mention budget, shared with its other comments. */
+  mentions?: MentionBudget;
+}
+
+/** `Fix #12: Crash on empty input`: the title of an issue fix's commit and of its pull request. */
+export function issueFixTitle(issue: { number: number; title: string }, linkIssue = true): string {
+  // The issue's title is a stranger's text: it may not mention anyone.
+  return makeInertLine(linkIssue && issue.number > 0 ? `Fix #${issue.number}: ${oneLine(issue.title)}` : oneLine(issue.title));
+}
+
+/** `/agent fix` on an issue: `agent-action/issue-N-<slug>` and a pull request that says `Fixes #N`. */
+export function publishIssueFix(o: IssueFixOptions): Promise<BranchPullResult> {
+  const link = o.linkIssue !== false && o.issue.number > 0;
+  const slug = slugOf(o.issue.title);
+  const branchBase = o.issue.number > 0 ? `agent-action/issue-${o.issue.number}${slug ? `-${slug}` : ''}` : `agent-action/task-${slug || 'change'}`;
+  const body = `${makeInert(o.summary.trim(), o.mentions)}${link ? `\n\nFixes #${o.issue.number}` : ''}\n\nRequested by @${o.requester}.`;
+  return publishBranchPull({ ...o, branchBase, title: issueFixTitle(o.issue, link), body });
+}
+
+/** `base`, or `base-2`, `base-3`... when taken. */
+async function pickBranchName(root: string, base: string, remote: GitRemote): Promise<string> {
   for (let i = 1; i < 100; i++) {
     const name = i === 1 ? base : `${base}-${i}`;
     if (!(await readRemoteBranchExists(root, name, remote))) return name;

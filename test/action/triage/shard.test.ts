@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAction } from '../../../src/action/main.js';
 import { call, fault, gated, reply, startFakeGemini, text, usage, type FakeGemini } from '../../support/fake-gemini.js';
 import { createFakeGitHubState, startFakeGitHub, type FakeGitHub } from '../../support/fake-github.js';
-import { closeAll, createWorkspace } from '../../support/e2e-runner.js';
+import { closeAll } from '../../support/e2e-runner.js';
+import { createJob, type Job } from '../../support/runner-model.js';
 import { makeTempDir } from '../../support/git-repo.js';
 import { createSteppedClock, markerBody, scriptIssues, triageFace, triageKeyOf, triageReplies } from '../../support/triage-fixtures.js';
 
@@ -15,9 +16,9 @@ const GUIDE = 'Crashes are `bug`. Requests for new behaviour are `enhancement`. 
 
 let gh: FakeGitHub;
 let gemini: FakeGemini;
-let ws: ReturnType<typeof createWorkspace>;
+let ws: Job['checkout'];
 beforeEach(async () => {
-  ws = createWorkspace({ 'README.md': '# hello\n', 'src/a.js': 'export const a = 1;\n', '.gemini/triage.md': `${GUIDE}\n` });
+  ws = createJob({ 'README.md': '# hello\n', 'src/a.js': 'export const a = 1;\n', '.gemini/triage.md': `${GUIDE}\n` }, { name: 'workflow_dispatch' }).checkout;
   gh = await startFakeGitHub(
     createFakeGitHubState({
       labels: ['bug', 'enhancement', 'docs', 'needs-triage', 'agent-fix'].map((name) => ({ name, color: 'ededed', description: null })),

@@ -12,7 +12,8 @@ import { runAction } from '../../../src/action/main.js';
 import { createTestFace } from '../../support/action-face.js';
 import { call, fault, reply, startFakeGemini, text, type FakeGemini, type FakeReply } from '../../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../../support/fake-github.js';
-import { asUser, closeAll, createWorkspace, examplePayload, retarget } from '../../support/e2e-runner.js';
+import { asUser, closeAll, examplePayload, retarget } from '../../support/e2e-runner.js';
+import { createJob } from '../../support/runner-model.js';
 import { makeTempDir } from '../../support/git-repo.js';
 import { triageFace } from '../../support/triage-fixtures.js';
 
@@ -49,12 +50,12 @@ async function triageOne(event: 'comment' | 'opened', script: FakeReply[]) {
   const { name, payload } = payloadOf(event);
   const eventPath = join(makeTempDir('agent-action-single-triage-'), 'event.json');
   writeFileSync(eventPath, JSON.stringify(payload));
-  const ws = createWorkspace({ 'README.md': '# hello\n' });
+  const job = createJob({ 'README.md': '# hello\n' }, { name });
   const face = createTestFace({
-    GITHUB_REPOSITORY: 'octo/hello',
+    ...job.env,
     GITHUB_EVENT_NAME: name,
     GITHUB_EVENT_PATH: eventPath,
-    GITHUB_WORKSPACE: ws.dir,
+    GITHUB_WORKSPACE: job.checkout.dir,
     GITHUB_API_URL: gh.url,
     GITHUB_RUN_ID: '41',
     AGENT_ACTION_GITHUB_PACING: 'none',
