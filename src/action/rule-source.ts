@@ -6,7 +6,7 @@
  */
 import { basename, isAbsolute, relative, sep } from 'node:path';
 import { builtinPoliciesDir } from '../policy/load.js';
-import { isInside } from '../tools/workspace.js';
+import { isInside } from '../common/paths.js';
 
 export function displayRuleSource(source: string, workspace?: string): string {
   if (!isAbsolute(source)) return source; // inline-input labels, `always-approval`, already relative

@@ -7,7 +7,7 @@
 import { open, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 // The workspace's own containment check: one definition of "inside" for every file reader.
-import { isInside } from '../tools/workspace.js';
+import { isInside } from '../common/paths.js';
 
 const MAX_IMPORT_DEPTH = 5;
 

@@ -5,7 +5,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { isInside } from '../tools/workspace.js';
+import { isInside } from '../common/paths.js';
 import { assembleMemory, DEFAULT_CONTEXT_FILE_NAMES, type ContextFileRef } from './memory.js';
 
 export interface JitMemoryOptions {

@@ -11,7 +11,7 @@ import { realpath, stat } from 'node:fs/promises';
 import { readSettingsFile } from './settings-file.js';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { expandImports, tryReadTextFile, type ReadLimits } from './context-file.js';
-import { isInside } from '../tools/workspace.js';
+import { isInside } from '../common/paths.js';
 
 export const DEFAULT_CONTEXT_FILE_NAMES: readonly string[] = ['GEMINI.md'];
 const DEFAULT_MEMORY_MAX_BYTES = 64 * 1024;

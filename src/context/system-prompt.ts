@@ -5,7 +5,7 @@
  * Lines about a tool appear only when that tool is offered, so the prompt never promises a tool
  * the model does not have.
  */
-import type { ApprovalMode } from '../policy/types.js';
+import type { ApprovalMode } from '../common/approval-mode.js';
 
 export type Command = 'fix' | 'review' | 'triage' | 'question' | 'prompt';
 

@@ -1,9 +1,10 @@
 /** The policy engine's contract with the scheduler and the faces. */
-
-export type Decision = 'allow' | 'deny' | 'ask_user';
+import type { ApprovalMode } from '../common/approval-mode.js';
 
 /** Gemini CLI's mode names as they appear in TOML `modes = [...]`. Flags say `auto_edit`; it maps to `autoEdit`. */
-export type ApprovalMode = 'default' | 'autoEdit' | 'yolo' | 'plan';
+export type { ApprovalMode };
+
+export type Decision = 'allow' | 'deny' | 'ask_user';
 
 /**
  * Who can be asked. action: a maintainer through a comment (unmatched => deny, in every mode);

@@ -5,7 +5,8 @@ import { createGitEnv } from '../common/git-env.js';
 import { listFiles } from './file-list.js';
 import type { LinearRegex } from './linear-regex.js';
 import { decodeText, looksBinary } from './text-codec.js';
-import { isInside, relativeTo } from './workspace.js';
+import { isInside } from '../common/paths.js';
+import { relativeTo } from './workspace.js';
 import { AgentError } from '../common/errors.js';
 
 /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { walkFiles } from './file-list.js';
 import { deadline, pcrePattern, runGrepProcess, type Deadline, type GrepMatch, type GrepOutcome, type GrepQuery, type OnMatch } from './grep-engines.js';
 import { decodeText } from './text-codec.js';
-import { isInside } from './workspace.js';
+import { isInside } from '../common/paths.js';
 
 /**
  * Search outside a git work tree with the system's grep, as Gemini CLI falls back to it: GNU grep

@@ -1,5 +1,6 @@
 import { lstatSync, realpathSync } from 'node:fs';
-import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, join, relative, resolve, sep } from 'node:path';
+import { isInside } from '../common/paths.js';
 import { ToolFailure } from './define-tool.js';
 
 /**
@@ -23,12 +24,6 @@ export type Access = 'read' | 'write';
 export function relativeTo(root: string, abs: string): string {
   const rel = relative(root, abs);
   return rel === '' ? '.' : rel.split(sep).join('/');
-}
-
-/** Whether abs is root or below it. A name that merely starts with dots (`..notes`) is inside. */
-export function isInside(root: string, abs: string): boolean {
-  const rel = relative(root, abs);
-  return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
 /**

@@ -351,7 +351,7 @@ export function assertBundle(bundle = BUNDLE): void {
 /** For an e2e file's afterEach: closes the fake servers the test opened (undefined: it opened none). */
 export async function closeAll(...servers: Array<{ close(): Promise<void> } | undefined>): Promise<void> {
   // Every server stops even when one's close() throws (the fake GitHub's does on a spec violation).
-  const results = await Promise.allSettled(servers.map((s) => s?.close()));
+  const results = await Promise.allSettled(servers.map((s) => (s ? s.close() : Promise.resolve())));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
 }

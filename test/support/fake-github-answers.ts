@@ -9,12 +9,12 @@
 import type { FakeGitHubState, FakeIssue, RecordedRequest } from './fake-github.js';
 
 export type RouteResult = { status: number; body?: unknown; headers?: Record<string, string> };
-export type Handler = (p: Record<string, string>, req: RecordedRequest, s: FakeGitHubState) => RouteResult;
+type Handler = (p: Record<string, string>, req: RecordedRequest, s: FakeGitHubState) => RouteResult;
 /** operationId -> handler. */
 export type Routes = Record<string, Handler>;
 
 /** GitHub's limit on a comment's, issue's, pull request's or review's body (characters). */
-export const MAX_BODY = 65_536;
+const MAX_BODY = 65_536;
 
 export const ok = (body: unknown, status = 200): RouteResult => ({ status, body });
 export const notFound = (): RouteResult => ({ status: 404, body: { message: 'Not Found' } });

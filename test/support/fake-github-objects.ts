@@ -34,7 +34,7 @@ function retarget<T>(value: T, fullName: string): T {
 const full = (s: FakeGitHubState) => `${s.owner}/${s.repo}`;
 
 /** simple-user: the example's octocat, renamed; null for an account with no login (a deleted one). */
-export function userJson(u: FakeUser): Json {
+function userJson(u: FakeUser): Json {
   if (!u.login) return null as unknown as Json;
   const base = specExample('issue-comment').user as Json;
   const login = u.login;
@@ -51,7 +51,7 @@ export function userJson(u: FakeUser): Json {
 }
 
 /** GitHub's author_association for a login: OWNER, COLLABORATOR (write or more), else NONE. */
-export function associationOf(s: FakeGitHubState, u: FakeUser): string {
+function associationOf(s: FakeGitHubState, u: FakeUser): string {
   if (!u.login) return 'NONE';
   if (u.login === s.owner) return 'OWNER';
   if (u.type === 'Bot') return 'NONE';

@@ -24,7 +24,7 @@ interface Parameter {
 
 type Segment = { literal: string } | { param: string; multi: boolean };
 
-export interface Operation {
+interface Operation {
   method: string;
   /** The spec's path template, e.g. `/repos/{owner}/{repo}/pulls/{pull_number}`. */
   template: string;
@@ -51,12 +51,8 @@ interface Loaded {
 
 let loaded: Loaded | undefined;
 
-/** Milliseconds the spec took to read and index in this process (0 before the first request). */
-export let specLoadMs = 0;
-
 function load(): Loaded {
   if (loaded) return loaded;
-  const started = performance.now();
   // The package's index.js requires all ten descriptions (400 MB); read only api.github.com's.
   const file = createRequire(import.meta.url).resolve('@octokit/openapi/generated/api.github.com.json');
   const spec = JSON.parse(readFileSync(file, 'utf8')) as Json;
@@ -82,7 +78,6 @@ function load(): Loaded {
   const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: false, inlineRefs: false, code: { optimize: false }, formats: { 'repo.nwo': /^[^/]+\/[^/]+$/ } });
   addFormats.default(ajv);
   loaded = { spec, byMethod, ajv, components: new Set(), validators: new Map() };
-  specLoadMs = performance.now() - started;
   return loaded;
 }
 

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
-export type Scope = 'contents' | 'issues' | 'pull-requests' | 'metadata' | 'actions' | 'checks' | 'statuses';
+type Scope = 'contents' | 'issues' | 'pull-requests' | 'metadata' | 'actions' | 'checks' | 'statuses';
 type Level = 'read' | 'write';
 /** A workflow job's `permissions:` map (`{ contents: 'write', issues: 'read' }`); absent scopes are `none`. */
 export type JobPermissions = Partial<Record<Scope | (string & {}), Level | 'none'>>;
@@ -26,7 +26,7 @@ const read = (scope: Scope, orPullRequest = false): Need => ({ scope, level: 're
 const write = (scope: Scope, orPullRequest = false): Need => ({ scope, level: 'write', orPullRequest });
 
 /** operationId -> the scope and level it needs. */
-export const OPERATION_NEEDS: Record<string, Need> = {
+const OPERATION_NEEDS: Record<string, Need> = {
   'repos/get': read('metadata'),
   'repos/get-collaborator-permission-level': read('metadata'),
   'search/issues-and-pull-requests': read('metadata'),

@@ -143,7 +143,9 @@ describe('git listing kept between calls', () => {
   it('keeps nothing written since just before the listing (the racy case): git is asked again', async () => {
     const dir = tree();
     const g = countingGit();
-    const listing = createGitListing({ runGit: g.runGit }); // the real clock: the tree was made just now
+    // The listing's clock stands at the moment git wrote its index: the whole tree is younger than racyMs.
+    const indexWritten = Number(statSync(join(dir, '.git/index'), { bigint: true }).ctimeNs / 1_000_000n);
+    const listing = createGitListing({ runGit: g.runGit, now: () => indexWritten });
     await listing.list(dir);
     await listing.settled();
     await listing.list(dir);
