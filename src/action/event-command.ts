@@ -2,7 +2,7 @@
  * Event -> Command, through a table keyed by event name. Everything after this file is independent
  * of the event. A payload without the fields a command needs is skipped with a reason, never a crash.
  */
-import type { IssueCommentEvent, IssuesEvent, PullRequestEvent, PullRequestReviewCommentEvent, WorkflowDispatchEvent } from '@octokit/webhooks-types';
+import type { IssueCommentEvent, IssuesEvent, PullRequestEvent, PullRequestReviewCommentEvent, PullRequestReviewEvent, WorkflowDispatchEvent } from '@octokit/webhooks-types';
 import { messageOf } from '../common/errors.js';
 import { hasActionMarker } from './markers.js';
 
@@ -21,13 +21,32 @@ export interface Requester {
 
 export interface CommentRef {
   id: number;
-  /** issue: an issue/PR conversation comment; review: an inline pull-request review comment. */
-  kind: 'issue' | 'review';
+  /**
+   * issue: an issue/PR conversation comment; review: an inline pull-request review comment (in a
+   * review thread); review-body: the body of a submitted review (GitHub has no reactions for reviews).
+   */
+  kind: 'issue' | 'review' | 'review-body';
   body: string;
   createdAt?: string;
+  /** The comment's page as GitHub gives it (a review thread's `#discussion_r…` anchor): progress links it. */
+  htmlUrl?: string;
   /** Review comments: where the comment sits. */
   path?: string;
   line?: number;
+  /** Review comments: the rest of the place, and the thread, as the payload gives them. */
+  place?: ReviewPlace;
+}
+
+/** Where an inline review comment sits, and which thread it belongs to. */
+interface ReviewPlace {
+  side?: 'LEFT' | 'RIGHT';
+  /** A comment on several lines: its first line and side (`line` is the last). */
+  startLine?: number;
+  startSide?: 'LEFT' | 'RIGHT';
+  /** The diff hunk GitHub shows above the comment (the PR author's text, untrusted). */
+  diffHunk?: string;
+  /** The thread's first comment, when this one is a reply: replies go to it. */
+  inReplyTo?: number;
 }
 
 export interface Trigger {
@@ -36,6 +55,11 @@ export interface Trigger {
   comment?: CommentRef;
   /** Comment commands and fix labels need write permission; event-driven read-only tasks do not. */
   needsWrite: boolean;
+  /**
+   * A `pull_request` event from a fork: GitHub gives the job no secrets and a read-only token, so an
+   * empty model key is expected there, not a misconfiguration (main.ts skips the run, saying why).
+   */
+  fromFork?: string;
   /**
    * The workflow itself asked (a `schedule` run, or a `mode` input its author set): there is no
    * person to authorize, and the requester is who started the run, if anyone.
@@ -61,6 +85,8 @@ export interface RouteOptions {
   prompt?: string;
   triageLabel: string;
   fixLabel: string;
+  /** pull_request_target.labeled with this label starts a review; absent: pull_request_target starts nothing. */
+  reviewLabel?: string;
   issueNumber?: number;
   /** A triage mode set by the workflow's author wins over the event ('event' or absent: route it). */
   mode?: 'event' | 'triage-plan' | 'triage';
@@ -87,7 +113,17 @@ const ROUTES: Record<string, Route> = {
     if (e.action !== 'created') return skip(`pull_request_review_comment.${e.action}: only new comments are commands`);
     const number = e.pull_request?.number;
     if (typeof number !== 'number') return skip('pull_request_review_comment without pull_request.number');
-    return fromComment(e.comment, { number, isPullRequest: true }, { ...o, kind: 'review' });
+    return withFork(fromComment(e.comment, { number, isPullRequest: true }, { ...o, kind: 'review' }), e.pull_request);
+  },
+  // A submitted review whose body starts with the trigger: the body is the command, the thread the PR.
+  pull_request_review: (p, o) => {
+    const e = p as unknown as PullRequestReviewEvent;
+    if (e.action !== 'submitted') return skip(`pull_request_review.${e.action}: only a submitted review is a command`);
+    const number = e.pull_request?.number;
+    if (typeof number !== 'number') return skip('pull_request_review without pull_request.number');
+    const r = e.review;
+    const comment: CommentLike | undefined = r && { id: r.id, body: r.body ?? '', user: r.user, created_at: r.submitted_at ?? undefined, html_url: r.html_url };
+    return withFork(fromComment(comment, { number, isPullRequest: true }, { ...o, kind: 'review-body' }), e.pull_request);
   },
   pull_request: (p) => {
     const e = p as unknown as PullRequestEvent;
@@ -97,7 +133,19 @@ const ROUTES: Record<string, Route> = {
     if (pr.draft && e.action !== 'ready_for_review') return skip(`pull request #${pr.number} is a draft`);
     const requester = requesterOf(e.sender);
     if (!requester) return skip('pull_request without sender');
-    return { kind: 'review', text: '', trigger: { requester, thread: { number: pr.number, isPullRequest: true }, needsWrite: false } };
+    return withFork({ kind: 'review', text: '', trigger: { requester, thread: { number: pr.number, isPullRequest: true }, needsWrite: false } }, pr);
+  },
+  // The base repository's secrets and a writable token, on anyone's pull request: only a label that
+  // someone with write access applied starts a review (the labeller is authorized like a commenter).
+  pull_request_target: (p, o) => {
+    const e = p as unknown as PullRequestEvent;
+    if (e.action !== 'labeled') return skip(`pull_request_target.${e.action}: only the review label starts a run on pull_request_target`);
+    const number = e.pull_request?.number;
+    const requester = requesterOf(e.sender);
+    if (typeof number !== 'number' || !requester) return skip('pull_request_target without pull_request.number or sender');
+    const label = 'label' in e ? e.label?.name : undefined;
+    if (!label || !o.reviewLabel || label !== o.reviewLabel) return skip(`pull_request_target.labeled with '${label ?? ''}', which is not the review label`);
+    return { kind: 'review', text: '', trigger: { requester, thread: { number, isPullRequest: true }, needsWrite: true } };
   },
   issues: (p, o) => {
     const e = p as unknown as IssuesEvent;
@@ -161,11 +209,17 @@ interface CommentLike {
   body?: string | null;
   user?: { login?: string; type?: string } | null;
   created_at?: string;
+  html_url?: string;
   path?: string;
   line?: number | null;
+  side?: string | null;
+  start_line?: number | null;
+  start_side?: string | null;
+  diff_hunk?: string;
+  in_reply_to_id?: number;
 }
 
-function fromComment(c: CommentLike | undefined, thread: Thread, o: RouteOptions & { kind: 'issue' | 'review' }): Command {
+function fromComment(c: CommentLike | undefined, thread: Thread, o: RouteOptions & { kind: CommentRef['kind'] }): Command {
   const { kind } = o;
   if (!c || typeof c.id !== 'number' || typeof c.body !== 'string') return skip('comment without id or body');
   if (hasActionMarker(c.body)) return skip('comment was written by agent-action itself');
@@ -173,12 +227,50 @@ function fromComment(c: CommentLike | undefined, thread: Thread, o: RouteOptions
   if (!requester) return skip('comment without author');
   const parsed = parseCommentCommand(c.body, o.trigger);
   if (!parsed) return skip(`comment does not start with '${o.trigger}'`);
-  const comment: CommentRef = { id: c.id, kind, body: c.body, createdAt: c.created_at, path: c.path, line: c.line ?? undefined };
+  const comment: CommentRef = {
+    id: c.id,
+    kind,
+    body: c.body,
+    createdAt: c.created_at,
+    htmlUrl: c.html_url,
+    path: c.path,
+    line: c.line ?? undefined,
+    place: kind === 'review' ? placeOf(c) : undefined,
+  };
   const trigger = { requester, thread, comment, needsWrite: true };
   if (parsed.kind === 'reply') return { kind: 'reply', verb: parsed.verb, args: parsed.text, trigger };
   if (parsed.kind === 'help') return { kind: 'help', trigger };
   if (parsed.kind === 'fix' && !thread.isPullRequest && kind === 'review') return skip('fix from a review comment needs a pull request');
   return { kind: parsed.kind, text: parsed.text, trigger };
+}
+
+/** A review comment's place in the diff and its thread, as the payload gives them (absent fields stay absent). */
+function placeOf(c: CommentLike): ReviewPlace {
+  const side = (s: string | null | undefined) => (s === 'LEFT' || s === 'RIGHT' ? s : undefined);
+  return {
+    side: side(c.side),
+    startLine: c.start_line ?? undefined,
+    startSide: side(c.start_side),
+    diffHunk: typeof c.diff_hunk === 'string' ? c.diff_hunk : undefined,
+    inReplyTo: typeof c.in_reply_to_id === 'number' ? c.in_reply_to_id : undefined,
+  };
+}
+
+interface PullLike {
+  head?: { repo?: { full_name?: string } | null } | null;
+  base?: { repo?: { full_name?: string } | null } | null;
+}
+
+/**
+ * Marks a command from a fork's pull request (its head repository is not the base one; a deleted
+ * fork has none): GitHub runs these events without secrets and with a read-only token.
+ */
+function withFork(command: Command, pr: PullLike | undefined): Command {
+  if (command.kind === 'skip' || !pr?.head || !pr.base?.repo?.full_name) return command;
+  const base = pr.base.repo.full_name;
+  const head = pr.head.repo === null ? 'a deleted fork' : pr.head.repo?.full_name;
+  if (!head || head.toLowerCase() === base.toLowerCase()) return command;
+  return { ...command, trigger: { ...command.trigger, fromFork: head } } as Command;
 }
 
 export type ParsedComment = { kind: Exclude<TaskKind, 'prompt'>; text: string } | { kind: 'reply'; verb: ReplyVerb; text: string } | { kind: 'help' };

@@ -1,7 +1,8 @@
 /**
  * The GitHub client, composed once: Octokit with the REST methods, retry (5xx) and throttling
  * (primary and secondary rate limits, waiting `retry-after`) plugins, the runner's API URL, and one
- * hook that logs each request and redacts secrets from every body the action posts.
+ * hook that logs each request and redacts secrets from every body the action posts. A 403 "Resource
+ * not accessible by integration" comes back naming the `permissions:` line the request needed.
  *
  * Importing this module evaluates `@actions/github`, which reads GITHUB_EVENT_PATH at once (its
  * `context`); main.ts imports it only after it has read and checked the event file itself.
@@ -9,6 +10,7 @@
 import { GitHub, defaults, getOctokitOptions } from '@actions/github/lib/utils';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
+import { isPermissionRefusal, permissionHint, scopeOfRequest } from './permissions.js';
 import { redact } from './redact.js';
 
 const Client = GitHub.plugin(retry, throttling);
@@ -82,6 +84,13 @@ export function createGitHubClient(opts: GitHubClientOptions): GitHubClient {
       for (const c of comments as Array<{ body?: unknown }>) if (typeof c.body === 'string') c.body = redact(c.body, opts.secrets);
     }
     log(`github: ${options.method} ${options.url}`);
+  });
+  // After the plugins' own handling (registered last, so outermost): the error the caller sees.
+  octokit.hook.error('request', (error, options) => {
+    const e = error as { status?: number; message: string };
+    const scope = isPermissionRefusal(e.status, e.message) ? scopeOfRequest(options.method, options.url) : undefined;
+    if (scope) e.message = `${e.message} (${permissionHint(scope)})`;
+    throw error;
   });
   return octokit;
 }

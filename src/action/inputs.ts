@@ -33,6 +33,8 @@ export interface ActionSettings {
   maxCostUsd?: number;
   triageLabel: string;
   fixLabel: string;
+  /** pull_request_target.labeled with this label starts a review (the label-gated route for forks). */
+  reviewLabel: string;
   allowedBots: string[];
   approvalTimeoutMs: number;
   contextFileNames: string[];
@@ -107,7 +109,8 @@ export interface InputIssue {
   message: string;
 }
 
-export type ParsedInputs = { ok: true; settings: ActionSettings } | { ok: false; errors: InputIssue[] };
+/** On errors, `settings` still holds what parsed (each bad input at its fallback): enough to answer in the thread. */
+export type ParsedInputs = { ok: true; settings: ActionSettings } | { ok: false; errors: InputIssue[]; settings: ActionSettings };
 export type ParsedRunnerEnv = { ok: true; runner: RunnerEnv } | { ok: false; errors: InputIssue[] };
 
 /** `@actions/core`'s getInput (local-action substitutes its own); tests pass a function of a record. */
@@ -134,6 +137,7 @@ export const INPUT_DEFAULTS = {
   'max-cost-usd': '',
   'triage-label': 'needs-triage',
   'fix-label': 'agent-fix',
+  'review-label': 'agent-review',
   'allowed-bots': '',
   'approval-timeout': '7d',
   'context-file-names': 'GEMINI.md',
@@ -239,6 +243,7 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     maxCostUsd: optionalNumber('max-cost-usd'),
     triageLabel: get('triage-label'),
     fixLabel: get('fix-label'),
+    reviewLabel: get('review-label'),
     allowedBots: splitList(get('allowed-bots')).map((b) => b.toLowerCase()),
     approvalTimeoutMs: duration('approval-timeout'),
     contextFileNames: splitList(get('context-file-names')),
@@ -265,7 +270,7 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     maxFileBytes: parseFileSize(get('max-file-size')) ?? fail('max-file-size', 'a size from 1 byte to 100MB (GitHub refuses larger files), such as 500KB or 20MB') ?? MAX_FILE_BYTES,
   };
   if (settings.contextFileNames.length === 0) settings.contextFileNames = ['GEMINI.md'];
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, settings };
+  return errors.length > 0 ? { ok: false, errors, settings } : { ok: true, settings };
 }
 
 /** GitHub refuses a push carrying a file over 100 MiB, whatever the input says. */
@@ -316,7 +321,10 @@ export function readInputs(
   getInput: GetInput,
   env: Env,
   mask: (secret: string) => void,
-): { ok: true; settings: ActionSettings; runner: RunnerEnv; secrets: string[] } | { ok: false; errors: InputIssue[]; secrets: string[] } {
+):
+  | { ok: true; settings: ActionSettings; runner: RunnerEnv; secrets: string[] }
+  /** What parsed comes along (`settings`, and `runner` when the runner's variables did), so the errors can be answered in the thread. */
+  | { ok: false; errors: InputIssue[]; secrets: string[]; settings: ActionSettings; runner?: RunnerEnv } {
   const secrets = secretInputsOf(getInput);
   for (const secret of secrets) mask(secret);
   const inputs = parseInputs(getInput);
@@ -332,7 +340,7 @@ export function readInputs(
     }
     return { ok: true, settings: { ...inputs.settings, mcpServers: resolved.servers }, runner: runner.runner, secrets };
   }
-  return { ok: false, errors: [...(inputs.ok ? [] : inputs.errors), ...(runner.ok ? [] : runner.errors)], secrets };
+  return { ok: false, errors: [...(inputs.ok ? [] : inputs.errors), ...(runner.ok ? [] : runner.errors)], secrets, settings: inputs.settings, ...(runner.ok && { runner: runner.runner }) };
 }
 
 /**

@@ -18,6 +18,7 @@ import { routeEvent, type Command } from './event-command.js';
 import { readEventFile } from './event-file.js';
 import { replyWithHelp } from './help-comment.js';
 import { readInputs, type GetInput } from './inputs.js';
+import type { InputErrorAnswer } from './input-error-reply.js';
 import { failedOutcome, outcomeOfError, reportOutcome, type Outcome } from './report.js';
 import type { Log } from './run-context.js';
 import type { Clock } from '../core/loop.js';
@@ -70,7 +71,11 @@ export async function runAction(face: ActionFace): Promise<Outcome> {
   const read = readInputs(face.getInput, face.env, face.setSecret);
   // Before anything can start a process: the inputs are in memory now, the environment keeps no secret.
   dropSecretsFromEnv(face.env, read.secrets);
-  if (!read.ok) return failedOutcome(read.errors.map((e) => ({ title: e.source === 'input' ? `input ${e.input}` : e.input, message: e.message })));
+  if (!read.ok) {
+    const failed = failedOutcome(read.errors.map((e) => ({ title: e.source === 'input' ? `input ${e.input}` : e.input, message: e.message })));
+    if (read.runner) await answerInThread(face, { settings: read.settings, runner: read.runner, secrets: read.secrets }, failed);
+    return failed;
+  }
   try {
     return await runCommandOf(face, read);
   } catch (e) {
@@ -88,7 +93,15 @@ async function runCommandOf(face: ActionFace, read: { settings: RunBase['setting
     return done({ status: 'skipped', summary: command.reason });
   }
   if (needsModel(command) && !settings.geminiApiKey) {
-    return failedOutcome([{ title: 'input gemini-api-key', message: "input 'gemini-api-key' is empty: expected a Gemini API key (pass it from a secret: ${{ secrets.GEMINI_API_KEY }})" }]);
+    // A fork's pull request event runs without secrets by GitHub's rule: not the workflow's mistake.
+    if (command.trigger.fromFork) {
+      const reason = forkWithoutKey(command.trigger.fromFork, settings);
+      face.log.notice(`agent-action: skipped: ${reason}`);
+      return done({ status: 'skipped', summary: reason });
+    }
+    const failed = failedOutcome([{ title: 'input gemini-api-key', message: "input 'gemini-api-key' is empty: expected a Gemini API key (pass it from a secret: ${{ secrets.GEMINI_API_KEY }})" }]);
+    await answerInThread(face, { settings, runner, secrets, command }, failed);
+    return failed;
   }
 
   // Loaded only now (no module this one imports loads it): @actions/github parses the event file
@@ -128,6 +141,18 @@ async function runCommandOf(face: ActionFace, read: { settings: RunBase['setting
 }
 
 const done = (result: Outcome['result']): Outcome => ({ result, errors: [] });
+
+/** Input errors are answered in the thread too, when the event is a command there (input-error-reply.ts). */
+async function answerInThread(face: ActionFace, o: Omit<InputErrorAnswer, 'messages' | 'log'>, failed: Outcome): Promise<void> {
+  const { answerInputErrors } = await import('./input-error-reply.js');
+  await answerInputErrors({ ...o, messages: failed.errors.map((e) => e.message), log: face.log, retryAfterBaseMs: face.retryAfterBaseMs });
+}
+
+/** Why a fork's run is skipped, and the two routes that do run the agent on a fork's pull request. */
+const forkWithoutKey = (fork: string, s: { trigger: string; reviewLabel: string }): string =>
+  `this pull request comes from ${fork === 'a deleted fork' ? fork : `the fork ${fork}`}, and GitHub runs its pull request events without the repository's secrets ` +
+  `(input 'gemini-api-key' is empty) and with a read-only token, so the agent did not run. To run it, a maintainer comments \`${s.trigger} review\` in the pull request's conversation, ` +
+  `or labels it \`${s.reviewLabel}\` for a workflow on pull_request_target (types: [labeled]) that checks out the base branch only (see "Pull requests from forks" in agent-action's README).`;
 
 /** Everything but the help reply and the triage plan talks to the model (a refused reply never gets this far). */
 const needsModel = (command: Exclude<Command, { kind: 'skip' }>): boolean => command.kind !== 'help' && command.kind !== 'triage-plan';

@@ -1,7 +1,15 @@
 /**
  * Progress in the thread: an eyes reaction on the triggering comment at once, then one comment per
  * run, edited as the run goes (throttled) and finally rewritten with the outcome and its numbers.
- * The same table goes to the job summary. A failing edit is logged, never fatal: progress is a view.
+ * The same table goes to the job summary. A failing edit is logged, never fatal: progress is a view;
+ * but a write the token's permissions refused is remembered (`refusal`), so the run does not end
+ * green with its comments missing.
+ *
+ * A command asked in a review thread (or a review's body) still gets its progress comment in the
+ * pull request's conversation, linking the thread: the conversation is where a run's durable
+ * record lives (approval requests and their answers, checkpoints, the triage marker are all read
+ * back from it), and a status table edited a dozen times would bury the line's discussion. The
+ * answer itself goes into the thread (publish-run.ts).
  */
 import { messageOf } from '../common/errors.js';
 import { formatUsd } from '../model/pricing.js';
@@ -10,6 +18,7 @@ import type { HookRunEvent } from '../hooks/types.js';
 import type { CommentRef, Thread } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
 import { formatMarker } from './markers.js';
+import { missingScopeIn } from './permissions.js';
 import { capBody } from './publish/body-cap.js';
 import { makeInert } from './publish/inert-text.js';
 import { formatTriagedMarker } from './triage/triage-marker.js';
@@ -36,6 +45,8 @@ export interface ProgressOptions {
 export interface ProgressComment extends ProgressReporter {
   /** Reaction and first comment. */
   start(): Promise<void>;
+  /** The first write of this comment (or reaction) that the token's permissions refused, naming the missing one. */
+  refusal(): string | undefined;
 }
 
 interface View {
@@ -59,7 +70,13 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
   let timer: NodeJS.Timeout | undefined;
   let chain: Promise<void> = Promise.resolve();
   let finished = false;
+  let refused: string | undefined;
   const marker = formatMarker('progress', o.runId ? { run: o.runId } : {});
+  const warn = (what: string, e: unknown) => {
+    const message = `${what}: ${messageOf(e)}`;
+    if (refused === undefined && missingScopeIn(message)) refused = message;
+    o.log.warning(message);
+  };
 
   const write = (body: string) => {
     // Edits are serialized: an older body can never overwrite a newer one.
@@ -68,7 +85,7 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
       try {
         await o.octokit.rest.issues.updateComment({ ...o.repo, comment_id: id, body });
       } catch (e) {
-        o.log.warning(`could not update the progress comment: ${messageOf(e)}`);
+        warn('could not update the progress comment', e);
       }
     });
     return chain;
@@ -134,13 +151,15 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
       schedule();
     },
     commentId: () => id,
+    refusal: () => refused,
     async start() {
       const c = o.comment;
       try {
+        // A review comment's reactions are a pull-request route; a review's body has none (GitHub has no reactions for reviews).
         if (c?.kind === 'issue') await o.octokit.rest.reactions.createForIssueComment({ ...o.repo, comment_id: c.id, content: 'eyes' });
         if (c?.kind === 'review') await o.octokit.rest.reactions.createForPullRequestReviewComment({ ...o.repo, comment_id: c.id, content: 'eyes' });
       } catch (e) {
-        o.log.warning(`could not react to the comment: ${messageOf(e)}`);
+        warn('could not react to the comment', e);
       }
       if (!o.thread) return;
       try {
@@ -148,7 +167,7 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
         id = data.id;
         lastEdit = now();
       } catch (e) {
-        o.log.warning(`could not post the progress comment: ${messageOf(e)}`);
+        warn('could not post the progress comment', e);
       }
     },
     async finish(result, extra) {
@@ -162,7 +181,7 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
       const summary = capBody(makeInert(result.summary));
       // A triage's durable marker goes in this last edit: the last write of the run, so it covers the issue's updated_at.
       const triaged = result.triaged ? `\n${formatTriagedMarker(result.triaged.seen, o.runId)}` : '';
-      await write(`${marker}\n### ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}${extra ? `\n\n${extra}` : ''}${runLink(o)}${triaged}`);
+      await write(`${marker}\n### ${o.title}: ${STATUS_TEXT[result.status]}\n${askedIn(o.comment)}\n${summary}${renderNotes(view)}\n\n${table}${extra ? `\n\n${extra}` : ''}${runLink(o)}${triaged}`);
       if (o.writeSummary) {
         try {
           const sandbox = o.sandboxLine?.();
@@ -182,11 +201,20 @@ const STATUS_TEXT: Record<ActionResult['status'], string> = {
   skipped: 'skipped',
 };
 
+/**
+ * Where the command was asked, when that is not this conversation: a line linking the review thread
+ * (or the review). The URL is GitHub's own (`html_url` of the event); anything else is not linked.
+ */
+function askedIn(c: CommentRef | undefined): string {
+  if (!c || c.kind === 'issue' || !c.htmlUrl || !/^https?:\/\/[^\s()<>[\]]+$/.test(c.htmlUrl)) return '';
+  return `\nAsked in [${c.kind === 'review' ? 'a review thread' : 'a review'}](${c.htmlUrl}).\n`;
+}
+
 const runLink = (o: ProgressOptions) => (o.runUrl ? `\n\n[Workflow run](${o.runUrl})` : '');
 
 function renderRunning(o: ProgressOptions, v: View, marker: string): string {
   const recent = v.recent.length ? `\n\n${v.recent.map((r) => `- ${escapeMd(r)}`).join('\n')}` : '';
-  return `${marker}\n### ${o.title}: working\n\nCurrent step: ${escapeMd(v.step)}\nTool calls so far: ${v.toolCalls}${v.failedCalls ? ` (${v.failedCalls} failed)` : ''}${renderNotes(v)}${recent}${runLink(o)}`;
+  return `${marker}\n### ${o.title}: working\n${askedIn(o.comment)}\nCurrent step: ${escapeMd(v.step)}\nTool calls so far: ${v.toolCalls}${v.failedCalls ? ` (${v.failedCalls} failed)` : ''}${renderNotes(v)}${recent}${runLink(o)}`;
 }
 
 const renderNotes = (v: View) => (v.notes.length ? `\n\n${v.notes.map((n) => `> **Note:** ${escapeMd(n)}`).join('\n>\n')}` : '');

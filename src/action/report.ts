@@ -6,6 +6,7 @@
  */
 import { isAgentError, messageOf } from '../common/errors.js';
 import { setOutputs } from './outputs.js';
+import { withPermissionHint } from './permissions.js';
 import type { ActionResult } from './run-context.js';
 
 export interface ErrorNote {
@@ -37,12 +38,13 @@ export function failedOutcome(errors: ErrorNote[]): Outcome {
 
 /** An error that escaped the run, as an outcome: AgentErrors keep their site, anything else its message. */
 export function outcomeOfError(e: unknown): Outcome {
-  if (!isAgentError(e)) return failedOutcome([{ title: 'agent-action', message: messageOf(e) }]);
+  // A push refused with 403 (a session ref, say) names the permission it lacked, like the API's refusals.
+  if (!isAgentError(e)) return failedOutcome([{ title: 'agent-action', message: withPermissionHint(messageOf(e)) }]);
   const title = e.site.input ? `input ${e.site.input}` : `agent-action: ${e.kind}`;
-  const first: ErrorNote = { title, message: e.message, file: e.site.file, line: e.site.line };
+  const first: ErrorNote = { title, message: withPermissionHint(e.message), file: e.site.file, line: e.site.line };
   // details[0] restates the first problem; the rest are further problems of the same pass.
   const more = e.details.slice(1).map((d) => ({ title, message: d }));
-  return { result: { status: 'failed', summary: e.message }, errors: [first, ...more] };
+  return { result: { status: 'failed', summary: first.message }, errors: [first, ...more] };
 }
 
 export function reportOutcome(o: Outcome, kit: ReportToolkit): void {

@@ -117,6 +117,9 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
       await trusted.dispose();
     }
   }
+  // The progress comment (or the reaction) refused for want of a permission: not a green run.
+  const refusal = progress.refusal();
+  if (refusal && result.status === 'success') result = { ...result, status: 'failed', summary: `${refusal}\n\n${result.summary}` };
   await progress.finish(result, base.sandbox?.note);
   return result;
 }

@@ -2,7 +2,7 @@
  * The issue or pull request the agent acts on, read from the API into the context layer's
  * TaskContext (which sanitizes, fences and cuts it to what was written before the trigger).
  */
-import type { ChangedFile, TaskComment, TaskContext } from '../context/task-context.js';
+import type { ChangedFile, ReviewThreadContext, TaskComment, TaskContext } from '../context/task-context.js';
 import type { CommentRef, Thread } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
 import type { RepoRef } from './run-context.js';
@@ -43,6 +43,7 @@ export async function readThreadInfo(octokit: GitHubClient, repo: RepoRef, o: Th
   context.headRef = pr.head.ref;
   if (pr.merged_at) context.state = 'merged';
   context.changedFiles = files.map((f): ChangedFile => ({ path: f.filename, status: f.status, additions: f.additions, deletions: f.deletions, previousPath: f.previous_filename, patch: f.patch }));
+  if (o.trigger?.kind === 'review' && o.trigger.path) context.reviewThread = await readReviewThread(octokit, repo, { pull: thread.number, trigger: o.trigger });
   const pull: PullInfo = {
     headRef: pr.head.ref,
     headSha: pr.head.sha,
@@ -53,6 +54,30 @@ export async function readThreadInfo(octokit: GitHubClient, repo: RepoRef, o: Th
   };
   return { context, pull };
 }
+
+/**
+ * The review thread a review comment belongs to: its place (from the event) and the thread's other
+ * comments (from the API: the thread's first comment and the replies to it). Which of them were
+ * written before the trigger is the context layer's to decide, as for the conversation.
+ */
+async function readReviewThread(octokit: GitHubClient, repo: RepoRef, { pull, trigger }: { pull: number; trigger: CommentRef }): Promise<ReviewThreadContext> {
+  const top = threadTopOf(trigger);
+  const all = await octokit.paginate(octokit.rest.pulls.listReviewComments, { ...repo, pull_number: pull, per_page: 100 });
+  const inThread = all.filter((c) => c.id !== trigger.id && (c.id === top || c.in_reply_to_id === top));
+  const p = trigger.place ?? {};
+  return {
+    path: trigger.path ?? '',
+    line: trigger.line,
+    side: p.side,
+    startLine: p.startLine,
+    startSide: p.startSide,
+    diffHunk: p.diffHunk,
+    comments: inThread.map((c) => ({ author: c.user?.login ?? 'ghost', body: c.body, createdAt: c.created_at, updatedAt: c.updated_at })),
+  };
+}
+
+/** A review thread is named by its first comment: the replies endpoint takes that one, not a reply. */
+export const threadTopOf = (c: CommentRef): number => c.place?.inReplyTo ?? c.id;
 
 /** The REST fields of an issue and of its comments that the task context reads. */
 export interface IssueFields {

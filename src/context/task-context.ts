@@ -25,6 +25,23 @@ export interface ChangedFile {
   patch?: string;
 }
 
+/** The review thread a command was asked in: its place in the diff and its earlier comments. */
+export interface ReviewThreadContext {
+  /** The file, as the pull request names it (its author's text). */
+  path: string;
+  /** The (last) line commented on; absent for an outdated comment. */
+  line?: number;
+  /** LEFT: the base version's line (a removed line); RIGHT: the head version's. */
+  side?: 'LEFT' | 'RIGHT';
+  /** A comment on several lines: the first one. */
+  startLine?: number;
+  startSide?: 'LEFT' | 'RIGHT';
+  /** The diff hunk GitHub shows above the comment. */
+  diffHunk?: string;
+  /** The thread's comments; like the conversation's, only those before the trigger are shown. */
+  comments: TaskComment[];
+}
+
 interface RepoLabel {
   name: string;
   description?: string;
@@ -46,6 +63,8 @@ export interface TaskContext {
   baseRef?: string;
   headRef?: string;
   changedFiles?: ChangedFile[];
+  /** A command asked in a review thread (an inline comment on the diff). */
+  reviewThread?: ReviewThreadContext;
   /** Triage: the labels the repository has (the only ones the agent may set). */
   availableLabels?: RepoLabel[];
 }
@@ -121,6 +140,7 @@ export function renderTaskContext(ctx: TaskContext, opts: RenderOptions = {}): R
   out.push(`Description:\n${fence('description', prose(ctx.body, o.maxBodyChars, 'the description') || '(empty)')}`);
 
   out.push(...renderComments(ctx, o, { fence, prose }));
+  if (ctx.reviewThread) out.push(...renderReviewThread(ctx.reviewThread, o, { trigger: ctx.trigger, fence, prose, cuts }));
   if (ctx.changedFiles) out.push(...renderChangedFiles(ctx.changedFiles, o, { fence, cuts }));
   if (ctx.availableLabels) {
     const shown = ctx.availableLabels.slice(0, o.maxLabels);
@@ -142,8 +162,38 @@ type Opts = { [K in keyof typeof RENDER_DEFAULTS]: number };
 
 /** Comments before the trigger only (what the requester saw), oldest first; the latest N if there are more. */
 function renderComments(ctx: TaskContext, o: Opts, { fence, prose }: { fence: Fence; prose: Prose }): string[] {
-  const cutoff = ctx.trigger ? Date.parse(ctx.trigger.createdAt) : Number.POSITIVE_INFINITY;
-  const before = ctx.comments.filter((c) => c !== ctx.trigger && Date.parse(c.createdAt) < cutoff).sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
+  return renderCommentList(ctx.comments, o, { trigger: ctx.trigger, fence, prose, heading: 'Comments', label: 'comment' });
+}
+
+/**
+ * The review thread the request came from: where it sits (numbers and sides outside the fences,
+ * the path and the hunk inside), then the thread's earlier comments, capped like the conversation's.
+ */
+function renderReviewThread(t: ReviewThreadContext, o: Opts, { trigger, fence, prose, cuts }: { trigger?: TaskComment; fence: Fence; prose: Prose; cuts: CutPiece[] }): string[] {
+  const sideText = (side: 'LEFT' | 'RIGHT' | undefined) => (side === 'LEFT' ? ' of the base version (a removed line)' : side === 'RIGHT' ? ' of the head version' : '');
+  const lines =
+    t.line === undefined
+      ? 'an outdated line (no longer in the diff)'
+      : t.startLine !== undefined && t.startLine !== t.line
+        ? `lines ${t.startLine}${t.startSide && t.startSide !== t.side ? sideText(t.startSide) : ''} to ${t.line}${sideText(t.side)}`
+        : `line ${t.line}${sideText(t.side)}`;
+  const out = [`The request was made in a review thread on ${lines} of this file:\n${fence('review-thread-file', quotePath(t.path.slice(0, 1000)))}`];
+  if (t.diffHunk) {
+    const hunk = capPiece(t.diffHunk, cuts, { max: o.maxPatchCharsPerFile, what: "the review thread's diff hunk", kind: 'code' });
+    out.push(`The diff hunk above the thread (its last line is the one commented on):\n${fence('review-thread-hunk', hunk)}`);
+  }
+  out.push(...renderCommentList(t.comments, o, { trigger, fence, prose, heading: 'Earlier comments in this review thread', label: 'thread-comment' }));
+  return out;
+}
+
+/** A list of comments: those before the trigger, oldest first, the latest N, each fenced and capped. */
+function renderCommentList(
+  comments: readonly TaskComment[],
+  o: Opts,
+  { trigger, fence, prose, heading, label }: { trigger?: TaskComment; fence: Fence; prose: Prose; heading: string; label: string },
+): string[] {
+  const cutoff = trigger ? Date.parse(trigger.createdAt) : Number.POSITIVE_INFINITY;
+  const before = comments.filter((c) => c !== trigger && Date.parse(c.createdAt) < cutoff).sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
   const edited = before.filter((c) => c.updatedAt !== undefined && Date.parse(c.updatedAt) > cutoff);
   const kept = before.filter((c) => !edited.includes(c));
   const shown = kept.slice(Math.max(0, kept.length - o.maxComments));
@@ -152,10 +202,12 @@ function renderComments(ctx: TaskContext, o: Opts, { fence, prose }: { fence: Fe
   if (kept.length > shown.length) notes.push(`${kept.length - shown.length} older comment(s) left out`);
   if (edited.length > 0) notes.push(`${edited.length} comment(s) edited after the run was requested left out`);
   if (shown.length === 0 && notes.length === 0) return [];
-  out.push(`Comments (${shown.length}, oldest first${notes.length ? `; ${notes.join('; ')}` : ''}):`);
+  out.push(`${heading} (${shown.length}, oldest first${notes.length ? `; ${notes.join('; ')}` : ''}):`);
+  const what = label === 'comment' ? 'comment' : 'thread comment';
   shown.forEach((c, i) => {
     const who = `@${login(c.author)}`;
-    out.push(`Comment ${i + 1} by ${who} at ${isoOrUnknown(c.createdAt)}:\n${fence(`comment-${i + 1}`, prose(c.body, o.maxCommentChars, `comment ${i + 1} by ${who}`))}`);
+    const name = `${what[0].toUpperCase()}${what.slice(1)} ${i + 1}`;
+    out.push(`${name} by ${who} at ${isoOrUnknown(c.createdAt)}:\n${fence(`${label}-${i + 1}`, prose(c.body, o.maxCommentChars, `${what} ${i + 1} by ${who}`))}`);
   });
   return out;
 }

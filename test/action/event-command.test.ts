@@ -25,7 +25,7 @@ describe('routeEvent over every @octokit/webhooks-examples payload', () => {
 
   it.each(Object.entries(COMMENT_COMMANDS))('%s with the body %j routes to the exact fix command', (key) => {
     const e = handled.find((x) => x.key === key)!;
-    const payload = { ...e.payload, comment: { ...e.payload.comment, body: FIX_BODY } };
+    const payload = e.event === 'pull_request_review' ? { ...e.payload, review: { ...e.payload.review, body: FIX_BODY } } : { ...e.payload, comment: { ...e.payload.comment, body: FIX_BODY } };
     expect(routeEvent(e.event, payload, opts)).toEqual(COMMENT_COMMANDS[key]);
   });
 
@@ -40,6 +40,8 @@ describe('routeEvent over every @octokit/webhooks-examples payload', () => {
         return event === 'issue_comment' ? 'issue_comment without issue.number' : 'pull_request_review_comment without pull_request.number';
       case 'issues':
         return `issues.${action} without issue.number or sender`;
+      case 'pull_request_review':
+        return action === 'submitted' ? 'pull_request_review without pull_request.number' : `pull_request_review.${action}: only a submitted review is a command`;
       case 'pull_request':
         return REVIEWED.includes(action ?? '') ? 'pull_request without pull_request.number' : `pull_request.${action} is not reviewed`;
       case 'workflow_dispatch':
@@ -169,5 +171,88 @@ describe('other events', () => {
 
   it.each([null, 'text', 42])('a %j payload is skipped', (payload) => {
     expect(routeEvent('issue_comment', payload, opts).kind).toBe('skip');
+  });
+});
+
+describe('pull requests: review threads, review bodies, forks, pull_request_target', () => {
+  const maintainer = { login: 'maintainer', type: 'User' };
+  const sameRepo = { head: { repo: { full_name: 'octo/hello' } }, base: { repo: { full_name: 'octo/hello' } } };
+  const fromFork = { head: { repo: { full_name: 'contributor/hello' } }, base: { repo: { full_name: 'octo/hello' } } };
+  const reviewComment = (comment: Record<string, unknown>, pr: Record<string, unknown> = sameRepo) => ({
+    action: 'created',
+    pull_request: { number: 4, ...pr },
+    comment: { id: 71, body: '/agent why?', user: maintainer, created_at: '2024-01-02T00:00:00Z', path: 'src/a.js', line: 12, side: 'RIGHT', diff_hunk: '@@ -1 +1 @@', ...comment },
+  });
+
+  it('a reply in a review thread keeps its place, its first line and side, and the thread it answers', () => {
+    const c = routeEvent(
+      'pull_request_review_comment',
+      reviewComment({ start_line: 10, start_side: 'LEFT', in_reply_to_id: 70, html_url: 'https://github.com/octo/hello/pull/4#discussion_r71' }),
+      opts,
+    );
+    expect(c).toEqual({
+      kind: 'question',
+      text: 'why?',
+      trigger: {
+        requester: { login: 'maintainer', isBot: false },
+        thread: { number: 4, isPullRequest: true },
+        comment: {
+          id: 71,
+          kind: 'review',
+          body: '/agent why?',
+          createdAt: '2024-01-02T00:00:00Z',
+          htmlUrl: 'https://github.com/octo/hello/pull/4#discussion_r71',
+          path: 'src/a.js',
+          line: 12,
+          place: { side: 'RIGHT', startLine: 10, startSide: 'LEFT', diffHunk: '@@ -1 +1 @@', inReplyTo: 70 },
+        },
+        needsWrite: true,
+      },
+    });
+  });
+
+  it('a side that is neither LEFT nor RIGHT is dropped, not passed on', () => {
+    expect(routeEvent('pull_request_review_comment', reviewComment({ side: 'MIDDLE', start_side: null }), opts)).toMatchObject({
+      trigger: { comment: { place: { side: undefined, startSide: undefined } } },
+    });
+  });
+
+  it('a submitted review with the trigger is a command on the pull request; an edited one is not', () => {
+    const review = (action: string, body: string | null) => ({
+      action,
+      pull_request: { number: 4, ...sameRepo },
+      review: { id: 9, body, user: maintainer, submitted_at: '2024-01-02T00:00:00Z', html_url: 'u' },
+    });
+    expect(routeEvent('pull_request_review', review('submitted', '/agent review security'), opts)).toMatchObject({
+      kind: 'review',
+      text: 'security',
+      trigger: { thread: { number: 4, isPullRequest: true }, comment: { id: 9, kind: 'review-body', createdAt: '2024-01-02T00:00:00Z' }, needsWrite: true },
+    });
+    expect(routeEvent('pull_request_review', review('submitted', '/agent'), opts).kind).toBe('help');
+    expect(routeEvent('pull_request_review', review('submitted', 'Looks good'), opts)).toEqual({ kind: 'skip', reason: "comment does not start with '/agent'" });
+    expect(routeEvent('pull_request_review', review('edited', '/agent fix'), opts)).toEqual({ kind: 'skip', reason: 'pull_request_review.edited: only a submitted review is a command' });
+  });
+
+  it.each<[string, (pr: Record<string, unknown>) => Record<string, unknown>]>([
+    ['pull_request', (pr) => ({ action: 'opened', pull_request: { number: 4, draft: false, ...pr }, sender: maintainer })],
+    ['pull_request_review_comment', (pr) => reviewComment({}, pr)],
+    ['pull_request_review', (pr) => ({ action: 'submitted', pull_request: { number: 4, ...pr }, review: { id: 9, body: '/agent review', user: maintainer } })],
+  ])('%s from a fork is marked with the fork (no secrets there); from the same repository or a same-named case it is not', (event, payload) => {
+    expect(routeEvent(event, payload(fromFork), opts)).toHaveProperty('trigger.fromFork', 'contributor/hello');
+    expect(routeEvent(event, payload({ ...fromFork, head: { repo: null } }), opts)).toHaveProperty('trigger.fromFork', 'a deleted fork');
+    expect(routeEvent(event, payload(sameRepo), opts)).not.toHaveProperty('trigger.fromFork');
+    expect(routeEvent(event, payload({ ...sameRepo, head: { repo: { full_name: 'Octo/Hello' } } }), opts)).not.toHaveProperty('trigger.fromFork');
+  });
+
+  it('pull_request_target: only the review label starts a review, and the labeller needs write access', () => {
+    const target = (action: string, label?: string) => ({ action, pull_request: { number: 4, ...fromFork }, ...(label && { label: { name: label } }), sender: maintainer });
+    expect(routeEvent('pull_request_target', target('labeled', 'agent-review'), opts)).toEqual({
+      kind: 'review',
+      text: '',
+      trigger: { requester: { login: 'maintainer', isBot: false }, thread: { number: 4, isPullRequest: true }, needsWrite: true },
+    });
+    expect(routeEvent('pull_request_target', target('labeled', 'bug'), opts)).toEqual({ kind: 'skip', reason: "pull_request_target.labeled with 'bug', which is not the review label" });
+    expect(routeEvent('pull_request_target', target('opened'), opts)).toEqual({ kind: 'skip', reason: 'pull_request_target.opened: only the review label starts a run on pull_request_target' });
+    expect(routeEvent('pull_request_target', target('labeled', 'agent-review'), { ...opts, reviewLabel: '' }).kind).toBe('skip');
   });
 });

@@ -124,6 +124,22 @@ describe('github client', () => {
     expect(gh.state.comments).toHaveLength(1);
   });
 
+  it('a 403 "Resource not accessible by integration" comes back naming the permissions: line, keeping its status; other errors are untouched', async () => {
+    // The job's permissions: block as GitHub applies it (the fake answers 403 for a scope it lacks).
+    gh.state.jobPermissions = { contents: 'write', issues: 'read' };
+    const refused = await octokit.rest.pulls.create({ ...repo, head: 'x', base: 'main', title: 't' }).catch((e: { status: number; message: string }) => e);
+    expect(refused).toMatchObject({
+      status: 403,
+      message: expect.stringMatching(/^Resource not accessible by integration.*\(the workflow's token lacks `pull-requests: write`: add `pull-requests: write` to the job's `permissions:`/),
+    });
+    expect(gh.calls('POST', /\/pulls$/)).toHaveLength(1); // a refusal is not retried
+    gh.addIssue({ title: 'x', number: 5 });
+    await expect(octokit.rest.issues.createComment({ ...repo, issue_number: 5, body: 'hi' })).rejects.toThrow(/lacks `issues: write`/);
+    gh.state.jobPermissions = { contents: 'write', issues: 'write' };
+    gh.fail({ method: 'POST', path: /\/issues\/5\/comments$/, status: 422 });
+    await expect(octokit.rest.issues.createComment({ ...repo, issue_number: 5, body: 'hi' })).rejects.toThrow(/^injected 422/);
+  });
+
   it('redacts secrets from everything posted', async () => {
     gh.addIssue({ title: 'x', number: 5 });
     await octokit.rest.issues.createComment({ ...repo, issue_number: 5, body: `token ${SECRET} and key AIza-model-key-99` });
@@ -156,6 +172,7 @@ describe('labels', () => {
     ['default with other trigger labels', { ...defaults, fixLabel: 'BUG', triageLabel: 'triage-me' }, ['agent-fix', 'needs-triage', 'docs']],
     ['an explicit list, matched case-insensitively, only labels that exist', { ...defaults, triageLabels: ['DOCS', 'missing'] }, ['docs']],
     ['an explicit list may name a trigger label (the maintainer chose it)', { ...defaults, triageLabels: ['agent-fix'] }, ['agent-fix']],
+    ['the review label starts runs too (pull_request_target)', { ...defaults, reviewLabel: 'Docs' }, ['bug']],
   ])('allow-list: %s', (_name, settings, expected) => {
     expect(allowedLabels(['bug', 'agent-fix', 'needs-triage', 'docs'], settings)).toEqual(expected);
   });

@@ -40,6 +40,7 @@ describe('parseInputs', () => {
       maxCostUsd: undefined,
       triageLabel: 'needs-triage',
       fixLabel: 'agent-fix',
+      reviewLabel: 'agent-review',
       allowedBots: [],
       approvalTimeoutMs: 7 * 86_400_000,
       contextFileNames: ['GEMINI.md'],

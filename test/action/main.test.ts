@@ -98,11 +98,27 @@ describe('runAction: who may trigger', () => {
 });
 
 describe('runAction: inputs', () => {
-  it('a missing API key fails naming the input, once, before any API call', async () => {
+  /** What a failed run asked of GitHub: the requester's permission, then the one answer in the thread. */
+  const answeredInThread = () => gh.requests.map((q) => `${q.method} ${q.path}`);
+  const ANSWER = ['GET /repos/octo/hello/collaborators/maintainer/permission', 'POST /repos/octo/hello/issues/1/comments'];
+
+  it('a missing API key fails naming the input, once; the only requests answer it in the thread', async () => {
+    gh.addIssue({ number: 1, title: 'x' });
     const { result, errors } = await runAction(face('issue_comment', commentEvent('maintainer'), { 'INPUT_GEMINI-API-KEY': '' }));
     expect(result.status).toBe('failed');
     expect(errors).toEqual([{ title: 'input gemini-api-key', message: expect.stringMatching(/^input 'gemini-api-key' is empty: expected a Gemini API key/) }]);
-    expect(gh.requests).toEqual([]);
+    expect(answeredInThread()).toEqual(ANSWER);
+    expect(gh.state.comments.map((c) => c.body)).toEqual([expect.stringContaining("- input 'gemini-api-key' is empty")]);
+  });
+
+  it('input errors are not answered for someone the run would not obey, nor without a thread', async () => {
+    gh.addIssue({ number: 1, title: 'x' });
+    await runAction(face('issue_comment', commentEvent('reader'), { 'INPUT_MAX-TURNS': 'many' }));
+    expect(answeredInThread()).toEqual(['GET /repos/octo/hello/collaborators/reader/permission']);
+    await runAction(face('issue_comment', commentEvent('maintainer', 'thanks!'), { 'INPUT_MAX-TURNS': 'many' }));
+    await runAction(face('schedule', {}, { 'INPUT_MAX-TURNS': 'many' }));
+    expect(answeredInThread()).toHaveLength(1);
+    expect(gh.state.comments).toEqual([]);
   });
 
   it('no API key is no failure when the event is not a command', async () => {
@@ -110,14 +126,17 @@ describe('runAction: inputs', () => {
     expect([result.status, errors]).toEqual(['skipped', []]);
   });
 
-  it('three bad inputs: three errors, each titled with its own input, nothing requested', async () => {
+  it('three bad inputs: three errors, each titled with its own input, nothing requested but the answer in the thread', async () => {
+    gh.addIssue({ number: 1, title: 'x' });
     const { result, errors } = await runAction(
       face('issue_comment', commentEvent('maintainer'), { 'INPUT_APPROVAL-MODE': 'reckless', 'INPUT_MAX-TURNS': 'many', INPUT_POLICY: '[[rule]\ntoolName = "x"' }),
     );
     expect(result.status).toBe('failed');
     expect(errors.map((e) => e.title)).toEqual(['input approval-mode', 'input policy', 'input max-turns']);
     expect(errors.map((e) => e.message.split(' is ')[0])).toEqual(["input 'approval-mode'", "input 'policy'", "input 'max-turns'"]);
-    expect(gh.requests).toEqual([]);
+    expect(answeredInThread()).toEqual(ANSWER);
+    const [answer] = gh.state.comments;
+    expect(answer.body.match(/^- input '[a-z-]+'/gm)).toEqual(["- input 'approval-mode'", "- input 'policy'", "- input 'max-turns'"]);
   });
 });
 

@@ -55,7 +55,7 @@ describe('workflows', () => {
     expect(results.length).toBeGreaterThan(0);
   });
 
-  it('pass only inputs action.yml declares, to this action (uses: ./) and in README (uses: org/agent-action@v1)', () => {
+  it('pass only inputs action.yml declares, to this action (uses: org/agent-action@v1, as users copy them; ./ only in a workflow testing this repository)', () => {
     const declared = new Set(Object.keys(readActionYml().inputs ?? {}));
     const uses = [
       ...files.flatMap((f) => stepsOf(readYamlFile(join(dir, f)) as Workflow).map((s) => ({ where: f, s }))),
@@ -68,6 +68,31 @@ describe('workflows', () => {
         .map((k) => `${where}: ${k}`),
     );
     expect(undeclared).toEqual([]);
+  });
+
+  it('the examples users copy (agent*.yml and README) run org/agent-action@v1, never ./ (which only a workflow testing this repository may use)', () => {
+    const examples = [
+      ...files.filter((f) => f.startsWith('agent')).flatMap((f) => stepsOf(readYamlFile(join(dir, f)) as Workflow).map((s) => ({ where: f, s }))),
+      ...readmeYaml().flatMap((b) => stepsOf(b.value as Workflow).map((s) => ({ where: `README.md:${b.line}`, s }))),
+    ].filter(({ s }) => s.uses === './' || /agent-action/.test(s.uses ?? ''));
+    expect(new Set(examples.map((e) => e.where.replace(/:\d+$/, '')))).toEqual(new Set(['agent.yml', 'agent-review.yml', 'agent-triage.yml', 'README.md']));
+    expect(examples.filter((e) => e.s.uses !== 'org/agent-action@v1').map((e) => `${e.where}: ${e.s.uses}`)).toEqual([]);
+  });
+
+  it('agent-review.yml: pull_request for the repository, pull_request_target only by the review label and checking out the base only', () => {
+    interface Job {
+      if?: string;
+      permissions?: Record<string, string>;
+      steps?: Step[];
+    }
+    const w = readYamlFile(join(dir, 'agent-review.yml')) as { on: Record<string, unknown>; jobs: Record<string, Job> };
+    expect(w.on).toEqual({ pull_request: { types: ['opened', 'synchronize', 'ready_for_review'] }, pull_request_target: { types: ['labeled'] } });
+    const job = w.jobs.review;
+    expect(job.if).toContain("(github.event_name == 'pull_request_target' && github.event.label.name == 'agent-review')");
+    expect(job.permissions).toEqual({ contents: 'read', 'pull-requests': 'write', issues: 'write' });
+    // No `ref:` of the head: pull_request_target's checkout is the base, and this job has the secrets.
+    expect(job.steps!.find((st) => st.uses?.startsWith('actions/checkout@'))!.with).toEqual({ 'persist-credentials': false });
+    expect(job.steps!.find((st) => st.uses === 'org/agent-action@v1')!.with).toMatchObject({ 'review-label': 'agent-review', 'approval-mode': 'plan' });
   });
 
   it('name actions/checkout@v5 everywhere, README included, with persist-credentials: false', () => {
@@ -98,14 +123,14 @@ describe('workflows', () => {
     expect(Object.keys(w.jobs)).toEqual(['plan', 'triage']);
     expect(plan.permissions).toEqual({ contents: 'read', issues: 'read' });
     expect(triage.permissions).toEqual({ contents: 'read', issues: 'write' });
-    const planStep = plan.steps!.find((st) => st.uses === './')!;
+    const planStep = plan.steps!.find((st) => st.uses === 'org/agent-action@v1')!;
     expect(planStep.with).toMatchObject({ mode: 'triage-plan', 'dry-run': '${{ inputs.dry-run || false }}', 'max-parallel': "${{ inputs.max-parallel || '4' }}" });
     expect(planStep.with).not.toHaveProperty('gemini-api-key');
     expect(plan.outputs).toEqual({ shards: '${{ steps.plan.outputs.shards }}', 'shard-count': '${{ steps.plan.outputs.shard-count }}' });
     expect(triage.needs).toBe('plan');
     expect(triage.if).toContain("needs.plan.outputs.shard-count != '0'");
     expect(triage.strategy).toEqual({ 'fail-fast': false, 'max-parallel': "${{ fromJSON(inputs.max-parallel || '4') }}", matrix: '${{ fromJSON(needs.plan.outputs.shards) }}' });
-    const shardStep = triage.steps!.find((st) => st.uses === './')!;
+    const shardStep = triage.steps!.find((st) => st.uses === 'org/agent-action@v1')!;
     expect(shardStep.with).toMatchObject({
       mode: 'triage',
       issues: '${{ toJSON(matrix.issues) }}',

@@ -80,6 +80,8 @@ const DEFENCES = {
   'fail-closed': [['function decideUnaccounted(c, split, whole) {', 'function decideUnaccounted(c, split, whole) { return decideWhole(c.rules, c.setting.context, whole, c.mode);']],
   // Hidden markers on inline review comments (a PAT's comment must not become a command).
   'review-comment-marker': [['function markedInline(comments) {', 'function markedInline(comments) { return comments;']],
+  // Comments (of the conversation and of a review thread) written or edited after the trigger reach the model.
+  'comment-cutoff': [['const cutoff = trigger ? Date.parse(trigger.createdAt) : Number.POSITIVE_INFINITY;', 'const cutoff = Number.POSITIVE_INFINITY;']],
   // The runner's own files under a bound folder (a self-hosted runner in /opt).
   'runner-install': [['function runnerInstallSecrets(execPath) {', 'function runnerInstallSecrets(execPath) { return [];']],
 };

@@ -20,10 +20,10 @@ export function readWebhookDefinitions(): WebhookDefinition[] {
   return createRequire(import.meta.url)('@octokit/webhooks-examples') as WebhookDefinition[];
 }
 
-export const ROUTE_OPTIONS: RouteOptions = { trigger: '/agent', triageLabel: 'needs-triage', fixLabel: 'agent-fix' };
+export const ROUTE_OPTIONS: RouteOptions = { trigger: '/agent', triageLabel: 'needs-triage', fixLabel: 'agent-fix', reviewLabel: 'agent-review' };
 
 /** The events with a route of their own; every other event is skipped as not handled. */
-export const HANDLED_EVENTS = ['issue_comment', 'pull_request_review_comment', 'pull_request', 'issues', 'workflow_dispatch', 'schedule'];
+export const HANDLED_EVENTS = ['issue_comment', 'pull_request_review_comment', 'pull_request_review', 'pull_request', 'pull_request_target', 'issues', 'workflow_dispatch', 'schedule'];
 
 export const exampleKey = (event: string, index: number, payload: Record<string, unknown>) => `${event} #${index} ${String(payload.action ?? '-')}`;
 
@@ -106,6 +106,12 @@ export const EXPECTED_ROUTES: Record<string, Command> = {
   'pull_request #27 unlocked': skip('pull_request.unlocked is not reviewed'),
   'pull_request #28 unlocked': skip('pull_request.unlocked is not reviewed'),
 
+  // A review's body is a command only when it starts with the trigger; these have none.
+  'pull_request_review #0 submitted': NOT_A_COMMAND,
+  'pull_request_review #1 dismissed': skip('pull_request_review.dismissed: only a submitted review is a command'),
+  'pull_request_review #2 submitted': NOT_A_COMMAND,
+  'pull_request_review #3 submitted': NOT_A_COMMAND,
+
   'pull_request_review_comment #0 created': NOT_A_COMMAND,
   'pull_request_review_comment #1 created': NOT_A_COMMAND,
   'pull_request_review_comment #2 created': NOT_A_COMMAND,
@@ -117,8 +123,9 @@ export const EXPECTED_ROUTES: Record<string, Command> = {
 };
 
 /**
- * The real `created` comment payloads with the body replaced by `/agent fix the null check`: the
- * exact command, with the comment's id, author, time and (review comments) place taken from the payload.
+ * The real `created` comment payloads (and `submitted` reviews) with the body replaced by
+ * `/agent fix the null check`: the exact command, with the comment's id, author, time, page and
+ * (review comments) place taken from the payload.
  */
 export const FIX_BODY = '/agent fix the null check';
 const issueFix: Command = {
@@ -127,7 +134,7 @@ const issueFix: Command = {
   trigger: {
     requester: codertocat,
     thread: { number: 1, isPullRequest: false },
-    comment: { id: 492700400, kind: 'issue', body: FIX_BODY, createdAt: '2019-05-15T15:20:21Z', path: undefined, line: undefined },
+    comment: { id: 492700400, kind: 'issue', body: FIX_BODY, createdAt: '2019-05-15T15:20:21Z', htmlUrl: 'https://github.com/Codertocat/Hello-World/issues/1#issuecomment-492700400' },
     needsWrite: true,
   },
 };
@@ -137,10 +144,31 @@ const reviewFix = (line: number | undefined): Command => ({
   trigger: {
     requester: codertocat,
     thread: { number: 2, isPullRequest: true },
-    comment: { id: 284312630, kind: 'review', body: FIX_BODY, createdAt: '2019-05-15T15:20:37Z', path: 'README.md', line },
+    comment: {
+      id: 284312630,
+      kind: 'review',
+      body: FIX_BODY,
+      createdAt: '2019-05-15T15:20:37Z',
+      htmlUrl: 'https://github.com/Codertocat/Hello-World/pull/2#discussion_r284312630',
+      path: 'README.md',
+      line,
+      // The older shape has no side either; both carry the diff hunk.
+      place: { side: line === undefined ? undefined : 'RIGHT', startLine: undefined, startSide: undefined, diffHunk: '@@ -1 +1 @@\n-# Hello-World', inReplyTo: undefined },
+    },
     needsWrite: true,
   },
 });
+/** A submitted review whose body is the command: no place, the review's page as its link. */
+const reviewBodyFix: Command = {
+  kind: 'fix',
+  text: 'the null check',
+  trigger: {
+    requester: codertocat,
+    thread: { number: 2, isPullRequest: true },
+    comment: { id: 237895671, kind: 'review-body', body: FIX_BODY, createdAt: '2019-05-15T15:20:38Z', htmlUrl: 'https://github.com/Codertocat/Hello-World/pull/2#pullrequestreview-237895671' },
+    needsWrite: true,
+  },
+};
 
 export const COMMENT_COMMANDS: Record<string, Command> = {
   'issue_comment #0 created': issueFix,
@@ -151,4 +179,7 @@ export const COMMENT_COMMANDS: Record<string, Command> = {
   'pull_request_review_comment #0 created': reviewFix(undefined), // an older payload shape without `line`
   'pull_request_review_comment #1 created': reviewFix(265),
   'pull_request_review_comment #2 created': reviewFix(265),
+  'pull_request_review #0 submitted': reviewBodyFix,
+  'pull_request_review #2 submitted': reviewBodyFix,
+  'pull_request_review #3 submitted': reviewBodyFix,
 };

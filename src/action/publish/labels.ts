@@ -2,7 +2,8 @@
  * Labels the model may apply. A label is more than a tag here: `fix-label` starts a fix run and
  * `triage-label` a triage run, so a model that labels a stranger's issue `agent-fix` would start
  * a run with write access on the stranger's say-so. Only labels on the allow-list are applied:
- * the `triage-labels` input when set, else every repository label except those two. Labels are
+ * the `triage-labels` input when set, else every repository label except those two (and
+ * `review-label`, which starts a review on pull_request_target). Labels are
  * never created; matching is case-insensitive and applies the repository's spelling.
  */
 import type { GitHubClient } from '../github-client.js';
@@ -18,6 +19,8 @@ export interface LabelSettings {
   triageLabels: readonly string[];
   fixLabel: string;
   triageLabel: string;
+  /** Starts a review on pull_request_target: a trigger too. */
+  reviewLabel?: string;
 }
 
 /** Pure: the repository labels the model may apply, in the repository's spelling. */
@@ -27,7 +30,7 @@ export function allowedLabels(existing: readonly string[], s: LabelSettings): st
     const listed = new Set(s.triageLabels.map(lower));
     return existing.filter((l) => listed.has(lower(l)));
   }
-  const triggers = new Set([s.fixLabel, s.triageLabel].filter(Boolean).map(lower));
+  const triggers = new Set([s.fixLabel, s.triageLabel, s.reviewLabel ?? ''].filter(Boolean).map(lower));
   return existing.filter((l) => !triggers.has(lower(l)));
 }
 

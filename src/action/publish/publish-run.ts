@@ -11,8 +11,9 @@ import type { AgentRun } from '../../core/agent.js';
 import type { Outcome } from '../../core/events.js';
 import { PUBLISH_LIMITS, type PublishRecord } from '../../tools/github/recorder.js';
 import { formatMarker } from '../markers.js';
+import { missingScopeIn, withPermissionHint } from '../permissions.js';
 import type { ActionResult, ActionRunContext, AgentTask } from '../run-context.js';
-import type { ThreadInfo } from '../task-context.js';
+import { threadTopOf, type ThreadInfo } from '../task-context.js';
 import { capBody } from './body-cap.js';
 import { createMentionBudget, makeInert } from './inert-text.js';
 
@@ -94,9 +95,13 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
   const replies = p.record.replies.slice(0, PUBLISH_LIMITS.replies);
   if (replies.length === 0 && p.task.command === 'question' && finalText) replies.push(finalText);
   if (thread) {
+    // Asked in a review thread: answered in that thread (the replies endpoint takes its first comment).
+    const inReview = ctx.trigger.comment?.kind === 'review' ? ctx.trigger.comment : undefined;
     for (const body of replies) {
+      const text = `${capBody(makeInert(body, mentions))}\n\n${formatMarker('reply')}`;
       try {
-        await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number: thread.number, body: `${capBody(makeInert(body, mentions))}\n\n${formatMarker('reply')}` });
+        if (inReview) await ctx.octokit.rest.pulls.createReplyForReviewComment({ ...ctx.repo, pull_number: thread.number, comment_id: threadTopOf(inReview), body: text });
+        else await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number: thread.number, body: text });
       } catch (e) {
         problems.push(`A reply could not be posted: ${messageOf(e)}`);
       }
@@ -104,9 +109,19 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
   }
 
   if (problems.length) {
-    for (const pr of problems) ctx.log.warning(pr);
-    result.summary = `${result.summary}\n\n${problems.map((x) => `- ${x}`).join('\n')}`;
-    if (result.status === 'success' && !result.branch && !result.reviewId && !result.labels) result.status = 'failed';
+    // A git push refused with 403 says nothing of `permissions:`; the API's refusals already name the scope.
+    const lines = problems.map(withPermissionHint);
+    for (const pr of lines) ctx.log.warning(pr);
+    const list = lines.map((x) => `- ${x}`).join('\n');
+    // A write the token's permissions refused fails the run whatever else was published: the
+    // workflow needs fixing. Its reason comes first (the failure annotation is the first line).
+    if (lines.some((x) => missingScopeIn(x))) {
+      result.status = 'failed';
+      result.summary = `${list}\n\n${result.summary}`;
+    } else {
+      result.summary = `${result.summary}\n\n${list}`;
+      if (result.status === 'success' && !result.branch && !result.reviewId && !result.labels) result.status = 'failed';
+    }
   }
   return result;
 }
