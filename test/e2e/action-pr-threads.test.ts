@@ -51,7 +51,7 @@ async function startWorld(pulls: PullSpec[], script: Parameters<typeof startFake
 /** The bundle run in the job the runner model gives `event`: its checkout as the workspace, its GITHUB_REF and GITHUB_SHA. */
 function runJob(remote: Remote, event: JobEvent, payload: unknown, inputs: Record<string, string>): Promise<ActionRun> {
   const job = jobFor(remote, event);
-  return runAction({ eventName: event.name, payload, workspace: job.checkout.dir, inputs: { 'gemini-base-url': gemini!.baseUrl, ...inputs }, env: { GITHUB_API_URL: gh!.url, ...job.env } });
+  return runAction({ eventName: event.name, payload, job, inputs: { 'gemini-base-url': gemini!.baseUrl, ...inputs }, env: { GITHUB_API_URL: gh!.url } });
 }
 
 /** A real payload's pull request pointed at pull request `n` of octo/hello, its head in `headRepo`. */
@@ -154,9 +154,9 @@ describe('a fork pull request on pull_request, without secrets', () => {
     const r = await runAction({
       eventName: 'pull_request',
       payload,
-      workspace: job.checkout.dir,
+      job,
       inputs: { 'gemini-api-key': '', 'gemini-base-url': w.gemini.baseUrl },
-      env: { GITHUB_API_URL: w.gh.url, ...job.env },
+      env: { GITHUB_API_URL: w.gh.url },
     });
 
     expect(r.code, r.stdout + r.stderr).toBe(0);

@@ -65,9 +65,9 @@ describe('a hostile review thread, through the bundle', () => {
     const r = await runAction({
       eventName: 'pull_request_review_comment',
       payload,
-      workspace: job.checkout.dir,
+      job,
       inputs: { 'gemini-api-key': 'AIza-e2e-thread-0000', 'gemini-base-url': gemini.baseUrl },
-      env: { GITHUB_API_URL: gh.url, ...job.env },
+      env: { GITHUB_API_URL: gh.url },
     });
 
     expect(r.code, r.stdout + r.stderr).toBe(0);
