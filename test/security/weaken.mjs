@@ -84,6 +84,12 @@ const DEFENCES = {
   'comment-cutoff': [['const cutoff = trigger ? Date.parse(trigger.createdAt) : Number.POSITIVE_INFINITY;', 'const cutoff = Number.POSITIVE_INFINITY;']],
   // The runner's own files under a bound folder (a self-hosted runner in /opt).
   'runner-install': [['function runnerInstallSecrets(execPath) {', 'function runnerInstallSecrets(execPath) { return [];']],
+  // The pull request's head fetched and checked out, whatever the workflow checked out (test/e2e/action-pull-tree.test.ts).
+  'pull-head': [['if (!o.pull)\n        return { head: checkedOut,', 'if (true)\n        return { head: checkedOut,']],
+  // What earlier steps of the job left in the work tree, kept out of the agent's commit.
+  leftovers: [['const leftovers = new Map((o.start?.leftovers ?? []).map((l) => [l.path, l]));', 'const leftovers = new Map();']],
+  // A file over GitHub's 100 MB limit or `max-file-size`, kept out of the agent's commit.
+  'file-size': [['if (bytes !== undefined && bytes > limit)\n', 'if (false)\n']],
 };
 
 // `--all` switches every defence off at once: .ci/run does, so that a renamed function fails CI
@@ -120,6 +126,7 @@ for (const name of names) {
       found++;
     }
     if (found === 0) {
+      rmSync(dir, { recursive: true, force: true }); // never leave a copy that weakens less than asked
       console.error(`weaken ${name}: ${typeof from === 'string' ? JSON.stringify(from) : from} is not in ${target ?? 'dist/*.js'} (renamed?)`);
       process.exit(1);
     }
