@@ -34,7 +34,9 @@ for (const w of wasm) copyFileSync(require.resolve(w), join(root, 'dist', w.spli
 // ncc also emits web-tree-sitter's own `new URL('web-tree-sitter.wasm', import.meta.url)` as an asset,
 // mangled (read as text) and never loaded: shell-split.ts passes locateFile. Dead weight: removed.
 for (const f of readdirSync(join(root, 'dist')).filter((f) => /^[0-9a-f]{20}\.wasm$/.test(f))) rmSync(join(root, 'dist', f));
-minifyBundles();
+// AGENT_ACTION_PLAIN_BUILD=1 leaves the code as ncc wrote it, names and all: what
+// test/security/weaken.mjs finds its defences in. The committed bundle is always minified.
+if (process.env.AGENT_ACTION_PLAIN_BUILD !== '1') minifyBundles();
 // The CLI's entry: scripts/cli-bin.mjs, which says what it adds (the compile caches).
 const cli = join(root, 'dist/cli/index.js');
 mkdirSync(dirname(cli), { recursive: true });

@@ -2,7 +2,7 @@
 // A copy of the built action with named defences switched off, to show that each security test can
 // fail: a test that stays green against the copy without the defence it guards proves nothing.
 //
-//   npm run build
+//   AGENT_ACTION_PLAIN_BUILD=1 npm run build             # unminified: the texts below are in it
 //   node test/security/weaken.mjs /tmp/weak sandbox      # -> /tmp/weak/dist/index.js
 //   E2E_ACTION_BUNDLE=/tmp/weak/dist/index.js npx vitest run test/security/git-config-exec.test.ts
 //
@@ -80,6 +80,8 @@ const DEFENCES = {
   'review-comment-marker': [['function markedInline(comments) {', 'function markedInline(comments) { return comments;']],
   // The runner's own files under a bound folder (a self-hosted runner in /opt).
   'runner-install': [['function runnerInstallSecrets(execPath) {', 'function runnerInstallSecrets(execPath) { return [];']],
+  // Hidden HTML elements of untrusted text (the tokenizer still reads tags: only the hiding test goes).
+  'hidden-html': [['function hides(t) {', 'function hides(t) { return false;']],
 };
 
 const [out, ...names] = process.argv.slice(2);
