@@ -156,8 +156,18 @@ function searchIssues(r: RecordedRequest, s: FakeGitHubState): RouteResult {
   return paged(r, hits, (items) => ({ total_count: hits.length, incomplete_results: false, items }));
 }
 
+/** GraphQL: only `viewer { login }`, who the token is (the account the action posts as). */
+function graphql(r: RecordedRequest, s: FakeGitHubState): RouteResult {
+  const query = (r.body as { query?: unknown } | undefined)?.query;
+  if (typeof query !== 'string' || !/^\s*query\s*\{\s*viewer\s*\{\s*login\s*\}\s*\}\s*$/.test(query)) return { status: 400, body: { message: 'fake-github: only `query { viewer { login } }` is served' } };
+  return ok({ data: { viewer: { login: s.self.login } } });
+}
+
 /** Routes outside /repos/{owner}/{repo}. */
-export const TOP_ROUTES: Route[] = [['GET', /^\/search\/issues$/, (_m, r, s) => searchIssues(r, s)]];
+export const TOP_ROUTES: Route[] = [
+  ['GET', /^\/search\/issues$/, (_m, r, s) => searchIssues(r, s)],
+  ['POST', /^\/graphql$/, (_m, r, s) => graphql(r, s)],
+];
 
 export function createRoutes(): Route[] {
   const issue = (s: FakeGitHubState, n: string) => s.issues.get(Number(n));
