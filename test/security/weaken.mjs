@@ -10,7 +10,7 @@
 // of the shipped policies/), found by its exact text; a text that is not found stops the script,
 // so a rename cannot weaken nothing.
 // The copy carries package.json and policies/ beside dist/, as the bundle looks for them.
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -95,16 +95,22 @@ mkdirSync(dir, { recursive: true });
 cpSync(join(root, 'dist'), join(dir, 'dist'), { recursive: true });
 cpSync(join(root, 'policies'), join(dir, 'policies'), { recursive: true });
 cpSync(join(root, 'package.json'), join(dir, 'package.json'));
+// Without a target: every file of dist/ that holds the text, dist/index.js and its chunks (named
+// by number: code loaded on first use lives in one, and ncc may copy a module into two).
+const chunks = readdirSync(join(dir, 'dist')).filter((f) => /^\d+\.index\.js$/.test(f)).map((f) => `dist/${f}`);
 for (const name of names) {
-  for (const [from, to, target = 'dist/index.js'] of DEFENCES[name]) {
-    const file = join(dir, target);
-    const code = readFileSync(file, 'utf8');
-    const at = code.indexOf(from);
-    if (at < 0) {
-      console.error(`weaken ${name}: ${JSON.stringify(from)} is not in ${target} (rebuilt? renamed?)`);
+  for (const [from, to, target] of DEFENCES[name]) {
+    const holders = (target ? [target] : ['dist/index.js', ...chunks]).filter((t) => readFileSync(join(dir, t), 'utf8').includes(from));
+    if (holders.length === 0) {
+      console.error(`weaken ${name}: ${JSON.stringify(from)} is not in ${target ?? 'dist/'} (rebuilt? renamed?)`);
       process.exit(1);
     }
-    writeFileSync(file, code.slice(0, at) + to + code.slice(at + from.length));
+    for (const t of holders) {
+      const file = join(dir, t);
+      const code = readFileSync(file, 'utf8');
+      const at = code.indexOf(from);
+      writeFileSync(file, code.slice(0, at) + to + code.slice(at + from.length));
+    }
   }
 }
 console.log(join(dir, 'dist/index.js'));
