@@ -122,7 +122,7 @@ describe('which question a reply answers', () => {
     expect(other.resumes).toHaveLength(0);
   });
 
-  it("with a GitHub App token the questions are by <app>[bot]: the account the API says the token is", async () => {
+  it('with a GitHub App token the questions are by <app>[bot]: the account the API says the token is', async () => {
     gh.state.self = { login: 'agent-app[bot]', type: 'Bot' };
     const question = await suspendFirst();
     expect(question.user.login).toBe('agent-app[bot]');

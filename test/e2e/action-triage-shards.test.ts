@@ -62,7 +62,7 @@ describe('the bundled action: triage plan, then its shards', () => {
         { shard: 2, issues: [4, 6, 7], 'writes-per-minute': 40, 'writes-per-hour': 250 },
       ],
     });
-    expect(plan.outputs).toMatchObject({ status: 'success', 'shard-count': '2', 'api-calls': '2' });
+    expect(plan.outputs).toMatchObject({ status: 'success', 'shard-count': '2', 'api-calls': '3' }); // and once who the token is
     expect(plan.summary).toContain('8 open issue(s) carry `needs-triage`: 6 to triage in 2 shard(s)');
     expect(gemini.requests).toEqual([]);
 

@@ -82,6 +82,8 @@ const DEFENCES = {
   'runner-install': [['function runnerInstallSecrets(execPath) {', 'function runnerInstallSecrets(execPath) { return [];']],
   // Hidden HTML elements of untrusted text (the tokenizer still reads tags: only the hiding test goes).
   'hidden-html': [['function hides(t) {', 'function hides(t) { return false;']],
+  // "Is this ours": every comment's author counts as the action's own account (triage markers, questions, the ledger).
+  'own-marker': [['function isOurs(author, own) {', 'function isOurs(author, own) { return true;']],
 };
 
 const [out, ...names] = process.argv.slice(2);
