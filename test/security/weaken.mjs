@@ -83,6 +83,8 @@ const DEFENCES = {
   // Hidden HTML elements of untrusted text (the tokenizer still reads tags: only the hiding test goes).
   'hidden-html': [['function hides(t) {', 'function hides(t) { return false;']],
   // "Is this ours": every comment's author counts as the action's own account (triage markers, questions, the ledger).
+  // Sessions move forward only: every version, however old, is accepted.
+  'session-forward': [['function checkForward(ledger, doc) {', 'function checkForward(ledger, doc) { return { ok: true };']],
   'own-marker': [['function isOurs(author, own) {', 'function isOurs(author, own) { return true;']],
 };
 
