@@ -10,6 +10,7 @@ import { realpathSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
 import { sequenceOf, type LocalSessionDoc } from '../session/codec.js';
+import { distrustFolder, trustedFoldersPath } from './folder-trust.js';
 import { createGitRefStore, SESSION_REF_PREFIX } from '../session/git-ref-store.js';
 import { assertGit, runGit, type GitRemote } from '../session/git.js';
 import { createSessionKey, type SessionKey } from '../session/sign.js';
@@ -134,8 +135,13 @@ async function importSession(argv: readonly string[], c: SessionCommandEnv): Pro
 
   if ((await writeWorktreeTree(root)) !== doc.worktree.tree) {
     if (v['restore-worktree']) {
+      // Before a byte of it is written: the restored .gemini/ is a model's, from elsewhere.
+      distrustFolder(root, c.env);
       await restoreWorktree(root, doc.worktree, { ...(doc.branch ? { branch: doc.branch } : {}), remote });
       c.io.stdout(`Restored the work tree to the session's (${doc.worktree.baseCommit.slice(0, 12)} and its changes${doc.branch ? `, on branch ${doc.branch}` : ''}).\n`);
+      c.io.stderr(
+        `Note: ${root} is now marked DO_NOT_TRUST in ${trustedFoldersPath(c.env)}: the restored .gemini/ (hooks, MCP servers, agents, policies) is not used until you review it and set the folder to TRUST_FOLDER there.\n`,
+      );
     } else {
       c.io.stderr(`Note: this work tree differs from the session's (its changes on ${doc.worktree.baseCommit.slice(0, 12)}); --restore-worktree makes it the same.\n`);
     }

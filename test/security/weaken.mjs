@@ -85,6 +85,8 @@ const DEFENCES = {
   // "Is this ours": every comment's author counts as the action's own account (triage markers, questions, the ledger).
   // Sessions move forward only: every version, however old, is accepted.
   'session-forward': [['function checkForward(ledger, doc) {', 'function checkForward(ledger, doc) { return { ok: true };']],
+  // The CLI's folder trust: every folder is trusted, a restored work tree's .gemini/ included.
+  'folder-trust': [['function readFolderTrust(root, env) {', 'function readFolderTrust(root, env) { return { trusted: true };']],
   'own-marker': [['function isOurs(author, own) {', 'function isOurs(author, own) { return true;']],
 };
 
