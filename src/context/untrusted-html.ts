@@ -113,17 +113,20 @@ function openedUnder(parent: Open | undefined, t: TagToken): Open {
 const opensNothing = (e: Open, t: TagToken) => (e.ns === 'html' ? VOID.has(e.name) : t.selfClosing);
 
 /** The original spelling of a tag's name (`<String>` stays `String`), from its place in the text. */
-const nameAt = (text: string, start: number, t: TagToken, closing: boolean) => text.slice(start + (closing ? 2 : 1), start + (closing ? 2 : 1) + t.tagName.length);
+const nameAt = (text: string, t: TagToken, closing: boolean) => {
+  const from = t.location!.startOffset + (closing ? 2 : 1);
+  return text.slice(from, from + t.tagName.length);
+};
 
 /** What a visible start tag becomes. */
-function renderStart(text: string, start: number, t: TagToken): string {
+function renderStart(text: string, t: TagToken): string {
   if (t.tagName === 'img') {
     const src = /^[^\s"'<>]*/.exec(attr(t, 'src')?.trim() ?? '')![0];
     return src ? `[image: ${src.slice(0, 300)}]` : '[image]';
   }
   if (UNWRAPPED.has(t.tagName)) return '\n';
   const href = attr(t, 'href');
-  return `<${nameAt(text, start, t, false)}${href !== undefined ? ` href="${escapeAttr(href)}"` : ''}${t.selfClosing ? '/' : ''}>`;
+  return `<${nameAt(text, t, false)}${href !== undefined ? ` href="${escapeAttr(href)}"` : ''}${t.selfClosing ? '/' : ''}>`;
 }
 
 interface ProseResult {
@@ -167,7 +170,7 @@ function rewriteProse(text: string, carried: Hidden | undefined, meter: WorkMete
       hidden = { stack: [e] };
       return follow(e);
     }
-    replace(start, end(t.location), renderStart(text, start, t));
+    replace(start, end(t.location), renderStart(text, t));
     follow(openedUnder(undefined, t));
   };
 
@@ -175,7 +178,7 @@ function rewriteProse(text: string, carried: Hidden | undefined, meter: WorkMete
     if (!TAG_NAME.test(t.tagName)) return;
     if (!hidden) {
       const start = t.location!.startOffset;
-      replace(start, end(t.location), UNWRAPPED.has(t.tagName) ? '\n' : `</${nameAt(text, start, t, true)}>`);
+      replace(start, end(t.location), UNWRAPPED.has(t.tagName) ? '\n' : `</${nameAt(text, t, true)}>`);
       return;
     }
     // Only the innermost open element's own end tag closes it; any other end tag changes nothing.

@@ -224,7 +224,7 @@ export async function handleApprovalReplyWith(ctx: ActionRunContext, reply: Repl
   if (!answered.ok) return answered.result;
   const claimed = await claim(ctx, { store, held: answered.held, answers: answered.answers, requester: requester.login, now });
   if (!claimed.ok) return claimed.result;
-  let held = claimed.held;
+  const held = claimed.held;
   const { answers } = answered;
 
   try {
