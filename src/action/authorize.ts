@@ -24,6 +24,53 @@ export const WRITE_ROLES: ReadonlySet<string> = new Set(['admin', 'maintain', 'w
 /** The account the workflow token posts as: the action's own comments are by it. */
 export const SELF_LOGINS: readonly string[] = ['github-actions[bot]'];
 
+/** Who the action's own comments are by, lower-cased: the workflow token's account and the one this run's token posts as. */
+export type OwnLogins = ReadonlySet<string>;
+
+/**
+ * The one answer to "did the action write this?" (a question comment, a triaged marker, the session
+ * ledger): the author's login as the API reports it, never the text. Anyone can type or quote a
+ * marker; a person, or any other bot, is never the action.
+ */
+export function isOurs(author: { login?: string | null } | null | undefined, own: OwnLogins): boolean {
+  const login = author?.login?.toLowerCase();
+  return login !== undefined && own.has(login);
+}
+
+/** The account a run's token posts as, asked of the API once, and only when a decision needs it. */
+export interface OwnAccount {
+  /** The author the API gave something this run wrote (its progress comment): nothing to ask then. */
+  learn(login: string | null | undefined): void;
+  logins(): Promise<OwnLogins>;
+}
+
+/**
+ * A GitHub App's installation token posts as `<slug>[bot]`, a personal access token as its user,
+ * the workflow token as github-actions[bot]. GraphQL's `viewer` names each (REST's `GET /user` refuses
+ * installation tokens); where it cannot answer, only the workflow token's account is the action's.
+ */
+export function createOwnAccount(octokit: GitHubClient, log: (line: string) => void = () => {}): OwnAccount {
+  let learned: string | undefined;
+  let asked: Promise<OwnLogins> | undefined;
+  const withSelf = (login: string | undefined): OwnLogins => new Set([...SELF_LOGINS, ...(login ? [login] : [])].map((l) => l.toLowerCase()));
+  return {
+    learn(login) {
+      if (login) learned ??= login;
+    },
+    logins() {
+      if (learned) return Promise.resolve(withSelf(learned));
+      asked ??= octokit
+        .graphql<{ viewer: { login: string } }>('query { viewer { login } }')
+        .then((r) => withSelf(r.viewer.login))
+        .catch((e: unknown) => {
+          log(`could not ask who this token posts as (${messageOf(e)}); only ${SELF_LOGINS.join(', ')} counts as agent-action's own account`);
+          return withSelf(undefined);
+        });
+      return asked;
+    },
+  };
+}
+
 export async function authorize(octokit: GitHubClient, repo: RepoRef, opts: AuthorizeOptions): Promise<Authorization> {
   const { trigger } = opts;
   // A schedule, or a mode its author wrote into the workflow: whoever may change the workflow decided.

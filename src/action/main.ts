@@ -12,7 +12,7 @@
 import * as core from '@actions/core';
 import { messageOf } from '../common/errors.js';
 import { readActionRemote } from './action-remote.js';
-import { authorize, SELF_LOGINS } from './authorize.js';
+import { authorize, createOwnAccount, SELF_LOGINS } from './authorize.js';
 import { dropSecretsFromEnv } from './env-secrets.js';
 import { routeEvent, type Command } from './event-command.js';
 import { readEventFile } from './event-file.js';
@@ -128,7 +128,8 @@ async function runCommandOf(face: ActionFace, read: { settings: RunBase['setting
 
   // Before any model runs: where pushes go is read now, from the checkout as actions/checkout left it.
   const remote = await readActionRemote({ workspace: runner.workspace, token: settings.githubToken, serverUrl: runner.serverUrl, repository: repo });
-  const base: RunBase = { octokit, repo, settings, runner, log: face.log, secrets, remote, writeSummary: face.writeSummary, modelClient: face.modelClient };
+  const own = createOwnAccount(octokit, face.log.warning);
+  const base: RunBase = { octokit, repo, settings, runner, log: face.log, secrets, remote, own, writeSummary: face.writeSummary, modelClient: face.modelClient };
   const triage = { apiCalls: () => apiCalls, clock: face.clock };
   if (command.kind === 'triage-plan' || command.kind === 'triage-shard' || command.kind === 'triage-all') {
     const t = await import('./triage/run-triage.js');

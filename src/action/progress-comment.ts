@@ -15,6 +15,7 @@ import { messageOf } from '../common/errors.js';
 import { formatUsd } from '../model/pricing.js';
 import type { LoopEvent, RunStats } from '../core/events.js';
 import type { HookRunEvent } from '../hooks/types.js';
+import type { OwnAccount } from './authorize.js';
 import type { CommentRef, Thread } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
 import { formatMarker } from './markers.js';
@@ -40,6 +41,8 @@ export interface ProgressOptions {
   /** How commands ran (sandbox-text.ts), read when the run ends: the sandbox is probed after start. */
   sandboxLine?: () => string | undefined;
   now?: () => number;
+  /** Told the author GitHub gives the comment: the account this run posts as, without asking again. */
+  own?: OwnAccount;
 }
 
 export interface ProgressComment extends ProgressReporter {
@@ -165,6 +168,7 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
       try {
         const { data } = await o.octokit.rest.issues.createComment({ ...o.repo, issue_number: o.thread.number, body: renderRunning(o, view, marker) });
         id = data.id;
+        o.own?.learn(data.user?.login);
         lastEdit = now();
       } catch (e) {
         warn('could not post the progress comment', e);

@@ -7,6 +7,7 @@ import type { Emit, RunStats } from '../core/events.js';
 import type { GitRemote } from '../session/git.js';
 import type { PublishRecord, PublishRecorder } from '../tools/github/recorder.js';
 import type { Command, Requester, TaskKind, Thread, Trigger } from './event-command.js';
+import type { OwnAccount } from './authorize.js';
 import type { GitHubClient } from './github-client.js';
 import type { ActionSettings, RunnerEnv } from './inputs.js';
 import type { SandboxView } from './sandbox-text.js';
@@ -103,6 +104,8 @@ export interface ActionRunContext {
    * session's (approval/resume.ts). Undefined: the workspace has no commit.
    */
   workTree?: WorkTreeStart;
+  /** The account the action posts as: whose question comments and ledger count (authorize.ts isOurs). */
+  own: OwnAccount;
   /** Link to this workflow run, for comments. */
   runUrl?: string;
   progress: ProgressReporter;

@@ -21,6 +21,7 @@ import type { AwaitingRun, createCheckpointer, HeldSession } from './approval/su
 import type { RunState } from '../core/run-state.js';
 import type { GitRemote } from '../session/git.js';
 import type { Command, Thread } from './event-command.js';
+import type { OwnAccount } from './authorize.js';
 import type { GitHubClient } from './github-client.js';
 import { defaultModeFor, type ActionSettings, type PolicyInput, type RunnerEnv } from './inputs.js';
 import { createProgressComment } from './progress-comment.js';
@@ -39,6 +40,8 @@ export interface RunBase {
   secrets: string[];
   /** Where pushes and fetches go: read when the action started (src/action/action-remote.ts). */
   remote: GitRemote;
+  /** The account the action posts as: whose markers and questions count (authorize.ts isOurs). */
+  own: OwnAccount;
   writeSummary?: (markdown: string) => Promise<void>;
   /** Tests pass a scripted model; AgentOptions.modelClient. */
   modelClient?: AgentOptions['modelClient'];
@@ -66,6 +69,7 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
     log: base.log,
     writeSummary: base.writeSummary,
     sandboxLine: () => base.sandbox?.summary,
+    own: base.own,
   });
   await progress.start();
   // The sandbox's probe runs while the thread, the trusted configuration and the agent are read and
@@ -174,6 +178,7 @@ function createRunContext(base: RunBase, { command, thread, progress, runUrl, tr
     workspace: ws,
     remote: base.remote,
     workTree,
+    own: base.own,
     runUrl,
     progress,
     log: base.log,
@@ -283,9 +288,12 @@ function createRunContext(base: RunBase, { command, thread, progress, runUrl, tr
 async function closeCheckpoint(ctx: ActionRunContext, held: HeldSession | undefined, state: RunState): Promise<void> {
   if (!held) return;
   const store = (await import('./approval/suspend.js')).storeFor(ctx, {});
-  const doc = { ...held.doc, state, request: { ...held.doc.request, status: 'finished' as const }, updatedAt: new Date().toISOString() };
+  const { nextVersionOf } = await import('../session/codec.js');
+  const doc = nextVersionOf({ ...held.doc, state, request: { ...held.doc.request, status: 'finished' as const }, updatedAt: new Date().toISOString() }, held.doc);
   const closed = await store.update(doc.id, held.version, doc);
-  if (!closed.ok) ctx.log.warning(`session ${doc.id}: could not mark the checkpoint finished: ${closed.message}`);
+  if (!closed.ok) return ctx.log.warning(`session ${doc.id}: could not mark the checkpoint finished: ${closed.message}`);
+  // Finished is the newest version: the ref moved back to a checkpoint is refused, not run again.
+  await (await import('./approval/session-ledger.js')).tryRecordVersion(ctx, doc);
 }
 
 export function policySources(p: PolicyInput, input: string, ws: string) {

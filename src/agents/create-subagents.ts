@@ -51,7 +51,7 @@ function withOverride(def: AgentDefinition, o: AgentOverride | undefined): Agent
 }
 
 export const createSubagents: SubagentFactory = async (host) => {
-  const files = await readAgentFiles(host.configRoot);
+  const files = host.configRoot !== undefined ? await readAgentFiles(host.configRoot) : { agents: [], problems: [] };
   const problems = [...files.problems];
   const taken = new Map(BUILTIN_AGENTS.map((d) => [d.name, d.source]));
   for (const def of files.agents) {

@@ -13,6 +13,7 @@ import { createDenyChannel } from '../scheduler/channels.js';
 import { createSandbox } from '../sandbox/sandbox.js';
 import type { PromptArgs } from './args.js';
 import { readCliExtensions } from './cli-extensions.js';
+import { readFolderTrust, untrustedNote } from './folder-trust.js';
 import { readResumedSession, newState, planAnswers, restoredState, type ResumePlan } from './cli-session.js';
 import { resolveFlagPaths } from './flag-paths.js';
 import { defaultModelOf, prepareLocalAgent, secretsOf } from './local-agent.js';
@@ -78,10 +79,14 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       ...(held ? { held } : { origin: { root, title: titleOf(plan.message ?? ''), command: 'prompt' } }),
       onSaveError: (e) => c.io.stderr(`Warning: ${messageOf(e)}; this run goes on without saving its session.\n`),
     });
-    const ext = await readCliExtensions({ root, env: c.env, secrets: secretsOf(c.env), ...(args.allowedMcpServerNames && { allowedNames: args.allowedMcpServerNames }) });
+    const trust = readFolderTrust(root, c.env);
+    const note = untrustedNote(root, trust);
+    if (note) c.io.stderr(`Warning: ${note}\n`);
+    const ext = await readCliExtensions({ root, trusted: trust.trusted, env: c.env, secrets: secretsOf(c.env), ...(args.allowedMcpServerNames && { allowedNames: args.allowedMcpServerNames }) });
     for (const w of ext.warnings) c.io.stderr(`Warning: ${w}\n`);
     const agent = await prepareLocalAgent({
       root,
+      trusted: trust.trusted,
       env: c.env,
       model: state.model,
       mode: state.mode,

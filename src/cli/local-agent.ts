@@ -46,6 +46,8 @@ export interface LocalAgentOptions {
   onBatchSettled?: (state: RunState) => Promise<void>;
   /** Where commands run; the mode's own (headless: from --sandbox; ACP: one for the server). */
   sandbox?: Sandbox;
+  /** The project's folder is trusted (folder-trust.ts): only then are its .gemini/ policies, settings and agents used. */
+  trusted: boolean;
 }
 
 /** The API key from the environment, or AgentError('auth') naming the variable. */
@@ -73,11 +75,12 @@ export function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
     mode: o.mode,
     policyContext: o.policyContext,
     policy: {
-      workspace: [...[join(o.root, '.gemini', 'policies')].filter((p) => existsSync(p)), ...(o.extensionPolicies?.workspace ?? [])],
+      workspace: o.trusted ? [...[join(o.root, '.gemini', 'policies')].filter((p) => existsSync(p)), ...(o.extensionPolicies?.workspace ?? [])] : [],
       user: [...[join(homedir(), '.gemini', 'policies')].filter((p) => existsSync(p)), ...o.userPolicies, ...(o.extensionPolicies?.user ?? [])],
       admin: o.adminPolicies,
     },
     memory: { memoryRoot: o.root },
+    ...(o.trusted ? {} : { untrustedProject: true }),
     command: 'prompt',
     limits: { maxTurns: o.maxTurns, maxWallMs: (o.timeoutMinutes ?? 30) * 60_000 },
     limitsPerRun: true,

@@ -14,6 +14,7 @@ import { createMcpManager, type McpServerStatus } from '../tools/mcp/manager.js'
 import { scrubEnv } from '../tools/shell-env.js';
 import { parseNameList } from './args.js';
 import { readCliExtensions } from './cli-extensions.js';
+import { readFolderTrust, untrustedNote } from './folder-trust.js';
 import type { Io } from './output.js';
 
 const USAGE = `usage: agent-action mcp list [--cwd DIR] [--json] [--allowed-mcp-server-names NAMES]... [--sandbox required|auto|off] [--sandbox-network]
@@ -60,7 +61,10 @@ export async function runMcpList(argv: readonly string[], c: McpListEnv): Promis
   }
   const secrets = [c.env.GEMINI_API_KEY, c.env.GOOGLE_API_KEY, c.env.GITHUB_TOKEN, c.env.GH_TOKEN].filter((s): s is string => !!s);
   const allowed = parseNameList(flags['allowed-mcp-server-names']);
-  const ext = await readCliExtensions({ root, env: c.env, secrets, ...(allowed && { allowedNames: allowed }) });
+  const trust = readFolderTrust(root, c.env);
+  const note = untrustedNote(root, trust);
+  if (note) c.io.stderr(`Warning: ${note}\n`);
+  const ext = await readCliExtensions({ root, trusted: trust.trusted, env: c.env, secrets, ...(allowed && { allowedNames: allowed }) });
   for (const w of ext.warnings) c.io.stderr(`Warning: ${w}\n`);
   if (ext.servers.length === 0) {
     c.io.stdout(flags.json ? '[]\n' : 'No MCP servers configured.\n');

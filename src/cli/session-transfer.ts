@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
-import type { LocalSessionDoc } from '../session/codec.js';
+import { sequenceOf, type LocalSessionDoc } from '../session/codec.js';
+import { distrustFolder, trustedFoldersPath } from './folder-trust.js';
 import { createGitRefStore, SESSION_REF_PREFIX } from '../session/git-ref-store.js';
 import { assertGit, runGit, type GitRemote } from '../session/git.js';
 import { createSessionKey, type SessionKey } from '../session/sign.js';
@@ -95,6 +96,8 @@ async function exportSession(argv: readonly string[], c: SessionCommandEnv): Pro
   const repository = typeof v.repo === 'string' ? parseRepo(v.repo, '--repo') : parseRepo(remote.url, `the URL of remote ${remoteName}`);
   const head = await assertHeadOnRemote(root, remoteName);
   const branch = await assertGit(root, ['rev-parse', '--abbrev-ref', 'HEAD']);
+  const store = createGitRefStore({ root, remote, key: sessionKeyOf(c.env) });
+  const existing = await store.read(doc.id);
   const actionDoc = actionFromLocal(doc, {
     repository,
     thread: { number: thread, kind: v['pull-request'] ? 'pull_request' : 'issue' },
@@ -104,9 +107,9 @@ async function exportSession(argv: readonly string[], c: SessionCommandEnv): Pro
     now,
     ttlMs: EXPORT_TTL_MS,
     trustedCommit: head,
+    // The Action refuses a version below the newest it saw of this session: above what is on the ref now, and what came from it.
+    after: Math.max(existing?.parsed.ok ? sequenceOf(existing.parsed.doc) : 0, doc.importedFrom?.sequence ?? 0),
   });
-  const store = createGitRefStore({ root, remote, key: sessionKeyOf(c.env) });
-  const existing = await store.read(doc.id);
   const saved = existing ? await store.update(doc.id, existing.version, actionDoc) : await store.create(actionDoc);
   if (!saved.ok) throw new AgentError('general', `could not export session ${doc.id}: ${saved.message}`);
   c.io.stdout(
@@ -132,8 +135,13 @@ async function importSession(argv: readonly string[], c: SessionCommandEnv): Pro
 
   if ((await writeWorktreeTree(root)) !== doc.worktree.tree) {
     if (v['restore-worktree']) {
+      // Before a byte of it is written: the restored .gemini/ is a model's, from elsewhere.
+      distrustFolder(root, c.env);
       await restoreWorktree(root, doc.worktree, { ...(doc.branch ? { branch: doc.branch } : {}), remote });
       c.io.stdout(`Restored the work tree to the session's (${doc.worktree.baseCommit.slice(0, 12)} and its changes${doc.branch ? `, on branch ${doc.branch}` : ''}).\n`);
+      c.io.stderr(
+        `Note: ${root} is now marked DO_NOT_TRUST in ${trustedFoldersPath(c.env)}: the restored .gemini/ (hooks, MCP servers, agents, policies) is not used until you review it and set the folder to TRUST_FOLDER there.\n`,
+      );
     } else {
       c.io.stderr(`Note: this work tree differs from the session's (its changes on ${doc.worktree.baseCommit.slice(0, 12)}); --restore-worktree makes it the same.\n`);
     }

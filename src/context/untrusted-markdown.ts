@@ -1,112 +1,13 @@
 /**
- * The Markdown and HTML tricks of sanitizeUntrusted, each a linear pass over the text: hidden
- * elements, image alt text, `<img>` attributes, link titles, unused link definitions,
- * `<details>` wrappers and attributes other than href. Every "where does this end" question goes
- * through a table from linear-scan.ts (O(1) each), so a comment of 30,000 `![` or one `![](`
- * followed by 60,000 spaces costs as much as any other text of its length. The few regular
- * expressions left run in RE2 (linear time) and only on one tag's attributes, which never overlap.
+ * The Markdown tricks of sanitizeUntrusted, each a linear pass over the text: image alt text, link
+ * titles, unused link definitions (HTML is read by a real tokenizer: untrusted-html.ts). Every
+ * "where does this end" question goes through a table from linear-scan.ts (O(1) each), so a comment
+ * of 30,000 `![` or one `![](` followed by 60,000 spaces costs as much as any other text of its length.
  */
-import { RE2JS } from 're2js';
-import { createBracketCloseTable, createNextTable, isAsciiLetter, isLineEnd, isSpace, isWordChar, matchesAt, Pieces, type NextTable, type WorkMeter } from './linear-scan.js';
+import { createBracketCloseTable, createNextTable, isLineEnd, isSpace, Pieces, type NextTable, type WorkMeter } from './linear-scan.js';
 
 const LT = 0x3c;
 const GT = 0x3e;
-const SLASH = 0x2f;
-
-/** Elements whose content the browser never shows, or that GitHub strips. */
-const INVISIBLE_ELEMENTS = new Set(['script', 'style', 'template', 'noscript', 'iframe', 'object', 'embed', 'svg', 'math']);
-/** Attributes that hide an element; `opacity: 0`, `0.0`, `00` hide, `0.5` does not. */
-const HIDING_ATTR = RE2JS.compile('\\bhidden\\b|display\\s*:\\s*none|visibility\\s*:\\s*hidden|font-size\\s*:\\s*0|opacity\\s*:\\s*0[.0]*(?:[^.0-9]|$)', RE2JS.CASE_INSENSITIVE);
-const HREF = RE2JS.compile('\\bhref\\s*=\\s*("[^"]*"|\'[^\']*\'|[^\\s>]+)', RE2JS.CASE_INSENSITIVE);
-const SRC = RE2JS.compile('\\bsrc\\s*=\\s*["\']?([^"\'\\s>]+)', RE2JS.CASE_INSENSITIVE);
-
-const isNameChar = (c: number) => isAsciiLetter(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d;
-
-/** End of the tag name `[a-z][a-z0-9-]*` that starts at i (case-insensitive), or -1. */
-function nameEnd(text: string, i: number, meter: WorkMeter): number {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: a bounds check only; past the end charCodeAt is NaN, which the test after it refuses anyway
-  if (i >= text.length || !isAsciiLetter(text.charCodeAt(i))) return -1;
-  let j = i + 1;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: a bounds check only; past the end charCodeAt is NaN, which the test after it refuses anyway
-  while (j < text.length && isNameChar(text.charCodeAt(j))) j++;
-  meter.steps += j - i;
-  return j;
-}
-
-/** The longest name ending at or before `end` that a `\b` follows (the regex's backtracking), or -1. */
-function boundedNameEnd(text: string, start: number, end: number): number {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: a bounds check only; past the end charCodeAt is NaN, which the test after it refuses anyway
-  const wordAt = (p: number) => p < text.length && isWordChar(text.charCodeAt(p));
-  for (let p = end; p > start; p--) if (wordAt(p - 1) !== wordAt(p)) return p;
-  return -1;
-}
-
-/** One pass removing `<tag ...>` elements that hide their content, through the matching close tag. */
-export function removeHiddenElements(text: string, meter: WorkMeter): string {
-  const out = new Pieces(meter);
-  const nextLt = createNextTable(text, (c) => c === LT, meter);
-  const nextAngle = createNextTable(text, (c) => c === LT || c === GT, meter);
-  // A browser reads an opening tag up to the next `>`, a `<` included (`<p hidden <i>x` is a hidden
-  // `<p>` whose attributes are `hidden` and `<i`), so the attributes run to the next `>` too.
-  const nextGt = createNextTable(text, (c) => c === GT, meter);
-  const scan: CloseScan = { text, nextLt, nextAngle, meter };
-  let copied = 0;
-  for (let i = nextLt.from(0); i < text.length; i = nextLt.from(i + 1)) {
-    const raw = nameEnd(text, i + 1, meter);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a fast path; boundedNameEnd of a negative end is -1 too, and nameEnd never returns 0
-    if (raw < 0) continue;
-    const end = boundedNameEnd(text, i + 1, raw);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: end is -1 only for a name all of word characters followed by `_`; such a tag slice holds the `_`, so it is never an invisible element, and its attrs slice is one character
-    if (end < 0) continue;
-    const close = nextGt.from(end);
-    if (close >= text.length) continue;
-    const tag = text.slice(i + 1, end).toLowerCase();
-    const attrs = text.slice(end, close);
-    meter.steps += attrs.length; // what the attribute test reads
-    if (!INVISIBLE_ELEMENTS.has(tag) && !HIDING_ATTR.test(attrs)) {
-      // Nothing inside a tag starts another one, so the scan resumes after it: no two attribute
-      // slices overlap, and the pass stays linear however many `<` one tag holds.
-      i = close;
-      continue;
-    }
-    // Stryker disable next-line ArithmeticOperator: the characters at close - 1 and close are neither `<` (nextAngle stops there) so the next `<` is found alike
-    const stop = attrs.trimEnd().endsWith('/') ? close + 1 : closingEnd(scan, tag, close + 1);
-    out.push(text.slice(copied, i));
-    copied = stop;
-    // Scanning resumes after the removed element: nothing inside it is looked at again.
-    i = stop - 1;
-  }
-  out.push(text.slice(copied));
-  return out.toString();
-}
-
-/** One pass's text, its tables of the next `<` and of the next `<` or `>`, and its work meter: made once per pass. */
-interface CloseScan {
-  text: string;
-  nextLt: NextTable;
-  nextAngle: NextTable;
-  meter: WorkMeter;
-}
-
-/** Where the element opened before `from` ends: after its matching close tag (nesting counted), else the end. */
-function closingEnd(t: CloseScan, tag: string, from: number): number {
-  const { text, meter } = t;
-  let depth = 1;
-  for (let i = t.nextLt.from(from); i < text.length; i = t.nextLt.from(i + 1)) {
-    const closing = text.charCodeAt(i + 1) === SLASH;
-    const start = i + 1 + (closing ? 1 : 0);
-    meter.steps += tag.length;
-    if (!matchesAt(text, start, tag)) continue;
-    const after = start + tag.length;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a bounds check only; past the end charCodeAt is NaN, which the test after it refuses anyway
-    if (after < text.length && isWordChar(text.charCodeAt(after)) === isWordChar(text.charCodeAt(after - 1))) continue;
-    const end = t.nextAngle.from(after);
-    if (end >= text.length || text.charCodeAt(end) !== GT) continue;
-    depth += closing ? -1 : 1;
-    if (depth === 0) return end + 1;
-  }
-  return text.length;
-}
 
 /** Tables for link destinations `(<dest> "title")`, shared by images and links. */
 interface DestTables {
@@ -205,54 +106,6 @@ export function replaceReferenceImages(text: string, meter: WorkMeter): string {
   return out.toString();
 }
 
-/** `<img ...>` -> `[image: src]`; the alt and title attributes go. */
-export function replaceImgTags(text: string, meter: WorkMeter): string {
-  return replaceTags(text, meter, {
-    names: ['img'],
-    render: (tag) => {
-      const src = SRC.exec(tag)?.[1] as string | undefined;
-      return src ? `[image: ${src.slice(0, 300)}]` : '[image]';
-    },
-  });
-}
-
-/** `<details>`/`<summary>` keep their text but lose the wrapper that folds it away. */
-export function unwrapDetails(text: string, meter: WorkMeter): string {
-  return replaceTags(text, meter, { names: ['details', 'summary', '/details', '/summary'], render: () => '\n' });
-}
-
-/** Which tags a pass replaces (by name, case-insensitive) and what each becomes. */
-interface TagRewrite {
-  names: readonly string[];
-  render: (tag: string) => string;
-}
-
-/** `<name\b[^>]*>` for the rewrite's names, each replaced by `render(tag)`. */
-function replaceTags(text: string, meter: WorkMeter, rewrite: TagRewrite): string {
-  const { names, render } = rewrite;
-  const out = new Pieces(meter);
-  const nextLt = createNextTable(text, (c) => c === LT, meter);
-  const nextGt = createNextTable(text, (c) => c === GT, meter);
-  let copied = 0;
-  for (let i = nextLt.from(0); i < text.length; i = nextLt.from(i + 1)) {
-    if (i < copied) continue;
-    meter.steps += 10;
-    const name = names.find((w) => matchesAt(text, i + 1, w));
-    if (!name) continue;
-    const after = i + 1 + name.length;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a bounds check only; past the end charCodeAt is NaN, which the test after it refuses anyway
-    if (after < text.length && isWordChar(text.charCodeAt(after))) continue;
-    const gt = nextGt.from(after);
-    // No `>` after this one: no later tag of the kind can close either.
-    if (gt >= text.length) break;
-    out.push(text.slice(copied, i));
-    out.push(render(text.slice(i, gt + 1)));
-    copied = gt + 1;
-  }
-  out.push(text.slice(copied));
-  return out.toString();
-}
-
 /** `[text](url "title")` -> `[text](url)`: a title is a tooltip, invisible until hovered. */
 export function dropLinkTitles(text: string, meter: WorkMeter): string {
   const out = new Pieces(meter);
@@ -267,40 +120,6 @@ export function dropLinkTitles(text: string, meter: WorkMeter): string {
     copied = d.end;
   }
   meter.steps += text.length;
-  out.push(text.slice(copied));
-  return out.toString();
-}
-
-/** Attributes are never rendered as text (title, alt, aria-label, data-*); only href is kept. */
-export function keepOnlyHref(text: string, meter: WorkMeter): string {
-  const out = new Pieces(meter);
-  const nextLt = createNextTable(text, (c) => c === LT, meter);
-  const nextAngle = createNextTable(text, (c) => c === LT || c === GT, meter);
-  let copied = 0;
-  for (let i = nextLt.from(0); i < text.length; i = nextLt.from(i + 1)) {
-    const end = nameEnd(text, i + 1, meter);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: nameEnd gives -1 or at least i + 2; with -1, c is NaN and every branch below continues
-    if (end < 0) continue;
-    const c = text.charCodeAt(end);
-    let attrs = '';
-    let close: number;
-    // Stryker disable next-line ConditionalExpression: a tag with no attributes is rebuilt byte for byte, so leaving it as text is the same
-    if (c === GT) close = end;
-    else if (c === SLASH && text.charCodeAt(end + 1) === GT) close = end + 1;
-    else if (end < text.length && isSpace(c)) {
-      close = nextAngle.from(end);
-      if (close >= text.length || text.charCodeAt(close) !== GT) continue;
-      attrs = text.slice(end, close);
-    } else continue;
-    // Stryker disable next-line ConditionalExpression: c is `/` here only on the branch that leaves attrs empty
-    const self = attrs.endsWith('/') || (attrs === '' && c === SLASH) ? '/' : '';
-    const own = self && attrs ? attrs.slice(0, -1) : attrs;
-    const href = own ? (HREF.exec(own)?.[1] as string | undefined) : undefined;
-    out.push(text.slice(copied, i));
-    out.push(`<${text.slice(i + 1, end)}${href ? ` href=${href}` : ''}${self}>`);
-    copied = close + 1;
-    i = close;
-  }
   out.push(text.slice(copied));
   return out.toString();
 }

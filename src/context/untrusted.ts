@@ -9,17 +9,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createNextTable, createWorkMeter, isSpace, matchesAt, Pieces, type WorkMeter } from './linear-scan.js';
-import {
-  dropLinkTitles,
-  keepOnlyHref,
-  removeHiddenElements,
-  removeLinkDefinitions,
-  replaceImgTags,
-  replaceInlineImages,
-  replaceReferenceImages,
-  splitLines,
-  unwrapDetails,
-} from './untrusted-markdown.js';
+import { createHtmlRewriter } from './untrusted-html.js';
+import { dropLinkTitles, removeLinkDefinitions, replaceInlineImages, replaceReferenceImages, splitLines } from './untrusted-markdown.js';
 import { AgentError } from '../common/errors.js';
 
 /**
@@ -54,8 +45,9 @@ export interface SanitizeOptions {
 /**
  * Make prose written by a stranger safe to show the model: invisible characters and HTML comments
  * go everywhere (an unterminated `<!--` hides the rest of the page on GitHub, so it goes to the
- * end); the markdown/HTML tricks go outside fenced code blocks, where the text is shown literally.
- * Linear in the text's length: every step is a single pass (see untrusted-markdown.ts).
+ * end); the markdown/HTML tricks go outside fenced code blocks, where the text is shown literally
+ * (unless a hidden element around them hides them too). Linear in the text's length: every step is
+ * a single pass (the HTML tokenizer's in untrusted-html.ts, the markdown ones in untrusted-markdown.ts).
  */
 export function sanitizeUntrusted(text: string, o: SanitizeOptions = {}): string {
   const meter = o.meter ?? createWorkMeter();
@@ -64,10 +56,12 @@ export function sanitizeUntrusted(text: string, o: SanitizeOptions = {}): string
   // Single-character classes only: these two replaces are linear in V8.
   let out = stripInvisible(input).replace(/\r\n?/g, '\n');
   // Comments go even inside code fences: where our fence detection and GitHub's renderer disagree,
-  // a comment is a hiding place, and a sample loses little without it.
+  // a comment is a hiding place, and a sample loses little without it. A plain search from `<!--`
+  // to `-->` (a superset of what a browser reads as one) here; the HTML tokenizer reads prose.
   out = removeHtmlComments(out, meter);
+  const html = createHtmlRewriter(meter);
   const body = splitFences(out, meter)
-    .map((seg) => (seg.code ? seg.text : sanitizeProse(seg.text, meter)))
+    .map((seg) => (seg.code ? html.code(seg.text) : sanitizeProse(html.prose(seg.text), meter)))
     .join('');
   return cut > 0 ? `${body}\n${cutNote(cut)}` : body;
 }
@@ -142,16 +136,13 @@ function fenceRun(line: string): { ch: string; len: number; end: number } | unde
   return j - i >= 3 ? { ch, len: j - i, end: j } : undefined;
 }
 
+/** The markdown tricks, on prose whose HTML is already rewritten (untrusted-html.ts). */
 function sanitizeProse(text: string, meter: WorkMeter): string {
-  let out = removeHiddenElements(text, meter);
   // Image alt text and titles are not on the page; the URL is kept so a screenshot stays findable.
-  out = replaceInlineImages(out, meter);
+  let out = replaceInlineImages(text, meter);
   out = replaceReferenceImages(out, meter);
-  out = replaceImgTags(out, meter);
   out = dropLinkTitles(out, meter);
   out = removeLinkDefinitions(out, meter);
-  out = unwrapDetails(out, meter);
-  out = keepOnlyHref(out, meter);
   meter.steps += out.length;
   return out.replace(/\n{3,}/g, '\n\n');
 }

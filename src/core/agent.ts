@@ -43,8 +43,8 @@ export interface SubagentHost {
   channel: ApprovalChannel;
   env: ToolEnv;
   model: ModelClient;
-  /** Trusted configuration: `.gemini/agents/*.md` and `.gemini/settings.json` are read here. */
-  configRoot: string;
+  /** Trusted configuration: `.gemini/agents/*.md` are read here; none for an untrusted project. */
+  configRoot?: string;
   /** The project memory text; a child's system prompt carries it too. */
   memory: string;
   limits: LoopLimits;
@@ -94,6 +94,8 @@ export interface AgentOptions {
     fileNames?: string[];
     globalFile?: string;
   };
+  /** The project's `.gemini/` is not trusted (the CLI's folder trust): its settings.json and agents are not read. */
+  untrustedProject?: boolean;
   command: CommandKind;
   instructions?: string;
   /** Rendered and fenced by context/task-context.ts. */
@@ -187,7 +189,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
   const policyWarnings = policyDiagnostics.map(formatDiagnostic);
 
   // Context file names: the face's explicit list, else the trusted settings.json, else GEMINI.md.
-  const settings = opts.memory.fileNames ? { fileNames: opts.memory.fileNames, warnings: [] } : await readContextSettings(opts.memory.memoryRoot);
+  const settings = opts.memory.fileNames || opts.untrustedProject ? { fileNames: opts.memory.fileNames, warnings: [] } : await readContextSettings(opts.memory.memoryRoot);
   const fileNames = settings.fileNames;
   const memory = await loadMemory({
     memoryRoot: opts.memory.memoryRoot,
@@ -231,7 +233,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
   const baseModel = opts.modelClient ?? createGeminiClient({ apiKey: opts.apiKey, baseUrl: opts.baseUrl, model: opts.model });
   const model = hooks ? hooks.wrapModel(baseModel) : baseModel;
   const signal = opts.signal ?? new AbortController().signal;
-  const loopSettings = await readLoopSettings(opts.memory.memoryRoot);
+  const loopSettings = opts.untrustedProject ? { agentOverrides: {}, warnings: [] } : await readLoopSettings(opts.memory.memoryRoot);
 
   // The run a sub-agent serves: set by start/resume before the loop runs.
   let current: ParentRun | undefined;
@@ -242,7 +244,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
         channel: opts.channel,
         env,
         model,
-        configRoot: opts.memory.memoryRoot,
+        ...(opts.untrustedProject ? {} : { configRoot: opts.memory.memoryRoot }),
         memory: memory.text,
         limits: opts.limits,
         ...(opts.clock ? { clock: opts.clock } : {}),

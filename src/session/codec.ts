@@ -58,6 +58,13 @@ export interface WorktreeSnapshot {
 export interface SessionDoc {
   version: typeof SESSION_VERSION;
   id: string;
+  /**
+   * Counts the saved versions of this session, 1 for the first: every write is one more than the
+   * version it replaces. The Action keeps the highest it has seen where a push cannot rewind it (its
+   * ledger comment in the thread, src/action/approval/session-ledger.ts) and refuses anything older.
+   * Absent in documents written before it existed: read as 0, older than any version recorded.
+   */
+  sequence?: number;
   repository: { owner: string; repo: string };
   thread: ThreadRef;
   trigger: TriggerRef;
@@ -81,6 +88,12 @@ export interface SessionDoc {
   publish?: PublishRecord;
   updatedAt: string;
 }
+
+/** A version's sequence number; a document written before sequences existed reads as 0. */
+export const sequenceOf = (doc: Pick<SessionDoc, 'sequence'>): number => doc.sequence ?? 0;
+
+/** `doc` as the version after `previous` (the document it replaces; none for the first version). */
+export const nextVersionOf = (doc: SessionDoc, previous: Pick<SessionDoc, 'sequence'> | undefined): SessionDoc => ({ ...doc, sequence: (previous ? sequenceOf(previous) : 0) + 1 });
 
 /** idle: ready for the next prompt; running: a process holds it (a crash leaves it so); awaiting_approval: `pending` waits. */
 export type LocalStatus = 'idle' | 'running' | 'awaiting_approval';
@@ -121,8 +134,8 @@ export interface LocalSessionDoc {
   pending: PendingApproval[];
   status: LocalStatus;
   mcpServers?: StoredMcpServer[];
-  /** Set when the session came from the Action's ref (`session import`). */
-  importedFrom?: { repository: { owner: string; repo: string }; thread: ThreadRef };
+  /** Set when the session came from the Action's ref (`session import`), with the sequence of the version imported. */
+  importedFrom?: { repository: { owner: string; repo: string }; thread: ThreadRef; sequence?: number };
 }
 
 type SessionParseError = { code: 'bad_json' | 'unknown_version' | 'invalid' | 'unsigned' | 'wrong_key' | 'bad_signature'; message: string };
@@ -232,6 +245,8 @@ function checkPending(d: Obj): void {
 function checkDoc(d: Obj): void {
   if (d.origin !== undefined) throw new Invalid(`it is a ${JSON.stringify(d.origin)} session, not one of the action's (see agent-action session export)`);
   str(d, 'id', { path: 'session', nonEmpty: true });
+  num(d, 'sequence', { path: 'session', optional: true, integer: true });
+  if (typeof d.sequence === 'number' && d.sequence < 1) throw new Invalid('`session.sequence` must be at least 1');
   const repository = obj(d.repository, 'repository');
   str(repository, 'owner', { path: 'repository', nonEmpty: true });
   str(repository, 'repo', { path: 'repository', nonEmpty: true });

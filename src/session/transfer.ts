@@ -5,7 +5,7 @@
  * request and work-tree snapshot; the CLI's workspace, title and status. Pure.
  */
 import { AgentError } from '../common/errors.js';
-import { SESSION_VERSION, type LocalSessionDoc, type SessionDoc, type ThreadRef, type WorktreeSnapshot } from './codec.js';
+import { SESSION_VERSION, sequenceOf, type LocalSessionDoc, type SessionDoc, type ThreadRef, type WorktreeSnapshot } from './codec.js';
 
 /** The Action's session as a local one: the calls it waits on still wait; its thread is remembered. */
 export function localFromAction(doc: SessionDoc, root: string, now: Date): LocalSessionDoc {
@@ -27,7 +27,7 @@ export function localFromAction(doc: SessionDoc, root: string, now: Date): Local
     state: structuredClone(doc.state),
     pending: structuredClone(pending),
     status: pending.length > 0 ? 'awaiting_approval' : 'idle',
-    importedFrom: { repository: doc.repository, thread: doc.thread },
+    importedFrom: { repository: doc.repository, thread: doc.thread, sequence: sequenceOf(doc) },
   };
 }
 
@@ -42,6 +42,8 @@ export interface ExportTarget {
   ttlMs: number;
   /** The commit whose policies, settings and memory steer the resumed run (the exported HEAD). */
   trustedCommit: string;
+  /** The highest sequence known of this session (on the ref now, or imported): the export is one more. */
+  after: number;
 }
 
 /**
@@ -60,6 +62,7 @@ export function actionFromLocal(doc: LocalSessionDoc, t: ExportTarget): SessionD
   return {
     version: SESSION_VERSION,
     id: doc.id,
+    sequence: t.after + 1,
     repository: t.repository,
     thread: t.thread,
     // The task is the conversation itself: a prompt, with no instructions of its own.

@@ -11,6 +11,7 @@ import { createRunState } from '../../src/core/run-state.js';
 import type { ReplyCommand } from '../../src/action/run-context.js';
 import type { ActionResult, ActionRunContext, AgentTask, PreparedRun } from '../../src/action/run-context.js';
 import type { ActionSettings } from '../../src/action/inputs.js';
+import { createOwnAccount } from '../../src/action/authorize.js';
 import { createGitHubClient } from '../../src/action/github-client.js';
 import type { ApprovalAnswer, PendingApproval } from '../../src/scheduler/types.js';
 import { createPublishRecorder, type PublishRecord } from '../../src/tools/github/recorder.js';
@@ -123,8 +124,10 @@ export function createRunner(gh: FakeGitHub, origin: string, opts: RunnerOptions
   const thread = { number: opts.threadNumber ?? 7, isPullRequest: false };
   const requester = { login: opts.requester ?? 'maintainer', isBot: false };
   const settings = { trigger: '/agent', approvalTimeoutMs: 7 * 24 * 3600_000, model: 'gemini-test', geminiApiKey: opts.apiKey ?? 'AIza-harness-key', sessionKey: opts.sessionKey } as ActionSettings;
+  const octokit = createGitHubClient({ token: 'ghs_test_token_123', baseUrl: gh.url, secrets: ['ghs_test_token_123'], pacing: 'none', retryAfterBaseMs: 1, retries: 0 });
   const ctx: ActionRunContext = {
-    octokit: createGitHubClient({ token: 'ghs_test_token_123', baseUrl: gh.url, secrets: ['ghs_test_token_123'], pacing: 'none', retryAfterBaseMs: 1, retries: 0 }),
+    octokit,
+    own: createOwnAccount(octokit),
     repo: { owner: gh.state.owner, repo: gh.state.repo },
     runner: {} as ActionRunContext['runner'],
     settings,

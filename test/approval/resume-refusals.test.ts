@@ -10,6 +10,7 @@ import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderApprovalComment } from '../../src/action/approval/approval-comment.js';
 import { handleApprovalReplyWith, tellRefusedReplier } from '../../src/action/approval/resume.js';
+import { createOwnAccount } from '../../src/action/authorize.js';
 import { createGitHubClient } from '../../src/action/github-client.js';
 import type { ActionResult, ActionRunContext, ReplyCommand } from '../../src/action/run-context.js';
 import type { ActionSettings } from '../../src/action/inputs.js';
@@ -45,11 +46,15 @@ afterEach(async () => {
   await gh.close();
 });
 
-function context(over: { login?: string; progressComment?: number; threadNumber?: number } = {}): ActionRunContext {
+function context(over: { login?: string; learned?: string; threadNumber?: number } = {}): ActionRunContext {
   const thread = { number: over.threadNumber ?? 7, isPullRequest: false };
   const requester = { login: over.login ?? 'maintainer', isBot: false };
+  const octokit = createGitHubClient({ token: 'ghs_test_token_123', baseUrl: gh.url, secrets: ['ghs_test_token_123'], pacing: 'none', retryAfterBaseMs: 1, retries: 0 });
+  const own = createOwnAccount(octokit);
+  own.learn(over.learned);
   return {
-    octokit: createGitHubClient({ token: 'ghs_test_token_123', baseUrl: gh.url, secrets: ['ghs_test_token_123'], pacing: 'none', retryAfterBaseMs: 1, retries: 0 }),
+    octokit,
+    own,
     repo: { owner: gh.state.owner, repo: gh.state.repo },
     runner: {} as ActionRunContext['runner'],
     settings: { trigger: '/agent', approvalTimeoutMs: 7 * 24 * 3600_000, model: 'gemini-test', geminiApiKey: 'AIza-memory-key' } as ActionSettings,
@@ -64,7 +69,7 @@ function context(over: { login?: string; progressComment?: number; threadNumber?
       step: () => undefined,
       note: () => undefined,
       finish: async (result) => void progress.push(result),
-      commentId: () => over.progressComment,
+      commentId: () => undefined,
     },
     log: { info: (l) => void logs.push(l), notice: (l) => void logs.push(l), warning: (l) => void logs.push(l), group: (_t, fn) => fn() },
     secrets: ['ghs_test_token_123'],
@@ -184,18 +189,26 @@ describe('which question a reply answers', () => {
     expect(store.doc('sess-1').request.status).toBe('claimed');
   });
 
-  it("with a GitHub App token, the question's author is the one who posted this run's progress comment", async () => {
+  it("with a GitHub App token, the question's author is the account the token posts as (the API's viewer)", async () => {
     const app: FakeUser = { login: 'agent-app[bot]', type: 'Bot' };
     ask({}, { by: app });
     expect((await handleApprovalReplyWith(context(), reply('/agent approve'), AT())).summary).toBe('There is no open agent-action request in this thread; nothing was run.');
-    const progressComment = gh.addComment(7, 'agent-action is working…', { login: 'Agent-App[bot]', type: 'Bot' });
-    await handleApprovalReplyWith(context({ progressComment: progressComment.id }), reply('/agent approve'), AT());
+    gh.state.self = { login: 'Agent-App[bot]', type: 'Bot' };
+    await handleApprovalReplyWith(context(), reply('/agent approve'), AT());
     expect(store.doc('sess-1').request.status).toBe('claimed');
   });
 
-  it('a progress comment id that is not in the thread vouches for nobody', async () => {
+  it("the author of this run's own progress comment counts as the action without asking the API", async () => {
+    ask({}, { by: { login: 'agent-app[bot]', type: 'Bot' } });
+    gh.fail({ method: 'POST', path: /^\/graphql$/, status: 500, times: 10 });
+    await handleApprovalReplyWith(context({ learned: 'Agent-App[bot]' }), reply('/agent approve'), AT());
+    expect(store.doc('sess-1').request.status).toBe('claimed');
+  });
+
+  it('another bot quoting the question, marker and all, vouches for nothing, nor does an API that cannot say who the token is', async () => {
     ask({}, { by: { login: 'helper[bot]', type: 'Bot' } });
-    const result = await handleApprovalReplyWith(context({ progressComment: 999_999 }), reply('/agent approve'), AT());
+    gh.fail({ method: 'POST', path: /^\/graphql$/, status: 500, times: 10 });
+    const result = await handleApprovalReplyWith(context(), reply('/agent approve'), AT());
     expect(result.summary).toBe('There is no open agent-action request in this thread; nothing was run.');
   });
 

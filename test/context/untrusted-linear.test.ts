@@ -36,7 +36,35 @@ const PATHOLOGICAL: Array<[string, string]> = [
   ['tags inside one tag', `${fill('<a ', N - 1)}>`],
 ];
 
+/**
+ * 64 KB inputs aimed at the HTML tokenizer and the hidden-element rule: a reader that looked for a
+ * tag's end from every `<` (respecting quotes), or that searched the stack of open elements for each
+ * end tag, or rescanned raw text for its end tag from every `</`, would do work quadratic in these.
+ */
+const K64 = 64 * 1024;
+const HTML_PATHOLOGICAL: Array<[string, string]> = [
+  ['a quoted attribute full of `>` and `<`', `<p title="${fill('<a >', K64 - 12)}" hidden>x`],
+  ['an unterminated quoted attribute', `<p title="${fill('<b ', K64)}`],
+  ['attributes without end', `<p ${fill('a=1 ', K64)}`],
+  ['nested hidden elements never closed', fill('<div hidden><b>', K64)],
+  ['end tags that match nothing inside a hidden element', `<div hidden>${'<b>'.repeat(K64 / 8)}${fill('</i>', K64 / 2)}`],
+  ['near-miss end tags in a script', `<script>${fill('</scrip', K64)}`],
+  ['near-miss end tags in a textarea', `<textarea>${fill('</textare', K64)}`],
+  ['CDATA openers in svg', `<svg>${fill('<![CDATA[', K64)}`],
+  ['comment openers', fill('<!-', K64)],
+  ['bogus comments', fill('<?', K64)],
+  ['character references', fill('&amp;&#x41;&notin;&', K64)],
+];
+
 describe('sanitizeUntrusted does linear work', () => {
+  it.each(HTML_PATHOLOGICAL)('HTML, 64 KB: %s', (_name, input) => {
+    const meter = createWorkMeter();
+    sanitizeUntrusted(input, { meter });
+    expect(meter.steps).toBeLessThanOrEqual(STEPS_PER_CHAR * input.length);
+    // The tokenizer's own reads are on the meter: at least one per character of HTML.
+    expect(meter.steps).toBeGreaterThanOrEqual(input.length);
+  });
+
   it.each(PATHOLOGICAL)('%s', (_name, input) => {
     const meter = createWorkMeter();
     sanitizeUntrusted(input, { meter });

@@ -10,7 +10,10 @@ import { cutRaw, fenceUntrusted, markInvisible, neutralizeFences, sanitizeUntrus
 
 describe('hidden HTML elements go, with their content', () => {
   it.each<[string, string]>([
-    ...['script', 'style', 'template', 'noscript', 'iframe', 'object', 'embed', 'svg', 'math'].map((tag): [string, string] => [`a<${tag}>x</${tag}>b`, 'ab']),
+    ...['script', 'style', 'template', 'noscript', 'iframe', 'object', 'svg', 'math', 'title', 'datalist', 'noembed', 'noframes', 'rp'].map((tag): [string, string] => [`a<${tag}>x</${tag}>b`, 'ab']),
+    // A void element holds nothing: what follows it is on the page (its end tag means nothing).
+    ['a<embed>x</embed>b', 'ax</embed>b'],
+    ['a<dialog>x</dialog>b', 'ab'],
     ['a<SCRIPT>x</Script>b', 'ab'],
     ['a<iframe src=x>y</iframe>b', 'ab'],
     ['a<p hidden>x</p>b', 'ab'],
@@ -21,8 +24,11 @@ describe('hidden HTML elements go, with their content', () => {
     ['a<p style="opacity:0">x</p>b', 'ab'],
     ['a<p style="OPACITY: 0.0;">x</p>b', 'ab'],
     ['a<p style="opacity:00">x</p>b', 'ab'],
-    ['a<div hidden/>b', 'ab'],
-    ['a<div hidden />b', 'ab'],
+    // HTML ignores `/>` on an element that is not void: the hidden div stays open to the end.
+    ['a<div hidden/>b', 'a'],
+    ['a<div hidden />b', 'a'],
+    ['a<img hidden src=u>b', 'ab'],
+    ['a<svg/>b', 'ab'],
     ['a<div hidden>x<div>y</div>z</div>w', 'aw'],
     ['a<div hidden>x</divx>y</div>b', 'ab'],
     ['a<div hidden>x</DIV >b', 'ab'],
@@ -48,6 +54,43 @@ describe('hidden HTML elements go, with their content', () => {
     ['a< div hidden>x</div>b', 'a< div hidden>x</div>b'],
   ])('shown on the page, so kept: %j -> %j', (input, out) => {
     expect(sanitizeUntrusted(input)).toBe(out);
+  });
+});
+
+describe('HTML read as a browser reads it (issue 26: a `>` inside a quoted attribute)', () => {
+  it.each<[string, string]>([
+    // The quoted value holds `>`: the tag, and its `hidden`, go on past it.
+    ['a<p title="a>b" hidden>secret</p>b', 'ab'],
+    ["a<p title='a>b' hidden>secret</p>b", 'ab'],
+    // Unquoted, a `>` can only come as a reference; the tag ends at the real one.
+    ['a<p title=a&gt;b hidden>secret</p>b', 'ab'],
+    // Nested: a visible element whose attribute holds `>` around a hidden one that holds more.
+    ['a<div title="x>y"><p title="c>d" hidden><span title="e>f">secret</span></p>b</div>', 'a<div>b</div>'],
+    ['a<p hidden title="a>b">secret</p>b', 'ab'],
+    ['a<span style="display:none" title="a>b">secret</span>b', 'ab'],
+    // A quoted `>` in a visible tag is not its end either: the attribute goes with the rest.
+    ['a<b title="x>y">bold</b>', 'a<b>bold</b>'],
+    // `--!>` ends a comment for a browser, but the plain search for `-->` that runs first (code blocks
+    // included) takes the rest: the safe side. `<?x>` and `<!x>` are comments to a browser too.
+    ['x<!--a--!>y', 'x'],
+    ['a<?php echo 1 ?>b<!doctype html>c<!x>d', 'abcd'],
+    // Raw text: a `</div>` inside a <script> (or <textarea>) ends nothing; the hidden div goes on.
+    ['a<div hidden><script>"</div>"</script>secret</div>b', 'ab'],
+    ['a<div hidden><textarea></div></textarea>secret</div>b', 'ab'],
+    // CDATA inside <svg>: its `</svg>` is text.
+    ['a<svg><![CDATA[ > </svg> ]]>secret</svg>b', 'ab'],
+    // An SVG foreignObject left open: a browser ignores the `</svg>`, and so does the rule here.
+    ['a<svg><foreignObject></svg>secret', 'a'],
+    ['a<svg><foreignObject><script>"</foreignObject></svg>secret</script></foreignObject></svg>b', 'ab'],
+    // A visible textarea shows its content as written, tags and all.
+    ['<textarea><p hidden>shown</p></textarea>', '<textarea><p hidden>shown</p></textarea>'],
+  ])('%j -> %j', (input, out) => {
+    expect(sanitizeUntrusted(input)).toBe(out);
+  });
+
+  it('a hidden element opened before a code block hides the block too, up to its end tag after it', () => {
+    expect(sanitizeUntrusted('a\n<div hidden>\n\n```\ncode\n```\n\nsecret\n</div>\nb')).toBe('a\n\nb');
+    expect(sanitizeUntrusted('a\n<div hidden>\n\n```\ncode\n```\nsecret to the end')).toBe('a\n');
   });
 });
 
@@ -98,7 +141,11 @@ describe('details, links and attributes', () => {
     ['<b title="x">y</b>', '<b>y</b>'],
     ['<br />', '<br/>'],
     ['<br/>', '<br/>'],
-    ["<a href='u' title=t>x</a>", "<a href='u'>x</a>"],
+    ["<a href='u' title=t>x</a>", '<a href="u">x</a>'],
+    ['<a href="a&amp;b&quot;c">x</a>', '<a href="a&amp;b&quot;c">x</a>'],
+    ['</b title="psst">', '</b>'],
+    ['Vec<String> and Option<T>', 'Vec<String> and Option<T>'],
+    ['<https://x.test/a> <a@b.test>', '<https://x.test/a> <a@b.test>'],
     ['<a HREF="u">x</a>', '<a href="u">x</a>'],
     ['<a  href = "u" >x</a>', '<a href="u">x</a>'],
     ['<x-y data-a=1>', '<x-y>'],
@@ -233,15 +280,17 @@ describe('scanner edges', () => {
     ['<h2 title=x>y</h2>', '<h2>y</h2>'],
     // A name followed by `_` has no word boundary there: not a tag as the regex reads it.
     ['a<p_x hidden>x</p_x>b', 'a<p_x hidden>x</p_x>b'],
-    // Self-closing is read at the end of the attributes, spaces after the slash allowed.
-    ['a<div hidden/ >b', 'ab'],
+    // `/` not right before `>` is no self-closing (and a div's would mean nothing anyway).
+    ['a<div hidden/ >b', 'a'],
     // Only tags of the hidden element's own name count toward its nesting.
     ['a<div hidden>x<br>y</div>z', 'az'],
-    ['a<div hidden>x<pre>y</div>z', 'az'],
+    // An element opened inside and never closed keeps the hidden one open: the rest goes (the safe side).
+    ['a<div hidden>x<pre>y</div>z', 'a'],
+    ['a<div hidden>x<pre>y</pre></div>z', 'az'],
     // At the very start of the text too.
     ['<p_x hidden>x</p_x>b', '<p_x hidden>x</p_x>b'],
-    // A close tag cut short by another `<` closes nothing: the rest goes (the safe side).
-    ['a<div hidden>x</div <b>y</b>z', 'a'],
+    // An end tag with attributes is still the end tag (a browser ignores them): the div ends there.
+    ['a<div hidden>x</div <b>y</b>z', 'ay</b>z'],
     // `<dest>` in angle brackets, and a dest that ends at `>`.
     ['![a](<u>)', '[image: u]'],
     ['![a](u>)', '[image: u]'],
@@ -268,13 +317,13 @@ describe('scanner edges', () => {
     ['[a ](u "t")', '[a ](u)'],
     ['[a](u \'](v "w")\')', '[a](u)'],
     ['[a](u )', '[a](u )'],
-    // Tags: `/` closes only right before `>`; other characters after the name are no tag.
-    ['<a/ title=x>', '<a/ title=x>'],
-    ['<a/x>y', '<a/x>y'],
+    // Tags as a browser reads them: a `/` not before `>` separates attributes; `_` belongs to no CommonMark tag name.
+    ['<a/ title=x>', '<a>'],
+    ['<a/x>y', '<a>y'],
     ['<a_>', '<a_>'],
     // A `<` with no name after it starts no tag, also at the very start.
     ['< b title=x>y', '< b title=x>y'],
-    ['<a href=u/>', '<a href=u/>'],
+    ['<a href=u/>', '<a href="u/">'],
     // Link definitions: the label opens with `[` and closes with `]:`, the URL starts with http(s).
     ['[a]: xhttps://x\nsee [a]', 'see [a]'],
     ['ab]: https://x\nsee [b]', 'ab]: https://x\nsee [b]'],

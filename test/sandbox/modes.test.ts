@@ -9,6 +9,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { prepareActionSandbox } from '../../src/action/action-sandbox.js';
+import { createOwnAccount } from '../../src/action/authorize.js';
 import { createGitHubClient } from '../../src/action/github-client.js';
 import { describeSandboxRun } from '../../src/action/sandbox-text.js';
 import { readInputs } from '../../src/action/inputs.js';
@@ -238,6 +239,7 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
         modelClient: scriptedModel(requests),
         sandbox,
         remote: { url: dir, token: settings.githubToken },
+        own: createOwnAccount(octokit),
         writeSummary: async (md) => void summaries.push(md),
       },
       ...questionOn(1, trigger),
@@ -292,6 +294,7 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
         modelClient: scriptedModel(requests),
         sandboxProbe: { probe },
         remote: { url: dir, token: settings.githubToken },
+        own: createOwnAccount(octokit),
       },
       ...questionOn(2, trigger),
     ).then(

@@ -90,6 +90,14 @@ const DEFENCES = {
   leftovers: [['const leftovers = new Map((o.start?.leftovers ?? []).map((l) => [l.path, l]));', 'const leftovers = new Map();']],
   // A file over GitHub's 100 MB limit or `max-file-size`, kept out of the agent's commit.
   'file-size': [['if (bytes !== undefined && bytes > limit)\n', 'if (false)\n']],
+  // Hidden HTML elements of untrusted text (the tokenizer still reads tags: only the hiding test goes).
+  'hidden-html': [['function hides(t) {', 'function hides(t) { return false;']],
+  // Sessions move forward only: every version, however old, is accepted.
+  'session-forward': [['function checkForward(ledger, doc) {', 'function checkForward(ledger, doc) { return { ok: true };']],
+  // The CLI's folder trust: every folder is trusted, a restored work tree's .gemini/ included.
+  'folder-trust': [['function readFolderTrust(root, env) {', 'function readFolderTrust(root, env) { return { trusted: true };']],
+  // "Is this ours": every comment's author counts as the action's own account (triage markers, questions, the ledger).
+  'own-marker': [['function isOurs(author, own) {', 'function isOurs(author, own) { return true;']],
 };
 
 // `--all` switches every defence off at once: .ci/run does, so that a renamed function fails CI

@@ -30,7 +30,7 @@ export interface SpawnOptions {
   /**
    * Added to a copy of this process's environment without any Gemini credentials or endpoint.
    * Without XDG_STATE_HOME, the run gets an empty state folder of its own (removed after it), so
-   * the sessions it saves never land in the real home.
+   * the sessions it saves never land in the real home. GEMINI_CLI_TRUSTED_FOLDERS_PATH is in the state folder.
    */
   env?: Record<string, string | undefined>;
   cwd?: string;
@@ -50,7 +50,9 @@ function runProgram(script: string, args: readonly string[], opts: SpawnOptions 
   return new Promise((resolve, reject) => {
     const { GEMINI_API_KEY: _k, GOOGLE_API_KEY: _g, GOOGLE_GEMINI_BASE_URL: _b, GEMINI_MODEL: _m, XDG_STATE_HOME: _x, ...rest } = process.env;
     const ownState = opts.env?.XDG_STATE_HOME === undefined ? mkdtempSync(join(tmpdir(), 'agent-action-state-')) : undefined;
-    const env = { ...rest, ...(ownState ? { XDG_STATE_HOME: ownState } : {}), ...opts.env };
+    // The folder-trust file goes in the run's state folder too: `session import --restore-worktree` writes it.
+    const trustFile = join(opts.env?.XDG_STATE_HOME ?? ownState!, 'trustedFolders.json');
+    const env = { ...rest, ...(ownState ? { XDG_STATE_HOME: ownState } : {}), GEMINI_CLI_TRUSTED_FOLDERS_PATH: trustFile, ...opts.env };
     const input = opts.stdinFrom === undefined ? undefined : openSync(opts.stdinFrom, 'r');
     const [file, ...argv] = [...(opts.launcher ?? []), NODE, script, ...args];
     const child = spawn(file!, argv, { cwd: opts.cwd, env, stdio: [input ?? 'pipe', 'pipe', 'pipe'] });

@@ -76,6 +76,18 @@ function collaboratorPermission(s: FakeGitHubState, login: string): RouteResult 
   return ok(permissionJson(login, permission, role));
 }
 
+/**
+ * POST /graphql, which GitHub's REST description does not cover: only `query { viewer { login } }`,
+ * who the token is (the account the action posts as); any other query is refused, so a new one
+ * needs a deliberate answer here.
+ */
+export function answerGraphql(r: RecordedRequest, s: FakeGitHubState): RouteResult {
+  const query = (r.body as { query?: unknown } | undefined)?.query;
+  if (typeof query !== 'string' || !/^\s*query\s*\{\s*viewer\s*\{\s*login\s*\}\s*\}\s*$/.test(query))
+    return { status: 400, body: { message: 'fake-github: only `query { viewer { login } }` is served' } };
+  return ok({ data: { viewer: { login: s.self.login } } });
+}
+
 function createComment(s: FakeGitHubState, i: FakeIssue, r: RecordedRequest): RouteResult {
   const body = field<string>(r, 'body') ?? '';
   const refused = bodyRefusal('IssueComment', body, { tooLongCode: 'unprocessable' });

@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { RouteResult } from './fake-github-answers.js';
 import { hunkOf } from './fake-github-pull-routes.js';
-import { createRoutes, isoAt } from './fake-github-routes.js';
+import { answerGraphql, createRoutes, isoAt } from './fake-github-routes.js';
 import { checkRequest, checkResponse, documentationUrl, matchOperation, type OperationMatch } from './github-openapi.js';
 import { missingPermission, readExamplePermissions, type JobPermissions } from './github-permissions.js';
 
@@ -235,6 +235,10 @@ export async function startFakeGitHub(state: FakeGitHubState = createFakeGitHubS
       headers: req.headers,
     };
     requests.push(rec);
+    if (rec.method === 'POST' && url.pathname === '/graphql') {
+      const out = answerGraphql(rec, state);
+      return send(res, out.status, out.body, out.headers);
+    }
     const match = matchOperation(rec.method, url.pathname);
     const out = answer(rec, match);
     if (out.status >= 400 && out.body && typeof out.body === 'object' && !Array.isArray(out.body)) {

@@ -14,17 +14,18 @@
 import { messageOf } from '../../common/errors.js';
 import { statsOf } from '../../core/stats.js';
 import type { ApprovalAnswer } from '../../scheduler/types.js';
-import type { SessionDoc } from '../../session/codec.js';
+import { nextVersionOf, type SessionDoc } from '../../session/codec.js';
 import { callsDigestOf } from '../../session/sign.js';
 import { readThreadSessions, type SessionStore } from '../../session/store.js';
 import { fetchForWork, tryReadCommit } from '../../session/git-tree.js';
 import { restoreWorktree } from '../../session/worktree.js';
-import { readRole, SELF_LOGINS, WRITE_ROLES } from '../authorize.js';
+import { isOurs, readRole, WRITE_ROLES } from '../authorize.js';
 import type { TaskKind } from '../event-command.js';
 import type { GitHubClient } from '../github-client.js';
 import { formatMarker } from '../markers.js';
 import type { ActionResult, ActionRunContext, HandleApprovalReply, Log, RepoRef, ReplyCommand } from '../run-context.js';
 import { answersFor, parseApprovalReply, tryParseApprovalMarker, type ApprovalMarker } from './approval-comment.js';
+import { checkForward, readLedger, recordVersion, tryRecordVersion, type Ledger, type ThreadComment } from './session-ledger.js';
 import { postThreadReply, storeFor, suspendSession, type AwaitingRun, type HeldSession, type SuspendDeps } from './suspend.js';
 
 const TASKS: readonly TaskKind[] = ['fix', 'review', 'triage', 'question', 'prompt'];
@@ -61,19 +62,15 @@ export async function tellRefusedReplier(reply: ReplyCommand, channel: ReplyChan
 }
 
 /**
- * The newest approval question the action's own account posted in the thread. Its accounts: the
- * workflow token's (SELF_LOGINS), and whoever posted this run's progress comment (a GitHub App
- * token posts as `<app>[bot]`). A person or any other bot can type or quote a marker; theirs never count.
+ * The newest approval question the action's own account posted in the thread (authorize.ts isOurs:
+ * the workflow token's account, or the one this run's token posts as, such as a GitHub App's
+ * `<app>[bot]`). A person or any other bot can type or quote a marker; theirs never count.
  */
-async function findQuestion(ctx: ActionRunContext, threadNumber: number): Promise<QuestionComment | undefined> {
-  const comments = await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, { ...ctx.repo, issue_number: threadNumber, per_page: 100 });
-  const own = new Set(SELF_LOGINS.map((l) => l.toLowerCase()));
-  const progressId = ctx.progress.commentId();
-  const progressAuthor = comments.find((c) => progressId !== undefined && c.id === progressId)?.user?.login;
-  if (progressAuthor) own.add(progressAuthor.toLowerCase());
+async function findQuestion(ctx: ActionRunContext, comments: readonly ThreadComment[]): Promise<QuestionComment | undefined> {
+  const own = await ctx.own.logins();
+  // Stryker disable next-line ArrayDeclaration: newest first, so the current question wins over an older one
   for (const c of [...comments].reverse()) {
-    // Stryker disable next-line StringLiteral: any stand-in for a missing login works alike; no login is '' nor any other fixed text in `own`
-    if (!own.has(c.user?.login?.toLowerCase() ?? '')) continue;
+    if (!isOurs(c.user, own)) continue;
     // Stryker disable next-line StringLiteral: a stand-in for a missing body only needs to carry no marker
     const marker = tryParseApprovalMarker(c.body ?? '');
     if (marker) return { id: c.id, createdAt: c.created_at, ...marker };
@@ -102,11 +99,23 @@ async function fail(ctx: ActionRunContext, text: string, sessionId?: string): Pr
 /** What a reply resumes with, or the answer the thread already got (nothing runs). */
 type Answered = { ok: true; held: HeldSession; answers: ApprovalAnswer[] } | { ok: false; result: ActionResult };
 
+/** What the thread says: its comments, the ledger of the action's own, and the reply being handled. */
+interface ThreadView {
+  store: SessionStore;
+  reply: ReplyCommand;
+  comments: readonly ThreadComment[];
+  ledger: Ledger;
+  now: Date;
+}
+
 /** `/agent continue`, after a crash: the newest session of this thread that a run claimed and never finished. */
-async function readInterrupted(ctx: ActionRunContext, store: SessionStore, threadNumber: number): Promise<Answered> {
-  const sessions = await readThreadSessions(store, threadNumber);
+async function readInterrupted(ctx: ActionRunContext, view: ThreadView): Promise<Answered> {
+  const sessions = await readThreadSessions(view.store, view.reply.trigger.thread.number);
   const crashed = sessions.find((s) => s.doc.request.status === 'claimed' && sameRepository(s.doc, ctx));
   if (!crashed) return { ok: false, result: await refuse(ctx, `There is no interrupted agent-action session in this thread to continue; nothing was run.`) };
+  // A finished session's ref moved back to its claimed version looks interrupted: the ledger knows better.
+  const forward = checkForward(view.ledger, crashed.doc);
+  if (!forward.ok) return { ok: false, result: await fail(ctx, forward.message, crashed.doc.id) };
   const held = { doc: crashed.doc, version: crashed.stored.version };
   return { ok: true, held, answers: crashed.doc.state.open ? (crashed.doc.request.answers ?? []) : [] };
 }
@@ -114,20 +123,13 @@ async function readInterrupted(ctx: ActionRunContext, store: SessionStore, threa
 const sameRepository = (doc: SessionDoc, ctx: ActionRunContext) =>
   doc.repository.owner.toLowerCase() === ctx.repo.owner.toLowerCase() && doc.repository.repo.toLowerCase() === ctx.repo.repo.toLowerCase();
 
-/** What a reply to a question is checked with: the session store, the reply, and the time it is handled at. */
-interface AnswerLookup {
-  store: SessionStore;
-  reply: ReplyCommand;
-  now: Date;
-}
-
 /** The request the thread's newest question names, checked guard by guard against its signed session. */
-async function readAnswered(ctx: ActionRunContext, lookup: AnswerLookup): Promise<Answered> {
-  const { store, reply, now } = lookup;
+async function readAnswered(ctx: ActionRunContext, view: ThreadView): Promise<Answered> {
+  const { store, reply, now } = view;
   const { thread, comment } = reply.trigger;
   const t = ctx.settings.trigger;
   const no = async (text: string, id?: string): Promise<Answered> => ({ ok: false, result: await refuse(ctx, text, id) });
-  const question = await findQuestion(ctx, thread.number);
+  const question = await findQuestion(ctx, view.comments);
   if (!question) return no(`There is no open agent-action request in this thread; nothing was run.`);
   const stored = await store.read(question.session);
   if (!stored) return no(`The request this thread asked (session \`${question.session}\`) no longer exists; nothing was run.`, question.session);
@@ -145,6 +147,9 @@ async function readAnswered(ctx: ActionRunContext, lookup: AnswerLookup): Promis
   if (r.nonce !== question.nonce || r.commentId !== question.id) {
     return no(`That question is no longer the session's current request (its nonce does not match); nothing was run.`, doc.id);
   }
+  // Signed, and this thread's: now is it the newest version, with a request nobody answered yet?
+  const forward = checkForward(view.ledger, doc);
+  if (!forward.ok) return { ok: false, result: await fail(ctx, forward.message, doc.id) };
   if (question.calls !== callsDigestOf(doc.pending)) {
     return {
       ok: false,
@@ -171,6 +176,39 @@ async function readAnswered(ctx: ActionRunContext, lookup: AnswerLookup): Promis
   return { ok: true, held: { doc, version: stored.version }, answers: fit.answers };
 }
 
+/** What a claim needs: the store, the session read, the answers, who answered and when. */
+interface ClaimStart {
+  store: SessionStore;
+  held: HeldSession;
+  answers: ApprovalAnswer[];
+  requester: string;
+  now: Date;
+}
+
+/**
+ * Claim: one run wins the compare-and-swap on the ref; the loser does nothing (the winner reports in
+ * the thread). The claimed version and the request's nonce go into the ledger before anything runs:
+ * a ledger that cannot be written runs nothing (the claimed session waits for `/agent continue`).
+ */
+async function claim(ctx: ActionRunContext, c: ClaimStart): Promise<{ ok: true; held: HeldSession } | { ok: false; result: ActionResult }> {
+  const { held, now } = c;
+  const claimedDoc: SessionDoc = nextVersionOf(
+    { ...held.doc, request: { ...held.doc.request, status: 'claimed', claimedBy: c.requester, claimedAt: now.toISOString(), answers: c.answers }, updatedAt: now.toISOString() },
+    held.doc,
+  );
+  const won = await c.store.update(held.doc.id, held.version, claimedDoc);
+  if (!won.ok) {
+    ctx.log.notice(`session ${held.doc.id}: already handled by another run (${won.message})`);
+    return { ok: false, result: skipped('already handled by another run', held.doc.id) };
+  }
+  try {
+    await recordVersion(ctx, claimedDoc, held.doc.request.nonce);
+  } catch (e) {
+    return { ok: false, result: await fail(ctx, `Session \`${held.doc.id}\` could not be recorded in this thread's ledger (${messageOf(e)}).`, held.doc.id) };
+  }
+  return { ok: true, held: { doc: claimedDoc, version: won.version } };
+}
+
 export async function handleApprovalReplyWith(ctx: ActionRunContext, reply: ReplyCommand, deps: SuspendDeps = {}): Promise<ActionResult> {
   const { requester, thread } = reply.trigger;
   const now = (deps.now ?? (() => new Date()))();
@@ -181,23 +219,14 @@ export async function handleApprovalReplyWith(ctx: ActionRunContext, reply: Repl
   if (!role || !WRITE_ROLES.has(role)) return refuse(ctx, notPermitted(requester.login));
 
   const store = storeFor(ctx, deps);
-  const answered = reply.verb === 'continue' ? await readInterrupted(ctx, store, thread.number) : await readAnswered(ctx, { store, reply, now });
+  const comments = (await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, { ...ctx.repo, issue_number: thread.number, per_page: 100 })) as ThreadComment[];
+  const view: ThreadView = { store, reply, comments, ledger: readLedger(comments, await ctx.own.logins()).ledger, now };
+  const answered = reply.verb === 'continue' ? await readInterrupted(ctx, view) : await readAnswered(ctx, view);
   if (!answered.ok) return answered.result;
-  let held = answered.held;
+  const claimed = await claim(ctx, { store, held: answered.held, answers: answered.answers, requester: requester.login, now });
+  if (!claimed.ok) return claimed.result;
+  const held = claimed.held;
   const { answers } = answered;
-
-  // Claim: one run wins; the loser does nothing (the winner reports in the thread).
-  const claimedDoc: SessionDoc = {
-    ...held.doc,
-    request: { ...held.doc.request, status: 'claimed', claimedBy: requester.login, claimedAt: now.toISOString(), answers },
-    updatedAt: now.toISOString(),
-  };
-  const claim = await store.update(held.doc.id, held.version, claimedDoc);
-  if (!claim.ok) {
-    ctx.log.notice(`session ${held.doc.id}: already handled by another run (${claim.message})`);
-    return skipped('already handled by another run', held.doc.id);
-  }
-  held = { doc: claimedDoc, version: claim.version };
 
   try {
     // The commit the session's tree was on (a pull request's head when it suspended, not what this
@@ -222,9 +251,11 @@ export async function handleApprovalReplyWith(ctx: ActionRunContext, reply: Repl
   if (run.outcome.status === 'awaiting_approval') return suspendSession(ctx, { run: run as AwaitingRun, prepared, held }, deps);
 
   const result = await ctx.finishRun(run, prepared);
-  const finished: SessionDoc = { ...held.doc, state: run.state, request: { ...held.doc.request, status: 'finished' }, updatedAt: new Date().toISOString() };
+  const finished: SessionDoc = nextVersionOf({ ...held.doc, state: run.state, request: { ...held.doc.request, status: 'finished' }, updatedAt: new Date().toISOString() }, held.doc);
   const closed = await store.update(held.doc.id, held.version, finished);
   if (!closed.ok) ctx.log.warning(`session ${held.doc.id}: could not mark finished: ${closed.message}`);
+  // Finished is the newest version: the ref moved back to the claim is refused, the approved call never runs twice.
+  else await tryRecordVersion(ctx, finished);
   return { ...result, sessionId: held.doc.id, stats: result.stats ?? statsOf(run.state, run.state.elapsedMsBefore) };
 }
 

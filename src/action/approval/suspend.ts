@@ -10,7 +10,7 @@ import type { AgentRun } from '../../core/agent.js';
 import type { RunState } from '../../core/run-state.js';
 import { statsOf } from '../../core/stats.js';
 import type { PendingApproval } from '../../scheduler/types.js';
-import { SESSION_VERSION, type SessionDoc } from '../../session/codec.js';
+import { nextVersionOf, SESSION_VERSION, type SessionDoc } from '../../session/codec.js';
 import { createGitRefStore } from '../../session/git-ref-store.js';
 import { createSessionKey, type SessionKey } from '../../session/sign.js';
 import type { SessionStore } from '../../session/store.js';
@@ -20,6 +20,7 @@ import type { ActionSettings } from '../inputs.js';
 import { formatMarker } from '../markers.js';
 import type { ActionResult, ActionRunContext, PreparedRun } from '../run-context.js';
 import { renderApprovalComment } from './approval-comment.js';
+import { tryRecordVersion } from './session-ledger.js';
 
 export type AwaitingRun = AgentRun & { outcome: { status: 'awaiting_approval'; pending: readonly PendingApproval[] } };
 
@@ -78,7 +79,7 @@ async function buildDoc(
   const worktree = await captureWorktree(ctx.workspace, undefined, { leave: ctx.workTree?.leftovers.map((l) => l.path) });
   const branch = held ? held.doc.branch : await currentBranch(ctx.workspace);
   const comment = ctx.trigger.comment;
-  return {
+  const doc: SessionDoc = {
     version: SESSION_VERSION,
     id: run.state.id,
     repository: { owner: ctx.repo.owner, repo: ctx.repo.repo },
@@ -106,6 +107,8 @@ async function buildDoc(
     publish: prepared.recorder.snapshot(),
     updatedAt: now.toISOString(),
   };
+  // One version after the one the run holds (a resumed run's claim, the last checkpoint), or the first.
+  return nextVersionOf(doc, held?.doc);
 }
 
 /** What a suspension saves: the run that waits, what it was prepared with, and the session it already holds, if any. */
@@ -142,9 +145,11 @@ export async function suspendSession(ctx: ActionRunContext, suspension: Suspensi
   const { data: question } = await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number: doc.thread.number, body });
 
   // Record which comment asked: a resume accepts only this comment's marker.
-  const withComment: SessionDoc = { ...doc, request: { ...doc.request, commentId: question.id } };
+  const withComment: SessionDoc = nextVersionOf({ ...doc, request: { ...doc.request, commentId: question.id } }, doc);
   const recorded = await store.update(doc.id, saved.version, withComment);
   if (!recorded.ok) throw new AgentError('general', `session ${doc.id} changed while its question was posted: ${recorded.message}`);
+  // The question is out: a ledger that cannot be written now is said in the log, and the next write records it.
+  await tryRecordVersion(ctx, withComment);
 
   const calls = doc.pending.length === 1 ? '1 call waits' : `${doc.pending.length} calls wait`;
   const result: ActionResult = {
@@ -181,6 +186,8 @@ export function createCheckpointer(ctx: ActionRunContext, start: CheckpointStart
       const doc = await buildDoc(ctx, { run: { state: structuredClone(state), pending: [], status: 'claimed' }, prepared, held, now, nonce: held?.doc.request.nonce ?? 'checkpoint' });
       const saved = held ? await store.update(doc.id, held.version, doc) : await store.create(doc);
       if (!saved.ok) throw new AgentError('general', `could not save a checkpoint of session ${doc.id}: ${saved.message}`);
+      // Not recorded in the ledger: a thread comment edited at every batch costs two API calls a
+      // batch. The claim before it and the finish after it are recorded (resume.ts, run-task.ts).
       held = { doc, version: saved.version };
     },
   };

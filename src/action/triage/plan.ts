@@ -4,6 +4,7 @@
  * most `shard-size` issues for a job matrix. Each shard carries its share of GitHub's write budget,
  * so `max-parallel` shards writing at once stay under it together. The plan only reads.
  */
+import type { OwnAccount } from '../authorize.js';
 import type { GitHubClient } from '../github-client.js';
 import type { RepoRef } from '../run-context.js';
 import { findCoveringMarker, labelNamesOf, markerLookupSince, type MarkerComment } from './triage-marker.js';
@@ -18,6 +19,8 @@ export interface PlanOptions {
   maxParallel: number;
   /** GitHub's guidance for the token as a whole: 80 a minute, 500 an hour. */
   writeBudget: WriteBudget;
+  /** Whose triaged markers count: the action's own account (asked of the API at the first marker lookup). */
+  own: OwnAccount;
 }
 
 export interface PlannedIssue {
@@ -77,7 +80,7 @@ export async function readTriagePlan(octokit: GitHubClient, repo: RepoRef, o: Pl
         deferred.push(issue);
         continue;
       }
-      const done = labelNamesOf(raw.labels).includes(o.triagedLabel) ? await readCoveringMarker(octokit, repo, raw) : undefined;
+      const done = labelNamesOf(raw.labels).includes(o.triagedLabel) ? await readCoveringMarker(octokit, repo, { issue: raw, own: o.own }) : undefined;
       if (done) skipped.push({ ...issue, reason: `triaged at ${done.updated_at}, not updated since` });
       else todo.push(issue);
     }
@@ -92,9 +95,9 @@ export async function readTriagePlan(octokit: GitHubClient, repo: RepoRef, o: Pl
   return { shards, todo, skipped, deferred, listed };
 }
 
-async function readCoveringMarker(octokit: GitHubClient, repo: RepoRef, issue: ListedIssue): Promise<MarkerComment | undefined> {
+async function readCoveringMarker(octokit: GitHubClient, repo: RepoRef, { issue, own }: { issue: ListedIssue; own: OwnAccount }): Promise<MarkerComment | undefined> {
   const comments = await octokit.paginate(octokit.rest.issues.listComments, { ...repo, issue_number: issue.number, since: markerLookupSince(issue.updated_at), per_page: 100 });
-  return findCoveringMarker(issue.updated_at, comments as MarkerComment[]);
+  return findCoveringMarker(issue.updated_at, comments as MarkerComment[], await own.logins());
 }
 
 /**

@@ -35,6 +35,7 @@ const planOptions = (base: RunBase, caps: boolean): PlanOptions => {
     shardSize: t.shardSize,
     maxParallel: t.maxParallel,
     writeBudget: { perMinute: t.writesPerMinute, perHour: t.writesPerHour },
+    own: base.own,
   };
 };
 
@@ -112,6 +113,7 @@ async function triageIssues(base: RunBase, issues: readonly number[], x: TriageR
       pacer,
       search: createIssueSearch(base.octokit, base.repo),
       modelClient: base.modelClient,
+      own: base.own,
       runUrl: runner.runId ? `${runner.serverUrl}/${base.repo.owner}/${base.repo.repo}/actions/runs/${runner.runId}` : undefined,
     };
     const outcomes = await runPool(ctx, issues, { concurrency: settings.triage.concurrency, shardBudgetUsd: settings.maxCostUsd });

@@ -15,6 +15,7 @@ import type { Tool } from '../../tools/define-tool.js';
 import { createIssueTools, type SearchIssues } from '../../tools/github/issue-tools.js';
 import { replyTool, setLabelsTool } from '../../tools/github/publish-tools.js';
 import { createPublishRecorder } from '../../tools/github/recorder.js';
+import type { OwnAccount } from '../authorize.js';
 import type { GitHubClient } from '../github-client.js';
 import type { ActionSettings, RunnerEnv } from '../inputs.js';
 import type { Log, RepoRef } from '../run-context.js';
@@ -42,6 +43,8 @@ export interface ShardContext {
   search: SearchIssues;
   modelClient?: ModelClient;
   runUrl?: string;
+  /** Whose triaged markers count (authorize.ts). */
+  own: OwnAccount;
 }
 
 export interface IssueOutcome {
@@ -64,7 +67,7 @@ async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcom
   if (issue.state !== 'open') return { ...base, status: 'skipped', note: 'closed' };
   const comments = await s.octokit.paginate(s.octokit.rest.issues.listComments, { ...s.repo, issue_number: number, per_page: 100 });
   const current = labelNamesOf(issue.labels);
-  const marker = current.includes(s.settings.triage.triagedLabel) ? findCoveringMarker(issue.updated_at, comments as MarkerComment[]) : undefined;
+  const marker = current.includes(s.settings.triage.triagedLabel) ? findCoveringMarker(issue.updated_at, comments as MarkerComment[], await s.own.logins()) : undefined;
   if (marker) return { ...base, status: 'skipped', note: `already triaged (${marker.html_url ?? marker.updated_at}), not updated since` };
 
   const startedAt = Date.now();

@@ -8,10 +8,11 @@
  * trusted marker comment was updated no earlier than the issue (within a small tolerance for
  * GitHub's clocks).
  *
- * Trusted: written by a bot (the workflow token's github-actions[bot], an App) or by an owner,
- * member or collaborator. An outside author cannot paste a marker into their own issue to keep it
- * from being triaged again.
+ * Trusted: written by the action's own account (authorize.ts `isOurs`, by the API's author login).
+ * Nobody else's marker counts: not an outside author pasting one into their own issue to keep it
+ * from being triaged again, not another bot that quotes the issue's text, marker and all.
  */
+import { isOurs, type OwnLogins } from '../authorize.js';
 import { formatMarker, tryParseMarker } from '../markers.js';
 
 const TRIAGED_MARKER = 'triaged';
@@ -24,28 +25,20 @@ export interface MarkerComment {
   body?: string | null;
   updated_at: string;
   html_url?: string;
-  author_association?: string;
   user?: { login?: string; type?: string } | null;
 }
 
-const TRUSTED_ASSOCIATIONS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
-
 export const formatTriagedMarker = (seen: string, runId?: string): string => formatMarker(TRIAGED_MARKER, { seen, ...(runId ? { run: runId } : {}) });
 
-function isTrustedAuthor(c: MarkerComment): boolean {
-  const login = c.user?.login ?? '';
-  return c.user?.type === 'Bot' || login.endsWith('[bot]') || TRUSTED_ASSOCIATIONS.has(c.author_association ?? '');
-}
-
 /**
- * Pure: the trusted marker comment that covers the issue's last update, or undefined (never
- * triaged, or updated since). `comments` may be all of the issue's or only those since
- * `markerLookupSince(updatedAt)`.
+ * Pure: the marker comment of the action's own account that covers the issue's last update, or
+ * undefined (never triaged, or updated since). `comments` may be all of the issue's or only those
+ * since `markerLookupSince(updatedAt)`.
  */
-export function findCoveringMarker(issueUpdatedAt: string, comments: readonly MarkerComment[]): MarkerComment | undefined {
+export function findCoveringMarker(issueUpdatedAt: string, comments: readonly MarkerComment[], own: OwnLogins): MarkerComment | undefined {
   const updated = Date.parse(issueUpdatedAt);
   if (Number.isNaN(updated)) return undefined;
-  return comments.find((c) => isTrustedAuthor(c) && tryParseMarker(c.body ?? '', TRIAGED_MARKER) !== undefined && Date.parse(c.updated_at) + MARKER_TOLERANCE_MS >= updated);
+  return comments.find((c) => isOurs(c.user, own) && tryParseMarker(c.body ?? '', TRIAGED_MARKER) !== undefined && Date.parse(c.updated_at) + MARKER_TOLERANCE_MS >= updated);
 }
 
 /** The `since` for listing only the comments that could cover the issue's last update (one small page). */

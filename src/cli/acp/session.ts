@@ -15,6 +15,7 @@ import type { LocalSessionStore } from '../../session/file-store.js';
 import type { McpServerConfig } from '../../tools/mcp/config.js';
 import type { McpServerSpec } from '../../tools/mcp-servers.js';
 import { readCliExtensions } from '../cli-extensions.js';
+import { readFolderTrust, untrustedNote } from '../folder-trust.js';
 import type { AcpArgs } from '../args.js';
 import { newState, restoredState } from '../cli-session.js';
 import { createSandbox } from '../../sandbox/sandbox.js';
@@ -106,9 +107,11 @@ export async function openAcpSession(o: AcpSessionOptions): Promise<AcpSession> 
   if (o.held) recorder.setMcpServers(o.origin.mcpServers);
   const forms = o.caps.elicitation?.form !== undefined && o.caps.elicitation?.form !== null;
   // The project's settings.json servers and hooks, as for -p; the editor's servers join them.
-  const ext = await readCliExtensions({ root: o.root, env: o.env, secrets: secretsOf(o.env) });
+  const trust = readFolderTrust(o.root, o.env);
+  const ext = await readCliExtensions({ root: o.root, trusted: trust.trusted, env: o.env, secrets: secretsOf(o.env) });
   const agent = await prepareLocalAgent({
     root: o.root,
+    trusted: trust.trusted,
     env: o.env,
     model: state.model,
     mode: state.mode,
@@ -134,7 +137,7 @@ export async function openAcpSession(o: AcpSessionOptions): Promise<AcpSession> 
     onBatchSettled: (s) => recorder.save(s, 'running'),
   });
   const ctx: Ctx = { o, id, state, recorder, agent, live, forms };
-  live.notices.push(...ext.warnings, ...agent.warnings);
+  live.notices.push(...[untrustedNote(o.root, trust) ?? []].flat(), ...ext.warnings, ...agent.warnings);
 
   return {
     id: ctx.id,

@@ -4,6 +4,7 @@
  * budget each shard carries, and the API calls it makes. Plus the pure pieces: the split and the
  * marker check.
  */
+import type { OwnLogins } from '../../../src/action/authorize.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAction } from '../../../src/action/main.js';
 import { shareWriteBudget, splitIntoShards } from '../../../src/action/triage/plan.js';
@@ -53,16 +54,17 @@ describe('triage-plan on 500 issues', () => {
     expect(r.matrix.include.map((s) => s.shard)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(r.shardCount).toBe(20);
     // 490 labelled open items (PRs included) in pages of 100, one marker lookup per issue carrying
-    // agent:triaged (100 triaged + 20 updated since + 10 forged): 5 + 130.
+    // agent:triaged (100 triaged + 20 updated since + 10 forged), and once who the token is: 5 + 130 + 1.
     expect(gh.calls('GET', /\/issues$/)).toHaveLength(5);
     expect(gh.calls('GET', /\/issues\/\d+\/comments$/)).toHaveLength(130);
-    expect(r.apiCalls).toBe(135);
-    expect(gh.requests).toHaveLength(135);
-    expect(gh.requests.filter((q) => q.method !== 'GET')).toEqual([]);
+    expect(gh.calls('POST', /^\/graphql$/)).toHaveLength(1);
+    expect(r.apiCalls).toBe(136);
+    expect(gh.requests).toHaveLength(136);
+    expect(gh.requests.filter((q) => q.method !== 'GET' && q.path !== '/graphql')).toEqual([]);
     expect(r.summary).toContain(
       '485 open issue(s) carry `needs-triage`: 385 to triage in 20 shard(s) (at most 20 of 20), 100 triaged since their last update, 0 not examined (beyond the shards), left for the next run.',
     );
-    expect(r.summary).toContain('GitHub API calls: 135.');
+    expect(r.summary).toContain('GitHub API calls: 136.');
   });
 
   it('at most max-shards of shard-size: the oldest first, the rest left for the next run and not examined', async () => {
@@ -75,7 +77,7 @@ describe('triage-plan on 500 issues', () => {
     ]);
     // Markers looked up only up to #41: #5..#40 triaged (8), #3 and #28 updated since, #7 forged.
     expect(gh.calls('GET', /\/issues\/\d+\/comments$/).map((q) => Number(/issues\/(\d+)/.exec(q.path)![1]))).toEqual([3, 5, 7, 10, 15, 20, 25, 28, 30, 35, 40]);
-    expect(r.apiCalls).toBe(16);
+    expect(r.apiCalls).toBe(17); // and once who the token is
     expect(r.summary).toContain(
       '485 open issue(s) carry `needs-triage`: 30 to triage in 3 shard(s) (at most 3 of 10), 8 triaged since their last update, 447 not examined (beyond the shards), left for the next run.',
     );
@@ -90,7 +92,7 @@ describe('triage-plan on 500 issues', () => {
     expect(r.summary).toContain('Dry run: nothing was triaged and no shard starts');
     expect(r.summary).toContain('| 1 | #1, #2, #3, #4, #6 | 40 / 250 |');
     expect(r.summary).toContain('| 2 | #7, #8, #9, #12, #14 | 40 / 250 |');
-    expect(gh.requests.filter((q) => q.method !== 'GET')).toEqual([]);
+    expect(gh.requests.filter((q) => q.method !== 'GET' && q.path !== '/graphql')).toEqual([]);
     expect(gh.state.comments.filter((c) => c.user.type === 'Bot')).toHaveLength(130);
   });
 
@@ -159,23 +161,25 @@ describe('shareWriteBudget', () => {
 
 describe('findCoveringMarker', () => {
   const UPDATED = '2026-03-01T12:00:00Z';
+  const OWN: OwnLogins = new Set(['github-actions[bot]', 'agent-app[bot]']);
   const marker = (over: Partial<MarkerComment>): MarkerComment => ({
     body: 'done\n<!-- agent-action:triaged seen=2026-03-01T11:59:58Z -->',
     updated_at: UPDATED,
     user: { login: 'github-actions[bot]', type: 'Bot' },
-    author_association: 'NONE',
     ...over,
   });
   it.each([
-    ['the bot marker as new as the issue', marker({}), true],
+    ["the action's marker as new as the issue", marker({}), true],
+    ["the action's App account, any case", marker({ user: { login: 'Agent-App[bot]', type: 'Bot' } }), true],
     ['within the 10 s tolerance', marker({ updated_at: '2026-03-01T11:59:51Z' }), true],
     ['an update 11 s after the marker', marker({ updated_at: '2026-03-01T11:59:49Z' }), false],
-    ['a collaborator (a maintainer with a token of their own)', marker({ user: { login: 'maint', type: 'User' }, author_association: 'COLLABORATOR' }), true],
-    ['an outsider pasting the marker', marker({ user: { login: 'reporter', type: 'User' }, author_association: 'NONE' }), false],
-    ['a contributor pasting the marker', marker({ user: { login: 'reporter', type: 'User' }, author_association: 'CONTRIBUTOR' }), false],
-    ['a bot comment without the marker', marker({ body: 'Thanks for the report!' }), false],
+    ["a collaborator pasting the marker (only the action's own account counts)", marker({ user: { login: 'maint', type: 'User' } }), false],
+    ['an outsider pasting the marker', marker({ user: { login: 'reporter', type: 'User' } }), false],
+    ['another bot quoting the marker', marker({ user: { login: 'quote-bot[bot]', type: 'Bot' } }), false],
+    ['a deleted account', marker({ user: null }), false],
+    ['an own comment without the marker', marker({ body: 'Thanks for the report!' }), false],
     ['another marker kind', marker({ body: '<!-- agent-action:progress run=1 -->' }), false],
   ])('%s: %s', (_name, comment, covered) => {
-    expect(findCoveringMarker(UPDATED, [comment]) !== undefined).toBe(covered);
+    expect(findCoveringMarker(UPDATED, [comment], OWN) !== undefined).toBe(covered);
   });
 });
