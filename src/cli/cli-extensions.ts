@@ -2,26 +2,30 @@
  * Where the CLI finds MCP servers and hooks: as Gemini CLI does, the user's `~/.gemini/settings.json`
  * and the project's `.gemini/settings.json` (the project's wins server by server; hooks of both
  * run). The CLI reads the work tree: the person running it chose the folder. `$VAR` in a server's
- * `env` and `headers` resolves from the scrubbed environment (no credentials), as in the Action.
+ * `env` and `headers` resolves from the environment every command gets (the allow-list and what the
+ * user's settings pass: command-env.ts), as in the Action.
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { readExtensionSettings, type ExtensionSettings } from '../core/settings-extensions.js';
-import { scrubEnv } from '../tools/shell-env.js';
+import { commandEnvOf } from '../sandbox/command-env.js';
+import { readCliPassEnv } from './command-env.js';
 
-export function readCliExtensions(o: { root: string; env: Readonly<Record<string, string | undefined>>; secrets: readonly string[]; allowedNames?: readonly string[] }): Promise<ExtensionSettings> {
+export async function readCliExtensions(o: {
+  root: string;
+  env: Readonly<Record<string, string | undefined>>;
+  secrets: readonly string[];
+  allowedNames?: readonly string[];
+}): Promise<ExtensionSettings> {
   const home = homedir();
-  let scrubbed: Record<string, string> | undefined;
-  return readExtensionSettings({
+  const pass = await readCliPassEnv(o.env, home);
+  const settings = await readExtensionSettings({
     files: [
       { path: join(home, '.gemini', 'settings.json'), label: '~/.gemini/settings.json', origin: 'user' },
       { path: join(o.root, '.gemini', 'settings.json'), label: '.gemini/settings.json', origin: 'repository' },
     ],
     ...(o.allowedNames && { allowedNames: o.allowedNames }),
-    // Scrubbed when a `$VAR` is first expanded: most runs configure no MCP server, and the secret
-    // patterns' first use (their compilation) is otherwise on the way to the first request.
-    get env() {
-      return (scrubbed ??= scrubEnv(o.env, o.secrets));
-    },
+    env: { ...commandEnvOf(o.env, o.secrets), ...pass.env },
   });
+  return { ...settings, warnings: [...pass.warnings, ...settings.warnings] };
 }

@@ -7,6 +7,7 @@
  * reaches only the push and fetch processes, through their environment.
  */
 import { AgentError } from '../../common/errors.js';
+import { redactSecrets } from '../../common/redact.js';
 import { assertGit, GIT_REMOTE, runGit, type GitRemote } from '../../session/git.js';
 
 export interface Identity {
@@ -32,6 +33,8 @@ export interface CommitOptions {
   /** The requester's login, credited with a Co-authored-by trailer. */
   coAuthor?: string;
   identity?: Identity;
+  /** Redacted from the message (common/redact.ts): its body is the model's closing words. */
+  secrets?: readonly string[];
 }
 
 /** True when the work tree has changes (tracked or untracked, respecting .gitignore). */
@@ -44,7 +47,7 @@ export async function commitWorktree(root: string, o: CommitOptions): Promise<st
   if (!(await readHasChanges(root))) return undefined;
   await assertGit(root, ['add', '-A']);
   const trailer = o.coAuthor ? `\n\n${coAuthorTrailer(o.coAuthor)}` : '';
-  const message = `${o.subject}${o.body ? `\n\n${o.body}` : ''}${trailer}\n`;
+  const message = redactSecrets(`${o.subject}${o.body ? `\n\n${o.body}` : ''}${trailer}\n`, o.secrets ?? []);
   await assertGit(root, ['-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-F', '-'], {
     input: message,
     env: identityEnv(o.identity ?? ACTION_IDENTITY),

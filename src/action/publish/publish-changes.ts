@@ -34,7 +34,7 @@ export async function publishChanges(ctx: ActionRunContext, c: ChangesInput): Pr
   await ctx.log.group('publish: changes', async () => {
     try {
       if (pull && !pull.isFork) {
-        await commitWorktree(ctx.workspace, { subject: commitSubject(c.task, thread?.number), body: makeInert(finalText.slice(0, 2000)), coAuthor: ctx.requester.login });
+        await commitWorktree(ctx.workspace, { subject: commitSubject(c.task, thread?.number), body: makeInert(finalText.slice(0, 2000)), coAuthor: ctx.requester.login, secrets: ctx.secrets });
         await pushHead(ctx.workspace, pull.headRef, { remote: ctx.remote });
         result.branch = pull.headRef;
       } else if (pull?.isFork) {
@@ -59,6 +59,7 @@ export async function publishChanges(ctx: ActionRunContext, c: ChangesInput): Pr
           linkIssue: Boolean(thread),
           mentions,
           remote: ctx.remote,
+          secrets: ctx.secrets,
         });
         if (fix.status !== 'no_changes') result.branch = fix.branch;
         if (fix.status === 'opened') result.pullRequest = fix.pullRequest;

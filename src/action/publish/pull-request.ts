@@ -4,6 +4,7 @@
  * so an API failure after the push still leaves the work where a person can find it.
  */
 import { messageOf } from '../../common/errors.js';
+import { redactSecrets } from '../../common/redact.js';
 import { assertGit, type GitRemote } from '../../session/git.js';
 import type { GitHubClient } from '../github-client.js';
 import type { RepoRef } from '../run-context.js';
@@ -26,6 +27,8 @@ export interface IssueFixOptions {
   linkIssue?: boolean;
   /** The run's mention budget, shared with its other comments. */
   mentions?: MentionBudget;
+  /** Redacted from the commit message and the branch name (the API request is redacted by the client). */
+  secrets?: readonly string[];
 }
 
 export type IssueFixResult =
@@ -38,9 +41,9 @@ export async function publishIssueFix(o: IssueFixOptions): Promise<IssueFixResul
   const link = o.linkIssue !== false && o.issue.number > 0;
   // The issue's title is a stranger's text and the summary the model's: neither may mention anyone.
   const title = makeInertLine(link ? `Fix #${o.issue.number}: ${oneLine(o.issue.title)}` : oneLine(o.issue.title));
-  const branch = await pickBranchName(o.root, o.issue, o.remote);
+  const branch = await pickBranchName(o.root, { ...o.issue, title: redactSecrets(o.issue.title, o.secrets ?? []) }, o.remote);
   await assertGit(o.root, ['checkout', '-q', '-b', branch]);
-  const sha = await commitWorktree(o.root, { subject: title, coAuthor: o.requester });
+  const sha = await commitWorktree(o.root, { subject: title, coAuthor: o.requester, secrets: o.secrets });
   if (!sha) return { status: 'no_changes' };
   await pushHead(o.root, branch, { remote: o.remote });
   try {
