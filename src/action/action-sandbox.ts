@@ -4,6 +4,7 @@
  * and what the log and the progress comment say about it.
  */
 import { createAppArmorRemedy, type Remedy } from '../sandbox/remedy.js';
+import { describeBounds } from '../sandbox/bounds.js';
 import { createSandbox } from '../sandbox/sandbox.js';
 import type { Probe } from '../sandbox/probe.js';
 import type { Sandbox, SandboxStatus } from '../sandbox/types.js';
@@ -22,7 +23,7 @@ export interface ActionSandbox {
 }
 
 export interface ActionSandboxOptions {
-  settings: Pick<ActionSettings, 'sandbox' | 'sandboxNetwork'>;
+  settings: Pick<ActionSettings, 'sandbox' | 'sandboxNetwork' | 'sandboxLimits'>;
   log: Log;
   hostEnv: Readonly<Record<string, string | undefined>>;
   /** Tests inject a probe result (an AppArmor refusal) and a remedy; production runs bwrap and sudo. */
@@ -48,6 +49,7 @@ export function startActionSandbox(o: ActionSandboxOptions): StartedActionSandbo
   const sandbox = createSandbox({
     mode: o.settings.sandbox,
     network: o.settings.sandboxNetwork,
+    bounds: o.settings.sandboxLimits,
     hostEnv: o.hostEnv,
     probe: o.probe,
     remedy: o.remedy ?? createAppArmorRemedy(),
@@ -67,7 +69,8 @@ function reportActionSandbox(sandbox: Sandbox, s: SandboxStatus, log: Log): Acti
   switch (s.kind) {
     case 'sandboxed':
       if (s.remedy) log.notice(`sandbox: ${s.remedy}`);
-      log.info(`sandbox: bubblewrap ${s.version} (${s.bwrap}); network ${s.network ? 'allowed' : 'off'}`);
+      log.info(`sandbox: bubblewrap ${s.version} (${s.bwrap}); network ${s.network ? 'allowed' : 'off'}${s.bounds ? `; bounds: ${describeBounds(s.bounds)}` : ''}`);
+      if (s.rlimitsMissing) log.warning(`sandbox: ${s.rlimitsMissing}`);
       return known;
     case 'unconfined': {
       log.warning(`sandbox: ${s.warning}`);

@@ -11,7 +11,7 @@ import { GitHub, defaults, getOctokitOptions } from '@actions/github/lib/utils';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { isPermissionRefusal, permissionHint, scopeOfRequest } from './permissions.js';
-import { redact } from './redact.js';
+import { redactSecrets } from '../common/redact.js';
 
 const Client = GitHub.plugin(retry, throttling);
 export type GitHubClient = InstanceType<typeof Client>;
@@ -77,11 +77,11 @@ export function createGitHubClient(opts: GitHubClientOptions): GitHubClient {
   octokit.hook.before('request', (options) => {
     for (const key of ['body', 'title', 'message'] as const) {
       const value = (options as Record<string, unknown>)[key];
-      if (typeof value === 'string') (options as Record<string, unknown>)[key] = redact(value, opts.secrets);
+      if (typeof value === 'string') (options as Record<string, unknown>)[key] = redactSecrets(value, opts.secrets);
     }
     const comments = (options as { comments?: unknown }).comments;
     if (Array.isArray(comments)) {
-      for (const c of comments as Array<{ body?: unknown }>) if (typeof c.body === 'string') c.body = redact(c.body, opts.secrets);
+      for (const c of comments as Array<{ body?: unknown }>) if (typeof c.body === 'string') c.body = redactSecrets(c.body, opts.secrets);
     }
     log(`github: ${options.method} ${options.url}`);
   });

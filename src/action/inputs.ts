@@ -11,6 +11,9 @@ import { parseMcpServers, type McpServerConfig } from '../tools/mcp/config.js';
 import { expandVariables } from '../tools/mcp/env-expand.js';
 import type { McpStartMode } from '../tools/mcp/manager.js';
 import { isSecretName } from '../tools/shell-env.js';
+import { DEFAULT_BOUNDS, type ProcessBounds } from '../sandbox/bounds.js';
+import { parseSandboxEnvNames, parseSandboxLimits, resolveSandboxEnv } from './sandbox-inputs.js';
+import { checkoutHeaderOf, runnerTokensOf } from './credentials.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -44,6 +47,10 @@ export interface ActionSettings {
   sandbox: SandboxRequirement;
   /** Sandboxed commands may reach the network. */
   sandboxNetwork: boolean;
+  /** `sandbox-env`: variables of the step's environment every command, hook and MCP server gets, read at start. */
+  sandboxEnv: Record<string, string>;
+  /** `sandbox-limits`: what bounds each sandboxed call. */
+  sandboxLimits: ProcessBounds;
   /** Signs session documents; undefined: derived from the Gemini API key. */
   sessionKey?: string;
   /** Labels triage may apply; empty: every repository label except the ones that trigger agent workflows. */
@@ -143,6 +150,8 @@ export const INPUT_DEFAULTS = {
   'context-file-names': 'GEMINI.md',
   sandbox: 'required',
   'sandbox-network': 'false',
+  'sandbox-env': '',
+  'sandbox-limits': 'processes=1024 memory=8G file-size=1G open-files=8192',
   'session-key': '',
   'triage-labels': '',
   'mcp-servers': '',
@@ -221,6 +230,12 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     if (!EXPRESSION.test(raw)) return raw;
     return fail('github-token', 'a token; the expression was not evaluated (outside a GitHub runner, under local-action say, set INPUT_GITHUB-TOKEN)') ?? '';
   };
+  const limits = (): ProcessBounds => {
+    const parsed = parseSandboxLimits(get('sandbox-limits'));
+    return 'bounds' in parsed ? parsed.bounds : (fail('sandbox-limits', `limits such as processes=1024 memory=8G file-size=1G open-files=8192 (${parsed.error})`) ?? DEFAULT_BOUNDS);
+  };
+  const envNames = parseSandboxEnvNames(get('sandbox-env'));
+  if ('error' in envNames) fail('sandbox-env', `names of variables of the step's environment, separated by commas or spaces (${envNames.error})`);
   const trigger = get('trigger');
   const issueRaw = get('issue-number');
   const actionMode = ACTION_MODES[get('mode')] ?? fail('mode', 'triage-plan, triage, or empty to act on the event') ?? 'event';
@@ -249,6 +264,9 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     contextFileNames: splitList(get('context-file-names')),
     sandbox: SANDBOX[get('sandbox')] ?? fail('sandbox', 'one of required, auto, off') ?? 'required',
     sandboxNetwork: bool('sandbox-network'),
+    // Names only: readInputs reads their values from the step's environment.
+    sandboxEnv: {},
+    sandboxLimits: limits(),
     sessionKey: get('session-key') || undefined,
     triageLabels: splitList(get('triage-labels')),
     mcpServers: mcpServersOf(get('mcp-servers'), (why) => fail('mcp-servers', why)),
@@ -313,6 +331,14 @@ export function parseRunnerEnv(env: Env): ParsedRunnerEnv {
 /** The secret inputs' values, read once (for masking, then for scrubbing the environment). */
 const secretInputsOf = (getInput: GetInput): string[] => SECRET_INPUTS.map((n) => getInput(n).trim()).filter((v) => v.length > 0 && !EXPRESSION.test(v));
 
+/** Every credential the run holds from the start: the secret inputs, the checkout header the token makes, the runner's tokens. */
+function credentialsOf(getInput: GetInput, env: Env): string[] {
+  const inputs = secretInputsOf(getInput);
+  const token = getInput('github-token').trim();
+  const header = token && !EXPRESSION.test(token) ? [checkoutHeaderOf(token)] : [];
+  return [...new Set([...inputs, ...header, ...runnerTokensOf(env)])];
+}
+
 /**
  * Reads every input once: masks the secrets first (so even an error message cannot show one), then
  * parses the inputs and the runner's variables, collecting the problems of both.
@@ -325,20 +351,29 @@ export function readInputs(
   | { ok: true; settings: ActionSettings; runner: RunnerEnv; secrets: string[] }
   /** What parsed comes along (`settings`, and `runner` when the runner's variables did), so the errors can be answered in the thread. */
   | { ok: false; errors: InputIssue[]; secrets: string[]; settings: ActionSettings; runner?: RunnerEnv } {
-  const secrets = secretInputsOf(getInput);
+  const secrets = credentialsOf(getInput, env);
   for (const secret of secrets) mask(secret);
   const inputs = parseInputs(getInput);
   const runner = parseRunnerEnv(env);
+  const passed = inputs.ok ? resolveSandboxEnv(inputValue(getInput, 'sandbox-env'), env, secrets) : undefined;
+  if (passed?.problems.length)
+    return {
+      ok: false,
+      errors: passed.problems.map((p) => ({ input: 'sandbox-env', source: 'input', message: `input 'sandbox-env': ${p}` })),
+      secrets,
+      settings: inputs.settings,
+      ...(runner.ok && { runner: runner.runner }),
+    };
   if (inputs.ok && runner.ok) {
     // `$VAR`s of the workflow's own MCP servers come from the step's environment, read now, before
     // secrets leave it; a value that looks like a credential joins the secrets (masked, redacted).
     const resolved = resolveMcpServers(inputValue(getInput, 'mcp-servers'), env);
-    for (const v of resolved.secrets) {
+    for (const v of [...resolved.secrets, ...passed!.secrets]) {
       if (secrets.includes(v)) continue;
       secrets.push(v);
       mask(v);
     }
-    return { ok: true, settings: { ...inputs.settings, mcpServers: resolved.servers }, runner: runner.runner, secrets };
+    return { ok: true, settings: { ...inputs.settings, mcpServers: resolved.servers, sandboxEnv: passed!.env }, runner: runner.runner, secrets };
   }
   return { ok: false, errors: [...(inputs.ok ? [] : inputs.errors), ...(runner.ok ? [] : runner.errors)], secrets, settings: inputs.settings, ...(runner.ok && { runner: runner.runner }) };
 }

@@ -1,6 +1,6 @@
 /**
  * The action, as a table of contents: inputs (read once, secrets masked, then removed from the
- * environment) -> event file (checked) -> command -> authorization -> one run per thread -> outputs
+ * environment; the log and the outcome redacted from then on) -> event file (checked) -> command -> authorization -> one run per thread -> outputs
  * and annotations. `run()` is the entry (dist/index.js calls it; `local-action run . src/action/main.ts
  * .env` imports this file and calls it); importing this module starts nothing. `runAction(face)` is
  * the same run with everything it touches outside passed in, for tests.
@@ -13,12 +13,14 @@ import * as core from '@actions/core';
 import { messageOf } from '../common/errors.js';
 import { readActionRemote } from './action-remote.js';
 import { authorize, createOwnAccount, SELF_LOGINS } from './authorize.js';
+import { readCheckoutSecrets } from './credentials.js';
 import { dropSecretsFromEnv } from './env-secrets.js';
 import { routeEvent, type Command } from './event-command.js';
 import { readEventFile } from './event-file.js';
 import { replyWithHelp } from './help-comment.js';
 import { readInputs, type GetInput } from './inputs.js';
 import type { InputErrorAnswer } from './input-error-reply.js';
+import { redactedFace, redactedOutcome } from './redacted-face.js';
 import { failedOutcome, outcomeOfError, reportOutcome, type Outcome } from './report.js';
 import type { Log } from './run-context.js';
 import type { Clock } from '../core/loop.js';
@@ -67,19 +69,20 @@ function createCoreFace(): ActionFace {
 }
 
 /** One run, start to end, as an outcome (outputs and annotations); errors become failed outcomes. */
-export async function runAction(face: ActionFace): Promise<Outcome> {
-  const read = readInputs(face.getInput, face.env, face.setSecret);
+export async function runAction(given: ActionFace): Promise<Outcome> {
+  const read = readInputs(given.getInput, given.env, given.setSecret);
   // Before anything can start a process: the inputs are in memory now, the environment keeps no secret.
-  dropSecretsFromEnv(face.env, read.secrets);
+  dropSecretsFromEnv(given.env, read.secrets);
+  const face = redactedFace(given, read.secrets);
   if (!read.ok) {
     const failed = failedOutcome(read.errors.map((e) => ({ title: e.source === 'input' ? `input ${e.input}` : e.input, message: e.message })));
     if (read.runner) await answerInThread(face, { settings: read.settings, runner: read.runner, secrets: read.secrets }, failed);
-    return failed;
+    return redactedOutcome(failed, read.secrets);
   }
   try {
-    return await runCommandOf(face, read);
+    return redactedOutcome(await runCommandOf(face, read), read.secrets);
   } catch (e) {
-    return outcomeOfError(e);
+    return redactedOutcome(outcomeOfError(e), read.secrets);
   }
 }
 
@@ -104,6 +107,12 @@ async function runCommandOf(face: ActionFace, read: { settings: RunBase['setting
     return failed;
   }
 
+  // The header actions/checkout left for git, with whatever token it was given: a secret from now on.
+  for (const s of await readCheckoutSecrets(runner.workspace)) {
+    if (secrets.includes(s)) continue;
+    secrets.push(s);
+    face.setSecret(s);
+  }
   // Loaded only now (no module this one imports loads it): @actions/github parses the event file
   // as it loads, and only now is the file known to be good.
   const { createGitHubClient } = await import('./github-client.js');

@@ -9,7 +9,7 @@ import { messageOf } from '../common/errors.js';
 import { createSubagents } from '../agents/create-subagents.js';
 import { prepareAgent, type Agent, type AgentOptions, type AgentRun } from '../core/agent.js';
 import { readExtensionSettings } from '../core/settings-extensions.js';
-import { scrubEnv } from '../tools/shell-env.js';
+import { commandEnvOf } from '../sandbox/command-env.js';
 import { statsOf } from '../core/stats.js';
 import { capRequest, describeCuts, renderTaskContext } from '../context/task-context.js';
 import type { ApprovalChannel } from '../scheduler/types.js';
@@ -202,7 +202,7 @@ function createRunContext(base: RunBase, { command, thread, progress, runUrl, tr
           { path: join(config.memoryRoot, '.gemini', 'settings.json'), label: `.gemini/settings.json${config.fromCommit ? ` (commit ${config.fromCommit.slice(0, 12)})` : ''}`, origin: 'repository' },
         ],
         inputServers: base.settings.mcpServers,
-        env: scrubEnv(process.env, base.secrets),
+        env: { ...commandEnvOf(process.env, base.secrets), ...base.settings.sandboxEnv },
       });
       for (const w of ext.warnings) base.log.warning(w);
       let prepared: PreparedRun | undefined;
@@ -232,6 +232,7 @@ function createRunContext(base: RunBase, { command, thread, progress, runUrl, tr
         repo: `${base.repo.owner}/${base.repo.repo}`,
         limits: { maxTurns: base.settings.maxTurns, maxWallMs: base.settings.timeoutMs, maxCostUsd: base.settings.maxCostUsd },
         secrets: base.secrets,
+        passEnv: base.settings.sandboxEnv,
         channel: deferToComment,
         extraTools: createGitHubTools(task.command),
         recorder,

@@ -2,13 +2,15 @@
  * Where the CLI finds MCP servers and hooks: as Gemini CLI does, the user's `~/.gemini/settings.json`
  * and the project's `.gemini/settings.json` (the project's wins server by server; hooks of both
  * run). The project's file only in a trusted folder (folder-trust.ts): a work tree from elsewhere
- * starts no server and runs no hook. `$VAR` in a server's
- * `env` and `headers` resolves from the scrubbed environment (no credentials), as in the Action.
+ * starts no server and runs no hook. `$VAR` in a server's `env` and `headers` resolves from the
+ * environment every command gets (the allow-list and what the user's settings pass: command-env.ts),
+ * as in the Action.
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { readExtensionSettings, type ExtensionSettings } from '../core/settings-extensions.js';
-import { scrubEnv } from '../tools/shell-env.js';
+import { commandEnvOf } from '../sandbox/command-env.js';
+import { readCliPassEnv } from './command-env.js';
 
 export interface CliExtensionsOptions {
   root: string;
@@ -19,19 +21,16 @@ export interface CliExtensionsOptions {
   allowedNames?: readonly string[];
 }
 
-export function readCliExtensions(o: CliExtensionsOptions): Promise<ExtensionSettings> {
+export async function readCliExtensions(o: CliExtensionsOptions): Promise<ExtensionSettings> {
   const home = homedir();
-  let scrubbed: Record<string, string> | undefined;
-  return readExtensionSettings({
+  const pass = await readCliPassEnv(o.env, home);
+  const settings = await readExtensionSettings({
     files: [
       { path: join(home, '.gemini', 'settings.json'), label: '~/.gemini/settings.json', origin: 'user' },
       ...(o.trusted ? [{ path: join(o.root, '.gemini', 'settings.json'), label: '.gemini/settings.json', origin: 'repository' as const }] : []),
     ],
     ...(o.allowedNames && { allowedNames: o.allowedNames }),
-    // Scrubbed when a `$VAR` is first expanded: most runs configure no MCP server, and the secret
-    // patterns' first use (their compilation) is otherwise on the way to the first request.
-    get env() {
-      return (scrubbed ??= scrubEnv(o.env, o.secrets));
-    },
+    env: { ...commandEnvOf(o.env, o.secrets), ...pass.env },
   });
+  return { ...settings, warnings: [...pass.warnings, ...settings.warnings] };
 }

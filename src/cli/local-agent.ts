@@ -18,6 +18,7 @@ import type { ApprovalMode, PolicyContext } from '../policy/types.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { ApprovalChannel } from '../scheduler/types.js';
 import type { TextFileAccess, Tool } from '../tools/define-tool.js';
+import { readCliPassEnv } from './command-env.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -64,8 +65,10 @@ export function secretsOf(env: Env): string[] {
 
 export const defaultModelOf = (env: Env): string => env.GEMINI_MODEL || 'gemini-2.5-pro';
 
-export function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
+export async function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
   const apiKey = apiKeyOf(o.env);
+  // Its warnings were shown with readCliExtensions' (which reads the same setting).
+  const pass = await readCliPassEnv(o.env);
   const client = createGeminiClient({ apiKey, baseUrl: o.env.GOOGLE_GEMINI_BASE_URL || undefined, model: o.model });
   return prepareAgent({
     root: o.root,
@@ -88,6 +91,7 @@ export function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
     channel: o.channel,
     signal: o.signal,
     baseEnv: o.env,
+    passEnv: pass.env,
     subagents: createSubagents,
     ...(o.sandbox ? { sandbox: o.sandbox } : {}),
     ...(o.files ? { files: o.files } : {}),

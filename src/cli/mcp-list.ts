@@ -11,7 +11,8 @@ import { AgentError, messageOf } from '../common/errors.js';
 import { createSandbox } from '../sandbox/sandbox.js';
 import type { SandboxMode } from '../sandbox/types.js';
 import { createMcpManager, type McpServerStatus } from '../tools/mcp/manager.js';
-import { scrubEnv } from '../tools/shell-env.js';
+import { commandEnvOf } from '../sandbox/command-env.js';
+import { readCliPassEnv } from './command-env.js';
 import { parseNameList } from './args.js';
 import { readCliExtensions } from './cli-extensions.js';
 import { readFolderTrust, untrustedNote } from './folder-trust.js';
@@ -74,7 +75,15 @@ export async function runMcpList(argv: readonly string[], c: McpListEnv): Promis
   const sandbox = createSandbox({ mode: (flags.sandbox ?? 'auto') as SandboxMode, network, hostEnv: c.env });
   const status = await sandbox.status();
   if (status.kind === 'unconfined' && flags.sandbox !== 'off') c.io.stderr(`Warning: ${status.warning}\n`);
-  const manager = createMcpManager({ servers: ext.servers, selection: ext.selection, sandbox, workspace: root, env: scrubEnv(c.env, secrets), secrets, network });
+  const manager = createMcpManager({
+    servers: ext.servers,
+    selection: ext.selection,
+    sandbox,
+    workspace: root,
+    env: { ...commandEnvOf(c.env, secrets), ...(await readCliPassEnv(c.env)).env },
+    secrets,
+    network,
+  });
   try {
     await manager.start();
     const list = manager.status();

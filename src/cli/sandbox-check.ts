@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { messageOf } from '../common/errors.js';
 import { runSandboxCheck, type CheckReport } from '../sandbox/check.js';
-import { isSecretName, scrubEnv } from '../tools/shell-env.js';
+import { commandEnvOf } from '../sandbox/command-env.js';
+import { isSecretName } from '../tools/shell-env.js';
 import type { Io } from './output.js';
 
 const USAGE = `usage: agent-action sandbox check [--sandbox-network] [--bwrap PATH] [--json]
@@ -31,11 +32,11 @@ export async function runSandboxCheckCommand(argv: readonly string[], env: Reado
     return 42;
   }
   if (flags.help) return (io.stdout(`${USAGE}\n`), 0);
-  // A canary under a secret's name: the check sees it scrubbed out, along with this process's secrets.
+  // A canary in this process's environment: the check sees it left out (the allow-list), with this process's secrets.
   const canary = `agent-action-canary-${randomBytes(8).toString('hex')}`;
   const base = { ...env, AGENT_ACTION_CHECK_TOKEN: canary };
   const secretValues = [canary, ...Object.entries(env).flatMap(([k, v]) => (v && v.length >= 8 && isSecretName(k) ? [v] : []))];
-  const report = await runSandboxCheck({ env: scrubEnv(base, secretValues), secretValues, network: flags['sandbox-network'] ?? false, bwrap: flags.bwrap });
+  const report = await runSandboxCheck({ env: commandEnvOf(base, secretValues), secretValues, network: flags['sandbox-network'] ?? false, bwrap: flags.bwrap });
   io.stdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
   return report.usable ? 0 : 1;
 }

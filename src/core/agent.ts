@@ -29,6 +29,7 @@ import { createNextSpeakerCheck, type NextSpeakerOptions } from './next-speaker.
 import type { McpManager } from '../tools/mcp/manager.js';
 import { createToolSet } from '../tools/mcp/tool-set.js';
 import { defaultSandbox } from '../sandbox/sandbox.js';
+import { withRedaction } from './redacted-model.js';
 import { createRunState, type RunState } from './run-state.js';
 import type { Sandbox } from '../sandbox/types.js';
 
@@ -113,8 +114,10 @@ export interface AgentOptions {
   extraTools?: Tool[];
   recorder?: unknown;
   signal?: AbortSignal;
-  /** Environment commands start from (before scrubbing). Defaults to process.env. */
+  /** The host environment commands start from (only its allow-listed variables pass). Defaults to process.env. */
   baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** Variables trusted configuration passes to every command, hook and MCP server as they are (ToolEnv.passEnv). */
+  passEnv?: Readonly<Record<string, string>>;
   shellTimeoutMs?: number;
   /** Where commands run (sandbox/createSandbox). Absent: an `auto` sandbox from this process's environment. */
   sandbox?: Sandbox;
@@ -211,6 +214,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     root: opts.root,
     sandbox: opts.sandbox ?? defaultSandbox(),
     baseEnv: opts.baseEnv ?? process.env,
+    ...(opts.passEnv && { passEnv: opts.passEnv }),
     secrets: opts.secrets,
     warn: (m) => warn(m),
   });
@@ -219,6 +223,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     root: opts.root,
     secrets: opts.secrets,
     baseEnv: opts.baseEnv ?? process.env,
+    ...(opts.passEnv && { passEnv: opts.passEnv }),
     shellTimeoutMs: opts.shellTimeoutMs ?? 5 * 60_000,
     ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
     memoryFor: createJitMemory({
@@ -230,7 +235,8 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
     recorder: opts.recorder,
     ...(opts.files ? { files: opts.files } : {}),
   };
-  const baseModel = opts.modelClient ?? createGeminiClient({ apiKey: opts.apiKey, baseUrl: opts.baseUrl, model: opts.model });
+  // What leaves for the model is redacted, whoever built the request (the loop, compression, a hook).
+  const baseModel = withRedaction(opts.modelClient ?? createGeminiClient({ apiKey: opts.apiKey, baseUrl: opts.baseUrl, model: opts.model }), opts.secrets);
   const model = hooks ? hooks.wrapModel(baseModel) : baseModel;
   const signal = opts.signal ?? new AbortController().signal;
   const loopSettings = opts.untrustedProject ? { agentOverrides: {}, warnings: [] } : await readLoopSettings(opts.memory.memoryRoot);

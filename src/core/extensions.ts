@@ -1,15 +1,16 @@
 /**
  * What settings.json adds to a run, wired for the agent: MCP servers (tools/mcp/) and hooks
  * (hooks/). The face decides where the configuration comes from (trusted commits in the Action);
- * this only builds and ends them. Both run their processes in the run's sandbox with the scrubbed
- * environment, and the trusted `.gemini/` in place of the work tree's when the face has one.
+ * this only builds and ends them. Both run their processes in the run's sandbox with the environment
+ * every command gets (the allow-list and what trusted configuration passes), their own `env` on top,
+ * and the trusted `.gemini/` in place of the work tree's when the face has one.
  */
 import type { HookGroup } from '../hooks/config.js';
 import { createHookSystem, type HookSystem } from '../hooks/hook-system.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { McpSelection, McpServerConfig } from '../tools/mcp/config.js';
 import type { McpManager, McpStartMode } from '../tools/mcp/manager.js';
-import { scrubEnv } from '../tools/shell-env.js';
+import { commandEnvOf } from '../sandbox/command-env.js';
 
 export interface ExtensionOptions {
   mcp?: {
@@ -39,6 +40,8 @@ export interface ExtensionContext {
   root: string;
   sandbox: Sandbox;
   baseEnv: Readonly<Record<string, string | undefined>>;
+  /** Variables trusted configuration passes to every process as they are (ToolEnv.passEnv). */
+  passEnv?: Readonly<Record<string, string>>;
   secrets: readonly string[];
   /** Problems found while starting (an MCP server that did not start): the face shows them. */
   warn: (message: string) => void;
@@ -46,14 +49,12 @@ export interface ExtensionContext {
 
 export async function prepareExtensions(o: ExtensionOptions | undefined, c: ExtensionContext): Promise<Extensions> {
   const servers = o?.mcp?.servers ?? [];
-  // Made only for a server or a hook: scrubbing tests every variable against the credential
-  // patterns (compiled on their first use), work on the way to the first request of the many runs
-  // that have neither.
+  // Made only for a server or a hook: the many runs that have neither never build it.
   let shared: ReturnType<typeof sharedOf> | undefined;
   const sharedOf = () => ({
     sandbox: c.sandbox,
     workspace: c.root,
-    env: scrubEnv(c.baseEnv, c.secrets),
+    env: { ...commandEnvOf(c.baseEnv, c.secrets), ...c.passEnv },
     ...(o?.configDir !== undefined && { configDir: o.configDir }),
     ...(o?.graceMs !== undefined && { graceMs: o.graceMs }),
   });

@@ -38,7 +38,7 @@ export interface ReadExtensionOptions {
   inputServers?: readonly McpServerConfig[];
   /** `--allowed-mcp-server-names`: replaces `mcp.allowed`. */
   allowedNames?: readonly string[];
-  /** What `$VAR` in a settings file's `env` and `headers` may name: the scrubbed environment every command sees. */
+  /** What `$VAR` in a settings file's `env` and `headers` may name: the environment every command sees. */
   env: Readonly<Record<string, string>>;
 }
 

@@ -21,7 +21,7 @@ export interface HookSystemOptions {
   sandbox: Sandbox;
   /** Real path of the workspace. */
   workspace: string;
-  /** The scrubbed environment commands start from. */
+  /** The environment every command gets (sandbox/command-env.ts): the allow-list and what trusted configuration passes. */
   env: Readonly<Record<string, string>>;
   /** A trusted copy of `.gemini/`, bound over the work tree's for every hook. */
   configDir?: string;

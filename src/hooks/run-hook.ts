@@ -1,7 +1,7 @@
 /**
  * One command hook, run as Gemini CLI runs it (`bash -c <command>`, `$GEMINI_PROJECT_DIR` and the
  * like written into the command shell-quoted, the event's JSON on stdin) but inside the sandbox:
- * the scrubbed environment plus GEMINI_PROJECT_DIR, GEMINI_CWD, GEMINI_SESSION_ID and
+ * the environment every command gets plus GEMINI_PROJECT_DIR, GEMINI_CWD, GEMINI_SESSION_ID and
  * CLAUDE_PROJECT_DIR, the trusted `.gemini/` in place of the work tree's, a timeout (SIGTERM, then
  * SIGKILL to everything it started), and stdout and stderr read up to a cap.
  *
@@ -47,7 +47,7 @@ export interface HookRunDeps {
   sandbox: Sandbox;
   /** Real path of the workspace: the hook's cwd and GEMINI_PROJECT_DIR. */
   workspace: string;
-  /** The scrubbed environment commands start from. */
+  /** The environment every command gets (sandbox/command-env.ts): the allow-list and what trusted configuration passes. */
   env: Readonly<Record<string, string>>;
   sessionId: string;
   configDir?: string;

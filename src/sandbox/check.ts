@@ -9,6 +9,7 @@ import { mkdir, mkdtemp, readdir, readFile, readlink, realpath, rm, writeFile } 
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describeBounds } from './bounds.js';
 import { isUnder } from './bwrap-args.js';
 import { readSystemEntries, readToolchainDirs } from './layout.js';
 import { createSandbox, homeFor } from './sandbox.js';
@@ -80,6 +81,7 @@ export async function runSandboxCheck(o: CheckOptions): Promise<CheckReport> {
     items.push(...(await namespaceItems(seen, network)));
     items.push(...(await fileItems(seen, ws, hostEnv.GITHUB_ENV)));
     items.push(...processItems(seen, out, { secrets: o.secretValues, escaped: await processAlive(marker), connections: connections(), network }));
+    items.push(boundsItem(seen, status));
   } finally {
     server.close();
     await rm(root, { recursive: true });
@@ -101,6 +103,7 @@ function probeScript(port: number, githubEnv: string, marker: string): string {
     `(mount -o remount,rw,bind .git) 2>/dev/null && echo remount=yes || echo remount=no`,
     `(echo BASH_ENV=/tmp/x >> '${githubEnv}') 2>/dev/null && echo runner_write=yes || echo runner_write=no`,
     `echo home_entries=$(ls -A "$HOME" 2>/dev/null | wc -l)`,
+    `echo limits=$(ulimit -u),$(ulimit -v),$(ulimit -f)`,
     `echo proc_pids=$(ls /proc | grep -c '^[0-9]*$')`,
     `echo host_pid=$(test -e /proc/${process.pid}/environ && echo visible || echo absent)`,
     `echo ok > written.txt`,
@@ -195,6 +198,13 @@ function processItems(seen: Map<string, string>, out: string, { secrets, escaped
     items.push({ name: 'network off', ok: closed, detail: closed ? 'connecting to a loopback server of the host failed' : 'a command reached a loopback server of the host' });
   }
   return items;
+}
+
+/** The resource limits a command has inside (processes, address space, file size): set, or why not. */
+function boundsItem(seen: Map<string, string>, status: Extract<SandboxStatus, { kind: 'sandboxed' }>): CheckItem {
+  const set = (seen.get('limits') ?? '').split(',').every((v) => /^\d+$/.test(v));
+  if (!set) return { name: 'bounds', ok: false, detail: status.rlimitsMissing ?? `no process, memory or file-size limit inside (ulimit: ${seen.get('limits') ?? '?'})` };
+  return { name: 'bounds', ok: true, detail: status.bounds ? describeBounds(status.bounds) : 'set' };
 }
 
 /** PATH folders that are neither under a bound system folder nor bound as a toolchain. */

@@ -35,7 +35,9 @@ import { AgentError, messageOf } from '../common/errors.js';
 import { buildBwrapArgs, isUnder } from './bwrap-args.js';
 import { sanitizeGitConfig } from './git-config.js';
 import { chooseToolchainDirs, chooseWritableDirs, readHiddenEntries, readProtectedLayout, readResolvConfTarget, readSystemEntries, readToolchainDirs } from './layout.js';
+import { boundedArgv, DEFAULT_BOUNDS, findPrlimit, readHardLimits, type HardLimits, type ProcessBounds } from './bounds.js';
 import { DATA_FD, STATUS_FD, spawnBwrap, type BwrapProcess } from './process-bwrap.js';
+import { withTaskBound } from './process-count.js';
 import { spawnDirect } from './process-direct.js';
 import { DEFAULT_BWRAP, probeBwrap, supportsDisableUserns, type Probe } from './probe.js';
 import type { Remedy } from './remedy.js';
@@ -57,6 +59,8 @@ export interface SandboxOptions {
   remedy?: Remedy;
   /** Extra read-only folders (toolchains outside the defaults). */
   readOnly?: readonly string[];
+  /** What bounds each sandboxed call (processes, memory, file size); default DEFAULT_BOUNDS. */
+  bounds?: ProcessBounds;
 }
 
 export function createSandbox(o: SandboxOptions): Sandbox {
@@ -65,8 +69,12 @@ export function createSandbox(o: SandboxOptions): Sandbox {
   const placeholders: Placeholders = { counts: new Map(), queue: Promise.resolve() };
   let version = '';
   let statusOnce: Promise<SandboxStatus> | undefined;
+  const bounds = o.bounds ?? DEFAULT_BOUNDS;
+  let limitsOnce: Promise<Limits> | undefined;
+  const limits = () => (limitsOnce ??= Promise.all([findPrlimit(), readHardLimits()]).then(([prlimit, hard]) => ({ bounds, prlimit, hard })));
 
-  const launch = (req: SpawnRequest, bwrapVersion: string) => spawnSandboxed(req, { bwrap, version: bwrapVersion, network, hostEnv: o.hostEnv, readOnly: o.readOnly ?? [], placeholders });
+  const launch = async (req: SpawnRequest, bwrapVersion: string) =>
+    spawnSandboxed(req, { bwrap, version: bwrapVersion, network, hostEnv: o.hostEnv, readOnly: o.readOnly ?? [], placeholders, limits: await limits() });
   const probe: Probe =
     o.probe ??
     (() =>
@@ -90,7 +98,8 @@ export function createSandbox(o: SandboxOptions): Sandbox {
     }
     if (r.ok) {
       version = r.version;
-      return { kind: 'sandboxed', bwrap: r.bwrap, version: r.version, network, ...(remedy ? { remedy } : {}) };
+      const missing = (await limits()).prlimit ? {} : { rlimitsMissing: 'prlimit (util-linux) is not installed: only the process count bounds a call' };
+      return { kind: 'sandboxed', bwrap: r.bwrap, version: r.version, network, ...(remedy ? { remedy } : {}), bounds, ...missing };
     }
     const { reason, fix } = explainFailure(r, remedy);
     if (o.mode === 'required') return { kind: 'refused', reason, fix };
@@ -134,6 +143,14 @@ interface LaunchContext {
   hostEnv: Readonly<Record<string, string | undefined>>;
   readOnly: readonly string[];
   placeholders: Placeholders;
+  limits: Limits;
+}
+
+/** The bounds of every call, how they are set (prlimit's path, none without it) and the host's ceilings. */
+interface Limits {
+  bounds: ProcessBounds;
+  prlimit: string | undefined;
+  hard: HardLimits;
 }
 
 /** One process in bubblewrap: look at the paths, make absent protected folders, build, spawn, clean up. */
@@ -164,7 +181,7 @@ async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<Bw
   const made = await holdPlaceholders(protectedLayout, c.placeholders);
   try {
     const args = buildBwrapArgs({
-      argv: req.argv,
+      argv: c.limits.prlimit ? boundedArgv({ ...c.limits, prlimit: c.limits.prlimit }, req.argv) : req.argv,
       workspace: req.workspace,
       cwd: req.cwd,
       home,
@@ -186,7 +203,7 @@ async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<Bw
       await releasePlaceholders(made, c.placeholders);
       return status;
     });
-    return { ...p, closed };
+    return withTaskBound({ ...p, closed, bounds: c.limits.bounds }, c.limits.bounds.processes);
   } catch (e) {
     await releasePlaceholders(made, c.placeholders);
     throw e;

@@ -1,5 +1,6 @@
 /** The sandbox's vocabulary: what callers ask for and what they get back. Types only. */
 import type { Readable, Writable } from 'node:stream';
+import type { ProcessBounds } from './bounds.js';
 
 /** `required`: no sandbox, no process. `auto`: the sandbox when it works, else unconfined with a warning. */
 export type SandboxMode = 'required' | 'auto' | 'off';
@@ -12,7 +13,7 @@ export interface SpawnRequest {
   workspace: string;
   /** Where the process starts; inside the workspace. */
   cwd: string;
-  /** Already scrubbed of credentials by the caller; the sandbox also drops the runner's path variables. */
+  /** Built by the caller from the allow-list (command-env.ts) and trusted additions; the sandbox also drops the runner's path variables. */
   env: Readonly<Record<string, string>>;
   /** Extra folders the process may write (a cache a hook needs, say). Absolute paths. */
   writable?: readonly string[];
@@ -33,11 +34,15 @@ export interface ExitStatus {
   signal: NodeJS.Signals | null;
   /** Set when the process (or the sandbox around it) never started: the reason, for the caller to show. */
   startError?: string;
+  /** The sandbox stopped the call: its processes and threads reached the bound (bounds.ts). */
+  exceeded?: 'processes';
 }
 
 /** A started process and everything it starts, as one unit to talk to, wait for and kill. */
 export interface ConfinedProcess {
   readonly sandboxed: boolean;
+  /** What bounds the call (sandboxed only; absent: nothing does). */
+  readonly bounds?: ProcessBounds;
   /** Host pid of what was spawned (bwrap, or the command itself when unconfined). */
   readonly pid: number | undefined;
   readonly stdin: Writable | null;
@@ -62,7 +67,17 @@ export type ProbeResult = { ok: true; bwrap: string; version: string } | { ok: f
 
 /** What the sandbox will do for every spawn of this run. */
 export type SandboxStatus =
-  | { kind: 'sandboxed'; bwrap: string; version: string; network: boolean; remedy?: string }
+  | {
+      kind: 'sandboxed';
+      bwrap: string;
+      version: string;
+      network: boolean;
+      remedy?: string;
+      /** What bounds each call (bounds.ts); always set by createSandbox. */
+      bounds?: ProcessBounds;
+      /** Why the resource limits are not set (no prlimit): only the sandbox's process count holds. */
+      rlimitsMissing?: string;
+    }
   /** `off`, or `auto` without a usable sandbox: processes run unconfined; `warning` says why. */
   | { kind: 'unconfined'; warning: string }
   /** `required` without a usable sandbox: every spawn is refused with this reason and fix. */

@@ -133,8 +133,13 @@ export interface ToolEnv {
   root: string;
   /** Values that must never reach a command's environment or output (tokens, keys). */
   secrets: readonly string[];
-  /** The environment commands start from, before scrubbing. */
+  /** The host environment commands start from: only its allow-listed variables pass (sandbox/command-env.ts). */
   baseEnv: Readonly<Record<string, string | undefined>>;
+  /**
+   * Variables trusted configuration gives every command as they are (the Action's `sandbox-env`
+   * input, the CLI's `security.environmentVariableRedaction.allowed`), on top of the allow-list.
+   */
+  passEnv?: Readonly<Record<string, string>>;
   /** Default shell timeout in ms. */
   shellTimeoutMs: number;
   /** Between SIGTERM and SIGKILL when a command is stopped (default 2 s; tests shorten it). */

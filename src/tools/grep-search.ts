@@ -7,8 +7,9 @@ import { createGlobMatcher } from './glob.js';
 import { gitGrep, jsGrep, type GrepMatch, type GrepQuery } from './grep-engines.js';
 import { systemGrep } from './system-grep.js';
 import { compileLinearRegex } from './linear-regex.js';
-import { guardRun, okOutput, plural, redactSecrets } from './tool-output.js';
+import { guardRun, okOutput, plural } from './tool-output.js';
 import { resolveInWorkspace } from './workspace.js';
+import { redactSecrets } from '../common/redact.js';
 
 /** A matched line longer than this is cut in the result (minified files). */
 const MAX_MATCH_CHARS = 500;

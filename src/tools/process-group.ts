@@ -1,3 +1,4 @@
+import type { ProcessBounds } from '../sandbox/bounds.js';
 import type { ConfinedProcess } from '../sandbox/types.js';
 
 /**
@@ -39,6 +40,10 @@ export interface ProcessResult {
   sandboxed: boolean;
   /** The process, or the sandbox around it, never started: why. */
   startError?: string;
+  /** The sandbox stopped the call at a bound (its processes and threads). */
+  exceeded?: 'processes';
+  /** What bounded the call (sandboxed only). */
+  bounds?: ProcessBounds;
 }
 
 export async function runToCompletion(proc: ConfinedProcess, o: RunOptions): Promise<ProcessResult> {
@@ -93,6 +98,8 @@ export async function runToCompletion(proc: ConfinedProcess, o: RunOptions): Pro
     pid: proc.pid,
     sandboxed: proc.sandboxed,
     ...(status.startError ? { startError: status.startError } : {}),
+    ...(status.exceeded && { exceeded: status.exceeded }),
+    ...(proc.bounds && { bounds: proc.bounds }),
   };
 }
 

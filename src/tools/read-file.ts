@@ -4,8 +4,9 @@ import { dirname } from 'node:path';
 import { defineTool, ToolFailure } from './define-tool.js';
 import { MAX_LINES, MAX_LINE_CHARS, readFileDeclaration } from './builtin-declarations.js';
 import { decodeText, looksBinary } from './text-codec.js';
-import { guardRun, okOutput, redactSecrets, withMemory } from './tool-output.js';
+import { guardRun, okOutput, withMemory } from './tool-output.js';
 import { resolveInWorkspace } from './workspace.js';
+import { redactSecrets } from '../common/redact.js';
 
 /** Files above this are refused whole; a line range still works through grep_search first. */
 const MAX_FILE_BYTES = 20 * 1024 * 1024;

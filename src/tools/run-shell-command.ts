@@ -4,10 +4,12 @@ import { defaultSandbox } from '../sandbox/sandbox.js';
 import type { ConfinedProcess } from '../sandbox/types.js';
 import { defineTool, ToolFailure, type ToolEnv, type ToolOutput } from './define-tool.js';
 import { MAX_SHELL_OUTPUT_BYTES, MAX_SHELL_TIMEOUT_MS, runShellCommandDeclaration } from './builtin-declarations.js';
+import { formatBytes, type ProcessBounds } from '../sandbox/bounds.js';
 import { runToCompletion, type ProcessResult } from './process-group.js';
-import { scrubEnv } from './shell-env.js';
-import { failedOutput, guardRun, oneLine, redactSecrets } from './tool-output.js';
+import { commandEnvOf } from '../sandbox/command-env.js';
+import { failedOutput, guardRun, oneLine } from './tool-output.js';
 import { resolveInWorkspace } from './workspace.js';
+import { redactSecrets } from '../common/redact.js';
 
 export const runShellCommandTool = defineTool({
   ...runShellCommandDeclaration,
@@ -55,7 +57,7 @@ async function startShell(env: ToolEnv, command: string, cwd: string): Promise<{
       argv: ['bash', '-c', command],
       workspace: env.root,
       cwd,
-      env: { ...scrubEnv(env.baseEnv, env.secrets), PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', AGENT_ACTION: '1' },
+      env: { ...commandEnvOf(env.baseEnv, env.secrets), ...env.passEnv, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', AGENT_ACTION: '1' },
     });
     return { proc };
   } catch (e) {
@@ -79,6 +81,14 @@ function shellOutput(r: ProcessResult, o: { command: string; dirRel: string; tim
   const text = lines.join('\n');
   const short = oneLine(command, 60);
   if (r.startError) return failedOutput('failed', `\`${short}\` did not start: ${r.startError}`, `${text}\nDid not start: ${r.startError}.`);
+  if (r.exceeded === 'processes') {
+    const n = r.bounds?.processes;
+    return failedOutput(
+      'failed',
+      `\`${short}\` was stopped at the sandbox's bound of ${n} processes and threads`,
+      `${text}\nStopped: the command and what it started reached the sandbox's bound of ${n} processes and threads together (a fork bomb, or too much at once), so all of it was killed. Run fewer processes at once.`,
+    );
+  }
   if (r.aborted) return failedOutput('cancelled', `\`${short}\` was cancelled; its process group was killed`, `${text}\nCancelled: the command was stopped before it finished.`);
   if (r.timedOut) {
     return failedOutput(
@@ -87,5 +97,20 @@ function shellOutput(r: ProcessResult, o: { command: string; dirRel: string; tim
       `${text}\nTimed out after ${timeoutMs} ms: the command and every process it started were killed. Use a shorter command, a timeout_ms, or run long steps in smaller parts.`,
     );
   }
-  return { forModel: text, forHuman: oneLine(`\`${short}\` exited ${r.exitCode ?? r.signal}`) };
+  const note = r.bounds && boundNote(r, r.bounds);
+  return { forModel: note ? `${text}\n${note}` : text, forHuman: oneLine(`\`${short}\` exited ${r.exitCode ?? r.signal}`) };
+}
+
+/** Signs in a command's output that a process ran into a bound. */
+const FILE_SIZE_SIGNS = /File size limit exceeded/;
+const MEMORY_SIGNS = /out of memory|cannot allocate memory|MemoryError|memory exhausted|bad_alloc|Allocation failed|failed to reserve (virtual )?memory|could not allocate memory/i;
+
+/** Pure: a note on the bound a failed command likely hit (a file too big, an allocation refused), or undefined. */
+function boundNote(r: ProcessResult, b: ProcessBounds): string | undefined {
+  // bash's own words for a child SIGXFSZ ended: a sign whatever the command's last exit code.
+  if (b.fileSizeBytes !== undefined && (r.signal === 'SIGXFSZ' || FILE_SIZE_SIGNS.test(r.output)))
+    return `Note: the sandbox lets a process write files up to ${formatBytes(b.fileSizeBytes)}; a write past that ends it (SIGXFSZ).`;
+  if (b.memoryBytes !== undefined && r.exitCode !== 0 && MEMORY_SIGNS.test(r.output))
+    return `Note: the sandbox gives each process ${formatBytes(b.memoryBytes)} of address space; an allocation past that fails. Use less memory at once (smaller inputs, fewer workers).`;
+  return undefined;
 }

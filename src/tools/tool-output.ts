@@ -76,12 +76,3 @@ export function oneLine(s: string, max = 160): string {
 export function plural(n: number, word: string, many = `${word}s`): string {
   return `${n} ${n === 1 ? word : many}`;
 }
-
-/** Replaces every occurrence of each secret value; longer secrets first so parts of one never leak. */
-export function redactSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of [...secrets].filter((x) => x.length >= 4).sort((a, b) => b.length - a.length)) {
-    out = out.split(s).join('***');
-  }
-  return out;
-}

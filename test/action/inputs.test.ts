@@ -4,6 +4,8 @@ import { readActionInputs } from '../support/action-yml.js';
 
 const TOKEN = 'ghs_workflowtoken123';
 const KEY = 'AIza-test-key-123456';
+/** The header actions/checkout persists with TOKEN: base64 of `x-access-token:ghs_workflowtoken123`. */
+const HEADER = 'eC1hY2Nlc3MtdG9rZW46Z2hzX3dvcmtmbG93dG9rZW4xMjM=';
 
 /** A workflow's `with:`: these inputs set, every other one arriving empty. */
 const given =
@@ -46,6 +48,8 @@ describe('parseInputs', () => {
       contextFileNames: ['GEMINI.md'],
       sandbox: 'required',
       sandboxNetwork: false,
+      sandboxEnv: {},
+      sandboxLimits: { processes: 1024, memoryBytes: 8 * 1024 ** 3, fileSizeBytes: 1024 ** 3, openFiles: 8192 },
       sessionKey: undefined,
       triageLabels: [],
       mcpServers: [],
@@ -188,9 +192,23 @@ describe('readInputs', () => {
   it('masks every secret input before parsing, even when other inputs are wrong', () => {
     const masked: string[] = [];
     const r = readInputs(runnerInputs({ 'max-turns': 'nope', 'session-key': 'session-secret-42' }), { GITHUB_REPOSITORY: 'o/r', GITHUB_EVENT_NAME: 'push' }, (s) => masked.push(s));
-    expect(masked).toEqual([KEY, TOKEN, 'session-secret-42']);
+    expect(masked).toEqual([KEY, TOKEN, 'session-secret-42', HEADER]);
     expect(r.ok ? [] : r.errors.map((e) => e.input)).toEqual(['max-turns']);
-    expect(r.secrets).toEqual([KEY, TOKEN, 'session-secret-42']);
+    expect(r.secrets).toEqual([KEY, TOKEN, 'session-secret-42', HEADER]);
+  });
+
+  it("the runner's tokens are secrets from the start: masked and redacted like the inputs", () => {
+    const masked: string[] = [];
+    const env = {
+      GITHUB_REPOSITORY: 'o/r',
+      GITHUB_EVENT_NAME: 'push',
+      ACTIONS_RUNTIME_TOKEN: 'runtime-token-1',
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc-token-1',
+      ACTIONS_CACHE_URL: 'https://cache.test/',
+    };
+    const r = readInputs(runnerInputs(), env, (s) => masked.push(s));
+    expect(r.secrets).toEqual([KEY, TOKEN, HEADER, 'runtime-token-1', 'oidc-token-1']);
+    expect(masked).toEqual(r.secrets);
   });
 
   it('reports input and runner problems together', () => {
@@ -248,7 +266,7 @@ describe("the mcp-servers input (settings.json's mcpServers schema)", () => {
         ],
       ]);
       // The token and the header carrying one are secrets now; the log level is not.
-      expect(r.secrets).toEqual([KEY, TOKEN, 'ghp_patFromTheWorkflow0001', 'Bearer api-token-from-secret-42']);
+      expect(r.secrets).toEqual([KEY, TOKEN, HEADER, 'ghp_patFromTheWorkflow0001', 'Bearer api-token-from-secret-42']);
       expect(masked).toEqual(r.secrets);
     }
   });
@@ -266,5 +284,57 @@ describe("the mcp-servers input (settings.json's mcpServers schema)", () => {
     expect(settingsOf(parseInputs(runnerInputs({ 'mcp-start': 'lazy' }))).mcpStart).toBe('lazy');
     const r = parseInputs(runnerInputs({ 'mcp-start': 'sometimes' }));
     expect(r.ok ? [] : r.errors.map((e) => e.message)).toEqual(['input \'mcp-start\' is "sometimes": expected eager or lazy']);
+  });
+});
+
+describe('the sandbox-env and sandbox-limits inputs', () => {
+  const RUNNER = { GITHUB_REPOSITORY: 'o/r', GITHUB_EVENT_NAME: 'push' };
+
+  it("sandbox-env: the named variables' values, read from the step's environment; a credential's name makes its value a secret", () => {
+    const masked: string[] = [];
+    const env = { ...RUNNER, JAVA_HOME: '/usr/lib/jvm/17', NPM_TOKEN: 'npm_tokenForTheTests01', PGPASSWORD: 'not-named-1' };
+    const r = readInputs(runnerInputs({ 'sandbox-env': 'JAVA_HOME, NPM_TOKEN UNSET_ONE' }), env, (s) => masked.push(s));
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    expect(r.settings.sandboxEnv).toEqual({ JAVA_HOME: '/usr/lib/jvm/17', NPM_TOKEN: 'npm_tokenForTheTests01' });
+    expect(r.secrets).toEqual([KEY, TOKEN, HEADER, 'npm_tokenForTheTests01']);
+    expect(masked).toEqual(r.secrets);
+  });
+
+  it.each([
+    [
+      'GITHUB_TOKEN',
+      "input 'sandbox-env' is \"GITHUB_TOKEN\": expected names of variables of the step's environment, separated by commas or spaces (GITHUB_TOKEN is the runner's or the action's own (a token, an input or a file command): commands never get it)",
+    ],
+    ['ACTIONS_RUNTIME_TOKEN', /ACTIONS_RUNTIME_TOKEN is the runner's or the action's own/],
+    ['GITHUB_ENV', /GITHUB_ENV is the runner's or the action's own/],
+    ['INPUT_GITHUB-TOKEN', /INPUT_GITHUB-TOKEN is not a variable name/],
+    ['1ABC', /1ABC is not a variable name/],
+  ])('sandbox-env %j is refused, naming the input', (names, message) => {
+    const r = parseInputs(runnerInputs({ 'sandbox-env': names }));
+    expect(r.ok ? [] : r.errors.map((e) => [e.input, e.message])).toEqual([['sandbox-env', message instanceof RegExp ? expect.stringMatching(message) : message]]);
+  });
+
+  it("a named variable holding the action's own token is refused: commands never get it, under any name", () => {
+    const r = readInputs(runnerInputs({ 'sandbox-env': 'MY_COPY' }), { ...RUNNER, MY_COPY: `x-${TOKEN}-y` }, () => {});
+    expect(r.ok ? [] : r.errors.map((e) => e.message)).toEqual(["input 'sandbox-env': MY_COPY holds a secret input's value or a runner token; commands never get those"]);
+  });
+
+  it.each([
+    ['processes=2048 memory=12G', { processes: 2048, memoryBytes: 12 * 1024 ** 3, fileSizeBytes: 1024 ** 3, openFiles: 8192 }],
+    ['memory=unlimited,file-size=512M', { processes: 1024, fileSizeBytes: 512 * 1024 ** 2, openFiles: 8192 }],
+    ['open-files=unlimited', { processes: 1024, memoryBytes: 8 * 1024 ** 3, fileSizeBytes: 1024 ** 3 }],
+  ])('sandbox-limits %j', (raw, bounds) => {
+    expect(settingsOf(parseInputs(runnerInputs({ 'sandbox-limits': raw }))).sandboxLimits).toEqual(bounds);
+  });
+
+  it.each([
+    ['processes=10', /processes=10: expected a whole number from 64 to 1000000\)/],
+    ['processes=unlimited', /processes=unlimited: expected a whole number from 64 to 1000000\)/],
+    ['memory=1G', /memory=1G: expected a size from 2G to 1T \(K, M, G, T\) or unlimited/],
+    ['memory=lots', /memory=lots: expected a size/],
+    ['cpu=10', /'cpu' is not a limit \(processes, memory, file-size, open-files\)/],
+  ])('sandbox-limits %j is an input error that says what is wrong', (raw, message) => {
+    const r = parseInputs(runnerInputs({ 'sandbox-limits': raw }));
+    expect(r.ok ? [] : r.errors.map((e) => [e.input, e.message])).toEqual([['sandbox-limits', expect.stringMatching(message)]]);
   });
 });

@@ -50,6 +50,7 @@ const EXPECTED_ITEMS = [
   'secrets',
   'kill on exit',
   'network off',
+  'bounds',
 ];
 
 describe('agent-action sandbox check', () => {

@@ -49,6 +49,7 @@ describe('runSandboxCheck with the real bubblewrap', () => {
       { name: 'secrets', ok: true, detail: 'none of 2 secret values visible (env, /proc/*/environ)' },
       { name: 'kill on exit', ok: true, detail: 'a setsid background process died with the call' },
       { name: 'network off', ok: true, detail: 'connecting to a loopback server of the host failed' },
+      { name: 'bounds', ok: true, detail: '1024 processes and threads a call, 8 GiB of address space a process, files up to 1 GiB, 8192 open files a process' },
     ]);
     expect(r.hiddenPathEntries).toEqual([]);
   });
@@ -77,6 +78,7 @@ describe('runSandboxCheck with the real bubblewrap', () => {
       'fresh /proc',
       'secrets',
       'kill on exit',
+      'bounds',
     ]);
     expect(r.items.find((i) => i.name === 'secrets')).toEqual({ name: 'secrets', ok: true, detail: 'none of 0 secret values visible (env, /proc/*/environ)' });
     expect(r.usable).toBe(true);
@@ -242,6 +244,7 @@ const ALL_GOOD = [
   'home_entries=0',
   'proc_pids=3',
   'host_pid=absent',
+  'limits=1024,8388608,1048576',
   'ENVIRON_BEGIN',
   'PATH=/usr/bin',
   'ENVIRON_END',
@@ -303,6 +306,7 @@ describe('runSandboxCheck judging what the probe reports', () => {
       { name: 'secrets', ok: true, detail: 'none of 0 secret values visible (env, /proc/*/environ)' },
       { name: 'kill on exit', ok: true, detail: 'a setsid background process died with the call' },
       { name: 'network off', ok: false, detail: 'a command reached a loopback server of the host' },
+      { name: 'bounds', ok: false, detail: 'no process, memory or file-size limit inside (ulimit: ?)' },
     ]);
     expect(readdirSync(tmp)).toEqual([]);
   });

@@ -9,7 +9,7 @@
 import type { PendingApproval, ApprovalAnswer } from '../../scheduler/types.js';
 import type { RuleRef } from '../../policy/types.js';
 import { callsDigestOf } from '../../session/sign.js';
-import { redact } from '../redact.js';
+import { redactSecrets } from '../../common/redact.js';
 import { formatMarker, tryParseMarker } from '../markers.js';
 import { displayRuleSource } from '../rule-source.js';
 import { makeInert, makeInertLine } from '../publish/inert-text.js';
@@ -182,7 +182,7 @@ export function renderApprovalComment(input: ApprovalCommentInput): string {
     '',
     formatMarker(APPROVAL_MARKER_KIND, { session: input.sessionId, nonce: input.nonce, calls: digest }),
   ].join('\n');
-  return redact(body, input.secrets);
+  return redactSecrets(body, input.secrets);
 }
 
 export interface ApprovalMarker {

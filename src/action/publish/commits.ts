@@ -17,6 +17,7 @@
  * reaches only the push and fetch processes, through their environment.
  */
 import { AgentError } from '../../common/errors.js';
+import { redactSecrets } from '../../common/redact.js';
 import { assertGit, GIT_REMOTE, runGit, type GitRemote } from '../../session/git.js';
 import { fetchForWork, readBlobSizes, readCommitParts, readTreeChanges, replayCommit, writeCommit, writeTreeWith, type TreeChange } from '../../session/git-tree.js';
 import { writeWorktreeTree } from '../../session/worktree.js';
@@ -52,6 +53,8 @@ export interface CommitOptions {
   start?: WorkTreeStart;
   /** Files larger than this are left out (default, and at most, GitHub's 100 MiB). */
   maxFileBytes?: number;
+  /** Redacted from the message (common/redact.ts): its body is the model's closing words. */
+  secrets?: readonly string[];
 }
 
 /** A path left out of the commit, and why. */
@@ -84,7 +87,7 @@ export async function commitWorktree(root: string, o: CommitOptions): Promise<Co
   if (kept.length === 0) return { parent, files: [], leftOut };
   const tree = await writeTreeWith(root, parent, kept);
   const trailer = o.coAuthor ? `\n\n${coAuthorTrailer(o.coAuthor)}` : '';
-  const message = `${o.subject}${o.body ? `\n\n${o.body}` : ''}${trailer}\n`;
+  const message = redactSecrets(`${o.subject}${o.body ? `\n\n${o.body}` : ''}${trailer}\n`, o.secrets ?? []);
   const sha = await writeCommit(root, { tree, parents: [parent], message, identity: identityEnv(o.identity ?? ACTION_IDENTITY) });
   await moveHead(root, sha);
   return { sha, parent, files: kept.map((c) => c.path), leftOut };

@@ -70,6 +70,7 @@ export async function publishForkChanges(ctx: ActionRunContext, f: ForkChangesIn
       repo: ctx.repo,
       root,
       remote: ctx.remote,
+      secrets: ctx.secrets,
       branchBase: `agent-action/pr-${pull.number}${slugOf(pull.title) ? `-${slugOf(pull.title)}` : ''}`,
       baseBranch: pull.baseRef,
       title: makeInertLine(`${oneLine(pull.title)} (#${pull.number}, with agent-action's change)`),

@@ -37,6 +37,7 @@ export async function publishChanges(ctx: ActionRunContext, c: ChangesInput): Pr
         coAuthor: ctx.requester.login,
         start: ctx.workTree,
         maxFileBytes: ctx.settings.maxFileBytes,
+        secrets: ctx.secrets,
       });
       for (const line of leftOutNotes(commit.leftOut)) ctx.progress.note(line);
       if (!commit.sha) {
@@ -78,6 +79,7 @@ async function deliver(ctx: ActionRunContext, c: ChangesInput, commit: CommitRes
     linkIssue: Boolean(thread),
     mentions: c.mentions,
     remote: ctx.remote,
+    secrets: ctx.secrets,
   });
   result.branch = fix.branch;
   if (fix.status === 'opened') result.pullRequest = fix.pullRequest;

@@ -6,6 +6,7 @@
  * opened, so an API failure after the push still leaves the work where a person can find it.
  */
 import { messageOf } from '../../common/errors.js';
+import { redactSecrets } from '../../common/redact.js';
 import { assertGit, type GitRemote } from '../../session/git.js';
 import type { GitHubClient } from '../github-client.js';
 import type { RepoRef } from '../run-context.js';
@@ -26,6 +27,8 @@ export interface BranchPullOptions {
   body: string;
   /** Where to push (read before the model ran), with the token. */
   remote: GitRemote;
+  /** Redacted from the branch name (the API request is redacted by the client). */
+  secrets?: readonly string[];
 }
 
 export type BranchPullResult =
@@ -35,7 +38,7 @@ export type BranchPullResult =
 
 /** Pushes HEAD to a new branch and opens a pull request from it. */
 export async function publishBranchPull(o: BranchPullOptions): Promise<BranchPullResult> {
-  const branch = await pickBranchName(o.root, o.branchBase, o.remote);
+  const branch = await pickBranchName(o.root, redactSecrets(o.branchBase, o.secrets ?? []), o.remote);
   await assertGit(o.root, ['checkout', '-q', '-b', branch]);
   await pushHead(o.root, branch, { remote: o.remote, isNew: true });
   try {

@@ -1,6 +1,6 @@
 /**
  * One MCP server, connected with the official SDK client: a stdio server is started in the
- * sandbox (its own process tree, the scrubbed environment plus the `env` it declares, the trusted
+ * sandbox (its own process tree, the environment every command gets plus the `env` it declares, the trusted
  * `.gemini/` in place of the work tree's) and spoken to over its pipes; an HTTP server is reached
  * with the SDK's Streamable HTTP transport (SSE when `type` says so, or as the fallback Gemini CLI
  * also tries). Connects, lists its tools (every page), and from then on calls them. A server that
@@ -31,7 +31,7 @@ export interface ConnectDeps {
   sandbox: Sandbox;
   /** Real path of the workspace: a stdio server's cwd is resolved in it. */
   workspace: string;
-  /** The scrubbed environment every command starts from; the server's own `env` goes on top. */
+  /** The environment every command gets (sandbox/command-env.ts); the server's own `env` goes on top. */
   env: Readonly<Record<string, string>>;
   /** A trusted copy of `.gemini/` bound over the work tree's (SpawnRequest.configDir). */
   configDir?: string;

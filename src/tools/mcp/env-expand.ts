@@ -2,7 +2,7 @@
  * `$VAR`, `${VAR}` and `${VAR:-default}` in MCP server settings, as Gemini CLI expands them (an
  * unset variable is empty text; `\$` is a literal dollar sign). Pure: the caller chooses the
  * environment, which is the whole decision (see README, "MCP servers": the workflow's own input may
- * reference the step's environment; settings files only the scrubbed one every command sees).
+ * reference the step's environment; settings files only the one every command sees).
  */
 
 export interface Expansion {

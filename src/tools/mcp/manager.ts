@@ -43,7 +43,7 @@ export interface McpManagerOptions {
   sandbox: Sandbox;
   /** Real path of the workspace. */
   workspace: string;
-  /** The scrubbed environment commands start from; a stdio server's `env` goes on top. */
+  /** The environment every command gets (sandbox/command-env.ts); a stdio server's `env` goes on top. */
   env: Readonly<Record<string, string>>;
   secrets: readonly string[];
   /** A trusted copy of `.gemini/`, bound over the work tree's in every stdio server's sandbox. */

@@ -8,10 +8,11 @@
 import type { TSchema } from 'typebox';
 import type { Tool as McpToolDef } from '@modelcontextprotocol/sdk/types.js';
 import { ToolFailure, type McpCallInfo, type Tool } from '../define-tool.js';
-import { guardRun, oneLine, redactSecrets } from '../tool-output.js';
+import { guardRun, oneLine } from '../tool-output.js';
 import { compileLenient } from './lenient-validator.js';
 import type { McpConnection } from './connection.js';
 import { toolOutputOf } from './result.js';
+import { redactSecrets } from '../../common/redact.js';
 
 /** Gemini CLI's default per request: 10 minutes. */
 const DEFAULT_MCP_CALL_TIMEOUT_MS = 10 * 60_000;

@@ -13,7 +13,8 @@
  */
 import { stableStringify } from '../../common/json.js';
 import type { ToolMedia, ToolOutput } from '../define-tool.js';
-import { oneLine, redactSecrets } from '../tool-output.js';
+import { oneLine } from '../tool-output.js';
+import { redactSecrets } from '../../common/redact.js';
 
 /** The text the model gets from one call, at most (head and tail kept). */
 const MAX_MCP_TEXT_CHARS = 32 * 1024;
