@@ -35,13 +35,13 @@ const DEFENCES = {
   'git-dir-gate': [['function touchesGitDir(rel) {', 'function touchesGitDir(rel) { return false;']],
   // The sandbox's credential-free copy of .git/config.
   'git-config-copy': [['function sanitizeGitConfig(text) {', 'function sanitizeGitConfig(text) { return { text, changed: 0 };']],
-  // Secrets removed from process.env at start, and from each command's environment.
+  // Secrets removed from process.env at start, and the allow-list of what a command's environment holds.
   'env-secrets': [
     ['function dropSecretsFromEnv(env, secrets) {', 'function dropSecretsFromEnv(env, secrets) { return [];'],
-    ['function scrubEnv(base, secrets) {', 'function scrubEnv(base, secrets) { return Object.fromEntries(Object.entries(base).filter((e) => e[1] !== undefined));'],
+    ['function commandEnvOf(base, secrets) {', 'function commandEnvOf(base, secrets) { return Object.fromEntries(Object.entries(base).filter((e) => e[1] !== undefined));'],
   ],
-  // Only the command's environment scrubber (process.env is still cleaned at start).
-  'scrub-env': [['function scrubEnv(base, secrets) {', 'function scrubEnv(base, secrets) { return Object.fromEntries(Object.entries(base).filter((e) => e[1] !== undefined));']],
+  // Only the command environment's allow-list (process.env is still cleaned at start): every variable of the job reaches commands.
+  'scrub-env': [['function commandEnvOf(base, secrets) {', 'function commandEnvOf(base, secrets) { return Object.fromEntries(Object.entries(base).filter((e) => e[1] !== undefined));']],
   // The runner's files and variables hidden from sandboxed commands.
   'runner-paths': [
     ['async function readHiddenEntries(paths) {', 'async function readHiddenEntries(paths) { return [];'],
