@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import type { Dirent } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { closeOpened, listOpenedDir, openDirIn, openFileIn, readOpenedSync } from './confined-fs.js';
 import { createGitListing } from './git-listing.js';
 import { createIgnoreRules, type IgnoreRules } from './ignore-rules.js';
 import { createWorkTreeCheck } from './work-tree-check.js';
@@ -20,6 +20,8 @@ export interface ListOptions {
   respectGitIgnore: boolean;
   respectGeminiIgnore: boolean;
   signal: AbortSignal;
+  /** A path naming absDir itself, opened and checked (/proc/self/fd/N): the walker goes through it. Default: absDir. */
+  dirPath?: string;
 }
 
 const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
@@ -62,7 +64,7 @@ export function tryIsGitWorkTree(dir: string): Promise<boolean> {
  * one `git ls-files` answers; it fails outside one (or with no git), and the walker answers then.
  */
 export async function listFiles(root: string, absDir: string, opts: ListOptions): Promise<string[]> {
-  const gemini = opts.respectGeminiIgnore ? await readIgnoreFile(join(root, '.geminiignore')) : undefined;
+  const gemini = opts.respectGeminiIgnore ? readIgnoreFile(root, join(root, '.geminiignore')) : undefined;
   const files = (opts.respectGitIgnore ? await tryListGitFiles(root, absDir, opts.signal) : undefined) ?? (await walkFiles(root, absDir, opts)).files;
   return gemini ? files.filter((f) => !gemini.ignores(f)) : files;
 }
@@ -83,13 +85,21 @@ async function tryListGitFiles(root: string, absDir: string, signal: AbortSignal
   return prefix === '.' ? files : files.map((f) => `${prefix}/${f}`);
 }
 
-/** The model can write these files: their rules match in linear time (ignore-rules.ts). */
-export async function readIgnoreFile(path: string): Promise<IgnoreRules | undefined> {
+/**
+ * try*: the rules of an ignore file, opened confined to the workspace (confined-fs.ts; a link to a
+ * file inside is followed). The model can write these files: their rules match in linear time
+ * (ignore-rules.ts).
+ */
+export function readIgnoreFile(root: string, abs: string): IgnoreRules | undefined {
   try {
-    // A FIFO or a device would block the read forever; a huge file is not an ignore file.
-    const info = await stat(path);
-    if (!info.isFile() || info.size > MAX_IGNORE_FILE_BYTES) return undefined;
-    return createIgnoreRules().add(await readFile(path, 'utf8'));
+    const f = openFileIn(root, abs, { shown: abs, follow: true });
+    try {
+      // A FIFO or a device would block the read forever; a huge file is not an ignore file.
+      if (!f.stats.isFile() || f.stats.size > MAX_IGNORE_FILE_BYTES) return undefined;
+      return createIgnoreRules().add(readOpenedSync(f).toString('utf8'));
+    } finally {
+      closeOpened(f);
+    }
   } catch {
     return undefined;
   }
@@ -102,30 +112,30 @@ interface Rules {
 }
 
 /**
- * Breadth-first walk that never follows symlinked directories (no escapes, no cycles). `symlinks`
- * are the listed files that are symbolic links (a searcher that opens files must confine them).
+ * Breadth-first walk that never follows symlinked directories (no escapes, no cycles). Every
+ * directory it descends into is opened and checked first (confined-fs.ts) and listed through its
+ * descriptor, so a folder swapped for a link out of the workspace while the walk runs is not
+ * listed. `symlinks` are the listed files that are symbolic links (a searcher that opens files
+ * must confine them).
  */
 export async function walkFiles(root: string, absDir: string, opts: ListOptions): Promise<{ files: string[]; symlinks: Set<string> }> {
   const out: string[] = [];
   const symlinks = new Set<string>();
-  const startRel = relativeTo(root, absDir);
-  const queue: Array<{ rel: string; rules: Rules[] }> = [{ rel: startRel === '.' ? '' : startRel, rules: [] }];
-  if (opts.respectGitIgnore) queue[0].rules = await ancestorRules(root, queue[0].rel);
+  const fromRoot = relativeTo(root, absDir);
+  const startRel = fromRoot === '.' ? '' : fromRoot;
+  const start = opts.dirPath ?? absDir;
+  // Where a directory of the walk is opened: through the start itself, which was opened and checked.
+  // The start as `<it>/.`: /proc/self/fd/N is a link to O_NOFOLLOW; `.` in the directory it names is not.
+  const pathOf = (rel: string) => (rel === startRel ? `${start}/.` : join(start, startRel === '' ? rel : rel.slice(startRel.length + 1)));
+  const queue: Array<{ rel: string; rules: Rules[] }> = [{ rel: startRel, rules: [] }];
+  if (opts.respectGitIgnore) queue[0].rules = ancestorRules(root, queue[0].rel);
   while (queue.length > 0 && out.length < WALK_LIMIT) {
     if (opts.signal.aborted) throw new AgentError('cancelled', 'aborted');
     const { rel, rules: inherited } = queue.shift()!;
-    const abs = rel === '' ? root : join(root, rel);
-    let entries: Dirent[];
-    try {
-      entries = await readdir(abs, { withFileTypes: true });
-    } catch {
-      continue; // unreadable directory: skip it, as git would
-    }
-    let rules = inherited;
-    if (opts.respectGitIgnore && entries.some((e) => e.name === '.gitignore' && e.isFile())) {
-      const own = await readIgnoreFile(join(abs, '.gitignore'));
-      if (own) rules = [...inherited, { base: rel, ig: own }];
-    }
+    const listed = await tryListDir(root, { rel, path: pathOf(rel) }, opts.respectGitIgnore);
+    if (!listed) continue; // unreadable, gone, or no longer inside: skip it, as git skips what it cannot read
+    const { entries, own } = listed;
+    const rules = own ? [...inherited, { base: rel, ig: own }] : inherited;
     for (const e of entries) {
       if (e.name === '.git') continue;
       const childRel = rel === '' ? e.name : `${rel}/${e.name}`;
@@ -142,13 +152,32 @@ export async function walkFiles(root: string, absDir: string, opts: ListOptions)
   return { files: out, symlinks };
 }
 
+/** One directory of the walk, opened and checked, listed through its descriptor, with its own .gitignore. */
+async function tryListDir(root: string, at: { rel: string; path: string }, withIgnore: boolean): Promise<{ entries: Dirent[]; own: IgnoreRules | undefined } | undefined> {
+  let dir;
+  try {
+    dir = openDirIn(root, at.path, { shown: at.rel || '.' });
+  } catch {
+    return undefined;
+  }
+  try {
+    const entries = await listOpenedDir(dir);
+    const own = withIgnore && entries.some((e) => e.name === '.gitignore' && e.isFile()) ? readIgnoreFile(root, join(dir.path, '.gitignore')) : undefined;
+    return { entries, own };
+  } catch {
+    return undefined;
+  } finally {
+    closeOpened(dir);
+  }
+}
+
 /** .gitignore files of the directories above the start (the walk may begin below the root). */
-async function ancestorRules(root: string, startRel: string): Promise<Rules[]> {
+function ancestorRules(root: string, startRel: string): Rules[] {
   const rules: Rules[] = [];
   const parts = startRel === '' ? [] : startRel.split('/');
   for (let i = 0; i < parts.length; i++) {
     const base = parts.slice(0, i).join('/');
-    const ig = await readIgnoreFile(join(root, base, '.gitignore'));
+    const ig = readIgnoreFile(root, join(root, base, '.gitignore'));
     if (ig) rules.push({ base, ig });
   }
   return rules;

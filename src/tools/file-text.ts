@@ -1,6 +1,5 @@
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
+import { closeOpened, openFileIn, readOpened, writeFileIn } from './confined-fs.js';
 import { ToolFailure, type TextFileAccess } from './define-tool.js';
 import { decodeText, encodeText, looksBinary } from './text-codec.js';
 
@@ -16,18 +15,26 @@ export interface TextFile {
   mode?: number;
 }
 
-/** Through `files` (an editor's buffer) when it reads, else from the disk. */
-export async function readTextFile(abs: string, rel: string, files?: TextFileAccess): Promise<TextFile> {
+/** Through `files` (an editor's buffer) when it reads, else from the disk, opened and checked (confined-fs.ts). */
+export async function readTextFile(file: { abs: string; rel: string }, at: { root: string; files?: TextFileAccess | undefined }): Promise<TextFile> {
+  const { abs, rel } = file;
+  const { root, files } = at;
   if (files?.readText) {
     const text = await files.readText(abs);
     return isAllCrlf(text) ? { text: text.replace(/\r\n/g, '\n'), encoding: 'utf-8', eol: '\r\n' } : { text, encoding: 'utf-8', eol: '\n' };
   }
-  // A FIFO (or a device) would block the read, and the call with it, forever: regular files only.
-  if (!(await stat(abs)).isFile()) throw new ToolFailure('invalid_args', `${rel} is not a regular file`);
-  const bytes = await readFile(abs);
+  const opened = openFileIn(root, abs, { shown: rel });
+  let bytes: Buffer;
+  try {
+    // A FIFO (opened without blocking) or a device would block the read, and the call with it, forever: regular files only.
+    if (!opened.stats.isFile()) throw new ToolFailure('invalid_args', `${rel} is not a regular file`);
+    bytes = await readOpened(opened);
+  } finally {
+    closeOpened(opened);
+  }
   if (looksBinary(bytes)) throw new ToolFailure('invalid_args', `${rel} is a binary file; text edits are refused`);
   const { text, encoding } = decodeText(bytes);
-  const mode = (await stat(abs)).mode & 0o7777;
+  const mode = opened.stats.mode & 0o7777;
   return isAllCrlf(text) ? { text: text.replace(/\r\n/g, '\n'), encoding, eol: '\r\n', mode } : { text, encoding, eol: '\n', mode };
 }
 
@@ -43,21 +50,14 @@ function toStored(text: string, eol: '\n' | '\r\n'): string {
 }
 
 /**
- * Write via a temporary file and rename, so a reader (or a crash) never sees half a file.
- * The temp file sits next to the target: same directory, so rename stays atomic. Through `files`
- * (an editor, which owns the buffer and its encoding) when it writes.
+ * Write via a temporary file and rename, so a reader (or a crash) never sees half a file, in the
+ * parent directory opened and checked (confined-fs.ts): nothing lands outside the workspace or in
+ * `.git/`, whatever was swapped in since the call was checked. Through `files` (an editor, which
+ * owns the buffer and its encoding) when it writes.
  */
-export async function writeTextFile(abs: string, file: TextFile, files?: TextFileAccess): Promise<void> {
-  if (files?.writeText) return files.writeText(abs, toStored(file.text, file.eol));
-  await mkdir(dirname(abs), { recursive: true });
-  const tmp = join(dirname(abs), `.${basename(abs)}.agent-action-${process.pid}-${Date.now()}.tmp`);
-  try {
-    await writeFile(tmp, encodeText(toStored(file.text, file.eol), file.encoding), { mode: file.mode });
-    await rename(tmp, abs);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
+export async function writeTextFile(target: { abs: string; rel: string }, file: TextFile, at: { root: string; files?: TextFileAccess | undefined }): Promise<void> {
+  if (at.files?.writeText) return at.files.writeText(target.abs, toStored(file.text, file.eol));
+  writeFileIn(at.root, target.abs, { bytes: encodeText(toStored(file.text, file.eol), file.encoding), shown: target.rel, ...(file.mode !== undefined ? { mode: file.mode } : {}) });
 }
 
 /** Unified diff for approval comments and logs. */

@@ -2,6 +2,7 @@ import { statSync, type Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RE2JS } from 're2js';
+import { closeOpened, openDirIn, tryOpenDirIn, type OpenedDir } from './confined-fs.js';
 import { defineTool, ToolFailure } from './define-tool.js';
 import { MAX_GLOB_RESULTS, globDeclaration } from './builtin-declarations.js';
 import { listFiles } from './file-list.js';
@@ -22,29 +23,36 @@ export const globTool = defineTool({
       paths: [dir.rel],
       policyArgs: { pattern: args.pattern, dir_path: dir.rel },
       run: ({ signal }) =>
-        guardRun(signal, async () => {
-          const files = await listFiles(env.root, await narrowest(env.root, dir.abs, { pattern: args.pattern, caseSensitive: args.case_sensitive ?? false }), {
-            respectGitIgnore: args.respect_git_ignore ?? true,
-            respectGeminiIgnore: args.respect_gemini_ignore ?? true,
-            signal,
-          });
-          const prefix = dir.rel === '.' ? '' : `${dir.rel}/`;
-          const matched = files.filter((f) => isMatch(f.slice(prefix.length)));
-          assertNotAborted(signal);
-          const where = dir.rel === '.' ? 'the workspace' : dir.rel;
-          // All of them fit: newest first (at most MAX_GLOB_RESULTS stats). More: the first ones by
-          // path, stat'ed only to drop the vanished, as `find` lists them; dates over a whole tree
-          // cost more than the listing, and in a fresh checkout they are all the same anyway.
-          const fits = matched.length <= MAX_GLOB_RESULTS;
-          const listed = fits ? newestFirst(env.root, matched) : firstExisting(env.root, matched.sort(byPath), MAX_GLOB_RESULTS);
-          if (listed.shown.length === 0) {
-            return okOutput(`No files found matching pattern "${args.pattern}" in ${where}.`, `glob ${args.pattern}: no files`);
-          }
-          const count = matched.length - listed.vanished;
-          const order = fits ? ', newest first' : count > listed.shown.length ? ` (showing the first ${listed.shown.length} by path; narrow the pattern to see the rest)` : ', by path';
-          const head = `Found ${plural(count, 'file')} matching "${args.pattern}" in ${where}${order}:`;
-          return okOutput(`${head}\n${listed.shown.join('\n')}`, `glob ${args.pattern}: ${plural(count, 'file')}`);
-        }),
+        guardRun(
+          signal,
+          async () => {
+            // Checked now on its descriptor (confined-fs.ts): a folder swapped for a link out since the call was checked is refused.
+            closeOpened(openDirIn(env.root, dir.abs, { shown: dir.rel }));
+            const files = await listFiles(env.root, await narrowest(env.root, dir.abs, { pattern: args.pattern, caseSensitive: args.case_sensitive ?? false }), {
+              respectGitIgnore: args.respect_git_ignore ?? true,
+              respectGeminiIgnore: args.respect_gemini_ignore ?? true,
+              signal,
+            });
+            const prefix = dir.rel === '.' ? '' : `${dir.rel}/`;
+            const matched = files.filter((f) => isMatch(f.slice(prefix.length)));
+            assertNotAborted(signal);
+            const where = dir.rel === '.' ? 'the workspace' : dir.rel;
+            // All of them fit: newest first (at most MAX_GLOB_RESULTS stats). More: the first ones by
+            // path, stat'ed only to drop the vanished, as `find` lists them; dates over a whole tree
+            // cost more than the listing, and in a fresh checkout they are all the same anyway.
+            const fits = matched.length <= MAX_GLOB_RESULTS;
+            const listed = fits ? newestFirst(env.root, matched) : firstExisting(env.root, matched.sort(byPath), MAX_GLOB_RESULTS);
+            if (listed.shown.length === 0) {
+              return okOutput(`No files found matching pattern "${args.pattern}" in ${where}.`, `glob ${args.pattern}: no files`);
+            }
+            const count = matched.length - listed.vanished;
+            const order = fits ? ', newest first' : count > listed.shown.length ? ` (showing the first ${listed.shown.length} by path; narrow the pattern to see the rest)` : ', by path';
+            const head = `Found ${plural(count, 'file')} matching "${args.pattern}" in ${where}${order}:`;
+            return okOutput(`${head}\n${listed.shown.join('\n')}`, `glob ${args.pattern}: ${plural(count, 'file')}`);
+          },
+          // git lists the files: the call ends once that process is gone.
+          { endsOnAbort: true },
+        ),
     };
   },
 });
@@ -136,9 +144,14 @@ const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  */
 function newestFirst(root: string, rels: readonly string[]): { shown: string[]; vanished: number } {
   const dated: Array<{ rel: string; t: number }> = [];
-  for (const rel of rels) {
-    const s = tryStat(join(root, rel));
-    if (s && !s.isDirectory()) dated.push({ rel, t: s.mtimeMs });
+  const stats = createListedStat(root);
+  try {
+    for (const rel of rels) {
+      const s = stats.stat(rel);
+      if (s && !s.isDirectory()) dated.push({ rel, t: s.mtimeMs });
+    }
+  } finally {
+    stats.close();
   }
   dated.sort((a, b) => b.t - a.t || byPath(a.rel, b.rel));
   return { shown: dated.map((d) => d.rel), vanished: rels.length - dated.length };
@@ -148,13 +161,45 @@ function newestFirst(root: string, rels: readonly string[]): { shown: string[]; 
 function firstExisting(root: string, rels: readonly string[], n: number): { shown: string[]; vanished: number } {
   const shown: string[] = [];
   let vanished = 0;
-  for (const rel of rels) {
-    if (shown.length === n) break;
-    const s = tryStat(join(root, rel));
-    if (s && !s.isDirectory()) shown.push(rel);
-    else vanished++;
+  const stats = createListedStat(root);
+  try {
+    for (const rel of rels) {
+      if (shown.length === n) break;
+      const s = stats.stat(rel);
+      if (s && !s.isDirectory()) shown.push(rel);
+      else vanished++;
+    }
+  } finally {
+    stats.close();
   }
   return { shown, vanished };
+}
+
+/**
+ * Stats of listed files through their folder, opened and checked (confined-fs.ts): a name is shown
+ * only when the folder it is in is inside the workspace now. git lists by path (its walk can pass
+ * through a folder swapped for a link out while it runs); the walker lists through descriptors.
+ * The last folder is kept open: a listing names a folder's files together.
+ */
+function createListedStat(root: string): { stat(rel: string): Stats | undefined; close(): void } {
+  let held: { rel: string; dir: OpenedDir | undefined } | undefined;
+  const close = () => {
+    if (held?.dir) closeOpened(held.dir);
+    held = undefined;
+  };
+  return {
+    stat(rel) {
+      const slash = rel.lastIndexOf('/');
+      const parent = slash === -1 ? '' : rel.slice(0, slash);
+      if (held?.rel !== parent) {
+        close();
+        held = { rel: parent, dir: tryOpenDirIn(root, parent === '' ? root : join(root, parent)) };
+      }
+      // The name's own stat follows a last link, as before: the name is inside; a link to a folder is dropped as one.
+      return held.dir ? tryStat(join(held.dir.path, rel.slice(slash + 1))) : undefined;
+    },
+    close,
+  };
 }
 
 function tryStat(abs: string): Stats | undefined {

@@ -1,12 +1,13 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { closeOpened, openDirIn } from './confined-fs.js';
 import { defineTool, ToolFailure } from './define-tool.js';
 import { DEFAULT_MAX_MATCHES, grepSearchDeclaration } from './builtin-declarations.js';
 import { readIgnoreFile, tryIsGitWorkTree } from './file-list.js';
 import { createGlobMatcher } from './glob.js';
 import { gitGrep, jsGrep, type GrepMatch, type GrepQuery } from './grep-engines.js';
 import { systemGrep } from './system-grep.js';
-import { compileLinearRegex } from './linear-regex.js';
+import { compileLinearRegex, type LinearRegex } from './linear-regex.js';
 import { guardRun, okOutput, plural } from './tool-output.js';
 import { resolveInWorkspace } from './workspace.js';
 import { redactSecrets } from '../common/redact.js';
@@ -31,44 +32,95 @@ export const grepSearchTool = defineTool({
       paths: [dir.rel],
       policyArgs: { pattern: args.pattern, dir_path: dir.rel, ...(args.include_pattern ? { include_pattern: args.include_pattern } : {}) },
       run: ({ signal }) =>
-        guardRun(signal, async () => {
-          const keepPath = await createPathFilter(env.root, dir.rel, include);
-          const matches: GrepMatch[] = [];
-          const perFileCount = new Map<string, number>();
-          let capped = false;
-          const onMatch = (m: GrepMatch): boolean => {
-            if (exclude?.test(m.text)) return true;
-            const n = perFileCount.get(m.file) ?? 0;
-            if (n >= perFile) return true;
-            if (matches.length >= total) {
-              capped = true;
-              return false;
+        guardRun(
+          signal,
+          async () => {
+            // Opened and checked now (confined-fs.ts), and git runs in the opened directory itself:
+            // a folder swapped for a link out since the call was checked is refused. What the
+            // processes print is confirmed line by line against reads made here (grep-engines.ts).
+            const opened = openDirIn(env.root, dir.abs, { shown: dir.rel });
+            try {
+              const where = { root: env.root, absDir: dir.abs, dirPath: opened.path, rel: dir.rel };
+              const text = await search(where, {
+                pattern: args.pattern,
+                includePattern: args.include_pattern,
+                namesOnly: args.names_only ?? false,
+                regex,
+                exclude,
+                include,
+                ignoreCase,
+                total,
+                perFile,
+                signal,
+              });
+              return okOutput(redactSecrets(text.forModel, env.secrets), text.forHuman);
+            } finally {
+              closeOpened(opened);
             }
-            perFileCount.set(m.file, n + 1);
-            matches.push(m);
-            return true;
-          };
-          const q: GrepQuery = { root: env.root, absDir: dir.abs, regex, ignoreCase, keepPath, signal };
-          let skippedLarge = 0;
-          // git grep in a work tree, the system's grep elsewhere; the RE2 walker when either cannot finish.
-          const viaProcess = ((await tryIsGitWorkTree(dir.abs)) ? await gitGrep(q, onMatch) : await systemGrep(q, onMatch)) === 'done';
-          if (!viaProcess) {
-            matches.length = 0;
-            perFileCount.clear();
-            capped = false;
-            skippedLarge = (await jsGrep(q, onMatch)).skippedLarge;
-          }
-          const text = formatMatches(matches, { pattern: args.pattern, where: dir.rel, include: args.include_pattern, namesOnly: args.names_only ?? false, capped, total, skippedLarge });
-          return okOutput(redactSecrets(text, env.secrets), `grep ${args.pattern}: ${plural(matches.length, 'match', 'matches')}${capped ? ' (capped)' : ''} in ${plural(perFileCount.size, 'file')}`);
-        }),
+          },
+          // git grep or grep run: the call ends once their processes are gone.
+          { endsOnAbort: true },
+        ),
     };
   },
 });
 
+/** Where a search runs: the workspace, the directory (its path, and the opened directory itself). */
+interface SearchPlace {
+  root: string;
+  absDir: string;
+  dirPath: string;
+  rel: string;
+}
+
+interface SearchRequest {
+  pattern: string;
+  includePattern: string | undefined;
+  namesOnly: boolean;
+  regex: LinearRegex;
+  exclude: LinearRegex | undefined;
+  include: ((rel: string) => boolean) | undefined;
+  ignoreCase: boolean;
+  total: number;
+  perFile: number;
+  signal: AbortSignal;
+}
+
+/** git grep in a work tree, the system's grep elsewhere; the RE2 walker when either cannot finish. */
+async function search(at: SearchPlace, s: SearchRequest): Promise<{ forModel: string; forHuman: string }> {
+  const keepPath = createPathFilter(at.root, at.rel, s.include);
+  const matches: GrepMatch[] = [];
+  const perFileCount = new Map<string, number>();
+  let capped = false;
+  const onMatch = (m: GrepMatch): boolean => {
+    if (s.exclude?.test(m.text)) return true;
+    const n = perFileCount.get(m.file) ?? 0;
+    if (n >= s.perFile) return true;
+    if (matches.length >= s.total) {
+      capped = true;
+      return false;
+    }
+    perFileCount.set(m.file, n + 1);
+    matches.push(m);
+    return true;
+  };
+  const q: GrepQuery = { root: at.root, absDir: at.absDir, dirPath: at.dirPath, regex: s.regex, ignoreCase: s.ignoreCase, keepPath, signal: s.signal };
+  let skippedLarge = 0;
+  const viaProcess = ((await tryIsGitWorkTree(at.absDir)) ? await gitGrep(q, onMatch) : await systemGrep(q, onMatch)) === 'done';
+  if (!viaProcess) {
+    matches.length = 0;
+    perFileCount.clear();
+    capped = false;
+    skippedLarge = (await jsGrep(q, onMatch)).skippedLarge;
+  }
+  const forModel = formatMatches(matches, { pattern: s.pattern, where: at.rel, include: s.includePattern, namesOnly: s.namesOnly, capped, total: s.total, skippedLarge });
+  return { forModel, forHuman: `grep ${s.pattern}: ${plural(matches.length, 'match', 'matches')}${capped ? ' (capped)' : ''} in ${plural(perFileCount.size, 'file')}` };
+}
+
 /** include_pattern relative to the searched directory, and the root's .geminiignore. */
-async function createPathFilter(root: string, dirRel: string, inc: ((rel: string) => boolean) | undefined): Promise<(rel: string) => boolean> {
+function createPathFilter(root: string, dirRel: string, inc: ((rel: string) => boolean) | undefined): (rel: string) => boolean {
   const prefix = dirRel === '.' ? '' : `${dirRel}/`;
-  const gemini = await readIgnoreFile(join(root, '.geminiignore'));
+  const gemini = readIgnoreFile(root, join(root, '.geminiignore'));
   return (rel) => (!inc || inc(rel.slice(prefix.length))) && !(gemini && gemini.ignores(rel));
 }
 

@@ -1,5 +1,6 @@
-import { lstat, readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { closeOpened, listOpenedDir, openDirIn, type OpenedDir } from './confined-fs.js';
 import { defineTool, ToolFailure } from './define-tool.js';
 import { listDirectoryDeclaration } from './builtin-declarations.js';
 import { listFiles } from './file-list.js';
@@ -22,37 +23,52 @@ export const listDirectoryTool = defineTool({
       paths: [dir.rel],
       policyArgs: { dir_path: dir.rel },
       run: ({ signal }) =>
-        guardRun(signal, async () => {
-          const names = await readdir(dir.abs);
-          const skip = (name: string) => skips.some((m) => m(name));
-          // Visible = what survives git's rules; computed from the file list so nested rules apply.
-          const visible = await visibleNames(env.root, dir.abs, {
-            rel: dir.rel,
-            respectGitIgnore: filtering.respect_git_ignore ?? true,
-            respectGeminiIgnore: filtering.respect_gemini_ignore ?? true,
-            signal,
-          });
-          const entries: Array<{ name: string; isDir: boolean }> = [];
-          let hidden = 0;
-          for (const name of names) {
-            if (name === '.git' || skip(name)) continue;
-            const info = await lstat(join(dir.abs, name)).catch(() => undefined);
-            if (!info) continue;
-            const isDir = info.isDirectory();
-            if (visible && !visible.has(name) && !(isDir && visible.has(`${name}/`)) && !(isDir && (await isEmptyDir(join(dir.abs, name))))) {
-              hidden++;
-              continue;
+        guardRun(
+          signal,
+          async () => {
+            // Opened and checked now, and listed through the descriptor (confined-fs.ts): a folder
+            // swapped for a link out of the workspace since the call was checked is refused.
+            const opened = openDirIn(env.root, dir.abs, { shown: dir.rel });
+            let text: string;
+            let count: number;
+            try {
+              const listed = await listOpenedDir(opened);
+              const skip = (name: string) => skips.some((m) => m(name));
+              // Visible = what survives git's rules; computed from the file list so nested rules apply.
+              // git lists by path, so its names only ever hide entries of the listing above, never add one.
+              const visible = await visibleNames(env.root, dir.abs, {
+                rel: dir.rel,
+                respectGitIgnore: filtering.respect_git_ignore ?? true,
+                respectGeminiIgnore: filtering.respect_gemini_ignore ?? true,
+                signal,
+              });
+              const entries: Array<{ name: string; isDir: boolean }> = [];
+              let hidden = 0;
+              for (const e of listed) {
+                const { name } = e;
+                if (name === '.git' || skip(name)) continue;
+                const isDir = e.isDirectory();
+                if (visible && !visible.has(name) && !(isDir && visible.has(`${name}/`)) && !(isDir && (await isEmptyDir(env.root, opened, name)))) {
+                  hidden++;
+                  continue;
+                }
+                entries.push({ name, isDir });
+              }
+              entries.sort((a, b) => Number(b.isDir) - Number(a.isDir) || a.name.localeCompare(b.name));
+              const shown = entries.slice(0, MAX_ENTRIES);
+              const lines = shown.map((e) => (e.isDir ? `${e.name}/` : e.name));
+              text = `Directory listing for ${dir.rel}:\n${lines.length > 0 ? lines.join('\n') : '(empty directory)'}`;
+              if (entries.length > shown.length) text += `\n(${entries.length - shown.length} more entries not shown)`;
+              if (hidden > 0) text += `\n(${plural(hidden, 'entry', 'entries')} ignored by .gitignore/.geminiignore)`;
+              count = entries.length;
+            } finally {
+              closeOpened(opened);
             }
-            entries.push({ name, isDir });
-          }
-          entries.sort((a, b) => Number(b.isDir) - Number(a.isDir) || a.name.localeCompare(b.name));
-          const shown = entries.slice(0, MAX_ENTRIES);
-          const lines = shown.map((e) => (e.isDir ? `${e.name}/` : e.name));
-          let text = `Directory listing for ${dir.rel}:\n${lines.length > 0 ? lines.join('\n') : '(empty directory)'}`;
-          if (entries.length > shown.length) text += `\n(${entries.length - shown.length} more entries not shown)`;
-          if (hidden > 0) text += `\n(${plural(hidden, 'entry', 'entries')} ignored by .gitignore/.geminiignore)`;
-          return okOutput(await withMemory(env, dir.abs, text), `listed ${dir.rel}: ${plural(entries.length, 'entry', 'entries')}`);
-        }),
+            return okOutput(await withMemory(env, text, { dir: opened.real, signal }), `listed ${dir.rel}: ${plural(count, 'entry', 'entries')}`);
+          },
+          // git lists the files for the filter: the call ends once that process is gone.
+          { endsOnAbort: true },
+        ),
     };
   },
 });
@@ -75,6 +91,19 @@ async function visibleNames(root: string, abs: string, opts: { rel: string; resp
   return out;
 }
 
-async function isEmptyDir(abs: string): Promise<boolean> {
-  return (await readdir(abs).catch(() => ['?'])).length === 0;
+/** A subdirectory of the opened one, opened and checked in turn; true only when it holds nothing. */
+async function isEmptyDir(root: string, parent: OpenedDir, name: string): Promise<boolean> {
+  let dir: OpenedDir;
+  try {
+    dir = openDirIn(root, join(parent.path, name), { shown: name });
+  } catch {
+    return false;
+  }
+  try {
+    return (await listOpenedDir(dir)).length === 0;
+  } catch {
+    return false;
+  } finally {
+    closeOpened(dir);
+  }
 }

@@ -1,6 +1,6 @@
-import { readFileSync, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { closeOpened, openFileIn, readOpened, readOpenedSync } from './confined-fs.js';
 import { defineTool, ToolFailure } from './define-tool.js';
 import { MAX_LINES, MAX_LINE_CHARS, readFileDeclaration } from './builtin-declarations.js';
 import { decodeText, looksBinary } from './text-codec.js';
@@ -38,33 +38,31 @@ export const readFileTool = defineTool({
       policyArgs: { file_path: file.rel },
       run: ({ signal }) =>
         guardRun(signal, async () => {
-          const now = statSync(file.abs);
-          // Replaced since it was prepared (a command running beside it): a FIFO would block the read, a synchronous one the whole run.
-          if (!now.isFile()) throw new ToolFailure('failed', `${file.rel} is no longer a regular file`);
-          const size = now.size;
-          if (size > MAX_FILE_BYTES) {
-            throw new ToolFailure(
-              'failed',
-              `${file.rel} is ${(size / 1048576).toFixed(1)} MB, above the ${MAX_FILE_BYTES / 1048576} MB limit; use grep_search to find the lines you need, or run_shell_command with sed -n 'X,Yp'`,
-            );
+          // Opened and checked now, on the descriptor (confined-fs.ts): the path was checked when the
+          // call was prepared, and a command running beside it may have swapped a folder on the way since.
+          const opened = openFileIn(env.root, file.abs, { shown: file.rel });
+          let bytes: Buffer;
+          try {
+            // A FIFO (opened without blocking) or a device would block the read, a synchronous one the whole run.
+            if (!opened.stats.isFile()) throw new ToolFailure('failed', `${file.rel} is no longer a regular file`);
+            const size = opened.stats.size;
+            if (size > MAX_FILE_BYTES) {
+              throw new ToolFailure(
+                'failed',
+                `${file.rel} is ${(size / 1048576).toFixed(1)} MB, above the ${MAX_FILE_BYTES / 1048576} MB limit; use grep_search to find the lines you need, or run_shell_command with sed -n 'X,Yp'`,
+              );
+            }
+            // An editor's buffer (unsaved changes included) when the face reads through one.
+            bytes = env.files?.readText ? Buffer.from(await env.files.readText(file.abs), 'utf8') : size <= SYNC_READ_BYTES ? readOpenedSync(opened) : await readOpened(opened);
+          } finally {
+            closeOpened(opened);
           }
-          // An editor's buffer (unsaved changes included) when the face reads through one.
-          const bytes = env.files?.readText ? Buffer.from(await env.files.readText(file.abs), 'utf8') : size <= SYNC_READ_BYTES ? readFileSync(file.abs) : await readBytes(file.abs);
           const text = formatRead(file.rel, bytes, { start: args.start_line, end: args.end_line });
-          return okOutput(await withMemory(env, dirname(file.abs), redactSecrets(text.forModel, env.secrets)), text.forHuman);
+          return okOutput(await withMemory(env, redactSecrets(text.forModel, env.secrets), { dir: dirname(opened.real), signal }), text.forHuman);
         }),
     };
   },
 });
-
-async function readBytes(abs: string): Promise<Buffer> {
-  const fh = await open(abs, 'r');
-  try {
-    return await fh.readFile();
-  } finally {
-    await fh.close();
-  }
-}
 
 /** Pure: what the model and a person see for a read of these bytes. */
 function formatRead(rel: string, bytes: Buffer, { start, end }: { start?: number | undefined; end?: number | undefined }): { forModel: string; forHuman: string } {

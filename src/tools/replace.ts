@@ -16,7 +16,7 @@ export const replaceTool = defineTool({
   ...replaceDeclaration,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'write');
-    const plan = await planReplace(file, args, env.files);
+    const plan = await planReplace(file, args, env);
     const patch = unifiedDiff(file.rel, { before: plan.before?.text ?? '', after: plan.after, isNew: plan.before === undefined });
     return {
       title: plan.before ? `edit ${file.rel} (${diffStat(patch)})` : `create ${file.rel}`,
@@ -28,8 +28,8 @@ export const replaceTool = defineTool({
         guardRun(signal, async () => {
           // Re-planned at run time: after an approval (maybe in another process) the file may have moved on.
           const target = await resolveInWorkspace(env.root, args.file_path, 'write');
-          const fresh = await planReplace(target, args, env.files);
-          await writeTextFile(target.abs, withText(fresh), env.files);
+          const fresh = await planReplace(target, args, env);
+          await writeTextFile(target, withText(fresh), env);
           const what = fresh.before ? `replaced ${plural(fresh.count, 'occurrence')} in ${file.rel}` : `created ${file.rel}`;
           return okOutput(`Successfully ${what}.`, what);
         }),
@@ -44,14 +44,14 @@ function withText(plan: Plan): TextFile {
 async function planReplace(
   file: ResolvedPath,
   args: { file_path: string; old_string: string; new_string: string; expected_replacements?: number; allow_multiple?: boolean },
-  files: TextFileAccess | undefined,
+  at: { root: string; files?: TextFileAccess | undefined },
 ): Promise<Plan> {
   if (!file.exists) {
     if (args.old_string !== '') throw new ToolFailure('not_found', `file not found: ${args.file_path}; to create it, give an empty old_string`);
     return { before: undefined, after: args.new_string, count: 1 };
   }
   if ((await stat(file.abs)).isDirectory()) throw new ToolFailure('invalid_args', `${args.file_path} is a directory`);
-  const before = await readTextFile(file.abs, file.rel, files);
+  const before = await readTextFile(file, at);
   // The model reads `\n` lines (read_file shows CRLF files that way); match in that form.
   const norm = (s: string) => (before.eol === '\r\n' ? s.replace(/\r\n/g, '\n') : s);
   const r = applyReplacement(file.rel, before.text, {

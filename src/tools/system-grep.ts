@@ -1,10 +1,9 @@
 import { realpath, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { walkFiles } from './file-list.js';
-import { deadline, pcrePattern, runGrepProcess, type Deadline, type GrepMatch, type GrepOutcome, type GrepQuery, type OnMatch } from './grep-engines.js';
-import { decodeText } from './text-codec.js';
+import { deadline, openPathOf, pcrePattern, runGrepProcess, type Deadline, type GrepMatch, type GrepOutcome, type GrepQuery, type OnMatch, type ReportedMatch } from './grep-engines.js';
 import { isInside } from '../common/paths.js';
+import { relativeTo } from './workspace.js';
 
 /**
  * Search outside a git work tree with the system's grep, as Gemini CLI falls back to it: GNU grep
@@ -15,10 +14,15 @@ import { isInside } from '../common/paths.js';
  * the caller has enough. A grep without -P (BSD grep) rejects the options: 'unsupported', and
  * the caller searches with the RE2 walker. Symlinked files are passed only when their target is a
  * regular file inside the workspace (the JS engine's rule); devices and FIFOs are skipped.
+ *
+ * grep opens the paths it is given, following whatever they lead through when it opens them; the
+ * walker's list is confined when made (every folder opened and checked) but a folder can be swapped
+ * for a link out after that. So no line grep prints is passed on as grep read it: each is read again
+ * from the file opened and checked here and kept only when identical (grep-engines.ts).
  */
 export async function systemGrep(q: GrepQuery, onMatch: OnMatch, opts: SplitOptions = DEFAULT_SPLIT): Promise<GrepOutcome> {
-  const listed = await walkFiles(q.root, q.absDir, { respectGitIgnore: true, respectGeminiIgnore: false, signal: q.signal });
-  const files = (await confine(q.root, listed.files.filter(q.keepPath), listed.symlinks)).sort();
+  const listed = await walkFiles(q.root, q.absDir, { respectGitIgnore: true, respectGeminiIgnore: false, signal: q.signal, ...(q.dirPath !== undefined && { dirPath: q.dirPath }) });
+  const files = (await confine(q, listed.files.filter(q.keepPath), listed.symlinks)).sort();
   const args = ['-n', '-H', '-I', '-s', '-Z', '-D', 'skip', '-d', 'skip', '--color=never', '-P'];
   if (q.ignoreCase) args.push('-i');
   args.push('-e', pcrePattern(q), '--');
@@ -87,8 +91,9 @@ async function grepSlice(run: SliceRun, files: readonly string[], onMatch: OnMat
   const env = { PATH: process.env.PATH, LC_ALL: 'C.UTF-8' };
   let more = true;
   const keepGoing: OnMatch = (m) => (more = onMatch(m));
+  const under = searchDirOf(run.q);
   for (const batch of batches(files)) {
-    const outcome = await runGrepProcess({ command: 'grep', args: [...run.args, ...batch], cwd: run.q.root, env, parse: parseGnuLine, q: run.q, limit: run.limit, onMatch: keepGoing });
+    const outcome = await runGrepProcess({ command: 'grep', args: [...run.args, ...batch.map(under.strip)], cwd: under.cwd, env, parse: under.parse, q: run.q, limit: run.limit, onMatch: keepGoing });
     if (outcome !== 'done' || !more) return { outcome, enough: !more };
   }
   return { outcome: 'done' };
@@ -115,12 +120,25 @@ function sliceInOrder(files: readonly string[], n: number): string[][] {
   return out.filter((s, i) => i === 0 || s.length > 0);
 }
 
-/** GNU grep -HnZ: path NUL lineno `:` text. */
-function parseGnuLine(line: Buffer): GrepMatch | undefined {
-  const a = line.indexOf(0);
-  const b = a === -1 ? -1 : line.indexOf(58, a + 1);
-  if (b === -1) return undefined;
-  return { file: line.subarray(0, a).toString('utf8'), line: Number(line.subarray(a + 1, b).toString()), text: decodeText(line.subarray(b + 1)).text };
+/**
+ * grep runs in the search directory, opened and checked (its /proc/self/fd/N path), on paths
+ * relative to it: what it opens goes through that directory, whatever its path leads to now.
+ * Paths are root-relative everywhere else: stripped for grep, put back on what it prints.
+ */
+function searchDirOf(q: GrepQuery): { cwd: string; strip: (file: string) => string; parse: (line: Buffer) => ReportedMatch | undefined } {
+  const prefix = relativeTo(q.root, q.absDir);
+  const under = prefix === '.' ? '' : `${prefix}/`;
+  return {
+    cwd: q.dirPath ?? q.absDir,
+    strip: (file) => file.slice(under.length),
+    // GNU grep -HnZ: path NUL lineno `:` text.
+    parse: (line) => {
+      const a = line.indexOf(0);
+      const b = a === -1 ? -1 : line.indexOf(58, a + 1);
+      if (b === -1) return undefined;
+      return { file: `${under}${line.subarray(0, a).toString('utf8')}`, line: Number(line.subarray(a + 1, b).toString()), bytes: line.subarray(b + 1) };
+    },
+  };
 }
 
 /** Bytes of paths per grep process: far under Linux's and macOS's argument limits (2 MB, 1 MB with the environment). */
@@ -143,14 +161,14 @@ function* batches(files: readonly string[]): Generator<string[]> {
 }
 
 /** The files, without symlinks whose target is outside the workspace or not a regular file. */
-async function confine(root: string, files: string[], symlinks: ReadonlySet<string>): Promise<string[]> {
+async function confine(q: GrepQuery, files: string[], symlinks: ReadonlySet<string>): Promise<string[]> {
   if (symlinks.size === 0) return files;
   const ok = new Set<string>();
   await Promise.all(
     [...symlinks].map(async (rel) => {
       try {
-        const abs = join(root, rel);
-        if (isInside(root, await realpath(abs)) && (await stat(abs)).isFile()) ok.add(rel);
+        const abs = openPathOf(q, rel);
+        if (isInside(q.root, await realpath(abs)) && (await stat(abs)).isFile()) ok.add(rel);
       } catch {
         // dangling: nothing to search
       }

@@ -18,8 +18,9 @@ export function assertNotAborted(signal: AbortSignal): void {
 /**
  * Settles like `work`, or rejects with ToolFailure('cancelled') the moment `signal` aborts (the
  * run's deadline, or a cancel), whether or not `work` ever settles: a call awaiting something that
- * hangs (a read of a FIFO, a server that never answers) cannot hold the run past its limit. What
- * `work` still does afterwards is abandoned; its late failure is swallowed, never unhandled.
+ * hangs (a server that never answers) cannot hold the run past its limit. What `work` still does
+ * afterwards is abandoned; its late failure is swallowed, never unhandled. Only for work that
+ * starts no process: a call that started one ends once it is gone (guardRun's `endsOnAbort`).
  */
 export function raceAbort<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
   const cancelled = () => new ToolFailure('cancelled', 'cancelled before it finished (the run was stopped or reached its time limit)');
@@ -45,10 +46,14 @@ export function raceAbort<T>(signal: AbortSignal, work: Promise<T>): Promise<T> 
 
 /**
  * Runs a tool body and turns what it throws into a result the model sees: a ToolFailure keeps its
- * code, an abort becomes `cancelled` (at once, even when the body is still waiting on something),
- * anything else becomes `failed` with its message. A body that ends promptly on an abort by itself
- * (`endsOnAbort`: the shell, which kills its processes, bounded by a grace period) is awaited
- * instead: its call ends once what it started is gone.
+ * code, an abort becomes `cancelled`, anything else becomes `failed` with its message.
+ *
+ * The one abort rule: a call's run returns, and the scheduler settles the call, only once nothing
+ * it started is left. A body that starts processes (a command, git, grep) says so with
+ * `endsOnAbort`: it stops them on the signal (SIGTERM, then SIGKILL after a grace period, for the
+ * shell) and is awaited, so its call ends once they are gone. A body that starts none is raced
+ * against the signal: what it still awaits (a hung read, a server that never answers) holds no
+ * process, and the call is `cancelled` at once.
  */
 export async function guardRun(signal: AbortSignal, body: () => Promise<ToolOutput>, o: { endsOnAbort?: boolean } = {}): Promise<ToolOutput> {
   try {
@@ -61,10 +66,13 @@ export async function guardRun(signal: AbortSignal, body: () => Promise<ToolOutp
   }
 }
 
-/** Appends the just-in-time memory (GEMINI.md of a directory just touched) to a model output. */
-export async function withMemory(env: ToolEnv, absDir: string, text: string): Promise<string> {
+/**
+ * Appends the just-in-time memory (GEMINI.md of a directory just touched) to a model output. It
+ * starts no process, so it is raced against the signal (a tool awaiting it may not be).
+ */
+export async function withMemory(env: ToolEnv, text: string, at: { dir: string; signal: AbortSignal }): Promise<string> {
   if (!env.memoryFor) return text;
-  const memory = await env.memoryFor(absDir);
+  const memory = await raceAbort(at.signal, env.memoryFor(at.dir));
   return memory ? `${text}\n\n${memory}` : text;
 }
 

@@ -36,6 +36,16 @@ function touchesGitDir(rel: string): boolean {
 }
 
 /**
+ * Why a real path (of something already opened, see confined-fs.ts) is not for the file tools: outside
+ * the root, or in git's own directory. undefined: it is theirs.
+ */
+export function whyNotInWorkspace(root: string, real: string): string | undefined {
+  if (!isInside(root, real)) return `it is ${real}, outside the workspace (${root})`;
+  if (touchesGitDir(relativeTo(root, real))) return 'it is inside .git/, which file tools do not open';
+  return undefined;
+}
+
+/**
  * Resolve what the model gave (relative to root, or absolute) to a confined real path.
  * Throws ToolFailure('outside_workspace') with a message that says why and what is allowed.
  */

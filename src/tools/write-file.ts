@@ -9,7 +9,7 @@ export const writeFileTool = defineTool({
   ...writeFileDeclaration,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'write');
-    const before = await readExisting(file, env.files);
+    const before = await readExisting(env.root, file, env.files);
     const after = normalizeNewlines(args.content, before);
     const patch = unifiedDiff(file.rel, { before: before?.text ?? '', after, isNew: before === undefined });
     return {
@@ -21,9 +21,9 @@ export const writeFileTool = defineTool({
       run: ({ signal }) =>
         guardRun(signal, async () => {
           const target = await resolveInWorkspace(env.root, args.file_path, 'write');
-          const current = await readExisting(target, env.files);
+          const current = await readExisting(env.root, target, env.files);
           const next: TextFile = current ? { ...current, text: normalizeNewlines(args.content, current) } : { text: args.content, encoding: 'utf-8', eol: '\n' };
-          await writeTextFile(target.abs, next, env.files);
+          await writeTextFile(target, next, env);
           const lines = args.content === '' ? 0 : args.content.split('\n').length;
           const what = `${current ? 'overwrote' : 'created'} ${target.rel} (${lines} lines)`;
           return okOutput(`Successfully ${what}.`, what);
@@ -32,11 +32,11 @@ export const writeFileTool = defineTool({
   },
 });
 
-async function readExisting(file: ResolvedPath, files: TextFileAccess | undefined): Promise<TextFile | undefined> {
+async function readExisting(root: string, file: ResolvedPath, files: TextFileAccess | undefined): Promise<TextFile | undefined> {
   if (!file.exists) return undefined;
   if ((await stat(file.abs)).isDirectory()) throw new ToolFailure('invalid_args', `${file.rel} is a directory`);
   try {
-    return await readTextFile(file.abs, file.rel, files);
+    return await readTextFile(file, { root, files });
   } catch (e) {
     // A binary file may be replaced whole by text; it just has no encoding or line ending to keep.
     if (e instanceof ToolFailure) return { text: '', encoding: 'utf-8', eol: '\n' };
