@@ -88,6 +88,8 @@ const DEFENCES = {
   'pull-head': [['if (!o.pull)\n        return { head: checkedOut,', 'if (true)\n        return { head: checkedOut,']],
   // What earlier steps of the job left in the work tree, kept out of the agent's commit.
   leftovers: [['const leftovers = new Map((o.start?.leftovers ?? []).map((l) => [l.path, l]));', 'const leftovers = new Map();']],
+  // The file tools' open-time check (test/security/open-time-race.test.ts): the descriptor's real path is not looked at.
+  'open-time-check': [['function assertOpenedInside(root, fd, o) {', 'function assertOpenedInside(root, fd, o) { return openedPathOf(fd, o.openedAs) ?? o.openedAs;']],
   // A file over GitHub's 100 MB limit or `max-file-size`, kept out of the agent's commit.
   'file-size': [['if (bytes !== undefined && bytes > limit)\n', 'if (false)\n']],
   // Hidden HTML elements of untrusted text (the tokenizer still reads tags: only the hiding test goes).
