@@ -54,7 +54,7 @@ describe('the bundled action: MCP servers and hooks from the base commit only', 
       },
       branches: { 'feature/x': { 'src/a.js': 'export const a = 2;\n', '.gemini/settings.json': JSON.stringify(HEAD_SETTINGS), '.gemini/mcp/server.mjs': HEAD_SCRIPT } },
       checkout: 'feature/x',
-      script: [reply([call('mcp_good_echo', { text: 'review time' }, 'g1'), call('mcp_evil_anything', {}, 'e1')]), reply([text('Reviewed with the team server.')])],
+      script: [reply([call('mcp_good_echo', { text: 'review time' }), call('mcp_evil_anything', {})]), reply([text('Reviewed with the team server.')])],
     });
     const { ws, gh, gemini } = world;
     const head = ws.shas['feature/x'];

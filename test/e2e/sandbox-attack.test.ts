@@ -50,7 +50,7 @@ describe('the bundled action with a hostile model, sandbox required', () => {
         '.github/workflows/ci.yml': 'on: pull_request\n',
         'README.md': '# app\n',
       },
-      script: [...attacks.map((command, i) => reply([call('run_shell_command', { command }, `c${i}`)], { usage: usage(100, 10) })), reply([text('Set fixed to true.')], { usage: usage(100, 5) })],
+      script: [...attacks.map((command) => reply([call('run_shell_command', { command })], { usage: usage(100, 10) })), reply([text('Set fixed to true.')], { usage: usage(100, 5) })],
     });
     const { ws, gh, gemini } = world;
     execFileSync('git', ['-C', ws.dir, 'config', 'http.https://github.com/.extraheader', CHECKOUT_HEADER]);
