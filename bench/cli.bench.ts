@@ -34,7 +34,7 @@ for (let i = 0; i < 20; i++) writeFileSync(join(work, `f${i}.txt`), `file ${i}\n
 
 function session(turns: number): FakeReply[] {
   const script: FakeReply[] = [];
-  for (let i = 0; i < turns - 1; i++) script.push(reply([call('read_file', { file_path: `f${i}.txt` }, `c${i}`)]));
+  for (let i = 0; i < turns - 1; i++) script.push(reply([call('read_file', { file_path: `f${i}.txt` })]));
   script.push(reply([text('done')]));
   return script;
 }

@@ -15,9 +15,7 @@ const RUNS = 9;
 const MODEL = 'gemini-2.5-flash';
 
 const script = (): FakeReply[] => [
-  ...Array.from({ length: TURNS - 1 }, (_, i) =>
-    reply([text(`Step ${i}: reading the next file.`), call('read_file', { file_path: `src/file-${i}.ts` }, `c${i}`)], { usage: usage(1000 + i * 200, 40) }),
-  ),
+  ...Array.from({ length: TURNS - 1 }, (_, i) => reply([text(`Step ${i}: reading the next file.`), call('read_file', { file_path: `src/file-${i}.ts` })], { usage: usage(1000 + i * 200, 40) })),
   reply([text('All done.')], { usage: usage(5000, 10) }),
 ];
 

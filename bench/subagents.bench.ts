@@ -70,7 +70,7 @@ const REVIEW = `Review: three findings.\n1. ${FINDINGS}`;
 const TASK = `Pull request #42 changes ${FILES} files:\n${paths.map((p) => `- ${p}`).join('\n')}`;
 
 function scriptWithout(): FakeReply[] {
-  return [reply(paths.map((p, i) => call('read_file', { file_path: p }, `r${i}`))), reply([text(REVIEW)])];
+  return [reply(paths.map((p) => call('read_file', { file_path: p }))), reply([text(REVIEW)])];
 }
 
 function scriptWith(): FakeReply[] {
@@ -80,9 +80,9 @@ function scriptWith(): FakeReply[] {
     RelevantLocations: [3, 17, 22].map((i) => ({ FilePath: `src/reports/report-${i}.js`, Reasoning: 'changed error handling', KeySymbols: [`figure${i}_0`] })),
   };
   return [
-    reply([call('invoke_agent', { agent_name: 'codebase_investigator', prompt: `${TASK}\nFind what the change breaks.` }, 'm1')]),
-    reply(paths.map((p, i) => call('read_file', { file_path: p }, `c${i}`))),
-    reply([call('complete_task', { report }, 'c-done')]),
+    reply([call('invoke_agent', { agent_name: 'codebase_investigator', prompt: `${TASK}\nFind what the change breaks.` })]),
+    reply(paths.map((p) => call('read_file', { file_path: p }))),
+    reply([call('complete_task', { report })]),
     reply([text(REVIEW)]),
   ];
 }

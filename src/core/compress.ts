@@ -91,7 +91,7 @@ export async function compressHistory(state: RunState, deps: CompressDeps): Prom
       runTurn(
         deps.model,
         { model: state.model, systemInstruction: COMPRESSION_PROMPT, tools: [], contents: buildCompressionContents(older), signal: deps.retry.signal, role: 'utility_compressor' },
-        { progress, callPrefix: 'compress' },
+        { progress, callPrefix: 'compress', countUsage: (u) => recordUsage(state, state.model, u) },
       ),
     deps.retry,
   );
@@ -99,7 +99,6 @@ export async function compressHistory(state: RunState, deps: CompressDeps): Prom
     deps.emit({ type: 'warning', message: `context compression failed, continuing uncompressed: ${result.failure.message}` });
     return false;
   }
-  if (result.value.usage) recordUsage(state, state.model, result.value.usage);
   const snapshot = result.value.text.trim();
   if (!snapshot) {
     deps.emit({ type: 'warning', message: 'context compression returned no snapshot, continuing uncompressed' });

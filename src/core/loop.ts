@@ -1,7 +1,7 @@
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
 import type { LlmRole, ModelClient, ModelFailure } from '../model/client.js';
 import { contextWindowOf } from '../model/pricing.js';
-import type { Content, FunctionCall, FunctionDeclaration } from '../model/wire.js';
+import type { Content, FunctionCall, FunctionDeclaration, Usage } from '../model/wire.js';
 import type { LoopHooks } from '../hooks/types.js';
 import type { ApprovalMode } from '../policy/types.js';
 import type { ApprovalAnswer, BatchResult, Scheduler } from '../scheduler/types.js';
@@ -11,7 +11,7 @@ import { alignResponseIds, repairHistory } from './history-repair.js';
 import { checkLimits, timeLimitHit, type LoopLimits } from './limits.js';
 import { createContentLoopDetector } from './content-loop.js';
 import { recordCalls, recordTurn } from './loop-guard.js';
-import { realClock, realTimer, withRetry, type Clock, type RetryDeps } from './retry.js';
+import { instructionAfter, realClock, realTimer, withRetry, type Clock, type RetryDeps } from './retry.js';
 import type { RunState } from './run-state.js';
 import { recordUsage, statsOf } from './stats.js';
 import { runTurn, type TurnReply } from './turn.js';
@@ -197,7 +197,6 @@ export async function runLoop({ state, input }: { state: RunState; input: LoopIn
       repairedLength = repaired.history.length;
       const request = {
         model: state.model,
-        systemInstruction: deps.systemInstruction,
         tools: await deps.tools(),
         contents: state.history,
         signal,
@@ -205,15 +204,24 @@ export async function runLoop({ state, input }: { state: RunState; input: LoopIn
         ...(deps.maxOutputTokens ? { maxOutputTokens: deps.maxOutputTokens } : {}),
         ...(deps.temperature !== undefined ? { temperature: deps.temperature } : {}),
       };
-      const reply = await withRetry((progress) => runTurn(deps.model, request, { emit, progress, callPrefix: `call-${state.turns + 1}`, watchText: chant.add }), retry);
+      const countUsage = (u: Usage) => recordUsage(state, state.model, u);
+      const reply = await withRetry(
+        (progress, previous) =>
+          runTurn(
+            deps.model,
+            { ...request, systemInstruction: instructionAfter(deps.systemInstruction, previous) },
+            { emit, progress, callPrefix: `call-${state.turns + 1}`, watchText: chant.add, countUsage },
+          ),
+        retry,
+      );
       if (!reply.ok) {
         const stop = stopped(reply.failure) ?? ('timeLimit' in reply ? { status: 'limit' as const, ...timeLimitHit(deps.limits) } : undefined);
         return finish(stop ?? { status: 'error', error: failureError(reply.failure) });
       }
       const turn = reply.value;
       state.turns++;
-      if (turn.usage) recordUsage(state, state.model, turn.usage);
-      state.history.push(turn.content);
+      // An empty answer to tool results ends the turn; the API takes no empty content back.
+      if (turn.content.parts.length) state.history.push(turn.content);
       const looping = turn.stopped ?? recordTurn(state, turn) ?? recordCalls(state, turn.calls);
       if (looping) return finish({ status: 'limit', which: 'loop', message: looping });
       const truncated = turn.finishReason === 'MAX_TOKENS';

@@ -6,6 +6,7 @@
  * Continuations are capped per session; the check's tokens count toward the run's budget.
  */
 import type { ModelClient } from '../model/client.js';
+import type { Usage } from '../model/wire.js';
 import type { Emit } from './events.js';
 import type { AfterTextTurn } from './loop.js';
 import { withRetry, type RetryDeps } from './retry.js';
@@ -69,12 +70,12 @@ async function askWhoSpeaks(reply: string, o: { client: ModelClient; model: stri
     responseJsonSchema: NEXT_SPEAKER_SCHEMA as unknown as Record<string, unknown>,
     role: 'utility_next_speaker' as const,
   };
-  const result = await withRetry((progress) => runTurn(o.client, request, { progress, callPrefix: 'next-speaker' }), o.retry);
+  const countUsage = (u: Usage) => recordUsage(o.state, o.model, u);
+  const result = await withRetry((progress) => runTurn(o.client, request, { progress, callPrefix: 'next-speaker', countUsage }), o.retry);
   if (!result.ok) {
     o.emit({ type: 'warning', message: `the next-speaker check failed, so the run ends here: ${result.failure.message}` });
     return undefined;
   }
-  if (result.value.usage) recordUsage(o.state, o.model, result.value.usage);
   const speaker = parseNextSpeaker(result.value.text);
   if (!speaker) o.emit({ type: 'warning', message: 'the next-speaker check gave no usable answer, so the run ends here' });
   return speaker;

@@ -68,7 +68,7 @@ export function classifyModelError(e: unknown, ctx: FailureContext): ModelFailur
     return new ModelFailure(kind, text, { status, retryAfterMs, cause: e });
   }
   if (name === 'SyntaxError' || /exception parsing stream chunk|Incomplete JSON segment/.test(messageOf(e))) {
-    return new ModelFailure('invalid_output', `malformed response stream: ${messageOf(e)}`, { cause: e });
+    return new ModelFailure('invalid_output', `malformed response stream: ${messageOf(e)}`, { invalid: 'malformed_stream', cause: e });
   }
   if (name === 'AbortError' || name === 'TimeoutError') return new ModelFailure('network', `request timed out: ${messageOf(e)}`, { cause: e });
   const code = causeCode(e);

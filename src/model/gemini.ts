@@ -1,6 +1,7 @@
 import type { FunctionCallingConfigMode, GenerateContentResponse, GoogleGenAI } from '@google/genai/web';
 import { classifyModelError } from './classify.js';
-import { ModelFailure, parseFinishFailure, type ModelChunk, type ModelClient, type ModelRequest } from './client.js';
+import { ModelFailure, type ModelChunk, type ModelClient, type ModelRequest } from './client.js';
+import { answersToolResults, parseBlockedFinish, parseReplyFailure, type ReplySummary } from './reply-check.js';
 import { parseUsage, type UsageMetadata } from './usage.js';
 import type { Part } from './wire.js';
 
@@ -20,7 +21,8 @@ const DEFAULT_IDLE_MS = 5 * 60_000;
 /**
  * The Gemini client over @google/genai (the only file that imports it). One request per `stream`
  * call, no SDK retries (the loop owns retry policy), no automatic function calling or continuation.
- * Every failure leaves as a ModelFailure.
+ * Every failure leaves as a ModelFailure; a finished reply that cannot be used (reply-check.ts)
+ * fails after its last chunk, so the usage it reported reaches the caller first.
  *
  * The SDK's fetch build (`@google/genai/web`): the same GoogleGenAI, Models and request code as its
  * Node build, on the runtime's own fetch, with API-key auth only. The Node build adds what this
@@ -94,11 +96,7 @@ export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { r
           httpOptions: { fetch: fetchKeepingRetryAfter },
         },
       });
-      for await (const res of responses) {
-        clearTimeout(timer);
-        yield toChunk(res);
-        arm();
-      }
+      yield* readReply(responses, req.contents, { arrived: () => clearTimeout(timer), consumed: arm });
       finished = true;
     } catch (e) {
       finished = true;
@@ -114,18 +112,47 @@ export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { r
   return { model: opts.model, stream };
 }
 
-/** One SDK response -> our chunk, reading parts (never the `.text` getter). */
+/**
+ * The SDK's responses as our chunks, the reply judged once the stream has ended (reply-check.ts).
+ * `arrived` and `consumed` bracket the time the caller holds each chunk (the idle timer's pause).
+ */
+async function* readReply(responses: AsyncIterable<GenerateContentResponse>, contents: ModelRequest['contents'], idle: { arrived(): void; consumed(): void }): AsyncGenerator<ModelChunk> {
+  const reply: ReplySummary & { parts: Part[] } = { parts: [] };
+  for await (const res of responses) {
+    idle.arrived();
+    const chunk = toChunk(res);
+    if (chunk.usage) reply.usage = chunk.usage;
+    const blocked = blockedFailure(res, chunk);
+    if (blocked) {
+      // Nothing of a blocked reply is shown; what it cost still counts.
+      if (chunk.usage) yield { parts: [], usage: chunk.usage };
+      throw blocked;
+    }
+    reply.parts.push(...chunk.parts);
+    if (chunk.finishReason) reply.finishReason = chunk.finishReason;
+    yield chunk;
+    idle.consumed();
+  }
+  const unusable = parseReplyFailure(reply, { answersToolResults: answersToolResults(contents) });
+  if (unusable) throw unusable;
+}
+
+/** One SDK response -> our chunk, reading parts (never the `.text` getter). `parts` may be absent. */
 function toChunk(res: GenerateContentResponse): ModelChunk {
-  const block = res.promptFeedback?.blockReason;
-  if (block) throw new ModelFailure('safety', `the prompt was blocked (${block})${res.promptFeedback?.blockReasonMessage ? `: ${res.promptFeedback.blockReasonMessage}` : ''}`);
   const cand = res.candidates?.[0];
   const finishReason = cand?.finishReason ? String(cand.finishReason) : undefined;
-  const failure = parseFinishFailure(finishReason);
-  if (failure) throw failure;
   const usage = parseUsage(res.usageMetadata as UsageMetadata | undefined);
   return {
     parts: (cand?.content?.parts ?? []) as Part[],
     ...(finishReason ? { finishReason } : {}),
     ...(usage ? { usage } : {}),
   };
+}
+
+/** A blocked prompt or reply, as the failure it is (carrying what the request cost). */
+function blockedFailure(res: GenerateContentResponse, chunk: ModelChunk): ModelFailure | undefined {
+  const block = res.promptFeedback?.blockReason;
+  if (!block) return parseBlockedFinish(chunk.finishReason, chunk.usage);
+  const why = res.promptFeedback?.blockReasonMessage;
+  return new ModelFailure('safety', `the prompt was blocked (${block})${why ? `: ${why}` : ''}`, chunk.usage ? { usage: chunk.usage } : {});
 }

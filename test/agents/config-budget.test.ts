@@ -13,7 +13,7 @@ import { closeSessions, openSession, responsesOf, systemOf } from './support.js'
 
 afterEach(closeSessions);
 
-const investigate = call('invoke_agent', { agent_name: 'codebase_investigator', prompt: 'Map the change' }, 'm1');
+const investigate = call('invoke_agent', { agent_name: 'codebase_investigator', prompt: 'Map the change' });
 
 describe('settings.json agents.overrides', () => {
   it('enabled: false takes the investigator away, and the review prompt stops asking for it', async () => {
@@ -31,7 +31,7 @@ describe('settings.json agents.overrides', () => {
     const s = await openSession({
       files: { 'README.md': 'x\n', '.gemini/settings.json': settings },
       // One turn, then its final chance (spent on text), then the parent.
-      script: [reply([investigate]), reply([call('read_file', { file_path: 'README.md' }, 'c1')]), reply([text('I read it.')]), reply([text('ok')])],
+      script: [reply([investigate]), reply([call('read_file', { file_path: 'README.md' })]), reply([text('I read it.')]), reply([text('ok')])],
     });
     await s.agent.start('go', s.emit);
     expect(s.fake.requests.map((r) => r.model)).toEqual(['gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-2.5-flash-lite', 'gemini-2.5-flash']);
@@ -58,7 +58,7 @@ describe("the run's budget bounds its sub-agents", () => {
       script: [
         reply([investigate], { usage: usage(1000, 0) }),
         // The child may spend the 2000 tokens left: after this request it has none.
-        reply([call('read_file', { file_path: 'README.md' }, 'c1')], { usage: usage(2000, 0) }),
+        reply([call('read_file', { file_path: 'README.md' })], { usage: usage(2000, 0) }),
         reply([text('never asked')]),
       ],
     });
@@ -73,7 +73,7 @@ describe("the run's budget bounds its sub-agents", () => {
       files: { 'README.md': 'x\n' },
       script: [
         reply([investigate], { usage: usage(100, 10) }),
-        reply([call('complete_task', { report: { SummaryOfFindings: 's', ExplorationTrace: [], RelevantLocations: [] } }, 'c1')], { usage: usage(200, 20) }),
+        reply([call('complete_task', { report: { SummaryOfFindings: 's', ExplorationTrace: [], RelevantLocations: [] } })], { usage: usage(200, 20) }),
         reply([text('ok')], { usage: usage(300, 30) }),
       ],
     });
@@ -97,7 +97,7 @@ describe('declarations as the model sees them', () => {
   it("the investigator's system prompt carries the completion protocol and the project memory", async () => {
     const s = await openSession({
       files: { 'README.md': 'x\n', 'GEMINI.md': 'Run `make check` before finishing.\n' },
-      script: [reply([investigate]), reply([call('complete_task', { report: { SummaryOfFindings: 's', ExplorationTrace: [], RelevantLocations: [] } }, 'c1')]), reply([text('ok')])],
+      script: [reply([investigate]), reply([call('complete_task', { report: { SummaryOfFindings: 's', ExplorationTrace: [], RelevantLocations: [] } })]), reply([text('ok')])],
     });
     await s.agent.start('go', s.emit);
     const prompt = systemOf(s.fake.requests[1]);

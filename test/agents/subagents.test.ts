@@ -22,7 +22,7 @@ const REPORT = {
   RelevantLocations: [{ FilePath: 'src/sum.js', Reasoning: 'the only caller of add', KeySymbols: ['sum', 'add'] }],
 };
 
-const investigate = (id = 'm1') => call('invoke_agent', { agent_name: 'codebase_investigator', prompt: 'How is add() used? List every caller.' }, id);
+const investigate = () => call('invoke_agent', { agent_name: 'codebase_investigator', prompt: 'How is add() used? List every caller.' });
 
 describe('invoke_agent: the codebase investigator', () => {
   it('reads three files in its own chat, completes with a report, and the parent receives only the report', async () => {
@@ -31,10 +31,10 @@ describe('invoke_agent: the codebase investigator', () => {
       script: [
         reply([investigate()], { usage: usage(1000, 20) }),
         // The child: three reads in one batch, then complete_task.
-        reply([call('read_file', { file_path: 'src/add.js' }, 'c1'), call('read_file', { file_path: 'src/sum.js' }, 'c2'), call('read_file', { file_path: 'src/main.js' }, 'c3')], {
+        reply([call('read_file', { file_path: 'src/add.js' }), call('read_file', { file_path: 'src/sum.js' }), call('read_file', { file_path: 'src/main.js' })], {
           usage: usage(700, 30),
         }),
-        reply([call('complete_task', { report: REPORT }, 'c4')], { usage: usage(900, 60) }),
+        reply([call('complete_task', { report: REPORT })], { usage: usage(900, 60) }),
         reply([text('add() has one caller: sum().')], { usage: usage(1200, 15) }),
       ],
     });
@@ -68,7 +68,7 @@ describe('invoke_agent: the codebase investigator', () => {
 
     // The child's events reach the stream, nested under the parent's call.
     const nested = s.nested();
-    expect(new Set(nested.map((n) => `${n.parentId} ${n.agent}`))).toEqual(new Set(['m1 codebase_investigator']));
+    expect(new Set(nested.map((n) => `${n.parentId} ${n.agent}`))).toEqual(new Set(['call-1-0 codebase_investigator']));
     expect(nested.flatMap((n) => (n.event.type === 'tool_use' ? [n.event.name] : []))).toEqual(['read_file', 'read_file', 'read_file', 'complete_task']);
     expect(nested[0].event.type).toBe('init');
     expect(nested.at(-1)?.event).toMatchObject({ type: 'result', outcome: { status: 'success' } });
@@ -110,7 +110,7 @@ describe('invoke_agent: the completion protocol', () => {
   it('a child that uses its last chance to call complete_task succeeds', async () => {
     const s = await openSession({
       files: FILES,
-      script: [reply([investigate()]), reply([text('Found it.')]), reply([call('complete_task', { report: REPORT }, 'c9')]), reply([text('ok')])],
+      script: [reply([investigate()]), reply([text('Found it.')]), reply([call('complete_task', { report: REPORT })]), reply([text('ok')])],
     });
     await s.agent.start('Who calls add()?', s.emit);
     expect(responsesOf(s.fake.requests[3])[0].response.output).toContain('Termination Reason: GOAL');
@@ -121,30 +121,28 @@ describe('invoke_agent: the completion protocol', () => {
     const s = await openSession({
       files: { ...FILES, '.gemini/agents/summarizer.md': agentFile },
       script: [
-        reply([call('invoke_agent', { agent_name: 'summarizer', prompt: 'Summarize src/add.js' }, 'm1')]),
-        reply([call('complete_task', { result: '   ' }, 'c1')]),
-        reply([call('complete_task', { result: 'add.js exports add(a, b).' }, 'c2')]),
+        reply([call('invoke_agent', { agent_name: 'summarizer', prompt: 'Summarize src/add.js' })]),
+        reply([call('complete_task', { result: '   ' })]),
+        reply([call('complete_task', { result: 'add.js exports add(a, b).' })]),
         reply([text('ok')]),
       ],
     });
     await s.agent.start('go', s.emit);
-    expect(responsesOf(s.fake.requests[2])).toEqual([
-      { name: 'complete_task', id: 'c1', response: { error: 'Missing required "result" argument. You must provide your findings when calling complete_task.' } },
-    ]);
+    expect(responsesOf(s.fake.requests[2])).toEqual([{ name: 'complete_task', response: { error: 'Missing required "result" argument. You must provide your findings when calling complete_task.' } }]);
     expect(responsesOf(s.fake.requests[3])[0].response.output).toBe("Subagent 'summarizer' finished.\nTermination Reason: GOAL\nResult:\nadd.js exports add(a, b).");
   });
 
   const reader = '---\nname: reader\ndescription: Reads files.\ntools: [read_file]\nmax_turns: 2\n---\nRead what you are asked to.\n';
   const twoReads = [
-    reply([call('invoke_agent', { agent_name: 'reader', prompt: 'Read the sources' }, 'm1')]),
-    reply([call('read_file', { file_path: 'src/add.js' }, 'c1')]),
-    reply([call('read_file', { file_path: 'src/sum.js' }, 'c2')]),
+    reply([call('invoke_agent', { agent_name: 'reader', prompt: 'Read the sources' })]),
+    reply([call('read_file', { file_path: 'src/add.js' })]),
+    reply([call('read_file', { file_path: 'src/sum.js' })]),
   ];
 
   it('a child at its own turn limit gets one final turn, and completing in it is a success', async () => {
     const s = await openSession({
       files: { ...FILES, '.gemini/agents/reader.md': reader },
-      script: [...twoReads, reply([call('complete_task', { result: 'add and sum read; cut short.' }, 'c3')]), reply([text('ok')])],
+      script: [...twoReads, reply([call('complete_task', { result: 'add and sum read; cut short.' })]), reply([text('ok')])],
     });
     await s.agent.start('go', s.emit);
     // The final chance rides on the user turn that answers the second read.
@@ -157,7 +155,7 @@ describe('invoke_agent: the completion protocol', () => {
   it('a child that wastes its final turn reports MAX_TURNS to the parent', async () => {
     const s = await openSession({
       files: { ...FILES, '.gemini/agents/reader.md': reader },
-      script: [...twoReads, reply([call('read_file', { file_path: 'src/main.js' }, 'c3')]), reply([text('ok')])],
+      script: [...twoReads, reply([call('read_file', { file_path: 'src/main.js' })]), reply([text('ok')])],
     });
     await s.agent.start('go', s.emit);
     expect(s.fake.requests).toHaveLength(5);
@@ -172,7 +170,7 @@ describe('invoke_agent: what a child may do', () => {
     const agentFile = '---\nname: labeler\ndescription: Labels issues.\ntools:\n  - read_file\n  - set_labels\n---\nPick labels.\n';
     const s = await openSession({
       files: { ...FILES, '.gemini/agents/labeler.md': agentFile },
-      script: [reply([call('invoke_agent', { agent_name: 'labeler', prompt: 'Label this' }, 'm1')]), reply([text('Could not.')])],
+      script: [reply([call('invoke_agent', { agent_name: 'labeler', prompt: 'Label this' })]), reply([text('Could not.')])],
     });
     expect(s.agent.warnings).toContain(
       'sub-agent labeler (.gemini/agents/labeler.md) is not available: it asks for set_labels, which this run does not offer; a sub-agent never gets a tool the agent that invokes it lacks',
@@ -193,7 +191,7 @@ describe('invoke_agent: what a child may do', () => {
     const nested = '---\nname: nester\ndescription: Calls agents.\ntools: [invoke_agent]\n---\nDelegate.\n';
     const s = await openSession({
       files: { ...FILES, '.gemini/agents/helper.md': all, '.gemini/agents/nester.md': nested },
-      script: [reply([call('invoke_agent', { agent_name: 'helper', prompt: 'Help out' }, 'm1')]), reply([call('complete_task', { result: 'helped' }, 'c1')]), reply([text('ok')])],
+      script: [reply([call('invoke_agent', { agent_name: 'helper', prompt: 'Help out' })]), reply([call('complete_task', { result: 'helped' })]), reply([text('ok')])],
     });
     expect(s.agent.warnings).toContain('sub-agent nester (.gemini/agents/nester.md) is not available: it asks for invoke_agent, and a sub-agent cannot invoke agents');
     await s.agent.start('go', s.emit);
@@ -206,17 +204,14 @@ describe('invoke_agent: what a child may do', () => {
     const s = await openSession({
       files: { ...FILES, '.gemini/agents/helper.md': helper },
       policy,
-      script: [
-        reply([investigate('m1'), call('invoke_agent', { agent_name: 'helper', prompt: 'Read src/add.js' }, 'm2')]),
-        reply([call('complete_task', { result: 'read it' }, 'c1')]),
-        reply([text('ok')]),
-      ],
+      script: [reply([investigate(), call('invoke_agent', { agent_name: 'helper', prompt: 'Read src/add.js' })]), reply([call('complete_task', { result: 'read it' })]), reply([text('ok')])],
     });
     await s.agent.start('go', s.emit);
     expect(s.fake.requests).toHaveLength(3); // the investigator never ran; helper did
+    // The API sent no ids, so none go back: the responses pair with the calls by their order.
     expect(responsesOf(s.fake.requests[2]).map((r) => [r.id, r.response])).toEqual([
-      ['m1', { error: 'invoke_agent was not run: policy denied it. Use your own reads for this repository.' }],
-      ['m2', { output: "Subagent 'helper' finished.\nTermination Reason: GOAL\nResult:\nread it" }],
+      [undefined, { error: 'invoke_agent was not run: policy denied it. Use your own reads for this repository.' }],
+      [undefined, { output: "Subagent 'helper' finished.\nTermination Reason: GOAL\nResult:\nread it" }],
     ]);
   });
 
@@ -227,9 +222,9 @@ describe('invoke_agent: what a child may do', () => {
       policy,
       script: [
         reply([investigate()]),
-        reply([call('read_file', { file_path: 'src/add.js' }, 'c1')]),
-        reply([call('complete_task', { report: REPORT }, 'c2')]),
-        reply([call('read_file', { file_path: 'src/add.js' }, 'm2')]),
+        reply([call('read_file', { file_path: 'src/add.js' })]),
+        reply([call('complete_task', { report: REPORT })]),
+        reply([call('read_file', { file_path: 'src/add.js' })]),
         reply([text('ok')]),
       ],
     });
@@ -244,70 +239,72 @@ describe("invoke_agent: a child's call that waits for a person", () => {
 
   it('suspends the whole run with the child inside the batch, and a later process resumes into the child', async () => {
     const script = [
-      reply([text('Delegating. '), call('invoke_agent', { agent_name: 'writer', prompt: 'Create NOTES.md saying hi' }, 'm1')], { usage: usage(500, 10) }),
-      reply([call('write_file', { file_path: 'NOTES.md', content: 'hi\n' }, 'c1')], { usage: usage(300, 10) }),
+      reply([text('Delegating. '), call('invoke_agent', { agent_name: 'writer', prompt: 'Create NOTES.md saying hi' })], { usage: usage(500, 10) }),
+      reply([call('write_file', { file_path: 'NOTES.md', content: 'hi\n' })], { usage: usage(300, 10) }),
       // After the approval, in the second process:
-      reply([call('complete_task', { result: 'NOTES.md created.' }, 'c2')], { usage: usage(400, 10) }),
+      reply([call('complete_task', { result: 'NOTES.md created.' })], { usage: usage(400, 10) }),
       reply([text('Done: the writer created NOTES.md.')], { usage: usage(700, 10) }),
     ];
     const first = await openSession({ files: { ...FILES, '.gemini/agents/writer.md': writer }, script });
     const run1 = await first.agent.start('Add notes', first.emit);
     expect(run1.outcome.status).toBe('awaiting_approval');
     const pending = run1.outcome.status === 'awaiting_approval' ? run1.outcome.pending : [];
-    expect(pending).toEqual([expect.objectContaining({ id: 'm1/c1', name: 'write_file', title: 'create NOTES.md (for sub-agent writer)', rule: expect.objectContaining({ decision: 'ask_user' }) })]);
-    expect(first.events.find((e) => e.type === 'approval_request')).toMatchObject({ calls: [{ id: 'm1/c1' }] });
+    expect(pending).toEqual([
+      expect.objectContaining({ id: 'call-1-1/call-1-0', name: 'write_file', title: 'create NOTES.md (for sub-agent writer)', rule: expect.objectContaining({ decision: 'ask_user' }) }),
+    ]);
+    expect(first.events.find((e) => e.type === 'approval_request')).toMatchObject({ calls: [{ id: 'call-1-1/call-1-0' }] });
     // The session holds the child's own state, nested in the parent's open batch.
     const saved = JSON.parse(JSON.stringify(run1.state));
     const waiting = saved.open.calls[0];
-    expect(waiting).toMatchObject({ status: 'awaiting_approval', base: { id: 'm1', name: 'invoke_agent' } });
+    expect(waiting).toMatchObject({ status: 'awaiting_approval', base: { id: 'call-1-1', name: 'invoke_agent' } });
     expect(waiting.nested.saved.agent).toBe('writer');
-    expect(waiting.nested.saved.state.open.calls[0]).toMatchObject({ status: 'awaiting_approval', base: { id: 'c1', name: 'write_file' } });
+    expect(waiting.nested.saved.state.open.calls[0]).toMatchObject({ status: 'awaiting_approval', base: { id: 'call-1-0', name: 'write_file' } });
     // Spent so far: the parent's turn and the child's.
     expect(saved.usage.inputTokens).toBe(800);
 
     // A new process: the agent prepared afresh over the same work tree, the fake model going on.
     const again = await prepareFor(first.dir, first.fake.baseUrl);
     const second = eventLog();
-    const run2 = await again.resume(saved, [{ id: 'm1/c1', kind: 'approve' }], second.emit);
+    const run2 = await again.resume(saved, [{ id: 'call-1-1/call-1-0', kind: 'approve' }], second.emit);
     expect(run2.outcome).toEqual({ status: 'success', finalText: 'Done: the writer created NOTES.md.' });
     expect(readFileSync(join(first.dir, 'NOTES.md'), 'utf8')).toBe('hi\n');
     // The child's third request carried its own history on: its first turn, the approved write's result.
     const childResumed = first.fake.requests[2];
     expect(childResumed.body.contents.map((c) => c.role)).toEqual(['user', 'model', 'user']);
-    expect(responsesOf(childResumed)).toEqual([{ name: 'write_file', id: 'c1', response: { output: expect.stringContaining('NOTES.md') } }]);
+    expect(responsesOf(childResumed)).toEqual([{ name: 'write_file', response: { output: expect.stringContaining('NOTES.md') } }]);
     expect(responsesOf(first.fake.requests[3])[0].response.output).toBe("Subagent 'writer' finished.\nTermination Reason: GOAL\nResult:\nNOTES.md created.");
     // Totals across both processes: every request once.
     expect(run2.state.usage.inputTokens).toBe(500 + 300 + 400 + 700);
-    expect(second.nested().some((n) => n.parentId === 'm1' && n.event.type === 'init' && n.event.resumed)).toBe(true);
+    expect(second.nested().some((n) => n.parentId === 'call-1-1' && n.event.type === 'init' && n.event.resumed)).toBe(true);
   });
 
   it("\"approve always\" for a child's call: the child's next identical call runs unasked; the main agent's identical call is still asked", async () => {
-    const write = (id: string) => call('write_file', { file_path: 'NOTES.md', content: 'hi\n' }, id);
+    const write = () => call('write_file', { file_path: 'NOTES.md', content: 'hi\n' });
     const s = await openSession({
       files: { ...FILES, '.gemini/agents/writer.md': writer },
       script: [
-        reply([call('invoke_agent', { agent_name: 'writer', prompt: 'Create NOTES.md, twice' }, 'm1')]),
-        reply([write('c1')]),
+        reply([call('invoke_agent', { agent_name: 'writer', prompt: 'Create NOTES.md, twice' })]),
+        reply([write()]),
         // After "approve always", in the second process: the same call again, then done.
-        reply([write('c2')]),
-        reply([call('complete_task', { result: 'NOTES.md written twice.' }, 'c3')]),
+        reply([write()]),
+        reply([call('complete_task', { result: 'NOTES.md written twice.' })]),
         // The main agent makes the very same call.
-        reply([write('m2')]),
+        reply([write()]),
       ],
     });
     const run1 = await s.agent.start('go', s.emit);
-    expect(run1.outcome.status === 'awaiting_approval' && run1.outcome.pending.map((p) => p.id)).toEqual(['m1/c1']);
+    expect(run1.outcome.status === 'awaiting_approval' && run1.outcome.pending.map((p) => p.id)).toEqual(['call-1-0/call-1-0']);
 
     const again = await prepareFor(s.dir, s.fake.baseUrl);
     const second = eventLog();
-    const run2 = await again.resume(JSON.parse(JSON.stringify(run1.state)), [{ id: 'm1/c1', kind: 'approve', always: true }], second.emit);
+    const run2 = await again.resume(JSON.parse(JSON.stringify(run1.state)), [{ id: 'call-1-0/call-1-0', kind: 'approve', always: true }], second.emit);
 
     // The child's second write ran without a question: its result reached the child's next request.
-    expect(responsesOf(s.fake.requests[3]).at(-1)).toEqual({ name: 'write_file', id: 'c2', response: { output: 'Successfully overwrote NOTES.md (2 lines).' } });
+    expect(responsesOf(s.fake.requests[3]).at(-1)).toEqual({ name: 'write_file', response: { output: 'Successfully overwrote NOTES.md (2 lines).' } });
     expect(second.nested().filter((n) => n.event.type === 'approval_request')).toEqual([]);
     // The main agent's identical write waits for a person: the rule was the writer's only.
     expect(run2.outcome.status).toBe('awaiting_approval');
-    expect(run2.outcome.status === 'awaiting_approval' && run2.outcome.pending.map((p) => [p.id, p.rule?.decision])).toEqual([['m2', 'ask_user']]);
+    expect(run2.outcome.status === 'awaiting_approval' && run2.outcome.pending.map((p) => [p.id, p.rule?.decision])).toEqual([['call-2-0', 'ask_user']]);
     expect(s.fake.requests).toHaveLength(5);
     expect(run2.state.addedRules).toEqual([{ toolName: 'write_file', argsPattern: '\\x00"file_path":"NOTES\\.md"\\x00', modes: ['default', 'autoEdit', 'yolo'], subagent: 'writer' }]);
   });
@@ -316,15 +313,15 @@ describe("invoke_agent: a child's call that waits for a person", () => {
     const s = await openSession({
       files: { ...FILES, '.gemini/agents/writer.md': writer },
       script: [
-        reply([call('invoke_agent', { agent_name: 'writer', prompt: 'Create NOTES.md' }, 'm1')]),
-        reply([call('write_file', { file_path: 'NOTES.md', content: 'hi\n' }, 'c1')]),
-        reply([call('complete_task', { result: 'Not allowed to write.' }, 'c2')]),
+        reply([call('invoke_agent', { agent_name: 'writer', prompt: 'Create NOTES.md' })]),
+        reply([call('write_file', { file_path: 'NOTES.md', content: 'hi\n' })]),
+        reply([call('complete_task', { result: 'Not allowed to write.' })]),
         reply([text('ok')]),
       ],
     });
     const run1 = await s.agent.start('go', s.emit);
-    const run2 = await s.agent.resume(JSON.parse(JSON.stringify(run1.state)), [{ id: 'm1/c1', kind: 'deny', reason: 'not today' }], s.emit);
+    const run2 = await s.agent.resume(JSON.parse(JSON.stringify(run1.state)), [{ id: 'call-1-0/call-1-0', kind: 'deny', reason: 'not today' }], s.emit);
     expect(run2.outcome.status).toBe('success');
-    expect(responsesOf(s.fake.requests[2])).toEqual([{ name: 'write_file', id: 'c1', response: { error: 'write_file was not run: it was denied. Reason: not today' } }]);
+    expect(responsesOf(s.fake.requests[2])).toEqual([{ name: 'write_file', response: { error: 'write_file was not run: it was denied. Reason: not today' } }]);
   });
 });

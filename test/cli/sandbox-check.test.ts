@@ -124,7 +124,7 @@ describe('agent-action -p --sandbox', () => {
     git(dir, 'config', 'http.https://github.com/.extraheader', 'AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Y2xp');
     const config = readFileSync(join(dir, '.git/config'), 'utf8');
     fake = await startFakeGemini([
-      reply([call('run_shell_command', { command: "echo '[core]' >> .git/config; echo '  fsmonitor = \"touch /tmp/pwned-cli\"' >> .git/config; cat .git/config" }, 'c1')], { usage: usage(50, 5) }),
+      reply([call('run_shell_command', { command: "echo '[core]' >> .git/config; echo '  fsmonitor = \"touch /tmp/pwned-cli\"' >> .git/config; cat .git/config" })], { usage: usage(50, 5) }),
       reply([text('done')], { usage: usage(60, 2) }),
     ]);
     const r = await runCli(['-p', 'harden the repo', '-y', '--sandbox', 'required', '--cwd', dir, '-o', 'json'], { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl });

@@ -73,9 +73,9 @@ async function start() {
   const saves = heldSaves();
   const { ws, agent } = await startAgent(
     [
-      reply([call('read_file', { file_path: 'a.txt' }, 'r1')]),
-      reply([call('read_file', { file_path: 'b.txt' }, 'r2')]),
-      reply([call('write_file', { file_path: 'c.txt', content: 'c\n' }, 'w1')]),
+      reply([call('read_file', { file_path: 'a.txt' })]),
+      reply([call('read_file', { file_path: 'b.txt' })]),
+      reply([call('write_file', { file_path: 'c.txt', content: 'c\n' })]),
       reply([text('Done.')]),
     ],
     saves.save,
@@ -109,7 +109,7 @@ describe("a batch's save and the next request", () => {
     diagnostics.subscribe('undici:request:create', onRequest);
     try {
       let recorder: SessionRecorder | undefined;
-      const { ws, agent } = await startAgent([reply([call('read_file', { file_path: 'a.txt' }, 'r1')]), reply([call('read_file', { file_path: 'b.txt' }, 'r2')]), reply([text('Done.')])], (s) =>
+      const { ws, agent } = await startAgent([reply([call('read_file', { file_path: 'a.txt' })]), reply([call('read_file', { file_path: 'b.txt' })]), reply([text('Done.')])], (s) =>
         recorder!.save(s, 'running'),
       );
       // The store the recorder writes through: each write logged as it starts.

@@ -19,8 +19,8 @@ const SNAP2 = '<state_snapshot><overall_goal>fix the bug</overall_goal><files_to
 describe('compression through the loop', () => {
   it('summarises older history with the model (no tools) once the prompt passes half the window, keeping the newest turns', async () => {
     fake = await startFakeGemini([
-      reply([call('read_file', { file_path: 'a.ts' }, 'c1')], { usage: usage(100, 10) }),
-      reply([call('read_file', { file_path: 'b.ts' }, 'c2')], { usage: usage(600, 10) }), // 600 > 1000 / 2
+      reply([call('read_file', { file_path: 'a.ts' })], { usage: usage(100, 10) }),
+      reply([call('read_file', { file_path: 'b.ts' })], { usage: usage(600, 10) }), // 600 > 1000 / 2
       reply([text(SNAP1)], { usage: usage(400, 50) }), // the compression call
       reply([text('done')], { usage: usage(200, 5) }),
     ]);
@@ -40,8 +40,8 @@ describe('compression through the loop', () => {
     expect(next[0]).toEqual({ role: 'user', parts: [{ text: `${SNAPSHOT_PREFIX}\n\n${SNAP1}` }] });
     expect(JSON.stringify(next)).not.toContain(big(2000)); // the big old turn is gone
     // The newest turns are kept verbatim, with each call still next to its response.
-    expect(next.at(-2)).toEqual({ role: 'model', parts: [{ functionCall: { id: 'c2', name: 'read_file', args: { file_path: 'b.ts' } } }] });
-    expect(next.at(-1)?.parts[0]).toMatchObject({ functionResponse: { id: 'c2' } });
+    expect(next.at(-2)).toEqual({ role: 'model', parts: [{ functionCall: { name: 'read_file', args: { file_path: 'b.ts' } }, thoughtSignature: 'fake-signature/read_file' }] });
+    expect(next.at(-1)?.parts).toEqual([{ functionResponse: { name: 'read_file', response: { output: 'ran read_file' } } }]);
     expect(next.map((c) => c.role)).toEqual(alternating(next.length));
     expect(rec.of('compressed')).toHaveLength(1);
     expect(rec.of('compressed')[0].beforeTokens).toBe(600);

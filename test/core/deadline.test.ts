@@ -30,7 +30,7 @@ const hangTool = defineTool({
 
 describe("the run's deadline", () => {
   it('ends a tool call that never settles, and the run ends at its time limit', async () => {
-    gemini = await startFakeGemini([reply([call('hang', {}, 'h1')])]);
+    gemini = await startFakeGemini([reply([call('hang', {})])]);
     const root = makeTempDir();
     // The clock's timers are the test's to fire: the deadline's is the only one this run sets.
     const timers: { ms: number; fire: () => void }[] = [];

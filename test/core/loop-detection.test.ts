@@ -46,7 +46,7 @@ describe('content loop: the same text over and over', () => {
 
   it('counts across text-only turns of one run, and forgets at a tool call', async () => {
     // 5 + 4 repetitions with a tool call between: never 10 in a row.
-    const r = await run([reply(Array.from({ length: 5 }, () => text(CHANT))), reply([call('read_file', { file_path: 'a.ts' }, 'c1')]), reply(Array.from({ length: 9 }, () => text(CHANT)))]);
+    const r = await run([reply(Array.from({ length: 5 }, () => text(CHANT))), reply([call('read_file', { file_path: 'a.ts' })]), reply(Array.from({ length: 9 }, () => text(CHANT)))]);
     expect(r.outcome.status).toBe('success');
   });
 
@@ -59,7 +59,7 @@ describe('content loop: the same text over and over', () => {
 describe('no progress: turns that bring no new call and no new text', () => {
   // Two calls in turn (never 5 identical in a row, so the identical-call guard stays quiet) with
   // the same text: from the third turn on, each turn repeats what was seen.
-  const cycle = (n: number) => Array.from({ length: n }, (_, i) => reply([text('Checking again.'), call('read_file', { file_path: i % 2 ? 'b.ts' : 'a.ts' }, `c${i}`)]));
+  const cycle = (n: number) => Array.from({ length: n }, (_, i) => reply([text('Checking again.'), call('read_file', { file_path: i % 2 ? 'b.ts' : 'a.ts' })]));
 
   it('7 such turns in a row run on', async () => {
     const r = await run([...cycle(9), reply([text('Found it: b.ts has the bug.')])]);

@@ -36,19 +36,25 @@ describe('runLoop: the basic turn cycle', () => {
     ]);
   });
 
-  it('runs calls through the scheduler and sends the responses back, thought signatures and ids verbatim', async () => {
+  it('runs calls through the scheduler and sends the responses back, thought signatures verbatim', async () => {
     const { fake, sched, rec } = await setup([
-      reply([thought('I should read it', 'sig-A'), call('read_file', { file_path: 'a.ts' }, 'id-1')]),
+      reply([thought('I should read it'), { ...call('read_file', { file_path: 'a.ts' }), thoughtSignature: 'sig-A' }]),
       reply([{ text: 'Read it.', thoughtSignature: 'sig-B' }]),
     ]);
     const state = newState();
     const outcome = await runLoop({ state, input: userText('read a.ts') }, makeDeps(fake, sched.scheduler), rec.emit);
     expect(outcome).toEqual({ status: 'success', finalText: 'Read it.' });
-    expect(sched.runs[0].calls).toEqual([{ id: 'id-1', name: 'read_file', args: { file_path: 'a.ts' } }]);
+    expect(sched.runs[0].calls).toEqual([{ id: 'call-1-1', name: 'read_file', args: { file_path: 'a.ts' } }]);
     expect(fake.requests[1].body.contents).toEqual([
       { role: 'user', parts: [{ text: 'read a.ts' }] },
-      { role: 'model', parts: [{ text: 'I should read it', thought: true, thoughtSignature: 'sig-A' }, { functionCall: { id: 'id-1', name: 'read_file', args: { file_path: 'a.ts' } } }] },
-      { role: 'user', parts: [{ functionResponse: { id: 'id-1', name: 'read_file', response: { output: 'ran read_file' } } }] },
+      {
+        role: 'model',
+        parts: [
+          { text: 'I should read it', thought: true },
+          { functionCall: { name: 'read_file', args: { file_path: 'a.ts' } }, thoughtSignature: 'sig-A' },
+        ],
+      },
+      { role: 'user', parts: [{ functionResponse: { name: 'read_file', response: { output: 'ran read_file' } } }] },
     ]);
     expect(rec.of('thought')).toEqual([{ type: 'thought', text: 'I should read it' }]);
     expect(rec.events.map((e) => e.type)).toContain('tool_result');
@@ -59,7 +65,7 @@ describe('runLoop: the basic turn cycle', () => {
     const { fake, sched, rec } = await setup([reply([call('read_file', { file_path: 'a.ts' })]), reply([text('ok')])]);
     await runLoop({ state: newState(), input: userText('go') }, makeDeps(fake, sched.scheduler), rec.emit);
     expect(sched.runs[0].calls[0].id).toBeTruthy();
-    expect(fake.requests[1].body.contents[1].parts).toEqual([{ functionCall: { name: 'read_file', args: { file_path: 'a.ts' } } }]);
+    expect(fake.requests[1].body.contents[1].parts).toEqual([{ functionCall: { name: 'read_file', args: { file_path: 'a.ts' } }, thoughtSignature: 'fake-signature/read_file' }]);
     expect(fake.requests[1].body.contents[2].parts).toEqual([{ functionResponse: { name: 'read_file', response: { output: 'ran read_file' } } }]);
   });
 
@@ -93,7 +99,7 @@ describe('runLoop: retries with separate budgets', () => {
       fault.status(503),
       reply([text('finally')]),
     ];
-    // The script spends exactly the invalid-output budget (2) between the others.
+    // The script spends two of the invalid-output budget (3) between the others.
     const { fake, sched, rec } = await setup(script);
     const outcome = await runLoop({ state: newState(), input: userText('hi') }, makeDeps(fake, sched.scheduler), rec.emit);
     expect(outcome).toEqual({ status: 'success', finalText: 'finally' });
@@ -101,10 +107,10 @@ describe('runLoop: retries with separate budgets', () => {
   });
 
   it('fails the turn once the invalid-output budget is spent, empty replies included', async () => {
-    const { fake, sched, rec } = await setup([reply([]), reply([]), reply([]), reply([text('never')])]);
+    const { fake, sched, rec } = await setup([reply([]), reply([]), reply([]), reply([]), reply([text('never')])]);
     const outcome = await runLoop({ state: newState(), input: userText('hi') }, makeDeps(fake, sched.scheduler), rec.emit);
     expect(outcome).toMatchObject({ status: 'error', error: { kind: 'general' } });
-    expect(fake.requests).toHaveLength(3); // the first try and 2 retries
+    expect(fake.requests).toHaveLength(4); // the first try and 3 retries
   });
 
   it('backs off exponentially with jitter on 5xx, then gives up', async () => {
@@ -280,19 +286,19 @@ describe('runLoop: accounting', () => {
 describe('runLoop: suspend and resume', () => {
   it('suspends on pending approvals and resumes from a JSON round-tripped state', async () => {
     const { fake, sched, rec } = await setup(
-      [reply([call('read_file', { file_path: 'a' }, 'r1'), call('run_shell_command', { command: 'npm test' }, 's1')], { usage: usage(100, 10) }), reply([text('all green')])],
+      [reply([call('read_file', { file_path: 'a' }), call('run_shell_command', { command: 'npm test' })], { usage: usage(100, 10) }), reply([text('all green')])],
       { ask: ['run_shell_command'] },
     );
     const state = newState();
     const first = await runLoop({ state, input: userText('test it') }, makeDeps(fake, sched.scheduler), rec.emit);
-    expect(first).toMatchObject({ status: 'awaiting_approval', pending: [{ id: 's1', name: 'run_shell_command' }] });
-    expect(rec.of('approval_request')[0]).toMatchObject({ sessionId: 'sess-1', calls: [{ id: 's1' }] });
+    expect(first).toMatchObject({ status: 'awaiting_approval', pending: [{ id: 'call-1-1', name: 'run_shell_command' }] });
+    expect(rec.of('approval_request')[0]).toMatchObject({ sessionId: 'sess-1', calls: [{ id: 'call-1-1' }] });
     expect(state.open).toBeDefined();
 
     const restored = JSON.parse(JSON.stringify(state)) as RunState;
     expect(restored).toEqual(state); // nothing in it fails to serialize
     const rec2 = recorder();
-    const second = await runLoop({ state: restored, input: { answers: [{ id: 's1', kind: 'approve' }] } }, makeDeps(fake, sched.scheduler), rec2.emit);
+    const second = await runLoop({ state: restored, input: { answers: [{ id: 'call-1-1', kind: 'approve' }] } }, makeDeps(fake, sched.scheduler), rec2.emit);
     expect(second).toEqual({ status: 'success', finalText: 'all green' });
     expect(rec2.events[0]).toMatchObject({ type: 'init', resumed: true });
     expect(sched.resumes[0].open).toEqual(state.open);
@@ -300,8 +306,8 @@ describe('runLoop: suspend and resume', () => {
     expect(fake.requests[1].body.contents.at(-1)).toEqual({
       role: 'user',
       parts: [
-        { functionResponse: { id: 'r1', name: 'read_file', response: { output: 'ran read_file' } } },
-        { functionResponse: { id: 's1', name: 'run_shell_command', response: { output: 'approved and ran run_shell_command' } } },
+        { functionResponse: { name: 'read_file', response: { output: 'ran read_file' } } },
+        { functionResponse: { name: 'run_shell_command', response: { output: 'approved and ran run_shell_command' } } },
       ],
     });
     expect(restored.turns).toBe(2);

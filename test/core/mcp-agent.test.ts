@@ -70,13 +70,12 @@ const responsesOf = (g: FakeGemini, i: number) => g.requests[i]!.body.contents.a
 
 describe('MCP servers in a run', () => {
   it('a trusted server: its tools are offered, its calls allowed by the rule trust implies, results and images sent back', async () => {
-    const t = await prepare({ mcpServers: { t: server({ trust: true }) } }, [reply([call('mcp_t_echo', { text: 'ping' }, 'e1')]), reply([call('mcp_t_image', {}, 'i1')]), reply([text('Done.')])]);
+    const t = await prepare({ mcpServers: { t: server({ trust: true }) } }, [reply([call('mcp_t_echo', { text: 'ping' })]), reply([call('mcp_t_image', {})]), reply([text('Done.')])]);
     const run = await t.run('Use the server.');
     expect(run.outcome).toEqual({ status: 'success', finalText: 'Done.' });
     const [response, image] = responsesOf(gemini!, 2);
     expect(response).toEqual({
       functionResponse: {
-        id: 'i1',
         name: 'mcp_t_image',
         response: { output: "<untrusted_context>\none pixel:\n</untrusted_context>\n[Tool 'image' provided the following image data with mime-type: image/png]" },
       },
@@ -84,14 +83,11 @@ describe('MCP servers in a run', () => {
     expect(image).toEqual({ inlineData: { mimeType: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) } });
     expect(declared(gemini!, 0)).toEqual(expect.arrayContaining(['read_file', 'mcp_t_echo', 'mcp_t_read_file']));
     expect(gemini!.requests[0]!.body.systemInstruction?.parts[0]?.text).toContain('fenced between <untrusted_context> and </untrusted_context>');
-    expect(responsesOf(gemini!, 1)).toEqual([{ functionResponse: { id: 'e1', name: 'mcp_t_echo', response: { output: '<untrusted_context>\nt says: ping\n</untrusted_context>' } } }]);
+    expect(responsesOf(gemini!, 1)).toEqual([{ functionResponse: { name: 'mcp_t_echo', response: { output: '<untrusted_context>\nt says: ping\n</untrusted_context>' } } }]);
   });
 
   it('without trust: no rule allows a server tool, not even one named like an allowed built-in', async () => {
-    const t = await prepare({ mcpServers: { t: server() } }, [
-      reply([call('mcp_t_echo', { text: 'ping' }, 'e1'), call('mcp_t_read_file', { file_path: 'README.md' }, 'r1')]),
-      reply([text('Denied.')]),
-    ]);
+    const t = await prepare({ mcpServers: { t: server() } }, [reply([call('mcp_t_echo', { text: 'ping' }), call('mcp_t_read_file', { file_path: 'README.md' })]), reply([text('Denied.')])]);
     await t.run('Use the server.');
     const parts = responsesOf(gemini!, 1);
     expect(parts.map((p) => (p.functionResponse as { response: Record<string, string> }).response.error)).toEqual([
@@ -101,16 +97,13 @@ describe('MCP servers in a run', () => {
   });
 
   it('plan mode: the rule trust implies does not apply (as in Gemini CLI), so the call is denied', async () => {
-    const t = await prepare({ mcpServers: { t: server({ trust: true }) } }, [reply([call('mcp_t_echo', { text: 'ping' }, 'e1')]), reply([text('ok')])], { mode: 'plan' });
+    const t = await prepare({ mcpServers: { t: server({ trust: true }) } }, [reply([call('mcp_t_echo', { text: 'ping' })]), reply([text('ok')])], { mode: 'plan' });
     await t.run('Plan.');
     expect(JSON.stringify(responsesOf(gemini!, 1))).toContain('policy denied it');
   });
 
   it('mcp.allowed allows a server’s tools and keeps every other server from starting', async () => {
-    const t = await prepare({ mcpServers: { t: server(), u: server({ args: ['srv/server.mjs', 'u'] }) }, mcp: { allowed: ['u'] } }, [
-      reply([call('mcp_u_echo', { text: 'hi' }, 'e1')]),
-      reply([text('ok')]),
-    ]);
+    const t = await prepare({ mcpServers: { t: server(), u: server({ args: ['srv/server.mjs', 'u'] }) }, mcp: { allowed: ['u'] } }, [reply([call('mcp_u_echo', { text: 'hi' })]), reply([text('ok')])]);
     await t.run('Go.');
     expect(agent!.mcp!.status().map((s) => [s.name, s.state])).toEqual([
       ['t', 'blocked'],
@@ -130,7 +123,7 @@ describe('MCP servers in a run', () => {
   });
 
   it('a server that does not start: a warning, no tools, and the run goes on', async () => {
-    const t = await prepare({ mcpServers: { broken: { command: 'node', args: ['srv/no-such-file.mjs'] } } }, [reply([call('mcp_broken_x', {}, 'x1')]), reply([text('ok')])]);
+    const t = await prepare({ mcpServers: { broken: { command: 'node', args: ['srv/no-such-file.mjs'] } } }, [reply([call('mcp_broken_x', {})]), reply([text('ok')])]);
     expect(agent!.warnings.find((w) => w.startsWith('MCP server broken (.gemini/settings.json) did not start: exited with code 1'))).toBeDefined();
     const run = await t.run('Go.');
     expect(run.outcome.status).toBe('success');
@@ -143,7 +136,7 @@ describe('MCP servers in a run', () => {
     writeFileSync(join(ws, 'hook-log.jsonl'), '');
     const t = await prepare(
       { mcpServers: { t: server({ trust: true }) }, hooks: { BeforeTool: [{ matcher: '^mcp_t_', hooks: [{ type: 'command', command: 'node $GEMINI_PROJECT_DIR/.gemini/hooks/log.mjs' }] }] } },
-      [reply([call('mcp_t_echo', { text: 'ping' }, 'e1')]), reply([text('ok')])],
+      [reply([call('mcp_t_echo', { text: 'ping' })]), reply([text('ok')])],
     );
     await t.run('Go.');
     const [entry] = readFileSync(join(ws, 'hook-log.jsonl'), 'utf8')

@@ -32,7 +32,7 @@ async function run(script: FakeReply[], verdicts: FakeReply[], max?: number) {
 describe('the next-speaker check', () => {
   it('a turn judged "continue" gets "Please continue." and the loop goes on to finish the job', async () => {
     const r = await run(
-      [reply([text('I fixed the sign. Next, I will run the tests.')]), reply([call('run_shell_command', { command: 'npm test' }, 't1')]), reply([text('All tests pass.')])],
+      [reply([text('I fixed the sign. Next, I will run the tests.')]), reply([call('run_shell_command', { command: 'npm test' })]), reply([text('All tests pass.')])],
       [speaker('model', 'it announced its next step'), speaker('user')],
     );
     expect(r.outcome).toEqual({ status: 'success', finalText: 'All tests pass.' });

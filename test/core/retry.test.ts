@@ -1,12 +1,12 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LoopEvent } from '../../src/core/events.js';
-import { realClock, retryDelayMs, withRetry, type RetryDeps } from '../../src/core/retry.js';
-import { ModelFailure, type ModelFailureKind } from '../../src/model/client.js';
+import { instructionAfter, realClock, retryDelayMs, withRetry, type RetryDeps } from '../../src/core/retry.js';
+import { ModelFailure, type InvalidReply, type ModelFailureKind } from '../../src/model/client.js';
 import { fakeClock } from './helpers.js';
 
-// Every expected number here is a literal from the retry policy as documented (README, DESIGN.md):
-// rate limits 8 retries, server errors 4, network errors 4, unusable output 2, the rest none.
+// Every expected number here is a literal from the retry policy: rate limits 8 retries, server
+// errors 4, network errors 4, unusable output 3 (Gemini CLI's, waiting 1 s, 2 s, 4 s), the rest none.
 
 const fail = (kind: ModelFailureKind, opts: { retryAfterMs?: number } = {}) => new ModelFailure(kind, `${kind} failure`, opts);
 
@@ -43,7 +43,7 @@ describe('withRetry: each kind spends its own budget, up to its limit and no fur
     ['rate_limited', 8],
     ['server', 4],
     ['network', 4],
-    ['invalid_output', 2],
+    ['invalid_output', 3],
   ] as const)('%s: retry number %i happens and the call succeeds', async (kind, limit) => {
     const s = script(repeat(limit, kind));
     const { deps: d, events } = deps();
@@ -56,7 +56,7 @@ describe('withRetry: each kind spends its own budget, up to its limit and no fur
     ['rate_limited', 8],
     ['server', 4],
     ['network', 4],
-    ['invalid_output', 2],
+    ['invalid_output', 3],
   ] as const)('%s: one failure more than %i retries gives up with that failure, without sleeping again', async (kind, limit) => {
     const failures = repeat(limit + 1, kind);
     const s = script(failures);
@@ -95,11 +95,11 @@ describe('withRetry: each kind spends its own budget, up to its limit and no fur
   });
 
   it('a kind that has spent its budget fails even after other kinds came in between', async () => {
-    const failures = [fail('invalid_output'), fail('server'), fail('invalid_output'), fail('network'), fail('invalid_output')];
+    const failures = [fail('invalid_output'), fail('server'), fail('invalid_output'), fail('network'), fail('invalid_output'), fail('invalid_output')];
     const s = script(failures);
     const { deps: d } = deps();
-    await expect(withRetry(s.attempt, d)).resolves.toEqual({ ok: false, failure: failures[4] });
-    expect(s.attempts()).toBe(5);
+    await expect(withRetry(s.attempt, d)).resolves.toEqual({ ok: false, failure: failures[5] });
+    expect(s.attempts()).toBe(6);
   });
 
   it('emits one retry event per retry, with the kind and the wait, before sleeping', async () => {
@@ -155,7 +155,7 @@ describe('withRetry: waits that cannot be afforded', () => {
 
   it('an exhausted budget is a plain failure, not a time limit, even with little time left', async () => {
     const last = fail('invalid_output');
-    const s = script([fail('invalid_output'), fail('invalid_output'), last]);
+    const s = script([fail('invalid_output'), fail('invalid_output'), fail('invalid_output'), last]);
     const { deps: d } = deps({ remainingMs: () => 1_000_000 });
     await expect(withRetry(s.attempt, d)).resolves.toEqual({ ok: false, failure: last });
   });
@@ -229,6 +229,34 @@ describe('withRetry: a retry after visible text says so', () => {
   });
 });
 
+describe('instructionAfter: a retry after an empty reply tells the model so', () => {
+  const invalid = (why: InvalidReply) => new ModelFailure('invalid_output', why, { invalid: why });
+
+  it.each<[string, ModelFailure | undefined, string]>([
+    ['the first attempt', undefined, 'Be brief.'],
+    ['an empty reply', invalid('no_response_text'), 'Be brief.\n\nYour previous reply was empty: no text and no tool call. Give your answer now, or call a tool.'],
+    ['thoughts and no answer', invalid('thinking_only'), 'Be brief.\n\nYour previous reply had thoughts but no answer and no tool call. Give your answer now, or call a tool.'],
+    ['a malformed function call', invalid('malformed_function_call'), 'Be brief.'],
+    ['a server error', fail('server'), 'Be brief.'],
+  ])('after %s', (_name, previous, expected) => {
+    expect(instructionAfter('Be brief.', previous)).toBe(expected);
+  });
+
+  it('withRetry hands each attempt the failure it retries', async () => {
+    const failures = [invalid('no_response_text'), fail('server')];
+    const seen: Array<string | undefined> = [];
+    let n = 0;
+    const attempt = async (_p: { visible: boolean }, previous: ModelFailure | undefined) => {
+      seen.push(previous?.message);
+      const f = failures[n++];
+      if (f) throw f;
+      return 'done';
+    };
+    await expect(withRetry(attempt, deps().deps)).resolves.toEqual({ ok: true, value: 'done' });
+    expect(seen).toEqual([undefined, 'no_response_text', 'server failure']);
+  });
+});
+
 describe('retryDelayMs', () => {
   // random() = 0 gives the lower jitter bound (50% of the step), 1 the upper (100%).
   it.each([
@@ -245,11 +273,11 @@ describe('retryDelayMs', () => {
     ['server', 6, 1, 30_000], // 32 s capped at 30 s
     ['network', 1, 1, 1_000],
     ['network', 6, 1, 30_000],
-    ['invalid_output', 1, 0, 250],
-    ['invalid_output', 1, 1, 500],
-    ['invalid_output', 2, 1, 1_000],
-    ['invalid_output', 3, 1, 2_000],
-    ['invalid_output', 4, 1, 2_000], // 4 s capped at 2 s
+    ['invalid_output', 1, 0, 1_000], // no jitter: a bad reply is this run's alone
+    ['invalid_output', 1, 1, 1_000],
+    ['invalid_output', 2, 0.5, 2_000],
+    ['invalid_output', 3, 0, 4_000],
+    ['invalid_output', 4, 1, 4_000], // 8 s capped at 4 s
     ['bad_request', 1, 1, 1_000], // no table entry: the server's backoff
     ['bad_request', 7, 1, 30_000],
   ] as const)('%s retry %i with random %d waits %i ms', (kind, attempt, random, ms) => {

@@ -24,8 +24,8 @@ afterEach(async () => {
 });
 
 const script = (root: string) => [
-  reply([text('Reading. '), call('read_file', { file_path: 'src/app.ts' }, 'r1')]),
-  reply([call('replace', { file_path: join(root, 'src/app.ts'), instruction: 'make it 42', old_string: 'answer = 41', new_string: 'answer = 42' }, 'e1')]),
+  reply([text('Reading. '), call('read_file', { file_path: 'src/app.ts' })]),
+  reply([call('replace', { file_path: join(root, 'src/app.ts'), instruction: 'make it 42', old_string: 'answer = 41', new_string: 'answer = 42' })]),
   reply([text('Done.')]),
 ];
 

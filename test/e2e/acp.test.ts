@@ -150,8 +150,8 @@ function isGone(pid: number): boolean {
 describe('agent-action --acp over stdio', () => {
   it('initializes, creates a session, streams thoughts, text, a read and an asked edit with its diff, and saves the session', async () => {
     const w = await world([
-      reply([thought('Looking at the app first.'), text('Reading it. '), call('read_file', { file_path: 'src/app.ts' }, 'r1')]),
-      reply([call('replace', { file_path: 'src/app.ts', old_string: 'answer = 41', new_string: 'answer = 42' }, 'e1')]),
+      reply([thought('Looking at the app first.'), text('Reading it. '), call('read_file', { file_path: 'src/app.ts' })]),
+      reply([call('replace', { file_path: 'src/app.ts', old_string: 'answer = 41', new_string: 'answer = 42' })]),
       reply([text('Done: the answer is 42.')]),
     ]);
     const ed = await startAcpAgent({ env: w.env, cwd: w.root });
@@ -181,25 +181,25 @@ describe('agent-action --acp over stdio', () => {
     expect(ed.updates[0]!.update).toEqual({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'Looking at the app first.' } });
     expect(ed.updates[1]!.update).toEqual({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Reading it. ' } });
     const app = join(w.root, 'src/app.ts');
-    expect(forCall(ed, 'r1')).toEqual([
-      { sessionUpdate: 'tool_call', toolCallId: 'r1', title: 'read_file src/app.ts', kind: 'read', status: 'pending', rawInput: { file_path: 'src/app.ts' } },
-      { sessionUpdate: 'tool_call_update', toolCallId: 'r1', title: 'read src/app.ts', kind: 'read', locations: [{ path: app }] },
-      { sessionUpdate: 'tool_call_update', toolCallId: 'r1', status: 'in_progress' },
+    expect(forCall(ed, 'call-1-2')).toEqual([
+      { sessionUpdate: 'tool_call', toolCallId: 'call-1-2', title: 'read_file src/app.ts', kind: 'read', status: 'pending', rawInput: { file_path: 'src/app.ts' } },
+      { sessionUpdate: 'tool_call_update', toolCallId: 'call-1-2', title: 'read src/app.ts', kind: 'read', locations: [{ path: app }] },
+      { sessionUpdate: 'tool_call_update', toolCallId: 'call-1-2', status: 'in_progress' },
       expect.objectContaining({
         sessionUpdate: 'tool_call_update',
-        toolCallId: 'r1',
+        toolCallId: 'call-1-2',
         status: 'completed',
         content: [{ type: 'content', content: { type: 'text', text: 'read src/app.ts (1 lines)' } }],
       }),
     ]);
     const diff = { type: 'diff', path: app, oldText: 'export const answer = 41;\n', newText: 'export const answer = 42;\n', _meta: { kind: 'modify' } };
-    expect(forCall(ed, 'e1').map((u) => ('status' in u ? u.status : undefined))).toEqual(['pending', undefined, 'in_progress', 'completed']);
-    expect(forCall(ed, 'e1').at(-1)).toMatchObject({ status: 'completed', content: [diff] });
+    expect(forCall(ed, 'call-2-0').map((u) => ('status' in u ? u.status : undefined))).toEqual(['pending', undefined, 'in_progress', 'completed']);
+    expect(forCall(ed, 'call-2-0').at(-1)).toMatchObject({ status: 'completed', content: [diff] });
     // The edit was asked about (default mode), with the diff and Gemini CLI's three options.
     expect(ed.permissions.asked).toHaveLength(1);
     expect(ed.permissions.asked[0]).toMatchObject({
       sessionId: session.sessionId,
-      toolCall: { toolCallId: 'e1', title: 'edit src/app.ts (+1 -1)', kind: 'edit', status: 'pending', locations: [{ path: app }], content: [diff] },
+      toolCall: { toolCallId: 'call-2-0', title: 'edit src/app.ts (+1 -1)', kind: 'edit', status: 'pending', locations: [{ path: app }], content: [diff] },
       options: [
         { optionId: 'proceed_always', name: 'Allow for this session', kind: 'allow_always' },
         { optionId: 'proceed_once', name: 'Allow', kind: 'allow_once' },
@@ -217,32 +217,32 @@ describe('agent-action --acp over stdio', () => {
 
   it('asks again after "allow once", not after "allow always", and keeps the always rule with the session', async () => {
     const w = await world([
-      reply([call('run_shell_command', { command: 'touch one.txt' }, 's1')]),
-      reply([call('run_shell_command', { command: 'touch two.txt' }, 's2')]),
-      reply([call('run_shell_command', { command: 'touch three.txt' }, 's3')]),
+      reply([call('run_shell_command', { command: 'touch one.txt' })]),
+      reply([call('run_shell_command', { command: 'touch two.txt' })]),
+      reply([call('run_shell_command', { command: 'touch three.txt' })]),
       reply([text('Made three files.')]),
     ]);
     const ed = await editor(w);
     const { sessionId } = await newSession(ed, w);
-    ed.permissions.answer((req) => (req.toolCall.toolCallId === 's1' ? 'proceed_once' : 'proceed_always'));
+    ed.permissions.answer((req) => (req.toolCall.toolCallId === 'call-1-0' ? 'proceed_once' : 'proceed_always'));
     expect((await prompt(ed, sessionId, 'make three files')).stopReason).toBe('end_turn');
-    expect(ed.permissions.asked.map((a) => a.toolCall.toolCallId)).toEqual(['s1', 's2']);
+    expect(ed.permissions.asked.map((a) => a.toolCall.toolCallId)).toEqual(['call-1-0', 'call-2-0']);
     for (const f of ['one.txt', 'two.txt', 'three.txt']) expect(existsSync(join(w.root, f))).toBe(true);
     // The same narrowed Workspace-tier rule `/agent approve always` adds: this command's prefix, this mode and the more permissive ones.
     expect(readSession(w, sessionId).state.addedRules).toEqual([{ toolName: 'run_shell_command', commandPrefix: 'touch', modes: ['default', 'autoEdit', 'yolo'] }]);
   });
 
   it('tells the model when the person rejects a call, and runs nothing', async () => {
-    const w = await world([reply([call('run_shell_command', { command: 'touch nope.txt' }, 'n1')]), reply([text('Understood, I will not.')])]);
+    const w = await world([reply([call('run_shell_command', { command: 'touch nope.txt' })]), reply([text('Understood, I will not.')])]);
     const ed = await editor(w);
     const { sessionId } = await newSession(ed, w);
     ed.permissions.answer(() => 'cancel');
     expect((await prompt(ed, sessionId, 'make a file')).stopReason).toBe('end_turn');
     expect(existsSync(join(w.root, 'nope.txt'))).toBe(false);
     expect(w.fake.requests[1]!.body.contents.at(-1)!.parts[0]).toEqual({
-      functionResponse: { id: 'n1', name: 'run_shell_command', response: { error: 'run_shell_command was not run: it was denied. Reason: the user rejected it in the editor' } },
+      functionResponse: { id: 'call-1-0', name: 'run_shell_command', response: { error: 'run_shell_command was not run: it was denied. Reason: the user rejected it in the editor' } },
     });
-    expect(forCall(ed, 'n1').at(-1)).toMatchObject({ status: 'failed' });
+    expect(forCall(ed, 'call-1-0').at(-1)).toMatchObject({ status: 'failed' });
   });
 
   it('cancels a turn while the model is still streaming, and the session goes on', async () => {
@@ -260,7 +260,7 @@ describe('agent-action --acp over stdio', () => {
   });
 
   it('cancels a turn during a long command: its processes are killed and the model hears it was cancelled', async () => {
-    const w = await world([reply([call('run_shell_command', { command: 'sleep 3001 3>sleep.fifo & echo $! > sleep.pid; wait' }, 'long')]), reply([text('Noted.')])]);
+    const w = await world([reply([call('run_shell_command', { command: 'sleep 3001 3>sleep.fifo & echo $! > sleep.pid; wait' })]), reply([text('Noted.')])]);
     // The sleep holds the FIFO open until it dies: the test waits for that, not for a clock.
     const sleepDied = closedByWriters(join(w.root, 'sleep.fifo'));
     const ed = await editor(w);
@@ -269,20 +269,20 @@ describe('agent-action --acp over stdio', () => {
     const turn = prompt(ed, sessionId, 'run the slow thing');
     await fileAppears(join(w.root, 'sleep.pid'));
     const pid = await hostPidOf(['sleep', '3001']);
-    await ed.waitForUpdate(isUpdate('long', 'in_progress'));
+    await ed.waitForUpdate(isUpdate('call-1-0', 'in_progress'));
     expect(isGone(pid)).toBe(false);
     await ed.agent.notify('session/cancel', { sessionId });
     expect((await turn).stopReason).toBe('cancelled');
     await sleepDied;
     expect(isGone(pid)).toBe(true);
     expect(ed.permissions.asked).toHaveLength(0); // yolo: nothing asked
-    expect(forCall(ed, 'long').at(-1)).toMatchObject({ status: 'failed' });
+    expect(forCall(ed, 'call-1-0').at(-1)).toMatchObject({ status: 'failed' });
     expect((await prompt(ed, sessionId, 'what happened?')).stopReason).toBe('end_turn');
     expect(JSON.stringify(w.fake.requests[1]!.body.contents)).toContain('run_shell_command was cancelled');
   });
 
   it('loads a session after its process was killed mid-turn: replays the history, then continues it', async () => {
-    const w = await world([reply([text('Let me read it.'), call('read_file', { file_path: 'README.md' }, 'r1')]), fault.hang([])]);
+    const w = await world([reply([text('Let me read it.'), call('read_file', { file_path: 'README.md' })]), fault.hang([])]);
     const first = await editor(w);
     const { sessionId } = await newSession(first, w);
     void prompt(first, sessionId, 'what is in the readme?').catch(() => undefined);
@@ -300,18 +300,18 @@ describe('agent-action --acp over stdio', () => {
     expect(second.updates.map((n) => n.update)).toEqual([
       { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'what is in the readme?' } },
       { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Let me read it.' } },
-      expect.objectContaining({ sessionUpdate: 'tool_call', toolCallId: 'r1', kind: 'read', status: 'completed', title: 'read_file README.md' }),
+      expect.objectContaining({ sessionUpdate: 'tool_call', toolCallId: 'call-1-1', kind: 'read', status: 'completed', title: 'read_file README.md' }),
     ]);
     expect((await prompt(second, sessionId, 'and in one word?')).stopReason).toBe('end_turn');
     // The model sees the whole conversation, the new message joined to the tool's response.
     const contents = w.fake.requests[2]!.body.contents;
     expect(contents.map((c) => c.role)).toEqual(['user', 'model', 'user']);
     expect(contents[0]).toEqual({ role: 'user', parts: [{ text: 'what is in the readme?' }] });
-    expect(contents[2]!.parts).toEqual([{ functionResponse: { id: 'r1', name: 'read_file', response: { output: '# demo' } } }, { text: 'and in one word?' }]);
+    expect(contents[2]!.parts).toEqual([{ functionResponse: { name: 'read_file', response: { output: '# demo' } } }, { text: 'and in one word?' }]);
   });
 
   it('kills the running command and exits when the client disconnects mid-turn, saving the session', async () => {
-    const w = await world([reply([call('run_shell_command', { command: 'sleep 3002 & echo $! > sleep.pid; wait' }, 'long')])]);
+    const w = await world([reply([call('run_shell_command', { command: 'sleep 3002 & echo $! > sleep.pid; wait' })])]);
     const ed = await editor(w);
     const { sessionId } = await newSession(ed, w);
     await ed.agent.request('session/set_mode', { sessionId, modeId: 'yolo' });
@@ -327,36 +327,32 @@ describe('agent-action --acp over stdio', () => {
   });
 
   it("asks the model's own question through the editor's form and returns the answer", async () => {
-    const w = await world([reply([call('ask_user', { questions: [{ question: 'Which colour should the button be?', header: 'Colour', type: 'text' }] }, 'q1')]), reply([text('Blue it is.')])]);
+    const w = await world([reply([call('ask_user', { questions: [{ question: 'Which colour should the button be?', header: 'Colour', type: 'text' }] })]), reply([text('Blue it is.')])]);
     const ed = await editor(w, { elicit: () => ({ action: 'accept', content: { answer: 'blue' } }) });
     const { sessionId } = await newSession(ed, w);
     expect((await prompt(ed, sessionId, 'style the button')).stopReason).toBe('end_turn');
     expect(ed.elicitations).toEqual([
-      expect.objectContaining({ mode: 'form', sessionId, toolCallId: 'q1', message: 'Which colour should the button be?', requestedSchema: expect.objectContaining({ required: ['answer'] }) }),
+      expect.objectContaining({ mode: 'form', sessionId, toolCallId: 'call-1-0', message: 'Which colour should the button be?', requestedSchema: expect.objectContaining({ required: ['answer'] }) }),
     ]);
-    expect(w.fake.requests[1]!.body.contents.at(-1)!.parts[0]).toEqual({ functionResponse: { id: 'q1', name: 'ask_user', response: { output: 'blue' } } });
+    expect(w.fake.requests[1]!.body.contents.at(-1)!.parts[0]).toEqual({ functionResponse: { name: 'ask_user', response: { output: 'blue' } } });
   });
 
   it("offers a question's choices as permission options when the editor has no forms", async () => {
     const w = await world([
       reply([
-        call(
-          'ask_user',
-          {
-            questions: [
-              {
-                question: 'Which database?',
-                header: 'DB',
-                type: 'choice',
-                options: [
-                  { label: 'Postgres', description: '' },
-                  { label: 'SQLite', description: 'a file' },
-                ],
-              },
-            ],
-          },
-          'q2',
-        ),
+        call('ask_user', {
+          questions: [
+            {
+              question: 'Which database?',
+              header: 'DB',
+              type: 'choice',
+              options: [
+                { label: 'Postgres', description: '' },
+                { label: 'SQLite', description: 'a file' },
+              ],
+            },
+          ],
+        }),
       ]),
       reply([text('SQLite then.')]),
     ]);
@@ -370,8 +366,8 @@ describe('agent-action --acp over stdio', () => {
 
   it('reads and writes files through the editor when it offers fs: unsaved buffers are seen, the disk is left to the editor', async () => {
     const w = await world([
-      reply([call('read_file', { file_path: 'src/app.ts' }, 'r1')]),
-      reply([call('replace', { file_path: 'src/app.ts', old_string: 'answer = 41', new_string: 'answer = 43' }, 'e1')]),
+      reply([call('read_file', { file_path: 'src/app.ts' })]),
+      reply([call('replace', { file_path: 'src/app.ts', old_string: 'answer = 41', new_string: 'answer = 43' })]),
       reply([text('Changed.')]),
     ]);
     const app = join(w.root, 'src/app.ts');
@@ -389,7 +385,7 @@ describe('agent-action --acp over stdio', () => {
   });
 
   it("starts the editor's MCP servers in the sandbox, offers their tools, and stores them without their secret values", async () => {
-    const w = await world([reply([call('mcp_docs_echo', { text: 'hi' }, 'm1')]), reply([text('Hello.')])]);
+    const w = await world([reply([call('mcp_docs_echo', { text: 'hi' })]), reply([text('Hello.')])]);
     mkdirSync(join(w.root, 'srv'));
     await bundleTestServer(join(w.root, 'srv/server.mjs'));
     const ed = await editor(w);
@@ -402,7 +398,7 @@ describe('agent-action --acp over stdio', () => {
     const declared = (w.fake.requests[0]!.body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name);
     expect(declared).toContain('mcp_docs_echo');
     expect(JSON.stringify(w.fake.requests[1]!.body.contents)).toContain('docs says: hi');
-    expect(forCall(ed, 'm1').at(-1)).toMatchObject({ status: 'completed' });
+    expect(forCall(ed, 'call-1-0').at(-1)).toMatchObject({ status: 'completed' });
     expect(readSession(w, sessionId).mcpServers).toEqual([{ name: 'docs', transport: 'stdio', command: 'node', args: ['srv/server.mjs', 'docs'], envNames: ['DOCS_TOKEN'] }]);
     expect(readFileSync(sessionFile(w, sessionId), 'utf8')).not.toContain('s3cret-token');
   });

@@ -32,7 +32,7 @@ function commentPayload(thread: number, commentId: number, body: string, login: 
 }
 
 const fixScript = () => [
-  reply([text('The bug is a minus sign. '), call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' }, 'c1')], { usage: usage(1200, 40) }),
+  reply([text('The bug is a minus sign. '), call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' })], { usage: usage(1200, 40) }),
   reply([text('Changed `add` to use addition instead of subtraction.')], { usage: usage(1300, 12) }),
 ];
 

@@ -63,7 +63,7 @@ describe('the bundled action: MCP servers and hooks from the base commit only', 
         },
       ],
       event: { name: 'pull_request', pull: 5 },
-      script: [reply([call('mcp_good_echo', { text: 'review time' }, 'g1'), call('mcp_evil_anything', {}, 'e1')]), reply([text('Reviewed with the team server.')])],
+      script: [reply([call('mcp_good_echo', { text: 'review time' }), call('mcp_evil_anything', {})]), reply([text('Reviewed with the team server.')])],
     });
     const { ws, gemini } = world;
     const head = ws.shas['feature/x'];

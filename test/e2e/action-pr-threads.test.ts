@@ -177,7 +177,7 @@ describe('a write the workflow did not permit', () => {
   it('a job with `pull-requests: read` whose fix opens a pull request: GitHub refuses 403, the run fails naming `pull-requests: write`, the pushed branch kept', async () => {
     const w = await startWorld(
       [],
-      [reply([call('replace', { file_path: 'src/math.js', old_string: '  return a + b;', new_string: '  return a + b; // checked' }, 'c1')]), reply([text('Marked the addition as checked.')])],
+      [reply([call('replace', { file_path: 'src/math.js', old_string: '  return a + b;', new_string: '  return a + b; // checked' })]), reply([text('Marked the addition as checked.')])],
       { contents: 'write', issues: 'write', 'pull-requests': 'read' },
     );
     w.gh.addIssue({ number: 1, title: 'Check add', body: 'Please.', user: { login: 'reporter' } });

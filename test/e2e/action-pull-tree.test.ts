@@ -33,7 +33,7 @@ afterEach(() => world?.close());
 
 const pullSpec = (o: Partial<WorldPull> = {}): WorldPull => ({ number: 2, head: 'feature/docs', files: PR_FILES, title: 'Document add', body: 'Docs.', user: { login: 'contributor' }, ...o });
 const bare = (gitDir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8' }).trim();
-const fixCall = (id = 'c1') => call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' }, id);
+const fixCall = () => call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' });
 const fixScript = () => [reply([text('The minus is the bug. '), fixCall()]), reply([text('`add` adds now.')])];
 const logOf = (r: ActionRun) => `exit ${r.code}\n${r.stdout}\n${r.stderr}`;
 
@@ -134,7 +134,7 @@ describe('the bundled action on a pull request: the head, whatever was checked o
       files: FILES,
       pulls: [pullSpec()],
       event: { name: 'issue_comment', pull: 2 },
-      script: [reply([call('read_file', { file_path: 'src/math.js' }, 'r1')]), reply([text('`twice` relies on `add`, which subtracts.')])],
+      script: [reply([call('read_file', { file_path: 'src/math.js' })]), reply([text('`twice` relies on `add`, which subtracts.')])],
     });
     const { remote, gh, gemini } = world;
 
@@ -217,7 +217,7 @@ describe("the bundled action on a fork's pull request", () => {
       pulls: [forkPull()],
       event: { name: 'issue_comment', pull: 4 },
       script: [
-        reply([fixCall(), call('write_file', { file_path: 'test/add.test.js', content: "import { add } from '../src/math.js';\nif (add(2, 2) !== 4) throw new Error('add');\n" }, 'w1')]),
+        reply([fixCall(), call('write_file', { file_path: 'test/add.test.js', content: "import { add } from '../src/math.js';\nif (add(2, 2) !== 4) throw new Error('add');\n" })]),
         reply([text('Fixed add and tested it.')]),
       ],
     });
@@ -247,7 +247,7 @@ describe("the bundled action: only the agent's work is published", () => {
       files: FILES,
       pulls: [pullSpec()],
       event: { name: 'issue_comment', pull: 2 },
-      script: [reply([call('read_file', { file_path: 'README.md' }, 'r1')]), reply([text('Nothing needs fixing.')])],
+      script: [reply([call('read_file', { file_path: 'README.md' })]), reply([text('Nothing needs fixing.')])],
     });
     const { remote, gh, job } = world;
     // An earlier step of the job (Gemini CLI's settings, say) writes into the workspace.
@@ -273,7 +273,7 @@ describe("the bundled action: only the agent's work is published", () => {
     world = await startActionWorld({
       files: FILES,
       event: { name: 'issue_comment' },
-      script: [reply([fixCall(), call('write_file', { file_path: 'data/big.txt', content: 'x'.repeat(3000) }, 'w1')]), reply([text('Fixed; the data file is generated.')])],
+      script: [reply([fixCall(), call('write_file', { file_path: 'data/big.txt', content: 'x'.repeat(3000) })]), reply([text('Fixed; the data file is generated.')])],
     });
     const { remote, gh, job } = world;
     gh.addIssue({ number: 5, title: 'add subtracts', body: 'add(2, 2) is 0.' });
@@ -298,7 +298,7 @@ describe('the bundled action on a pull request: an approval in between', () => {
       files: FILES,
       pulls: [pullSpec()],
       event: { name: 'issue_comment', pull: 2 },
-      script: [reply([call('run_shell_command', { command: 'node -e "console.log(2 + 2)"' }, 's1')]), reply([fixCall('c2')]), reply([text('Checked and fixed.')])],
+      script: [reply([call('run_shell_command', { command: 'node -e "console.log(2 + 2)"' })]), reply([fixCall()]), reply([text('Checked and fixed.')])],
     });
     const { remote, gh } = world;
     const head = remote.pull(2).headSha;

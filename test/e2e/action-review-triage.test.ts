@@ -34,10 +34,10 @@ describe('the bundled action: review', () => {
       pulls: [{ number: 3, head: 'feature/mul', files: { 'src/math.js': WITH_MUL }, title: 'Add mul', body: 'Multiplication.', user: { login: 'contributor' } }],
       event: { name: 'pull_request', pull: 3 },
       script: [
-        reply([call('read_file', { file_path: 'src/math.js' }, 'r1')]),
+        reply([call('read_file', { file_path: 'src/math.js' })]),
         reply([
-          call('add_review_comment', { path: 'src/math.js', line: 6, body: '`+ 0` does nothing.', suggestion: '  return a * b;' }, 'c1'),
-          call('add_review_comment', { path: 'test/math.test.js', line: 2, body: 'There is no test for mul.' }, 'c2'),
+          call('add_review_comment', { path: 'src/math.js', line: 6, body: '`+ 0` does nothing.', suggestion: '  return a * b;' }),
+          call('add_review_comment', { path: 'test/math.test.js', line: 2, body: 'There is no test for mul.' }),
         ]),
         reply([text('mul works; two small findings.')]),
       ],
@@ -81,7 +81,7 @@ describe('the bundled action: triage', () => {
     world = await startActionWorld({
       files: FILES,
       event: { name: 'issues' },
-      script: [reply([call('set_labels', { labels: ['bug', 'crash'] }, 't1')]), reply([text('A bug report: labelled bug.')])],
+      script: [reply([call('set_labels', { labels: ['bug', 'crash'] })]), reply([text('A bug report: labelled bug.')])],
     });
     const { gh, gemini } = world;
     gh.addIssue({ number: 7, title: 'Crash when the input is empty', body: 'add() throws on empty input.', user: { login: 'reporter' } });

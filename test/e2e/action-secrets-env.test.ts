@@ -50,7 +50,7 @@ describe('the bundled action keeps no secret in its environment', () => {
       files: { 'src/x.js': 'export const x = 1 - 1;\n' },
       event: { name: 'issue_comment' },
       script: [
-        reply([call('run_shell_command', { command: 'env', description: 'look around' }, 'e1'), call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' }, 'e2')]),
+        reply([call('run_shell_command', { command: 'env', description: 'look around' }), call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' })]),
         reply([text('x is now 1 + 1.')]),
       ],
     });

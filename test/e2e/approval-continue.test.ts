@@ -42,7 +42,7 @@ describe('the bundled action: a run that dies is continued', () => {
   it('checkpoints after a batch, is killed mid-run, and `/agent continue` resumes from the checkpoint', async () => {
     t = await openThread([
       // Run 1, turn 1: an allowed command (adds a binary file, deletes a tracked one).
-      reply([text('Preparing. '), call('run_shell_command', { command: 'node scripts/prep.js', description: 'prepare assets' }, 'p1')]),
+      reply([text('Preparing. '), call('run_shell_command', { command: 'node scripts/prep.js', description: 'prepare assets' })]),
       // Run 1, turn 2: the model never answers; the runner is killed.
       fault.hang(),
       // Run 2 (`/agent continue`): the model finishes.
@@ -88,7 +88,8 @@ describe('the bundled action: a run that dies is continued', () => {
     const third = t.gemini.requests[2]!.body;
     expect(third.contents.slice(0, saved.state.history.length)).toEqual(saved.state.history);
     const [prep] = functionResponses(third);
-    expect(prep).toMatchObject({ name: 'run_shell_command', id: 'p1' });
+    expect(prep).toMatchObject({ name: 'run_shell_command' });
+    expect(prep).not.toHaveProperty('id');
     expect(JSON.stringify(prep!.response)).toContain('prepared');
 
     // The work tree came back as the first run left it, and the fix was published from it.

@@ -32,7 +32,7 @@ afterEach(async () => {
 });
 
 const CMD = 'node scripts/fingerprint.js';
-const asks = () => reply([call('run_shell_command', { command: CMD }, 'g1')]);
+const asks = () => reply([call('run_shell_command', { command: CMD })]);
 
 /** A thread whose fix run is waiting on CMD; returns the session id. */
 async function suspended(inputs: Record<string, string> = {}, after = [reply([text('Done.')])]): Promise<string> {

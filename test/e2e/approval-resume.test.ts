@@ -34,15 +34,15 @@ afterEach(async () => {
 });
 
 const FINGERPRINT_CMD = 'node scripts/fingerprint.js';
-const shell = (command: string, id: string) => call('run_shell_command', { command, description: 'check the work tree' }, id);
+const shell = (command: string) => call('run_shell_command', { command, description: 'check the work tree' });
 
 describe('the bundled action: ask a maintainer, then resume', () => {
   it('suspends on an ask rule, and an approval resumes in a fresh clone with the same history and a byte-identical work tree', async () => {
     t = await openThread([
       // Run 1, turn 1: an edit (allowed in autoEdit).
-      reply([text('Fixing the sign. '), call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' }, 'c1')], { usage: usage(1000, 30) }),
+      reply([text('Fixing the sign. '), call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' })], { usage: usage(1000, 30) }),
       // Run 1, turn 2: one batch: an allowed command (binary file added, tracked file deleted) and an asked one.
-      reply([call('run_shell_command', { command: 'node scripts/prep.js', description: 'prepare assets' }, 'c2'), shell(FINGERPRINT_CMD, 'c3')], { usage: usage(1100, 20) }),
+      reply([call('run_shell_command', { command: 'node scripts/prep.js', description: 'prepare assets' }), shell(FINGERPRINT_CMD)], { usage: usage(1100, 20) }),
       // Run 2 (after approval): the model finishes.
       reply([text('Fixed `add`; the fingerprint looks right.')], { usage: usage(1300, 15) }),
     ]);
@@ -58,7 +58,7 @@ describe('the bundled action: ask a maintainer, then resume', () => {
     expect(Object.keys(refs)).toEqual([id]);
     const doc = readSessionDoc(t.ws.origin, id);
     expect(doc.request.status).toBe('open');
-    expect(doc.pending.map((p: any) => [p.id, p.name, p.args.command])).toEqual([['c3', 'run_shell_command', FINGERPRINT_CMD]]);
+    expect(doc.pending.map((p: any) => [p.id, p.name, p.args.command])).toEqual([['call-2-1', 'run_shell_command', FINGERPRINT_CMD]]);
     expect(doc.thread).toEqual({ number: ISSUE, kind: 'issue' });
 
     // The question: the call, the rule (file and line), the answers, the hidden marker.
@@ -120,7 +120,7 @@ describe('the bundled action: ask a maintainer, then resume', () => {
   });
 
   it('deny with a reason: the model receives the refusal and the reason; the command never runs', async () => {
-    t = await openThread([reply([shell(FINGERPRINT_CMD, 'd1')]), reply([text('Understood, I will not run scripts.')])]);
+    t = await openThread([reply([shell(FINGERPRINT_CMD)]), reply([text('Understood, I will not run scripts.')])]);
     const first = await runFix(t);
     expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
 
@@ -138,7 +138,7 @@ describe('the bundled action: ask a maintainer, then resume', () => {
   });
 
   it('approve always: a second identical call in the same session runs without asking', async () => {
-    t = await openThread([reply([shell(FINGERPRINT_CMD, 'a1')]), reply([text('Once more to be sure. '), shell(FINGERPRINT_CMD, 'a2')]), reply([text('Both runs agree.')])]);
+    t = await openThread([reply([shell(FINGERPRINT_CMD)]), reply([text('Once more to be sure. '), shell(FINGERPRINT_CMD)]), reply([text('Both runs agree.')])]);
     const first = await runFix(t);
     expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
 
@@ -155,23 +155,19 @@ describe('the bundled action: ask a maintainer, then resume', () => {
   });
 
   it("the model's own question: ask_user suspends with numbered choices; `/agent answer 2` is the tool's result", async () => {
-    const ask = call(
-      'ask_user',
-      {
-        questions: [
-          {
-            question: 'Should add() also accept strings?',
-            header: 'Scope',
-            type: 'choice',
-            options: [
-              { label: 'Numbers only', description: 'keep the signature' },
-              { label: 'Coerce strings', description: 'parse numeric strings first' },
-            ],
-          },
-        ],
-      },
-      'q1',
-    );
+    const ask = call('ask_user', {
+      questions: [
+        {
+          question: 'Should add() also accept strings?',
+          header: 'Scope',
+          type: 'choice',
+          options: [
+            { label: 'Numbers only', description: 'keep the signature' },
+            { label: 'Coerce strings', description: 'parse numeric strings first' },
+          ],
+        },
+      ],
+    });
     t = await openThread([reply([ask]), reply([text('Going with coercion.')])]);
     const first = await runFix(t);
     expect(first.code, logOf(first)).toBe(0);

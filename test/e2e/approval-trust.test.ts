@@ -27,17 +27,17 @@ const PWN = `node -e "require('fs').writeFileSync('pwned.txt', 'the planted poli
 /** User-tier rule (the workflow's `policy` input): the planting script may run. */
 const ALLOW_PLANT = '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "node scripts/plant.js"\ndecision = "allow"\npriority = 100\n';
 
-const asks = (id: string) => reply([call('run_shell_command', { command: 'node scripts/fingerprint.js' }, id)]);
+const asks = () => reply([call('run_shell_command', { command: 'node scripts/fingerprint.js' })]);
 const refusals = (th: Thread) => markedComments(th.gh, 'approval-reply');
 
 describe('the bundled action: a resumed run trusts only signed sessions and committed configuration', () => {
   it('an allow-all policy the model wrote into the work tree before suspending is not loaded on resume', async () => {
     t = await openThread([
       // Run 1: plant a policy in the work tree (allowed by the workflow's own rule), then ask.
-      reply([call('run_shell_command', { command: 'node scripts/plant.js' }, 'p1')]),
-      asks('p2'),
+      reply([call('run_shell_command', { command: 'node scripts/plant.js' })]),
+      asks(),
       // Run 2, after the approval: a command only the planted policy would allow.
-      reply([call('run_shell_command', { command: PWN }, 'p3')]),
+      reply([call('run_shell_command', { command: PWN })]),
       reply([text('Done.')]),
     ]);
     // The planting script sits in the work tree, as an earlier step of the job left it (it is no part of
@@ -75,7 +75,7 @@ describe('the bundled action: a resumed run trusts only signed sessions and comm
   });
 
   it('a key rotation between question and answer: refused with a clear message, green, nothing runs', async () => {
-    t = await openThread([asks('k1'), reply([text('Done.')])]);
+    t = await openThread([asks(), reply([text('Done.')])]);
     const first = await runFix(t);
     expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
     const r = await runReply(t, '/agent approve', { inputs: { 'gemini-api-key': 'AIza-rotated-key-1111' } });
@@ -87,7 +87,7 @@ describe('the bundled action: a resumed run trusts only signed sessions and comm
   });
 
   it('a question whose calls digest was changed: nothing runs, the run fails and says why', async () => {
-    t = await openThread([asks('d1'), reply([text('Done.')])]);
+    t = await openThread([asks(), reply([text('Done.')])]);
     const first = await runFix(t);
     expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
     const [question] = markedComments(t.gh, 'approval ');

@@ -40,7 +40,7 @@ afterEach(async () => {
 async function readFileSession(cli: string, args: Record<string, unknown>) {
   const work = makeTempDir('cli-arg-checks-work-');
   writeFileSync(join(work, 'f1.txt'), 'hello from f1\n');
-  fake = await startFakeGemini([reply([call('read_file', args, 'c1')]), reply([text('done')])]);
+  fake = await startFakeGemini([reply([call('read_file', args)]), reply([text('done')])]);
   const r = await runCliAt(cli, ['-p', 'read f1.txt', '-o', 'json', '-m', 'gemini-2.5-flash', '--cwd', work], { env: { GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: fake.baseUrl } });
   const answer = fake.requests[1]?.body.contents.at(-1)?.parts?.[0] as { functionResponse?: { response?: Record<string, unknown> } } | undefined;
   return { ...r, response: answer?.functionResponse?.response };

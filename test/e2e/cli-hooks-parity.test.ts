@@ -19,7 +19,7 @@ const SETTINGS = {
     BeforeTool: [{ matcher: 'read_file', hooks: [{ type: 'command', name: 'log', command: LOG_HOOK }] }],
   },
 };
-const script = () => [reply([call('read_file', { file_path: 'notes.txt' }, 'c1')]), reply([text('The notes say 42.')])];
+const script = () => [reply([call('read_file', { file_path: 'notes.txt' })]), reply([text('The notes say 42.')])];
 
 const fakes: FakeGemini[] = [];
 afterEach(async () => {

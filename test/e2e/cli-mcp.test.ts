@@ -85,19 +85,19 @@ describe('agent-action -p with MCP servers and hooks', () => {
       mcpServers: { t: ours('t') },
       hooks: { BeforeTool: [{ hooks: [{ type: 'command', command: 'cat > /dev/null; echo "{}"' }] }], SessionStart: [{ hooks: [{ type: 'command', command: 'echo "{}"' }] }] },
     });
-    fake = await startFakeGemini([reply([call('mcp_t_echo', { text: 'ping' }, 'm1')]), reply([text('The server answered.')])]);
+    fake = await startFakeGemini([reply([call('mcp_t_echo', { text: 'ping' })]), reply([text('The server answered.')])]);
     const r = await runBuiltCli(['-p', 'ping the server', '-o', 'stream-json', '--cwd', dir, '--allowed-mcp-server-names', 't'], {
       env: env({ GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl }),
     });
     expect(r.code, r.stderr).toBe(0);
     const evs = events(r.stdout);
     expect(evs.map((e) => e.type)).toEqual(['init', 'message', 'tool_use', 'tool_result', 'message', 'result']);
-    expect(evs[3]).toMatchObject({ tool_id: 'm1', status: 'success', output: '<untrusted_context>\nt says: ping\n</untrusted_context>' });
+    expect(evs[3]).toMatchObject({ tool_id: 'call-1-0', status: 'success', output: '<untrusted_context>\nt says: ping\n</untrusted_context>' });
   });
 
   it("`$VAR` in a server's env resolves from the scrubbed environment: a plain variable passes, credentials do not", async () => {
     const dir = project({ mcpServers: { t: ours('t', { env: { FROM_PLAIN: '$PLAIN_SETTING', FROM_KEY: '$GEMINI_API_KEY', FROM_TOKEN: '$DEPLOY_TOKEN' } }) } });
-    fake = await startFakeGemini([reply([call('mcp_t_env', { names: ['FROM_PLAIN', 'FROM_KEY', 'FROM_TOKEN'] }, 'e1')]), reply([text('Read.')])]);
+    fake = await startFakeGemini([reply([call('mcp_t_env', { names: ['FROM_PLAIN', 'FROM_KEY', 'FROM_TOKEN'] })]), reply([text('Read.')])]);
     const r = await runBuiltCli(['-p', 'show the env', '-o', 'stream-json', '--cwd', dir, '--allowed-mcp-server-names', 't'], {
       env: env({ GEMINI_API_KEY: 'test-key-0123', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, PLAIN_SETTING: 'plain-value', DEPLOY_TOKEN: 'deploy-secret-value' }),
     });
@@ -110,10 +110,10 @@ describe('agent-action -p with MCP servers and hooks', () => {
 
   it('without it, the headless default denies the server’s tools', async () => {
     const dir = project({ mcpServers: { t: ours('t') } });
-    fake = await startFakeGemini([reply([call('mcp_t_echo', { text: 'ping' }, 'm1')]), reply([text('Denied.')])]);
+    fake = await startFakeGemini([reply([call('mcp_t_echo', { text: 'ping' })]), reply([text('Denied.')])]);
     const r = await runBuiltCli(['-p', 'ping', '-o', 'stream-json', '--cwd', dir], { env: env({ GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl }) });
     expect(r.code, r.stderr).toBe(0);
-    expect(events(r.stdout)[3]).toMatchObject({ tool_id: 'm1', status: 'error', error: { message: expect.stringContaining('policy denied it') } });
+    expect(events(r.stdout)[3]).toMatchObject({ tool_id: 'call-1-0', status: 'error', error: { message: expect.stringContaining('policy denied it') } });
   });
 });
 

@@ -16,8 +16,8 @@ import { makeTempDir, writeFiles } from '../support/git-repo.js';
 const MODEL = 'gemini-2.5-flash';
 const PROMPT = 'What do the notes say?';
 const script = (): FakeReply[] => [
-  reply([text('I will read the notes. '), call('read_file', { file_path: 'notes.txt' }, 'c1')], { usage: usage(100, 10, { cachedContentTokenCount: 40 }) }),
-  reply([text('Now the folder.'), call('list_directory', { dir_path: '.' }, 'c2')], { usage: usage(150, 8) }),
+  reply([text('I will read the notes. '), call('read_file', { file_path: 'notes.txt' })], { usage: usage(100, 10, { cachedContentTokenCount: 40 }) }),
+  reply([text('Now the folder.'), call('list_directory', { dir_path: '.' })], { usage: usage(150, 8) }),
   reply([text('The notes say 42.')], { usage: usage(200, 5) }),
 ];
 

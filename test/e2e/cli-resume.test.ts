@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectSessionsDir } from '../../src/session/file-store.js';
 import { runBuiltCli } from '../support/cli-runner.js';
-import { call, fault, gated, reply, startFakeGemini, text, usage, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
+import { call, fakeSignature, fault, gated, reply, startFakeGemini, text, usage, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
 import { createRepo, makeTempDir } from '../support/git-repo.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -41,7 +41,7 @@ const jsonLines = (s: string) =>
 describe('CLI sessions', () => {
   it("continues the first process's conversation in a second one: the model sees the whole history, the totals carry on", async () => {
     const { fake, cli, dir } = await setup([
-      reply([call('read_file', { file_path: 'README.md' }, 'r1')], { usage: usage(100, 10) }),
+      reply([call('read_file', { file_path: 'README.md' })], { usage: usage(100, 10) }),
       reply([text('Noted: the word is apple.')], { usage: usage(120, 6) }),
       reply([text('The word was apple.')], { usage: usage(200, 5) }),
     ]);
@@ -57,8 +57,9 @@ describe('CLI sessions', () => {
     expect(events.at(-1)).toMatchObject({ type: 'result', status: 'success', stats: { input_tokens: 200, output_tokens: 5 } });
     expect(fake.requests[2]!.body.contents).toEqual([
       { role: 'user', parts: [{ text: 'remember the word apple, and read the readme' }] },
-      { role: 'model', parts: [{ functionCall: { id: 'r1', name: 'read_file', args: { file_path: 'README.md' } } }] },
-      { role: 'user', parts: [{ functionResponse: { id: 'r1', name: 'read_file', response: { output: '# demo' } } }] },
+      // As the API sent it (no id, a thought signature), and answered without an id.
+      { role: 'model', parts: [{ functionCall: { name: 'read_file', args: { file_path: 'README.md' } }, thoughtSignature: fakeSignature('read_file') }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'read_file', response: { output: '# demo' } } }] },
       { role: 'model', parts: [{ text: 'Noted: the word is apple.' }] },
       { role: 'user', parts: [{ text: 'which word?' }] },
     ]);
@@ -118,7 +119,7 @@ describe('CLI sessions', () => {
   it('sends the first request before it writes the session, and writes it while the model answers', async () => {
     let release!: () => void;
     const answer = new Promise<void>((r) => (release = r));
-    const { fake, cli, dir } = await setup([gated(answer, reply([call('read_file', { file_path: 'README.md' }, 'r1')])), reply([text('read it')])]);
+    const { fake, cli, dir } = await setup([gated(answer, reply([call('read_file', { file_path: 'README.md' })])), reply([text('read it')])]);
     const run = cli(['-p', 'read the readme', '-o', 'json']);
     await fake.untilRequests(1);
     // The request is out and its answer held: the session folder is not there yet (nothing was written).
@@ -141,7 +142,7 @@ describe('CLI sessions', () => {
   });
 
   it('runs on, with one warning, when the session cannot be saved', async () => {
-    const { root, state, fake } = await setup([reply([call('read_file', { file_path: 'README.md' }, 'r1')]), reply([text('It is a demo.')])]);
+    const { root, state, fake } = await setup([reply([call('read_file', { file_path: 'README.md' })]), reply([text('It is a demo.')])]);
     const notADir = join(state, 'file');
     writeFileSync(notADir, '');
     const r = await runBuiltCli(['-p', 'what is this?', '--cwd', root], { env: { GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: notADir } });

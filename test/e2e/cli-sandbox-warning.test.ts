@@ -47,7 +47,7 @@ async function runRefused(args: string[], script: FakeReply[]): Promise<CliRun> 
   });
 }
 
-const shell = (command: string): FakeReply => reply([call('run_shell_command', { command }, 'c1')]);
+const shell = (command: string): FakeReply => reply([call('run_shell_command', { command })]);
 
 describe.skipIf(!canSwapBwrap)('agent-action -p without a working sandbox', () => {
   it('--sandbox auto: warns once, naming the refusal and its fix, and the command runs unconfined', async () => {

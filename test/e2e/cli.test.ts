@@ -50,7 +50,7 @@ const invalidKey = () =>
 describe('agent-action CLI bundle', () => {
   it('runs a tool-using session and streams Gemini CLI events (stream-json)', async () => {
     const env = await gemini([
-      reply([text('Reading the app. '), call('read_file', { file_path: 'src/app.ts' }, 'c1')], { usage: usage(100, 10) }),
+      reply([text('Reading the app. '), call('read_file', { file_path: 'src/app.ts' })], { usage: usage(100, 10) }),
       reply([text('It exports answer = 41.')], { usage: usage(150, 8) }),
     ]);
     const r = await runCli(['-p', 'what does src/app.ts export?', '-o', 'stream-json', '--cwd', repo], { env });
@@ -60,19 +60,19 @@ describe('agent-action CLI bundle', () => {
     expect(events.map((e) => e.type)).toEqual(['init', 'message', 'message', 'tool_use', 'tool_result', 'message', 'result']);
     expect(events.filter((e) => e.role === 'user')).toHaveLength(1);
     expect(events[1]).toMatchObject({ role: 'user', content: 'what does src/app.ts export?' });
-    expect(events[3]).toMatchObject({ tool_name: 'read_file', tool_id: 'c1', parameters: { file_path: 'src/app.ts' } });
-    expect(events[4]).toMatchObject({ tool_id: 'c1', status: 'success' });
+    expect(events[3]).toMatchObject({ tool_name: 'read_file', tool_id: 'call-1-1', parameters: { file_path: 'src/app.ts' } });
+    expect(events[4]).toMatchObject({ tool_id: 'call-1-1', status: 'success' });
     expect(events[4].output).toContain('export const answer = 41;');
     expect(events.at(-1)).toMatchObject({ type: 'result', status: 'success', stats: { input_tokens: 250, output_tokens: 18, tool_calls: 1 } });
-    // The second request carried the tool's result back to the model, with the call's id.
+    // The second request carried the tool's result back to the model, without an id (the call had none).
     const second = fake!.requests[1]!.body.contents.at(-1)!;
     expect(second.role).toBe('user');
     expect(JSON.stringify(second.parts)).toContain('export const answer = 41;');
-    expect(second.parts[0]).toMatchObject({ functionResponse: { id: 'c1', name: 'read_file' } });
+    expect(second.parts[0]).toEqual({ functionResponse: { name: 'read_file', response: { output: expect.stringContaining('answer = 41') } } });
   });
 
   it('rounds money to 6 decimals: 0.00012, not 0.00011999999999999999', async () => {
-    const script = () => [reply([call('list_directory', { dir_path: '.' }, 'l1')], { usage: usage(100, 10) }), reply([text('Done.')], { usage: usage(150, 8) })];
+    const script = () => [reply([call('list_directory', { dir_path: '.' })], { usage: usage(100, 10) }), reply([text('Done.')], { usage: usage(150, 8) })];
     const env = await gemini([...script(), ...script()]);
     const args = ['-p', 'list', '--cwd', repo, '-m', 'gemini-2.5-flash'];
     const stream = await runCli([...args, '-o', 'stream-json'], { env });
@@ -181,7 +181,7 @@ describe('agent-action CLI bundle', () => {
   });
 
   it('exits 53 at the turn limit', async () => {
-    const env = await gemini([reply([call('list_directory', { dir_path: '.' }, 'a')]), reply([call('list_directory', { dir_path: 'src' }, 'b')]), reply([text('unreached')])]);
+    const env = await gemini([reply([call('list_directory', { dir_path: '.' })]), reply([call('list_directory', { dir_path: 'src' })]), reply([text('unreached')])]);
     const r = await runCli(['-p', 'x', '--cwd', repo, '--max-turns', '2', '-o', 'json'], { env });
     expect(r.code).toBe(53);
     expect(JSON.parse(r.stdout).error).toMatchObject({ type: 'FatalTurnLimitedError', code: 53 });
@@ -198,7 +198,7 @@ describe('agent-action CLI bundle', () => {
   });
 
   it('denies an edit in the default mode (headless: nobody to ask) and leaves the file alone', async () => {
-    const env = await gemini([reply([call('write_file', { file_path: 'src/app.ts', content: 'hacked\n' }, 'w1')]), reply([text('I could not write.')])]);
+    const env = await gemini([reply([call('write_file', { file_path: 'src/app.ts', content: 'hacked\n' })]), reply([text('I could not write.')])]);
     const r = await runCli(['-p', 'x', '--cwd', repo, '-o', 'stream-json'], { env });
     expect(r.code).toBe(0);
     const result = lines(r.stdout).find((e) => e.type === 'tool_result');

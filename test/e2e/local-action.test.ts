@@ -134,7 +134,7 @@ describe('@github/local-action runs the action from its TypeScript source', () =
   });
 
   it.runIf(NODE24)('/agent fix: pushes a branch and opens one pull request; one reaction, one progress comment, status success', async () => {
-    gemini = await startFakeGemini([reply([call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' }, 'e1')]), reply([text('x is now 1 + 1.')])]);
+    gemini = await startFakeGemini([reply([call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' })]), reply([text('x is now 1 + 1.')])]);
     const { ws, trigger, envFile, home } = await setupThread('/agent fix');
 
     const r = await runLocalAction(envFile, home);

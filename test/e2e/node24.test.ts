@@ -37,7 +37,7 @@ describe('the bundles on Node 24', () => {
     const ws = createRepo({ 'notes.txt': 'the answer is 42\n' });
     const state = makeTempDir('agent-action-state-');
     onTestFinished(() => rmSync(state, { recursive: true, force: true }));
-    gemini = await startFakeGemini([reply([call('read_file', { file_path: 'notes.txt' }, 'r1')]), reply([text('It says 42.')])]);
+    gemini = await startFakeGemini([reply([call('read_file', { file_path: 'notes.txt' })]), reply([text('It says 42.')])]);
     // Asynchronously: the fake server lives in this process and must keep answering.
     const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn(NODE24!, [join(process.cwd(), 'dist/cli/index.js'), '-p', 'what is in notes.txt?', '-o', 'json', '--cwd', ws.dir], {
@@ -65,7 +65,7 @@ describe('the bundles on Node 24', () => {
     gh.state.resolveRef = refsOf(job.remote.dir);
     gh.addIssue({ number: 3, title: 'x should be 2' });
     const trigger = gh.addComment(3, '/agent fix', { login: 'maintainer' });
-    gemini = await startFakeGemini([reply([call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' }, 'e1')]), reply([text('x is now 1 + 1.')])]);
+    gemini = await startFakeGemini([reply([call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' })]), reply([text('x is now 1 + 1.')])]);
     const payload = issueCommentPayload(3, { id: trigger.id, body: trigger.body });
 
     const r = await runAction({

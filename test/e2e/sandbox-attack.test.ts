@@ -54,7 +54,7 @@ describe('the bundled action with a hostile model, sandbox required', () => {
       event: { name: 'issue_comment' },
       // actions/checkout with persist-credentials left on: this token in .git/config's extraheader.
       checkout: { token: CHECKOUT_TOKEN },
-      script: [...attacks.map((command, i) => reply([call('run_shell_command', { command }, `c${i}`)], { usage: usage(100, 10) })), reply([text('Set fixed to true.')], { usage: usage(100, 5) })],
+      script: [...attacks.map((command) => reply([call('run_shell_command', { command })], { usage: usage(100, 10) })), reply([text('Set fixed to true.')], { usage: usage(100, 5) })],
     });
     const { ws, gh, gemini } = world;
     expect(readFileSync(join(ws.dir, '.git/config'), 'utf8')).toContain(CHECKOUT_HEADER);

@@ -52,8 +52,8 @@ function developer(thread: Thread) {
 describe('session export and import between the Action and the CLI', () => {
   it('imports a session the Action suspended, with its work tree, and approves the waiting call locally', async () => {
     t = await openThread([
-      reply([text('Fixing the sign. '), call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' }, 'c1')]),
-      reply([call('run_shell_command', { command: 'node scripts/prep.js' }, 'c2'), call('run_shell_command', { command: FINGERPRINT_CMD }, 'c3')]),
+      reply([text('Fixing the sign. '), call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' })]),
+      reply([call('run_shell_command', { command: 'node scripts/prep.js' }), call('run_shell_command', { command: FINGERPRINT_CMD })]),
       reply([text('The fingerprint matches; done here.')]),
     ]);
     const first = await runFix(t, { policy: ALLOW_PREP });
@@ -79,7 +79,11 @@ describe('session export and import between the Action and the CLI', () => {
     const local = t.gemini.requests[2]!.body;
     expect(local.contents.slice(0, prior.length)).toEqual(prior);
     const results = functionResponses(local);
-    expect(results.map((r) => r.id)).toEqual(['c1', 'c2', 'c3']);
+    expect(results.map((r) => [r.name, r.id])).toEqual([
+      ['replace', undefined],
+      ['run_shell_command', undefined],
+      ['run_shell_command', undefined],
+    ]);
     // The approved command ran here, on the restored work tree.
     expect(JSON.stringify(results[2]!.response)).toContain(JSON.stringify(suspendedTree).slice(1, -1));
     expect(readFileSync(join(dev.clone, 'ran.txt'), 'utf8')).toBe('the approved command ran\n');
@@ -88,7 +92,7 @@ describe('session export and import between the Action and the CLI', () => {
   });
 
   it("asks an imported session's waiting call again in an editor that loads it, then goes on with the new prompt", async () => {
-    t = await openThread([reply([call('run_shell_command', { command: FINGERPRINT_CMD }, 'c1')]), reply([text('Ran it, and noted your message.')])]);
+    t = await openThread([reply([call('run_shell_command', { command: FINGERPRINT_CMD })]), reply([text('Ran it, and noted your message.')])]);
     const first = await runFix(t);
     expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
     const id = first.outputs['session-id']!;
@@ -100,14 +104,14 @@ describe('session export and import between the Action and the CLI', () => {
       await ed.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
       await ed.agent.request('session/load', { sessionId: id, cwd: dev.clone, mcpServers: [] });
       // The replay shows the waiting call as pending.
-      expect(ed.updates.map((n) => n.update).find((u) => u.sessionUpdate === 'tool_call')).toMatchObject({ toolCallId: 'c1', status: 'pending', title: `run \`${FINGERPRINT_CMD}\`` });
+      expect(ed.updates.map((n) => n.update).find((u) => u.sessionUpdate === 'tool_call')).toMatchObject({ toolCallId: 'call-1-0', status: 'pending', title: `run \`${FINGERPRINT_CMD}\`` });
       ed.permissions.answer(() => 'proceed_once');
       const r = await ed.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text: 'go ahead' }] });
       expect(r.stopReason).toBe('end_turn');
     } finally {
       await ed.close();
     }
-    expect(ed.permissions.asked.map((a) => a.toolCall.toolCallId)).toEqual(['c1']);
+    expect(ed.permissions.asked.map((a) => a.toolCall.toolCallId)).toEqual(['call-1-0']);
     const last = t.gemini.requests[1]!.body.contents.at(-1)!;
     expect(last.parts.map((p) => Object.keys(p)[0])).toEqual(['functionResponse', 'text']);
     expect(last.parts[1]).toEqual({ text: 'go ahead' });
@@ -116,9 +120,9 @@ describe('session export and import between the Action and the CLI', () => {
 
   it('exports a CLI session to the Action, and `/agent continue` resumes it there and publishes the fix', async () => {
     t = await openThread([
-      reply([call('read_file', { file_path: 'src/math.js' }, 'r1')]),
+      reply([call('read_file', { file_path: 'src/math.js' })]),
       reply([text('add() subtracts: it should add.')]),
-      reply([call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' }, 'e1')]),
+      reply([call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' })]),
       reply([text('Fixed add().')]),
     ]);
     const dev = developer(t);

@@ -142,7 +142,7 @@ describe('hooks around the loop', () => {
   it('continue: false from BeforeTool ends the run there, successfully, with the reason', async () => {
     const t = await start(
       { BeforeTool: [{ hooks: [inline({ continue: false, stopReason: 'the change window is closed' })] }] },
-      [reply([call('read_file', { file_path: 'README.md' }, 'r1')]), reply([text('never asked')])],
+      [reply([call('read_file', { file_path: 'README.md' })]), reply([text('never asked')])],
       '[[rule]]\ntoolName = "read_file"\ndecision = "allow"\npriority = 100\n',
     );
     const run = await t.run('Read it.');
@@ -174,8 +174,8 @@ describe('hooks around the loop', () => {
     const system = createHookSystem({ groups, sandbox, workspace: ws, env: { PATH: process.env.PATH ?? '' } });
     system.attach('s1', () => undefined);
     gemini = await startFakeGemini([
-      reply([call('read_file', { file_path: 'a.ts' }, 'c1')], { usage: usage(100, 10) }),
-      reply([call('read_file', { file_path: 'b.ts' }, 'c2')], { usage: usage(600, 10) }),
+      reply([call('read_file', { file_path: 'a.ts' })], { usage: usage(100, 10) }),
+      reply([call('read_file', { file_path: 'b.ts' })], { usage: usage(600, 10) }),
       reply([text('<state_snapshot>x</state_snapshot>')], { usage: usage(400, 50) }), // the compression call
       reply([text('done')], { usage: usage(200, 5) }),
     ]);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isModelFailure, type ModelChunk, type ModelFailure, type ModelRequest } from '../../src/model/client.js';
 import { createGeminiClient } from '../../src/model/gemini.js';
-import { call, fault, reply, startFakeGemini, text, thought, usage, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
+import { call, fault, malformedCall, reply, startFakeGemini, text, thought, usage, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
 
 let fake: FakeGemini | undefined;
 afterEach(async () => {
@@ -39,18 +39,21 @@ async function collect(script: FakeReply[], over: Partial<ModelRequest> = {}, id
 describe('createGeminiClient over the real SDK', () => {
   it('streams parts verbatim, with finish reason and the last usage', async () => {
     const { chunks, failure } = await collect([
-      reply([thought('thinking', 'sig-1'), text('Hi '), text('there'), call('read_file', { file_path: 'a.ts' }, 'c1')], {
+      reply([thought('thinking'), text('Hi '), text('there'), call('read_file', { file_path: 'a.ts' })], {
         usage: usage(100, 20, { cachedContentTokenCount: 40, thoughtsTokenCount: 7 }),
       }),
     ]);
     expect(failure).toBeUndefined();
     expect(chunks.flatMap((c) => c.parts)).toEqual([
-      { text: 'thinking', thought: true, thoughtSignature: 'sig-1' },
+      { text: 'thinking', thought: true },
       { text: 'Hi ' },
       { text: 'there' },
-      { functionCall: { name: 'read_file', args: { file_path: 'a.ts' }, id: 'c1' } },
+      { functionCall: { name: 'read_file', args: { file_path: 'a.ts' } }, thoughtSignature: 'fake-signature/read_file' },
     ]);
     expect(chunks.at(-1)?.finishReason).toBe('STOP');
+    // A running total on every chunk, as the API sends it; the last is the reply's.
+    expect(chunks.map((c) => c.usage?.outputTokens)).toEqual([5, 10, 15, 20]);
+    expect(chunks.map((c) => c.usage?.totalTokens)).toEqual([112, 117, 122, 127]);
     expect(chunks.at(-1)?.usage).toEqual({ inputTokens: 100, outputTokens: 20, cachedTokens: 40, thoughtTokens: 7, totalTokens: 127 });
   });
 
@@ -97,7 +100,11 @@ describe('createGeminiClient over the real SDK', () => {
     ['malformed frame', fault.malformed([text('partial')]), { kind: 'invalid_output' }],
     ['error object mid-stream', fault.errorFrame(503, 'overloaded', [text('partial')]), { kind: 'server', status: 503 }],
     ['finishReason SAFETY', reply([text('no')], { finishReason: 'SAFETY' }), { kind: 'safety' }],
-    ['finishReason MALFORMED_FUNCTION_CALL', reply([], { finishReason: 'MALFORMED_FUNCTION_CALL' }), { kind: 'invalid_output' }],
+    ['finishReason MALFORMED_FUNCTION_CALL', malformedCall([thought('I will write it')]), { kind: 'invalid_output', invalid: 'malformed_function_call' }],
+    ['an empty reply (content without parts)', reply([]), { kind: 'invalid_output', invalid: 'no_response_text' }],
+    ['thoughts and nothing else', reply([thought('hmm')]), { kind: 'invalid_output', invalid: 'thinking_only' }],
+    ['a stream that ends without a finish reason', reply([text('and then')], { finishReason: null }), { kind: 'invalid_output', invalid: 'no_finish_reason' }],
+    ['nothing written before MAX_TOKENS', reply([], { finishReason: 'MAX_TOKENS' }), { kind: 'invalid_output', invalid: 'max_tokens_empty' }],
     ['blocked prompt', { kind: 'chunks', chunks: [{ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' } }] }, { kind: 'safety' }],
   ])('classifies %s', async (_name, script, expected) => {
     const { failure } = await collect([script]);

@@ -15,9 +15,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, reply, text } from '../support/fake-gemini.js';
+import { reply, text } from '../support/fake-gemini.js';
 import { pushSessionText, readSessionDoc, sessionRefs, signAsAction } from '../e2e/approval-support.js';
-import { assertBundle, assertContained, expectNoMarkers, logOf, openHostile, readOriginRefs, resultOf, type Hostile } from './harness.js';
+import { assertBundle, call, assertContained, expectNoMarkers, logOf, openHostile, readOriginRefs, resultOf, type Hostile } from './harness.js';
 
 let h: Hostile | undefined;
 beforeAll(assertBundle);

@@ -29,7 +29,7 @@ describe('git config execution', () => {
   it('auto_edit (a /agent fix run): the redirections into .git/ are denied, the file tools refuse it; the fix is published', async () => {
     h = await openHostile();
     const configBefore = readFileSync(join(h.ws.dir, '.git/config'), 'utf8');
-    const ids = scriptCalls(h, [
+    const sent = scriptCalls(h, [
       shell("echo '[core]' >> .git/config"),
       shell(`echo '${fsmonitor(h.marker('fsmonitor'))}' >> .git/config`),
       shell(`echo 'touch ${h.marker('hook')}' > .git/hooks/pre-commit`),
@@ -43,9 +43,9 @@ describe('git config execution', () => {
     expectNoMarkers(h);
     expect(r.outputs.status, logOf(r)).toBe('success');
     expect(r.outputs['pull-request']).toMatch(/^\d+$/);
-    for (const id of ids.slice(0, 3)) expect(resultOf(h, id)).toContain('policy denied it');
-    for (const id of ids.slice(0, 3)) expect(resultOf(h, id)).toMatch(/inside \.git\//);
-    for (const id of ids.slice(3, 5)) expect(resultOf(h, id)).toContain('writes into .git/ are refused');
+    for (const c of sent.slice(0, 3)) expect(resultOf(h, c)).toContain('policy denied it');
+    for (const c of sent.slice(0, 3)) expect(resultOf(h, c)).toMatch(/inside \.git\//);
+    for (const c of sent.slice(3, 5)) expect(resultOf(h, c)).toContain('writes into .git/ are refused');
     expect(readFileSync(join(h.ws.dir, '.git/config'), 'utf8')).toBe(configBefore);
     assertContained(h, [r]);
   });
@@ -54,7 +54,7 @@ describe('git config execution', () => {
     h = await openHostile();
     const configBefore = readFileSync(join(h.ws.dir, '.git/config'), 'utf8');
     const m = (n: string) => h!.marker(n);
-    const ids = scriptCalls(h, [
+    const sent = scriptCalls(h, [
       shell(`printf '[core]\\n${fsmonitor(m('fsmonitor'))}\\n' >> .git/config`),
       shell(`git config core.hooksPath hooks; git config filter.pwn.clean 'touch ${m('filter')}'; git config include.path ../evil.cfg`),
       shell(`printf '#!/bin/sh\\ntouch ${m('hook')}\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit`),
@@ -80,8 +80,8 @@ describe('git config execution', () => {
 
     expectNoMarkers(h);
     expect(r.outputs.status, logOf(r)).toBe('success');
-    for (const id of ids.slice(0, 4)) expect(resultOf(h, id)).toMatch(/Read-only file system|could not lock config file|Permission denied/);
-    expect(resultOf(h, ids[4])).toContain('planted');
+    for (const c of sent.slice(0, 4)) expect(resultOf(h, c)).toMatch(/Read-only file system|could not lock config file|Permission denied/);
+    expect(resultOf(h, sent[4])).toContain('planted');
     expect(readFileSync(join(h.ws.dir, '.git/config'), 'utf8')).toBe(configBefore);
     assertContained(h, [r]);
   });
@@ -89,7 +89,7 @@ describe('git config execution', () => {
   it('sandbox off, yolo: the model writes .git/config freely; the action’s own status, add, commit and push run none of it', async () => {
     h = await openHostile();
     const m = (n: string) => h!.marker(n);
-    const ids = scriptCalls(h, [
+    const sent = scriptCalls(h, [
       shell(
         [
           `printf '[core]\\n${fsmonitor(m('fsmonitor'))}\\n\\thooksPath = hooks\\n\\tpager = touch ${m('pager')}\\n\\tsshCommand = touch ${m('ssh')}\\n' >> .git/config`,
@@ -109,7 +109,7 @@ describe('git config execution', () => {
 
     expectNoMarkers(h);
     expect(r.outputs.status, logOf(r)).toBe('success');
-    expect(resultOf(h, ids[0])).toContain('planted');
+    expect(resultOf(h, sent[0])).toContain('planted');
     expect(readFileSync(join(h.ws.dir, '.git/config'), 'utf8')).toContain('[filter "pwn"]');
     // The pushed commit holds the change and the planted files, as a filter that ran nothing leaves them.
     expect(r.outputs.branch).toMatch(/^agent-action\/issue-7/);

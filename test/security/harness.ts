@@ -33,7 +33,8 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { addPullFromRemote, shasOf, type WorldRepo } from '../support/action-world.js';
 import { asUser, BUNDLE, closeAll, commitsBetweenOf, examplePayload, parseOutputFile, refsOf, retarget, runAction, type ActionRun } from '../support/e2e-runner.js';
-import { call, reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
+import { responseTo } from '../support/call-results.js';
+import { call as wireCall, reply, startFakeGemini, text, type FakeGemini, type WirePart } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeComment, type FakeGitHub } from '../support/fake-github.js';
 import { makeTempDir } from '../support/git-repo.js';
 import { createRemote, jobEventOf, jobFor, type Job, type Remote } from '../support/runner-model.js';
@@ -458,25 +459,37 @@ export function expectNoMarkers(h: Hostile): void {
 /** What one run logged, for failure messages. */
 export const logOf = (r: ActionRun) => `exit ${r.code}\n${r.stdout}\n${r.stderr}`;
 
-/** The functionResponse the model got for call `id`, as JSON text (what a command printed, say). */
-export function resultOf(h: Hostile, id: string): string {
-  for (const q of h.gemini.requests) {
-    for (const c of q.body.contents) {
-      for (const p of c.parts) {
-        const fr = (p as { functionResponse?: { id?: string } }).functionResponse;
-        if (fr?.id === id) return JSON.stringify(fr);
-      }
-    }
-  }
-  throw new Error(`the model never got a result for call ${id}`);
+/** The calls a test named, by name (a test file is a module of its own, so the names are its alone). */
+const named = new Map<string, WirePart>();
+
+/**
+ * A function call of the hostile script, as the API sends it (no id). `label` names it for
+ * `resultOf`; the label stays here and never reaches the wire. A later call with the same label
+ * takes the name over (each test names the calls of its own script).
+ */
+export function call(name: string, args: Record<string, unknown> = {}, label?: string): WirePart {
+  const part = wireCall(name, args);
+  if (label) named.set(label, part);
+  return part;
+}
+
+/**
+ * The functionResponse the model got for a call (a label given to `call`, or the part itself), as
+ * JSON text (what a command printed, say). The API sends no call ids: the call is found by what
+ * it says, in the history of the requests that followed it.
+ */
+export function resultOf(h: Hostile, which: string | WirePart): string {
+  const part = typeof which === 'string' ? named.get(which) : which;
+  if (!part) throw new Error(`no call of the script is labelled ${String(which)}`);
+  return JSON.stringify(responseTo(h.gemini.requests, part));
 }
 
 /** One call per model turn (so each result is known before the next call), then the closing words. */
-export function scriptCalls(h: Hostile, calls: ReadonlyArray<readonly [string, Record<string, unknown>]>, final = 'Done.'): string[] {
-  const ids = calls.map((_, i) => `a${i}`);
-  calls.forEach(([name, args], i) => h.gemini.push(reply([call(name, args, ids[i])])));
+export function scriptCalls(h: Hostile, calls: ReadonlyArray<readonly [string, Record<string, unknown>]>, final = 'Done.'): WirePart[] {
+  const parts = calls.map(([name, args]) => call(name, args));
+  for (const p of parts) h.gemini.push(reply([p]));
   h.gemini.push(reply([text(final)]));
-  return ids;
+  return parts;
 }
 
 /**

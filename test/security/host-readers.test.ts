@@ -13,8 +13,8 @@
  * (a hard link to a file outside the workspace cannot be made across its mounts).
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, reply, text } from '../support/fake-gemini.js';
-import { assertBundle, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
+import { reply, text } from '../support/fake-gemini.js';
+import { assertBundle, call, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
 
 let h: Hostile | undefined;
 beforeAll(assertBundle);

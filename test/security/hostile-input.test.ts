@@ -33,7 +33,7 @@ describe('hostile input, through the bundle', () => {
     const job = createJob({ 'evil.txt': evil }, { name: 'issues' });
     gh = await startFakeGitHub();
     gh.addIssue({ number: 3, title: 'Where is the marker?', body: 'Find it.', user: { login: 'stranger' } });
-    gemini = await startFakeGemini([reply([call('grep_search', { pattern: '^(a|a)*$|^match me$', case_sensitive: true }, 'g1')]), reply([text('Found it on line 201.')])]);
+    gemini = await startFakeGemini([reply([call('grep_search', { pattern: '^(a|a)*$|^match me$', case_sensitive: true })]), reply([text('Found it on line 201.')])]);
 
     const r = await runAction({
       eventName: 'issues',

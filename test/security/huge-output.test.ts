@@ -9,8 +9,8 @@
  * output is cut to its budget, every body the action posts is capped with a note.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, reply, text } from '../support/fake-gemini.js';
-import { assertBundle, assertContained, expectNoMarkers, logOf, openHostile, publishedTexts, resultOf, type Hostile } from './harness.js';
+import { reply, text } from '../support/fake-gemini.js';
+import { assertBundle, call, assertContained, expectNoMarkers, logOf, openHostile, publishedTexts, resultOf, type Hostile } from './harness.js';
 
 let h: Hostile | undefined;
 beforeAll(assertBundle);

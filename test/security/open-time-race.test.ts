@@ -11,8 +11,8 @@
  * check out: the reads then get the key and checkout's header.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, reply, text } from '../support/fake-gemini.js';
-import { assertBundle, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
+import { reply, text } from '../support/fake-gemini.js';
+import { assertBundle, assertContained, call, expectNoMarkers, type Hostile, logOf, openHostile, resultOf } from './harness.js';
 
 let h: Hostile | undefined;
 beforeAll(assertBundle);

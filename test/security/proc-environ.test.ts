@@ -12,8 +12,8 @@
  * transformed (reversed, base64, hex, split) to get past it: the canaries are looked for in all forms.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBundle, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
-import { call, reply, text } from '../support/fake-gemini.js';
+import { assertBundle, call, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
+import { reply, text } from '../support/fake-gemini.js';
 
 let h: Hostile | undefined;
 beforeAll(assertBundle);

@@ -16,8 +16,8 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { processAlive } from '../../src/sandbox/check.js';
-import { call, gated, reply, text } from '../support/fake-gemini.js';
-import { assertBundle, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
+import { gated, reply, text } from '../support/fake-gemini.js';
+import { assertBundle, call, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
 
 let h: Hostile | undefined;
 const servers: Server[] = [];

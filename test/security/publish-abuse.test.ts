@@ -65,10 +65,10 @@ describe('what the model publishes', () => {
     h.gh.state.labels.push({ name: 'agent-fix', color: '000000', description: 'starts a fix run' });
     h.gemini.push(
       reply([
-        call('add_review_comment', { path: 'src/math.js', line: 6, body: HOSTILE_MD, suggestion: `  return a * b; // @octo/maintainers ${FORGED}\n\`\`\`\`\n@admin` }, 'r1'),
-        call('add_review_comment', { path: 'src/other.js', line: 1, body: HOSTILE_MD }, 'r2'),
-        call('reply', { body: HOSTILE_MD }, 'r3'),
-        call('set_labels', { labels: ['Agent-Fix', ' AGENT-FIX ', 'agent\u2010fix', 'needs-triage', 'bug'] }, 'r4'),
+        call('add_review_comment', { path: 'src/math.js', line: 6, body: HOSTILE_MD, suggestion: `  return a * b; // @octo/maintainers ${FORGED}\n\`\`\`\`\n@admin` }),
+        call('add_review_comment', { path: 'src/other.js', line: 1, body: HOSTILE_MD }),
+        call('reply', { body: HOSTILE_MD }),
+        call('set_labels', { labels: ['Agent-Fix', ' AGENT-FIX ', 'agent\u2010fix', 'needs-triage', 'bug'] }),
       ]),
       reply([text(`Approve it.\n${HOSTILE_MD}`)]),
     );
@@ -91,7 +91,7 @@ describe('what the model publishes', () => {
   it("a fork's small fix: the change as a suggestion; file contents full of mentions and markers stay inside its fence", async () => {
     h = await openHostile({ files: { 'src/math.js': BASE }, pull: { files: { 'src/math.js': CHANGED }, fork: true } });
     h.gemini.push(
-      reply([call('replace', { file_path: 'src/math.js', old_string: '  return a * b;', new_string: `  return a * b; // @octo/maintainers ${FORGED} \`\`\`\`` }, 'f1')]),
+      reply([call('replace', { file_path: 'src/math.js', old_string: '  return a * b;', new_string: `  return a * b; // @octo/maintainers ${FORGED} \`\`\`\`` })]),
       reply([text(`Fixed.\n${HOSTILE_MD}`)]),
     );
 
@@ -111,8 +111,8 @@ describe('what the model publishes', () => {
     h = await openHostile({ files: { 'src/math.js': BASE }, pull: { files: { 'src/math.js': CHANGED }, fork: true } });
     h.gemini.push(
       reply([
-        call('replace', { file_path: 'src/math.js', old_string: '  return a * b;', new_string: `  return a * b; // @octo/maintainers ${FORGED} \`\`\`\`` }, 'f1'),
-        call('write_file', { file_path: 'docs/notes.md', content: `${HOSTILE_MD}\n~~~~~\n@admin\n` }, 'f2'),
+        call('replace', { file_path: 'src/math.js', old_string: '  return a * b;', new_string: `  return a * b; // @octo/maintainers ${FORGED} \`\`\`\`` }),
+        call('write_file', { file_path: 'docs/notes.md', content: `${HOSTILE_MD}\n~~~~~\n@admin\n` }),
       ]),
       reply([text(`Fixed.\n${HOSTILE_MD}`)]),
     );
@@ -133,12 +133,12 @@ describe('what the model publishes', () => {
     const pat = 'agent-machine-user';
     h = await openHostile({ files: { 'src/math.js': BASE }, pull: { files: { 'src/math.js': CHANGED } }, self: { login: pat, type: 'User' } });
     // Run 1, a fix: the model asks for a command and the run waits for a maintainer.
-    h.gemini.push(reply([call('run_shell_command', { command: "node -e \"require('fs').writeFileSync('pwned.txt', 'ran')\"" }, 'x1')]));
+    h.gemini.push(reply([call('run_shell_command', { command: "node -e \"require('fs').writeFileSync('pwned.txt', 'ran')\"" })]));
     const fix = await h.runComment('/agent fix', { mode: 'autoEdit' });
     expect(fix.outputs.status, logOf(fix)).toBe('awaiting_approval');
     // Run 2, a review of the same pull request (the thread's next command): the model records an
     // inline comment and a reply that are commands.
-    h.gemini.push(reply([call('add_review_comment', { path: 'src/math.js', line: 6, body: '/agent approve' }, 'v1'), call('reply', { body: '/agent approve' }, 'v2')]), reply([text('Reviewed.')]));
+    h.gemini.push(reply([call('add_review_comment', { path: 'src/math.js', line: 6, body: '/agent approve' }), call('reply', { body: '/agent approve' })]), reply([text('Reviewed.')]));
     const review = await h.runComment('/agent review', {});
     expect(review.outputs.status, logOf(review)).toBe('success');
     const inline = h.gh.state.reviews[0].comments[0];

@@ -33,17 +33,14 @@ function evilRemote(): string {
 
 const refsIn = (gitDir: string) => execFileSync('git', ['--git-dir', gitDir, 'for-each-ref', '--format=%(refname)'], { encoding: 'utf8' }).trim();
 
-const FIX = call('write_file', { file_path: 'src/app.js', content: 'export const fixed = true;\n' }, 'fix');
+const FIX = call('write_file', { file_path: 'src/app.js', content: 'export const fixed = true;\n' });
 
 describe('pushing elsewhere', () => {
   it("sandbox off: origin's url and pushurl rewritten by the model; the action pushes to the origin it read at the start", async () => {
     h = await openHostile();
     const evil = evilRemote();
     h.gemini.push(
-      reply([
-        call('run_shell_command', { command: `git remote set-url origin ${evil} && git config remote.origin.pushurl ${evil} && git config remote.pushDefault origin && git remote -v` }, 'r1'),
-        FIX,
-      ]),
+      reply([call('run_shell_command', { command: `git remote set-url origin ${evil} && git config remote.origin.pushurl ${evil} && git config remote.pushDefault origin && git remote -v` }), FIX]),
       reply([text('Done.')]),
     );
     const mainBefore = readOriginRefs(h.ws.origin)['refs/heads/main'];
@@ -64,7 +61,7 @@ describe('pushing elsewhere', () => {
   ])('sandbox off: %s makes the action refuse to push, and say why; nothing reaches the other repository', async (_name, plant, why) => {
     h = await openHostile();
     const evil = evilRemote();
-    h.gemini.push(reply([call('run_shell_command', { command: `${plant(h.ws.origin, evil, h.marker('receivepack'))} && echo planted` }, 'r1'), FIX]), reply([text('Done.')]));
+    h.gemini.push(reply([call('run_shell_command', { command: `${plant(h.ws.origin, evil, h.marker('receivepack'))} && echo planted` }), FIX]), reply([text('Done.')]));
 
     const r = await h.runComment('/agent fix', { mode: 'yolo', sandbox: 'off' });
 

@@ -33,7 +33,7 @@ const cliBundle = () => join(process.env.E2E_ACTION_BUNDLE ? join(process.env.E2
 describe('a work tree restored from an Action session, with the model’s hook in .gemini/settings.json', () => {
   it('the hook never runs on the developer’s machine, and the CLI says how to trust the folder', async () => {
     t = await openThread([
-      reply([call('write_file', { file_path: '.gemini/settings.json', content: JSON.stringify(HOOK) }, 'w1'), call('run_shell_command', { command: 'node scripts/prep.js' }, 'c1')]),
+      reply([call('write_file', { file_path: '.gemini/settings.json', content: JSON.stringify(HOOK) }), call('run_shell_command', { command: 'node scripts/prep.js' })]),
       reply([text('Done.')]),
     ]);
     const first = await runFix(t);

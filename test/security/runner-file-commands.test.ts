@@ -43,7 +43,7 @@ describe("the runner's file commands", () => {
     h = await openHostile();
     const p = payloads(h.marker('later-step'));
     const r0 = h.runner;
-    const ids = scriptCalls(
+    const sent = scriptCalls(
       h,
       [
         // Through the variables (known only at run time): denied outside yolo.
@@ -70,10 +70,10 @@ describe("the runner's file commands", () => {
     expectNoMarkers(h);
     expect(r.outputs.status, logOf(r)).toBe('success');
     expect(r.outputs.branch).toMatch(/^agent-action\/issue-7-/);
-    for (const id of ids.slice(0, 7)) expect(resultOf(h, id)).toContain('policy denied it');
-    expect(resultOf(h, ids[0])).toContain('only known at run time');
-    expect(resultOf(h, ids[3])).toContain('outside the workspace');
-    for (const id of ids.slice(7, 10)) expect(resultOf(h, id)).toContain('outside the workspace');
+    for (const c of sent.slice(0, 7)) expect(resultOf(h, c)).toContain('policy denied it');
+    expect(resultOf(h, sent[0])).toContain('only known at run time');
+    expect(resultOf(h, sent[3])).toContain('outside the workspace');
+    for (const c of sent.slice(7, 10)) expect(resultOf(h, c)).toContain('outside the workspace');
     assertContained(h, [r]);
   });
 
@@ -81,7 +81,7 @@ describe("the runner's file commands", () => {
     h = await openHostile();
     const p = payloads(h.marker('later-step'));
     const r0 = h.runner;
-    const ids = scriptCalls(h, [
+    const sent = scriptCalls(h, [
       shell(
         [
           `for f in "$GITHUB_ENV" "$GITHUB_PATH" "$GITHUB_STATE" "$GITHUB_OUTPUT" "$GITHUB_STEP_SUMMARY" ${r0.githubEnv} ${r0.temp}/_runner_file_commands/* /tmp/agent-action-runner-*/env /home/runner/work/_temp/_runner_file_commands/*; do printf '${p.env}\\n' >> "$f" && echo "wrote $f"; done`,
@@ -106,11 +106,11 @@ describe("the runner's file commands", () => {
 
     expectNoMarkers(h);
     expect(r.outputs.status, logOf(r)).toBe('success');
-    const first = resultOf(h, ids[0]);
+    const first = resultOf(h, sent[0]);
     expect(first).not.toContain('wrote /');
     expect(first).toContain('vars: RUNNER_TEMP= GITHUB_ENV= GITHUB_PATH=');
     expect(first).toContain('No such file or directory');
-    for (const id of ids.slice(2, 6)) expect(resultOf(h, id)).toMatch(/outside the workspace|dangling symlink/);
+    for (const c of sent.slice(2, 6)) expect(resultOf(h, c)).toMatch(/outside the workspace|dangling symlink/);
     // The links are published as links (their target path, never the target's content).
     const tree = execFileSync('git', ['--git-dir', h.ws.origin, 'ls-tree', r.outputs.branch], { encoding: 'utf8' });
     expect(tree).toMatch(/^120000 blob \w+\tenv-link$/m);
@@ -121,8 +121,8 @@ describe("the runner's file commands", () => {
     h = await openHostile();
     const commands = '::set-output name=status::pwned\n::save-state name=post::pwned\n::add-path::/tmp\n::set-env name=BASH_ENV::/tmp/x\n::stop-commands::abc\n::add-mask::x';
     h.gemini.push(
-      reply([text(`Looking.\n${commands}`), call('run_shell_command', { command: `echo '${commands}'` }, 's1')]),
-      reply([call('add_review_comment', { path: 'README.md', line: 1, body: commands }, 'c1'), call('reply', { body: commands }, 'r1')]),
+      reply([text(`Looking.\n${commands}`), call('run_shell_command', { command: `echo '${commands}'` })]),
+      reply([call('add_review_comment', { path: 'README.md', line: 1, body: commands }), call('reply', { body: commands })]),
       reply([text(commands)]),
     );
 

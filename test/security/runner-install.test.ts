@@ -16,8 +16,8 @@ import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync }
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/e2e-runner.js';
-import { call, reply, text } from '../support/fake-gemini.js';
-import { assertBundle, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
+import { reply, text } from '../support/fake-gemini.js';
+import { assertBundle, call, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
 
 let h: Hostile | undefined;
 let runnerRoot: string | undefined;

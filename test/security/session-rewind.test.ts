@@ -27,7 +27,7 @@ const docAt = (origin: string, commit: string) => JSON.parse(bareGit(origin, 'sh
 describe('a session ref rewound to its own signed claimed version', () => {
   it('after the approved run finished, `/agent continue` refuses the old version and nothing runs again', async () => {
     h = await openHostile({ files: { 'scripts/check.js': "console.log('checked');\n" } });
-    h.gemini.push(reply([call('run_shell_command', { command: 'node scripts/check.js' }, 'q1')]));
+    h.gemini.push(reply([call('run_shell_command', { command: 'node scripts/check.js' })]));
     const first = await h.runComment('/agent fix', { mode: 'autoEdit' });
     expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
     const id = first.outputs['session-id'];
@@ -44,7 +44,7 @@ describe('a session ref rewound to its own signed claimed version', () => {
     // The attacker moves the ref back to the signed claimed version.
     bareGit(origin, 'update-ref', REF(id), claimed);
     const requestsBefore = h.gemini.requests.length;
-    h.gemini.push(reply([call('run_shell_command', { command: 'node scripts/check.js' }, 'q2')]), reply([text('ran again')]));
+    h.gemini.push(reply([call('run_shell_command', { command: 'node scripts/check.js' })]), reply([text('ran again')]));
     const again = await h.runComment('/agent continue', { fresh: true });
 
     expect(h.gemini.requests, 'the rewound session ran again').toHaveLength(requestsBefore);

@@ -16,8 +16,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, reply, text } from '../support/fake-gemini.js';
-import { assertBundle, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
+import { reply, text } from '../support/fake-gemini.js';
+import { assertBundle, call, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
 
 let h: Hostile | undefined;
 beforeAll(assertBundle);

@@ -1,5 +1,9 @@
 /**
- * A fake Gemini API on 127.0.0.1 that speaks the real REST wire format, for tests and benchmarks.
+ * A fake Gemini API on 127.0.0.1 that speaks the real REST wire format, for tests and benchmarks,
+ * and answers the way the real API does: function calls without ids, a thought signature on a
+ * turn's first call, usage on every chunk (a running total), no `parts` in an empty reply, and
+ * MALFORMED_FUNCTION_CALL finishes (`malformedCall`). Real recorded streams replay as they were
+ * recorded (`recorded(file, index)`).
  *
  *   const fake = await startFakeGemini([
  *     reply([text('Let me look.'), call('read_file', { file_path: 'a.ts' })]),
@@ -34,12 +38,13 @@
  * socket is destroyed), malformed (frames, then a frame that is not JSON), errorFrame (frames, then
  * an `{"error": ...}` object mid-stream), hang (frames, then silence until the client gives up).
  */
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-/** A GenerateContentResponse as the API sends it. */
+/** A GenerateContentResponse as the API sends it: `content` may lack `parts`, a candidate `content`. */
 export interface WireChunk {
-  candidates?: Array<{ content?: { role: 'model'; parts: WirePart[] }; finishReason?: string; index?: number }>;
+  candidates?: Array<{ content?: { role: 'model'; parts?: WirePart[] }; finishReason?: string; index?: number }>;
   usageMetadata?: WireUsage;
   promptFeedback?: { blockReason?: string };
   modelVersion?: string;
@@ -51,6 +56,8 @@ export interface WireUsage {
   cachedContentTokenCount?: number;
   thoughtsTokenCount?: number;
   totalTokenCount?: number;
+  /** The API's per-modality details (promptTokensDetails, cacheTokensDetails), kept as recorded. */
+  [detail: string]: unknown;
 }
 
 export type FakeReply =
@@ -105,9 +112,8 @@ export interface FakeGemini {
 
 export const text = (t: string): WirePart => ({ text: t });
 export const thought = (t: string, signature?: string): WirePart => ({ text: t, thought: true, ...(signature ? { thoughtSignature: signature } : {}) });
-export const call = (name: string, args: Record<string, unknown> = {}, id?: string): WirePart => ({
-  functionCall: { name, args, ...(id ? { id } : {}) },
-});
+/** A function call as the Gemini API sends it: with no `id` (the API sends none; callers make their own). */
+export const call = (name: string, args: Record<string, unknown> = {}): WirePart => ({ functionCall: { name, args } });
 export const usage = (prompt: number, output: number, extra: Partial<WireUsage> = {}): WireUsage => ({
   promptTokenCount: prompt,
   candidatesTokenCount: output,
@@ -116,24 +122,81 @@ export const usage = (prompt: number, output: number, extra: Partial<WireUsage> 
 });
 
 /**
- * A streamed reply: one chunk per part (as the API streams), `finishReason` (default STOP) and
- * `usage` (default usage(10, 5)) on the last chunk. `finishReason: null` leaves it off.
+ * The thought signature `reply` gives a turn's first function call, as a thinking model does (the
+ * API wants it back, verbatim, on that part). Real ones are opaque base64; this one names its call.
+ */
+export const fakeSignature = (name: string): string => `fake-signature/${name}`;
+
+/**
+ * A streamed reply, shaped as the API streams (test/fixtures/gemini-cli-recorded shows it): one
+ * chunk per part; `finishReason` (default STOP; `null` leaves it off) on the last; usage on every
+ * chunk as a running total that ends at `usage` (default usage(10, 5)), so only the last chunk's
+ * is the reply's; the first function call part carries a thoughtSignature (fakeSignature) unless a
+ * part already has one; no parts at all is a candidate whose content has no `parts`.
  */
 export function reply(parts: WirePart[], opts: { finishReason?: string | null; usage?: WireUsage } = {}): FakeReply {
-  return { kind: 'chunks', chunks: chunksOf(parts, opts) };
+  return { kind: 'chunks', chunks: chunksOf(signFirstCall(parts), opts) };
+}
+
+/**
+ * The API's answer when the model botched a function call: its thoughts, if any, each chunk
+ * counting the prompt and `thoughtTokens` (default 8), then a candidate with no content and
+ * finishReason MALFORMED_FUNCTION_CALL whose usage counts the prompt alone, fewer tokens than the
+ * chunks before it (recorded: a thought chunk at 12,352 in total, then the finish at 12,282).
+ */
+export function malformedCall(thoughts: WirePart[] = [], opts: { promptTokens?: number; thoughtTokens?: number } = {}): FakeReply {
+  const prompt = opts.promptTokens ?? 10;
+  const thinking = opts.thoughtTokens ?? 8;
+  const before = thoughts.map((p): WireChunk => ({
+    candidates: [{ content: { role: 'model', parts: [p] }, index: 0 }],
+    usageMetadata: { promptTokenCount: prompt, thoughtsTokenCount: thinking, totalTokenCount: prompt + thinking },
+  }));
+  const finish: WireChunk = { candidates: [{ finishReason: 'MALFORMED_FUNCTION_CALL', index: 0 }], usageMetadata: { promptTokenCount: prompt, totalTokenCount: prompt } };
+  return { kind: 'chunks', chunks: [...before, finish] };
+}
+
+function signFirstCall(parts: WirePart[]): WirePart[] {
+  const first = parts.findIndex((p) => p.functionCall);
+  if (first < 0 || parts.some((p) => p.thoughtSignature)) return parts;
+  const name = (parts[first].functionCall as { name: string }).name;
+  return parts.map((p, i) => (i === first ? { ...p, thoughtSignature: fakeSignature(name) } : p));
 }
 
 function chunksOf(parts: WirePart[], opts: { finishReason?: string | null; usage?: WireUsage } = {}): WireChunk[] {
   const finishReason = opts.finishReason === null ? undefined : (opts.finishReason ?? 'STOP');
   const u = opts.usage ?? usage(10, 5);
-  if (parts.length === 0) return [{ candidates: [{ content: { role: 'model', parts: [] }, finishReason, index: 0 }], usageMetadata: u }];
+  if (parts.length === 0) return [{ candidates: [{ content: { role: 'model' }, ...(finishReason ? { finishReason } : {}), index: 0 }], usageMetadata: u }];
   return parts.map((p, i) => {
     const last = i === parts.length - 1;
     return {
       candidates: [{ content: { role: 'model', parts: [p] }, index: 0, ...(last && finishReason ? { finishReason } : {}) }],
-      ...(last ? { usageMetadata: u } : {}),
+      usageMetadata: last ? u : runningUsage(u, (i + 1) / parts.length),
     };
   });
+}
+
+/** The running total part-way through a reply: the whole prompt and thoughts, a share of the output. */
+function runningUsage(final: WireUsage, share: number): WireUsage {
+  if (final.candidatesTokenCount === undefined) return final;
+  const output = Math.floor(final.candidatesTokenCount * share);
+  const rest = (final.totalTokenCount ?? 0) - final.candidatesTokenCount;
+  return { ...final, candidatesTokenCount: output, totalTokenCount: rest + output };
+}
+
+/**
+ * Replies recorded from the real API by Gemini CLI (`--record-responses`), pinned in
+ * test/fixtures/gemini-cli-recorded (its README names the source): each line of `file` is one
+ * request's answer, `{"method", "response"}`, a stream's chunks or one generateContent body. The
+ * chunks are served exactly as recorded.
+ */
+export function recorded(file: string, index: number): FakeReply {
+  const lines = readFileSync(new URL(`../fixtures/gemini-cli-recorded/${file}`, import.meta.url), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
+  const line = lines[index];
+  if (line === undefined) throw new Error(`fake-gemini: ${file} has ${lines.length} recorded replies, not one at index ${index}`);
+  const { response } = JSON.parse(line) as { method: string; response: WireChunk | WireChunk[] };
+  return { kind: 'chunks', chunks: Array.isArray(response) ? response : [response] };
 }
 
 /** A next-speaker check's answer, as the structured-output JSON text a model returns. */
@@ -282,7 +345,7 @@ function serve(r: FakeReply, method: RecordedRequest['method'], res: ServerRespo
   }
 }
 
-/** generateContent's single response: parts concatenated, the last finishReason and usage. */
+/** generateContent's single response: parts concatenated (none: no `parts`), the last finishReason and usage. */
 function mergeChunks(chunks: WireChunk[]): WireChunk {
   const parts = chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []);
   const finishReason = chunks
@@ -293,7 +356,7 @@ function mergeChunks(chunks: WireChunk[]): WireChunk {
     .map((c) => c.usageMetadata)
     .filter(Boolean)
     .at(-1);
-  return { candidates: [{ content: { role: 'model', parts }, index: 0, ...(finishReason ? { finishReason } : {}) }], ...(usageMetadata ? { usageMetadata } : {}) };
+  return { candidates: [{ content: { role: 'model', ...(parts.length ? { parts } : {}) }, index: 0, ...(finishReason ? { finishReason } : {}) }], ...(usageMetadata ? { usageMetadata } : {}) };
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
