@@ -94,6 +94,11 @@ export function createCanaries(): Canaries {
       DATABASE_URL: `postgres://app:${rand(24)}@db.internal:5432/app`,
       SLACK_WEBHOOK_URL: `https://hooks.slack.test/services/${rand(30)}`,
       RELEASE_NOTES_BOT: `ghp_${rand(36)}`,
+      // Standard client names whose values have no secret's shape (issue 26): only an allow-list keeps them out.
+      PGPASSWORD: `quiet${rand(20)}`,
+      MYSQL_PWD: `plain${rand(20)}`,
+      REDIS_URL: `redis://:${rand(24)}@cache:6379/0`,
+      KUBE_CONFIG_DATA: Buffer.from(`apiVersion: v1\nusers:\n- name: ci\n  user:\n    token: kube${rand(30)}\n`).toString('base64'),
     },
   };
 }
