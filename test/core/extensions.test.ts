@@ -34,18 +34,20 @@ describe('prepareExtensions', () => {
     }
   });
 
-  it("gives a hook's command the scrubbed environment", async () => {
+  it("gives a hook's command the allow-listed environment and its own env block, nothing else", async () => {
     const root = makeTempDir('agent-action-ext-');
     const out = join(root, 'env.txt');
     const { env, touched } = watchedEnv({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOOK_OUT: out, GH_TOKEN: 'a-named-secret', NOTE: 'holds the-run-secret inside', KEPT: 'plain' });
     const ext = await prepareExtensions(
-      { hooks: [{ event: 'SessionEnd', sequential: true, hooks: [{ name: 'dump', command: 'env > "$HOOK_OUT"', timeoutMs: 30_000, env: {}, source: 'test' }] }] },
+      { hooks: [{ event: 'SessionEnd', sequential: true, hooks: [{ name: 'dump', command: 'env > "$HOOK_OUT"', timeoutMs: 30_000, env: { HOOK_OUT: out }, source: 'test' }] }] },
       { root, sandbox: createSandbox({ mode: 'off', hostEnv: {} }), baseEnv: env, secrets: ['the-run-secret'], warn: () => undefined },
     );
     expect(touched()).toBe(true);
     await ext.close();
     const seen = readFileSync(out, 'utf8');
-    expect(seen).toContain('KEPT=plain');
+    expect(seen).toContain('PATH=');
+    expect(seen).toContain(`HOOK_OUT=${out}`);
+    expect(seen).not.toContain('KEPT'); // default deny: a harmless name is no reason to pass it
     expect(seen).not.toContain('GH_TOKEN');
     expect(seen).not.toContain('the-run-secret');
   });
