@@ -240,7 +240,7 @@ describe('agent-action --acp over stdio', () => {
     expect((await prompt(ed, sessionId, 'make a file')).stopReason).toBe('end_turn');
     expect(existsSync(join(w.root, 'nope.txt'))).toBe(false);
     expect(w.fake.requests[1]!.body.contents.at(-1)!.parts[0]).toEqual({
-      functionResponse: { id: 'call-1-0', name: 'run_shell_command', response: { error: 'run_shell_command was not run: it was denied. Reason: the user rejected it in the editor' } },
+      functionResponse: { name: 'run_shell_command', response: { error: 'run_shell_command was not run: it was denied. Reason: the user rejected it in the editor' } },
     });
     expect(forCall(ed, 'call-1-0').at(-1)).toMatchObject({ status: 'failed' });
   });

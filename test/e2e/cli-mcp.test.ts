@@ -95,17 +95,23 @@ describe('agent-action -p with MCP servers and hooks', () => {
     expect(evs[3]).toMatchObject({ tool_id: 'call-1-0', status: 'success', output: '<untrusted_context>\nt says: ping\n</untrusted_context>' });
   });
 
-  it("`$VAR` in a server's env resolves from the scrubbed environment: a plain variable passes, credentials do not", async () => {
-    const dir = project({ mcpServers: { t: ours('t', { env: { FROM_PLAIN: '$PLAIN_SETTING', FROM_KEY: '$GEMINI_API_KEY', FROM_TOKEN: '$DEPLOY_TOKEN' } }) } });
-    fake = await startFakeGemini([reply([call('mcp_t_env', { names: ['FROM_PLAIN', 'FROM_KEY', 'FROM_TOKEN'] })]), reply([text('Read.')])]);
+  it("`$VAR` in a server's env resolves from the allow-listed environment: what the user's settings pass arrives, nothing else", async () => {
+    const dir = project({ mcpServers: { t: ours('t', { env: { FROM_PASSED: '$PASSED_SETTING', FROM_PLAIN: '$PLAIN_SETTING', FROM_KEY: '$GEMINI_API_KEY', FROM_TOKEN: '$DEPLOY_TOKEN' } }) } });
+    const userHome = makeTempDir('agent-action-cli-home-');
+    mkdirSync(join(userHome, '.gemini'), { recursive: true });
+    writeFileSync(join(userHome, '.gemini/settings.json'), JSON.stringify({ security: { environmentVariableRedaction: { allowed: ['PASSED_SETTING'] } } }));
+    fake = await startFakeGemini([reply([call('mcp_t_env', { names: ['FROM_PASSED', 'FROM_PLAIN', 'FROM_KEY', 'FROM_TOKEN'] })]), reply([text('Read.')])]);
     const r = await runBuiltCli(['-p', 'show the env', '-o', 'stream-json', '--cwd', dir, '--allowed-mcp-server-names', 't'], {
-      env: env({ GEMINI_API_KEY: 'test-key-0123', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, PLAIN_SETTING: 'plain-value', DEPLOY_TOKEN: 'deploy-secret-value' }),
+      env: {
+        ...env({ GEMINI_API_KEY: 'test-key-0123', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, PASSED_SETTING: 'passed-value', PLAIN_SETTING: 'plain-value', DEPLOY_TOKEN: 'deploy-secret-value' }),
+        HOME: userHome,
+      },
     });
     expect(r.code, r.stderr).toBe(0);
     const result = events(r.stdout).find((e) => e.type === 'tool_result')!;
     const seen = JSON.parse(String(result.output).replace(/^<untrusted_context>\n|\n<\/untrusted_context>$/g, '')) as Record<string, string | null>;
-    expect(seen.FROM_PLAIN).toBe('plain-value');
-    expect(JSON.stringify(seen)).not.toMatch(/test-key-0123|deploy-secret-value/);
+    expect(seen.FROM_PASSED).toBe('passed-value');
+    expect(JSON.stringify(seen)).not.toMatch(/plain-value|test-key-0123|deploy-secret-value/);
   });
 
   it('without it, the headless default denies the server’s tools', async () => {
