@@ -195,7 +195,15 @@ describe('runAction: secrets leave the environment', () => {
     const { result } = await runAction(f);
     expect(result.status).toBe('skipped');
     expect(Object.keys(f.env).sort()).toEqual(KEPT);
-    expect(f.masked).toEqual(['AIza-key-123456', 'ghs_token_123456', 'session-key-0123456789']);
+    // The secret inputs, checkout's header for the token (base64 of x-access-token:TOKEN) and the runner's own tokens: masked, and redacted from all the run posts.
+    expect(f.masked).toEqual([
+      'AIza-key-123456',
+      'ghs_token_123456',
+      'session-key-0123456789',
+      Buffer.from('x-access-token:ghs_token_123456').toString('base64'),
+      'runtime-token-abcdef',
+      'oidc-request-token-xyz',
+    ]);
     // The token still reached GitHub: it was read before it left the environment.
     expect(gh.requests[0].headers.authorization).toBe('token ghs_token_123456');
   });

@@ -287,7 +287,13 @@ describe('status', () => {
 
   it('the default probe with the real bubblewrap: sandboxed, by that path and its version', async () => {
     const version = /(\d+\.\d+(\.\d+)?)/.exec(execFileSync('/usr/bin/bwrap', ['--version'], { encoding: 'utf8' }))?.[1];
-    expect(await createSandbox({ mode: 'auto', hostEnv: {} }).status()).toEqual({ kind: 'sandboxed', bwrap: '/usr/bin/bwrap', version, network: false });
+    expect(await createSandbox({ mode: 'auto', hostEnv: {} }).status()).toEqual({
+      kind: 'sandboxed',
+      bwrap: '/usr/bin/bwrap',
+      version,
+      network: false,
+      bounds: { processes: 1024, memoryBytes: 8 * 2 ** 30, fileSizeBytes: 2 ** 30, openFiles: 8192 },
+    });
   });
 
   it('defaultSandbox is one auto sandbox, made once', () => {

@@ -236,7 +236,10 @@ export async function startFakeGitHub(state: FakeGitHubState = createFakeGitHubS
     };
     requests.push(rec);
     if (rec.method === 'POST' && url.pathname === '/graphql') {
-      const out = answerGraphql(rec, state);
+      // Outside the REST description, so outside its check; an injected failure still applies.
+      const failure = failures.find((f) => (!f.method || f.method === rec.method) && f.path.test(rec.path) && (f.times ?? 1) > 0);
+      if (failure) failure.times = (failure.times ?? 1) - 1;
+      const out = failure ? { status: failure.status, body: { message: `injected ${failure.status}` }, headers: {} } : answerGraphql(rec, state);
       return send(res, out.status, out.body, out.headers);
     }
     const match = matchOperation(rec.method, url.pathname);
