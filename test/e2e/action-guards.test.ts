@@ -51,7 +51,7 @@ describe('the bundled action refuses', () => {
     ['max-turns', 'many', 'a whole number from 1 to 1000'],
     ['policy', '[[rule]\ntoolName = "x"', 'TOML does not parse'],
     ['sandbox', 'sometimes', 'one of required, auto, off'],
-  ])('a bad input (%s=%j): exit 1, status failed, exactly one annotation titled with it, no stack, no request', async (input, value, expected) => {
+  ])('a bad input (%s=%j): exit 1, status failed, exactly one annotation titled with it, no stack; answered in the thread, nothing else', async (input, value, expected) => {
     const { run, ws, gh, gemini, payload, before } = await setup('maintainer', '/agent fix');
     const r = await run({ eventName: 'issue_comment', payload, inputs: { 'gemini-api-key': 'AIza-e2e-0000', [input]: value } });
 
@@ -64,7 +64,12 @@ describe('the bundled action refuses', () => {
     expect(errors[0].message).toContain(`input '${input}' is ${JSON.stringify(value)}: expected `);
     expect(errors[0].message).toContain(expected);
     expect(r.stdout + r.stderr).not.toMatch(/\n\s+at /);
-    expect(gh.requests).toEqual([]);
+    // The commenter may command the action, so the error is answered where they asked: one comment.
+    expect(gh.requests.map((q) => `${q.method} ${q.path.replace(/\/\d+\//g, '/N/')}`)).toEqual([
+      'GET /repos/octo/hello/collaborators/maintainer/permission',
+      'POST /repos/octo/hello/issues/N/comments',
+    ]);
+    expect(gh.state.comments.at(-1)!.body).toContain(`input '${input}' is `);
     expect(gemini.requests).toEqual([]);
     expect(refsIn(ws.origin)).toBe(before);
   });
