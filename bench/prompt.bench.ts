@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { buildSystemPrompt, type Command } from '../src/context/system-prompt.js';
 import { declarationOf, type Tool } from '../src/tools/define-tool.js';
 import { createDefaultTools } from '../src/tools/registry.js';
-import { askUserTool } from '../src/tools/ask-user.js';
+import { askUserTool } from '../src/tools/builtin/ask-user.js';
 import { addReviewCommentTool, replyTool, setLabelsTool } from '../src/tools/github/publish-tools.js';
 
 /**

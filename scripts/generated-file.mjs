@@ -1,5 +1,4 @@
-// What the generators of committed source files share (scripts/gen-arg-checks.mjs,
-// scripts/gen-builtin-policies.mjs): the text formatted as Prettier formats the file it becomes,
+// What a generator of a committed source file uses (scripts/gen-builtin-policies.mjs): the text formatted as Prettier formats the file it becomes,
 // written only when it changed, and the command-line run that reports which.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';

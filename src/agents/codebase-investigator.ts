@@ -7,7 +7,7 @@ import type { AgentDefinition } from './definition.js';
 
 const INVESTIGATOR = 'codebase_investigator';
 
-/** Gemini CLI's report fields; plain JSON Schema, as the built-in tools' (src/tools/builtin-declarations.ts says why). */
+/** Gemini CLI's report fields; plain JSON Schema, as the built-in tools' (src/tools/define-tool.ts says why). */
 const InvestigationReport = {
   type: 'object',
   required: ['SummaryOfFindings', 'ExplorationTrace', 'RelevantLocations'],

@@ -15,7 +15,7 @@ const DONE_TEXT = 'Result submitted and task completed.';
 const DONE_REPORT = 'Output submitted and task completed.';
 
 export function createCompleteTaskTool(output: AgentOutput): Tool {
-  // Plain JSON Schema, as the built-in tools' (src/tools/builtin-declarations.ts says why).
+  // Plain JSON Schema, as the built-in tools' (src/tools/define-tool.ts says why).
   const params: TSchema =
     output.kind === 'text'
       ? {

@@ -18,7 +18,7 @@ export interface AgentCatalog {
   refused: ReadonlyMap<string, string>;
 }
 
-// Plain JSON Schema, as the built-in tools' (src/tools/builtin-declarations.ts says why).
+// Plain JSON Schema, as the built-in tools' (src/tools/define-tool.ts says why).
 const Params = {
   type: 'object',
   required: ['agent_name', 'prompt'],

@@ -19,7 +19,7 @@ import type { AddedRule, ApprovalMode, PolicyContext, PolicyEngine } from '../po
 import { createScheduler } from '../scheduler/scheduler.js';
 import type { ApprovalAnswer, ApprovalChannel } from '../scheduler/types.js';
 import type { TextFileAccess, Tool, ToolEnv, ToolKind } from '../tools/define-tool.js';
-import { askUserTool } from '../tools/ask-user.js';
+import { askUserTool } from '../tools/builtin/ask-user.js';
 import { createDefaultTools, createToolRegistry } from '../tools/registry.js';
 import type { Emit, Outcome } from './events.js';
 import { prepareExtensions, type ExtensionOptions } from './extensions.js';

@@ -115,11 +115,10 @@ export interface Tool<S extends TSchema = TSchema> {
   /** JSON Schema, a plain `as const` literal: the only source of the argument type (TypeBox's `Static`), and what the arguments are validated against. */
   params: S;
   /**
-   * `params` checked without loading TypeBox's validator (the built-ins': arg-checks.generated.ts):
-   * true only for arguments the validator accepts; false leaves the verdict, and the explanation, to it.
-   * A check of exactly `params`: a copy of a tool with other params must not keep it.
+   * How the registry checks the arguments against `params` before `prepare`. Absent: TypeBox's
+   * validator compiled from `params` (tool-schema.ts). A schema from outside brings an interpreted one.
    */
-  precompiledCheck?: (args: unknown) => boolean;
+  checkArgs?: (args: unknown) => string | undefined;
   /** Resolve and check; no side effects. To refuse, throw ToolFailure. */
   prepare(args: Static<S>, env: ToolEnv): PreparedCall | Promise<PreparedCall>;
 }

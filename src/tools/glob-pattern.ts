@@ -2,8 +2,8 @@
  * Glob patterns (the model's `glob`, `include_pattern` and `ignore` arguments, and the lines of
  * .gitignore/.geminiignore files, which the model can write) translated to RE2 syntax, so matching
  * runs in linear time. picomatch and the `ignore` package compile globs to backtracking regexes:
- * `*a*a*a*a*a*a*a*a*b` against a 40-character name took picomatch 3 s, and the gitignore line
- * `a/**` + `/**`×6 + `/b` took `ignore` 95 s on one 121-character path, with the event loop (and
+ * `*a*a*a*a*a*a*a*a*b` against a short name takes picomatch seconds, and the gitignore line
+ * `a/**` + `/**`×6 + `/b` takes `ignore` minutes on one short path, with the event loop (and
  * the run's deadline timer) blocked all the while.
  *
  * Paths use `/`. `*` and `?` never match `/`; `**` as a whole segment matches any number of

@@ -1,6 +1,6 @@
 import type { FunctionDeclaration } from '../model/wire.js';
 import { declarationOf, ToolFailure, type PreparedCall, type Tool, type ToolEnv } from './define-tool.js';
-import { checkArgs, modelSchemaOf } from './tool-schema.js';
+import { compiledArgsCheck, modelSchemaOf } from './tool-schema.js';
 import { AgentError } from '../common/errors.js';
 
 /**
@@ -38,7 +38,7 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
       const tool = byName.get(name);
       if (!tool) throw new ToolFailure('not_found', unknownToolMessage(name, [...byName.keys()]));
       const input = args ?? {};
-      const problems = await checkArgs(tool.params, input, tool.precompiledCheck);
+      const problems = (tool.checkArgs ?? compiledArgsCheck(tool.params))(input);
       if (problems !== undefined) throw new ToolFailure('invalid_args', `invalid arguments for ${tool.name}: ${problems}`);
       return await tool.prepare(input as never, env);
     },

@@ -1,4 +1,6 @@
 import type { TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { Value } from 'typebox/value';
 
 /**
  * A tool's parameter schema, two ways: checked in full against the model's arguments (TypeBox
@@ -14,17 +16,32 @@ export interface SchemaError {
   message: string;
 }
 
+/** undefined when the arguments fit the schema; else every problem, each naming its field. */
+export type ArgsCheck = (value: unknown) => string | undefined;
+
+const compiled = new WeakMap<TSchema, ArgsCheck>();
+
 /**
- * undefined when `value` fits `schema`; else every problem, each naming its field. TypeBox's
- * validator is imported with the first call (a chunk of its own in the bundle): the first model
- * request needs the schemas, not their checking. With `precompiled` (the schema's generated check)
- * it is imported only for arguments that check refuses: a valid call to a built-in never loads it.
+ * The check of a schema the project wrote (a built-in's, a recorder's, a sub-agent's): TypeBox's
+ * validator, compiled on the schema's first check and kept for the process (by the schema object,
+ * which a tool holds for its lifetime).
  */
-export async function checkArgs(schema: TSchema, value: unknown, precompiled?: (value: unknown) => boolean): Promise<string | undefined> {
-  if (precompiled?.(value)) return undefined;
-  const { Value } = await import('typebox/value');
-  if (Value.Check(schema, value)) return undefined;
-  return formatSchemaErrors(Value.Errors(schema, value) as unknown as SchemaError[]);
+export function compiledArgsCheck(schema: TSchema): ArgsCheck {
+  let check = compiled.get(schema);
+  if (!check) {
+    const validator = Compile(schema);
+    check = (value) => (validator.Check(value) ? undefined : formatSchemaErrors(validator.Errors(value) as unknown as SchemaError[]));
+    compiled.set(schema, check);
+  }
+  return check;
+}
+
+/**
+ * The check of a schema from outside (an MCP server's): interpreted on each call, so no code is
+ * generated from text a server chose.
+ */
+export function interpretedArgsCheck(schema: TSchema): ArgsCheck {
+  return (value) => (Value.Check(schema, value) ? undefined : formatSchemaErrors(Value.Errors(schema, value) as unknown as SchemaError[]));
 }
 
 /** Each error names the field: `/file_path must be string`, `missing required field 'content'`. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { declarationOf } from '../../src/tools/define-tool.js';
-import { askUserTool } from '../../src/tools/ask-user.js';
+import { askUserTool } from '../../src/tools/builtin/ask-user.js';
 import { createToolRegistry } from '../../src/tools/registry.js';
 import { makeTempDir } from '../support/git-repo.js';
 

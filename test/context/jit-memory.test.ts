@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { createJitMemory } from '../../src/context/jit-memory.js';
 import { loadMemory } from '../../src/context/memory.js';
 import type { ToolEnv } from '../../src/tools/define-tool.js';
-import { listDirectoryTool } from '../../src/tools/list-directory.js';
-import { readFileTool } from '../../src/tools/read-file.js';
+import { listDirectoryTool } from '../../src/tools/builtin/list-directory.js';
+import { readFileTool } from '../../src/tools/builtin/read-file.js';
 import { git, makeTempDir, writeFiles } from '../support/git-repo.js';
 
 function repo(files: Record<string, string>): string {

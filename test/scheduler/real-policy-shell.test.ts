@@ -9,7 +9,7 @@ import { createSandbox } from '../../src/sandbox/sandbox.js';
 import { createDeferChannel } from '../../src/scheduler/channels.js';
 import { createScheduler } from '../../src/scheduler/scheduler.js';
 import { createToolRegistry } from '../../src/tools/registry.js';
-import { runShellCommandTool } from '../../src/tools/run-shell-command.js';
+import { runShellCommandTool } from '../../src/tools/builtin/run-shell-command.js';
 import { makeTempDir } from '../support/git-repo.js';
 import { batchOpts, envFor } from './support.js';
 

@@ -6,10 +6,10 @@ import { parsePolicyToml } from '../../src/policy/load-toml.js';
 import { createDeferChannel } from '../../src/scheduler/channels.js';
 import { createScheduler } from '../../src/scheduler/scheduler.js';
 import type { BatchResult } from '../../src/scheduler/types.js';
-import { readFileTool } from '../../src/tools/read-file.js';
+import { readFileTool } from '../../src/tools/builtin/read-file.js';
 import { createToolRegistry } from '../../src/tools/registry.js';
-import { replaceTool } from '../../src/tools/replace.js';
-import { writeFileTool } from '../../src/tools/write-file.js';
+import { replaceTool } from '../../src/tools/builtin/replace.js';
+import { writeFileTool } from '../../src/tools/builtin/write-file.js';
 import { makeTempDir, writeFiles } from '../support/git-repo.js';
 import { batchOpts, envFor } from './support.js';
 

@@ -14,7 +14,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { gitGrep, jsGrep, type GrepMatch } from '../../src/tools/grep-engines.js';
-import { createGlobMatcher } from '../../src/tools/glob.js';
+import { createGlobMatcher } from '../../src/tools/glob-matcher.js';
 import { createIgnoreRules } from '../../src/tools/ignore-rules.js';
 import { compileLinearRegex } from '../../src/tools/linear-regex.js';
 import { guardRun, raceAbort } from '../../src/tools/tool-output.js';

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_LINES, MAX_LINE_CHARS } from '../../src/tools/builtin-declarations.js';
+import { MAX_LINES, MAX_LINE_CHARS } from '../../src/tools/builtin/read-file.js';
 import { createRepo, makeTempDir, writeFiles } from '../support/git-repo.js';
 import { call, makeEnv, prepare, refusal } from './helpers.js';
 

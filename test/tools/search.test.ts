@@ -1,7 +1,7 @@
 import { rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MAX_GLOB_RESULTS } from '../../src/tools/builtin-declarations.js';
+import { MAX_GLOB_RESULTS } from '../../src/tools/builtin/glob.js';
 import { createRepo, git, makeTempDir, writeFiles } from '../support/git-repo.js';
 import { call, makeEnv, refusal } from './helpers.js';
 

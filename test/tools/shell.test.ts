@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_SHELL_OUTPUT_BYTES } from '../../src/tools/builtin-declarations.js';
+import { MAX_SHELL_OUTPUT_BYTES } from '../../src/tools/builtin/run-shell-command.js';
 import { createSandbox } from '../../src/sandbox/sandbox.js';
 import { createRepo } from '../support/git-repo.js';
 import { call, makeEnv, prepare, startShellWithManualTimer } from './helpers.js';

@@ -35,7 +35,7 @@ export interface ApprovalCommentInput {
 
 const MAX_BLOCK = 4000;
 
-/** The tool whose commands run in the sandbox (src/tools/run-shell-command.ts). */
+/** The tool whose commands run in the sandbox (src/tools/builtin/run-shell-command.ts). */
 const SHELL_TOOL = 'run_shell_command';
 
 /**

@@ -40,7 +40,7 @@ export interface IssueTools {
   duplicateOf(): DuplicateOf | undefined;
 }
 
-// Plain JSON Schema, as the built-in tools' (builtin-declarations.ts says why).
+// Plain JSON Schema, as the built-in tools' (src/tools/define-tool.ts says why).
 const SearchParams = {
   type: 'object',
   required: ['query'],

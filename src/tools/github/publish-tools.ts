@@ -12,7 +12,7 @@ const needRecorder = (value: unknown): PublishRecorder => {
   return r;
 };
 
-// Plain JSON Schema, as the built-in tools' (builtin-declarations.ts says why).
+// Plain JSON Schema, as the built-in tools' (src/tools/define-tool.ts says why).
 const ReviewParams = {
   type: 'object',
   required: ['path', 'line', 'body'],

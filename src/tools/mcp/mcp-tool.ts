@@ -10,6 +10,7 @@ import type { Tool as McpToolDef } from '@modelcontextprotocol/sdk/types.js';
 import { ToolFailure, type McpCallInfo, type Tool } from '../define-tool.js';
 import { guardRun, oneLine } from '../tool-output.js';
 import { compileLenient } from './lenient-validator.js';
+import { interpretedArgsCheck } from '../tool-schema.js';
 import type { McpConnection } from './connection.js';
 import { toolOutputOf } from './result.js';
 import { redactSecrets } from '../../common/redact.js';
@@ -37,6 +38,8 @@ export function createMcpTool(name: string, s: McpToolSource): Tool {
     kind: annotations?.readOnlyHint === true ? 'read' : 'other',
     description: s.def.description ?? '',
     params: schema as unknown as TSchema,
+    // The server's schema: checked interpreted, never compiled to code.
+    checkArgs: interpretedArgsCheck(schema as unknown as TSchema),
     prepare(args, env) {
       const input = (args ?? {}) as Record<string, unknown>;
       if (typeof input !== 'object' || Array.isArray(input)) throw new ToolFailure('invalid_args', `invalid arguments for ${name}: the arguments must be an object`);

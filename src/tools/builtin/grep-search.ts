@@ -1,22 +1,43 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { closeOpened, openDirIn } from './confined-fs.js';
-import { defineTool, ToolFailure } from './define-tool.js';
-import { DEFAULT_MAX_MATCHES, grepSearchDeclaration } from './builtin-declarations.js';
-import { readIgnoreFile, tryIsGitWorkTree } from './file-list.js';
-import { createGlobMatcher } from './glob.js';
-import { gitGrep, jsGrep, type GrepMatch, type GrepQuery } from './grep-engines.js';
-import { systemGrep } from './system-grep.js';
-import { compileLinearRegex, type LinearRegex } from './linear-regex.js';
-import { guardRun, okOutput, plural } from './tool-output.js';
-import { resolveInWorkspace } from './workspace.js';
-import { redactSecrets } from '../common/redact.js';
+import { closeOpened, openDirIn } from '../confined-fs.js';
+import { defineTool, ToolFailure } from '../define-tool.js';
+import { readIgnoreFile, tryIsGitWorkTree } from '../file-list.js';
+import { createGlobMatcher } from '../glob-matcher.js';
+import { gitGrep, jsGrep, type GrepMatch, type GrepQuery } from '../grep-engines.js';
+import { systemGrep } from '../system-grep.js';
+import { compileLinearRegex, type LinearRegex } from '../linear-regex.js';
+import { guardRun, okOutput, plural } from '../tool-output.js';
+import { resolveInWorkspace } from '../workspace.js';
+import { redactSecrets } from '../../common/redact.js';
 
 /** A matched line longer than this is cut in the result (minified files). */
 const MAX_MATCH_CHARS = 500;
 
+const DEFAULT_MAX_MATCHES = 100;
+
+const params = {
+  type: 'object',
+  required: ['pattern'],
+  properties: {
+    pattern: { type: 'string', minLength: 1, description: "Regex, e.g. 'function\\s+myFunction'." },
+    dir_path: { type: 'string' },
+    include_pattern: { type: 'string', description: "Glob of the files to search, e.g. '*.{ts,tsx}'." },
+    exclude_pattern: { type: 'string', description: 'Leave out lines that also match this regex.' },
+    names_only: { type: 'boolean', description: 'Only the paths of files with matches.' },
+    case_sensitive: { type: 'boolean' },
+    max_matches_per_file: { type: 'integer', minimum: 1 },
+    total_max_matches: { type: 'integer', minimum: 1, maximum: 1000, description: `Default ${DEFAULT_MAX_MATCHES}.` },
+  },
+  additionalProperties: false,
+} as const;
+
 export const grepSearchTool = defineTool({
-  ...grepSearchDeclaration,
+  name: 'grep_search',
+  aliases: ['search_file_content'],
+  kind: 'search',
+  description: `Searches file contents for a regex (RE2: no lookahead or backreferences), case-insensitive by default; returns matching lines by file. Respects .gitignore; skips binary files.`,
+  params,
   async prepare(args, env) {
     const ignoreCase = !(args.case_sensitive ?? false);
     const regex = compileLinearRegex('pattern', args.pattern, ignoreCase);

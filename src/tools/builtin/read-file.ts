@@ -1,26 +1,43 @@
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { closeOpened, openFileIn, readOpened, readOpenedSync } from './confined-fs.js';
-import { defineTool, ToolFailure } from './define-tool.js';
-import { MAX_LINES, MAX_LINE_CHARS, readFileDeclaration } from './builtin-declarations.js';
-import { decodeText, looksBinary } from './text-codec.js';
-import { guardRun, okOutput, withMemory } from './tool-output.js';
-import { resolveInWorkspace } from './workspace.js';
-import { redactSecrets } from '../common/redact.js';
+import { closeOpened, openFileIn, readOpened, readOpenedSync } from '../confined-fs.js';
+import { defineTool, ToolFailure } from '../define-tool.js';
+import { decodeText, looksBinary } from '../text-codec.js';
+import { guardRun, okOutput, withMemory } from '../tool-output.js';
+import { resolveInWorkspace } from '../workspace.js';
+import { redactSecrets } from '../../common/redact.js';
 
 /** Files above this are refused whole; a line range still works through grep_search first. */
 const MAX_FILE_BYTES = 20 * 1024 * 1024;
 
+/** Lines returned by one read when no range is given, and at most for any range. */
+export const MAX_LINES = 2000;
+/** Longer lines are cut: minified bundles would otherwise fill the context with one line. */
+export const MAX_LINE_CHARS = 2000;
+
 /**
- * A regular file up to this size is stat'ed and read with synchronous calls: each asynchronous one
- * is a round trip through libuv's thread pool, and for a small local file the round trips cost more
- * than the reading (a read_file call took ~2 ms of a 20-turn session's every turn with them, ~0.65 ms
- * without). A larger file is read asynchronously, so the process stays responsive while the disk works.
+ * A regular file up to this size is read with synchronous calls: each asynchronous one is a round
+ * trip through libuv's thread pool, which for a small local file costs more than the reading. A
+ * larger file is read asynchronously, so the process stays responsive while the disk works.
  */
 const SYNC_READ_BYTES = 256 * 1024;
 
+const params = {
+  type: 'object',
+  required: ['file_path'],
+  properties: {
+    file_path: { type: 'string' },
+    start_line: { type: 'integer', minimum: 1, description: 'First line to read (1-based).' },
+    end_line: { type: 'integer', minimum: 1, description: 'Last line to read (1-based, inclusive).' },
+  },
+  additionalProperties: false,
+} as const;
+
 export const readFileTool = defineTool({
-  ...readFileDeclaration,
+  name: 'read_file',
+  kind: 'read',
+  description: `Reads a text file, at most ${MAX_LINES} lines (each cut at ${MAX_LINE_CHARS} characters) per call; the result says which lines to read next. Binary files are not shown.`,
+  params,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'read');
     if (!file.exists) throw new ToolFailure('not_found', `file not found: ${args.file_path}`);

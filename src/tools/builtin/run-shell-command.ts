@@ -1,18 +1,37 @@
 import { stat } from 'node:fs/promises';
-import { isAgentError, messageOf } from '../common/errors.js';
-import { defaultSandbox } from '../sandbox/sandbox.js';
-import type { ConfinedProcess } from '../sandbox/types.js';
-import { defineTool, ToolFailure, type ToolEnv, type ToolOutput } from './define-tool.js';
-import { MAX_SHELL_OUTPUT_BYTES, MAX_SHELL_TIMEOUT_MS, runShellCommandDeclaration } from './builtin-declarations.js';
-import { formatBytes, type ProcessBounds } from '../sandbox/bounds.js';
-import { runToCompletion, type ProcessResult } from './process-group.js';
-import { commandEnvOf } from '../sandbox/command-env.js';
-import { failedOutput, guardRun, oneLine } from './tool-output.js';
-import { resolveInWorkspace } from './workspace.js';
-import { redactSecrets } from '../common/redact.js';
+import { isAgentError, messageOf } from '../../common/errors.js';
+import { defaultSandbox } from '../../sandbox/sandbox.js';
+import type { ConfinedProcess } from '../../sandbox/types.js';
+import { defineTool, ToolFailure, type ToolEnv, type ToolOutput } from '../define-tool.js';
+import { formatBytes, type ProcessBounds } from '../../sandbox/bounds.js';
+import { runToCompletion, type ProcessResult } from '../process-group.js';
+import { commandEnvOf } from '../../sandbox/command-env.js';
+import { failedOutput, guardRun, oneLine } from '../tool-output.js';
+import { resolveInWorkspace } from '../workspace.js';
+import { redactSecrets } from '../../common/redact.js';
+
+/** Output kept per command (head and tail); the model rarely needs more, and context is finite. */
+export const MAX_SHELL_OUTPUT_BYTES = 32 * 1024;
+/** No command may ask for more than this, whatever the run's default. */
+const MAX_SHELL_TIMEOUT_MS = 60 * 60 * 1000;
+
+const params = {
+  type: 'object',
+  required: ['command'],
+  properties: {
+    command: { type: 'string', minLength: 1, description: 'The bash command.' },
+    description: { type: 'string', description: 'What and why, in one sentence.' },
+    dir_path: { type: 'string' },
+    timeout_ms: { type: 'integer', minimum: 1000, maximum: MAX_SHELL_TIMEOUT_MS, description: 'Kill it after this many ms.' },
+  },
+  additionalProperties: false,
+} as const;
 
 export const runShellCommandTool = defineTool({
-  ...runShellCommandDeclaration,
+  name: 'run_shell_command',
+  kind: 'execute',
+  description: `Runs \`bash -c <command>\` in the workspace, sandboxed where possible (only the workspace writable, but not .git/, .gemini/, .github/; empty $HOME; no network unless allowed); returns its output (over ${MAX_SHELL_OUTPUT_BYTES / 1024} KB: start and end), exit code and signal. Prefer the file tools to read and search.`,
+  params,
   async prepare(args, env) {
     const dir = await resolveInWorkspace(env.root, args.dir_path ?? '.', 'read');
     if (!dir.exists || !(await stat(dir.abs)).isDirectory()) throw new ToolFailure('not_found', `directory not found: ${args.dir_path}`);

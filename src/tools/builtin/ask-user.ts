@@ -8,10 +8,10 @@
  * is posted, `/agent answer ...` resumes it). `run` only answers when no channel did.
  */
 import type { Static } from 'typebox';
-import { defineTool, ToolFailure, type HumanQuestion } from './define-tool.js';
+import { defineTool, ToolFailure, type HumanQuestion } from '../define-tool.js';
 
-// Plain JSON Schema (see builtin-declarations.ts): `type` is an anyOf of constants, which the model
-// is shown as an enum (modelSchemaOf) and whose errors name each constant tried.
+// Plain JSON Schema (define-tool.ts says why): `type` is an anyOf of constants, which the model
+// is shown as an enum (modelSchemaOf).
 const Option = {
   type: 'object',
   required: ['label', 'description'],

@@ -1,12 +1,24 @@
 import { stat } from 'node:fs/promises';
-import { defineTool, ToolFailure, type TextFileAccess } from './define-tool.js';
-import { writeFileDeclaration } from './builtin-declarations.js';
-import { diffStat, readTextFile, unifiedDiff, writeTextFile, type TextFile } from './file-text.js';
-import { guardRun, okOutput } from './tool-output.js';
-import { resolveInWorkspace, type ResolvedPath } from './workspace.js';
+import { defineTool, ToolFailure, type TextFileAccess } from '../define-tool.js';
+import { diffStat, readTextFile, unifiedDiff, writeTextFile, type TextFile } from '../file-text.js';
+import { guardRun, okOutput } from '../tool-output.js';
+import { resolveInWorkspace, type ResolvedPath } from '../workspace.js';
+
+const params = {
+  type: 'object',
+  required: ['file_path', 'content'],
+  properties: {
+    file_path: { type: 'string' },
+    content: { type: 'string', description: "The whole new content; no placeholders like '// ... rest of code'." },
+  },
+  additionalProperties: false,
+} as const;
 
 export const writeFileTool = defineTool({
-  ...writeFileDeclaration,
+  name: 'write_file',
+  kind: 'edit',
+  description: 'Writes a whole file, creating missing directories; an existing file keeps its line endings and encoding. For small edits use replace.',
+  params,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'write');
     const before = await readExisting(env.root, file, env.files);

@@ -1,10 +1,9 @@
 import { stat } from 'node:fs/promises';
-import { defineTool, ToolFailure, type TextFileAccess } from './define-tool.js';
-import { replaceDeclaration } from './builtin-declarations.js';
-import { applyReplacement } from './edit-text.js';
-import { diffStat, readTextFile, unifiedDiff, writeTextFile, type TextFile } from './file-text.js';
-import { guardRun, okOutput, plural } from './tool-output.js';
-import { resolveInWorkspace, type ResolvedPath } from './workspace.js';
+import { defineTool, ToolFailure, type TextFileAccess } from '../define-tool.js';
+import { applyReplacement } from '../edit-text.js';
+import { diffStat, readTextFile, unifiedDiff, writeTextFile, type TextFile } from '../file-text.js';
+import { guardRun, okOutput, plural } from '../tool-output.js';
+import { resolveInWorkspace, type ResolvedPath } from '../workspace.js';
 
 interface Plan {
   before: TextFile | undefined;
@@ -12,8 +11,25 @@ interface Plan {
   count: number;
 }
 
+const params = {
+  type: 'object',
+  required: ['file_path', 'old_string', 'new_string'],
+  properties: {
+    file_path: { type: 'string' },
+    instruction: { type: 'string', description: 'What and why, in one sentence.' },
+    old_string: { type: 'string', description: 'Exact text to replace, unescaped, whitespace and indentation included.' },
+    new_string: { type: 'string', description: 'Exact literal replacement: complete code, no placeholders.' },
+    expected_replacements: { type: 'integer', minimum: 1, description: 'Occurrences to replace (default 1); fails unless exactly that many exist.' },
+    allow_multiple: { type: 'boolean', description: 'Replace every occurrence (at least one).' },
+  },
+  additionalProperties: false,
+} as const;
+
 export const replaceTool = defineTool({
-  ...replaceDeclaration,
+  name: 'replace',
+  kind: 'edit',
+  description: 'Replaces exact text in a file: old_string must occur exactly once, unless expected_replacements or allow_multiple. An empty old_string creates the file.',
+  params,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'write');
     const plan = await planReplace(file, args, env);

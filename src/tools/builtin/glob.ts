@@ -1,17 +1,33 @@
 import { statSync, type Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RE2JS } from 're2js';
-import { closeOpened, openDirIn, tryOpenDirIn, type OpenedDir } from './confined-fs.js';
-import { defineTool, ToolFailure } from './define-tool.js';
-import { MAX_GLOB_RESULTS, globDeclaration } from './builtin-declarations.js';
-import { listFiles } from './file-list.js';
-import { assertNotAborted, guardRun, okOutput, plural } from './tool-output.js';
-import { GlobSyntaxError, translateGlob } from './glob-pattern.js';
-import { relativeTo, resolveInWorkspace } from './workspace.js';
+import { closeOpened, openDirIn, tryOpenDirIn, type OpenedDir } from '../confined-fs.js';
+import { defineTool, ToolFailure } from '../define-tool.js';
+import { listFiles } from '../file-list.js';
+import { assertNotAborted, guardRun, okOutput, plural } from '../tool-output.js';
+import { createGlobMatcher } from '../glob-matcher.js';
+import { relativeTo, resolveInWorkspace } from '../workspace.js';
+
+export const MAX_GLOB_RESULTS = 200;
+
+const params = {
+  type: 'object',
+  required: ['pattern'],
+  properties: {
+    pattern: { type: 'string', minLength: 1, description: "Glob, e.g. '**/*.py' or 'src/**/*.{ts,tsx}'." },
+    dir_path: { type: 'string' },
+    case_sensitive: { type: 'boolean' },
+    respect_git_ignore: { type: 'boolean' },
+    respect_gemini_ignore: { type: 'boolean' },
+  },
+  additionalProperties: false,
+} as const;
 
 export const globTool = defineTool({
-  ...globDeclaration,
+  name: 'glob',
+  kind: 'search',
+  description: `Finds files whose paths match a glob; respects .gitignore. Up to ${MAX_GLOB_RESULTS}, newest first (by path when more match).`,
+  params,
   async prepare(args, env) {
     const dir = await resolveInWorkspace(env.root, args.dir_path ?? '.', 'read');
     if (!dir.exists) throw new ToolFailure('not_found', `directory not found: ${args.dir_path}`);
@@ -56,45 +72,6 @@ export const globTool = defineTool({
     };
   },
 });
-
-/**
- * A pattern without a slash matches a file name at any depth (`*.ts`), as the model usually means;
- * one with a slash matches the path from the search directory. A leading `!` negates. Matching
- * runs in RE2 (linear time): see glob-pattern.ts. A pattern it cannot take is `invalid_args`.
- */
-export function createGlobMatcher(pattern: string, caseSensitive: boolean): (rel: string) => boolean {
-  let clean = pattern.startsWith('./') ? pattern.slice(2) : pattern;
-  const negate = clean.startsWith('!') && !clean.startsWith('!(');
-  if (negate) clean = clean.slice(1);
-  let source: string;
-  try {
-    source = translateGlob(clean, 'glob');
-  } catch (e) {
-    if (e instanceof GlobSyntaxError) throw new ToolFailure('invalid_args', `glob pattern ${JSON.stringify(pattern)}: ${e.message}`);
-    throw e;
-  }
-  const anchored = clean.includes('/') ? `^(?:${source})$` : `^(?:.*/)?(?:${source})$`;
-  const re = RE2JS.compile(anchored, (caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE) | RE2JS.DOTALL);
-  const mustEnd = literalTail(clean, caseSensitive);
-  return (rel) => (mustEnd && !mustEnd(rel) ? negate : re.test(rel) !== negate);
-}
-
-/**
- * A quick reject before RE2 (most paths of a tree fail `**\/*.ts` at their last characters): the
- * pattern's ASCII literal tail, which every matching path ends with. Case-insensitive, RE2 folds
- * some non-ASCII letters to ASCII ones (`ſ` to `s`, the Kelvin sign to `k`), so a path whose tail
- * is not ASCII always goes to RE2.
- */
-function literalTail(pattern: string, caseSensitive: boolean): ((rel: string) => boolean) | undefined {
-  const tail = /[^\\*?[\]{}()!+@|]*$/.exec(pattern)![0];
-  if (tail === '' || !/^[\x20-\x7e]+$/.test(tail)) return undefined;
-  if (caseSensitive) return (rel) => rel.endsWith(tail);
-  const lower = tail.toLowerCase();
-  return (rel) => {
-    const end = rel.slice(-tail.length);
-    return end.toLowerCase() === lower || !/^[\x20-\x7e]*$/.test(end);
-  };
-}
 
 /** The glob pattern as given, and whether its names match case-sensitively. */
 interface GlobPattern {

@@ -1,17 +1,37 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { closeOpened, listOpenedDir, openDirIn, type OpenedDir } from './confined-fs.js';
-import { defineTool, ToolFailure } from './define-tool.js';
-import { listDirectoryDeclaration } from './builtin-declarations.js';
-import { listFiles } from './file-list.js';
-import { guardRun, okOutput, plural, withMemory } from './tool-output.js';
-import { createGlobMatcher } from './glob.js';
-import { resolveInWorkspace } from './workspace.js';
+import { closeOpened, listOpenedDir, openDirIn, type OpenedDir } from '../confined-fs.js';
+import { defineTool, ToolFailure } from '../define-tool.js';
+import { listFiles } from '../file-list.js';
+import { guardRun, okOutput, plural, withMemory } from '../tool-output.js';
+import { createGlobMatcher } from '../glob-matcher.js';
+import { resolveInWorkspace } from '../workspace.js';
 
 const MAX_ENTRIES = 1000;
 
+const params = {
+  type: 'object',
+  required: ['dir_path'],
+  properties: {
+    dir_path: { type: 'string', description: 'Directory to list ("." for the root).' },
+    ignore: { type: 'array', items: { type: 'string' }, description: 'Globs of names to leave out.' },
+    file_filtering_options: {
+      type: 'object',
+      properties: {
+        respect_git_ignore: { type: 'boolean' },
+        respect_gemini_ignore: { type: 'boolean' },
+      },
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+} as const;
+
 export const listDirectoryTool = defineTool({
-  ...listDirectoryDeclaration,
+  name: 'list_directory',
+  kind: 'read',
+  description: 'Lists a directory, subdirectories first (marked "/"), without what .gitignore ignores unless told otherwise.',
+  params,
   async prepare(args, env) {
     const dir = await resolveInWorkspace(env.root, args.dir_path, 'read');
     if (!dir.exists) throw new ToolFailure('not_found', `directory not found: ${args.dir_path}`);
