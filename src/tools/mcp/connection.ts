@@ -6,19 +6,21 @@
  * also tries). Connects, lists its tools (every page), and from then on calls them. A server that
  * exits is noticed at once: its pending calls fail with the reason, later calls fail before sending.
  *
- * The SDK is loaded on first use, so a run without MCP servers never pays for it.
+ * Loaded with the manager, at the one seam a run without MCP servers never crosses (core/extensions.ts).
  */
 import { stat } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import type { CallToolResult, Tool as McpToolDef } from '@modelcontextprotocol/sdk/types.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, ListRootsRequestSchema, McpError, type CallToolResult, type Tool as McpToolDef } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AgentError, messageOf } from '../../common/errors.js';
 import type { Sandbox } from '../../sandbox/types.js';
 import { resolveInWorkspace } from '../workspace.js';
 import type { McpServerConfig } from './config.js';
 import { createLenientValidator } from './lenient-validator.js';
-import type { ConfinedStdioTransport } from './stdio-transport.js';
+import { createConfinedStdioTransport, type ConfinedStdioTransport } from './stdio-transport.js';
 import { startRealTimer, type StartTimer } from '../process-group.js';
 
 /**
@@ -56,9 +58,7 @@ export interface McpConnection {
 
 /** Throws an Error whose message says why the server could not be used (for the tool errors and `mcp list`). */
 export async function connectMcpServer(c: McpServerConfig, d: ConnectDeps, timeoutMs: number): Promise<McpConnection> {
-  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const client: Client = new Client({ name: 'agent-action', version: d.clientVersion }, { capabilities: { roots: {} }, jsonSchemaValidator: createLenientValidator() });
-  const { ListRootsRequestSchema, McpError, ErrorCode } = await import('@modelcontextprotocol/sdk/types.js');
   const startTimer = d.startTimer ?? startRealTimer;
   // The one root a server may know: the workspace (Gemini CLI sends its workspace folders too).
   client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: pathToFileURL(d.workspace).href, name: 'workspace' }] }));
@@ -144,8 +144,6 @@ async function openTransport(c: McpServerConfig, d: ConnectDeps, o: { client: Cl
       ))
     )
       throw new AgentError('config', `its cwd ${t.cwd} is not a folder in the workspace`);
-    // Loaded here: the SDK's framing pulls in its schemas, which a run without MCP never needs.
-    const { createConfinedStdioTransport } = await import('./stdio-transport.js');
     const proc = await d.sandbox.spawn({
       argv: [t.command, ...t.args],
       workspace: d.workspace,
@@ -161,8 +159,6 @@ async function openTransport(c: McpServerConfig, d: ConnectDeps, o: { client: Cl
   }
   const headers = t.headers;
   const url = new URL(t.url);
-  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
   const sse = () => opened(new SSEClientTransport(url, { requestInit: { headers } }));
   if (t.protocol === 'sse') {
     const transport = sse();

@@ -80,123 +80,138 @@ interface Entry {
   connection?: McpConnection;
 }
 
+/** One manager's state: its servers and where their start and stop are. */
+interface Servers {
+  o: McpManagerOptions;
+  now: () => number;
+  entries: Entry[];
+  starting?: Promise<void>;
+  stopped: boolean;
+  /** Aborted by `stop()`: gives up the starts in progress. */
+  giveUp: AbortController;
+  registered: Tool[];
+}
+
 export function createMcpManager(o: McpManagerOptions): McpManager {
-  const now = o.now ?? Date.now;
-  const entries: Entry[] = o.servers.map((config) => {
-    const blocked = o.selection ? blockedBySelection(config.name, o.selection) : undefined;
-    return { config, status: { name: config.name, source: config.source.label, target: targetOf(config), state: blocked ? 'blocked' : 'not_started', ...(blocked && { reason: blocked }), tools: [] } };
-  });
-  let starting: Promise<void> | undefined;
-  let stopped = false;
-  const giveUp = new AbortController();
-  let registered: Tool[] = [];
-
-  const startOne = async (e: Entry): Promise<void> => {
-    const t0 = now();
-    e.status.state = 'starting';
-    // A long per-request `timeout` (a server that pulls an image first) extends the start; a short one does not cut it.
-    const timeoutMs = Math.max(e.config.timeoutMs ?? 0, o.startTimeoutMs ?? DEFAULT_MCP_START_TIMEOUT_MS);
-    try {
-      const connection = await connectMcpServer(
-        e.config,
-        {
-          sandbox: o.sandbox,
-          workspace: o.workspace,
-          env: o.env,
-          clientVersion: o.clientVersion ?? '0.1.0',
-          signal: giveUp.signal,
-          ...(o.configDir !== undefined && { configDir: o.configDir }),
-          ...(o.network !== undefined && { network: o.network }),
-          ...(o.graceMs !== undefined && { graceMs: o.graceMs }),
-          ...(o.startTimer !== undefined && { startTimer: o.startTimer }),
-        },
-        timeoutMs,
-      );
-      if (stopped) return void (await connection.close().catch(() => undefined));
-      e.connection = connection;
-      e.status.state = 'ready';
-    } catch (err) {
-      if (stopped) return void (e.status.state = 'stopped');
-      e.status.state = 'failed';
-      e.status.reason = messageOf(err);
-      o.onWarning?.(`MCP server ${e.config.name} (${e.config.source.label}) did not start: ${e.status.reason}`);
-    } finally {
-      e.status.startMs = now() - t0;
-    }
-  };
-
-  const register = () => {
-    const byName = new Map<string, { tool: Tool; entry: Entry }>();
-    for (const e of entries) {
-      e.status.tools = [];
-      if (!e.connection) continue;
-      for (const def of e.connection.tools) {
-        if (!isToolEnabled(def.name, e.config)) continue;
-        const name = mcpToolName(e.config.name, def.name);
-        const earlier = byName.get(name);
-        if (earlier) {
-          earlier.entry.status.tools = earlier.entry.status.tools.filter((t) => t.name !== name);
-          o.onWarning?.(`MCP tool name ${name} is taken twice: ${e.config.name}'s ${def.name} replaces ${earlier.entry.config.name}'s (Gemini CLI keeps the last one registered too)`);
-        }
-        byName.set(name, { tool: createMcpTool(name, { server: e.config.name, def, connection: () => connectionOf(e), timeoutMs: e.config.timeoutMs, context: contextOf(e.config) }), entry: e });
-        e.status.tools.push({ name, serverTool: def.name, description: def.description ?? '' });
-      }
-    }
-    registered = [...byName.values()].map((v) => v.tool);
-  };
-
-  const connectionOf = (e: Entry): McpConnection | { unavailable: string } => {
-    if (stopped) return { unavailable: 'was stopped: the run is over' };
-    const dead = e.connection?.deadReason();
-    if (dead) {
-      if (e.status.state !== 'exited') {
-        e.status.state = 'exited';
-        e.status.reason = dead;
-        o.onWarning?.(`MCP server ${e.config.name} ${dead}`);
-      }
-      return { unavailable: dead };
-    }
-    return e.connection ?? { unavailable: 'is not running' };
-  };
-
+  const s: Servers = { o, now: o.now ?? Date.now, entries: o.servers.map((config) => entryOf(config, o.selection)), stopped: false, giveUp: new AbortController(), registered: [] };
   return {
     startMode: o.start ?? 'eager',
     start() {
-      starting ??= (async () => {
-        await Promise.all(entries.filter((e) => e.status.state === 'not_started').map(startOne));
-        register();
+      s.starting ??= (async () => {
+        await Promise.all(s.entries.filter((e) => e.status.state === 'not_started').map((e) => startOne(s, e)));
+        registerTools(s);
       })();
-      return starting;
+      return s.starting;
     },
-    tools: () => registered,
+    tools: () => s.registered,
     status() {
-      for (const e of entries) if (e.connection) connectionOf(e);
-      return entries.map((e) => ({ ...e.status, tools: [...e.status.tools] }));
+      for (const e of s.entries) if (e.connection) connectionOf(s, e);
+      return s.entries.map((e) => ({ ...e.status, tools: [...e.status.tools] }));
     },
-    explainMissing(toolName) {
-      for (const e of entries) {
-        if (!toolName.startsWith(mcpToolName(e.config.name, ''))) continue;
-        if (e.status.state === 'failed') return `${toolName} is unavailable: MCP server ${e.config.name} did not start (${e.status.reason})`;
-        if (e.status.state === 'blocked') return `${toolName} is unavailable: MCP server ${e.config.name} is ${e.status.reason}`;
-        if (e.status.state === 'exited') return `${toolName} is unavailable: MCP server ${e.config.name} ${e.status.reason}`;
-      }
-      return undefined;
-    },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      giveUp.abort();
-      await starting?.catch(() => undefined);
-      await Promise.all(
-        entries.map(async (e) => {
-          const c = e.connection;
-          if (!c) return;
-          await c.close().catch(() => undefined);
-          if (e.status.state === 'ready') e.status.state = 'stopped';
-        }),
-      );
-    },
+    explainMissing: (toolName) => explainMissing(s.entries, toolName),
+    stop: () => stopAll(s),
   };
+}
+
+function entryOf(config: McpServerConfig, selection: McpSelection | undefined): Entry {
+  const blocked = selection ? blockedBySelection(config.name, selection) : undefined;
+  return { config, status: { name: config.name, source: config.source.label, target: targetOf(config), state: blocked ? 'blocked' : 'not_started', ...(blocked && { reason: blocked }), tools: [] } };
+}
+
+async function startOne(s: Servers, e: Entry): Promise<void> {
+  const { o } = s;
+  const t0 = s.now();
+  e.status.state = 'starting';
+  // A long per-request `timeout` (a server that pulls an image first) extends the start; a short one does not cut it.
+  const timeoutMs = Math.max(e.config.timeoutMs ?? 0, o.startTimeoutMs ?? DEFAULT_MCP_START_TIMEOUT_MS);
+  try {
+    const connection = await connectMcpServer(
+      e.config,
+      {
+        sandbox: o.sandbox,
+        workspace: o.workspace,
+        env: o.env,
+        clientVersion: o.clientVersion ?? '0.1.0',
+        signal: s.giveUp.signal,
+        ...(o.configDir !== undefined && { configDir: o.configDir }),
+        ...(o.network !== undefined && { network: o.network }),
+        ...(o.graceMs !== undefined && { graceMs: o.graceMs }),
+        ...(o.startTimer !== undefined && { startTimer: o.startTimer }),
+      },
+      timeoutMs,
+    );
+    if (s.stopped) return void (await connection.close().catch(() => undefined));
+    e.connection = connection;
+    e.status.state = 'ready';
+  } catch (err) {
+    if (s.stopped) return void (e.status.state = 'stopped');
+    e.status.state = 'failed';
+    e.status.reason = messageOf(err);
+    o.onWarning?.(`MCP server ${e.config.name} (${e.config.source.label}) did not start: ${e.status.reason}`);
+  } finally {
+    e.status.startMs = s.now() - t0;
+  }
+}
+
+/** The tools of the started servers, in configuration order; a later tool of one name replaces the earlier. */
+function registerTools(s: Servers): void {
+  const byName = new Map<string, { tool: Tool; entry: Entry }>();
+  for (const e of s.entries) {
+    e.status.tools = [];
+    if (!e.connection) continue;
+    for (const def of e.connection.tools) {
+      if (!isToolEnabled(def.name, e.config)) continue;
+      const name = mcpToolName(e.config.name, def.name);
+      const earlier = byName.get(name);
+      if (earlier) {
+        earlier.entry.status.tools = earlier.entry.status.tools.filter((t) => t.name !== name);
+        s.o.onWarning?.(`MCP tool name ${name} is taken twice: ${e.config.name}'s ${def.name} replaces ${earlier.entry.config.name}'s (Gemini CLI keeps the last one registered too)`);
+      }
+      byName.set(name, { tool: createMcpTool(name, { server: e.config.name, def, connection: () => connectionOf(s, e), timeoutMs: e.config.timeoutMs, context: contextOf(e.config) }), entry: e });
+      e.status.tools.push({ name, serverTool: def.name, description: def.description ?? '' });
+    }
+  }
+  s.registered = [...byName.values()].map((v) => v.tool);
+}
+
+/** The server's live connection, or why there is none; notices (and warns of) a server that exited. */
+function connectionOf(s: Servers, e: Entry): McpConnection | { unavailable: string } {
+  if (s.stopped) return { unavailable: 'was stopped: the run is over' };
+  const dead = e.connection?.deadReason();
+  if (dead) {
+    if (e.status.state !== 'exited') {
+      e.status.state = 'exited';
+      e.status.reason = dead;
+      s.o.onWarning?.(`MCP server ${e.config.name} ${dead}`);
+    }
+    return { unavailable: dead };
+  }
+  return e.connection ?? { unavailable: 'is not running' };
+}
+
+function explainMissing(entries: readonly Entry[], toolName: string): string | undefined {
+  for (const e of entries) {
+    if (!toolName.startsWith(mcpToolName(e.config.name, ''))) continue;
+    if (e.status.state === 'failed') return `${toolName} is unavailable: MCP server ${e.config.name} did not start (${e.status.reason})`;
+    if (e.status.state === 'blocked') return `${toolName} is unavailable: MCP server ${e.config.name} is ${e.status.reason}`;
+    if (e.status.state === 'exited') return `${toolName} is unavailable: MCP server ${e.config.name} ${e.status.reason}`;
+  }
+  return undefined;
+}
+
+async function stopAll(s: Servers): Promise<void> {
+  if (s.stopped) return;
+  s.stopped = true;
+  s.giveUp.abort();
+  await s.starting?.catch(() => undefined);
+  await Promise.all(
+    s.entries.map(async (e) => {
+      const c = e.connection;
+      if (!c) return;
+      await c.close().catch(() => undefined);
+      if (e.status.state === 'ready') e.status.state = 'stopped';
+    }),
+  );
 }
 
 function targetOf(c: McpServerConfig): string {

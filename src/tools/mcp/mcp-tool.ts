@@ -38,7 +38,7 @@ export function createMcpTool(name: string, s: McpToolSource): Tool {
     kind: annotations?.readOnlyHint === true ? 'read' : 'other',
     description: s.def.description ?? '',
     params: schema as unknown as TSchema,
-    // The server's schema: checked interpreted, never compiled to code.
+    // In a registry (a sub-agent's): the server's schema is checked interpreted, never compiled to code.
     checkArgs: interpretedArgsCheck(schema as unknown as TSchema),
     prepare(args, env) {
       const input = (args ?? {}) as Record<string, unknown>;
