@@ -112,7 +112,7 @@ export interface Tool<S extends TSchema = TSchema> {
   aliases?: readonly string[];
   kind: ToolKind;
   description: string;
-  /** JSON Schema, a plain `as const` literal: the only source of the argument type (TypeBox's `Static`), and what the arguments are validated against. */
+  /** JSON Schema, a plain `as const` literal: the only source of the argument type (TypeBox infers it with `Static`, no builders needed), and what the arguments are validated against. */
   params: S;
   /**
    * How the registry checks the arguments against `params` before `prepare`. Absent: TypeBox's

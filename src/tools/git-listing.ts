@@ -1,7 +1,7 @@
 /**
  * `git ls-files` of a directory, remembered between calls while nothing git would see has changed.
  * A glob, a list_directory or a JS grep asks git for the files it may see; the git process costs
- * more than the rest of a small search (about 6 ms, where `find` takes 3). A session asks again
+ * more than the rest of a small search. A session asks again
  * and again about a tree that mostly stands still, so the listing is kept and checked instead.
  *
  * The check is stats, no git: a file appears, vanishes or is renamed only by changing its

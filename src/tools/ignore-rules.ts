@@ -1,7 +1,7 @@
 /**
  * .gitignore / .geminiignore rules, matched in linear time. The model can write these files, and
  * the `ignore` package compiles each line to a backtracking regex: `a/**` followed by six `/**`
- * and `/b` took it 95 s on one path. Here every line becomes an RE2 pattern (glob-pattern.ts,
+ * and `/b` takes it minutes on one path. Here every line becomes an RE2 pattern (glob-pattern.ts,
  * gitignore flavour) and the rules behave as git's (and as the `ignore` package that Gemini CLI
  * uses): the last matching line wins, `!` re-includes, a trailing `/` matches directories only, a
  * slash anywhere else anchors the line to the file's directory, and a path under an ignored

@@ -1,12 +1,12 @@
 /**
  * Regular expressions the model supplies (grep_search's `pattern` and `exclude_pattern`) run in
- * RE2, a linear-time engine: JavaScript's backtracking engine spends ~90 s on `^(a|a)*$` against
- * one 40-character line, synchronously, so no timer (not even the run's deadline) fires meanwhile.
+ * RE2, a linear-time engine: JavaScript's backtracking engine spends minutes on `^(a|a)*$` against
+ * one short line, synchronously, so no timer (not even the run's deadline) fires meanwhile.
  *
  * Why re2js and not the native `re2` addon: re2js is pure JavaScript, already a dependency, and
  * bundles with ncc like any module; `re2` is a C++ addon that must be built for the runner's Node
  * ABI and shipped beside dist/index.js, which a JavaScript action cannot rely on. re2js's speed is
- * enough here (tens of MB/s; files over 4 MB are skipped anyway), and git grep remains the fast path.
+ * enough here (files over 4 MB are skipped anyway), and git grep remains the fast path.
  *
  * The model writes JavaScript/PCRE syntax; `RE2JS.translateRegExp` maps what differs (named groups,
  * `\u{…}`). Lookahead and backreferences have no linear-time form and are refused with a message

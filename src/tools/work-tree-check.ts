@@ -2,8 +2,8 @@
  * Whether a directory is inside a git work tree, as `git rev-parse --is-inside-work-tree` says,
  * remembered while the `.git` entries git's discovery would meet stay the same. grep_search asks
  * before every search (git grep inside a work tree, the system's grep elsewhere), and the git
- * process costs more than the check: a fork of this process (~2 ms at start-up, 5-10 ms once the
- * heap has grown, since the kernel copies the page tables) plus git's own start.
+ * process costs more than the check: a fork of this process (dearer as the heap grows, since the
+ * kernel copies the page tables) plus git's own start.
  *
  * git finds its repository by looking for `.git` in the directory and each one above it, so the
  * answer can change only when one of those appears, goes or is replaced. The check is an lstat of

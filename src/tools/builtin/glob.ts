@@ -116,8 +116,8 @@ const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * Sorted by mtime descending, ties by path (code units, as git sorts); files that vanished since
- * the listing (or cannot be stat'ed) are dropped. Synchronous stats: each is a cached-inode lookup
- * of microseconds, where the thread pool's round trip per file costs more than the stat.
+ * the listing (or cannot be stat'ed) are dropped. Synchronous stats: each is a cached-inode lookup,
+ * where the thread pool's round trip per file costs more than the stat.
  */
 function newestFirst(root: string, rels: readonly string[]): { shown: string[]; vanished: number } {
   const dated: Array<{ rel: string; t: number }> = [];
