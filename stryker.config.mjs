@@ -14,6 +14,7 @@ export const GUARDED_MODULES = [
   'src/action/approval/',
   'src/action/authorize.ts',
   'src/tools/workspace.ts',
+  'src/tools/confined-fs.ts',
   'src/context/untrusted.ts',
   'src/context/untrusted-markdown.ts',
   'src/context/linear-scan.ts',
