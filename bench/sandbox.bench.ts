@@ -1,6 +1,9 @@
 // What the sandbox costs. Two measurements, each side by side in this one process:
 // - `true` started directly (its own process group, as the unconfined path does) vs in bubblewrap,
 //   through the same spawn-and-wait code the shell tool uses: median of 50.
+// - what the sandbox's start adds for its bounds and environment: `true` under prlimit with the
+//   default bounds vs `true` alone (both unconfined, same spawn code), and the environment
+//   allow-list (commandEnvOf) over a runner-sized environment, per call;
 // - a 20-command session through run_shell_command (git, grep, node, npm-style scripts, file
 //   edits) with the sandbox off vs required: median of BENCH_RUNS sessions.
 // The ratios are what matters; absolute times depend on the machine and its load.
@@ -8,6 +11,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { recordFigures } from './support/figures.js';
+import { boundedArgv, DEFAULT_BOUNDS, findPrlimit, readHardLimits } from '../src/sandbox/bounds.js';
+import { commandEnvOf } from '../src/sandbox/command-env.js';
 import { createSandbox } from '../src/sandbox/sandbox.js';
 import type { Sandbox } from '../src/sandbox/types.js';
 import { createDefaultTools } from '../src/tools/default-tools.js';
@@ -61,8 +67,8 @@ function workspace(): string {
   return dir;
 }
 
-async function runTrue(sandbox: Sandbox, dir: string): Promise<void> {
-  const p = await sandbox.spawn({ argv: ['true'], workspace: dir, cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+async function runTrue(sandbox: Sandbox, dir: string, argv: string[] = ['true']): Promise<void> {
+  const p = await sandbox.spawn({ argv, workspace: dir, cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
   const r = await runToCompletion(p, { timeoutMs: 30_000, signal: new AbortController().signal, maxOutputBytes: 4096 });
   if (r.exitCode !== 0) throw new Error(`true failed: ${r.output}`);
 }
@@ -91,6 +97,18 @@ async function session(sandbox: Sandbox, dir: string): Promise<void> {
   }
 }
 
+/** A runner's environment is about this big: GITHUB_*, RUNNER_*, ACTIONS_*, the toolcache, the job's env. */
+const RUNNER_ENV_SIZE = 120;
+
+function allowListMicros(): number {
+  const env: Record<string, string> = { PATH: '/usr/bin:/bin', HOME: '/home/runner', LANG: 'C.UTF-8', CI: 'true' };
+  for (let i = 0; Object.keys(env).length < RUNNER_ENV_SIZE; i++) env[i % 2 ? `GITHUB_VAR_${i}` : `JOB_SECRET_${i}`] = `value-${i}`.repeat(4);
+  const calls = 20_000;
+  const t = process.hrtime.bigint();
+  for (let i = 0; i < calls; i++) commandEnvOf(env, ['secret-value-1', 'secret-value-2']);
+  return Number(process.hrtime.bigint() - t) / 1e3 / calls;
+}
+
 async function main() {
   const off = createSandbox({ mode: 'off', hostEnv: {} });
   const on = createSandbox({ mode: 'required', hostEnv: {} });
@@ -103,6 +121,10 @@ async function main() {
   try {
     const trueDirect = await median(SPAWNS, () => runTrue(off, dir));
     const trueSandboxed = await median(SPAWNS, () => runTrue(on, dir));
+    const prlimit = await findPrlimit();
+    const bounded = prlimit ? boundedArgv({ prlimit, bounds: DEFAULT_BOUNDS, hard: await readHardLimits() }, ['true']) : undefined;
+    const trueBounded = bounded ? await median(SPAWNS, () => runTrue(off, dir, bounded)) : undefined;
+    const envMicros = allowListMicros();
     const sessionDirect = await median(SESSIONS, () => session(off, dir));
     const sessionSandboxed = await median(SESSIONS, () => session(on, dir));
     console.log(`bubblewrap ${status.version}; \`true\`: median of ${SPAWNS}; session of ${SESSION.length} commands: median of ${SESSIONS}.\n`);
@@ -112,6 +134,14 @@ async function main() {
     console.log(
       `| ${SESSION.length}-command session | ${sessionDirect.toFixed(0)} | ${sessionSandboxed.toFixed(0)} | ${(sessionSandboxed / sessionDirect).toFixed(2)}x | ${((sessionSandboxed - sessionDirect) / SESSION.length).toFixed(1)} |`,
     );
+    const bounds =
+      trueBounded === undefined
+        ? 'prlimit is not installed: no rlimits to measure'
+        : `${trueBounded.toFixed(1)} ms vs ${trueDirect.toFixed(1)} ms: prlimit adds ${(trueBounded - trueDirect).toFixed(1)} ms`;
+    console.log(
+      `\nThe sandbox's start, of which: the bounds (\`true\` under prlimit vs alone, unconfined) ${bounds}; the environment allow-list ${envMicros.toFixed(1)} µs per call (${RUNNER_ENV_SIZE} variables in).`,
+    );
+    recordFigures('sandbox', { trueDirect, trueSandboxed, trueBounded, envMicros, sessionDirect, sessionSandboxed, commands: SESSION.length });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

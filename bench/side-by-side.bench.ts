@@ -8,7 +8,9 @@
  *   and with a cold one (a new empty folder each run: a first run, or a CI job);
  * - Gemini CLI: the pinned @google/gemini-cli bundle, headless (`-p ... -o json --yolo`), pointed at
  *   the fake by GOOGLE_GEMINI_BASE_URL, with a HOME of its own (API-key auth, no telemetry, no update check);
- * - floor: bench/support/floor-client.mjs, a plain fetch loop doing the same requests.
+ * - floor: bench/support/floor-client.mjs, a plain fetch loop doing the same requests;
+ * - before (only with BENCH_BASELINE, a checkout whose dist/ was built: `npm run bench -- --baseline DIR`):
+ *   that checkout's CLI, warm and cold like ours, so a change is measured against its parent in one run.
  * Figures, medians of BENCH_RUNS runs (the three take turns, in a rotating order):
  * process start to the first model request the fake sees; per-turn overhead ((20-turn wall - 1-turn
  * wall) / 19); peak RSS of the 20-turn session (GNU time's maximum resident set, the process and its
@@ -25,6 +27,11 @@ import { recordFigures } from './support/figures.js';
 const OURS = process.env.BENCH_CLI ?? join(process.cwd(), 'dist/cli/index.js');
 if (!existsSync(OURS)) {
   console.error('dist/cli/index.js is missing: run npm run build first');
+  process.exit(1);
+}
+const BASELINE = process.env.BENCH_BASELINE ? join(process.env.BENCH_BASELINE, 'dist/cli/index.js') : undefined;
+if (BASELINE && !existsSync(BASELINE)) {
+  console.error(`${BASELINE} is missing: give --baseline a checkout whose dist/ is built`);
   process.exit(1);
 }
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -56,7 +63,8 @@ interface Program {
 // Every program gets this environment without any Gemini credential or endpoint of the caller's.
 const { GEMINI_API_KEY: _k, GOOGLE_API_KEY: _g, GOOGLE_GEMINI_BASE_URL: _b, GEMINI_MODEL: _m, ...baseEnv } = process.env;
 const PROMPT = 'list the files';
-const oursArgs = [OURS, '-p', PROMPT, '-o', 'json', '--approval-mode', 'yolo', '-m', 'gemini-2.5-flash', '--cwd', work];
+const cliArgs = (cli: string) => [cli, '-p', PROMPT, '-o', 'json', '--approval-mode', 'yolo', '-m', 'gemini-2.5-flash', '--cwd', work];
+const oursArgs = cliArgs(OURS);
 const oursEnv = (baseUrl: string, compileCache: string) => ({ GEMINI_API_KEY: 'bench-key', GOOGLE_GEMINI_BASE_URL: baseUrl, XDG_STATE_HOME: state, NODE_COMPILE_CACHE: compileCache });
 const warmCache = join(scratch, 'compile-cache-warm');
 let coldRuns = 0;
@@ -64,6 +72,12 @@ const programs: Program[] = [
   { name: 'ours', command: (baseUrl) => ({ args: oursArgs, env: oursEnv(baseUrl, warmCache) }) },
   // A folder that does not exist yet: Node makes it and writes the cache as a first run would.
   { name: 'ours, cold cache', command: (baseUrl) => ({ args: oursArgs, env: oursEnv(baseUrl, join(scratch, `compile-cache-cold-${++coldRuns}`)) }) },
+  ...(BASELINE
+    ? [
+        { name: 'before', command: (baseUrl: string) => ({ args: cliArgs(BASELINE), env: oursEnv(baseUrl, join(scratch, 'compile-cache-before')) }) },
+        { name: 'before, cold cache', command: (baseUrl: string) => ({ args: cliArgs(BASELINE), env: oursEnv(baseUrl, join(scratch, `compile-cache-cold-${++coldRuns}`)) }) },
+      ]
+    : []),
   {
     name: 'Gemini CLI',
     command: (baseUrl) => ({ args: [GEMINI_CLI, '-p', PROMPT, '-o', 'json', '--yolo', '-m', 'gemini-2.5-flash'], env: geminiCliEnv({ baseUrl, home }) }),
@@ -111,7 +125,8 @@ async function runSession(p: Program, turns: number): Promise<SessionRun> {
 }
 
 const runs = new Map(programs.map((p) => [p.name, { one: [] as SessionRun[], twenty: [] as SessionRun[] }]));
-await runSession(programs[0]!, 1); // primes the warm compile cache; not measured
+// Primes the warm compile caches; not measured.
+for (const p of programs.filter((p) => p.name === 'ours' || p.name === 'before')) await runSession(p, 1);
 for (let i = 0; i < RUNS; i++) {
   // A rotating order: no program always runs first (or right after the heaviest one).
   for (let k = 0; k < programs.length; k++) {
@@ -177,6 +192,19 @@ console.log('Ours twice: with a warm compile cache (every run after the first) a
 console.log('| figure | ours, warm cache | ours, cold cache | Gemini CLI | floor | ours / floor | ours / Gemini CLI |');
 console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const l of lines) console.log(`| ${l.join(' | ')} |`);
+const before = rows.before;
+const beforeCold = rows['before, cold cache'];
+if (before && beforeCold) {
+  console.log('\nBefore (the baseline build) and after (this one), warm / cold:\n');
+  console.log('| figure | before | after | after / before |');
+  console.log('| --- | ---: | ---: | ---: |');
+  for (const [label, k] of [
+    ['first model request', 'firstMs'],
+    ['per-turn overhead', 'perTurnMs'],
+    ['peak RSS, 20 turns', 'rssMiB'],
+  ] as const)
+    console.log(`| ${label} | ${fmt(k, before[k])} / ${fmt(k, beforeCold[k])} | ${fmt(k, ours[k])} / ${fmt(k, cold[k])} | ${ratio(ours[k], before[k])} / ${ratio(cold[k], beforeCold[k])} |`);
+}
 
 recordFigures('side-by-side', {
   runs: RUNS,

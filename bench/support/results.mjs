@@ -47,6 +47,7 @@ export function renderResults(dir, { date, command }) {
     // The floor declares one tool with a one-line description: its body is no target, only a scale.
     row('first request body (JSON bytes)', 'firstBodyBytes', (n) => `${int(n)} B`, false),
   ];
+  out.push(...budgetLines(g), ...beforeAfterLines(g));
   const policy = read(dir, 'policy');
   if (policy) {
     out.push(
@@ -76,6 +77,90 @@ export function renderResults(dir, { date, command }) {
       `| JavaScript loaded | ${int(action.questionKiB)} KiB | ${int(action.skipKiB)} KiB |`,
     );
   }
+  out.push(...fileToolLines(read(dir, 'file-tools')), ...sandboxLines(read(dir, 'sandbox')));
   out.push('', 'The other sections (start-up commands, tools, sandbox, MCP, prompt size) print their own tables; see `npm run bench`.', '');
   return out.join('\n');
+}
+
+/**
+ * The budget of issue 27, each line checked against this run's figures. Ours is checked warm and
+ * cold alike (cold is a CI job's first run); a line holds when both do.
+ */
+export const BUDGET = [
+  { what: 'first model request within 2x the floor', k: 'firstMs', vs: 'floor', max: 2 },
+  { what: 'per-turn overhead within 2.5x the floor', k: 'perTurnMs', vs: 'floor', max: 2.5 },
+  { what: 'peak memory within 1.25x the floor', k: 'rssMiB', vs: 'floor', max: 1.25 },
+  { what: "first model request at most 0.2x Gemini CLI's", k: 'firstMs', vs: 'Gemini CLI', max: 0.2 },
+  { what: 'first request body at most 8 KB', k: 'firstBodyBytes', bytes: 8192 },
+];
+
+function budgetLines(g) {
+  const lines = ['', '## The budget (issue 27): does it hold?', '', '| budget | ours, warm | ours, cold | holds |', '| --- | ---: | ---: | --- |'];
+  for (const b of BUDGET) {
+    const measure = (who) => (b.bytes ? g(who, b.k) : typeof g(who, b.k) === 'number' && typeof g(b.vs, b.k) === 'number' ? g(who, b.k) / g(b.vs, b.k) : undefined);
+    const [warm, cold] = [measure('ours'), measure('ours, cold cache')];
+    const limit = b.bytes ?? b.max;
+    const holds = warm === undefined || cold === undefined ? 'not measured' : warm <= limit && cold <= limit ? 'yes' : 'no';
+    const show = (n) => (n === undefined ? 'n/a' : b.bytes ? `${int(n)} B` : `${n.toFixed(2)}x`);
+    lines.push(`| ${b.what} | ${show(warm)} | ${show(cold)} | ${holds} |`);
+  }
+  return lines;
+}
+
+function beforeAfterLines(g) {
+  if (typeof g('before', 'firstMs') !== 'number') return [];
+  const rows = [
+    ['process start to first model request', 'firstMs', 'ms'],
+    ['1-turn session, whole process', 'oneMs', 'ms'],
+    ['per-turn overhead', 'perTurnMs', 'ms'],
+    ['peak RSS, 20-turn session', 'rssMiB', 'MiB'],
+    ['first request body', 'firstBodyBytes', 'B'],
+  ];
+  const show = (n, unit) => (unit === 'B' ? `${int(n)} B` : f1(n, unit));
+  return [
+    '',
+    '## Before and after (the baseline build given by `--baseline`, and this one, in the same run)',
+    '',
+    '| figure | before, warm | after, warm | before, cold | after, cold | after / before (warm / cold) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map(
+      ([label, k, unit]) =>
+        `| ${label} | ${show(g('before', k), unit)} | ${show(g('ours', k), unit)} | ${show(g('before, cold cache', k), unit)} | ${show(g('ours, cold cache', k), unit)} | ${ratio(g('ours', k), g('before', k))} / ${ratio(g('ours, cold cache', k), g('before, cold cache', k))} |`,
+    ),
+  ];
+}
+
+function fileToolLines(f) {
+  if (!f) return [];
+  const us = (n) => (typeof n === 'number' ? `${n.toFixed(1)} µs` : 'n/a');
+  const lines = [
+    '',
+    "## The file tools' open-time check (issue 26; bench/file-tools.bench.ts)",
+    '',
+    'Per call, medians. Before the check, a tool resolved the path once and then read it; now it opens with',
+    "O_NOFOLLOW and checks the descriptor's real path before a byte is read.",
+    '',
+    '| call | whole tool call | confined open and read/list/write | before: realpath, then plain | the check adds |',
+    '| --- | ---: | ---: | ---: | ---: |',
+  ];
+  for (let i = 0; f[`${i}.what`] !== undefined; i++)
+    lines.push(`| ${f[`${i}.what`]} | ${us(f[`${i}.tool`])} | ${us(f[`${i}.confined`])} | ${us(f[`${i}.plain`])} | ${us(f[`${i}.confined`] - f[`${i}.plain`])} |`);
+  return lines;
+}
+
+function sandboxLines(s) {
+  if (!s) return [];
+  const ms = (n) => f1(n, 'ms');
+  return [
+    '',
+    "## The sandbox's start, with the environment allow-list and rlimits (issue 26; bench/sandbox.bench.ts)",
+    '',
+    '| what | ms |',
+    '| --- | ---: |',
+    `| run \`true\` unconfined | ${ms(s.trueDirect)} |`,
+    `| run \`true\` in the sandbox (bubblewrap, prlimit, allow-listed environment) | ${ms(s.trueSandboxed)} |`,
+    `| run \`true\` unconfined under prlimit (what the bounds add) | ${ms(s.trueBounded)} |`,
+    `| the environment allow-list, per call | ${typeof s.envMicros === 'number' ? `${s.envMicros.toFixed(1)} µs` : 'n/a'} |`,
+    `| a ${s.commands}-command session, unconfined / sandboxed | ${ms(s.sessionDirect)} / ${ms(s.sessionSandboxed)} |`,
+  ];
 }
