@@ -289,7 +289,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
   // Getters: a mode changed while a run goes applies from its next request and batch.
   const deps = (state: RunState, runSignal: AbortSignal = signal, saveInFlight?: Promise<void>) => ({
     model,
-    scheduler: createScheduler({ tools: registry, policy, channel: opts.channel, env, ...(hooks && { hooks: hooks.calls }) }),
+    scheduler: createScheduler({ tools: registry, policy, channel: opts.channel, env, ...(hooks && { hooks: hooks.calls }), ...(opts.clock?.setTimer && { startTimer: opts.clock.setTimer }) }),
     get systemInstruction() {
       return systemPromptFor(state.mode);
     },
