@@ -97,8 +97,7 @@ export async function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
     ...(o.files ? { files: o.files } : {}),
     ...(o.askUser ? { askUser: true } : {}),
     ...(o.extraTools ? { extraTools: o.extraTools } : {}),
-    // The session file's save (SessionRecorder.save snapshots the state at once) overlaps the next request.
-    ...(o.onBatchSettled ? { onBatchSettled: o.onBatchSettled, overlapBatchSave: true } : {}),
+    ...(o.onBatchSettled ? { onBatchSettled: o.onBatchSettled } : {}),
     ...(o.extensions ? { extensions: o.extensions } : {}),
   });
 }

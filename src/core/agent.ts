@@ -12,7 +12,7 @@ import { loadMemory, readContextSettings } from '../context/memory.js';
 import { readLoopSettings, type AgentOverride } from '../context/settings.js';
 import { createGeminiClient } from '../model/gemini.js';
 import type { ModelClient } from '../model/client.js';
-import type { Content, FunctionCall } from '../model/wire.js';
+import type { Content } from '../model/wire.js';
 import { loadPolicyWithDiagnostics, type PolicySource } from '../policy/load.js';
 import { formatDiagnostic } from '../policy/rule.js';
 import type { AddedRule, ApprovalMode, PolicyContext, PolicyEngine } from '../policy/types.js';
@@ -131,10 +131,8 @@ export interface AgentOptions {
    * that must change nothing (batch triage) does not rely on the policy alone to refuse edits.
    */
   readOnlyTools?: boolean;
-  /** A safe point after each settled batch: the action checkpoints long runs here. */
+  /** A safe point after each settled batch, awaited: the faces save their sessions here. */
   onBatchSettled?: (state: RunState) => Promise<void>;
-  /** The loop's overlapBatchSave: the next model request starts while onBatchSettled's save runs. */
-  overlapBatchSave?: boolean;
   /** Sub-agents (invoke_agent): agents/'s createSubagents, passed in by the face. None when absent. */
   subagents?: SubagentFactory;
   /** `review` delegates exploring the change to codebase_investigator when it is available. Default true. */
@@ -171,10 +169,9 @@ export interface Agent {
    * A prompt to a session that may already have history (a CLI `--resume`, an editor's next
    * message). `answers` settle a batch that waits (required when one does); the prompt then joins
    * their responses as the person's message. `signal` stops this run only (an editor cancels one
-   * prompt of a session that goes on); without it, the agent's own signal. `saveInFlight`: the
-   * session's save the caller started (the loop's saveInFlight).
+   * prompt of a session that goes on); without it, the agent's own signal.
    */
-  send(state: RunState, o: { prompt: string; answers?: readonly ApprovalAnswer[]; signal?: AbortSignal; saveInFlight?: Promise<void> }, emit: Emit): Promise<AgentRun>;
+  send(state: RunState, o: { prompt: string; answers?: readonly ApprovalAnswer[]; signal?: AbortSignal }, emit: Emit): Promise<AgentRun>;
   /** The kind of a tool by wire name; undefined when there is no such tool. */
   toolKind(name: string): ToolKind | undefined;
   /** Ends what the agent started: SessionEnd hooks, every MCP server. Faces call it once the run is over. */
@@ -203,8 +200,6 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
   });
 
   const builtIn = createDefaultTools().filter((t) => !opts.readOnlyTools || t.kind === 'read' || t.kind === 'search');
-  // By name (and alias): no MCP tool can take a built-in's name, whatever kind its server claims.
-  const readOnlyBuiltins = new Set(builtIn.filter((t) => t.kind === 'read' || t.kind === 'search').flatMap((t) => [t.name, ...(t.aliases ?? [])]));
   const baseTools = [...builtIn, ...(opts.askUser ? [askUserTool] : []), ...(opts.extraTools ?? [])];
   // MCP servers and hooks: after policy (a broken policy starts nothing). Warnings go to the face
   // until a run starts, then into the run's event stream.
@@ -287,7 +282,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
   const afterTextTurn = speakerOn ? createNextSpeakerCheck(opts.nextSpeaker) : undefined;
 
   // Getters: a mode changed while a run goes applies from its next request and batch.
-  const deps = (state: RunState, runSignal: AbortSignal = signal, saveInFlight?: Promise<void>) => ({
+  const deps = (state: RunState, runSignal: AbortSignal = signal) => ({
     model,
     scheduler: createScheduler({ tools: registry, policy, channel: opts.channel, env, ...(hooks && { hooks: hooks.calls }), ...(opts.clock?.setTimer && { startTimer: opts.clock.setTimer }) }),
     get systemInstruction() {
@@ -303,11 +298,6 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
       return state.mode;
     },
     onBatchSettled: opts.onBatchSettled,
-    ...(opts.overlapBatchSave ? { overlapBatchSave: true } : {}),
-    // Without hooks (which run commands around every call), a batch of built-in reads and searches
-    // has no side effect: it need not wait for the last save's flush (runLoop's sideEffectFree).
-    ...(!hooks && { sideEffectFree: (calls: readonly FunctionCall[]) => calls.every((c) => readOnlyBuiltins.has(c.name)) }),
-    ...(saveInFlight ? { saveInFlight } : {}),
     ...(afterTextTurn ? { afterTextTurn } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(hooks && { hooks, compressionModel: baseModel }),
@@ -375,7 +365,7 @@ export async function prepareAgent(opts: AgentOptions): Promise<Agent> {
       const answers = [...(o.answers ?? [])];
       const userMessage: Content = { role: 'user', parts: [{ text: prompt }] };
       const input = state.open || answers.length > 0 ? { answers, userMessage } : { userMessage };
-      const outcome = await runLoop({ state, input }, deps(state, o.signal, o.saveInFlight), emit);
+      const outcome = await runLoop({ state, input }, deps(state, o.signal), emit);
       state.addedRules = [...policy.added];
       return { outcome, state };
     },
