@@ -8,7 +8,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSessionRecorder, type SessionRecorder } from '../../src/cli/session-recorder.js';
-import { prepareAgent, type Agent, type AgentOptions } from '../../src/core/agent.js';
+import { prepareAgent, type Agent, type AgentOptions } from '../../src/compose/prepare-agent.js';
 import { createSandbox } from '../../src/sandbox/sandbox.js';
 import { createFileStore, type LocalSessionStore } from '../../src/session/file-store.js';
 import { call, reply, startFakeGemini, text, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
@@ -25,28 +25,21 @@ afterEach(async () => {
 });
 
 /** A workspace holding a.txt and b.txt, the fake Gemini with `script`, and the agent as the CLI runs it. */
-async function startAgent(script: FakeReply[], onBatchSettled: NonNullable<AgentOptions['onBatchSettled']>) {
+async function startAgent(script: FakeReply[], onBatchSettled: NonNullable<AgentOptions['io']['onBatchSettled']>) {
   const ws = makeTempDir('agent-action-saves-');
   dirs.push(ws);
   writeFileSync(join(ws, 'a.txt'), 'a\n');
   writeFileSync(join(ws, 'b.txt'), 'b\n');
   gemini = await startFakeGemini(script);
   agent = await prepareAgent({
-    root: ws,
-    model: 'gemini-2.5-flash',
-    apiKey: 'AIza-agent-saves',
-    baseUrl: gemini.baseUrl,
-    mode: 'yolo',
-    policyContext: 'headless',
-    policy: {},
-    memory: { memoryRoot: ws },
-    command: 'prompt',
+    model: { name: 'gemini-2.5-flash', apiKey: 'AIza-agent-saves', baseUrl: gemini.baseUrl },
+    workspace: { root: ws, memoryRoot: ws },
+    policy: { context: 'headless', mode: 'yolo' },
+    task: { command: 'prompt' },
     limits: { maxTurns: 10 },
     secrets: [],
-    channel: { decide: async () => 'defer' },
-    sandbox: createSandbox({ mode: 'off', hostEnv: {} }),
-    baseEnv: { PATH: process.env.PATH },
-    onBatchSettled,
+    io: { channel: { decide: async () => 'defer' }, onBatchSettled },
+    commands: { sandbox: createSandbox({ mode: 'off', hostEnv: {} }), baseEnv: { PATH: process.env.PATH } },
   });
   return { ws, agent };
 }

@@ -7,7 +7,7 @@
  */
 import { Type } from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { prepareAgent } from '../../src/core/agent.js';
+import { prepareAgent } from '../../src/compose/prepare-agent.js';
 import type { Clock } from '../../src/core/retry.js';
 import { defineTool, type Tool } from '../../src/tools/define-tool.js';
 import { call, reply, startFakeGemini, type FakeGemini } from '../support/fake-gemini.js';
@@ -43,20 +43,14 @@ describe("the run's deadline", () => {
       },
     };
     const agent = await prepareAgent({
-      root,
-      model: 'gemini-2.5-flash',
-      apiKey: 'AIza-deadline-test',
-      baseUrl: gemini.baseUrl,
-      mode: 'default',
-      policyContext: 'action',
-      policy: { user: [{ inline: '[[rule]]\ntoolName = "hang"\ndecision = "allow"\npriority = 100\n', label: 'test' }] },
-      memory: { memoryRoot: root },
-      command: 'question',
+      model: { name: 'gemini-2.5-flash', apiKey: 'AIza-deadline-test', baseUrl: gemini.baseUrl },
+      workspace: { root, memoryRoot: root },
+      policy: { context: 'action', mode: 'default', user: [{ inline: '[[rule]]\ntoolName = "hang"\ndecision = "allow"\npriority = 100\n', label: 'test' }] },
+      task: { command: 'question' },
+      tools: { extra: [hangTool as unknown as Tool] },
       limits: { maxWallMs: 300 },
       secrets: [],
-      channel: { decide: async () => 'defer' },
-      extraTools: [hangTool as unknown as Tool],
-      clock,
+      io: { channel: { decide: async () => 'defer' }, clock },
     });
     const events: string[] = [];
     let executing!: () => void;
