@@ -113,7 +113,13 @@ async function runChild(c: ChildRun, { child, folded }: { child: RunState; folde
   };
   const deps: LoopDeps = {
     model: host.model,
-    scheduler: createScheduler({ tools: registry, policy: policyForSubagent(host.policy, def.name), channel: host.channel, env: host.env, ...(host.clock?.setTimer && { startTimer: host.clock.setTimer }) }),
+    scheduler: createScheduler({
+      tools: registry,
+      policy: policyForSubagent(host.policy, def.name),
+      channel: host.channel,
+      env: host.env,
+      ...(host.clock?.setTimer && { startTimer: host.clock.setTimer }),
+    }),
     systemInstruction: buildChildPrompt(def, { toolNames: registry.names(), memory: host.memory }),
     tools: () => registry.declarations(),
     limits: childLimits(def, host.limits, { parent: parent.state, child }),

@@ -36,7 +36,7 @@ export interface ParentRun {
 }
 
 /** What the plug adds to the run: its tools (invoke_agent), and the agents to list in the prompt. */
-export interface Subagents {
+interface Subagents {
   tools: Tool[];
   agents: ReadonlyArray<{ name: string; description: string }>;
   warnings: string[];

@@ -92,7 +92,7 @@ const ABANDONED = Symbol('abandoned');
  * `abandonAfterMs` after the abort (on the scheduler's timer, an injected clock's in tests) the run
  * is abandoned, its late result or failure swallowed.
  */
-export function untilSettledOrAbandoned<T>(signal: AbortSignal, run: Promise<T>, o: { abandonAfterMs: number; startTimer: StartTimer }): Promise<T | typeof ABANDONED> {
+function untilSettledOrAbandoned<T>(signal: AbortSignal, run: Promise<T>, o: { abandonAfterMs: number; startTimer: StartTimer }): Promise<T | typeof ABANDONED> {
   return new Promise((resolve, reject) => {
     let stopTimer: (() => void) | undefined;
     const onAbort = () => (stopTimer = o.startTimer(o.abandonAfterMs, () => resolve(ABANDONED)));

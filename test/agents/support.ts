@@ -34,7 +34,7 @@ export interface SessionOptions {
   over?: AgentOverrides;
 }
 
-export type AgentOverrides = { [K in Exclude<keyof AgentOptions, 'secrets'>]?: Partial<NonNullable<AgentOptions[K]>> } & { secrets?: string[] };
+type AgentOverrides = { [K in Exclude<keyof AgentOptions, 'secrets'>]?: Partial<NonNullable<AgentOptions[K]>> } & { secrets?: string[] };
 
 const open: FakeGemini[] = [];
 
