@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prepareAgent } from '../src/core/agent.js';
+import { prepareAgent } from '../src/compose/prepare-agent.js';
 import { parseMcpServers } from '../src/tools/mcp/config.js';
 import type { McpStartMode } from '../src/tools/mcp/manager.js';
 import { createSandbox } from '../src/sandbox/sandbox.js';
@@ -32,20 +32,14 @@ async function once(servers: number, start: McpStartMode): Promise<{ prepared: n
   try {
     const t0 = performance.now();
     const agent = await prepareAgent({
-      root: ws,
-      model: 'gemini-2.5-flash',
-      apiKey: 'bench-key',
-      baseUrl: fake.baseUrl,
-      mode: 'default',
-      policyContext: 'headless',
-      policy: {},
-      memory: { memoryRoot: ws },
-      command: 'prompt',
+      model: { name: 'gemini-2.5-flash', apiKey: 'bench-key', baseUrl: fake.baseUrl },
+      workspace: { root: ws, memoryRoot: ws },
+      policy: { context: 'headless', mode: 'default' },
+      task: { command: 'prompt' },
       limits: { maxTurns: 2 },
       secrets: [],
-      channel: { decide: async () => 'defer' },
-      sandbox,
-      baseEnv: { PATH: process.env.PATH },
+      io: { channel: { decide: async () => 'defer' } },
+      commands: { sandbox, baseEnv: { PATH: process.env.PATH } },
       extensions: { mcp: { servers: parsed, start } },
     });
     const prepared = performance.now() - t0;

@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSubagents } from '../src/agents/create-subagents.js';
-import { prepareAgent } from '../src/core/agent.js';
+import { prepareAgent } from '../src/compose/prepare-agent.js';
 import { createDeferChannel } from '../src/scheduler/channels.js';
 import { call, reply, startFakeGemini, text, type FakeGemini, type FakeReply, type RecordedRequest } from '../test/support/fake-gemini.js';
 
@@ -109,22 +109,14 @@ async function reviewOnce(fake: FakeGemini, dir: string, withInvestigator: boole
   fake.utilityRequests.length = 0;
   fake.push(...script);
   const agent = await prepareAgent({
-    root: dir,
-    model: MODEL,
-    apiKey: 'bench',
-    baseUrl: fake.baseUrl,
-    mode: 'plan',
-    policyContext: 'action',
-    policy: {},
-    memory: { memoryRoot: dir },
-    command: 'review',
-    taskContext: TASK,
+    model: { name: MODEL, apiKey: 'bench', baseUrl: fake.baseUrl },
+    workspace: { root: dir, memoryRoot: dir },
+    policy: { context: 'action', mode: 'plan' },
+    task: { command: 'review', taskContext: TASK, investigateReviews: withInvestigator, nextSpeaker: { enabled: true } },
     limits: {},
     secrets: [],
-    channel: createDeferChannel(),
-    subagents: createSubagents,
-    investigateReviews: withInvestigator,
-    nextSpeaker: { enabled: true },
+    io: { channel: createDeferChannel() },
+    tools: { subagents: createSubagents },
   });
   const t0 = performance.now();
   const run = await agent.start('Review pull request #42.', () => undefined);

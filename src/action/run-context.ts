@@ -2,7 +2,7 @@
  * The per-run context of the GitHub face: what every step after routing and authorization receives,
  * including the approval code (src/action/approval/: suspend and resume). Types only.
  */
-import type { Agent, AgentRun } from '../core/agent.js';
+import type { Agent, AgentRun } from '../compose/prepare-agent.js';
 import type { Emit, RunStats } from '../core/events.js';
 import type { GitRemote } from '../session/git.js';
 import type { PublishRecord, PublishRecorder } from '../tools/github/recorder.js';

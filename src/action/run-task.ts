@@ -7,7 +7,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { messageOf } from '../common/errors.js';
 import { createSubagents } from '../agents/create-subagents.js';
-import { prepareAgent, type Agent, type AgentOptions, type AgentRun } from '../core/agent.js';
+import { prepareAgent, type Agent, type AgentOptions, type AgentRun } from '../compose/prepare-agent.js';
 import { readExtensionSettings } from '../core/settings-extensions.js';
 import { commandEnvOf } from '../sandbox/command-env.js';
 import { statsOf } from '../core/stats.js';
@@ -43,8 +43,8 @@ export interface RunBase {
   /** The account the action posts as: whose markers and questions count (authorize.ts isOurs). */
   own: OwnAccount;
   writeSummary?: (markdown: string) => Promise<void>;
-  /** Tests pass a scripted model; AgentOptions.modelClient. */
-  modelClient?: AgentOptions['modelClient'];
+  /** Tests pass a scripted model; AgentOptions.model.client. */
+  modelClient?: AgentOptions['model']['client'];
   /** Where commands run; prepared (probed once) by the first command of the run. Tests inject one. */
   sandbox?: ActionSandbox;
   /** Tests inject the probe's answer (and the remedy) of the sandbox a command starts; production runs bwrap. */
@@ -207,13 +207,11 @@ function createRunContext(base: RunBase, { command, thread, progress, runUrl, tr
       for (const w of ext.warnings) base.log.warning(w);
       let prepared: PreparedRun | undefined;
       const agent = await prepareAgent({
-        root: ws,
-        model: base.settings.model,
-        apiKey: base.settings.geminiApiKey,
-        baseUrl: base.settings.geminiBaseUrl,
-        mode: base.settings.approvalMode ?? defaultModeFor(task.command),
-        policyContext: 'action',
+        model: { name: base.settings.model, apiKey: base.settings.geminiApiKey, baseUrl: base.settings.geminiBaseUrl, client: base.modelClient },
+        workspace: { root: ws, memoryRoot: config.memoryRoot, contextFileNames: base.settings.contextFileNames },
         policy: {
+          context: 'action',
+          mode: base.settings.approvalMode ?? defaultModeFor(task.command),
           workspace: [{ path: config.policyDir, optional: true }, ...ext.policy.workspace],
           user: [...policySources(base.settings.policy, 'policy', ws), ...ext.policy.user],
           admin: policySources(base.settings.adminPolicy, 'admin-policy', ws),
@@ -224,39 +222,42 @@ function createRunContext(base: RunBase, { command, thread, progress, runUrl, tr
           configDir: config.geminiDir,
           network: base.settings.sandboxNetwork,
         },
-        memory: { memoryRoot: config.memoryRoot, fileNames: base.settings.contextFileNames },
-        command: task.command,
-        instructions: task.instructions,
-        taskContext: rendered?.text,
-        availableLabels: labels,
-        repo: `${base.repo.owner}/${base.repo.repo}`,
+        task: {
+          command: task.command,
+          instructions: task.instructions,
+          taskContext: rendered?.text,
+          availableLabels: labels,
+          repo: `${base.repo.owner}/${base.repo.repo}`,
+          // Nobody in CI types "go on": a reply that announces its next step is judged and continued.
+          nextSpeaker: { enabled: true },
+        },
+        tools: {
+          extra: createGitHubTools(task.command),
+          recorder,
+          askUser: task.command === 'fix' || task.command === 'question' || task.command === 'prompt',
+          subagents: createSubagents,
+        },
         limits: { maxTurns: base.settings.maxTurns, maxWallMs: base.settings.timeoutMs, maxCostUsd: base.settings.maxCostUsd },
         secrets: base.secrets,
-        passEnv: base.settings.sandboxEnv,
-        channel: deferToComment,
-        extraTools: createGitHubTools(task.command),
-        recorder,
-        modelClient: base.modelClient,
-        sandbox,
-        askUser: task.command === 'fix' || task.command === 'question' || task.command === 'prompt',
-        subagents: createSubagents,
-        // Nobody in CI types "go on": a reply that announces its next step is judged and continued.
-        nextSpeaker: { enabled: true },
-        onBatchSettled: record
-          ? undefined // a resumed run: resume.ts holds the claimed session and saves it itself
-          : // A long run saves its session after a settled batch (at most every checkpointEveryMs),
-            // so a runner that dies leaves something `/agent continue` resumes.
-            async (state) => {
-              if (!prepared || !thread || Date.now() - lastCheckpoint < base.runner.checkpointEveryMs) return;
-              lastCheckpoint = Date.now();
-              const { createCheckpointer } = await import('./approval/suspend.js');
-              checkpointer ??= createCheckpointer(ctx, { prepared });
-              try {
-                await checkpointer.save(state);
-              } catch (e) {
-                base.log.warning(`could not save a checkpoint (the run goes on): ${messageOf(e)}`);
-              }
-            },
+        commands: { passEnv: base.settings.sandboxEnv, sandbox },
+        io: {
+          channel: deferToComment,
+          onBatchSettled: record
+            ? undefined // a resumed run: resume.ts holds the claimed session and saves it itself
+            : // A long run saves its session after a settled batch (at most every checkpointEveryMs),
+              // so a runner that dies leaves something `/agent continue` resumes.
+              async (state) => {
+                if (!prepared || !thread || Date.now() - lastCheckpoint < base.runner.checkpointEveryMs) return;
+                lastCheckpoint = Date.now();
+                const { createCheckpointer } = await import('./approval/suspend.js');
+                checkpointer ??= createCheckpointer(ctx, { prepared });
+                try {
+                  await checkpointer.save(state);
+                } catch (e) {
+                  base.log.warning(`could not save a checkpoint (the run goes on): ${messageOf(e)}`);
+                }
+              },
+        },
       });
       agents.push(agent);
       for (const w of agent.warnings) base.log.warning(w);

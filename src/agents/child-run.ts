@@ -8,7 +8,7 @@
  * process goes on from there.
  */
 import { AgentError } from '../common/errors.js';
-import type { SubagentHost } from '../core/agent.js';
+import type { SubagentHost } from '../core/subagent-host.js';
 import type { LoopEvent, Outcome } from '../core/events.js';
 import type { AfterTextTurn, LoopDeps, LoopInput, LoopLimits } from '../core/loop.js';
 import { runLoop } from '../core/loop.js';
@@ -113,7 +113,13 @@ async function runChild(c: ChildRun, { child, folded }: { child: RunState; folde
   };
   const deps: LoopDeps = {
     model: host.model,
-    scheduler: createScheduler({ tools: registry, policy: policyForSubagent(host.policy, def.name), channel: host.channel, env: host.env }),
+    scheduler: createScheduler({
+      tools: registry,
+      policy: policyForSubagent(host.policy, def.name),
+      channel: host.channel,
+      env: host.env,
+      ...(host.clock?.setTimer && { startTimer: host.clock.setTimer }),
+    }),
     systemInstruction: buildChildPrompt(def, { toolNames: registry.names(), memory: host.memory }),
     tools: () => registry.declarations(),
     limits: childLimits(def, host.limits, { parent: parent.state, child }),

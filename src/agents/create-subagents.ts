@@ -6,7 +6,7 @@
  * asks for a tool this run does not have is refused (a warning, and a clear error if it is called).
  */
 import { AgentError } from '../common/errors.js';
-import type { SubagentFactory } from '../core/agent.js';
+import type { SubagentFactory } from '../core/subagent-host.js';
 import type { AgentOverride } from '../context/settings.js';
 import type { Tool } from '../tools/define-tool.js';
 import { codebaseInvestigator } from './codebase-investigator.js';

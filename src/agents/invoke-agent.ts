@@ -4,7 +4,7 @@
  * tool, as Gemini CLI allows), and the call can wait part-way when one of the child's own calls
  * needs a person: the scheduler saves the child with the batch and a later run goes on from there.
  */
-import type { SubagentHost } from '../core/agent.js';
+import type { SubagentHost } from '../core/subagent-host.js';
 import type { SuspendableCall } from '../scheduler/types.js';
 import { defineTool, ToolFailure, type PreparedCall, type Tool } from '../tools/define-tool.js';
 import { resumeChild, startChild, type ChildRun } from './child-run.js';

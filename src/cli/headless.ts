@@ -69,13 +69,8 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       return probed;
     };
 
-    // A new prompt's first save is written once the model's first answer begins (see writesAfter);
-    // settled when the run's send ends at the latest, so no save can wait for it forever.
-    let answerBegan!: () => void;
-    const firstAnswer = new Promise<void>((resolve) => (answerBegan = resolve));
     const recorder = createSessionRecorder({
       store: sessions.store,
-      ...(plan.message !== undefined && { writesAfter: firstAnswer }),
       ...(held ? { held } : { origin: { root, title: titleOf(plan.message ?? ''), command: 'prompt' } }),
       onSaveError: (e) => c.io.stderr(`Warning: ${messageOf(e)}; this run goes on without saving its session.\n`),
     });
@@ -99,13 +94,7 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       channel: createDenyChannel(),
       signal: c.signal,
       sandbox,
-      wrapModel: (m) =>
-        metrics.wrap(
-          startingOnFirstChunk(m, () => {
-            answerBegan();
-            return startProbe();
-          }),
-        ),
+      wrapModel: (m) => metrics.wrap(startingOnFirstChunk(m, () => startProbe())),
       onBatchSettled: (s) => recorder.save(s, 'running'),
       extensions: { mcp: { servers: ext.servers, selection: ext.selection, start: args.mcpStart }, hooks: ext.hooks, network: args.sandboxNetwork },
     });
@@ -116,14 +105,8 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       out.emit(e);
     };
     try {
-      // The first save is written while the model answers: the loop awaits it before any tool that
-      // can change something runs (saveInFlight), as it awaits its own saves. A resume that only
-      // answers runs tools first.
-      const saved = recorder.save(state, 'running');
-      if (plan.message === undefined) await saved;
-      const { outcome } = await (
-        plan.message !== undefined ? agent.send(state, { prompt: plan.message, answers: plan.answers, saveInFlight: saved }, emit) : agent.resume(state, plan.answers, emit)
-      ).finally(() => answerBegan());
+      await recorder.save(state, 'running');
+      const { outcome } = await (plan.message !== undefined ? agent.send(state, { prompt: plan.message, answers: plan.answers }, emit) : agent.resume(state, plan.answers, emit));
       await recorder.saveOutcome(state, outcome);
       await startProbe();
       return exitCodeOf(outcome);

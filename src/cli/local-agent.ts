@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createSubagents } from '../agents/create-subagents.js';
 import { AgentError } from '../common/errors.js';
-import { prepareAgent, type Agent } from '../core/agent.js';
+import { prepareAgent, type Agent } from '../compose/prepare-agent.js';
 import type { RunState } from '../core/run-state.js';
 import type { ExtensionOptions } from '../core/extensions.js';
 import type { PolicySource } from '../policy/load.js';
@@ -71,34 +71,21 @@ export async function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
   const pass = await readCliPassEnv(o.env);
   const client = createGeminiClient({ apiKey, baseUrl: o.env.GOOGLE_GEMINI_BASE_URL || undefined, model: o.model });
   return prepareAgent({
-    root: o.root,
-    model: o.model,
-    apiKey,
-    modelClient: o.wrapModel ? o.wrapModel(client) : client,
-    mode: o.mode,
-    policyContext: o.policyContext,
+    model: { name: o.model, apiKey, client: o.wrapModel ? o.wrapModel(client) : client },
+    workspace: { root: o.root, memoryRoot: o.root, ...(o.trusted ? {} : { untrusted: true }), ...(o.files ? { files: o.files } : {}) },
     policy: {
+      context: o.policyContext,
+      mode: o.mode,
       workspace: o.trusted ? [...[join(o.root, '.gemini', 'policies')].filter((p) => existsSync(p)), ...(o.extensionPolicies?.workspace ?? [])] : [],
       user: [...[join(homedir(), '.gemini', 'policies')].filter((p) => existsSync(p)), ...o.userPolicies, ...(o.extensionPolicies?.user ?? [])],
       admin: o.adminPolicies,
     },
-    memory: { memoryRoot: o.root },
-    ...(o.trusted ? {} : { untrustedProject: true }),
-    command: 'prompt',
-    limits: { maxTurns: o.maxTurns, maxWallMs: (o.timeoutMinutes ?? 30) * 60_000 },
-    limitsPerRun: true,
+    task: { command: 'prompt' },
+    limits: { maxTurns: o.maxTurns, maxWallMs: (o.timeoutMinutes ?? 30) * 60_000, perRun: true },
     secrets: secretsOf(o.env),
-    channel: o.channel,
-    signal: o.signal,
-    baseEnv: o.env,
-    passEnv: pass.env,
-    subagents: createSubagents,
-    ...(o.sandbox ? { sandbox: o.sandbox } : {}),
-    ...(o.files ? { files: o.files } : {}),
-    ...(o.askUser ? { askUser: true } : {}),
-    ...(o.extraTools ? { extraTools: o.extraTools } : {}),
-    // The session file's save (SessionRecorder.save snapshots the state at once) overlaps the next request.
-    ...(o.onBatchSettled ? { onBatchSettled: o.onBatchSettled, overlapBatchSave: true } : {}),
+    io: { channel: o.channel, signal: o.signal, ...(o.onBatchSettled ? { onBatchSettled: o.onBatchSettled } : {}) },
+    commands: { baseEnv: o.env, passEnv: pass.env, ...(o.sandbox ? { sandbox: o.sandbox } : {}) },
+    tools: { subagents: createSubagents, ...(o.askUser ? { askUser: true } : {}), ...(o.extraTools ? { extra: o.extraTools } : {}) },
     ...(o.extensions ? { extensions: o.extensions } : {}),
   });
 }

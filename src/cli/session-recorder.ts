@@ -51,23 +51,7 @@ export interface RecorderOptions {
    * here once, and the run goes on without saving; without it, the save throws.
    */
   onSaveError?: (e: unknown) => void;
-  /**
-   * No file is touched before this settles: saves are encoded when asked, and written in order once
-   * it has. `-p` holds a new session's first write until the model's first answer begins, so the
-   * first request does not wait for the folder, the lock and the file (the write then overlaps the
-   * model's answer). The caller must settle it on every path, or no save ever completes.
-   */
-  writesAfter?: Promise<unknown>;
 }
-
-/**
- * Settles in the event loop's check phase (setImmediate), after every microtask queued before it.
- * The loop goes on from a settled batch in microtasks: it builds its next request and hands it to
- * fetch. A save's lock, read, hash and write (about half a millisecond of this thread) then follow
- * the request's making instead of holding it back. (Whether the request is on the socket by then is
- * undici's business: a connection still finishing the last answer makes it wait for I/O.)
- */
-const afterQueuedMicrotasks = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function localRequester(): string {
   try {
@@ -85,12 +69,7 @@ export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
   let base: Pick<LocalSessionDoc, 'root' | 'createdAt' | 'trigger' | 'requester' | 'importedFrom'> | undefined = o.held?.doc;
   let mcpServers = o.held?.doc.mcpServers ?? o.origin?.mcpServers;
   let title = o.held?.doc.title || o.origin?.title || '';
-  let queue: Promise<void> = o.writesAfter
-    ? o.writesAfter.then(
-        () => undefined,
-        () => undefined,
-      )
-    : Promise.resolve();
+  let queue: Promise<void> = Promise.resolve();
   let failed = false;
   /** Parsed again only when asked (rarely: an editor changing modes between prompts). */
   const current = (): LocalSessionDoc | undefined => {
@@ -99,10 +78,7 @@ export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
   };
   if (!held && !o.origin) throw new AgentError('internal', 'a session recorder needs a stored session or an origin');
 
-  /**
-   * The document as JSON text, encoded now: the state moves on while the write waits its turn, and
-   * one serialisation is the snapshot (a clone, serialised later, walked the history twice).
-   */
+  /** The document as JSON text, encoded now: the state as it was when the save was asked. */
   function encodeNow(state: RunState, status: LocalStatus, pending: readonly PendingApproval[]): string {
     const at = now().toISOString();
     base ??= { root: o.origin!.root, createdAt: at, trigger: { command: o.origin!.command }, requester: localRequester() };
@@ -144,7 +120,7 @@ export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
       if (failed) return Promise.resolve();
       // One write at a time, in order: each is a CAS on the version the previous one produced.
       const text = encodeNow(state, status, pending);
-      const next = queue.then(afterQueuedMicrotasks).then(() => write(state.id, text));
+      const next = queue.then(() => write(state.id, text));
       queue = next.catch(() => undefined);
       if (!o.onSaveError) return next;
       return next.catch((e: unknown) => {

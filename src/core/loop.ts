@@ -1,7 +1,7 @@
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
 import type { LlmRole, ModelClient, ModelFailure } from '../model/client.js';
 import { contextWindowOf } from '../model/pricing.js';
-import type { Content, FunctionCall, FunctionDeclaration, Usage } from '../model/wire.js';
+import type { Content, FunctionDeclaration, Usage } from '../model/wire.js';
 import type { LoopHooks } from '../hooks/types.js';
 import type { ApprovalMode } from '../policy/types.js';
 import type { ApprovalAnswer, BatchResult, Scheduler } from '../scheduler/types.js';
@@ -11,7 +11,7 @@ import { alignResponseIds, repairHistory } from './history-repair.js';
 import { checkLimits, timeLimitHit, type LoopLimits } from './limits.js';
 import { createContentLoopDetector } from './content-loop.js';
 import { recordCalls, recordTurn } from './loop-guard.js';
-import { instructionAfter, realClock, realTimer, withRetry, type Clock, type RetryDeps } from './retry.js';
+import { instructionAfter, realClock, realTimer, withRetry, type Clock, type RetryDeps, type RetryResult } from './retry.js';
 import type { RunState } from './run-state.js';
 import { recordUsage, statsOf } from './stats.js';
 import { runTurn, type TurnReply } from './turn.js';
@@ -36,34 +36,11 @@ export interface LoopDeps {
   contextWindow?: number;
   maxOutputTokens?: number;
   /**
-   * Called after each batch's responses join the history (a safe point: nothing half-done), so a
-   * long run can checkpoint and a crash resumes from the last finished batch. Awaited before the next
-   * model request, unless `overlapBatchSave`.
+   * The safe point: called after each batch's responses join the history (nothing half-done) and
+   * awaited before anything else happens, so a long run can checkpoint and a crash resumes from
+   * the last finished batch. Its failure ends the run.
    */
   onBatchSettled?: (state: RunState) => Promise<void>;
-  /**
-   * The next model request starts while onBatchSettled's save runs (its flush overlaps the model's
-   * answer); the save is still awaited before the next batch's tools run and before the outcome, so
-   * a crash never leaves side effects past the batch after the last save. onBatchSettled must then
-   * take what it saves from `state` before its first `await`, as the state moves on meanwhile. The
-   * CLI's local session file sets it; the action's checkpoint does not (a runner killed while the
-   * model answers must leave the checkpoint on the remote).
-   */
-  overlapBatchSave?: boolean;
-  /**
-   * A save the caller started before the run (a new session's first save, still flushing): awaited,
-   * as an overlapped batch save is, before any tool runs and before the outcome, so the first model
-   * request need not wait for the disk. Its failure fails the run there.
-   */
-  saveInFlight?: Promise<void>;
-  /**
-   * Whether a batch can change nothing outside the process (the built-in read and search tools, no
-   * hook that runs a command around them). Such a batch does not wait for an overlapped save: the
-   * rule "no side effects past the batch after the last save" holds without it, and a session that
-   * reads and searches does not wait on the disk's flush every turn. The next batch with another
-   * call, and the outcome, wait for every save still in flight.
-   */
-  sideEffectFree?: (calls: readonly FunctionCall[]) => boolean;
   /** After a turn with text and no calls: end (the default), send another user message, or stop. */
   afterTextTurn?: AfterTextTurn;
   /** After each settled batch: an outcome here ends the run (a sub-agent that called complete_task). */
@@ -89,6 +66,30 @@ type TextTurnDecision = { kind: 'end' } | { kind: 'continue'; message: string } 
 /** Decides what follows a text-only turn: the next-speaker check, or a sub-agent's completion protocol. */
 export type AfterTextTurn = (state: RunState, turn: { text: string; finishReason?: string }, ctx: { model: ModelClient; retry: RetryDeps; emit: Emit }) => Promise<TextTurnDecision>;
 
+/** One run of the loop: what every step reads, built once by runLoop. */
+interface Run {
+  state: RunState;
+  deps: LoopDeps;
+  emit: Emit;
+  /** The caller's signal and the wall-clock deadline. */
+  signal: AbortSignal;
+  retry: RetryDeps;
+  /** The context window, in tokens. */
+  window: number;
+  elapsed(): number;
+  /** Why the run must stop now (a hook, the deadline, a cancel), or undefined. */
+  stopped(f: ModelFailure | undefined): Outcome | undefined;
+}
+
+/** What the turns carry from one to the next. */
+interface Turns {
+  afterAgentRetry: boolean;
+  compressionFailed: boolean;
+  chant: ReturnType<typeof createContentLoopDetector>;
+  /** The history as last repaired, and its length then: only what joined since is looked at. */
+  repaired?: { history: Content[]; length: number };
+}
+
 /**
  * Gemini CLI's headless loop: ask the model, run its calls through the scheduler, send the results
  * back, until a turn has no calls. Returns an Outcome (never throws for model, tool or limit
@@ -101,40 +102,7 @@ export async function runLoop({ state, input }: { state: RunState; input: LoopIn
   const elapsed = () => state.elapsedMsBefore + clock.now() - startedAt;
   const deadline = createDeadline(deps, clock, elapsed());
   const signal = deadline.signal;
-  const retry: RetryDeps = { clock, random: deps.random ?? Math.random, signal, emit, remainingMs: () => (deps.limits.maxWallMs === undefined ? undefined : deps.limits.maxWallMs - elapsed()) };
-  const window = deps.contextWindow ?? contextWindowOf(state.model);
-  // The safe point's save in flight (overlapBatchSave). Awaited before tools run again and before
-  // the outcome; its failure fails the run there, as it does when awaited at once. Settled into a
-  // value so that a save failing while the model answers is never an unhandled rejection.
-  let saving: Promise<{ failed: unknown } | undefined> | undefined;
-  const settle = (p: Promise<void> | undefined) =>
-    p?.then(
-      () => undefined,
-      (e: unknown) => ({ failed: e }),
-    );
-  saving = settle(deps.saveInFlight);
-  const save = async () => {
-    const p = deps.onBatchSettled?.(state);
-    if (!deps.overlapBatchSave) return p;
-    // A save not yet awaited (a side-effect-free batch ran past it) keeps its failure: the first wins.
-    const before = saving;
-    const after = settle(p);
-    saving = before && after ? Promise.all([before, after]).then(([a, b]) => a ?? b) : (after ?? before);
-  };
-  const takeSave = async () => {
-    const r = await saving;
-    saving = undefined;
-    return r;
-  };
-  const finish = async (o: Outcome): Promise<Outcome> => {
-    const unsaved = await takeSave();
-    if (unsaved && o.status !== 'error') o = stopped(undefined) ?? { status: 'error', error: loopFailure(unsaved.failed) };
-    deadline.dispose();
-    const durationMs = elapsed();
-    state.elapsedMsBefore = durationMs;
-    emit({ type: 'result', outcome: o, stats: statsOf(state, durationMs) });
-    return o;
-  };
+  const remainingMs = () => (deps.limits.maxWallMs === undefined ? undefined : deps.limits.maxWallMs - elapsed());
   const stopped = (f: ModelFailure | undefined): Outcome | undefined => {
     const hookStop = deps.hooks?.stopReason();
     if (hookStop !== undefined) return stoppedByHook(hookStop);
@@ -142,115 +110,131 @@ export async function runLoop({ state, input }: { state: RunState; input: LoopIn
     if (deps.signal.aborted || f?.kind === 'aborted') return { status: 'cancelled' };
     return undefined;
   };
-
-  /** The person's message, past a BeforeAgent hook (which may block it or add context): an outcome when blocked. */
-  const takeUserMessage = async (message: Content): Promise<Outcome | undefined> => {
-    const text = message.parts.map((p) => p.text ?? '').join('');
-    const gate = await deps.hooks?.beforeAgent(text, signal);
-    if (gate?.blocked !== undefined) return stopped(undefined) ?? { status: 'error', error: new AgentError('general', `a BeforeAgent hook blocked the prompt: ${gate.blocked}`) };
-    addUserMessage(state, gate?.context ? { ...message, parts: [...message.parts, { text: `<hook_context>${gate.context}</hook_context>` }] } : message, { text, emit });
-    return undefined;
+  const run: Run = {
+    state,
+    deps,
+    emit,
+    signal,
+    retry: { clock, random: deps.random ?? Math.random, signal, emit, remainingMs },
+    window: deps.contextWindow ?? contextWindowOf(state.model),
+    elapsed,
+    stopped,
   };
-
   emit({ type: 'init', sessionId: state.id, model: state.model, resumed: state.turns > 0 || 'answers' in input });
+  let outcome: Outcome;
   try {
-    if ('answers' in input) {
-      if (state.open) {
-        const unsaved = await takeSave();
-        if (unsaved) throw unsaved.failed;
-        const settled = settleBatch(state, await deps.scheduler.resume({ open: state.open, answers: input.answers }, { mode: deps.mode, signal }, emit), emit) ?? deps.finishAfterBatch?.(state);
-        if (settled) return finish(settled);
-        await save();
-      } else if (input.answers.length > 0) {
-        return finish({ status: 'error', error: new AgentError('input', 'there is no pending approval to answer in this session') });
-      }
-      // No open batch and no answers: carry on from the last checkpoint (`/agent continue`).
-      if (input.userMessage) {
-        const blocked = await takeUserMessage(input.userMessage);
-        if (blocked) return finish(blocked);
-      }
-    } else {
-      const blocked = await takeUserMessage(input.userMessage);
-      if (blocked) return finish(blocked);
-    }
-    let afterAgentRetry = false;
-    let compressionFailed = false;
-    const chant = createContentLoopDetector();
-    let repairedHistory: Content[] | undefined;
-    let repairedLength = 0;
-    for (;;) {
-      const stop = stopped(undefined);
-      if (stop) return finish(stop);
-      const hit = checkLimits(state, deps.limits, elapsed());
-      if (hit) return finish({ status: 'limit', ...hit });
-      if (!compressionFailed && shouldCompress(state, window)) {
-        await deps.hooks?.preCompress(signal);
-        compressionFailed = !(await compressHistory(state, { model: deps.compressionModel ?? deps.model, retry, emit }));
-      }
-
-      // Only what joined since the last repair is looked at: the same array, appended to. Its last
-      // content then is looked at again (a person's message may have joined that turn).
-      const from = state.history === repairedHistory ? repairedLength - 1 : 0;
-      const repaired = repairHistory(state.history, from);
-      if (repaired.repaired) emit({ type: 'warning', message: `repaired the chat history (${repaired.repaired} unanswered or orphaned tool call parts)` });
-      state.history = repairedHistory = repaired.history;
-      repairedLength = repaired.history.length;
-      const request = {
-        model: state.model,
-        tools: await deps.tools(),
-        contents: state.history,
-        signal,
-        role: deps.role ?? 'main',
-        ...(deps.maxOutputTokens ? { maxOutputTokens: deps.maxOutputTokens } : {}),
-        ...(deps.temperature !== undefined ? { temperature: deps.temperature } : {}),
-      };
-      const countUsage = (u: Usage) => recordUsage(state, state.model, u);
-      const reply = await withRetry(
-        (progress, previous) =>
-          runTurn(
-            deps.model,
-            { ...request, systemInstruction: instructionAfter(deps.systemInstruction, previous) },
-            { emit, progress, callPrefix: `call-${state.turns + 1}`, watchText: chant.add, countUsage },
-          ),
-        retry,
-      );
-      if (!reply.ok) {
-        const stop = stopped(reply.failure) ?? ('timeLimit' in reply ? { status: 'limit' as const, ...timeLimitHit(deps.limits) } : undefined);
-        return finish(stop ?? { status: 'error', error: failureError(reply.failure) });
-      }
-      const turn = reply.value;
-      state.turns++;
-      // An empty answer to tool results ends the turn; the API takes no empty content back.
-      if (turn.content.parts.length) state.history.push(turn.content);
-      const looping = turn.stopped ?? recordTurn(state, turn) ?? recordCalls(state, turn.calls);
-      if (looping) return finish({ status: 'limit', which: 'loop', message: looping });
-      const truncated = turn.finishReason === 'MAX_TOKENS';
-      if (turn.calls.length === 0) {
-        // An AfterAgent hook may reject the reply: its reason goes back as the next prompt.
-        const after = await deps.hooks?.afterAgent(firstPromptOf(state), { response: turn.text, retrying: afterAgentRetry, signal });
-        if (after?.retry !== undefined) {
-          afterAgentRetry = true;
-          state.history.push({ role: 'user', parts: [{ text: after.retry }] });
-          continue;
-        }
-        const next = await afterText(state, deps, { turn, ctx: { model: deps.model, retry, emit } });
-        if (next) return finish(next);
-        continue;
-      }
-      chant.reset();
-      const unsaved = deps.sideEffectFree?.(turn.calls) ? undefined : await takeSave();
-      if (unsaved) throw unsaved.failed;
-      state.toolCalls += turn.calls.length;
-      const batch = await deps.scheduler.run(turn.calls, { mode: deps.mode, signal, ...(truncated ? { truncated: true } : {}) }, emit);
-      const settled = settleBatch(state, batch, emit) ?? deps.finishAfterBatch?.(state);
-      if (settled) return finish(settled);
-      await save();
-    }
+    outcome = (await takeInput(run, input)) ?? (await runTurns(run));
   } catch (e) {
-    const stop = stopped(undefined);
-    if (stop) return finish(stop);
-    return finish({ status: 'error', error: loopFailure(e) });
+    outcome = stopped(undefined) ?? { status: 'error', error: loopFailure(e) };
   }
+  deadline.dispose();
+  const durationMs = elapsed();
+  state.elapsedMsBefore = durationMs;
+  emit({ type: 'result', outcome, stats: statsOf(state, durationMs) });
+  return outcome;
+}
+
+/** What the run starts from: a waiting batch settled with its answers, and the person's message. */
+async function takeInput(run: Run, input: LoopInput): Promise<Outcome | undefined> {
+  const { state, deps, signal, emit } = run;
+  if (!('answers' in input)) return takeUserMessage(run, input.userMessage);
+  if (state.open) {
+    const settled = await afterBatch(run, await deps.scheduler.resume({ open: state.open, answers: input.answers }, { mode: deps.mode, signal }, emit));
+    if (settled) return settled;
+  } else if (input.answers.length > 0) {
+    return { status: 'error', error: new AgentError('input', 'there is no pending approval to answer in this session') };
+  }
+  // No open batch and no answers: carry on from the last checkpoint (`/agent continue`).
+  return input.userMessage ? takeUserMessage(run, input.userMessage) : undefined;
+}
+
+/** The person's message, past a BeforeAgent hook (which may block it or add context): an outcome when blocked. */
+async function takeUserMessage(run: Run, message: Content): Promise<Outcome | undefined> {
+  const text = message.parts.map((p) => p.text ?? '').join('');
+  const gate = await run.deps.hooks?.beforeAgent(text, run.signal);
+  if (gate?.blocked !== undefined) return run.stopped(undefined) ?? { status: 'error', error: new AgentError('general', `a BeforeAgent hook blocked the prompt: ${gate.blocked}`) };
+  const withContext = gate?.context ? { ...message, parts: [...message.parts, { text: `<hook_context>${gate.context}</hook_context>` }] } : message;
+  addUserMessage(run.state, withContext, { text, emit: run.emit });
+  return undefined;
+}
+
+/** Turn after turn until one ends the run. */
+async function runTurns(run: Run): Promise<Outcome> {
+  const { state, deps } = run;
+  const turns: Turns = { afterAgentRetry: false, compressionFailed: false, chant: createContentLoopDetector() };
+  for (;;) {
+    const stop = run.stopped(undefined);
+    if (stop) return stop;
+    const hit = checkLimits(state, deps.limits, run.elapsed());
+    if (hit) return { status: 'limit', ...hit };
+    if (!turns.compressionFailed && shouldCompress(state, run.window)) {
+      await deps.hooks?.preCompress(run.signal);
+      turns.compressionFailed = !(await compressHistory(state, { model: deps.compressionModel ?? deps.model, retry: run.retry, emit: run.emit }));
+    }
+    const reply = await askModel(run, turns);
+    if (!reply.ok) {
+      const stop = run.stopped(reply.failure) ?? ('timeLimit' in reply ? { status: 'limit' as const, ...timeLimitHit(deps.limits) } : undefined);
+      return stop ?? { status: 'error', error: failureError(reply.failure) };
+    }
+    const ended = await afterTurn(run, turns, reply.value);
+    if (ended) return ended;
+  }
+}
+
+/** One model turn over the repaired history, with retries. */
+async function askModel(run: Run, turns: Turns): Promise<RetryResult<TurnReply>> {
+  const { state, deps, emit } = run;
+  // Only what joined since the last repair is looked at: the same array, appended to. Its last
+  // content then is looked at again (a person's message may have joined that turn).
+  const from = state.history === turns.repaired?.history ? turns.repaired.length - 1 : 0;
+  const repaired = repairHistory(state.history, from);
+  if (repaired.repaired) emit({ type: 'warning', message: `repaired the chat history (${repaired.repaired} unanswered or orphaned tool call parts)` });
+  state.history = repaired.history;
+  turns.repaired = { history: repaired.history, length: repaired.history.length };
+  const request = {
+    model: state.model,
+    tools: await deps.tools(),
+    contents: state.history,
+    signal: run.signal,
+    role: deps.role ?? 'main',
+    ...(deps.maxOutputTokens ? { maxOutputTokens: deps.maxOutputTokens } : {}),
+    ...(deps.temperature !== undefined ? { temperature: deps.temperature } : {}),
+  };
+  const countUsage = (u: Usage) => recordUsage(state, state.model, u);
+  const progressOf = (progress: { visible: boolean }) => ({ emit, progress, callPrefix: `call-${state.turns + 1}`, watchText: turns.chant.add, countUsage });
+  return withRetry((progress, previous) => runTurn(deps.model, { ...request, systemInstruction: instructionAfter(deps.systemInstruction, previous) }, progressOf(progress)), run.retry);
+}
+
+/** A finished turn joins the history; its calls run, or its text ends the run (or asks for more). */
+async function afterTurn(run: Run, turns: Turns, turn: TurnReply): Promise<Outcome | undefined> {
+  const { state, deps } = run;
+  state.turns++;
+  // An empty answer to tool results ends the turn; the API takes no empty content back.
+  if (turn.content.parts.length) state.history.push(turn.content);
+  const looping = turn.stopped ?? recordTurn(state, turn) ?? recordCalls(state, turn.calls);
+  if (looping) return { status: 'limit', which: 'loop', message: looping };
+  if (turn.calls.length === 0) {
+    // An AfterAgent hook may reject the reply: its reason goes back as the next prompt.
+    const after = await deps.hooks?.afterAgent(firstPromptOf(state), { response: turn.text, retrying: turns.afterAgentRetry, signal: run.signal });
+    if (after?.retry !== undefined) {
+      turns.afterAgentRetry = true;
+      state.history.push({ role: 'user', parts: [{ text: after.retry }] });
+      return undefined;
+    }
+    return afterText(state, deps, { turn, ctx: { model: deps.model, retry: run.retry, emit: run.emit } });
+  }
+  turns.chant.reset();
+  state.toolCalls += turn.calls.length;
+  const truncated = turn.finishReason === 'MAX_TOKENS';
+  return afterBatch(run, await deps.scheduler.run(turn.calls, { mode: deps.mode, signal: run.signal, ...(truncated ? { truncated: true } : {}) }, run.emit));
+}
+
+/** A settled batch joins the state; then the safe point's save, awaited. Returns the outcome that ends the run, if any. */
+async function afterBatch(run: Run, batch: BatchResult): Promise<Outcome | undefined> {
+  const settled = settleBatch(run.state, batch, run.emit) ?? run.deps.finishAfterBatch?.(run.state);
+  if (settled) return settled;
+  await run.deps.onBatchSettled?.(run.state);
+  return undefined;
 }
 
 const loopFailure = (e: unknown): AgentError => (isAgentError(e) ? e : new AgentError('internal', `the loop failed: ${messageOf(e)}`, { cause: e }));

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initShellParser } from '../../src/policy/shell-split.js';
 import { createTrustedConfigSource, readHeadCommit, readTrustedConfig as readTrusted, type TrustedConfig } from '../../src/action/trusted-config.js';
-import { prepareAgent } from '../../src/core/agent.js';
+import { prepareAgent } from '../../src/compose/prepare-agent.js';
 import { createDeferChannel } from '../../src/scheduler/channels.js';
 import { createRepo, git, makeTempDir, writeFiles } from '../support/git-repo.js';
 
@@ -102,17 +102,13 @@ describe('readTrustedConfig', () => {
     const trusted = await readTrustedConfig(dir, baseSha, ['GEMINI.md']);
     const prepare = (t: Pick<TrustedConfig, 'policyDir' | 'memoryRoot'>) =>
       prepareAgent({
-        root: dir,
-        model: 'gemini-2.5-flash',
-        apiKey: 'unused',
-        mode: 'autoEdit',
-        policyContext: 'action',
-        policy: { workspace: [{ path: t.policyDir, optional: true }] },
-        memory: { memoryRoot: t.memoryRoot },
-        command: 'review',
+        model: { name: 'gemini-2.5-flash', apiKey: 'unused' },
+        workspace: { root: dir, memoryRoot: t.memoryRoot },
+        policy: { context: 'action', mode: 'autoEdit', workspace: [{ path: t.policyDir, optional: true }] },
+        task: { command: 'review' },
         limits: { maxTurns: 1 },
         secrets: [],
-        channel: createDeferChannel(),
+        io: { channel: createDeferChannel() },
       });
     const fromBase = await prepare(trusted);
     expect(fromBase.systemPrompt).toContain('Base memory: run `make check`');

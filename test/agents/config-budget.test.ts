@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { codebaseInvestigator } from '../../src/agents/codebase-investigator.js';
 import { createCompleteTaskTool } from '../../src/agents/complete-task.js';
 import { createInvokeAgentTool } from '../../src/agents/invoke-agent.js';
-import type { SubagentHost } from '../../src/core/agent.js';
+import type { SubagentHost } from '../../src/core/subagent-host.js';
 import { declarationOf } from '../../src/tools/define-tool.js';
 import { call, reply, speaker, text, usage } from '../support/fake-gemini.js';
 import { closeSessions, openSession, responsesOf, systemOf } from './support.js';
@@ -18,11 +18,11 @@ const investigate = call('invoke_agent', { agent_name: 'codebase_investigator', 
 describe('settings.json agents.overrides', () => {
   it('enabled: false takes the investigator away, and the review prompt stops asking for it', async () => {
     const settings = JSON.stringify({ agents: { overrides: { codebase_investigator: { enabled: false } } } });
-    const off = await openSession({ files: { 'README.md': 'x\n', '.gemini/settings.json': settings }, script: [], over: { command: 'review' } });
+    const off = await openSession({ files: { 'README.md': 'x\n', '.gemini/settings.json': settings }, script: [], over: { task: { command: 'review' } } });
     expect(off.agent.systemPrompt).not.toContain('codebase_investigator');
-    const on = await openSession({ files: { 'README.md': 'x\n' }, script: [], over: { command: 'review' } });
+    const on = await openSession({ files: { 'README.md': 'x\n' }, script: [], over: { task: { command: 'review' } } });
     expect(on.agent.systemPrompt).toContain('First call invoke_agent with agent_name codebase_investigator');
-    const optedOut = await openSession({ files: { 'README.md': 'x\n' }, script: [], over: { command: 'review', investigateReviews: false } });
+    const optedOut = await openSession({ files: { 'README.md': 'x\n' }, script: [], over: { task: { command: 'review', investigateReviews: false } } });
     expect(optedOut.agent.systemPrompt).not.toContain('First call invoke_agent');
   });
 
@@ -111,9 +111,9 @@ describe('the next-speaker check: the face turns it on, the trusted settings win
   const said = [reply([text('Next, I will run the tests.')]), reply([text('Tests pass.')])];
   it.each([
     // On: both text-only turns are judged (the first "model", the second the fake's default "user").
-    ['on by the face (the action)', { nextSpeaker: { enabled: true } }, undefined, 2],
+    ['on by the face (the action)', { task: { nextSpeaker: { enabled: true } } }, undefined, 2],
     ['off by default (the CLI, as Gemini CLI)', {}, undefined, 0],
-    ['on by the face, off by settings', { nextSpeaker: { enabled: true } }, { model: { skipNextSpeakerCheck: true } }, 0],
+    ['on by the face, off by settings', { task: { nextSpeaker: { enabled: true } } }, { model: { skipNextSpeakerCheck: true } }, 0],
     ['off by default, on by settings', {}, { model: { skipNextSpeakerCheck: false } }, 2],
   ])('%s', async (_, over, settings, checks) => {
     const files = { 'README.md': 'x\n', ...(settings ? { '.gemini/settings.json': JSON.stringify(settings) } : {}) };

@@ -4,7 +4,7 @@
  * and agents/'s createSubagents passed in as a face does.
  */
 import { createSubagents } from '../../src/agents/create-subagents.js';
-import { prepareAgent, type AgentOptions } from '../../src/core/agent.js';
+import { prepareAgent, type AgentOptions } from '../../src/compose/prepare-agent.js';
 import type { LoopEvent } from '../../src/core/events.js';
 import type { ApprovalMode } from '../../src/policy/types.js';
 import { createDeferChannel } from '../../src/scheduler/channels.js';
@@ -30,8 +30,11 @@ export interface SessionOptions {
   /** User-tier rules (inline TOML). */
   policy?: string;
   mode?: ApprovalMode;
-  over?: Partial<AgentOptions>;
+  /** Per group: each given group's fields replace the defaults' (secrets: the whole list). */
+  over?: AgentOverrides;
 }
+
+type AgentOverrides = { [K in Exclude<keyof AgentOptions, 'secrets'>]?: Partial<NonNullable<AgentOptions[K]>> } & { secrets?: string[] };
 
 const open: FakeGemini[] = [];
 
@@ -42,22 +45,18 @@ export async function closeSessions(): Promise<void> {
 
 /** The agent over a work tree, as a run of the action would prepare it (a fresh one per process). */
 export function prepareFor(dir: string, baseUrl: string, o: Pick<SessionOptions, 'policy' | 'mode' | 'over'> = {}) {
+  const over = o.over ?? {};
   return prepareAgent({
-    root: dir,
-    model: MODEL,
-    apiKey: 'test-key',
-    baseUrl,
-    mode: o.mode ?? 'default',
-    policyContext: 'action',
-    policy: { user: o.policy ? [{ inline: o.policy, label: 'test policy' }] : [] },
-    memory: { memoryRoot: dir },
-    command: 'prompt',
-    limits: {},
-    secrets: [],
-    channel: createDeferChannel(),
-    subagents: createSubagents,
-    clock: fakeClock(),
-    ...o.over,
+    model: { name: MODEL, apiKey: 'test-key', baseUrl, ...over.model },
+    workspace: { root: dir, memoryRoot: dir, ...over.workspace },
+    policy: { context: 'action', mode: o.mode ?? 'default', user: o.policy ? [{ inline: o.policy, label: 'test policy' }] : [], ...over.policy },
+    task: { command: 'prompt', ...over.task },
+    tools: { subagents: createSubagents, ...over.tools },
+    limits: { ...over.limits },
+    secrets: over.secrets ?? [],
+    io: { channel: createDeferChannel(), clock: fakeClock(), ...over.io },
+    ...(over.commands && { commands: over.commands }),
+    ...(over.extensions && { extensions: over.extensions }),
   });
 }
 

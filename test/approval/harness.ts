@@ -5,7 +5,7 @@
  */
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Agent, AgentRun } from '../../src/core/agent.js';
+import type { Agent, AgentRun } from '../../src/compose/prepare-agent.js';
 import type { RunState } from '../../src/core/run-state.js';
 import { createRunState } from '../../src/core/run-state.js';
 import type { ReplyCommand } from '../../src/action/run-context.js';

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSessionRecorder } from '../../src/cli/session-recorder.js';
@@ -13,7 +13,7 @@ afterEach(() => {
 
 describe('session recorder', () => {
   it('saves the state as it was when save was called, though the run moves on before the write', async () => {
-    // The loop asks the model again while a batch's save is in flight (runLoop's onBatchSettled).
+    // The document is encoded when the save is asked, not when its turn to be written comes.
     const dir = makeTempDir('agent-action-recorder-');
     dirs.push(dir);
     const store = createFileStore({ dir: join(dir, 'sessions') });
@@ -72,35 +72,18 @@ describe('session recorder', () => {
     // The first recorder's version is stale now: its save is refused, not written over the other's.
     await expect(recorder.save(state, 'idle')).rejects.toThrow(/s-2 could not be saved: session s-2 changed since it was read/);
   });
-  it('writes nothing until writesAfter settles, then every save in order, each as it was when asked', async () => {
+  it('writes saves asked back to back in order, each as it was when asked', async () => {
     const dir = makeTempDir('agent-action-recorder-');
     dirs.push(dir);
     const store = createFileStore({ dir: join(dir, 'sessions') });
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    const recorder = createSessionRecorder({ store, origin: { root: '/work/project', title: 'read a', command: 'prompt' }, writesAfter: gate });
-    const state = createRunState('s-gated', 'gemini-2.5-flash', 'default');
+    const recorder = createSessionRecorder({ store, origin: { root: '/work/project', title: 'read a', command: 'prompt' } });
+    const state = createRunState('s-ordered', 'gemini-2.5-flash', 'default');
     state.history.push({ role: 'user', parts: [{ text: 'read a' }] });
-    let firstDone = false;
-    const first = recorder.save(state, 'running').then(() => (firstDone = true));
+    const first = recorder.save(state, 'running');
     state.history.push({ role: 'model', parts: [{ text: 'done' }] });
     const second = recorder.save(state, 'idle');
-    // Every other pending callback runs before this test's next step: a write would have happened by now.
-    await new Promise((r) => setImmediate(r));
-    expect(firstDone).toBe(false);
-    expect(existsSync(join(dir, 'sessions'))).toBe(false);
-    open();
     await Promise.all([first, second]);
-    const stored = await store.read('s-gated');
+    const stored = await store.read('s-ordered');
     expect(stored?.parsed.ok && { status: stored.parsed.doc.status, turns: stored.parsed.doc.state.history.length }).toEqual({ status: 'idle', turns: 2 });
-  });
-
-  it('writes after a writesAfter that fails, as after one that succeeds', async () => {
-    const dir = makeTempDir('agent-action-recorder-');
-    dirs.push(dir);
-    const store = createFileStore({ dir: join(dir, 'sessions') });
-    const recorder = createSessionRecorder({ store, origin: { root: '/work/project', title: 'read a', command: 'prompt' }, writesAfter: Promise.reject(new Error('the model failed')) });
-    await recorder.save(createRunState('s-gate-failed', 'gemini-2.5-flash', 'default'), 'idle');
-    expect((await store.read('s-gate-failed'))?.parsed.ok).toBe(true);
   });
 });

@@ -1,13 +1,13 @@
 /**
  * A tool call never outlives the run's wall-clock limit: the real agent (policy, scheduler, loop)
  * with the real SDK against the fake Gemini, a model that calls a tool whose work never settles,
- * and a 300 ms budget on an injected clock, fired once the call runs. Before the scheduler raced
- * each call against the run's signal, the loop waited on that call forever and `timeout-minutes`
- * meant nothing.
+ * and a 300 ms budget on an injected clock, fired once the call runs. The call is abandoned at the
+ * scheduler's grace period after the abort (on the same clock); without it, the loop waited on
+ * that call forever and `timeout-minutes` meant nothing.
  */
 import { Type } from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { prepareAgent } from '../../src/core/agent.js';
+import { prepareAgent } from '../../src/compose/prepare-agent.js';
 import type { Clock } from '../../src/core/retry.js';
 import { defineTool, type Tool } from '../../src/tools/define-tool.js';
 import { call, reply, startFakeGemini, type FakeGemini } from '../support/fake-gemini.js';
@@ -32,7 +32,7 @@ describe("the run's deadline", () => {
   it('ends a tool call that never settles, and the run ends at its time limit', async () => {
     gemini = await startFakeGemini([reply([call('hang', {})])]);
     const root = makeTempDir();
-    // The clock's timers are the test's to fire: the deadline's is the only one this run sets.
+    // The clock's timers are the test's to fire: the deadline's, then the scheduler's grace period.
     const timers: { ms: number; fire: () => void }[] = [];
     const clock: Clock = {
       now: () => 0,
@@ -43,20 +43,14 @@ describe("the run's deadline", () => {
       },
     };
     const agent = await prepareAgent({
-      root,
-      model: 'gemini-2.5-flash',
-      apiKey: 'AIza-deadline-test',
-      baseUrl: gemini.baseUrl,
-      mode: 'default',
-      policyContext: 'action',
-      policy: { user: [{ inline: '[[rule]]\ntoolName = "hang"\ndecision = "allow"\npriority = 100\n', label: 'test' }] },
-      memory: { memoryRoot: root },
-      command: 'question',
+      model: { name: 'gemini-2.5-flash', apiKey: 'AIza-deadline-test', baseUrl: gemini.baseUrl },
+      workspace: { root, memoryRoot: root },
+      policy: { context: 'action', mode: 'default', user: [{ inline: '[[rule]]\ntoolName = "hang"\ndecision = "allow"\npriority = 100\n', label: 'test' }] },
+      task: { command: 'question' },
+      tools: { extra: [hangTool as unknown as Tool] },
       limits: { maxWallMs: 300 },
       secrets: [],
-      channel: { decide: async () => 'defer' },
-      extraTools: [hangTool as unknown as Tool],
-      clock,
+      io: { channel: { decide: async () => 'defer' }, clock },
     });
     const events: string[] = [];
     let executing!: () => void;
@@ -68,6 +62,12 @@ describe("the run's deadline", () => {
     await started;
     expect(timers.map((w) => w.ms)).toEqual([300]);
     timers[0]!.fire();
+    // The deadline cancels the call; a tool that ignores it is abandoned after the scheduler's
+    // grace period, on the same clock.
+    expect(timers.map((w) => w.ms)).toEqual([300, 10_000]);
+    await new Promise((r) => setImmediate(r));
+    expect(events.at(-1)).toBe('executing');
+    timers[1]!.fire();
     const run = await running;
     expect(run.outcome).toMatchObject({ status: 'limit', which: 'time' });
     expect(events).toContain('executing');

@@ -6,7 +6,7 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { prepareAgent, type Agent } from '../../src/core/agent.js';
+import { prepareAgent, type Agent } from '../../src/compose/prepare-agent.js';
 import type { LoopEvent } from '../../src/core/events.js';
 import { readExtensionSettings } from '../../src/core/settings-extensions.js';
 import type { ApprovalMode } from '../../src/policy/types.js';
@@ -44,20 +44,14 @@ async function prepare(settings: Record<string, unknown>, replies: Parameters<ty
   expect(ext.warnings).toEqual([]);
   gemini = await startFakeGemini(replies);
   agent = await prepareAgent({
-    root: ws,
-    model: 'gemini-2.5-flash',
-    apiKey: 'AIza-mcp-agent',
-    baseUrl: gemini.baseUrl,
-    mode: o.mode ?? 'default',
-    policyContext: 'action',
-    policy: { workspace: ext.policy.workspace, user: ext.policy.user },
-    memory: { memoryRoot: ws },
-    command: 'prompt',
+    model: { name: 'gemini-2.5-flash', apiKey: 'AIza-mcp-agent', baseUrl: gemini.baseUrl },
+    workspace: { root: ws, memoryRoot: ws },
+    policy: { context: 'action', mode: o.mode ?? 'default', workspace: ext.policy.workspace, user: ext.policy.user },
+    task: { command: 'prompt' },
     limits: { maxTurns: 10 },
     secrets: [],
-    channel: { decide: async () => 'defer' },
-    sandbox,
-    baseEnv: { PATH: process.env.PATH },
+    io: { channel: { decide: async () => 'defer' } },
+    commands: { sandbox, baseEnv: { PATH: process.env.PATH } },
     extensions: { mcp: { servers: ext.servers, selection: ext.selection, start: o.start ?? 'eager' }, hooks: ext.hooks, graceMs: 200 },
   });
   const events: LoopEvent[] = [];

@@ -4,7 +4,7 @@
  * and `--delete-session` manage them (Gemini CLI's names and wording), and a damaged file is named
  * without hiding the others. XDG_STATE_HOME points at a temporary folder.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectSessionsDir } from '../../src/session/file-store.js';
@@ -116,14 +116,16 @@ describe('CLI sessions', () => {
     expect(readdirSync(dir)).toEqual([`${b}.json`]);
   });
 
-  it('sends the first request before it writes the session, and writes it while the model answers', async () => {
+  it('writes the session before the first request, and saves it again as the run goes on', async () => {
     let release!: () => void;
     const answer = new Promise<void>((r) => (release = r));
     const { fake, cli, dir } = await setup([gated(answer, reply([call('read_file', { file_path: 'README.md' })])), reply([text('read it')])]);
     const run = cli(['-p', 'read the readme', '-o', 'json']);
     await fake.untilRequests(1);
-    // The request is out and its answer held: the session folder is not there yet (nothing was written).
-    expect(existsSync(dir)).toBe(false);
+    // The request is out and its answer held: the session was saved first (before the prompt joins).
+    const [first] = readdirSync(dir);
+    const before = JSON.parse(readFileSync(join(dir, first!), 'utf8'));
+    expect({ status: before.status, turns: before.state.history.length }).toEqual({ status: 'running', turns: 0 });
     release();
     const r = await run;
     expect(r.code, r.stderr).toBe(0);

@@ -6,7 +6,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { prepareAgent, type Agent } from '../../src/core/agent.js';
+import { prepareAgent, type Agent } from '../../src/compose/prepare-agent.js';
 import type { LoopEvent } from '../../src/core/events.js';
 import { parseHooks } from '../../src/hooks/config.js';
 import { createSandbox } from '../../src/sandbox/sandbox.js';
@@ -52,20 +52,14 @@ async function start(hooks: Record<string, unknown>, replies: Parameters<typeof 
   expect(problems).toEqual([]);
   gemini = await startFakeGemini(replies);
   agent = await prepareAgent({
-    root: ws,
-    model: 'gemini-2.5-flash',
-    apiKey: 'AIza-loop-hooks',
-    baseUrl: gemini.baseUrl,
-    mode: 'default',
-    policyContext: 'action',
-    policy: { user: policy ? [{ inline: policy, label: 'test policy' }] : [] },
-    memory: { memoryRoot: ws },
-    command: 'prompt',
+    model: { name: 'gemini-2.5-flash', apiKey: 'AIza-loop-hooks', baseUrl: gemini.baseUrl },
+    workspace: { root: ws, memoryRoot: ws },
+    policy: { context: 'action', mode: 'default', user: policy ? [{ inline: policy, label: 'test policy' }] : [] },
+    task: { command: 'prompt' },
     limits: { maxTurns: 10 },
     secrets: [TOKEN],
-    channel: { decide: async () => 'defer' },
-    sandbox,
-    baseEnv: { PATH: process.env.PATH, HOOK_TEST_TOKEN: TOKEN },
+    io: { channel: { decide: async () => 'defer' } },
+    commands: { sandbox, baseEnv: { PATH: process.env.PATH, HOOK_TEST_TOKEN: TOKEN } },
     extensions: { hooks: groups, graceMs: 200 },
   });
   const events: LoopEvent[] = [];

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { AgentError } from '../../common/errors.js';
-import type { AgentRun } from '../../core/agent.js';
+import type { AgentRun } from '../../compose/prepare-agent.js';
 import type { RunState } from '../../core/run-state.js';
 import { statsOf } from '../../core/stats.js';
 import type { PendingApproval } from '../../scheduler/types.js';

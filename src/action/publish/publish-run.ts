@@ -7,7 +7,7 @@
  * review's only for a review, the labels' only for labels; a question loads none of them.
  */
 import { messageOf } from '../../common/errors.js';
-import type { AgentRun } from '../../core/agent.js';
+import type { AgentRun } from '../../compose/prepare-agent.js';
 import type { Outcome } from '../../core/events.js';
 import { PUBLISH_LIMITS, type PublishRecord } from '../../tools/github/recorder.js';
 import { formatMarker } from '../markers.js';

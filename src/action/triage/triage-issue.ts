@@ -5,7 +5,7 @@
  * issue's outcome, never the shard's: it writes nothing, so the next run tries again.
  */
 import { messageOf } from '../../common/errors.js';
-import { prepareAgent } from '../../core/agent.js';
+import { prepareAgent } from '../../compose/prepare-agent.js';
 import type { Emit, RunStats } from '../../core/events.js';
 import { statsOf } from '../../core/stats.js';
 import { describeCuts, renderTaskContext } from '../../context/task-context.js';
@@ -76,30 +76,21 @@ async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcom
   const rendered = renderTaskContext(taskContextOf({ number, isPullRequest: false }, issue, { comments, availableLabels: s.allowed }));
   if (rendered.cuts.length > 0) s.log.notice(`#${number}: ${describeCuts(rendered.cuts)}`);
   const agent = await prepareAgent({
-    root: s.runner.workspace,
-    model: s.settings.model,
-    apiKey: s.settings.geminiApiKey,
-    baseUrl: s.settings.geminiBaseUrl,
-    mode: 'plan',
-    policyContext: 'action',
+    model: { name: s.settings.model, apiKey: s.settings.geminiApiKey, baseUrl: s.settings.geminiBaseUrl, client: s.modelClient },
+    workspace: { root: s.runner.workspace, memoryRoot: s.trusted.memoryRoot, contextFileNames: s.settings.contextFileNames },
     policy: {
+      context: 'action',
+      mode: 'plan',
       workspace: [{ path: s.trusted.policyDir, optional: true }],
       user: policySources(s.settings.policy, 'policy', s.runner.workspace),
       admin: policySources(s.settings.adminPolicy, 'admin-policy', s.runner.workspace),
     },
-    memory: { memoryRoot: s.trusted.memoryRoot, fileNames: s.settings.contextFileNames },
-    command: 'triage',
-    taskContext: rendered.text,
-    availableLabels: s.allowed,
-    repo: `${s.repo.owner}/${s.repo.repo}`,
+    task: { command: 'triage', taskContext: rendered.text, availableLabels: s.allowed, repo: `${s.repo.owner}/${s.repo.repo}` },
     limits: { maxTurns: s.settings.maxTurns, maxWallMs: s.settings.timeoutMs, maxCostUsd: s.settings.triage.maxCostUsdPerIssue ?? s.settings.maxCostUsd },
     secrets: s.secrets,
     // Nobody answers in a batch: an ask is refused with the reason, and the model goes on without it.
-    channel: createDenyChannel(),
-    extraTools: [setLabelsTool, replyTool, ...issueTools.tools] as unknown as Tool[],
-    recorder,
-    modelClient: s.modelClient,
-    readOnlyTools: true,
+    io: { channel: createDenyChannel() },
+    tools: { extra: [setLabelsTool, replyTool, ...issueTools.tools] as unknown as Tool[], recorder, readOnly: true },
   });
   for (const w of agent.warnings) s.log.warning(`#${number}: ${w}`);
   const run = await agent.start(triagePrompt(number, s.guide), logEvents(s.log, number));

@@ -7,7 +7,7 @@
  */
 import { RequestError, type AgentContext, type ClientCapabilities, type ContentBlock, type PromptResponse, type SessionModeState, type SessionUpdate } from '@agentclientprotocol/sdk';
 import { messageOf } from '../../common/errors.js';
-import type { Agent } from '../../core/agent.js';
+import type { Agent } from '../../compose/prepare-agent.js';
 import type { RunState } from '../../core/run-state.js';
 import type { ApprovalMode } from '../../policy/types.js';
 import type { ApprovalAnswer, PendingApproval } from '../../scheduler/types.js';

@@ -1,0 +1,164 @@
+/**
+ * The composition root both faces call: policy, tools, memory, prompt, model client, scheduler and
+ * the loop, wired from one grouped options object. Policy loads first, so a broken policy file
+ * stops the run before any tool exists, let alone runs. It sits above agents/, whose sub-agent plug
+ * the face passes in; the next-speaker check is on where the face or the trusted settings say so.
+ */
+import { buildSystemPrompt } from '../context/system-prompt.js';
+import { createJitMemory } from '../context/jit-memory.js';
+import { loadMemory, readContextSettings } from '../context/memory.js';
+import { readLoopSettings } from '../context/settings.js';
+import { prepareExtensions } from '../core/extensions.js';
+import { createNextSpeakerCheck } from '../core/next-speaker.js';
+import { withRedaction } from '../core/redacted-model.js';
+import type { ParentRun } from '../core/subagent-host.js';
+import { AgentError } from '../common/errors.js';
+import { createGeminiClient } from '../model/gemini.js';
+import { loadPolicyWithDiagnostics } from '../policy/load.js';
+import { formatDiagnostic } from '../policy/rule.js';
+import type { ApprovalMode } from '../policy/types.js';
+import { defaultSandbox } from '../sandbox/sandbox.js';
+import { askUserTool } from '../tools/builtin/ask-user.js';
+import type { Tool, ToolEnv } from '../tools/define-tool.js';
+import { createToolSet } from '../tools/mcp/tool-set.js';
+import { createDefaultTools, createToolRegistry } from '../tools/registry.js';
+import type { Agent, AgentOptions } from './agent-options.js';
+import { createAgent } from './agent-runs.js';
+
+export type { Agent, AgentOptions, AgentRun } from './agent-options.js';
+
+const DEFAULT_SHELL_TIMEOUT_MS = 5 * 60_000;
+
+/** Throws AgentError('config') for a bad policy: before any tool runs. */
+export async function prepareAgent(o: AgentOptions): Promise<Agent> {
+  const { engine: policy, warnings: policyDiagnostics } = await loadPolicyWithDiagnostics({
+    context: o.policy.context,
+    useBuiltinDefaults: !o.policy.noDefaults,
+    workspace: o.workspace.root,
+    tiers: { workspace: o.policy.workspace, user: o.policy.user, admin: o.policy.admin },
+  });
+  const context = await readContext(o);
+  const baseTools = baseToolsOf(o);
+  // MCP servers and hooks: after policy (a broken policy starts nothing). Warnings go to the face
+  // until a run starts, then into the run's event stream.
+  const extensionWarnings: string[] = [];
+  let warn: (m: string) => void = (m) => void extensionWarnings.push(m);
+  const baseEnv = o.commands?.baseEnv ?? process.env;
+  const passEnv = o.commands?.passEnv && { passEnv: o.commands.passEnv };
+  const extensions = await prepareExtensions(o.extensions, {
+    root: o.workspace.root,
+    sandbox: o.commands?.sandbox ?? defaultSandbox(),
+    baseEnv,
+    ...passEnv,
+    secrets: o.secrets,
+    warn: (m) => warn(m),
+  });
+  const env = toolEnvOf(o, context);
+  // What leaves for the model is redacted, whoever built the request (the loop, compression, a hook).
+  const baseModel = withRedaction(o.model.client ?? createGeminiClient({ apiKey: o.model.apiKey, baseUrl: o.model.baseUrl, model: o.model.name }), o.secrets);
+  const hooks = extensions.hooks;
+  const model = hooks ? hooks.wrapModel(baseModel) : baseModel;
+
+  // The run a sub-agent serves: set by start/resume before the loop runs.
+  let current: ParentRun | undefined;
+  const sub = await o.tools?.subagents?.({
+    tools: baseTools,
+    policy,
+    channel: o.io.channel,
+    env,
+    model,
+    ...(o.workspace.untrusted ? {} : { configRoot: o.workspace.memoryRoot }),
+    memory: context.memory.text,
+    limits: loopLimitsOf(o),
+    ...(o.io.clock ? { clock: o.io.clock } : {}),
+    agentOverrides: context.loop.agentOverrides,
+    current: () => current ?? assertNever('a sub-agent ran outside a run'),
+  });
+  const registry = createToolSet(createToolRegistry([...baseTools, ...(sub?.tools ?? [])]), extensions.mcp);
+
+  // The mode can change during a session (an editor's session/set_mode); its note in the prompt follows.
+  const prompts = new Map<ApprovalMode, string>();
+  const systemPromptFor = (mode: ApprovalMode): string => {
+    let p = prompts.get(mode);
+    if (p === undefined) {
+      const { command, instructions, repo, availableLabels } = o.task;
+      const subagents = sub?.agents ?? [];
+      p = buildSystemPrompt({
+        command,
+        instructions,
+        memory: context.memory.text,
+        toolNames: registry.names(),
+        repo,
+        mode,
+        availableLabels,
+        subagents,
+        investigateReviews: o.task.investigateReviews ?? true,
+      });
+      prompts.set(mode, p);
+    }
+    return p;
+  };
+  const speakerOn = context.loop.skipNextSpeakerCheck === undefined ? o.task.nextSpeaker?.enabled === true : !context.loop.skipNextSpeakerCheck;
+  const warnings = [...policyDiagnostics.map(formatDiagnostic), ...context.warnings, ...(sub?.warnings ?? []), ...extensionWarnings];
+  return createAgent({
+    o,
+    policy,
+    registry,
+    model,
+    baseModel,
+    env,
+    extensions,
+    systemPromptFor,
+    memorySources: context.memory.sources,
+    warnings,
+    ...(speakerOn && { afterTextTurn: createNextSpeakerCheck(o.task.nextSpeaker) }),
+    onRun: (run) => {
+      current = run;
+      warn = (m: string) => run.emit({ type: 'warning', message: m });
+    },
+  });
+}
+
+/** The run's budgets, as the loop (and a sub-agent's child loop) takes them. */
+const loopLimitsOf = ({ limits: { perRun: _perRun, ...limits } }: AgentOptions) => limits;
+
+const assertNever = (why: string): never => {
+  throw new AgentError('internal', why);
+};
+
+/** The trusted context: which files are memory, what they say, and the loop's settings. */
+async function readContext(o: AgentOptions) {
+  const { root, memoryRoot, untrusted } = o.workspace;
+  // Context file names: the face's explicit list, else the trusted settings.json, else GEMINI.md.
+  const names = o.workspace.contextFileNames || untrusted ? { fileNames: o.workspace.contextFileNames, warnings: [] } : await readContextSettings(memoryRoot);
+  const memory = await loadMemory({ memoryRoot, workspaceRoot: root, cwd: root, fileNames: names.fileNames, globalFile: o.workspace.globalContextFile });
+  const loop = untrusted ? { agentOverrides: {}, warnings: [] } : await readLoopSettings(memoryRoot);
+  return { fileNames: names.fileNames, memory, loop, warnings: [...names.warnings, ...memory.warnings, ...loop.warnings] };
+}
+
+/** The built-in tools the task may have, ask_user where a face can carry it, and the face's own. */
+function baseToolsOf(o: AgentOptions): Tool[] {
+  const builtIn = createDefaultTools().filter((t) => !o.tools?.readOnly || t.kind === 'read' || t.kind === 'search');
+  return [...builtIn, ...(o.tools?.askUser ? [askUserTool] : []), ...(o.tools?.extra ?? [])];
+}
+
+/** What every tool call of the run gets: the workspace, the secrets, where commands run, memory. */
+function toolEnvOf(o: AgentOptions, context: Awaited<ReturnType<typeof readContext>>): ToolEnv {
+  const c = o.commands;
+  return {
+    root: o.workspace.root,
+    secrets: o.secrets,
+    baseEnv: c?.baseEnv ?? process.env,
+    ...(c?.passEnv && { passEnv: c.passEnv }),
+    shellTimeoutMs: c?.shellTimeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS,
+    ...(c?.sandbox ? { sandbox: c.sandbox } : {}),
+    memoryFor: createJitMemory({
+      workspaceRoot: o.workspace.root,
+      memoryRoot: o.workspace.memoryRoot,
+      fileNames: context.fileNames,
+      alreadyLoaded: context.memory.sources,
+    }),
+    recorder: o.tools?.recorder,
+    ...(o.workspace.files ? { files: o.workspace.files } : {}),
+  };
+}
