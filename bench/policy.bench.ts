@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createPolicyEngine, placeRules } from '../src/policy/engine.js';
 import { parsePolicyToml } from '../src/policy/load-toml.js';
-import { initShellParser } from '../src/policy/shell-split.js';
+import { initShellParser } from '../src/policy/shell/split.js';
 import type { PolicyEngine, PolicyQuery } from '../src/policy/types.js';
 import { loadGeminiCore } from '../test/support/gemini-policy-engine.js';
 import { recordFigures } from './support/figures.js';

@@ -3,9 +3,9 @@ import { editedBuildFile, isBuildFile } from './build-files.js';
 import { subjectOf, type MatchScope, type Subject } from './match.js';
 import type { RuleIndex } from './rule-index.js';
 import { isCommandSpecific, type TieredRule } from './rule.js';
-import { isDestructive, isKnownReadOnly } from './shell-heuristics.js';
-import { whyWriteRefused, type ShellPlace } from './shell-paths.js';
-import { splitShell, type ShellPart, type ShellSplit } from './shell-split.js';
+import { isDestructive, isKnownReadOnly } from './shell/heuristics.js';
+import { whyWriteRefused, type ShellPlace } from './shell/paths.js';
+import { splitShell, type ShellPart, type ShellSplit } from './shell/split.js';
 import type { ApprovalMode, Decision, PolicyContext, PolicyQuery, PolicyVerdict, RuleRef } from './types.js';
 
 export const SHELL_TOOL = 'run_shell_command';

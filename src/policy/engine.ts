@@ -5,7 +5,7 @@ import { createRuleIndex } from './rule-index.js';
 import { checkRegex } from './regex-check.js';
 import { ALWAYS_SOURCE, type Rule, type TieredRule } from './rule.js';
 
-import { initShellParser, splitShell, type ShellPart } from './shell-split.js';
+import { initShellParser, splitShell, type ShellPart } from './shell/split.js';
 import { TIER_BASE, type AddedRule, type ApprovalMode, type PolicyContext, type PolicyEngine, type PolicyQuery, type TierName } from './types.js';
 
 /** Rules added by "always" approvals: Workspace tier, priority 950 (Gemini CLI's always-allow fraction). */

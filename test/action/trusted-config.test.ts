@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initShellParser } from '../../src/policy/shell-split.js';
+import { initShellParser } from '../../src/policy/shell/split.js';
 import { createTrustedConfigSource, readHeadCommit, readTrustedConfig as readTrusted, type TrustedConfig } from '../../src/action/trusted-config.js';
 import { prepareAgent } from '../../src/core/agent.js';
 import { createDeferChannel } from '../../src/scheduler/channels.js';

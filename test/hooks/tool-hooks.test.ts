@@ -11,7 +11,7 @@ import { createHookSystem, type HookSystem } from '../../src/hooks/hook-system.j
 import type { HookRunEvent } from '../../src/hooks/types.js';
 import { createPolicyEngine, placeRules } from '../../src/policy/engine.js';
 import { parsePolicyToml } from '../../src/policy/load-toml.js';
-import { initShellParser } from '../../src/policy/shell-split.js';
+import { initShellParser } from '../../src/policy/shell/split.js';
 import { createSandbox } from '../../src/sandbox/sandbox.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { createDeferChannel } from '../../src/scheduler/channels.js';

@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadPolicy } from '../../src/policy/load.js';
-import { initShellParser } from '../../src/policy/shell-split.js';
+import { initShellParser } from '../../src/policy/shell/split.js';
 import type { ApprovalMode, PolicyContext, PolicyQuery, PolicyVerdict } from '../../src/policy/types.js';
 
 beforeAll(() => initShellParser());

@@ -4,7 +4,7 @@
  * sub-command, and which guard turned the rule's decision into another. One row per path.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initShellParser } from '../../src/policy/shell-split.js';
+import { initShellParser } from '../../src/policy/shell/split.js';
 import { loadPolicy } from '../../src/policy/load.js';
 import type { ApprovalMode, Decision, PolicyContext, PolicyQuery, PolicyVerdict, RuleRef } from '../../src/policy/types.js';
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/common/errors.js';
 import { builtinPoliciesDir, loadPolicy, loadPolicyWithDiagnostics } from '../../src/policy/load.js';
-import { initShellParser } from '../../src/policy/shell-split.js';
+import { initShellParser } from '../../src/policy/shell/split.js';
 import type { ApprovalMode, PolicyContext, PolicyEngine, PolicyQuery, TierName } from '../../src/policy/types.js';
 
 // What engine.prepare does for a shell call, once for the file: these tests decide many.

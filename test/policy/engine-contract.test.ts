@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/common/errors.js';
 import { createPolicyEngine, narrowedRule } from '../../src/policy/engine.js';
 import type { TieredRule } from '../../src/policy/rule.js';
-import { initShellParser } from '../../src/policy/shell-split.js';
+import { initShellParser } from '../../src/policy/shell/split.js';
 import type { AddedRule, ApprovalMode, PolicyQuery } from '../../src/policy/types.js';
 
 beforeAll(() => initShellParser());

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/common/errors.js';
 import { narrowedRule } from '../../src/policy/engine.js';
 import { builtinPoliciesDir, loadPolicy } from '../../src/policy/load.js';
-import { initShellParser } from '../../src/policy/shell-split.js';
+import { initShellParser } from '../../src/policy/shell/split.js';
 import type { PolicyQuery } from '../../src/policy/types.js';
 import { makeTempDir } from '../support/git-repo.js';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPolicy } from '../../src/policy/load.js';
-import { initShellParser } from '../../src/policy/shell-split.js';
+import { initShellParser } from '../../src/policy/shell/split.js';
 import type { ApprovalMode, Decision, PolicyQuery, TierName } from '../../src/policy/types.js';
 import { createGeminiDecider, GEMINI_BUNDLE } from '../support/gemini-policy-engine.js';
 

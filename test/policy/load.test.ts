@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/common/errors.js';
 import { builtinPoliciesDir, loadPolicy, loadPolicyWithDiagnostics, type PolicySource } from '../../src/policy/load.js';
-import { initShellParser } from '../../src/policy/shell-split.js';
+import { initShellParser } from '../../src/policy/shell/split.js';
 import type { TierName } from '../../src/policy/types.js';
 import { makeTempDir } from '../support/git-repo.js';
 

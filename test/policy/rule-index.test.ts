@@ -9,7 +9,7 @@ import { decide } from '../../src/policy/decide.js';
 import { placeRules } from '../../src/policy/engine.js';
 import { parsePolicyToml } from '../../src/policy/load-toml.js';
 import { createLinearRuleIndex, createRuleIndex } from '../../src/policy/rule-index.js';
-import { initShellParser } from '../../src/policy/shell-split.js';
+import { initShellParser } from '../../src/policy/shell/split.js';
 import type { ApprovalMode, PolicyContext, PolicyQuery, TierName } from '../../src/policy/types.js';
 
 beforeAll(() => initShellParser());

@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPolicy } from '../../src/policy/load.js';
-import { initShellParser, splitShell, type ShellPart } from '../../src/policy/shell-split.js';
-import type { PolicyEngine } from '../../src/policy/types.js';
+import { loadPolicy } from '../../../src/policy/load.js';
+import { initShellParser, splitShell, type ShellPart } from '../../../src/policy/shell/split.js';
+import type { PolicyEngine } from '../../../src/policy/types.js';
 
 const SEED = Number(process.env.SHELL_PROPERTY_SEED ?? 20260101);
 const RUNS = Number(process.env.SHELL_PROPERTY_RUNS ?? 300);

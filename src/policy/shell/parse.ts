@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { dirname, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Node, Parser, Tree } from 'web-tree-sitter';
-import { isQuotedHeredoc } from './shell-redirects.js';
-import { AgentError } from '../common/errors.js';
+import { isQuotedHeredoc } from './redirects.js';
+import { AgentError } from '../../common/errors.js';
 
 /** Loading the bash grammar, and parsing a command line as bash reads it (backslash-newlines joined first). */
 

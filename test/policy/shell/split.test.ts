@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initShellParser, splitShell } from '../../src/policy/shell-split.js';
+import { initShellParser, splitShell } from '../../../src/policy/shell/split.js';
 
 beforeAll(() => initShellParser());
 

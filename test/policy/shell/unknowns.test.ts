@@ -4,7 +4,7 @@
  * any of them is never allowed by its text. The near misses, accounted for in full, are below.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initShellParser, splitShell } from '../../src/policy/shell-split.js';
+import { initShellParser, splitShell } from '../../../src/policy/shell/split.js';
 
 beforeAll(() => initShellParser());
 

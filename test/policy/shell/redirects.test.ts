@@ -4,9 +4,9 @@
  * splitter reports them for whole command lines.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { classifyFileRedirect, heredocScript, isQuotedHeredoc, replacesStdin } from '../../src/policy/shell-redirects.js';
-import { initShellParser, splitShell } from '../../src/policy/shell-split.js';
-import { useBashTrees } from '../support/bash-trees.js';
+import { classifyFileRedirect, heredocScript, isQuotedHeredoc, replacesStdin } from '../../../src/policy/shell/redirects.js';
+import { initShellParser, splitShell } from '../../../src/policy/shell/split.js';
+import { useBashTrees } from '../../support/bash-trees.js';
 
 const first = useBashTrees();
 beforeAll(() => initShellParser());
