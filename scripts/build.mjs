@@ -37,6 +37,9 @@ for (const file of files) {
   if (fixed !== code) writeFileSync(file, fixed);
 }
 for (const w of wasm) copyFileSync(require.resolve(w), join(dist, w.split('/').pop()));
+// The built-in policies are data, read at run time from dist/policies/ (src/policy/load.ts).
+mkdirSync(join(dist, 'policies'));
+for (const f of readdirSync(join(root, 'policies')).filter((f) => f.endsWith('.toml'))) copyFileSync(join(root, 'policies', f), join(dist, 'policies', f));
 // ncc also emits web-tree-sitter's own `new URL('web-tree-sitter.wasm', import.meta.url)` as an asset,
 // mangled (read as text) and never loaded: shell/parse.ts passes locateFile. Dead weight: removed.
 for (const f of readdirSync(dist).filter((f) => /^[0-9a-f]{20}\.wasm$/.test(f))) rmSync(join(dist, f));

@@ -1,6 +1,6 @@
-// What the generators of committed source files share (scripts/gen-arg-checks.mjs,
-// scripts/gen-builtin-policies.mjs): the text formatted as Prettier formats the file it becomes,
-// written only when it changed, and the command-line run that reports which.
+// What the generators of committed source files share (scripts/gen-arg-checks.mjs): the text
+// formatted as Prettier formats the file it becomes, written only when it changed, and the
+// command-line run that reports which.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import * as prettier from 'prettier';

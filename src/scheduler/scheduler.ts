@@ -73,16 +73,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   const maxParallel = Math.max(1, o.maxParallel ?? DEFAULT_MAX_PARALLEL);
   const budget = o.outputBudgetChars ?? DEFAULT_OUTPUT_BUDGET_CHARS;
   const now = o.now ?? Date.now;
-  const source = toolSourceFrom(o.tools);
-  // Every decision (and "always" approval) follows the call's preparation: ready the policy for the call there.
-  const tools = {
-    ...source,
-    async prepareCall(name: string, args: Record<string, unknown>, env: ToolEnv): Promise<PreparedCall> {
-      const prepared = await source.prepareCall(name, args, env);
-      await o.policy.prepare({ toolName: name, args: prepared.policyArgs ?? args });
-      return prepared;
-    },
-  };
+  const tools = toolSourceFrom(o.tools);
   // Lives as long as the scheduler (one run); it travels in OpenBatch across a suspension.
   let streak: ValidationStreak = emptyStreak();
 
@@ -134,7 +125,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     set(w, i, { next: { status: 'prepared', base, title: prepared.title, paths: [...prepared.paths], kind: kind ?? 'other' }, diff: prepared.diff });
 
     // With a hook's rewrite, policy decides on both calls and the stricter verdict stands.
-    let verdict = decideCall(o.policy, queries, w.opts);
+    let verdict = await decideCall(o.policy, queries, w.opts);
     if (hookAsks !== undefined && verdict.decision === 'allow') verdict = { decision: 'ask_user', rule: null, reason: `a BeforeTool hook asked for confirmation${hookAsks ? `: ${hookAsks}` : ''}` };
     if (verdict.decision === 'deny') {
       const why = verdict.rule?.denyMessage || verdict.reason;
@@ -151,7 +142,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     const answer = await o.channel.decide(pending);
     if (answer === 'defer') return;
     assertAnswersFit([pending], [answer]);
-    applyAnswer(w, i, answer);
+    await applyAnswer(w, i, answer);
   }
 
   /**
@@ -179,7 +170,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   }
 
   /** A human's answer to a waiting call whose prepared call is in memory. */
-  function applyAnswer(w: Work, i: number, answer: ApprovalAnswer): void {
+  async function applyAnswer(w: Work, i: number, answer: ApprovalAnswer): Promise<void> {
     const call = w.calls[i] as CallOf<'awaiting_approval'>;
     const { base, pending } = call;
     if (answer.kind === 'deny') {
@@ -192,7 +183,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     }
     if (answer.always) {
       const prepared = w.prepared.get(base.id);
-      o.policy.allowAlways(prepared ? policyQueryOf(base.name, base.args, prepared) : { toolName: base.name, args: base.args }, w.opts.mode);
+      await o.policy.allowAlways(prepared ? policyQueryOf(base.name, base.args, prepared) : { toolName: base.name, args: base.args }, w.opts.mode);
     }
     set(w, i, { status: 'scheduled', base, title: call.title, allowedBy: { by: 'approval', always: answer.always === true } });
   }
@@ -329,7 +320,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       }
       w.prepared.set(base.id, prepared);
     }
-    applyAnswer(w, i, answer);
+    await applyAnswer(w, i, answer);
   }
 
   async function resume({ open, answers }: { open: OpenBatch; answers: readonly ApprovalAnswer[] }, opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult> {

@@ -6,7 +6,7 @@ import { arithmeticTrap, assignedName, assignmentTrap, declarationTrap, expansio
 import { excerpt, scanUncovered, wordValue, type ScanFindings } from './words.js';
 import { unwrapCommand, type Argv, type WrapAction } from './wrappers.js';
 
-export { initShellParser } from './parse.js';
+export { loadBashGrammar } from './parse.js';
 
 /** One simple command found anywhere in a command line, checked against policy on its own. */
 export interface ShellPart {
@@ -48,7 +48,7 @@ const cache = new Map<string, ShellSplit>();
 
 /**
  * Splits a command line into every simple command it runs, and says what it could not account for.
- * Call `initShellParser()` first. Results are cached per command string and must not be changed.
+ * Call `loadBashGrammar()` first. Results are cached per command string and must not be changed.
  */
 export function splitShell(command: string): ShellSplit {
   const hit = cache.get(command);

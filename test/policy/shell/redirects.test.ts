@@ -5,11 +5,11 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { classifyFileRedirect, heredocScript, isQuotedHeredoc, replacesStdin } from '../../../src/policy/shell/redirects.js';
-import { initShellParser, splitShell } from '../../../src/policy/shell/split.js';
+import { loadBashGrammar, splitShell } from '../../../src/policy/shell/split.js';
 import { useBashTrees } from '../../support/bash-trees.js';
 
 const first = useBashTrees();
-beforeAll(() => initShellParser());
+beforeAll(() => loadBashGrammar());
 
 describe('classifyFileRedirect', () => {
   // [line, writes, replaces stdin, static target, extra words]
