@@ -6,7 +6,7 @@ import FastFirstSequencer from './test/support/fast-first-sequencer.js';
  * dist/, which a mutant in src/ never reaches, so they could never kill one and would only slow
  * each mutant down. No global setup: the temp-dir census belongs to the full suite.
  *
- * The splitter-against-bash property test (test/policy/shell-split-bash.test.ts) is left out: it
+ * The splitter-against-bash property test (test/policy/shell/split-bash.test.ts) is left out: it
  * covers nearly every policy mutant and spends seconds running bash per mutant (hours over the
  * policy folder), and fewer generated lines than its default make its own coverage checks fail.
  * The splitter's unit tests (test/policy/shell-*.test.ts) pin each construct it exercises with a
@@ -17,7 +17,7 @@ export default defineConfig({
   test: {
     // `npm run mutate -- --tests=GLOB,...` narrows the suite (scripts/mutate.mjs passes it on).
     include: process.env.MUTATE_TESTS ? process.env.MUTATE_TESTS.split(',') : ['test/**/*.test.ts'],
-    exclude: ['test/e2e/**', '**/node_modules/**', 'test/policy/shell-split-bash.test.ts'],
+    exclude: ['test/e2e/**', '**/node_modules/**', 'test/policy/shell/split-bash.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

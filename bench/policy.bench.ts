@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createPolicyEngine, placeRules } from '../src/policy/engine.js';
 import { parsePolicyToml } from '../src/policy/load-toml.js';
-import { initShellParser } from '../src/policy/shell-split.js';
+import { loadBashGrammar } from '../src/policy/shell/split.js';
 import type { PolicyEngine, PolicyQuery } from '../src/policy/types.js';
 import { loadGeminiCore } from '../test/support/gemini-policy-engine.js';
 import { recordFigures } from './support/figures.js';
@@ -21,7 +21,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 const t0 = performance.now();
-await initShellParser();
+await loadBashGrammar();
 const initMs = performance.now() - t0;
 
 function engineOf(toml: string): PolicyEngine {
@@ -37,13 +37,12 @@ let fresh = 0;
 const freshShell = (): PolicyQuery[] => SHELL_COMMANDS.map((c) => shellQuery(c.replace(/^(\S+)/, `$1 --n=${fresh++}`)));
 const shell = SHELL_COMMANDS.map(shellQuery);
 
-type Decide = (q: PolicyQuery) => unknown;
+type Decide = (q: PolicyQuery) => Promise<unknown>;
 async function rate(decide: Decide, queries: readonly PolicyQuery[], n: number): Promise<number> {
   const start = performance.now();
   for (let i = 0; i < n; i++) {
-    // Ours decides synchronously; Gemini CLI's check() is async and is awaited.
-    const r = decide(queries[i % queries.length]!);
-    if (r instanceof Promise) await r;
+    // Both engines decide asynchronously: each decision is awaited.
+    await decide(queries[i % queries.length]!);
   }
   return n / ((performance.now() - start) / 1000);
 }

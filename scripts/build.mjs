@@ -16,7 +16,7 @@ const require = createRequire(import.meta.url);
 const ncc = join(dirname(require.resolve('@vercel/ncc/package.json')), 'dist/ncc/cli.js');
 
 // WebAssembly the bundle loads at run time (the bash grammar for shell policy). ncc does not
-// follow these, so they are copied into dist/ (src/policy/shell-split.ts looks in every folder
+// follow these, so they are copied into dist/ (src/policy/shell/parse.ts looks in every folder
 // above the running file).
 const wasm = ['web-tree-sitter/web-tree-sitter.wasm', 'tree-sitter-bash/tree-sitter-bash.wasm'];
 
@@ -37,8 +37,11 @@ for (const file of files) {
   if (fixed !== code) writeFileSync(file, fixed);
 }
 for (const w of wasm) copyFileSync(require.resolve(w), join(dist, w.split('/').pop()));
+// The built-in policies are data, read at run time from dist/policies/ (src/policy/load.ts).
+mkdirSync(join(dist, 'policies'));
+for (const f of readdirSync(join(root, 'policies')).filter((f) => f.endsWith('.toml'))) copyFileSync(join(root, 'policies', f), join(dist, 'policies', f));
 // ncc also emits web-tree-sitter's own `new URL('web-tree-sitter.wasm', import.meta.url)` as an asset,
-// mangled (read as text) and never loaded: shell-split.ts passes locateFile. Dead weight: removed.
+// mangled (read as text) and never loaded: shell/parse.ts passes locateFile. Dead weight: removed.
 for (const f of readdirSync(dist).filter((f) => /^[0-9a-f]{20}\.wasm$/.test(f))) rmSync(join(dist, f));
 if (minify) minifyBundles();
 // The CLI's entry: scripts/cli-bin.mjs, which says what it adds (the compile caches).

@@ -9,7 +9,6 @@ import type { PolicyEngine } from '../policy/types.js';
 export function policyForSubagent(policy: PolicyEngine, agent: string): PolicyEngine {
   return {
     context: policy.context,
-    prepare: (query) => policy.prepare({ ...query, subagent: agent }),
     decide: (query, mode) => policy.decide({ ...query, subagent: agent }, mode),
     allowAlways: (query, mode) => policy.allowAlways({ ...query, subagent: agent }, mode),
     restoreAdded: (rules) => policy.restoreAdded(rules),

@@ -68,8 +68,7 @@ export async function runPolicyCheck(argv: string[], io: PolicyCheckIo, cwd: str
   try {
     const { engine, warnings } = await loadPolicyWithDiagnostics({ context: flags.context, tiers: flags.tiers, useBuiltinDefaults: flags.defaults });
     for (const w of warnings) io.stderr(`${formatDiagnostic(w)}\n`);
-    await engine.prepare(flags.query);
-    const v = engine.decide(flags.query, flags.mode);
+    const v = await engine.decide(flags.query, flags.mode);
     if (flags.json) {
       const rule = v.rule && { source: v.rule.source, line: v.rule.line, tier: v.rule.tier, priority: v.rule.priority };
       io.stdout(`${JSON.stringify({ decision: v.decision, rule, reason: v.reason })}\n`);

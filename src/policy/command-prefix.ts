@@ -1,5 +1,5 @@
 import type { Decision } from './types.js';
-import type { ShellPart } from './shell-split.js';
+import type { ShellPart } from './shell/split.js';
 
 /**
  * A `commandPrefix` as written in a policy file. Gemini CLI turns each prefix into a pattern over the

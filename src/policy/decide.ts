@@ -3,12 +3,12 @@ import { editedBuildFile, isBuildFile } from './build-files.js';
 import { subjectOf, type MatchScope, type Subject } from './match.js';
 import type { RuleIndex } from './rule-index.js';
 import { isCommandSpecific, type TieredRule } from './rule.js';
-import { isDestructive, isKnownReadOnly } from './shell-heuristics.js';
-import { whyWriteRefused, type ShellPlace } from './shell-paths.js';
-import { splitShell, type ShellPart, type ShellSplit } from './shell-split.js';
+import { isDestructive, isKnownReadOnly } from './shell/heuristics.js';
+import { whyWriteRefused, type ShellPlace } from './shell/paths.js';
+import { loadBashGrammar, splitShell, type ShellPart, type ShellSplit } from './shell/split.js';
 import type { ApprovalMode, Decision, PolicyContext, PolicyQuery, PolicyVerdict, RuleRef } from './types.js';
 
-export const SHELL_TOOL = 'run_shell_command';
+const SHELL_TOOL = 'run_shell_command';
 
 const STRICTNESS: { readonly [D in Decision]: number } = { allow: 0, ask_user: 1, deny: 2 };
 
@@ -41,15 +41,24 @@ interface Unit {
   why: string;
 }
 
+/** A shell call, which policy splits into the commands it runs: only these need the bash grammar. */
+export const isShellCall = (q: PolicyQuery): q is PolicyQuery & { args: { command: string } } => q.toolName === SHELL_TOOL && typeof q.args.command === 'string';
+
 /**
  * The one decision path. `rules` are sorted highest final priority first, ties in load order, and indexed.
- * Fails closed: anything thrown while deciding is a deny that says what went wrong.
+ * A shell call awaits the bash grammar (loaded once per process, with the first one). Fails closed:
+ * anything thrown while deciding, a grammar that cannot load included, is a deny that says what went wrong.
  */
-export function decide(rules: RuleIndex, setting: DecideSetting, q: PolicyQuery): PolicyVerdict {
+export async function decide(rules: RuleIndex, setting: DecideSetting, q: PolicyQuery): Promise<PolicyVerdict> {
   try {
-    const subject = subjectOf(q);
-    const unit =
-      q.toolName === SHELL_TOOL && typeof q.args.command === 'string' ? decideShell({ rules, setting, q, command: q.args.command }) : guardBuildFiles(decideWhole(rules, setting, subject), q, subject);
+    let unit: Unit;
+    if (isShellCall(q)) {
+      await loadBashGrammar();
+      unit = decideShell({ rules, setting, q, command: q.args.command });
+    } else {
+      const subject = subjectOf(q);
+      unit = guardBuildFiles(decideWhole(rules, setting, subject), q, subject);
+    }
     return finish(unit, setting.context);
   } catch (e) {
     return { decision: 'deny', rule: null, reason: `policy check failed, so the call is denied: ${messageOf(e)}` };

@@ -1,11 +1,10 @@
 import { AgentError } from '../common/errors.js';
 import { quoteWord } from './command-prefix.js';
-import { decide, SHELL_TOOL, type DecideSetting } from './decide.js';
+import { decide, isShellCall, type DecideSetting } from './decide.js';
 import { createRuleIndex } from './rule-index.js';
 import { checkRegex } from './regex-check.js';
 import { ALWAYS_SOURCE, type Rule, type TieredRule } from './rule.js';
-
-import { initShellParser, splitShell, type ShellPart } from './shell-split.js';
+import { loadBashGrammar, splitShell, type ShellPart } from './shell/split.js';
 import { TIER_BASE, type AddedRule, type ApprovalMode, type PolicyContext, type PolicyEngine, type PolicyQuery, type TierName } from './types.js';
 
 /** Rules added by "always" approvals: Workspace tier, priority 950 (Gemini CLI's always-allow fraction). */
@@ -58,7 +57,7 @@ export interface EngineOptions {
   workspace?: string;
 }
 
-/** An engine over already-validated rules. Synchronous decisions, after `prepare` for shell commands. */
+/** An engine over already-validated rules. A decision on a shell command awaits the bash grammar itself. */
 export function createPolicyEngine(rules: readonly TieredRule[], context: PolicyContext, options: EngineOptions = {}): PolicyEngine {
   // One setting per mode, made once: a decision allocates no options object of its own.
   const settings = new Map<ApprovalMode, DecideSetting>();
@@ -79,11 +78,9 @@ export function createPolicyEngine(rules: readonly TieredRule[], context: Policy
 
   return {
     context,
-    prepare: async (query) => {
-      if (query.toolName === SHELL_TOOL && typeof query.args.command === 'string') await initShellParser();
-    },
     decide: (query, mode) => decide(index, settingFor(mode), query),
-    allowAlways(query, mode) {
+    async allowAlways(query, mode) {
+      if (isShellCall(query)) await loadBashGrammar();
       const a = narrowedRule(query, mode);
       add(a);
       return a;
@@ -101,7 +98,7 @@ export function createPolicyEngine(rules: readonly TieredRule[], context: Policy
  * The rule an "always" approval of this call implies: same tool, narrowed, this mode and more
  * permissive ones, and, for a sub-agent's call, that sub-agent only (Gemini CLI's `subagent` rule
  * field): a maintainer who trusts the investigator with a command has not trusted the main agent
- * or another sub-agent with it.
+ * or another sub-agent with it. A shell call needs the bash grammar loaded (allowAlways awaits it).
  */
 export function narrowedRule(q: PolicyQuery, mode: ApprovalMode): AddedRule {
   const rule = narrowedCall(q, PERMISSIVENESS.slice(PERMISSIVENESS.indexOf(mode)));
@@ -110,8 +107,8 @@ export function narrowedRule(q: PolicyQuery, mode: ApprovalMode): AddedRule {
 
 function narrowedCall(q: PolicyQuery, modes: ApprovalMode[]): AddedRule {
   const toolName = q.mcpServer && !q.toolName.startsWith(`mcp_${q.mcpServer}_`) ? `mcp_${q.mcpServer}_${q.toolName}` : q.toolName;
-  const command = q.args.command;
-  if (q.toolName === SHELL_TOOL && typeof command === 'string') {
+  if (isShellCall(q)) {
+    const command = q.args.command;
     const split = splitShell(command);
     const prefixes = split.parts.map(prefixOf);
     const narrowable = split.unknowns.length === 0 && !split.changesEnvironment;

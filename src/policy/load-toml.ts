@@ -96,110 +96,46 @@ interface RuleSite {
   report: Report;
 }
 
+/** One [[rule]] table being checked: its keys, where each is, and where its problems go. */
+interface RuleCheck {
+  table: Record<string, unknown>;
+  where(key: string): Pos;
+  report: Report;
+  /** Reports an error at the key (or the header) and marks the rule as refused. */
+  fail(key: string | undefined, message: string): void;
+}
+
 function parseRule(table: unknown, site: RuleSite): Rule | undefined {
   const { source, block, report } = site;
-  const where = (key: string) => block.keyPos(key) ?? block.header;
   if (!isTable(table)) {
     report('error', block.header, 'must be a table');
     return undefined;
   }
   let ok = true;
-  const fail = (key: string | undefined, message: string) => {
-    ok = false;
-    report('error', key ? where(key) : block.header, message);
+  const where = (key: string) => block.keyPos(key) ?? block.header;
+  const c: RuleCheck = {
+    table,
+    where,
+    report,
+    fail: (key, message) => {
+      ok = false;
+      report('error', key ? where(key) : block.header, message);
+    },
   };
-
-  for (const key of Object.keys(table)) {
-    if (KNOWN_KEYS.has(key)) continue;
-    if (key in DEPRECATED_KEYS) {
-      report('warning', where(key), `"${key}" is deprecated; write "${DEPRECATED_KEYS[key]}"`);
-    } else if (key === 'safety_checker') {
-      report('warning', where(key), 'safety checkers are not supported by agent-action; ignored');
-    } else {
-      report('warning', where(key), `unknown key "${key}" ignored`);
-    }
-  }
-
-  const toolNames = stringList(table.toolName);
-  if (table.toolName === undefined) fail(undefined, 'toolName is missing (use "*" for every tool)');
-  else if (!toolNames) fail('toolName', 'toolName must be a non-empty string or an array of non-empty strings');
-
-  const decision = table.decision;
-  if (decision === undefined) fail(undefined, 'decision is missing (allow, deny or ask_user)');
-  else if (!DECISIONS.includes(decision as Decision)) fail('decision', `decision must be allow, deny or ask_user, not ${show(decision)}`);
-
-  const priority = table.priority;
-  if (priority === undefined) fail(undefined, 'priority is missing (an integer from 0 to 999)');
-  else if (typeof priority !== 'number' && typeof priority !== 'bigint') fail('priority', `priority must be an integer from 0 to 999, not ${show(priority)}`);
-  else if (!Number.isInteger(Number(priority)) || Number(priority) < 0 || Number(priority) > 999) {
-    // Stryker disable next-line EqualityOperator: equivalent; 999 is a valid priority and never gets here
-    const why = Number(priority) > 999 ? ' (1000 and above would jump into the next tier)' : '';
-    fail('priority', `priority must be an integer from 0 to 999, not ${String(priority)}${why}`);
-  }
-
-  const optString = (key: string): string | undefined => {
-    const v = table[key];
-    if (v === undefined) return undefined;
-    if (typeof v !== 'string' || v === '') fail(key, `${key} must be a non-empty string, not ${show(v)}`);
-    return typeof v === 'string' ? v : undefined;
-  };
-  const optBool = (key: string): boolean | undefined => {
-    const v = table[key];
-    if (v !== undefined && typeof v !== 'boolean') fail(key, `${key} must be true or false, not ${show(v)}`);
-    return typeof v === 'boolean' ? v : undefined;
-  };
-  const regex = (key: string): RegExp | undefined => {
-    const src = optString(key);
-    if (src === undefined) return undefined;
-    const r = checkRegex(src);
-    if (!r.ok) fail(key, `${key}: ${r.message}`);
-    return r.ok ? r.regex : undefined;
-  };
-
-  const mcpName = optString('mcpName');
-  const subagent = optString('subagent');
-  const name = optString('name');
-  const denyMessage = optString('denyMessage') ?? optString('deny_message');
-  const interactive = optBool('interactive');
-  const allowRedirection = optBool('allowRedirection') ?? optBool('allow_redirection');
-  const argsPattern = regex('argsPattern');
-  const commandRegex = commandRegexOf(regex('commandRegex'), decision === 'allow');
-
-  let commandPrefixes: string[] | undefined;
-  if (table.commandPrefix !== undefined) {
-    commandPrefixes = stringList(table.commandPrefix);
-    if (!commandPrefixes) fail('commandPrefix', 'commandPrefix must be a non-empty string or an array of non-empty strings');
-    else commandPrefixes = commandPrefixes.map((p) => p.trim());
-    // Stryker disable next-line ArrayDeclaration: equivalent; a bad commandPrefix is already an error, and whatever the loop checks only adds warnings
-    for (const p of commandPrefixes ?? []) {
-      const problem = parseCommandPrefix(p).problem;
-      if (problem === undefined) continue;
-      const how = decision === 'allow' ? 'it allows only commands whose text starts with it, followed by a blank or the end' : 'it matches commands whose text starts with it, as Gemini CLI does';
-      report('warning', where('commandPrefix'), `commandPrefix ${JSON.stringify(p)} is not plain shell words (${problem}); ${how}`);
-    }
-  }
-  if (table.commandPrefix !== undefined || table.commandRegex !== undefined) {
-    const key = table.commandPrefix !== undefined ? 'commandPrefix' : 'commandRegex';
-    if (table.toolName !== 'run_shell_command') fail(key, `${key} only applies to toolName = "run_shell_command"`);
-    if (table.argsPattern !== undefined) fail(key, `${key} and argsPattern cannot be combined in one rule`);
-    if (table.commandPrefix !== undefined && table.commandRegex !== undefined) fail('commandRegex', 'commandPrefix and commandRegex cannot be combined in one rule');
-  }
-
-  let modes: ApprovalMode[] | undefined;
-  if (table.modes !== undefined) {
-    const list = Array.isArray(table.modes) ? table.modes : undefined;
-    const bad = list ? list.filter((m) => !MODES.includes(m as ApprovalMode)) : [table.modes];
-    if (bad.length > 0) {
-      const hint = bad.includes('auto_edit') ? ' (the TOML spelling is "autoEdit")' : '';
-      fail('modes', `modes must be an array of ${MODES.map((m) => `"${m}"`).join(', ')}; ${show(bad[0])} is not one${hint}`);
-    } else modes = list as ApprovalMode[];
-  }
-
-  let toolAnnotations: Record<string, unknown> | undefined;
-  if (table.toolAnnotations !== undefined) {
-    if (!isTable(table.toolAnnotations)) fail('toolAnnotations', 'toolAnnotations must be a table, e.g. { readOnlyHint = true }');
-    else toolAnnotations = { ...table.toolAnnotations };
-  }
+  warnUnknownKeys(c);
+  const { toolNames, decision, priority } = requiredFields(c);
+  const mcpName = optString(c, 'mcpName');
+  const subagent = optString(c, 'subagent');
+  const name = optString(c, 'name');
+  const denyMessage = optString(c, 'denyMessage') ?? optString(c, 'deny_message');
+  const interactive = optBool(c, 'interactive');
+  const allowRedirection = optBool(c, 'allowRedirection') ?? optBool(c, 'allow_redirection');
+  const argsPattern = regex(c, 'argsPattern');
+  const commandRegex = commandRegexOf(regex(c, 'commandRegex'), decision === 'allow');
+  const commandPrefixes = commandPrefixesOf(c, decision);
+  checkCommandKeys(c);
+  const modes = modesOf(c);
+  const toolAnnotations = toolAnnotationsOf(c);
 
   if (!ok || !toolNames) return undefined;
   return {
@@ -220,6 +156,103 @@ function parseRule(table: unknown, site: RuleSite): Rule | undefined {
     source,
     line: block.header.line,
   };
+}
+
+function warnUnknownKeys({ table, where, report }: RuleCheck): void {
+  for (const key of Object.keys(table)) {
+    if (KNOWN_KEYS.has(key)) continue;
+    if (key in DEPRECATED_KEYS) {
+      report('warning', where(key), `"${key}" is deprecated; write "${DEPRECATED_KEYS[key]}"`);
+    } else if (key === 'safety_checker') {
+      report('warning', where(key), 'safety checkers are not supported by agent-action; ignored');
+    } else {
+      report('warning', where(key), `unknown key "${key}" ignored`);
+    }
+  }
+}
+
+/** toolName, decision and priority, each reported when missing or malformed. */
+function requiredFields({ table, fail }: RuleCheck): { toolNames: string[] | undefined; decision: unknown; priority: unknown } {
+  const toolNames = stringList(table.toolName);
+  if (table.toolName === undefined) fail(undefined, 'toolName is missing (use "*" for every tool)');
+  else if (!toolNames) fail('toolName', 'toolName must be a non-empty string or an array of non-empty strings');
+
+  const decision = table.decision;
+  if (decision === undefined) fail(undefined, 'decision is missing (allow, deny or ask_user)');
+  else if (!DECISIONS.includes(decision as Decision)) fail('decision', `decision must be allow, deny or ask_user, not ${show(decision)}`);
+
+  const priority = table.priority;
+  if (priority === undefined) fail(undefined, 'priority is missing (an integer from 0 to 999)');
+  else if (typeof priority !== 'number' && typeof priority !== 'bigint') fail('priority', `priority must be an integer from 0 to 999, not ${show(priority)}`);
+  else if (!Number.isInteger(Number(priority)) || Number(priority) < 0 || Number(priority) > 999) {
+    // Stryker disable next-line EqualityOperator: equivalent; 999 is a valid priority and never gets here
+    const why = Number(priority) > 999 ? ' (1000 and above would jump into the next tier)' : '';
+    fail('priority', `priority must be an integer from 0 to 999, not ${String(priority)}${why}`);
+  }
+  return { toolNames, decision, priority };
+}
+
+function optString({ table, fail }: RuleCheck, key: string): string | undefined {
+  const v = table[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || v === '') fail(key, `${key} must be a non-empty string, not ${show(v)}`);
+  return typeof v === 'string' ? v : undefined;
+}
+
+function optBool({ table, fail }: RuleCheck, key: string): boolean | undefined {
+  const v = table[key];
+  if (v !== undefined && typeof v !== 'boolean') fail(key, `${key} must be true or false, not ${show(v)}`);
+  return typeof v === 'boolean' ? v : undefined;
+}
+
+function regex(c: RuleCheck, key: string): RegExp | undefined {
+  const src = optString(c, key);
+  if (src === undefined) return undefined;
+  const r = checkRegex(src);
+  if (!r.ok) c.fail(key, `${key}: ${r.message}`);
+  return r.ok ? r.regex : undefined;
+}
+
+/** The trimmed prefixes; a prefix that is not plain shell words is a warning that says how it matches. */
+function commandPrefixesOf({ table, where, report, fail }: RuleCheck, decision: unknown): string[] | undefined {
+  if (table.commandPrefix === undefined) return undefined;
+  let commandPrefixes = stringList(table.commandPrefix);
+  if (!commandPrefixes) fail('commandPrefix', 'commandPrefix must be a non-empty string or an array of non-empty strings');
+  else commandPrefixes = commandPrefixes.map((p) => p.trim());
+  // Stryker disable next-line ArrayDeclaration: equivalent; a bad commandPrefix is already an error, and whatever the loop checks only adds warnings
+  for (const p of commandPrefixes ?? []) {
+    const problem = parseCommandPrefix(p).problem;
+    if (problem === undefined) continue;
+    const how = decision === 'allow' ? 'it allows only commands whose text starts with it, followed by a blank or the end' : 'it matches commands whose text starts with it, as Gemini CLI does';
+    report('warning', where('commandPrefix'), `commandPrefix ${JSON.stringify(p)} is not plain shell words (${problem}); ${how}`);
+  }
+  return commandPrefixes;
+}
+
+/** commandPrefix and commandRegex: shell rules only, one of them, and never with argsPattern. */
+function checkCommandKeys({ table, fail }: RuleCheck): void {
+  if (table.commandPrefix === undefined && table.commandRegex === undefined) return;
+  const key = table.commandPrefix !== undefined ? 'commandPrefix' : 'commandRegex';
+  if (table.toolName !== 'run_shell_command') fail(key, `${key} only applies to toolName = "run_shell_command"`);
+  if (table.argsPattern !== undefined) fail(key, `${key} and argsPattern cannot be combined in one rule`);
+  if (table.commandPrefix !== undefined && table.commandRegex !== undefined) fail('commandRegex', 'commandPrefix and commandRegex cannot be combined in one rule');
+}
+
+function modesOf({ table, fail }: RuleCheck): ApprovalMode[] | undefined {
+  if (table.modes === undefined) return undefined;
+  const list = Array.isArray(table.modes) ? table.modes : undefined;
+  const bad = list ? list.filter((m) => !MODES.includes(m as ApprovalMode)) : [table.modes];
+  if (bad.length === 0) return list as ApprovalMode[];
+  const hint = bad.includes('auto_edit') ? ' (the TOML spelling is "autoEdit")' : '';
+  fail('modes', `modes must be an array of ${MODES.map((m) => `"${m}"`).join(', ')}; ${show(bad[0])} is not one${hint}`);
+  return undefined;
+}
+
+function toolAnnotationsOf({ table, fail }: RuleCheck): Record<string, unknown> | undefined {
+  if (table.toolAnnotations === undefined) return undefined;
+  if (isTable(table.toolAnnotations)) return { ...table.toolAnnotations };
+  fail('toolAnnotations', 'toolAnnotations must be a table, e.g. { readOnlyHint = true }');
+  return undefined;
 }
 
 /**

@@ -1,10 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AgentError, messageOf } from '../common/errors.js';
-import { BUILTIN_RULES } from './builtin-rules.generated.js';
 import { createPolicyEngine, placeRules } from './engine.js';
+import { parsePolicyToml } from './load-toml.js';
 import { formatDiagnostic, type Diagnostic, type Rule } from './rule.js';
 import type { PolicyContext, PolicyEngine, TierName } from './types.js';
 
@@ -31,20 +31,13 @@ const TIER_ORDER: readonly TierName[] = ['default', 'extension', 'workspace', 'u
 export async function loadPolicyWithDiagnostics(opts: LoadPolicyOptions): Promise<LoadedPolicy> {
   // Stryker disable next-line ArrayDeclaration: equivalent; a first element that is not a diagnostic has no severity, so it is neither an error nor a warning
   const diagnostics: Diagnostic[] = [];
-  const entries: Array<{ tier: TierName; rules: Rule[] }> = [];
+  const entries: Array<{ tier: TierName; rules: readonly Rule[] }> = [];
+  if (opts.useBuiltinDefaults !== false) entries.push({ tier: 'default', rules: await readBuiltinRules() });
   for (const tier of TIER_ORDER) {
-    if (tier === 'default' && opts.useBuiltinDefaults !== false) entries.push(...builtinEntries(tier));
-    for (const source of opts.tiers[tier] ?? []) {
-      for (const file of await readSource(source, diagnostics)) {
-        const { parsePolicyToml } = await loadTomlParser();
-        const parsed = parsePolicyToml(file.text, file.label);
-        diagnostics.push(...parsed.diagnostics);
-        entries.push({ tier, rules: parsed.rules });
-      }
-    }
+    for (const source of opts.tiers[tier] ?? []) entries.push({ tier, rules: await readRules(source, diagnostics) });
   }
   assertNoErrors(diagnostics);
-  // The bash grammar is not loaded here: engine.prepare loads it with the first shell command.
+  // The bash grammar is not loaded here: a decision on a shell command awaits it (see decide.ts).
   // Stryker disable next-line ConditionalExpression: equivalent; a workspace key holding undefined is read as no workspace
   const engine = createPolicyEngine(placeRules(entries), opts.context, { ...(opts.workspace !== undefined && { workspace: opts.workspace }) });
   // Stryker disable next-line MethodExpression,ConditionalExpression: equivalent; any error has thrown above, so every diagnostic left is a warning
@@ -55,16 +48,57 @@ export async function loadPolicy(opts: LoadPolicyOptions): Promise<PolicyEngine>
   return (await loadPolicyWithDiagnostics(opts)).engine;
 }
 
-/** Throws when any diagnostic is an error: site = the first, details = all of them, formatted. */
+/** Throws when any diagnostic is an error. */
 function assertNoErrors(diagnostics: readonly Diagnostic[]): void {
   const errors = diagnostics.filter((d) => d.severity === 'error');
-  if (errors.length === 0) return;
-  const first = errors[0]!;
-  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  throw new AgentError('config', `bad policy: ${formatDiagnostic(first)}${more}`, {
+  if (errors.length > 0) throw policyError('bad policy', errors);
+}
+
+/** The error for these problems: site = the first, details = all of them, formatted. */
+function policyError(what: string, problems: readonly Diagnostic[]): AgentError {
+  const first = problems[0]!;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+  return new AgentError('config', `${what}: ${formatDiagnostic(first)}${more}`, {
     site: { file: first.file, line: first.line, column: first.column },
-    details: errors.map(formatDiagnostic),
+    details: problems.map(formatDiagnostic),
   });
+}
+
+/** Every rule of a source's files, in order; what is wrong with them goes to `diagnostics`. */
+async function readRules(source: PolicySource, diagnostics: Diagnostic[]): Promise<Rule[]> {
+  const rules: Rule[] = [];
+  for (const file of await readSource(source, diagnostics)) {
+    const parsed = parsePolicyToml(file.text, file.label);
+    diagnostics.push(...parsed.diagnostics);
+    rules.push(...parsed.rules);
+  }
+  return rules;
+}
+
+/** The built-in rules, read once per process (per folder); a failed read is tried again next time. */
+const builtinCache = new Map<string, Promise<readonly Rule[]>>();
+
+/**
+ * The action's own policies/*.toml, read as any policy folder is, once per process. They ship
+ * clean and never empty, so a diagnostic in them (a warning too) or a folder without rules is a
+ * broken install, and the error names the file and line: the run stops as for a bad policy file.
+ */
+export function readBuiltinRules(dir: string = builtinPoliciesDir()): Promise<readonly Rule[]> {
+  let rules = builtinCache.get(dir);
+  if (!rules) {
+    rules = readBuiltinFolder(dir);
+    builtinCache.set(dir, rules);
+    rules.catch(() => builtinCache.delete(dir));
+  }
+  return rules;
+}
+
+async function readBuiltinFolder(dir: string): Promise<readonly Rule[]> {
+  const diagnostics: Diagnostic[] = [];
+  const rules = await readRules(dir, diagnostics);
+  if (rules.length === 0 && diagnostics.length === 0) diagnostics.push({ severity: 'error', file: dir, line: 0, column: 0, message: 'holds no rules' });
+  if (diagnostics.length > 0) throw policyError("agent-action's own policies are broken (reinstall the action)", diagnostics);
+  return rules;
 }
 
 interface SourceFile {
@@ -98,34 +132,31 @@ async function readSource(source: PolicySource, diagnostics: Diagnostic[]): Prom
 }
 
 /**
- * The TOML side of the loader (smol-toml and the rule checks), imported with the first policy file
- * read from disk: a run with only the built-in defaults (builtinEntries) never needs it.
- */
-let tomlParser: Promise<typeof import('./load-toml.js')> | undefined;
-const loadTomlParser = () => (tomlParser ??= import('./load-toml.js'));
-
-/**
- * The action's own policies/*.toml (at the Default tier), file by file, as the loader would read them,
- * from the rules generated from those files at build time (builtin-rules.generated.ts; a test fails
- * while it is stale): no TOML parsed. Each rule names its file's path, as a rule read from it would.
- */
-function builtinEntries(tier: TierName): Array<{ tier: TierName; rules: Rule[] }> {
-  const dir = builtinPoliciesDir();
-  return BUILTIN_RULES.map(({ file, rules }) => ({ tier, rules: rules.map((r) => ({ ...r, source: join(dir, file) })) }));
-}
-
-/**
- * The action's shipped `policies/` folder: the one beside the package.json named agent-action, found by
- * walking up from this file. That holds for src/policy/ (tests, tsx) and for dist/ and dist/cli/ (bundles).
+ * The action's shipped `policies/` folder: the nearest one beside the running file or in a folder
+ * above it, up to the package.json named agent-action, never past it. The build copies the files
+ * into dist/ (beside dist/index.js; dist/cli/ shares them); from src/policy/ (tests, tsx) it is the
+ * checkout's own policies/.
  */
 export function builtinPoliciesDir(from: string = fileURLToPath(import.meta.url)): string {
-  let dir = dirname(from);
-  for (;;) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && tryPackageName(pkg) === 'agent-action') return join(dir, 'policies');
-    const up = dirname(dir);
-    if (up === dir) throw new AgentError('config', `cannot find agent-action's policies/ folder above ${dirname(from)}`);
-    dir = up;
+  const here = dirname(from);
+  const folders: string[] = [];
+  for (let dir = here; ; dir = dirname(dir)) {
+    folders.push(dir);
+    if (tryPackageName(join(dir, 'package.json')) === 'agent-action') break;
+    if (dirname(dir) === dir) throw noPolicies(here);
+  }
+  const found = folders.map((dir) => join(dir, 'policies')).find(isFolder);
+  if (found === undefined) throw noPolicies(here);
+  return found;
+}
+
+const noPolicies = (here: string) => new AgentError('config', `cannot find agent-action's policies/ folder above ${here}`);
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 

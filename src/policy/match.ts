@@ -2,7 +2,7 @@ import { stableStringify } from '../common/json.js';
 import { parseCommandPrefix, prefixMatches, type CommandPrefix, type PrefixTarget } from './command-prefix.js';
 import { createArgsText, createPrefixedRegex, type ArgsText, type PrefixedRegex } from './regex-prefix.js';
 import { isCommandSpecific, type TieredRule } from './rule.js';
-import type { ShellPart } from './shell-split.js';
+import type { ShellPart } from './shell/split.js';
 import type { ApprovalMode, Decision, PolicyContext, PolicyQuery } from './types.js';
 
 /** What one rule is tested against: a whole call, or one sub-command of a shell call. */

@@ -1,6 +1,6 @@
 import { callMatch, compileRule, LazyArgsText, staticMatch, type CompiledRule, type MatchScope, type Subject } from './match.js';
 import { ALWAYS_SOURCE, type TieredRule } from './rule.js';
-import type { ShellPart } from './shell-split.js';
+import type { ShellPart } from './shell/split.js';
 import type { ApprovalMode, PolicyContext } from './types.js';
 
 /**

@@ -68,14 +68,13 @@ export interface AddedRule {
 export interface PolicyEngine {
   readonly context: PolicyContext;
   /**
-   * Ready the engine for this call: the bash grammar loads (once per process) with the first shell
-   * command. `decide` and `allowAlways` on a shell command need it first; without it they deny.
-   * Nothing else is loaded, so a run that never runs a command never pays for the parser.
+   * Never rejects: a failure while deciding is a deny that says why. A shell command awaits the
+   * bash grammar, which loads once per process with the first one, so a run that never runs a
+   * command never loads it.
    */
-  prepare(query: PolicyQuery): Promise<void>;
-  decide(query: PolicyQuery, mode: ApprovalMode): PolicyVerdict;
+  decide(query: PolicyQuery, mode: ApprovalMode): Promise<PolicyVerdict>;
   /** Add the narrowed rule an "always" approval implies (Workspace tier, priority 950). */
-  allowAlways(query: PolicyQuery, mode: ApprovalMode): AddedRule;
+  allowAlways(query: PolicyQuery, mode: ApprovalMode): Promise<AddedRule>;
   /** Restore rules added by earlier approvals (on resume). */
   restoreAdded(rules: readonly AddedRule[]): void;
   readonly added: readonly AddedRule[];

@@ -58,7 +58,7 @@ async function decide(w: Work, i: number, c: { prepared: PreparedCall; queries: 
   const p = w.parts;
   const { base } = w.calls[i];
   const { prepared, hookAsks } = c;
-  let verdict = decideCall(p.policy, c.queries, w.opts);
+  let verdict = await decideCall(p.policy, c.queries, w.opts);
   if (hookAsks !== undefined && verdict.decision === 'allow') verdict = { decision: 'ask_user', rule: null, reason: `a BeforeTool hook asked for confirmation${hookAsks ? `: ${hookAsks}` : ''}` };
   if (verdict.decision === 'deny') {
     const why = verdict.rule?.denyMessage || verdict.reason;
@@ -75,7 +75,7 @@ async function decide(w: Work, i: number, c: { prepared: PreparedCall; queries: 
   const answer = await p.channel.decide(pending);
   if (answer === 'defer') return;
   assertAnswersFit([pending], [answer]);
-  applyAnswer(w, i, answer);
+  await applyAnswer(w, i, answer);
 }
 
 /**
@@ -104,7 +104,7 @@ async function beforeToolHooks(w: Work, i: number, prepared: PreparedCall): Prom
 }
 
 /** A human's answer to a waiting call whose prepared call is in memory. */
-export function applyAnswer(w: Work, i: number, answer: ApprovalAnswer): void {
+export async function applyAnswer(w: Work, i: number, answer: ApprovalAnswer): Promise<void> {
   const call = w.calls[i] as CallOf<'awaiting_approval'>;
   const { base, pending } = call;
   if (answer.kind === 'deny') {
@@ -117,7 +117,7 @@ export function applyAnswer(w: Work, i: number, answer: ApprovalAnswer): void {
   }
   if (answer.always) {
     const prepared = w.prepared.get(base.id);
-    w.parts.policy.allowAlways(prepared ? policyQueryOf(base.name, base.args, prepared) : { toolName: base.name, args: base.args }, w.opts.mode);
+    await w.parts.policy.allowAlways(prepared ? policyQueryOf(base.name, base.args, prepared) : { toolName: base.name, args: base.args }, w.opts.mode);
   }
   set(w, i, { status: 'scheduled', base, title: call.title, allowedBy: { by: 'approval', always: answer.always === true } });
 }

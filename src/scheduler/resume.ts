@@ -31,7 +31,7 @@ export async function admitAnswered(w: Work, i: number, answers: readonly Approv
     }
     w.prepared.set(base.id, prepared);
   }
-  applyAnswer(w, i, answer);
+  await applyAnswer(w, i, answer);
 }
 
 /**

@@ -64,17 +64,8 @@ const realTimer: StartTimer = (ms, fire) => {
 };
 
 export function createScheduler(o: SchedulerOptions): Scheduler {
-  const source = toolSourceFrom(o.tools);
   const p: Parts = {
-    tools: {
-      kindOf: source.kindOf,
-      // Every decision (and "always" approval) follows the call's preparation: ready the policy for the call here.
-      async prepareCall(name, args, env) {
-        const prepared: PreparedCall = await source.prepareCall(name, args, env);
-        await o.policy.prepare({ toolName: name, args: prepared.policyArgs ?? args });
-        return prepared;
-      },
-    },
+    tools: toolSourceFrom(o.tools),
     policy: o.policy,
     channel: o.channel,
     env: o.env,

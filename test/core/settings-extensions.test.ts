@@ -57,14 +57,14 @@ describe('readExtensionSettings', () => {
     expect(ext.policy.user).toEqual([]);
     const workflowDeny = { inline: '[[rule]]\ntoolName = "mcp_t_*"\ndecision = "deny"\npriority = 100\n', label: 'workflow policy' };
     const engine = await loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { workspace: ext.policy.workspace, user: [workflowDeny] } });
-    const decide = (toolName: string, server: string, mode: 'default' | 'plan' = 'default') => engine.decide({ toolName, args: {}, mcpServer: server }, mode).decision;
+    const decide = async (toolName: string, server: string, mode: 'default' | 'plan' = 'default') => (await engine.decide({ toolName, args: {}, mcpServer: server }, mode)).decision;
     // The workflow's User-tier deny outranks the repository's trust (Gemini CLI would put trust in its User tier, above it).
-    expect(decide('mcp_t_x', 't')).toBe('deny');
-    expect(decide('mcp_u_x', 'u')).toBe('allow');
-    expect(decide('mcp_u_x', 'u', 'plan')).toBe('deny');
-    expect(decide('mcp_v_x', 'v')).toBe('deny');
+    expect(await decide('mcp_t_x', 't')).toBe('deny');
+    expect(await decide('mcp_u_x', 'u')).toBe('allow');
+    expect(await decide('mcp_u_x', 'u', 'plan')).toBe('deny');
+    expect(await decide('mcp_v_x', 'v')).toBe('deny');
     // A rule for a server never covers another server's tools, whatever the tool is called.
-    expect(decide('mcp_u_x', 'evil')).toBe('deny');
+    expect(await decide('mcp_u_x', 'evil')).toBe('deny');
   });
 
   it('--allowed-mcp-server-names replaces mcp.allowed and its rules sit in the User tier', async () => {

@@ -35,12 +35,12 @@ const isSdkChunk = (code: string) => definesClient(code) || code.includes('googl
 /** The chunk of the CLI's own entry: it holds the usage text. */
 const isCliEntryChunk = (code: string) => code.includes('print the version');
 
-/** A package folder like the installed one (package.json, policies/) whose dist/ holds the entries and only `chunks`. */
+/** A package folder like the installed one (package.json) whose dist/ holds the entries, the built-in policies and only `chunks`. */
 function layout(chunks: (file: string, code: string) => boolean): string {
   const root = makeTempDir('cli-startup-'); // removed after this file
   writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'agent-action', version: '0.1.0', type: 'module' }));
-  cpSync(join(ROOT, 'policies'), join(root, 'policies'), { recursive: true });
   const dist = join(root, 'dist');
+  cpSync(join(DIST, 'policies'), join(dist, 'policies'), { recursive: true });
   mkdirSync(join(dist, 'cli'), { recursive: true });
   for (const f of ['index.js', 'package.json', 'cli/index.js']) copyFileSync(join(DIST, f), join(dist, f));
   for (const f of chunksIn(DIST)) if (chunks(f, readFileSync(join(DIST, f), 'utf8'))) copyFileSync(join(DIST, f), join(dist, f));
@@ -85,16 +85,16 @@ describe('the CLI bundle loads only what a command needs', () => {
     ).not.toBe(0);
   });
 
-  it('decides a plain tool with policy check without the SDK chunk or the bash grammar; a shell command needs the grammar', () => {
+  it('decides a plain tool with policy check without the SDK chunk or the bash grammar; a shell command needs the grammar, and is denied without it', () => {
     const cli = layout((_f, code) => !isSdkChunk(code));
     const plain = run(cli, ['policy', 'check', '--tool', 'read_file', '--args', '{"file_path":"a.ts"}', '--json']);
     expect(plain.stderr).toBe('');
     expect(plain.status).toBe(0);
     expect(JSON.parse(plain.stdout)).toMatchObject({ decision: 'allow' });
-    // The control: in this folder a shell command cannot be decided, so the case above proves the grammar was not loaded.
+    // The control: in this folder a shell command cannot be decided by its rules (it fails closed), so the case above proves the grammar was not loaded.
     const shell = run(cli, ['policy', 'check', '--tool', 'run_shell_command', '--args', '{"command":"ls && git status"}', '--json']);
-    expect(shell.status).not.toBe(0);
-    expect(shell.stdout + shell.stderr).toContain('tree-sitter');
+    expect(shell.stderr).toBe('');
+    expect(JSON.parse(shell.stdout)).toMatchObject({ decision: 'deny', rule: null, reason: expect.stringContaining('cannot find web-tree-sitter.wasm') });
   });
 
   it('sends the first model request with every tool declared in plain JSON Schema', async () => {

@@ -11,7 +11,6 @@ import { createHookSystem, type HookSystem } from '../../src/hooks/hook-system.j
 import type { HookRunEvent } from '../../src/hooks/types.js';
 import { createPolicyEngine, placeRules } from '../../src/policy/engine.js';
 import { parsePolicyToml } from '../../src/policy/load-toml.js';
-import { initShellParser } from '../../src/policy/shell-split.js';
 import { createSandbox } from '../../src/sandbox/sandbox.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { createDeferChannel } from '../../src/scheduler/channels.js';
@@ -47,7 +46,6 @@ priority = 100
 
 let sandbox: Sandbox;
 beforeAll(async () => {
-  await initShellParser();
   sandbox = createSandbox({ mode: 'required', hostEnv: {} });
   const s = await sandbox.status();
   if (s.kind !== 'sandboxed') throw new Error(`bubblewrap is needed for these tests (.ci/run installs it): ${JSON.stringify(s)}`);

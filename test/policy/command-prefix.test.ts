@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseCommandPrefix, prefixMatches, quoteWord } from '../../src/policy/command-prefix.js';
-import type { ShellPart } from '../../src/policy/shell-split.js';
+import type { ShellPart } from '../../src/policy/shell/split.js';
 
 describe('parseCommandPrefix', () => {
   it.each<[string, string[] | string]>([

@@ -3,12 +3,9 @@
  * path at all, the whole-line argsPattern check and when it is skipped, redirections that write
  * protected or build files, and guards that apply to one decision only. Literal verdicts throughout.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadPolicy } from '../../src/policy/load.js';
-import { initShellParser } from '../../src/policy/shell-split.js';
 import type { ApprovalMode, PolicyContext, PolicyQuery, PolicyVerdict } from '../../src/policy/types.js';
-
-beforeAll(() => initShellParser());
 
 const rule = (fields: string, decision = 'allow', priority = 100) => `[[rule]]\n${fields}\ndecision = "${decision}"\npriority = ${priority}\n`;
 const engine = (toml: string, context: PolicyContext = 'action') => loadPolicy({ context, useBuiltinDefaults: false, workspace: '/ws', tiers: { user: [{ inline: toml, label: 'user.toml' }] } });

@@ -3,8 +3,7 @@
  * `agent-action policy check`: which rule (name, file, line, tier, final priority), which
  * sub-command, and which guard turned the rule's decision into another. One row per path.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
-import { initShellParser } from '../../src/policy/shell-split.js';
+import { describe, expect, it } from 'vitest';
 import { loadPolicy } from '../../src/policy/load.js';
 import type { ApprovalMode, Decision, PolicyContext, PolicyQuery, PolicyVerdict, RuleRef } from '../../src/policy/types.js';
 
@@ -16,8 +15,6 @@ const ref = (decision: Decision, priority = 4.1, line = 1): RuleRef => ({ source
 const SHELL_ALLOW = rule('toolName = "run_shell_command"');
 const by = (decision: string, priority = '4.100', line = 1) => `${decision} by rule at user.toml:${line} (user tier, priority ${priority})`;
 
-// Engines decide shell commands once the bash grammar is loaded (the scheduler calls prepare first).
-beforeAll(() => initShellParser());
 describe('verdict reasons', () => {
   it.each<[string, string, PolicyContext, PolicyQuery, ApprovalMode, PolicyVerdict]>([
     [
@@ -198,13 +195,13 @@ describe('verdict reasons', () => {
       { decision: 'deny', rule: ref('deny', 4.2, 5), reason: 'deny for the whole command by rule at user.toml:5 (user tier, priority 4.200)' },
     ],
   ])('%s', async (_name, toml, context, q, mode, verdict) => {
-    expect((await engine(toml, context)).decide(q, mode)).toEqual(verdict);
+    expect(await (await engine(toml, context)).decide(q, mode)).toEqual(verdict);
   });
 
   it('a person\'s "always" approval of exactly this line', async () => {
     const e = await engine(rule('toolName = "run_shell_command"', 'ask_user'), 'interactive');
-    e.allowAlways(shell('eval "$X"'), 'default');
-    expect(e.decide(shell('eval "$X"'), 'default')).toEqual({
+    await e.allowAlways(shell('eval "$X"'), 'default');
+    expect(await e.decide(shell('eval "$X"'), 'default')).toEqual({
       decision: 'allow',
       rule: { source: 'always-approval', line: 0, tier: 'workspace', priority: 3.95, decision: 'allow' },
       reason: 'allow by rule at always-approval (workspace tier, priority 3.950), an approval of exactly this command',
@@ -222,6 +219,6 @@ describe('verdict reasons', () => {
         },
       },
     };
-    expect(e.decide(q, 'default')).toEqual({ decision: 'deny', rule: null, reason: 'policy check failed, so the call is denied: boom' });
+    expect(await e.decide(q, 'default')).toEqual({ decision: 'deny', rule: null, reason: 'policy check failed, so the call is denied: boom' });
   });
 });

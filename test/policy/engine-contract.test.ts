@@ -8,10 +8,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/common/errors.js';
 import { createPolicyEngine, narrowedRule } from '../../src/policy/engine.js';
 import type { TieredRule } from '../../src/policy/rule.js';
-import { initShellParser } from '../../src/policy/shell-split.js';
+import { loadBashGrammar } from '../../src/policy/shell/split.js';
 import type { AddedRule, ApprovalMode, PolicyQuery } from '../../src/policy/types.js';
 
-beforeAll(() => initShellParser());
+beforeAll(() => loadBashGrammar());
 
 const shell = (command: string): PolicyQuery => ({ toolName: 'run_shell_command', args: { command } });
 const FROM_DEFAULT: ApprovalMode[] = ['default', 'autoEdit', 'yolo'];
@@ -47,24 +47,29 @@ describe('narrowedRule corners', () => {
 describe('restored approvals keep their narrowing', () => {
   const ask = [tiered({ toolNames: ['write_file', 'run_shell_command'], decision: 'ask_user', tier: 'default', finalPriority: 1.005 })];
 
-  it('an approved file path allows that path only', () => {
+  it('an approved file path allows that path only', async () => {
     const e = createPolicyEngine(ask, 'interactive');
     e.restoreAdded([{ toolName: 'write_file', argsPattern: '\\x00"file_path":"a"\\x00', modes: ['default'] }]);
-    expect(e.decide({ toolName: 'write_file', args: { file_path: 'a' } }, 'default').decision).toBe('allow');
-    expect(e.decide({ toolName: 'write_file', args: { file_path: 'b' } }, 'default').decision).toBe('ask_user');
+    expect((await e.decide({ toolName: 'write_file', args: { file_path: 'a' } }, 'default')).decision).toBe('allow');
+    expect((await e.decide({ toolName: 'write_file', args: { file_path: 'b' } }, 'default')).decision).toBe('ask_user');
   });
 
-  it('an approved prefix list allows those commands only', () => {
+  it('an approved prefix list allows those commands only', async () => {
     const e = createPolicyEngine(ask, 'interactive');
     // Not read-only commands: those would be raised to allow without any approval.
     e.restoreAdded([{ toolName: 'run_shell_command', commandPrefix: ['npm test', 'make build'], modes: ['default'] }]);
-    expect(['npm test -- a', 'make build', 'npm install', 'curl x'].map((c) => e.decide(shell(c), 'default').decision)).toEqual(['allow', 'allow', 'ask_user', 'ask_user']);
+    expect(await Promise.all(['npm test -- a', 'make build', 'npm install', 'curl x'].map(async (c) => (await e.decide(shell(c), 'default')).decision))).toEqual([
+      'allow',
+      'allow',
+      'ask_user',
+      'ask_user',
+    ]);
   });
 
-  it('an approved single prefix allows that command only', () => {
+  it('an approved single prefix allows that command only', async () => {
     const e = createPolicyEngine(ask, 'interactive');
     e.restoreAdded([{ toolName: 'run_shell_command', commandPrefix: 'npm test', modes: ['default'] }]);
-    expect(['npm test -- a', 'npm install'].map((c) => e.decide(shell(c), 'default').decision)).toEqual(['allow', 'ask_user']);
+    expect(await Promise.all(['npm test -- a', 'npm install'].map(async (c) => (await e.decide(shell(c), 'default')).decision))).toEqual(['allow', 'ask_user']);
   });
 
   it('a malformed saved rule is a general error', () => {
@@ -82,7 +87,7 @@ describe('restored approvals keep their narrowing', () => {
 });
 
 describe('order', () => {
-  it('rules handed in out of order: highest priority first, then load order', () => {
+  it('rules handed in out of order: highest priority first, then load order', async () => {
     const e = createPolicyEngine(
       [
         tiered({ decision: 'allow', order: 2, source: 'c.toml' }),
@@ -91,26 +96,26 @@ describe('order', () => {
       ],
       'action',
     );
-    expect(e.decide({ toolName: 'x', args: {} }, 'default')).toMatchObject({ decision: 'deny', rule: { source: 'b.toml' } });
+    expect(await e.decide({ toolName: 'x', args: {} }, 'default')).toMatchObject({ decision: 'deny', rule: { source: 'b.toml' } });
   });
 
-  it('approvals are numbered after the last loaded rule, one after another', () => {
+  it('approvals are numbered after the last loaded rule, one after another', async () => {
     // The deny has the highest load order; approvals tie it on priority (workspace 950) and must rank after it.
     const e = createPolicyEngine(
       [tiered({ toolNames: ['other'], order: 0 }), tiered({ toolNames: ['write_file'], decision: 'deny', tier: 'workspace', priority: 950, finalPriority: 3.95, order: 7 })],
       'interactive',
     );
-    e.allowAlways({ toolName: 'y', args: {} }, 'default');
-    e.allowAlways({ toolName: 'z', args: {} }, 'default');
-    e.allowAlways({ toolName: 'write_file', args: { file_path: 'a' } }, 'default');
-    expect(e.decide({ toolName: 'write_file', args: { file_path: 'a' } }, 'default')).toMatchObject({ decision: 'deny', rule: { line: 1, source: 'p.toml' } });
-    expect(e.decide({ toolName: 'z', args: {} }, 'default')).toMatchObject({ decision: 'allow', rule: { source: 'always-approval' } });
+    await e.allowAlways({ toolName: 'y', args: {} }, 'default');
+    await e.allowAlways({ toolName: 'z', args: {} }, 'default');
+    await e.allowAlways({ toolName: 'write_file', args: { file_path: 'a' } }, 'default');
+    expect(await e.decide({ toolName: 'write_file', args: { file_path: 'a' } }, 'default')).toMatchObject({ decision: 'deny', rule: { line: 1, source: 'p.toml' } });
+    expect(await e.decide({ toolName: 'z', args: {} }, 'default')).toMatchObject({ decision: 'allow', rule: { source: 'always-approval' } });
   });
 
-  it('with a workspace: redirections may write inside it', () => {
+  it('with a workspace: redirections may write inside it', async () => {
     const rules = [tiered({ toolNames: ['run_shell_command'], commandPrefixes: ['echo'], allowRedirection: true })];
     const q = shell('echo x > /ws/out.txt');
-    expect(createPolicyEngine(rules, 'action', { workspace: '/ws' }).decide(q, 'default').decision).toBe('allow');
-    expect(createPolicyEngine(rules, 'action').decide(q, 'default').decision).toBe('deny');
+    expect((await createPolicyEngine(rules, 'action', { workspace: '/ws' }).decide(q, 'default')).decision).toBe('allow');
+    expect((await createPolicyEngine(rules, 'action').decide(q, 'default')).decision).toBe('deny');
   });
 });

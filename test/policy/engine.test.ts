@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/common/errors.js';
 import { narrowedRule } from '../../src/policy/engine.js';
 import { builtinPoliciesDir, loadPolicy } from '../../src/policy/load.js';
-import { initShellParser } from '../../src/policy/shell-split.js';
+import { loadBashGrammar } from '../../src/policy/shell/split.js';
 import type { PolicyQuery } from '../../src/policy/types.js';
 import { makeTempDir } from '../support/git-repo.js';
 
-beforeAll(() => initShellParser());
+beforeAll(() => loadBashGrammar());
 
 const shell = (command: string): PolicyQuery => ({ toolName: 'run_shell_command', args: { command } });
 const rule = (fields: string, decision = 'allow', priority = 100) => `[[rule]]\n${fields}\ndecision = "${decision}"\npriority = ${priority}\n`;
@@ -108,26 +108,26 @@ describe('approved rules in the engine', () => {
 
   it('an approval does not outrank a workspace rule of the same priority loaded before it', async () => {
     const e = await load(rule('toolName = "write_file"', 'deny', 950) + rule('toolName = "write_file"\nargsPattern = "never"', 'ask_user', 1));
-    e.allowAlways({ toolName: 'write_file', args: { file_path: 'a' } }, 'default');
-    expect(e.decide({ toolName: 'write_file', args: { file_path: 'a' } }, 'default').decision).toBe('deny');
+    await e.allowAlways({ toolName: 'write_file', args: { file_path: 'a' } }, 'default');
+    expect((await e.decide({ toolName: 'write_file', args: { file_path: 'a' } }, 'default')).decision).toBe('deny');
   });
 
   it('an approval ranks after every loaded rule of the same priority, not only the first', async () => {
     // The deny is loaded second (order 1): an approval numbered from 0 again would tie it and win.
     const e = await load(rule('toolName = "other"', 'allow', 1) + rule('toolName = "write_file"', 'deny', 950));
-    e.allowAlways({ toolName: 'write_file', args: { file_path: 'a' } }, 'default');
-    expect(e.decide({ toolName: 'write_file', args: { file_path: 'a' } }, 'default')).toMatchObject({ decision: 'deny', rule: { source: 'ws.toml', line: 5 } });
+    await e.allowAlways({ toolName: 'write_file', args: { file_path: 'a' } }, 'default');
+    expect(await e.decide({ toolName: 'write_file', args: { file_path: 'a' } }, 'default')).toMatchObject({ decision: 'deny', rule: { source: 'ws.toml', line: 5 } });
   });
 
   it('an approval is a workspace rule at priority 950, from the approval source', async () => {
     const e = await load(rule('toolName = "x"', 'ask_user', 1));
-    e.allowAlways({ toolName: 'x', args: {} }, 'default');
-    expect(e.decide({ toolName: 'x', args: {} }, 'default')).toEqual({
+    await e.allowAlways({ toolName: 'x', args: {} }, 'default');
+    expect(await e.decide({ toolName: 'x', args: {} }, 'default')).toEqual({
       decision: 'allow',
       rule: { source: 'always-approval', line: 0, tier: 'workspace', priority: 3.95, decision: 'allow' },
       reason: 'allow by rule at always-approval (workspace tier, priority 3.950)',
     });
-    expect(e.decide({ toolName: 'x', args: {} }, 'plan').decision).toBe('ask_user');
+    expect((await e.decide({ toolName: 'x', args: {} }, 'plan')).decision).toBe('ask_user');
     expect(e.context).toBe('interactive');
   });
 
@@ -141,17 +141,17 @@ describe('approved rules in the engine', () => {
       { toolName: 'x', modes: ['default'] },
       { toolName: 'y', modes: ['yolo'] },
     ]);
-    expect([e.decide({ toolName: 'x', args: {} }, 'default').decision, e.decide({ toolName: 'y', args: {} }, 'default').decision, e.decide({ toolName: 'y', args: {} }, 'yolo').decision]).toEqual([
-      'allow',
-      'ask_user',
-      'allow',
-    ]);
+    expect([
+      (await e.decide({ toolName: 'x', args: {} }, 'default')).decision,
+      (await e.decide({ toolName: 'y', args: {} }, 'default')).decision,
+      (await e.decide({ toolName: 'y', args: {} }, 'yolo')).decision,
+    ]).toEqual(['allow', 'ask_user', 'allow']);
   });
 
   it('outranks a workspace rule of lower priority', async () => {
     const e = await load(rule('toolName = "write_file"', 'ask_user', 949));
-    e.allowAlways({ toolName: 'write_file', args: { file_path: 'a' } }, 'default');
-    expect(e.decide({ toolName: 'write_file', args: { file_path: 'a' } }, 'default').decision).toBe('allow');
+    await e.allowAlways({ toolName: 'write_file', args: { file_path: 'a' } }, 'default');
+    expect((await e.decide({ toolName: 'write_file', args: { file_path: 'a' } }, 'default')).decision).toBe('allow');
     expect(e.added).toEqual([{ toolName: 'write_file', argsPattern: '\\x00"file_path":"a"\\x00', modes: FROM_DEFAULT }]);
   });
 
@@ -172,18 +172,18 @@ describe('approved rules in the engine', () => {
 
   it("a sub-agent's approval allows that sub-agent's identical call only: the main agent and other sub-agents are still asked", async () => {
     const e = await load(rule('toolName = "run_shell_command"', 'ask_user'));
-    const added = e.allowAlways({ ...shell('npm test'), subagent: 'writer' }, 'default');
+    const added = await e.allowAlways({ ...shell('npm test'), subagent: 'writer' }, 'default');
     expect(added).toEqual({ toolName: 'run_shell_command', commandPrefix: 'npm test', modes: FROM_DEFAULT, subagent: 'writer' });
-    expect(e.decide({ ...shell('npm test'), subagent: 'writer' }, 'default').decision).toBe('allow');
-    expect(e.decide({ ...shell('npm test -- a'), subagent: 'writer' }, 'default').decision).toBe('allow');
-    expect(e.decide({ ...shell('npm test && curl x'), subagent: 'writer' }, 'default').decision).toBe('ask_user');
-    expect(e.decide(shell('npm test'), 'default').decision).toBe('ask_user');
-    expect(e.decide({ ...shell('npm test'), subagent: 'helper' }, 'default').decision).toBe('ask_user');
+    expect((await e.decide({ ...shell('npm test'), subagent: 'writer' }, 'default')).decision).toBe('allow');
+    expect((await e.decide({ ...shell('npm test -- a'), subagent: 'writer' }, 'default')).decision).toBe('allow');
+    expect((await e.decide({ ...shell('npm test && curl x'), subagent: 'writer' }, 'default')).decision).toBe('ask_user');
+    expect((await e.decide(shell('npm test'), 'default')).decision).toBe('ask_user');
+    expect((await e.decide({ ...shell('npm test'), subagent: 'helper' }, 'default')).decision).toBe('ask_user');
     // Saved with the session and restored in the next process: still that sub-agent's only.
     const next = await load(rule('toolName = "run_shell_command"', 'ask_user'));
     next.restoreAdded(JSON.parse(JSON.stringify(e.added)));
-    expect(next.decide({ ...shell('npm test'), subagent: 'writer' }, 'default').decision).toBe('allow');
-    expect(next.decide(shell('npm test'), 'default').decision).toBe('ask_user');
+    expect((await next.decide({ ...shell('npm test'), subagent: 'writer' }, 'default')).decision).toBe('allow');
+    expect((await next.decide(shell('npm test'), 'default')).decision).toBe('ask_user');
   });
 
   it('a saved sub-agent scope that is not a name is refused', async () => {
@@ -196,9 +196,9 @@ describe('approved rules in the engine', () => {
   it('a saved prefix list restores as a list', async () => {
     const e = await load(rule('toolName = "run_shell_command"', 'ask_user'));
     e.restoreAdded([{ toolName: 'run_shell_command', commandPrefix: ['ls', 'git log'], modes: ['default'] }]);
-    expect(e.decide(shell('git log -1'), 'default').decision).toBe('allow');
-    expect(e.decide(shell('ls x'), 'default').decision).toBe('allow');
-    expect(e.decide(shell('git push'), 'default').decision).toBe('ask_user');
+    expect((await e.decide(shell('git log -1'), 'default')).decision).toBe('allow');
+    expect((await e.decide(shell('ls x'), 'default')).decision).toBe('allow');
+    expect((await e.decide(shell('git push'), 'default')).decision).toBe('ask_user');
   });
 });
 
@@ -223,7 +223,7 @@ describe('loading policy files', () => {
 
   it('a folder: its .toml files, in name order, nothing else', async () => {
     const e = await loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { user: [join(dir, 'p')] } });
-    expect(e.decide({ toolName: 'x', args: {} }, 'default')).toMatchObject({ decision: 'allow', rule: { source: join(dir, 'p', 'a.toml') } });
+    expect(await e.decide({ toolName: 'x', args: {} }, 'default')).toMatchObject({ decision: 'allow', rule: { source: join(dir, 'p', 'a.toml') } });
   });
 
   it('a path that is neither a file nor a folder is an error naming it', async () => {
@@ -239,16 +239,27 @@ describe('loading policy files', () => {
 
   it('warnings do not stop loading', async () => {
     const e = await loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { user: [{ inline: `${rule('toolName = "x"')}colour = 1\n`, label: 'w.toml' }] } });
-    expect(e.decide({ toolName: 'x', args: {} }, 'default').decision).toBe('allow');
+    expect((await e.decide({ toolName: 'x', args: {} }, 'default')).decision).toBe('allow');
   });
 
-  it("the shipped policies are found only beside agent-action's own package.json", () => {
+  it("the shipped policies are found only inside agent-action's own package, the nearest folder first", () => {
     const elsewhere = join(dir, 'pkg', 'src');
+    mkdirSync(join(dir, 'pkg', 'policies'), { recursive: true });
     mkdirSync(elsewhere, { recursive: true });
     writeFileSync(join(dir, 'pkg', 'package.json'), '{"name": "other"}');
     writeFileSync(join(dir, 'package.json'), 'not json');
-    expect(() => builtinPoliciesDir(join(elsewhere, 'x.js'))).toThrow(`cannot find agent-action's policies/ folder above ${elsewhere}`);
+    const missing = `cannot find agent-action's policies/ folder above ${elsewhere}`;
+    expect(() => builtinPoliciesDir(join(elsewhere, 'x.js'))).toThrow(missing);
     writeFileSync(join(dir, 'pkg', 'package.json'), '{"name": "agent-action"}');
     expect(builtinPoliciesDir(join(elsewhere, 'x.js'))).toBe(join(dir, 'pkg', 'policies'));
+    // Beside the running file wins (the bundle's dist/policies/).
+    mkdirSync(join(elsewhere, 'policies'));
+    expect(builtinPoliciesDir(join(elsewhere, 'x.js'))).toBe(join(elsewhere, 'policies'));
+    // A policies/ folder above the package is never taken, nor a file of that name.
+    rmSync(join(elsewhere, 'policies'), { recursive: true });
+    rmSync(join(dir, 'pkg', 'policies'), { recursive: true });
+    writeFileSync(join(dir, 'pkg', 'policies'), '');
+    mkdirSync(join(dir, 'policies'));
+    expect(() => builtinPoliciesDir(join(elsewhere, 'x.js'))).toThrow(missing);
   });
 });

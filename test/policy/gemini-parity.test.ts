@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPolicy } from '../../src/policy/load.js';
-import { initShellParser } from '../../src/policy/shell-split.js';
 import type { ApprovalMode, Decision, PolicyQuery, TierName } from '../../src/policy/types.js';
 import { createGeminiDecider, GEMINI_BUNDLE } from '../support/gemini-policy-engine.js';
 
@@ -207,9 +206,6 @@ let dir: string;
 let workspace: string;
 let sets: Array<[string, Partial<Record<TierName, string[]>>]>;
 
-// What engine.prepare does for a shell call, once for the file.
-beforeAll(() => initShellParser());
-
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'gemini-parity-'));
   workspace = join(dir, 'workspace');
@@ -246,7 +242,7 @@ describe("decisions against Gemini CLI's own engine", () => {
           const gemini = await createGeminiDecider({ tiers, context, mode, workspace });
           for (const q of CALLS) {
             const theirs = await gemini(q);
-            const mine = ours.decide(q, mode).decision;
+            const mine = (await ours.decide(q, mode)).decision;
             compared++;
             if (theirs === mine) continue;
             const command = typeof q.args.command === 'string' ? q.args.command : undefined;

@@ -8,11 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/common/errors.js';
 import { builtinPoliciesDir, loadPolicy, loadPolicyWithDiagnostics, type PolicySource } from '../../src/policy/load.js';
-import { initShellParser } from '../../src/policy/shell-split.js';
 import type { TierName } from '../../src/policy/types.js';
 import { makeTempDir } from '../support/git-repo.js';
-
-beforeAll(() => initShellParser());
 
 const rule = (fields: string, decision = 'allow', priority = 100) => `[[rule]]\n${fields}\ndecision = "${decision}"\npriority = ${priority}\n`;
 const inline = (text: string, label: string): PolicySource => ({ inline: text, label });
@@ -31,7 +28,7 @@ describe('tiers', () => {
     ['admin', 5.007],
   ])('a file in the %s tier is read, at final priority %d', async (tier, priority) => {
     const e = await loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { [tier]: [inline(rule('toolName = "x"', 'allow', 7), `${tier}.toml`)] } });
-    expect(e.decide({ toolName: 'x', args: {} }, 'default')).toEqual({
+    expect(await e.decide({ toolName: 'x', args: {} }, 'default')).toEqual({
       decision: 'allow',
       rule: { source: `${tier}.toml`, line: 1, tier, priority, decision: 'allow' },
       reason: `allow by rule at ${tier}.toml:1 (${tier} tier, priority ${priority.toFixed(3)})`,
@@ -47,7 +44,7 @@ describe('tiers', () => {
       admin: [inline(rule('toolName = "e"', 'allow', 0), 'a.toml')],
     };
     const e = await loadPolicy({ context: 'interactive', useBuiltinDefaults: false, tiers });
-    const sources = ['a', 'b', 'c', 'd', 'e'].map((t) => e.decide({ toolName: t, args: {} }, 'default').rule?.source);
+    const sources = await Promise.all(['a', 'b', 'c', 'd', 'e'].map(async (t) => (await e.decide({ toolName: t, args: {} }, 'default')).rule?.source));
     expect(sources).toEqual(['d.toml', 'x.toml', 'w.toml', 'u.toml', 'a.toml']);
   });
 
@@ -57,19 +54,23 @@ describe('tiers', () => {
       useBuiltinDefaults: false,
       tiers: { user: [inline(rule('toolName = "x"', 'deny', 5), 'first.toml'), inline(rule('toolName = "x"', 'allow', 5), 'second.toml')] },
     });
-    expect(e.decide({ toolName: 'x', args: {} }, 'default')).toMatchObject({ decision: 'deny', rule: { source: 'first.toml' } });
+    expect(await e.decide({ toolName: 'x', args: {} }, 'default')).toMatchObject({ decision: 'deny', rule: { source: 'first.toml' } });
   });
 });
 
 describe('the shipped defaults', () => {
   it('are loaded unless turned off, at the Default tier only', async () => {
     const on = await loadPolicy({ context: 'action', tiers: { user: [inline(rule('toolName = "y"'), 'u.toml')] } });
-    expect(on.decide({ toolName: 'invoke_agent', args: { agent_name: 'x' } }, 'default')).toMatchObject({
+    expect(await on.decide({ toolName: 'invoke_agent', args: { agent_name: 'x' } }, 'default')).toMatchObject({
       decision: 'allow',
       rule: { source: join(builtinPoliciesDir(), 'agents.toml'), tier: 'default', priority: 1.05 },
     });
     const off = await loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { user: [inline(rule('toolName = "y"'), 'u.toml')] } });
-    expect(off.decide({ toolName: 'invoke_agent', args: { agent_name: 'x' } }, 'default')).toEqual({ decision: 'deny', rule: null, reason: 'no rule matched; the action denies unmatched calls' });
+    expect(await off.decide({ toolName: 'invoke_agent', args: { agent_name: 'x' } }, 'default')).toEqual({
+      decision: 'deny',
+      rule: null,
+      reason: 'no rule matched; the action denies unmatched calls',
+    });
   });
 
   it("are this checkout's policies/ folder", () => {
@@ -121,7 +122,7 @@ describe('sources', () => {
         ],
       },
     });
-    expect(e.decide({ toolName: 'x', args: {} }, 'default')).toMatchObject({ decision: 'ask_user', rule: { source: join(dir, 'p.toml'), tier: 'workspace', priority: 3.003 } });
+    expect(await e.decide({ toolName: 'x', args: {} }, 'default')).toMatchObject({ decision: 'ask_user', rule: { source: join(dir, 'p.toml'), tier: 'workspace', priority: 3.003 } });
   });
 
   it('an optional path that cannot be read for another reason than absence is still an error', async () => {
@@ -133,7 +134,7 @@ describe('sources', () => {
   it('an empty folder adds no rules and no error', async () => {
     const { engine, warnings } = await loadPolicyWithDiagnostics({ context: 'action', useBuiltinDefaults: false, tiers: { user: [join(dir, 'empty')] } });
     expect(warnings).toEqual([]);
-    expect(engine.decide({ toolName: 'x', args: {} }, 'default').decision).toBe('deny');
+    expect((await engine.decide({ toolName: 'x', args: {} }, 'default')).decision).toBe('deny');
   });
 });
 
@@ -148,7 +149,7 @@ describe('diagnostics', () => {
       { severity: 'warning', file: 'w.toml', line: 1, column: 1, message: 'unknown top-level key "colour" ignored' },
       { severity: 'warning', file: 'w.toml', line: 4, column: 1, message: 'rule #1: unknown key "shade" ignored' },
     ]);
-    expect(engine.decide({ toolName: 'x', args: {} }, 'default').decision).toBe('allow');
+    expect((await engine.decide({ toolName: 'x', args: {} }, 'default')).decision).toBe('allow');
   });
 
   it('one error: the message names file, line and column; no count', async () => {
@@ -189,8 +190,8 @@ describe('the workspace', () => {
   it('is where a redirection may write: without it, every absolute target counts as outside', async () => {
     const q = { toolName: 'run_shell_command', args: { command: 'echo x > /ws/out.txt' } };
     const inside = await loadPolicy({ context: 'action', useBuiltinDefaults: false, workspace: '/ws', tiers: { user: [inline(policy, 'u.toml')] } });
-    expect(inside.decide(q, 'default').decision).toBe('allow');
+    expect((await inside.decide(q, 'default')).decision).toBe('allow');
     const unknown = await loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { user: [inline(policy, 'u.toml')] } });
-    expect(unknown.decide(q, 'default').decision).toBe('deny');
+    expect((await unknown.decide(q, 'default')).decision).toBe('deny');
   });
 });

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { callMatch, compileRule, LazyArgsText, staticMatch, subjectOf, type Subject } from '../../src/policy/match.js';
 import type { Rule, TieredRule } from '../../src/policy/rule.js';
-import type { ShellPart } from '../../src/policy/shell-split.js';
+import type { ShellPart } from '../../src/policy/shell/split.js';
 import type { ApprovalMode, PolicyContext, PolicyQuery } from '../../src/policy/types.js';
 
 const tiered = (fields: Partial<Rule>): TieredRule => ({ toolNames: ['*'], decision: 'allow', priority: 1, source: 'p.toml', line: 1, tier: 'user', finalPriority: 4.001, order: 0, ...fields });

@@ -14,9 +14,9 @@ import { parsePolicyToml } from '../../src/policy/load-toml.js';
 import { compileRule, LazyArgsText, subjectOf, type CompiledRule, type Subject } from '../../src/policy/match.js';
 import { ALWAYS_SOURCE, type Rule } from '../../src/policy/rule.js';
 import { candidateLists, createLinearRuleIndex, createRuleIndex, createShape, type RuleIndex } from '../../src/policy/rule-index.js';
-import { initShellParser, splitShell } from '../../src/policy/shell-split.js';
+import { loadBashGrammar, splitShell } from '../../src/policy/shell/split.js';
 
-beforeAll(() => initShellParser());
+beforeAll(() => loadBashGrammar());
 
 const rulesOf = (toml: string, extra: Rule[] = []) =>
   placeRules([

@@ -4,15 +4,12 @@
 // allow what the policy denies. fast-check writes policies and calls; every verdict is compared
 // with the linear lookup's, on the one decision path.
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decide } from '../../src/policy/decide.js';
 import { placeRules } from '../../src/policy/engine.js';
 import { parsePolicyToml } from '../../src/policy/load-toml.js';
 import { createLinearRuleIndex, createRuleIndex } from '../../src/policy/rule-index.js';
-import { initShellParser } from '../../src/policy/shell-split.js';
 import type { ApprovalMode, PolicyContext, PolicyQuery, TierName } from '../../src/policy/types.js';
-
-beforeAll(() => initShellParser());
 
 const toolName = fc.constantFrom('run_shell_command', 'read_file', 'write_file', '*', 'mcp_*', 'mcp_s1_*', 'read_*', 'search', 'grep_search', 'search_file_content', 'invoke_agent', 'helper');
 const prefix = fc.constantFrom(
@@ -172,12 +169,12 @@ describe('the rule index', () => {
     ['a deny prefix whose words match while the environment changed (text match only)', 'commandPrefix = ["npm test"]', 'v=1; npm test'],
     ['a commandRegex whose literal has no token end (keyed by its first character)', 'commandRegex = "gitx"', 'gitxyz status'],
     ['a commandRegex matching another "command" key inside the arguments', 'commandRegex = "rm -rf"', 'ls'],
-  ])('%s', (_what, match, command) => {
+  ])('%s', async (_what, match, command) => {
     const rules = `[[rule]]\ntoolName = "*"\ndecision = "allow"\npriority = 1\n[[rule]]\ntoolName = "run_shell_command"\n${match}\ndecision = "deny"\npriority = 9\n`;
     const parsed = parsePolicyToml(rules, 'p.toml');
     const index = createRuleIndex(placeRules([{ tier: 'user', rules: parsed.rules }]));
     const q: PolicyQuery = { toolName: 'run_shell_command', args: { command, nested: { command: 'rm -rf /' } } };
-    const verdict = decide(index, { mode: 'default', context: 'interactive' }, q);
+    const verdict = await decide(index, { mode: 'default', context: 'interactive' }, q);
     expect(verdict.decision).toBe('deny');
     expect(verdict.rule?.line).toBe(5); // the deny rule's [[rule]] header
   });

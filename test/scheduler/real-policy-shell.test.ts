@@ -1,7 +1,7 @@
 // A shell command through the scheduler and the real policy engine, in a process where nothing
-// has loaded the bash grammar yet: the scheduler prepares the engine for each call before deciding
-// it, so the command is decided by its rule (and runs), instead of being denied because the
-// grammar was never loaded. A file of its own, so that this test is the first to need the grammar.
+// has loaded the bash grammar yet: the engine's decision awaits the grammar, so the command is
+// decided by its rule (and runs), instead of being denied because nobody loaded the grammar first.
+// A file of its own, so that this test is the first to need the grammar.
 import { expect, it } from 'vitest';
 import { createPolicyEngine, placeRules } from '../../src/policy/engine.js';
 import { parsePolicyToml } from '../../src/policy/load-toml.js';

@@ -178,8 +178,7 @@ export function createTablePolicy(table: Record<string, Decision>, fallback: Dec
     get added() {
       return added;
     },
-    prepare: async () => {},
-    decide(query: PolicyQuery, _mode: ApprovalMode): PolicyVerdict {
+    async decide(query: PolicyQuery, _mode: ApprovalMode): Promise<PolicyVerdict> {
       queries.push(query);
       if (added.some((r) => r.toolName === query.toolName)) {
         return { decision: 'allow', rule: ruleFor(query.toolName, 'allow', 'always-approval'), reason: 'approved always earlier' };
@@ -188,7 +187,7 @@ export function createTablePolicy(table: Record<string, Decision>, fallback: Dec
       if (!decision) return { decision: fallback, rule: null, reason: `no rule matches ${query.toolName}` };
       return { decision, rule: ruleFor(query.toolName, decision), reason: `the table says ${decision} for ${query.toolName}` };
     },
-    allowAlways(query: PolicyQuery, mode: ApprovalMode): AddedRule {
+    async allowAlways(query: PolicyQuery, mode: ApprovalMode): Promise<AddedRule> {
       const rule: AddedRule = { toolName: query.toolName, modes: [mode] };
       added.push(rule);
       return rule;

@@ -8,9 +8,10 @@
 // The copy is built from the sources as dist/ is, but not minified (scripts/build.mjs --out DIR
 // --no-minify), so every function keeps the text it has in src/ as ncc writes it. Each defence is an
 // early return (or one changed line) of such a function, in whichever file of the copy holds it (the
-// entry or a chunk), or a rule of the shipped policies/, found by its exact text; a text that is not
+// entry or a chunk), or a rule of the shipped policies (dist/policies/), found by its exact text; a text that is not
 // found stops the script, so a rename cannot weaken nothing.
-// The copy carries package.json and policies/ beside dist/, as the bundle looks for them.
+// The copy carries package.json beside dist/, and the build puts the policies in dist/policies/, as
+// the bundle looks for them.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -71,7 +72,7 @@ const DEFENCES = {
     [/if \(question\.calls !== \(0,\w+\/\* \.?callsDigestOf \*\/ ?\.\w+\)\(doc\.pending\)\) \{/, 'if (false) {'],
   ],
   // The shipped rule that keeps the edit tools out of .gemini/policies/.
-  'policy-file-rule': [['[^"]*\\.gemini[\\\\/]+policies[\\\\/"]\'', "never-matches'", 'policies/edits.toml']],
+  'policy-file-rule': [['[^"]*\\.gemini[\\\\/]+policies[\\\\/"]\'', "never-matches'", 'dist/policies/edits.toml']],
   // What the job log shows: a build that prints the model's closing words, workflow commands and all.
   'log-model-text': [['function summaryOf(o) {', "function summaryOf(o) { if (o.status === 'success') process.stdout.write(`${o.finalText}\\n`);"]],
   // Invisible and direction characters in a question.
@@ -113,7 +114,6 @@ if (!out || names.length === 0 || names.some((n) => !DEFENCES[n])) {
 const dir = resolve(out);
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
-cpSync(join(root, 'policies'), join(dir, 'policies'), { recursive: true });
 cpSync(join(root, 'package.json'), join(dir, 'package.json'));
 const build = spawnSync(process.execPath, [join(root, 'scripts/build.mjs'), '--out', join(dir, 'dist'), '--no-minify'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 if (build.status !== 0) {

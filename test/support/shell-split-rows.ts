@@ -1,5 +1,5 @@
 /** Builders for whole splitShell answers, so a row states only what differs from the plain case. */
-import type { ShellPart, ShellSplit } from '../../src/policy/shell-split.js';
+import type { ShellPart, ShellSplit } from '../../src/policy/shell/split.js';
 
 /** One simple command: its text, argv, which words are literal, and what differs from no assignments, no redirection. */
 export const P = (text: string, words: string[], literal: boolean[], o: Partial<Pick<ShellPart, 'assignments' | 'redirected' | 'writesFile'>> = {}): ShellPart => ({

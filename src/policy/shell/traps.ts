@@ -1,5 +1,5 @@
 import type { Node } from 'web-tree-sitter';
-import { excerpt } from './shell-words.js';
+import { excerpt } from './words.js';
 
 /**
  * Bash constructs that run code later, out of sight of a static split: arithmetic (which evaluates

@@ -4,7 +4,7 @@
  * path looks like an option, and the answers that must stay as they are.
  */
 import { describe, expect, it } from 'vitest';
-import { unwrapCommand, type Unwrapped } from '../../src/policy/shell-wrappers.js';
+import { unwrapCommand, type Unwrapped } from '../../../src/policy/shell/wrappers.js';
 
 const argv = (line: string) => line.split(' ').map((w) => (w.startsWith('$') ? undefined : w));
 const NONE: Unwrapped = { actions: [], replace: false };

@@ -4,9 +4,9 @@
  * any of them is never allowed by its text. The near misses, accounted for in full, are below.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initShellParser, splitShell } from '../../src/policy/shell-split.js';
+import { loadBashGrammar, splitShell } from '../../../src/policy/shell/split.js';
 
-beforeAll(() => initShellParser());
+beforeAll(() => loadBashGrammar());
 
 describe('what the splitter cannot account for, and says so', () => {
   it.each<[string, string[]]>([

@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPolicy } from '../../src/policy/load.js';
-import { initShellParser, splitShell, type ShellPart } from '../../src/policy/shell-split.js';
-import type { PolicyEngine } from '../../src/policy/types.js';
+import { loadPolicy } from '../../../src/policy/load.js';
+import { loadBashGrammar, splitShell, type ShellPart } from '../../../src/policy/shell/split.js';
+import type { PolicyEngine } from '../../../src/policy/types.js';
 
 const SEED = Number(process.env.SHELL_PROPERTY_SEED ?? 20260101);
 const RUNS = Number(process.env.SHELL_PROPERTY_RUNS ?? 300);
@@ -29,7 +29,7 @@ let isolation: string[] = [];
 const NAMESPACES = ['--unshare-user', '--unshare-ipc', '--unshare-net', '--unshare-uts', '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
 
 beforeAll(async () => {
-  await initShellParser(); // what engine.prepare does for a shell call
+  await loadBashGrammar(); // what engine.prepare does for a shell call
   root = mkdtempSync(join(tmpdir(), 'shell-split-bash-'));
   bin = join(root, 'bin');
   mkdirSync(bin);
@@ -210,7 +210,7 @@ describe('the splitter against bash', () => {
     await fc.assert(
       fc.asyncProperty(commandLine, async (command) => {
         const split = splitShell(command);
-        const verdict = engine.decide({ toolName: 'run_shell_command', args: { command } }, 'default');
+        const verdict = await engine.decide({ toolName: 'run_shell_command', args: { command } }, 'default');
         const records = await trace(command, n++);
         const missed = records.filter((r) => !checkedBy(r, split.parts));
         tally.executed += records.length;

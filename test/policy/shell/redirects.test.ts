@@ -4,12 +4,12 @@
  * splitter reports them for whole command lines.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { classifyFileRedirect, heredocScript, isQuotedHeredoc, replacesStdin } from '../../src/policy/shell-redirects.js';
-import { initShellParser, splitShell } from '../../src/policy/shell-split.js';
-import { useBashTrees } from '../support/bash-trees.js';
+import { classifyFileRedirect, heredocScript, isQuotedHeredoc, replacesStdin } from '../../../src/policy/shell/redirects.js';
+import { loadBashGrammar, splitShell } from '../../../src/policy/shell/split.js';
+import { useBashTrees } from '../../support/bash-trees.js';
 
 const first = useBashTrees();
-beforeAll(() => initShellParser());
+beforeAll(() => loadBashGrammar());
 
 describe('classifyFileRedirect', () => {
   // [line, writes, replaces stdin, static target, extra words]

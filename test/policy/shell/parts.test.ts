@@ -5,10 +5,10 @@
  * it follows, and how many answers it keeps.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initShellParser, splitShell, type ShellSplit } from '../../src/policy/shell-split.js';
-import { P, S } from '../support/shell-split-rows.js';
+import { loadBashGrammar, splitShell, type ShellSplit } from '../../../src/policy/shell/split.js';
+import { P, S } from '../../support/shell-split-rows.js';
 
-beforeAll(() => initShellParser());
+beforeAll(() => loadBashGrammar());
 
 describe('splitShell, in full', () => {
   it.each<[string, ShellSplit]>([

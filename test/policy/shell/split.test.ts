@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initShellParser, splitShell } from '../../src/policy/shell-split.js';
+import { loadBashGrammar, splitShell } from '../../../src/policy/shell/split.js';
 
-beforeAll(() => initShellParser());
+beforeAll(() => loadBashGrammar());
 
 const texts = (c: string) => splitShell(c).parts.map((p) => p.text);
 const argvs = (c: string) => splitShell(c).parts.map((p) => p.words);

@@ -1,4 +1,4 @@
-import { escapesWorkspace, type ShellPlace } from './shell-paths.js';
+import { escapesWorkspace, type ShellPlace } from './paths.js';
 
 /**
  * Gemini CLI's shell heuristics, applied per sub-command to literal argv:

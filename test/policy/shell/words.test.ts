@@ -5,12 +5,12 @@
  * reported. Each row is a whole line with every part (argv, which words are literal) and every unknown.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initShellParser, splitShell } from '../../src/policy/shell-split.js';
-import { excerpt, scanUncovered, wordValue, type ScanFindings } from '../../src/policy/shell-words.js';
-import { useBashTrees } from '../support/bash-trees.js';
+import { loadBashGrammar, splitShell } from '../../../src/policy/shell/split.js';
+import { excerpt, scanUncovered, wordValue, type ScanFindings } from '../../../src/policy/shell/words.js';
+import { useBashTrees } from '../../support/bash-trees.js';
 
 const first = useBashTrees();
-beforeAll(() => initShellParser());
+beforeAll(() => loadBashGrammar());
 
 describe('words and the text tree-sitter left unparsed', () => {
   it.each<[string, Array<[string[], boolean[]]>, string[]]>([

@@ -4,10 +4,10 @@
  * names the mistake it catches.
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { initShellParser, splitShell, type ShellSplit } from '../../src/policy/shell-split.js';
-import { P, S } from '../support/shell-split-rows.js';
+import { loadBashGrammar, splitShell, type ShellSplit } from '../../../src/policy/shell/split.js';
+import { P, S } from '../../support/shell-split-rows.js';
 
-beforeAll(() => initShellParser());
+beforeAll(() => loadBashGrammar());
 
 const out = { text: 'out', path: 'out' };
 
@@ -186,9 +186,7 @@ describe('nesting limits reach every way in', () => {
 describe('before the grammar is loaded', () => {
   it('splitShell says what to do first', async () => {
     vi.resetModules();
-    const fresh = await import('../../src/policy/shell-split.js');
-    expect(() => fresh.splitShell('ls')).toThrow(
-      expect.objectContaining({ kind: 'internal', message: 'the bash grammar is not loaded: prepare the policy engine for this call (engine.prepare) first' }),
-    );
+    const fresh = await import('../../../src/policy/shell/split.js');
+    expect(() => fresh.splitShell('ls')).toThrow(expect.objectContaining({ kind: 'internal', message: 'the bash grammar is not loaded: await loadBashGrammar() first' }));
   });
 });

@@ -5,7 +5,7 @@
  * argv that depends on it, so a name dropped from a list, or a flag no longer seen, fails its row.
  */
 import { describe, expect, it } from 'vitest';
-import { isDestructive, isKnownReadOnly } from '../../src/policy/shell-heuristics.js';
+import { isDestructive, isKnownReadOnly } from '../../../src/policy/shell/heuristics.js';
 
 const place = { workspace: '/ws/repo', dir: '.' };
 const argv = (line: string): string[] => line.split(' ').filter(Boolean);

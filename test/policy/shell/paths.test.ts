@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapesWorkspace, whyWriteRefused } from '../../src/policy/shell-paths.js';
+import { escapesWorkspace, whyWriteRefused } from '../../../src/policy/shell/paths.js';
 
 const place = { workspace: '/ws/repo', dir: '.' };
 

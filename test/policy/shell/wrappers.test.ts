@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unwrapCommand, type WrapAction } from '../../src/policy/shell-wrappers.js';
+import { unwrapCommand, type WrapAction } from '../../../src/policy/shell/wrappers.js';
 
 /** Words as the splitter hands them over: `$X` stands for a word known only at run time. */
 const argv = (line: string) => line.split(' ').map((w) => (w.startsWith('$') ? undefined : w));

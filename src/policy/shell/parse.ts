@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { dirname, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Node, Parser, Tree } from 'web-tree-sitter';
-import { isQuotedHeredoc } from './shell-redirects.js';
-import { AgentError } from '../common/errors.js';
+import { isQuotedHeredoc } from './redirects.js';
+import { AgentError } from '../../common/errors.js';
 
 /** Loading the bash grammar, and parsing a command line as bash reads it (backslash-newlines joined first). */
 
@@ -14,9 +14,9 @@ let loading: Promise<void> | undefined;
  * Loads the bash grammar once per process. The wasm files are looked for beside the running file
  * and in each folder above it (the build puts one copy in dist/, which the CLI in dist/cli/ shares),
  * and in node_modules. web-tree-sitter itself is imported here too, not at start-up: only a shell
- * command needs it.
+ * command needs it, and a policy decision on one awaits it.
  */
-export function initShellParser(): Promise<void> {
+export function loadBashGrammar(): Promise<void> {
   loading ??= (async () => {
     const { Language, Parser } = await import('web-tree-sitter');
     const runtime = locateWasm('web-tree-sitter.wasm', 'web-tree-sitter/web-tree-sitter.wasm');
@@ -50,10 +50,10 @@ export interface ParsedShell {
 
 /**
  * Parses a command line the way bash reads it; the caller deletes the tree. Undefined when the
- * parser gives up. Throws when `initShellParser()` has not finished.
+ * parser gives up. Throws when `loadBashGrammar()` has not finished.
  */
 export function parseShell(command: string): ParsedShell | undefined {
-  if (!parser) throw new AgentError('internal', 'the bash grammar is not loaded: prepare the policy engine for this call (engine.prepare) first');
+  if (!parser) throw new AgentError('internal', 'the bash grammar is not loaded: await loadBashGrammar() first');
   let tree = parser.parse(command);
   // bash drops every backslash-newline outside single quotes, comments and quoted here-documents
   // before it reads words (`r\⏎m` is rm; `E\⏎OF` ends a here-document); tree-sitter does not.

@@ -1,5 +1,5 @@
 import type { Node } from 'web-tree-sitter';
-import { wordValue } from './shell-words.js';
+import { wordValue } from './words.js';
 
 /** Redirections as bash reads them: which ones write a file, and what a here-document feeds a shell. */
 

@@ -1,12 +1,12 @@
 import type { Node } from 'web-tree-sitter';
-import { childrenOf, namedOf, parseShell } from './shell-parse.js';
-import { isSink } from './shell-paths.js';
-import { classifyFileRedirect, heredocScript, isQuotedHeredoc, replacesStdin, type FileRedirect, type StdinScript } from './shell-redirects.js';
-import { arithmeticTrap, assignedName, assignmentTrap, declarationTrap, expansionTrap, nameArgumentTrap, steersLaterCommands, subscriptTrap, testArithmeticTrap } from './shell-traps.js';
-import { excerpt, scanUncovered, wordValue, type ScanFindings } from './shell-words.js';
-import { unwrapCommand, type Argv, type WrapAction } from './shell-wrappers.js';
+import { childrenOf, namedOf, parseShell } from './parse.js';
+import { isSink } from './paths.js';
+import { classifyFileRedirect, heredocScript, isQuotedHeredoc, replacesStdin, type FileRedirect, type StdinScript } from './redirects.js';
+import { arithmeticTrap, assignedName, assignmentTrap, declarationTrap, expansionTrap, nameArgumentTrap, steersLaterCommands, subscriptTrap, testArithmeticTrap } from './traps.js';
+import { excerpt, scanUncovered, wordValue, type ScanFindings } from './words.js';
+import { unwrapCommand, type Argv, type WrapAction } from './wrappers.js';
 
-export { initShellParser } from './shell-parse.js';
+export { loadBashGrammar } from './parse.js';
 
 /** One simple command found anywhere in a command line, checked against policy on its own. */
 export interface ShellPart {
@@ -48,7 +48,7 @@ const cache = new Map<string, ShellSplit>();
 
 /**
  * Splits a command line into every simple command it runs, and says what it could not account for.
- * Call `initShellParser()` first. Results are cached per command string and must not be changed.
+ * Call `loadBashGrammar()` first. Results are cached per command string and must not be changed.
  */
 export function splitShell(command: string): ShellSplit {
   const hit = cache.get(command);

@@ -3,10 +3,10 @@
  * through whole command lines, each with a near miss that must stay accounted for.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initShellParser, splitShell } from '../../src/policy/shell-split.js';
-import { declarationTrap, nameArgumentTrap, steersLaterCommands } from '../../src/policy/shell-traps.js';
+import { loadBashGrammar, splitShell } from '../../../src/policy/shell/split.js';
+import { declarationTrap, nameArgumentTrap, steersLaterCommands } from '../../../src/policy/shell/traps.js';
 
-beforeAll(() => initShellParser());
+beforeAll(() => loadBashGrammar());
 
 const SUBSCRIPT = 'a variable name with a subscript, which bash evaluates as arithmetic: ';
 
