@@ -12,7 +12,7 @@ import { AgentError, isAgentError, messageOf } from '../../common/errors.js';
 import { sequenceOf, type LocalSessionDoc } from '../../session/codec.js';
 import { distrustFolder, trustedFoldersPath } from '../folder-trust.js';
 import { createGitRefStore, SESSION_REF_PREFIX } from '../../session/git-ref-store.js';
-import { assertGit, runGit, type GitRemote } from '../../session/git.js';
+import { assertGit, runGit, type GitRemote } from '../../git/git.js';
 import { createSessionKey, type SessionKey } from '../../session/sign.js';
 import { actionFromLocal, localFromAction } from '../../session/transfer.js';
 import { captureWorktree, restoreWorktree, writeWorktreeTree } from '../../session/worktree.js';
