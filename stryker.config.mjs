@@ -23,7 +23,7 @@ export const GUARDED_MODULES = [
   'src/core/content-loop.ts',
   'src/sandbox/',
   'src/session/sign.ts',
-  'src/common/git-env.ts',
+  'src/git/env.ts',
   'src/action/publish/inert-text.ts',
   'src/tools/linear-regex.ts',
   'src/tools/shell-env.ts',

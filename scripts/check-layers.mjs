@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /** Top to bottom, as DESIGN.md draws them. Faces share the top row. */
-export const LAYERS = [['action', 'cli'], ['session'], ['compose'], ['agents'], ['core'], ['hooks'], ['scheduler'], ['policy'], ['tools'], ['sandbox'], ['context'], ['model'], ['common']];
+export const LAYERS = [['action', 'cli'], ['session'], ['compose'], ['agents'], ['core'], ['hooks'], ['scheduler'], ['policy'], ['tools'], ['sandbox'], ['context'], ['model'], ['git'], ['common']];
 
 const rank = new Map(LAYERS.flatMap((row, i) => row.map((name) => [name, i])));
 const IMPORT = /(?:\bimport|\bexport)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?'(\.{1,2}\/[^']+)'|\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/g;

@@ -7,7 +7,7 @@
  * An ssh or git origin becomes the server's https URL: the action authenticates with its token, over
  * https only (ssh would run `core.sshCommand` and need keys the action does not hold).
  */
-import { runGit, type GitRemote } from '../session/git.js';
+import { runGit, type GitRemote } from '../git/git.js';
 
 export interface ActionRemoteOptions {
   workspace: string;

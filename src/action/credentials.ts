@@ -4,7 +4,7 @@
  * and the header actions/checkout persists for git (`AUTHORIZATION: basic base64(x-access-token:TOKEN)`),
  * whose base64 value is a secret of its own: reversed or split, it no longer holds the token's forms.
  */
-import { runGit } from '../session/git.js';
+import { runGit } from '../git/git.js';
 
 /** The runner's tokens in the step's environment: removed from it at start (env-secrets.ts), never posted. */
 const RUNNER_TOKENS = ['ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN'] as const;

@@ -4,7 +4,7 @@
  */
 import type { Agent, AgentRun } from '../compose/prepare-agent.js';
 import type { Emit, RunStats } from '../core/events.js';
-import type { GitRemote } from '../session/git.js';
+import type { GitRemote } from '../git/git.js';
 import type { PublishRecord, PublishRecorder } from '../tools/github/recorder.js';
 import type { Command, Requester, TaskKind, Thread, Trigger } from './event-command.js';
 import type { OwnAccount } from './authorize.js';

@@ -19,7 +19,7 @@ import { startActionSandbox, type ActionSandbox, type ActionSandboxOptions } fro
 import type { Sandbox } from '../sandbox/types.js';
 import type { AwaitingRun, createCheckpointer, HeldSession } from './approval/suspend.js';
 import type { RunState } from '../core/run-state.js';
-import type { GitRemote } from '../session/git.js';
+import type { GitRemote } from '../git/git.js';
 import type { Command, Thread } from './event-command.js';
 import type { OwnAccount } from './authorize.js';
 import type { GitHubClient } from './github-client.js';

@@ -14,7 +14,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { AgentError } from '../common/errors.js';
-import { GIT_REMOTE, runGit, type GitRemote } from '../session/git.js';
+import { GIT_REMOTE, runGit, type GitRemote } from '../git/git.js';
 
 export interface TrustedConfig {
   /** Where context files and `.gemini/settings.json` are read from. */

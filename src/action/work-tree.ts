@@ -12,10 +12,10 @@
  * changes to tracked files along: they stay behind, and the notes say so.
  */
 import { AgentError } from '../common/errors.js';
-import type { GitRemote } from '../session/git.js';
-import { fetchForWork, readTreeChanges, tryReadCommit, type TreeChange } from '../session/git-tree.js';
+import type { GitRemote } from '../git/git.js';
+import { fetchForWork, readTreeChanges, tryReadCommit, type TreeChange } from '../git/tree.js';
 import { writeWorktreeTree } from '../session/worktree.js';
-import { assertGit } from '../session/git.js';
+import { assertGit } from '../git/git.js';
 
 /** A path an earlier step left changed; no blob: it deleted a tracked file. */
 export interface Leftover {

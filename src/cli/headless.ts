@@ -2,7 +2,7 @@
  * `agent-action -p`: one headless run, Gemini CLI's non-interactive mode. Prepares the agent in
  * the headless policy context (nobody to ask: ask_user becomes deny), streams events to the chosen
  * format and turns the outcome into Gemini CLI's exit codes. Every run is a session kept on disk
- * (local-sessions.ts), saved at each safe point, which `--resume` continues. Never calls
+ * (session/local.ts), saved at each safe point, which `--resume` continues. Never calls
  * process.exit itself.
  */
 import { realpathSync, statSync } from 'node:fs';
@@ -14,13 +14,13 @@ import { createSandbox } from '../sandbox/sandbox.js';
 import type { PromptArgs } from './args.js';
 import { readCliExtensions } from './cli-extensions.js';
 import { readFolderTrust, untrustedNote } from './folder-trust.js';
-import { readResumedSession, newState, planAnswers, restoredState, type ResumePlan } from './cli-session.js';
+import { readResumedSession, newState, planAnswers, restoredState, type ResumePlan } from './session/session.js';
 import { resolveFlagPaths } from './flag-paths.js';
 import { defaultModelOf, prepareLocalAgent, secretsOf } from './local-agent.js';
-import { openProjectSessions, titleOf } from './local-sessions.js';
+import { openProjectSessions, titleOf } from './session/local.js';
 import { createSessionMetrics } from './metrics.js';
 import { createOutputWriter, exitCodeOf, type Io } from './output.js';
-import { createSessionRecorder } from './session-recorder.js';
+import { createSessionRecorder } from './session/recorder.js';
 
 export interface HeadlessEnv {
   env: Readonly<Record<string, string | undefined>>;

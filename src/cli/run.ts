@@ -1,7 +1,7 @@
 /**
  * The CLI's dispatcher: flags to a command, a command to the module that runs it. Each mode is its
- * own module (headless.ts for `-p`, acp/server.ts for `--acp`, session-commands.ts for listing and
- * deleting sessions, session-transfer.ts for `session export|import`, policy-check.ts), sharing the
+ * own module (headless.ts for `-p`, acp/server.ts for `--acp`, session/commands.ts for listing and
+ * deleting sessions, session/transfer.ts for `session export|import`, policy-check.ts), sharing the
  * parsing and the exit codes.
  */
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
@@ -63,11 +63,11 @@ async function dispatch(cmd: CliCommand, c: CliEnv): Promise<number> {
     case 'prompt':
       return (await import('./headless.js')).runHeadless(cmd, c);
     case 'list-sessions':
-      return (await import('./session-commands.js')).runListSessions(cmd.cwd, c);
+      return (await import('./session/commands.js')).runListSessions(cmd.cwd, c);
     case 'delete-session':
-      return (await import('./session-commands.js')).runDeleteSession(cmd.selector, cmd.cwd, c);
+      return (await import('./session/commands.js')).runDeleteSession(cmd.selector, cmd.cwd, c);
     case 'session':
-      return (await import('./session-transfer.js')).runSessionCommand(cmd.argv, c);
+      return (await import('./session/transfer.js')).runSessionCommand(cmd.argv, c);
     case 'acp':
       if (!c.stdio) return (c.io.stderr('Error: --acp needs standard input and output\n'), 1);
       return (await import('./acp/server.js')).runAcpServer(cmd, { env: c.env, cwd: c.cwd, ...c.stdio, version: VERSION, signal: c.signal, log: (line) => c.io.stderr(`${line}\n`) });

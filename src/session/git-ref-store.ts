@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { AgentError } from '../common/errors.js';
 import { encodeSession, parseSession, type SessionDoc } from './codec.js';
-import { assertGit, GIT_REMOTE, runGit, SESSION_IDENTITY, type GitRemote } from './git.js';
+import { assertGit, GIT_REMOTE, runGit, SESSION_IDENTITY, type GitRemote } from '../git/git.js';
 import type { SessionKey } from './sign.js';
 import type { CasResult, SessionStore, StoredSession } from './store.js';
 

@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentError } from '../common/errors.js';
 import type { WorktreeSnapshot } from './codec.js';
-import { assertGit, GIT_REMOTE, runGit, type GitRemote } from './git.js';
-import { readTreeChanges, writeTreeWith } from './git-tree.js';
+import { assertGit, GIT_REMOTE, runGit, type GitRemote } from '../git/git.js';
+import { readTreeChanges, writeTreeWith } from '../git/tree.js';
 
 /**
  * Plumbing (diff-tree reads no diff.* UI settings such as noprefix) with flags that make the patch

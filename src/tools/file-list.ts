@@ -5,7 +5,7 @@ import { closeOpened, listOpenedDir, openDirIn, openFileIn, readOpenedSync } fro
 import { createGitListing } from './git-listing.js';
 import { createIgnoreRules, type IgnoreRules } from './ignore-rules.js';
 import { createWorkTreeCheck } from './work-tree-check.js';
-import { createGitEnv } from '../common/git-env.js';
+import { createGitEnv } from '../git/env.js';
 import { relativeTo } from './workspace.js';
 import { AgentError } from '../common/errors.js';
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { createGitEnv } from '../common/git-env.js';
+import { createGitEnv } from '../git/env.js';
 import { closeOpened, createLineReader, openFileIn, readOpened, type OpenedFile } from './confined-fs.js';
 import { listFiles } from './file-list.js';
 import type { LinearRegex } from './linear-regex.js';

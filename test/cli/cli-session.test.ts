@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/common/errors.js';
-import { planAnswers } from '../../src/cli/cli-session.js';
+import { planAnswers } from '../../src/cli/session/session.js';
 import { replayUpdates } from '../../src/cli/acp/replay.js';
 import { createRunState } from '../../src/core/run-state.js';
 import type { PendingApproval } from '../../src/scheduler/types.js';

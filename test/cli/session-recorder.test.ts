@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSessionRecorder } from '../../src/cli/session-recorder.js';
+import { createSessionRecorder } from '../../src/cli/session/recorder.js';
 import { createRunState } from '../../src/core/run-state.js';
 import { createFileStore } from '../../src/session/file-store.js';
 import { makeTempDir } from '../support/git-repo.js';

@@ -7,7 +7,7 @@ import * as diagnostics from 'node:diagnostics_channel';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSessionRecorder, type SessionRecorder } from '../../src/cli/session-recorder.js';
+import { createSessionRecorder, type SessionRecorder } from '../../src/cli/session/recorder.js';
 import { prepareAgent, type Agent, type AgentOptions } from '../../src/compose/prepare-agent.js';
 import { createSandbox } from '../../src/sandbox/sandbox.js';
 import { createFileStore, type LocalSessionStore } from '../../src/session/file-store.js';

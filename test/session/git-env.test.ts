@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGitEnv } from '../../src/common/git-env.js';
+import { createGitEnv } from '../../src/git/env.js';
 import { makeTempDir } from '../support/git-repo.js';
 
 /** [key, what a hostile repository sets, what the action's git reads]. */

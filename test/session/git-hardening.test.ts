@@ -16,7 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { commitWorktree, pushHead, readHasChanges, readRemoteBranchExists } from '../../src/action/publish/commits.js';
 import { readTrustedConfig } from '../../src/action/trusted-config.js';
 import { createGitRefStore } from '../../src/session/git-ref-store.js';
-import { assertGit, runGit } from '../../src/session/git.js';
+import { assertGit, runGit } from '../../src/git/git.js';
 import { captureWorktree, restoreWorktree } from '../../src/session/worktree.js';
 import { listFiles } from '../../src/tools/file-list.js';
 import { gitGrep } from '../../src/tools/grep-engines.js';

@@ -17,7 +17,7 @@ import type { ApprovalAnswer } from '../../scheduler/types.js';
 import { nextVersionOf, type SessionDoc } from '../../session/codec.js';
 import { callsDigestOf } from '../../session/sign.js';
 import { readThreadSessions, type SessionStore } from '../../session/store.js';
-import { fetchForWork, tryReadCommit } from '../../session/git-tree.js';
+import { fetchForWork, tryReadCommit } from '../../git/tree.js';
 import { restoreWorktree } from '../../session/worktree.js';
 import { isOurs, readRole, WRITE_ROLES } from '../authorize.js';
 import type { TaskKind } from '../event-command.js';

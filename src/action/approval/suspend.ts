@@ -15,7 +15,7 @@ import { createGitRefStore } from '../../session/git-ref-store.js';
 import { createSessionKey, type SessionKey } from '../../session/sign.js';
 import type { SessionStore } from '../../session/store.js';
 import { captureWorktree } from '../../session/worktree.js';
-import { assertGit } from '../../session/git.js';
+import { assertGit } from '../../git/git.js';
 import type { ActionSettings } from '../inputs.js';
 import { formatMarker } from '../markers.js';
 import type { ActionResult, ActionRunContext, PreparedRun } from '../run-context.js';

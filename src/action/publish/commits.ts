@@ -18,8 +18,8 @@
  */
 import { AgentError } from '../../common/errors.js';
 import { redactSecrets } from '../../common/redact.js';
-import { assertGit, GIT_REMOTE, runGit, type GitRemote } from '../../session/git.js';
-import { fetchForWork, readBlobSizes, readCommitParts, readTreeChanges, replayCommit, writeCommit, writeTreeWith, type TreeChange } from '../../session/git-tree.js';
+import { assertGit, GIT_REMOTE, runGit, type GitRemote } from '../../git/git.js';
+import { fetchForWork, readBlobSizes, readCommitParts, readTreeChanges, replayCommit, writeCommit, writeTreeWith, type TreeChange } from '../../git/tree.js';
 import { writeWorktreeTree } from '../../session/worktree.js';
 import type { WorkTreeStart } from '../work-tree.js';
 

@@ -13,8 +13,8 @@
  * thread: suggestions where they fit and the whole patch, collapsed, in the review's body.
  */
 import { messageOf } from '../../common/errors.js';
-import { assertGit } from '../../session/git.js';
-import { readTreeChanges, type TreeChange } from '../../session/git-tree.js';
+import { assertGit } from '../../git/git.js';
+import { readTreeChanges, type TreeChange } from '../../git/tree.js';
 import type { RecordedReviewComment } from '../../tools/github/recorder.js';
 import type { ActionResult, ActionRunContext } from '../run-context.js';
 import type { ThreadInfo } from '../task-context.js';

@@ -7,7 +7,7 @@
  */
 import { messageOf } from '../../common/errors.js';
 import { redactSecrets } from '../../common/redact.js';
-import { assertGit, type GitRemote } from '../../session/git.js';
+import { assertGit, type GitRemote } from '../../git/git.js';
 import type { GitHubClient } from '../github-client.js';
 import type { RepoRef } from '../run-context.js';
 import { capBody } from './body-cap.js';

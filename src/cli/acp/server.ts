@@ -17,7 +17,7 @@ import type { McpServerSpec } from '../../tools/mcp-servers.js';
 import type { AcpArgs } from '../args.js';
 import { resolveFlagPaths } from '../flag-paths.js';
 import { apiKeyOf } from '../local-agent.js';
-import { openProjectSessions, readSessionListing } from '../local-sessions.js';
+import { openProjectSessions, readSessionListing } from '../session/local.js';
 import { openAcpSession, type AcpSession } from './session.js';
 
 export interface AcpServerEnv {

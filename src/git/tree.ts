@@ -1,6 +1,6 @@
 /**
  * Git plumbing over commits and trees, for the action's work tree (src/action/work-tree.ts) and its
- * commits (src/action/publish/commits.ts). Every process is src/session/git.ts's runGit: hardened,
+ * commits (src/action/publish/commits.ts). Every process is src/git/git.ts's runGit: hardened,
  * the token only for fetches.
  *
  * Nothing here needs history. The agent's commit is replayed onto a moved head by a three-way merge

@@ -4,9 +4,9 @@
  * what is wrong; the other sessions are listed all the same.
  */
 import { realpathSync } from 'node:fs';
-import { AgentError, isAgentError, messageOf } from '../common/errors.js';
-import { formatBroken, formatRelativeTime, formatSessionList, openProjectSessions, readSessionListing, selectSession } from './local-sessions.js';
-import { describeError, type Io } from './output.js';
+import { AgentError, isAgentError, messageOf } from '../../common/errors.js';
+import { formatBroken, formatRelativeTime, formatSessionList, openProjectSessions, readSessionListing, selectSession } from './local.js';
+import { describeError, type Io } from '../output.js';
 
 export interface SessionCommandEnv {
   env: Readonly<Record<string, string | undefined>>;

@@ -6,9 +6,9 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { AgentError } from '../common/errors.js';
-import type { LocalSessionDoc } from '../session/codec.js';
-import { createFileStore, projectSessionsDir, type LocalSessionStore } from '../session/file-store.js';
+import { AgentError } from '../../common/errors.js';
+import type { LocalSessionDoc } from '../../session/codec.js';
+import { createFileStore, projectSessionsDir, type LocalSessionStore } from '../../session/file-store.js';
 
 export interface ProjectSessions {
   store: LocalSessionStore;

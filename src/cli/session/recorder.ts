@@ -5,12 +5,12 @@
  * same session is refused rather than overwritten.
  */
 import { userInfo } from 'node:os';
-import { AgentError } from '../common/errors.js';
-import type { Outcome } from '../core/events.js';
-import type { RunState } from '../core/run-state.js';
-import type { PendingApproval } from '../scheduler/types.js';
-import { encodeLocalSession, SESSION_VERSION, type LocalSessionDoc, type LocalStatus, type StoredMcpServer } from '../session/codec.js';
-import type { LocalSessionStore } from '../session/file-store.js';
+import { AgentError } from '../../common/errors.js';
+import type { Outcome } from '../../core/events.js';
+import type { RunState } from '../../core/run-state.js';
+import type { PendingApproval } from '../../scheduler/types.js';
+import { encodeLocalSession, SESSION_VERSION, type LocalSessionDoc, type LocalStatus, type StoredMcpServer } from '../../session/codec.js';
+import type { LocalSessionStore } from '../../session/file-store.js';
 
 /** What a new session's file says about itself. */
 export interface SessionOrigin {

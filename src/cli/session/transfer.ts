@@ -8,17 +8,17 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { AgentError, isAgentError, messageOf } from '../common/errors.js';
-import { sequenceOf, type LocalSessionDoc } from '../session/codec.js';
-import { distrustFolder, trustedFoldersPath } from './folder-trust.js';
-import { createGitRefStore, SESSION_REF_PREFIX } from '../session/git-ref-store.js';
-import { assertGit, runGit, type GitRemote } from '../session/git.js';
-import { createSessionKey, type SessionKey } from '../session/sign.js';
-import { actionFromLocal, localFromAction } from '../session/transfer.js';
-import { captureWorktree, restoreWorktree, writeWorktreeTree } from '../session/worktree.js';
-import { openProjectSessions, readSessionListing, selectSession } from './local-sessions.js';
-import { describeError } from './output.js';
-import type { SessionCommandEnv } from './session-commands.js';
+import { AgentError, isAgentError, messageOf } from '../../common/errors.js';
+import { sequenceOf, type LocalSessionDoc } from '../../session/codec.js';
+import { distrustFolder, trustedFoldersPath } from '../folder-trust.js';
+import { createGitRefStore, SESSION_REF_PREFIX } from '../../session/git-ref-store.js';
+import { assertGit, runGit, type GitRemote } from '../../git/git.js';
+import { createSessionKey, type SessionKey } from '../../session/sign.js';
+import { actionFromLocal, localFromAction } from '../../session/transfer.js';
+import { captureWorktree, restoreWorktree, writeWorktreeTree } from '../../session/worktree.js';
+import { openProjectSessions, readSessionListing, selectSession } from './local.js';
+import { describeError } from '../output.js';
+import type { SessionCommandEnv } from './commands.js';
 
 export const SESSION_HELP = `Usage: agent-action session export SESSION --thread N [--pull-request] [--repo OWNER/NAME] [--remote NAME] [-p PROMPT] [--cwd DIR]
        agent-action session import ID [--remote NAME] [--restore-worktree] [--cwd DIR]

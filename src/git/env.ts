@@ -10,10 +10,10 @@
  * - Every configuration key git 2.39 reads whose value it runs as a command, or that chooses which
  *   command runs, is set in the command scope (`GIT_CONFIG_COUNT`), which git reads last: it wins
  *   over the repository's own config and over anything `include.path`/`includeIf` pulls in.
- *   Per-name keys (filter, diff and merge drivers, remotes) cannot be listed ahead: src/session/git.ts
+ *   Per-name keys (filter, diff and merge drivers, remotes) cannot be listed ahead: src/git/git.ts
  *   reads the effective config before each command and neutralizes every name it finds.
  *
- * Pure: builds records; src/session/git.ts and the tools that run git spawn with them.
+ * Pure: builds records; src/git/git.ts and the tools that run git spawn with them.
  */
 
 export type ConfigPair = readonly [key: string, value: string];

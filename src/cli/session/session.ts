@@ -3,13 +3,13 @@
  * (`--approve`, `--deny`, or the next prompt), and the run state it continues with.
  */
 import { randomUUID } from 'node:crypto';
-import { AgentError } from '../common/errors.js';
-import { createRunState, type RunState } from '../core/run-state.js';
-import type { ApprovalMode } from '../policy/types.js';
-import type { ApprovalAnswer, PendingApproval } from '../scheduler/types.js';
-import type { LocalSessionDoc } from '../session/codec.js';
-import { readSessionListing, selectSession, type ProjectSessions } from './local-sessions.js';
-import type { HeldLocalSession } from './session-recorder.js';
+import { AgentError } from '../../common/errors.js';
+import { createRunState, type RunState } from '../../core/run-state.js';
+import type { ApprovalMode } from '../../policy/types.js';
+import type { ApprovalAnswer, PendingApproval } from '../../scheduler/types.js';
+import type { LocalSessionDoc } from '../../session/codec.js';
+import { readSessionListing, selectSession, type ProjectSessions } from './local.js';
+import type { HeldLocalSession } from './recorder.js';
 
 export async function readResumedSession(p: ProjectSessions, selector: string): Promise<HeldLocalSession> {
   const chosen = selectSession(await readSessionListing(p), selector, '--resume');

@@ -5,7 +5,7 @@
  *
  * Before each command the repository's effective config is listed (`git config --list`, includes
  * followed), and every filter, diff and merge driver it names is neutralized in the command scope, on
- * top of src/common/git-env.ts's fixed list. What the command scope cannot override (git keeps the
+ * top of src/git/env.ts's fixed list. What the command scope cannot override (git keeps the
  * first `remote.<name>.uploadpack`; `core.worktree` is read before any -c) is refused. A `.gitattributes` written by a model
  * can name a driver; only config can define one, and config is read here first.
  *
@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { AgentError } from '../common/errors.js';
-import { createGitEnv, type ConfigPair } from '../common/git-env.js';
+import { createGitEnv, type ConfigPair } from './env.js';
 
 export interface GitResult {
   code: number;
