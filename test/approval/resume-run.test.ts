@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { handleApprovalReplyWith } from '../../src/action/approval/resume.js';
 import { createCheckpointer, suspendSession, type AwaitingRun } from '../../src/action/approval/suspend.js';
-import type { TaskKind } from '../../src/action/event-command.js';
+import type { TaskKind } from '../../src/common/task-kinds.js';
 import type { AgentTask } from '../../src/action/run-context.js';
 import { createRunState } from '../../src/core/run-state.js';
 import type { SessionStore } from '../../src/session/store.js';

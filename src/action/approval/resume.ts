@@ -12,6 +12,7 @@
  * the other reports "already handled" and does nothing.
  */
 import { messageOf } from '../../common/errors.js';
+import { taskKindOf } from '../../common/task-kinds.js';
 import { statsOf } from '../../core/stats.js';
 import type { ApprovalAnswer } from '../../scheduler/types.js';
 import { nextVersionOf, type SessionDoc } from '../../session/codec.js';
@@ -20,16 +21,12 @@ import { readThreadSessions, type SessionStore } from '../../session/store.js';
 import { fetchForWork, tryReadCommit } from '../../session/git-tree.js';
 import { restoreWorktree } from '../../session/worktree.js';
 import { isOurs, readRole, WRITE_ROLES } from '../authorize.js';
-import type { TaskKind } from '../event-command.js';
 import type { GitHubClient } from '../github-client.js';
 import { formatMarker } from '../markers.js';
 import type { ActionResult, ActionRunContext, HandleApprovalReply, Log, RepoRef, ReplyCommand } from '../run-context.js';
 import { answersFor, parseApprovalReply, tryParseApprovalMarker, type ApprovalMarker } from './approval-comment.js';
 import { checkForward, readLedger, recordVersion, tryRecordVersion, type Ledger, type ThreadComment } from './session-ledger.js';
 import { postThreadReply, storeFor, suspendSession, type AwaitingRun, type HeldSession, type SuspendDeps } from './suspend.js';
-
-const TASKS: readonly TaskKind[] = ['fix', 'review', 'triage', 'question', 'prompt'];
-const taskKindOf = (command: string): TaskKind | undefined => TASKS.find((k) => k === command);
 
 interface QuestionComment extends ApprovalMarker {
   id: number;
