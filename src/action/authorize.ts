@@ -1,8 +1,10 @@
 /**
- * Who may start a run. Comment commands need write, maintain or admin permission, asked of the
- * collaborator-permission API (author_association is not enough: it says nothing of the current
- * role). Bots only when allow-listed; the action's own comments never. A refusal is a value, not an
- * error: the run logs it and ends green as `skipped`, leaving no comment.
+ * Who may start a run, and who may answer an approval request: one rule for both. Comment commands
+ * need write, maintain or admin permission, asked of the collaborator-permission API
+ * (author_association is not enough: it says nothing of the current role). Bots only when
+ * allow-listed, and never to answer a request; the action's own comments never. A refusal is a
+ * value, not an error: the run logs it and ends green as `skipped` (a person whose answer was
+ * refused is told so in the thread: approval/resume.ts tellRefusedReplier).
  */
 import { AgentError, messageOf } from '../common/errors.js';
 import type { Trigger } from './event-command.js';
@@ -16,10 +18,15 @@ export interface AuthorizeOptions {
   /** Logins the action itself posts as (github-actions[bot] for the workflow token). */
   selfLogins: readonly string[];
   trigger: Trigger;
+  /**
+   * The comment answers an approval request (`/agent approve|deny|answer|continue`): no bot may,
+   * allow-listed or not. An approval is a person's decision, and two bots must not talk to each other.
+   */
+  answersApproval?: boolean;
 }
 
 /** The roles that may start runs and answer approvals. */
-export const WRITE_ROLES: ReadonlySet<string> = new Set(['admin', 'maintain', 'write']);
+const WRITE_ROLES: ReadonlySet<string> = new Set(['admin', 'maintain', 'write']);
 
 /** The account the workflow token posts as: the action's own comments are by it. */
 export const SELF_LOGINS: readonly string[] = ['github-actions[bot]'];
@@ -79,10 +86,11 @@ export async function authorize(octokit: GitHubClient, repo: RepoRef, opts: Auth
   if (opts.selfLogins.some((s) => s.toLowerCase() === login.toLowerCase())) {
     return { allowed: false, reason: `${login} is agent-action's own account` };
   }
+  if (trigger.requester.isBot && opts.answersApproval) return { allowed: false, reason: `${login} is a bot; bots cannot answer approval requests` };
   if (trigger.requester.isBot && !opts.allowedBots.includes(login.toLowerCase())) {
     return { allowed: false, reason: `${login} is a bot and not listed in allowed-bots` };
   }
-  if (!trigger.needsWrite) return { allowed: true, permission: 'none needed' };
+  if (!trigger.needsWrite && !opts.answersApproval) return { allowed: true, permission: 'none needed' };
   const role = await readRole(octokit, repo, login);
   if (role === undefined) return { allowed: false, reason: `${login} is not a collaborator of ${repo.owner}/${repo.repo}` };
   if (!WRITE_ROLES.has(role)) return { allowed: false, reason: `${login} has '${role}' permission; write, maintain or admin is needed` };
@@ -93,7 +101,7 @@ export async function authorize(octokit: GitHubClient, repo: RepoRef, opts: Auth
  * The user's role: `role_name` distinguishes maintain from write (`permission` folds it into write).
  * Undefined when the user is not a collaborator (404); other failures throw after the client's retries.
  */
-export async function readRole(octokit: GitHubClient, repo: RepoRef, username: string): Promise<string | undefined> {
+async function readRole(octokit: GitHubClient, repo: RepoRef, username: string): Promise<string | undefined> {
   try {
     const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username });
     return (data as { role_name?: string }).role_name || data.permission;

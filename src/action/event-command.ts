@@ -4,9 +4,9 @@
  */
 import type { IssueCommentEvent, IssuesEvent, PullRequestEvent, PullRequestReviewCommentEvent, PullRequestReviewEvent, WorkflowDispatchEvent } from '@octokit/webhooks-types';
 import { messageOf } from '../common/errors.js';
+import type { TaskKind } from '../common/task-kinds.js';
 import { hasActionMarker } from './markers.js';
 
-export type TaskKind = 'fix' | 'review' | 'triage' | 'question' | 'prompt';
 type ReplyVerb = 'approve' | 'deny' | 'answer' | 'continue';
 
 export interface Thread {

@@ -5,26 +5,22 @@
  * .env` imports this file and calls it); importing this module starts nothing. `runAction(face)` is
  * the same run with everything it touches outside passed in, for tests.
  *
- * Each command loads its own code when it runs (dynamic imports, which ncc splits into chunks): a
- * skipped event or a help reply never loads the agent, a question never loads triage, and the
- * publishing code (commits, pull requests, reviews) loads only for a run that has something to publish.
+ * A command loads its code when it runs (one dynamic import, which ncc splits into a chunk): a
+ * skipped event never loads the GitHub client, the agent or the publishing code.
  */
 import * as core from '@actions/core';
 import { messageOf } from '../common/errors.js';
-import { readActionRemote } from './action-remote.js';
-import { authorize, createOwnAccount, SELF_LOGINS } from './authorize.js';
 import { readCheckoutSecrets } from './credentials.js';
 import { dropSecretsFromEnv } from './env-secrets.js';
 import { routeEvent, type Command } from './event-command.js';
 import { readEventFile } from './event-file.js';
-import { replyWithHelp } from './help-comment.js';
 import { readInputs, type GetInput } from './inputs.js';
-import type { InputErrorAnswer } from './input-error-reply.js';
+import { answerInputErrors, type InputErrorAnswer } from './input-error-reply.js';
 import { redactedFace, redactedOutcome } from './redacted-face.js';
 import { failedOutcome, outcomeOfError, reportOutcome, type Outcome } from './report.js';
 import type { Log } from './run-context.js';
 import type { Clock } from '../core/loop.js';
-import type { RunBase } from './run-task.js';
+import type { Read, RunBase } from './run-task.js';
 
 /** What a run needs from the runner: the @actions/core toolkit in `run()`, plain functions in tests. */
 export interface ActionFace {
@@ -86,7 +82,7 @@ export async function runAction(given: ActionFace): Promise<Outcome> {
   }
 }
 
-async function runCommandOf(face: ActionFace, read: { settings: RunBase['settings']; runner: RunBase['runner']; secrets: string[] }): Promise<Outcome> {
+async function runCommandOf(face: ActionFace, read: Read): Promise<Outcome> {
   const { settings, runner, secrets } = read;
   const event = await readEventFile(runner.eventPath);
   if (!event.ok) return failedOutcome([{ title: 'event payload', message: event.message }]);
@@ -113,48 +109,16 @@ async function runCommandOf(face: ActionFace, read: { settings: RunBase['setting
     secrets.push(s);
     face.setSecret(s);
   }
-  // Loaded only now (no module this one imports loads it): @actions/github parses the event file
-  // as it loads, and only now is the file known to be good.
-  const { createGitHubClient } = await import('./github-client.js');
-  let apiCalls = 0;
-  const octokit = createGitHubClient({
-    token: settings.githubToken,
-    baseUrl: runner.apiUrl,
-    secrets,
-    log: face.log.info,
-    pacing: runner.pacing,
-    retryAfterBaseMs: face.retryAfterBaseMs,
-    onHttpRequest: () => void apiCalls++,
-  });
-  const repo = runner.repository;
-  const auth = await authorize(octokit, repo, { allowedBots: settings.allowedBots, selfLogins: SELF_LOGINS, trigger: command.trigger });
-  if (!auth.allowed) {
-    face.log.notice(`agent-action: not run: ${auth.reason}`);
-    if (command.kind === 'reply') await (await import('./approval/resume.js')).tellRefusedReplier(command, { octokit, repo, log: face.log });
-    return done({ status: 'skipped', summary: auth.reason });
-  }
-  if (command.kind === 'help') return done(await replyWithHelp(octokit, repo, { thread: command.trigger.thread, trigger: settings.trigger, fixLabel: settings.fixLabel }));
-
-  // Before any model runs: where pushes go is read now, from the checkout as actions/checkout left it.
-  const remote = await readActionRemote({ workspace: runner.workspace, token: settings.githubToken, serverUrl: runner.serverUrl, repository: repo });
-  const own = createOwnAccount(octokit, face.log.warning);
-  const base: RunBase = { octokit, repo, settings, runner, log: face.log, secrets, remote, own, writeSummary: face.writeSummary, modelClient: face.modelClient };
-  const triage = { apiCalls: () => apiCalls, clock: face.clock };
-  if (command.kind === 'triage-plan' || command.kind === 'triage-shard' || command.kind === 'triage-all') {
-    const t = await import('./triage/run-triage.js');
-    if (command.kind === 'triage-plan') return done(await t.runTriagePlan(base, triage));
-    if (command.kind === 'triage-shard') return done(await t.runTriageShard(base, command.issues, triage));
-    return done(await t.triageAll(base, triage));
-  }
-  const { runCommand } = await import('./run-task.js');
-  return done(await runCommand(base, command, command.trigger.thread));
+  // The rest loads only now, in one chunk: a skipped event never loads the agent, and @actions/github
+  // (which the GitHub client needs) parses the event file as it loads: only now is the file known to be good.
+  const { runRouted } = await import('./run-task.js');
+  return runRouted(face, read, command);
 }
 
 const done = (result: Outcome['result']): Outcome => ({ result, errors: [] });
 
 /** Input errors are answered in the thread too, when the event is a command there (input-error-reply.ts). */
 async function answerInThread(face: ActionFace, o: Omit<InputErrorAnswer, 'messages' | 'log'>, failed: Outcome): Promise<void> {
-  const { answerInputErrors } = await import('./input-error-reply.js');
   await answerInputErrors({ ...o, messages: failed.errors.map((e) => e.message), log: face.log, retryAfterBaseMs: face.retryAfterBaseMs });
 }
 

@@ -109,38 +109,7 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
   };
 
   const onEvent = (e: LoopEvent) => {
-    switch (e.type) {
-      case 'tool_use':
-        view.toolCalls++;
-        break;
-      case 'tool_state':
-        if (e.title) view.step = e.title;
-        break;
-      case 'tool_result':
-        if (!e.ok) view.failedCalls++;
-        view.recent = [...view.recent, `${e.ok ? '✓' : '✗'} ${e.forHuman ?? e.name}`].slice(-5);
-        break;
-      case 'message':
-        if (e.role === 'assistant' && !e.delta) view.step = 'thinking';
-        break;
-      case 'retry':
-        view.step = `model busy (${e.reason}); retrying`;
-        break;
-      case 'approval_request':
-        view.step = 'waiting for a maintainer';
-        break;
-      case 'warning':
-        // An MCP server that exited, a repaired history: the job log says so.
-        o.log.warning(e.message);
-        return;
-      case 'hook':
-        view.hooks.push(e);
-        if (e.outcome === 'warning' || e.outcome === 'timeout') o.log.warning(`hook ${e.name} (${e.event}): ${e.message ?? e.outcome}`);
-        return;
-      default:
-        return;
-    }
-    schedule();
+    if (applyEvent(view, e, o.log)) schedule();
   };
 
   return {
@@ -196,6 +165,41 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
       }
     },
   };
+}
+
+/** One loop event into the view; true when the comment shows it (warnings and hooks go to the log and the summary). */
+function applyEvent(view: View, e: LoopEvent, log: Log): boolean {
+  switch (e.type) {
+    case 'tool_use':
+      view.toolCalls++;
+      return true;
+    case 'tool_state':
+      if (e.title) view.step = e.title;
+      return true;
+    case 'tool_result':
+      if (!e.ok) view.failedCalls++;
+      view.recent = [...view.recent, `${e.ok ? '✓' : '✗'} ${e.forHuman ?? e.name}`].slice(-5);
+      return true;
+    case 'message':
+      if (e.role === 'assistant' && !e.delta) view.step = 'thinking';
+      return true;
+    case 'retry':
+      view.step = `model busy (${e.reason}); retrying`;
+      return true;
+    case 'approval_request':
+      view.step = 'waiting for a maintainer';
+      return true;
+    case 'warning':
+      // An MCP server that exited, a repaired history: the job log says so.
+      log.warning(e.message);
+      return false;
+    case 'hook':
+      view.hooks.push(e);
+      if (e.outcome === 'warning' || e.outcome === 'timeout') log.warning(`hook ${e.name} (${e.event}): ${e.message ?? e.outcome}`);
+      return false;
+    default:
+      return false;
+  }
 }
 
 const STATUS_TEXT: Record<ActionResult['status'], string> = {

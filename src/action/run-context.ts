@@ -2,15 +2,19 @@
  * The per-run context of the GitHub face: what every step after routing and authorization receives,
  * including the approval code (src/action/approval/: suspend and resume). Types only.
  */
-import type { Agent, AgentRun } from '../compose/prepare-agent.js';
+import type { Agent, AgentOptions } from '../compose/prepare-agent.js';
 import type { Emit, RunStats } from '../core/events.js';
 import type { GitRemote } from '../git/git.js';
-import type { PublishRecord, PublishRecorder } from '../tools/github/recorder.js';
-import type { Command, Requester, TaskKind, Thread, Trigger } from './event-command.js';
+import type { PublishRecorder } from '../tools/github/recorder.js';
+import type { TaskKind } from '../common/task-kinds.js';
+import type { Command, Requester, Thread, Trigger } from './event-command.js';
 import type { OwnAccount } from './authorize.js';
 import type { GitHubClient } from './github-client.js';
 import type { ActionSettings, RunnerEnv } from './inputs.js';
-import type { SandboxView } from './sandbox-text.js';
+import type { ActionSandbox, StartedActionSandbox } from './action-sandbox.js';
+import type { HeldSession } from './approval/suspend.js';
+import type { ThreadInfo } from './task-context.js';
+import type { TrustedConfigSource } from './trusted-config.js';
 import type { WorkTreeStart } from './work-tree.js';
 
 export interface RepoRef {
@@ -73,6 +77,7 @@ export interface AgentTask {
   trustedCommit?: string;
 }
 
+/** An agent prepared for a task (prepare-run.ts), and what its run needs to end (end-run.ts). */
 export interface PreparedRun {
   agent: Agent;
   recorder: PublishRecorder;
@@ -83,9 +88,19 @@ export interface PreparedRun {
   prompt: string;
   /** The commit the agent's policies, settings and memory were read from (recorded in a session). */
   trustedCommit?: string;
+  /**
+   * The session ref this run holds: the one a resumed run claimed, or the one its first checkpoint
+   * created (approval/suspend.ts). endRun suspends onto it, or marks it finished.
+   */
+  held?: HeldSession;
 }
 
-export interface ActionRunContext {
+/**
+ * One command's run on one thread (or none), as a value: made once by run-task.ts (openRun), then
+ * handed to prepareRun, the approval code and endRun. Its only fields written after that are the
+ * work tree a resume restores, the sandbox probe's answer and the agents to close.
+ */
+export interface RunContext {
   octokit: GitHubClient;
   repo: RepoRef;
   runner: RunnerEnv;
@@ -112,24 +127,23 @@ export interface ActionRunContext {
   log: Log;
   /** Secrets to keep out of everything posted and every command's environment. */
   secrets: string[];
-  /** What this run's sandbox probe found: the approval question says where an approved command runs. */
-  sandbox?: SandboxView;
-  /**
-   * Builds the agent for a task (trusted policy and memory, GitHub recorder tools, limits). On resume
-   * pass the saved task and the saved publish record, so what was recorded before suspension is kept.
-   */
-  prepareRun(task: AgentTask, record?: PublishRecord): Promise<PreparedRun>;
-  /**
-   * Ends a run: `awaiting_approval` goes to suspendSession (approval/suspend.ts); anything else publishes once (commits,
-   * pull request, review, labels, replies) and rewrites the progress comment.
-   */
-  finishRun(run: AgentRun, prepared: PreparedRun): Promise<ActionResult>;
-  /** Ends what prepared agents started (MCP servers, SessionEnd hooks) if a run did not get to finishRun. */
-  dispose?(): Promise<void>;
+  /** The thread's title, body, comments and pull request, read once (task-context.ts). */
+  info?: ThreadInfo;
+  /** A triage's allowed labels (publish/labels.ts). */
+  labels?: string[];
+  /** Where the trusted configuration is read from: a commit, never the work tree (trusted-config.ts). */
+  trusted: TrustedConfigSource;
+  /** The run's sandbox, made at once; its probe runs until `awaitSandbox` (run-task.ts) has its answer. */
+  sandbox: StartedActionSandbox;
+  /** What the probe found, once awaited: the approval question says where an approved command runs. */
+  probed?: ActionSandbox;
+  /** Tests pass a scripted model; AgentOptions.model.client. */
+  modelClient?: AgentOptions['model']['client'];
+  /** When the run started (ms since the epoch): its duration in the stats. */
+  startedAt: number;
+  /** The agents prepareRun made: closed when the run ends, MCP servers and hooks with them. */
+  agents: Agent[];
 }
 
 /** An approval reply (`/agent approve|deny|answer|continue ...`) with its thread and comment. */
 export type ReplyCommand = Extract<Command, { kind: 'reply' }>;
-
-/** src/action/approval/resume.ts implements this (the session engineer's). */
-export type HandleApprovalReply = (ctx: ActionRunContext, reply: ReplyCommand) => Promise<ActionResult>;

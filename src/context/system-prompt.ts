@@ -6,8 +6,9 @@
  * the model does not have.
  */
 import type { ApprovalMode } from '../common/approval-mode.js';
+import type { TaskKind } from '../common/task-kinds.js';
 
-export type Command = 'fix' | 'review' | 'triage' | 'question' | 'prompt';
+export type Command = TaskKind;
 
 export interface SystemPromptInput {
   command: Command;

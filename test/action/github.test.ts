@@ -101,6 +101,33 @@ describe('authorize against the collaborator-permission API', () => {
     expect((await authorize(octokit, repo, { ...opts, allowedBots: [], trigger: trigger('renovate[bot]', { bot: false }) })).allowed).toBe(true);
   });
 
+  // The rule main.ts and the approval code once each held: they disagreed on an allow-listed bot
+  // (allowed to start a run, refused as an answer only after the run had started) and on whether an
+  // answer without needsWrite asks for a role.
+  describe('who may answer an approval request (answersApproval)', () => {
+    const answer = (login: string, o: { bot?: boolean; needsWrite?: boolean } = {}) => authorize(octokit, repo, { ...opts, answersApproval: true, trigger: trigger(login, o) });
+
+    it('an allow-listed bot may start a run but never answer one, and nothing is asked of the API', async () => {
+      gh.state.permissions['renovate[bot]'] = 'write';
+      expect(await answer('renovate[bot]', { bot: true })).toEqual({ allowed: false, reason: 'renovate[bot] is a bot; bots cannot answer approval requests' });
+      expect(await answer('dependabot[bot]', { bot: true })).toEqual({ allowed: false, reason: 'dependabot[bot] is a bot; bots cannot answer approval requests' });
+      expect(gh.requests).toHaveLength(0);
+      expect(await authorize(octokit, repo, { ...opts, trigger: trigger('renovate[bot]', { bot: true }) })).toEqual({ allowed: true, permission: 'write' });
+    });
+
+    it("the action's own account is refused as itself, before the bot rule", async () => {
+      expect(await answer('github-actions[bot]', { bot: true })).toEqual({ allowed: false, reason: "github-actions[bot] is agent-action's own account" });
+    });
+
+    it('a person needs write, maintain or admin, even where the trigger asked no role', async () => {
+      gh.state.permissions.keeper = 'maintain';
+      expect(await answer('keeper')).toEqual({ allowed: true, permission: 'maintain' });
+      expect(await answer('writer', { needsWrite: false })).toEqual({ allowed: true, permission: 'write' });
+      expect(await answer('reader', { needsWrite: false })).toEqual({ allowed: false, reason: "reader has 'read' permission; write, maintain or admin is needed" });
+      expect(await answer('nobody-here')).toMatchObject({ allowed: false });
+    });
+  });
+
   it('a persistent server error throws rather than allowing', async () => {
     gh.fail({ path: /permission$/, status: 500, times: 10 });
     await expect(authorize(octokit, repo, { ...opts, trigger: trigger('maintainer') })).rejects.toThrow(/permission/);

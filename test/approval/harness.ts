@@ -9,7 +9,13 @@ import type { Agent, AgentRun } from '../../src/compose/prepare-agent.js';
 import type { RunState } from '../../src/core/run-state.js';
 import { createRunState } from '../../src/core/run-state.js';
 import type { ReplyCommand } from '../../src/action/run-context.js';
-import type { ActionResult, ActionRunContext, AgentTask, PreparedRun } from '../../src/action/run-context.js';
+import type { ActionResult, RunContext, AgentTask, PreparedRun } from '../../src/action/run-context.js';
+import type { ActionSandbox } from '../../src/action/action-sandbox.js';
+import type { SuspendDeps } from '../../src/action/approval/suspend.js';
+import type { Resumed } from '../../src/action/prepare-run.js';
+import type { PublishInput } from '../../src/action/publish/publish-run.js';
+import { runTask, type RunSeams } from '../../src/action/run-task.js';
+import type { Sandbox } from '../../src/sandbox/types.js';
 import type { ActionSettings } from '../../src/action/inputs.js';
 import { createOwnAccount } from '../../src/action/authorize.js';
 import { createGitHubClient } from '../../src/action/github-client.js';
@@ -92,7 +98,11 @@ function createScriptedAgent(root: string, script: AgentScript, resumes: ResumeC
 
 export interface Runner {
   root: string;
-  ctx: ActionRunContext;
+  ctx: RunContext;
+  /** The scripted agent for a task, as the real prepareRun would make it. */
+  prepare(task: AgentTask, resumed?: Resumed): Promise<PreparedRun>;
+  /** The scripted agent, and publishing recorded: what runTask is given (answerReply). */
+  seams: RunSeams;
   resumes: ResumeCall[];
   finished: ActionResult[];
   progress: Array<{ result: ActionResult; extra?: string }>;
@@ -125,11 +135,11 @@ export function createRunner(gh: FakeGitHub, origin: string, opts: RunnerOptions
   const requester = { login: opts.requester ?? 'maintainer', isBot: false };
   const settings = { trigger: '/agent', approvalTimeoutMs: 7 * 24 * 3600_000, model: 'gemini-test', geminiApiKey: opts.apiKey ?? 'AIza-harness-key', sessionKey: opts.sessionKey } as ActionSettings;
   const octokit = createGitHubClient({ token: 'ghs_test_token_123', baseUrl: gh.url, secrets: ['ghs_test_token_123'], pacing: 'none', retryAfterBaseMs: 1, retries: 0 });
-  const ctx: ActionRunContext = {
+  const ctx: RunContext = {
     octokit,
     own: createOwnAccount(octokit),
     repo: { owner: gh.state.owner, repo: gh.state.repo },
-    runner: {} as ActionRunContext['runner'],
+    runner: {} as RunContext['runner'],
     settings,
     command: { kind: 'fix', text: 'fix the sum', trigger: { requester, thread, needsWrite: true } },
     trigger: { requester, thread, needsWrite: true },
@@ -152,21 +162,33 @@ export function createRunner(gh: FakeGitHub, origin: string, opts: RunnerOptions
       group: (_t, fn) => fn(),
     },
     secrets: ['ghs_test_token_123'],
-    async prepareRun(task, record): Promise<PreparedRun> {
-      opts.record?.push(record ?? { reviewComments: [], replies: [] });
-      opts.tasks?.push(task);
-      // As run-task.ts: the session's commit on resume, else the commit the run started on.
-      const trustedCommit = task.trustedCommit ?? startCommit;
-      return { agent, recorder: createPublishRecorder(record), task, emit: () => undefined, prompt: 'Fix the sum', trustedCommit };
-    },
-    async finishRun(run) {
-      const result: ActionResult = { status: run.outcome.status === 'success' ? 'success' : 'failed', summary: `finished: ${run.outcome.status}` };
-      finished.push(result);
-      return result;
-    },
+    // Where the real prepareRun reads policies and settings: the scripted agent below needs none.
+    trusted: { read: () => Promise.reject(new Error('the scripted agent reads no trusted configuration')), dispose: async () => undefined },
+    sandbox: { sandbox: UNCONFINED.sandbox, ready: async () => UNCONFINED },
+    startedAt: Date.now(),
+    agents: [],
   };
-  return { root, ctx, resumes, finished, progress, logs };
+  // As prepare-run.ts: the session's commit on resume, else the commit the run started on; a resumed run holds its claim.
+  const prepare = async (_ctx: RunContext, task: AgentTask, resumed?: Resumed): Promise<PreparedRun> => {
+    opts.record?.push(resumed?.record ?? { reviewComments: [], replies: [] });
+    opts.tasks?.push(task);
+    const trustedCommit = task.trustedCommit ?? startCommit;
+    return { agent, recorder: createPublishRecorder(resumed?.record), task, emit: () => undefined, prompt: 'Fix the sum', trustedCommit, held: resumed?.held };
+  };
+  // The published result of a run that did not suspend, recorded instead of commits and comments.
+  const publish = async (_ctx: RunContext, p: PublishInput): Promise<ActionResult> => {
+    const result: ActionResult = { status: p.run.outcome.status === 'success' ? 'success' : 'failed', summary: `finished: ${p.run.outcome.status}`, stats: p.stats };
+    finished.push(result);
+    return result;
+  };
+  return { root, ctx, resumes, finished, progress, logs, prepare: (task, resumed) => prepare(ctx, task, resumed), seams: { prepare, publish } };
 }
+
+/** A reply handled as run-task.ts handles it: claimed, the agent prepared and resumed, endRun. */
+export const answerReply = (runner: Runner, reply: ReplyCommand, deps: SuspendDeps = {}): Promise<ActionResult> => runTask(runner.ctx, reply, { ...deps, ...runner.seams });
+
+/** The probe's answer the harness runs with: no sandbox, as `sandbox: off` says. */
+const UNCONFINED: ActionSandbox = { sandbox: { mode: 'off' } as Sandbox, status: { kind: 'unconfined', warning: 'sandbox: off' }, summary: '' };
 
 /** A reply comment as the router hands it over. */
 export function replyFrom(gh: FakeGitHub, body: string, login = 'maintainer', opts: { isBot?: boolean; threadNumber?: number; createdAt?: string } = {}): ReplyCommand {

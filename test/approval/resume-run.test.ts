@@ -6,14 +6,13 @@
  * in-memory session store (our SessionStore interface, real signing) so a write can be made to fail.
  */
 import { describe, expect, it } from 'vitest';
-import { handleApprovalReplyWith } from '../../src/action/approval/resume.js';
 import { createCheckpointer, suspendSession, type AwaitingRun } from '../../src/action/approval/suspend.js';
-import type { TaskKind } from '../../src/action/event-command.js';
+import type { TaskKind } from '../../src/common/task-kinds.js';
 import type { AgentTask } from '../../src/action/run-context.js';
 import { createRunState } from '../../src/core/run-state.js';
 import type { SessionStore } from '../../src/session/store.js';
 import { git, makeTempDir, writeFiles } from '../support/git-repo.js';
-import { replyFrom, SHELL_CALL, type Runner, type RunnerOptions } from './harness.js';
+import { answerReply, replyFrom, SHELL_CALL, type Runner, type RunnerOptions } from './harness.js';
 import { useMemoryWorld } from './memory-world.js';
 
 const T0 = '2026-03-01T12:00:00.000Z';
@@ -24,7 +23,7 @@ const deps = world.deps;
 /** Run 1: the scripted agent edits and asks; the run suspends on the memory store. */
 async function suspendFirst(command: string = 'fix', opts: RunnerOptions = {}): Promise<Runner> {
   const first = world.runner(opts);
-  const prepared = await first.ctx.prepareRun({ command: command as TaskKind, instructions: 'do it' });
+  const prepared = await first.prepare({ command: command as TaskKind, instructions: 'do it' });
   const run = await prepared.agent.start(prepared.prompt, prepared.emit);
   await suspendSession(first.ctx, { run: run as AwaitingRun, prepared }, deps());
   return first;
@@ -38,7 +37,7 @@ describe('the resumed task', () => {
     const startCommit = git(first.root, 'rev-parse', 'HEAD');
     const tasks: AgentTask[] = [];
     const second = world.runner({ tasks });
-    const result = await handleApprovalReplyWith(second.ctx, replyFrom(world.gh, '/agent approve'), deps());
+    const result = await answerReply(second, replyFrom(world.gh, '/agent approve'), deps());
     expect(result.status).toBe('success');
     expect(tasks).toEqual([{ command, instructions: 'do it', trustedCommit: startCommit }]);
   });
@@ -46,7 +45,7 @@ describe('the resumed task', () => {
   it('a session started by a command this action does not know: the run fails, says so, runs nothing', async () => {
     await suspendFirst('deploy');
     const second = world.runner();
-    const result = await handleApprovalReplyWith(second.ctx, replyFrom(world.gh, '/agent approve'), deps());
+    const result = await answerReply(second, replyFrom(world.gh, '/agent approve'), deps());
     const text = 'Session `sess-1` was started by an unknown command `deploy`.';
     expect(result).toEqual({ status: 'failed', summary: text, sessionId: 'sess-1' });
     expect(lastComment()).toBe(`${text}\n\nThe session is kept on its ref for inspection; nothing was run.\n\n<!-- agent-action:approval-reply -->`);
@@ -58,7 +57,7 @@ describe('the resumed task', () => {
     const second = world.runner();
     const reply = replyFrom(world.gh, '/agent approve');
     world.gh.fail({ method: 'POST', path: /\/issues\/7\/comments$/, status: 500 });
-    const result = await handleApprovalReplyWith(second.ctx, reply, deps());
+    const result = await answerReply(second, reply, deps());
     expect(result.status).toBe('failed');
     expect(second.logs.find((l) => l.startsWith('could not tell the thread: '))).toMatch(/^could not tell the thread: .*injected 500/);
   });
@@ -69,10 +68,10 @@ describe('restoring the work tree', () => {
     // The first run works on a branch of its own, which only its clone has.
     const first = world.runner();
     git(first.root, 'checkout', '-q', '-b', 'agent/fix-sum');
-    const prepared = await first.ctx.prepareRun({ command: 'fix' });
+    const prepared = await first.prepare({ command: 'fix' });
     await suspendSession(first.ctx, { run: (await prepared.agent.start(prepared.prompt, prepared.emit)) as AwaitingRun, prepared }, deps());
     const second = world.runner();
-    expect((await handleApprovalReplyWith(second.ctx, replyFrom(world.gh, '/agent approve'), deps())).status).toBe('success');
+    expect((await answerReply(second, replyFrom(world.gh, '/agent approve'), deps())).status).toBe('success');
     expect(git(second.root, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('agent/fix-sum');
   });
 
@@ -88,7 +87,7 @@ describe('restoring the work tree', () => {
     const first = await suspendFirst();
     const base = git(first.root, 'rev-parse', 'HEAD');
     expect(() => git(second.root, 'cat-file', '-e', `${base}^{commit}`)).toThrow();
-    expect((await handleApprovalReplyWith(second.ctx, replyFrom(world.gh, '/agent approve'), deps())).status).toBe('success');
+    expect((await answerReply(second, replyFrom(world.gh, '/agent approve'), deps())).status).toBe('success');
     expect(git(second.root, 'rev-parse', 'HEAD')).toBe(base);
   });
 });
@@ -97,21 +96,21 @@ describe('the run after the claim', () => {
   it('logs the answers it resumes with, reports the run stats, and marks the session finished', async () => {
     await suspendFirst();
     const second = world.runner();
-    const result = await handleApprovalReplyWith(second.ctx, replyFrom(world.gh, '/agent deny not now'), deps());
+    const result = await answerReply(second, replyFrom(world.gh, '/agent deny not now'), deps());
     expect(second.logs).toContain('session sess-1: resuming with call-1=deny');
-    // The harness's finishRun reports no stats: they come from the resumed RunState.
-    expect(result).toEqual({ status: 'success', summary: 'finished: success', sessionId: 'sess-1', stats: expect.objectContaining({ turns: 2, totalTokens: 500, costUsd: 0.002, durationMs: 0 }) });
+    // endRun's stats: the resumed RunState's counts (both runs' turns, tokens and cost), this run's time.
+    expect(result).toEqual({ status: 'success', summary: 'finished: success', sessionId: 'sess-1', stats: expect.objectContaining({ turns: 2, totalTokens: 500, costUsd: 0.002 }) });
     expect(world.store.doc('sess-1').request).toMatchObject({ status: 'finished', claimedBy: 'maintainer', claimedAt: T0 });
   });
 
   it('logs every answer, comma-separated, when several calls wait', async () => {
     const first = world.runner();
-    const prepared = await first.ctx.prepareRun({ command: 'fix' });
+    const prepared = await first.prepare({ command: 'fix' });
     const run = await prepared.agent.start(prepared.prompt, prepared.emit);
     const second = { ...SHELL_CALL, id: 'call-2', args: { command: 'npm test' }, title: 'run `npm test`' };
     await suspendSession(first.ctx, { run: { ...run, outcome: { status: 'awaiting_approval', pending: [SHELL_CALL, second] } } as AwaitingRun, prepared }, deps());
     const after = world.runner();
-    await handleApprovalReplyWith(after.ctx, replyFrom(world.gh, '/agent approve'), deps());
+    await answerReply(after, replyFrom(world.gh, '/agent approve'), deps());
     expect(after.logs).toContain('session sess-1: resuming with call-1=approve, call-2=approve');
   });
 
@@ -122,7 +121,7 @@ describe('the run after the claim', () => {
       update: (id, expected, doc) => (doc.request.status === 'finished' ? Promise.resolve({ ok: false, reason: 'conflict', message: 'someone else wrote it' }) : world.store.update(id, expected, doc)),
     };
     const second = world.runner();
-    const result = await handleApprovalReplyWith(second.ctx, replyFrom(world.gh, '/agent approve'), deps({ store: refusing }));
+    const result = await answerReply(second, replyFrom(world.gh, '/agent approve'), deps({ store: refusing }));
     expect(result.status).toBe('success');
     expect(second.logs).toContain('session sess-1: could not mark finished: someone else wrote it');
     expect(world.store.doc('sess-1').request.status).toBe('claimed');
@@ -130,13 +129,13 @@ describe('the run after the claim', () => {
 
   it('/agent continue on a checkpoint taken with a batch open and no answers recorded resumes with no answers', async () => {
     const first = world.runner();
-    const prepared = await first.ctx.prepareRun({ command: 'fix' });
+    const prepared = await first.prepare({ command: 'fix' });
     const state = createRunState('sess-1', 'gemini-test', 'autoEdit');
     state.history.push({ role: 'user', parts: [{ text: 'fix it' }] });
     state.open = { version: 1, calls: [{ status: 'awaiting_approval', id: 'call-1' }] };
     await createCheckpointer(first.ctx, { prepared }, deps()).save(state);
     const after = world.runner();
-    const result = await handleApprovalReplyWith(after.ctx, replyFrom(world.gh, '/agent continue'), deps());
+    const result = await answerReply(after, replyFrom(world.gh, '/agent continue'), deps());
     expect(result.status).toBe('success');
     expect(after.resumes.map((r) => r.answers)).toEqual([[]]);
     expect(after.logs).toContain('session sess-1: resuming with no answers');

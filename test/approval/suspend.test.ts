@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { tryParseApprovalMarker } from '../../src/action/approval/approval-comment.js';
 import { createCheckpointer, postThreadReply, sessionKeyOf, suspendSession, type AwaitingRun } from '../../src/action/approval/suspend.js';
-import type { ActionRunContext, PreparedRun } from '../../src/action/run-context.js';
+import type { RunContext, PreparedRun } from '../../src/action/run-context.js';
 import { createRunState, type RunState } from '../../src/core/run-state.js';
 import type { PendingApproval } from '../../src/scheduler/types.js';
 import { createSessionKey } from '../../src/session/sign.js';
@@ -41,7 +41,7 @@ function stateOf(turns: number): RunState {
 const awaiting = (pending: PendingApproval[], turns = 1): AwaitingRun => ({ outcome: { status: 'awaiting_approval', pending }, state: stateOf(turns) });
 
 async function prepare(runner: Runner, over: Partial<PreparedRun> = {}): Promise<PreparedRun> {
-  return { ...(await runner.ctx.prepareRun({ command: 'fix', instructions: 'fix the sum' })), ...over };
+  return { ...(await runner.prepare({ command: 'fix', instructions: 'fix the sum' })), ...over };
 }
 
 const question = () => world.gh.state.comments.find((c) => tryParseApprovalMarker(c.body))!;
@@ -92,7 +92,7 @@ describe('suspendSession', () => {
   it('keeps the id of the comment that triggered the run, and the pull request kind of the thread', async () => {
     const runner = world.runner();
     const thread = { number: 7, isPullRequest: true };
-    const ctx: ActionRunContext = {
+    const ctx: RunContext = {
       ...runner.ctx,
       thread,
       trigger: { ...runner.ctx.trigger, thread, comment: { id: 4242, kind: 'issue', body: '/agent fix the sum', createdAt: NOW } },
@@ -105,7 +105,7 @@ describe('suspendSession', () => {
 
   it('a task without instructions saves none', async () => {
     const runner = world.runner();
-    const prepared = await runner.ctx.prepareRun({ command: 'review' });
+    const prepared = await runner.prepare({ command: 'review' });
     await suspendSession(runner.ctx, { run: awaiting([SHELL_CALL]), prepared }, deps());
     expect(world.store.doc('sess-1').trigger).toEqual({ command: 'review' });
   });
@@ -121,7 +121,7 @@ describe('suspendSession', () => {
 
   it('with no issue or pull request to ask in: refused before anything is saved or posted', async () => {
     const runner = world.runner();
-    const ctx: ActionRunContext = { ...runner.ctx, thread: undefined };
+    const ctx: RunContext = { ...runner.ctx, thread: undefined };
     await expect(suspendSession(ctx, { run: awaiting([SHELL_CALL]), prepared: await prepare(runner) }, deps())).rejects.toMatchObject({
       name: 'AgentError',
       kind: 'general',

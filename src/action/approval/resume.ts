@@ -12,24 +12,21 @@
  * the other reports "already handled" and does nothing.
  */
 import { messageOf } from '../../common/errors.js';
-import { statsOf } from '../../core/stats.js';
+import { taskKindOf } from '../../common/task-kinds.js';
 import type { ApprovalAnswer } from '../../scheduler/types.js';
 import { nextVersionOf, type SessionDoc } from '../../session/codec.js';
 import { callsDigestOf } from '../../session/sign.js';
 import { readThreadSessions, type SessionStore } from '../../session/store.js';
 import { fetchForWork, tryReadCommit } from '../../git/tree.js';
 import { restoreWorktree } from '../../session/worktree.js';
-import { isOurs, readRole, WRITE_ROLES } from '../authorize.js';
-import type { TaskKind } from '../event-command.js';
+import { isOurs } from '../authorize.js';
 import type { GitHubClient } from '../github-client.js';
 import { formatMarker } from '../markers.js';
-import type { ActionResult, ActionRunContext, HandleApprovalReply, Log, RepoRef, ReplyCommand } from '../run-context.js';
+import type { Resumed } from '../prepare-run.js';
+import type { ActionResult, AgentTask, Log, RepoRef, ReplyCommand, RunContext } from '../run-context.js';
 import { answersFor, parseApprovalReply, tryParseApprovalMarker, type ApprovalMarker } from './approval-comment.js';
-import { checkForward, readLedger, recordVersion, tryRecordVersion, type Ledger, type ThreadComment } from './session-ledger.js';
-import { postThreadReply, storeFor, suspendSession, type AwaitingRun, type HeldSession, type SuspendDeps } from './suspend.js';
-
-const TASKS: readonly TaskKind[] = ['fix', 'review', 'triage', 'question', 'prompt'];
-const taskKindOf = (command: string): TaskKind | undefined => TASKS.find((k) => k === command);
+import { checkForward, readLedger, recordVersion, type Ledger, type ThreadComment } from './session-ledger.js';
+import { postThreadReply, storeFor, type HeldSession, type SuspendDeps } from './suspend.js';
 
 interface QuestionComment extends ApprovalMarker {
   id: number;
@@ -66,7 +63,7 @@ export async function tellRefusedReplier(reply: ReplyCommand, channel: ReplyChan
  * the workflow token's account, or the one this run's token posts as, such as a GitHub App's
  * `<app>[bot]`). A person or any other bot can type or quote a marker; theirs never count.
  */
-async function findQuestion(ctx: ActionRunContext, comments: readonly ThreadComment[]): Promise<QuestionComment | undefined> {
+async function findQuestion(ctx: RunContext, comments: readonly ThreadComment[]): Promise<QuestionComment | undefined> {
   const own = await ctx.own.logins();
   // Stryker disable next-line ArrayDeclaration: newest first, so the current question wins over an older one
   for (const c of [...comments].reverse()) {
@@ -81,14 +78,14 @@ async function findQuestion(ctx: ActionRunContext, comments: readonly ThreadComm
 const skipped = (summary: string, sessionId?: string): ActionResult => ({ status: 'skipped', summary, ...(sessionId ? { sessionId } : {}) });
 
 /** Tell the thread, end green as skipped: nothing ran. */
-async function refuse(ctx: ActionRunContext, text: string, sessionId?: string): Promise<ActionResult> {
+async function refuse(ctx: RunContext, text: string, sessionId?: string): Promise<ActionResult> {
   ctx.log.notice(text);
   await postThreadReply(ctx, text);
   return skipped(text, sessionId);
 }
 
 /** Tell the thread, end red; the session ref stays for inspection. */
-async function fail(ctx: ActionRunContext, text: string, sessionId?: string): Promise<ActionResult> {
+async function fail(ctx: RunContext, text: string, sessionId?: string): Promise<ActionResult> {
   ctx.log.warning(text);
   await postThreadReply(ctx, `${text}\n\nThe session is kept on its ref for inspection; nothing was run.`).catch((e) => ctx.log.warning(`could not tell the thread: ${messageOf(e)}`));
   const result: ActionResult = { status: 'failed', summary: text, ...(sessionId ? { sessionId } : {}) };
@@ -109,7 +106,7 @@ interface ThreadView {
 }
 
 /** `/agent continue`, after a crash: the newest session of this thread that a run claimed and never finished. */
-async function readInterrupted(ctx: ActionRunContext, view: ThreadView): Promise<Answered> {
+async function readInterrupted(ctx: RunContext, view: ThreadView): Promise<Answered> {
   const sessions = await readThreadSessions(view.store, view.reply.trigger.thread.number);
   const crashed = sessions.find((s) => s.doc.request.status === 'claimed' && sameRepository(s.doc, ctx));
   if (!crashed) return { ok: false, result: await refuse(ctx, `There is no interrupted agent-action session in this thread to continue; nothing was run.`) };
@@ -120,11 +117,10 @@ async function readInterrupted(ctx: ActionRunContext, view: ThreadView): Promise
   return { ok: true, held, answers: crashed.doc.state.open ? (crashed.doc.request.answers ?? []) : [] };
 }
 
-const sameRepository = (doc: SessionDoc, ctx: ActionRunContext) =>
-  doc.repository.owner.toLowerCase() === ctx.repo.owner.toLowerCase() && doc.repository.repo.toLowerCase() === ctx.repo.repo.toLowerCase();
+const sameRepository = (doc: SessionDoc, ctx: RunContext) => doc.repository.owner.toLowerCase() === ctx.repo.owner.toLowerCase() && doc.repository.repo.toLowerCase() === ctx.repo.repo.toLowerCase();
 
 /** The request the thread's newest question names, checked guard by guard against its signed session. */
-async function readAnswered(ctx: ActionRunContext, view: ThreadView): Promise<Answered> {
+async function readAnswered(ctx: RunContext, view: ThreadView): Promise<Answered> {
   const { store, reply, now } = view;
   const { thread, comment } = reply.trigger;
   const t = ctx.settings.trigger;
@@ -190,7 +186,7 @@ interface ClaimStart {
  * the thread). The claimed version and the request's nonce go into the ledger before anything runs:
  * a ledger that cannot be written runs nothing (the claimed session waits for `/agent continue`).
  */
-async function claim(ctx: ActionRunContext, c: ClaimStart): Promise<{ ok: true; held: HeldSession } | { ok: false; result: ActionResult }> {
+async function claim(ctx: RunContext, c: ClaimStart): Promise<{ ok: true; held: HeldSession } | { ok: false; result: ActionResult }> {
   const { held, now } = c;
   const claimedDoc: SessionDoc = nextVersionOf(
     { ...held.doc, request: { ...held.doc.request, status: 'claimed', claimedBy: c.requester, claimedAt: now.toISOString(), answers: c.answers }, updatedAt: now.toISOString() },
@@ -209,24 +205,32 @@ async function claim(ctx: ActionRunContext, c: ClaimStart): Promise<{ ok: true; 
   return { ok: true, held: { doc: claimedDoc, version: won.version } };
 }
 
-export async function handleApprovalReplyWith(ctx: ActionRunContext, reply: ReplyCommand, deps: SuspendDeps = {}): Promise<ActionResult> {
+/** A reply that resumes a session: the task it was started with, the claim this run holds, the answers. */
+export interface Resumption {
+  task: AgentTask;
+  resumed: Resumed;
+  answers: ApprovalAnswer[];
+}
+
+/**
+ * A reply to a waiting run, up to the point its agent resumes: the request it answers (or the
+ * interrupted session `continue` picks up), checked and claimed, its work tree restored. Who may
+ * answer was decided before the run started (authorize.ts); the run itself goes on as any other,
+ * through prepareRun, the agent and endRun (run-task.ts).
+ */
+export async function claimReply(ctx: RunContext, reply: ReplyCommand, deps: SuspendDeps = {}): Promise<{ ok: true; resumption: Resumption } | { ok: false; result: ActionResult }> {
   const { requester, thread } = reply.trigger;
   const now = (deps.now ?? (() => new Date()))();
-
-  // Bots never answer approvals, and get no reply (two bots must not talk to each other).
-  if (requester.isBot) return skipped(`${requester.login} is a bot; bots cannot answer approval requests`);
-  const role = await readRole(ctx.octokit, ctx.repo, requester.login);
-  if (!role || !WRITE_ROLES.has(role)) return refuse(ctx, notPermitted(requester.login));
-
   const store = storeFor(ctx, deps);
   const comments = (await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, { ...ctx.repo, issue_number: thread.number, per_page: 100 })) as ThreadComment[];
   const view: ThreadView = { store, reply, comments, ledger: readLedger(comments, await ctx.own.logins()).ledger, now };
   const answered = reply.verb === 'continue' ? await readInterrupted(ctx, view) : await readAnswered(ctx, view);
-  if (!answered.ok) return answered.result;
+  if (!answered.ok) return answered;
   const claimed = await claim(ctx, { store, held: answered.held, answers: answered.answers, requester: requester.login, now });
-  if (!claimed.ok) return claimed.result;
-  const held = claimed.held;
+  if (!claimed.ok) return claimed;
+  const { held } = claimed;
   const { answers } = answered;
+  const failed = async (text: string) => ({ ok: false as const, result: await fail(ctx, text, held.doc.id) });
 
   try {
     // The commit the session's tree was on (a pull request's head when it suspended, not what this
@@ -238,26 +242,13 @@ export async function handleApprovalReplyWith(ctx: ActionRunContext, reply: Repl
     // the restore removed what this job's earlier steps wrote: nothing in the tree is anyone else's.
     ctx.workTree = { head: baseCommit, leftovers: [] };
   } catch (e) {
-    return fail(ctx, `The work tree of session \`${held.doc.id}\` could not be restored: ${messageOf(e)}`, held.doc.id);
+    return failed(`The work tree of session \`${held.doc.id}\` could not be restored: ${messageOf(e)}`);
   }
 
   const command = taskKindOf(held.doc.trigger.command);
-  if (!command) return fail(ctx, `Session \`${held.doc.id}\` was started by an unknown command \`${held.doc.trigger.command}\`.`, held.doc.id);
-  // Trusted configuration from the commit the session started with, never the restored work tree.
-  const prepared = await ctx.prepareRun({ command, instructions: held.doc.trigger.instructions, trustedCommit: held.doc.trustedCommit }, held.doc.publish);
+  if (!command) return failed(`Session \`${held.doc.id}\` was started by an unknown command \`${held.doc.trigger.command}\`.`);
   ctx.log.info(`session ${held.doc.id}: resuming with ${answers.map((a) => `${a.id}=${a.kind}`).join(', ') || 'no answers'}`);
-  const run = await prepared.agent.resume(held.doc.state, answers, prepared.emit);
-
-  if (run.outcome.status === 'awaiting_approval') return suspendSession(ctx, { run: run as AwaitingRun, prepared, held }, deps);
-
-  const result = await ctx.finishRun(run, prepared);
-  const finished: SessionDoc = nextVersionOf({ ...held.doc, state: run.state, request: { ...held.doc.request, status: 'finished' }, updatedAt: new Date().toISOString() }, held.doc);
-  const closed = await store.update(held.doc.id, held.version, finished);
-  if (!closed.ok) ctx.log.warning(`session ${held.doc.id}: could not mark finished: ${closed.message}`);
-  // Finished is the newest version: the ref moved back to the claim is refused, the approved call never runs twice.
-  else await tryRecordVersion(ctx, finished);
-  return { ...result, sessionId: held.doc.id, stats: result.stats ?? statsOf(run.state, run.state.elapsedMsBefore) };
+  // Trusted configuration from the commit the session started with, never the restored work tree.
+  const task: AgentTask = { command, instructions: held.doc.trigger.instructions, trustedCommit: held.doc.trustedCommit };
+  return { ok: true, resumption: { task, resumed: { record: held.doc.publish, held }, answers } };
 }
-
-/** The HandleApprovalReply main.ts calls for `reply` commands. */
-export const handleApprovalReply: HandleApprovalReply = (ctx, reply) => handleApprovalReplyWith(ctx, reply);

@@ -17,7 +17,7 @@ import { messageOf } from '../../common/errors.js';
 import { sequenceOf, type SessionDoc } from '../../session/codec.js';
 import { isOurs, type OwnLogins } from '../authorize.js';
 import { formatMarker, tryParseMarker } from '../markers.js';
-import type { ActionRunContext } from '../run-context.js';
+import type { RunContext } from '../run-context.js';
 
 const LEDGER_MARKER = 'session-ledger';
 
@@ -110,7 +110,7 @@ function renderLedger(ledger: Ledger): string {
  * Records that the action saved or accepted `doc` (and, when a run claims a request, its nonce):
  * the thread's comments are read again first, so what another run recorded meanwhile is kept.
  */
-export async function recordVersion(ctx: ActionRunContext, doc: SessionDoc, consumed?: string): Promise<void> {
+export async function recordVersion(ctx: RunContext, doc: SessionDoc, consumed?: string): Promise<void> {
   const thread = doc.thread.number;
   const comments = (await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, { ...ctx.repo, issue_number: thread, per_page: 100 })) as ThreadComment[];
   const { ledger, commentId } = readLedger(comments, await ctx.own.logins());
@@ -124,7 +124,7 @@ export async function recordVersion(ctx: ActionRunContext, doc: SessionDoc, cons
 }
 
 /** recordVersion where a failure must not end the run (after a question is posted, say): the log says what was not recorded. */
-export async function tryRecordVersion(ctx: ActionRunContext, doc: SessionDoc): Promise<void> {
+export async function tryRecordVersion(ctx: RunContext, doc: SessionDoc): Promise<void> {
   try {
     await recordVersion(ctx, doc);
   } catch (e) {

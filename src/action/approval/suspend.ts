@@ -18,7 +18,7 @@ import { captureWorktree } from '../../session/worktree.js';
 import { assertGit } from '../../git/git.js';
 import type { ActionSettings } from '../inputs.js';
 import { formatMarker } from '../markers.js';
-import type { ActionResult, ActionRunContext, PreparedRun } from '../run-context.js';
+import type { ActionResult, RunContext, PreparedRun } from '../run-context.js';
 import { renderApprovalComment } from './approval-comment.js';
 import { tryRecordVersion } from './session-ledger.js';
 
@@ -40,10 +40,10 @@ export interface HeldSession {
 /** The key sessions are signed with: the `session-key` input, else derived from the Gemini API key (src/session/sign.ts). */
 export const sessionKeyOf = (settings: Pick<ActionSettings, 'sessionKey' | 'geminiApiKey'>): SessionKey => createSessionKey(settings.sessionKey || settings.geminiApiKey);
 
-export const storeFor = (ctx: ActionRunContext, deps: SuspendDeps): SessionStore => deps.store ?? createGitRefStore({ root: ctx.workspace, remote: ctx.remote, key: sessionKeyOf(ctx.settings) });
+export const storeFor = (ctx: RunContext, deps: SuspendDeps): SessionStore => deps.store ?? createGitRefStore({ root: ctx.workspace, remote: ctx.remote, key: sessionKeyOf(ctx.settings) });
 
 /** A one-line answer in the thread, marked so it never triggers the action itself. */
-export async function postThreadReply(ctx: ActionRunContext, text: string): Promise<number | undefined> {
+export async function postThreadReply(ctx: RunContext, text: string): Promise<number | undefined> {
   if (!ctx.thread) return undefined;
   const { data } = await ctx.octokit.rest.issues.createComment({
     ...ctx.repo,
@@ -58,16 +58,19 @@ async function currentBranch(root: string): Promise<string | undefined> {
   return name === 'HEAD' ? undefined : name;
 }
 
+/** What a session records of a prepared run: its task, trusted commit and publish record (not the agent). */
+type Recorded = Pick<PreparedRun, 'task' | 'trustedCommit' | 'recorder'>;
+
 /** The session document for this suspension; `held` carries the original trigger across resumes. */
 async function buildDoc(
-  ctx: ActionRunContext,
+  ctx: RunContext,
   {
     run,
     prepared,
     held,
     now,
     nonce,
-  }: { run: { state: RunState; pending: readonly PendingApproval[]; status: 'open' | 'claimed' }; prepared: PreparedRun; held: HeldSession | undefined; now: Date; nonce: string },
+  }: { run: { state: RunState; pending: readonly PendingApproval[]; status: 'open' | 'claimed' }; prepared: Recorded; held: HeldSession | undefined; now: Date; nonce: string },
 ): Promise<SessionDoc> {
   const thread = held?.doc.thread ?? (ctx.thread ? { number: ctx.thread.number, kind: ctx.thread.isPullRequest ? 'pull_request' : 'issue' } : undefined);
   if (!thread) throw new AgentError('general', 'this run has no issue or pull request to ask in, so it cannot wait for approval');
@@ -120,7 +123,7 @@ export interface Suspension {
 }
 
 /** Save, ask, end green. A first suspension (nothing `held`) creates the session ref. */
-export async function suspendSession(ctx: ActionRunContext, suspension: Suspension, deps: SuspendDeps = {}): Promise<ActionResult> {
+export async function suspendSession(ctx: RunContext, suspension: Suspension, deps: SuspendDeps = {}): Promise<ActionResult> {
   const { run, prepared, held } = suspension;
   const store = storeFor(ctx, deps);
   const now = (deps.now ?? (() => new Date()))();
@@ -140,7 +143,7 @@ export async function suspendSession(ctx: ActionRunContext, suspension: Suspensi
     secrets: ctx.secrets,
     runUrl: ctx.runUrl,
     workspace: ctx.workspace,
-    sandbox: ctx.sandbox,
+    sandbox: ctx.probed && { mode: ctx.probed.sandbox.mode, status: ctx.probed.status },
   });
   const { data: question } = await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number: doc.thread.number, body });
 
@@ -165,7 +168,7 @@ export async function suspendSession(ctx: ActionRunContext, suspension: Suspensi
 
 /** What checkpoints are taken of: the prepared run, and the session it already holds (a resumed run's), if any. */
 export interface CheckpointStart {
-  prepared: PreparedRun;
+  prepared: Recorded;
   held?: HeldSession | undefined;
 }
 
@@ -175,7 +178,7 @@ export interface CheckpointStart {
  * with the RunState after a batch settles. `held()` is what `suspendSession` must be given later,
  * since the ref then exists already.
  */
-export function createCheckpointer(ctx: ActionRunContext, start: CheckpointStart, deps: SuspendDeps = {}) {
+export function createCheckpointer(ctx: RunContext, start: CheckpointStart, deps: SuspendDeps = {}) {
   const store = storeFor(ctx, deps);
   const prepared = start.prepared;
   let held = start.held;

@@ -16,7 +16,7 @@ import { messageOf } from '../../common/errors.js';
 import { assertGit } from '../../git/git.js';
 import { readTreeChanges, type TreeChange } from '../../git/tree.js';
 import type { RecordedReviewComment } from '../../tools/github/recorder.js';
-import type { ActionResult, ActionRunContext } from '../run-context.js';
+import type { ActionResult, RunContext } from '../run-context.js';
 import type { ThreadInfo } from '../task-context.js';
 import { makeInert, makeInertLine, type MentionBudget } from './inert-text.js';
 import { publishBranchPull, slugOf } from './pull-request.js';
@@ -49,7 +49,7 @@ function planSuggestions(diff: string, changes: readonly TreeChange[], files: Re
   return changes.every((c) => covered.has(c.path)) ? comments : undefined;
 }
 
-export async function publishForkChanges(ctx: ActionRunContext, f: ForkChangesInput): Promise<void> {
+export async function publishForkChanges(ctx: RunContext, f: ForkChangesInput): Promise<void> {
   const { commit, pull, result } = f;
   const root = ctx.workspace;
   const changes = await readTreeChanges(root, commit.parent, commit.sha);
@@ -92,7 +92,7 @@ export async function publishForkChanges(ctx: ActionRunContext, f: ForkChangesIn
   }
 }
 
-function forkPullBody(ctx: ActionRunContext, f: ForkChangesInput): string {
+function forkPullBody(ctx: RunContext, f: ForkChangesInput): string {
   const { pull, commit } = f;
   const summary = makeInert(f.finalText.trim(), f.mentions);
   return (
@@ -103,7 +103,7 @@ function forkPullBody(ctx: ActionRunContext, f: ForkChangesInput): string {
 }
 
 /** The fallback: suggestions where a hunk fits the diff, and the whole patch collapsed in the body. */
-async function publishPatchReview(ctx: ActionRunContext, f: ForkChangesInput, diff: { zeroContext: string; files: ReadonlyMap<string, DiffSides> }): Promise<void> {
+async function publishPatchReview(ctx: RunContext, f: ForkChangesInput, diff: { zeroContext: string; files: ReadonlyMap<string, DiffSides> }): Promise<void> {
   const { zeroContext, files } = diff;
   const { commit, pull } = f;
   try {

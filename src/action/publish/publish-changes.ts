@@ -5,13 +5,14 @@
  * the head the agent worked on (replayed onto it if the head moved). A fork's pull request:
  * suggestions or a branch and pull request of this repository (fork-changes.ts). An issue or a
  * prompt: a new branch and a pull request. No change: nothing is committed, pushed or opened, and
- * the run says so. publish-run.ts loads this module only for those commands.
+ * the run says so.
  */
 import { messageOf } from '../../common/errors.js';
-import type { ActionResult, ActionRunContext, AgentTask } from '../run-context.js';
+import type { ActionResult, RunContext, AgentTask } from '../run-context.js';
 import type { ThreadInfo } from '../task-context.js';
 import { listOf } from '../work-tree.js';
 import { commitWorktree, GITHUB_MAX_FILE_BYTES, pushHead, type CommitResult, type LeftOut } from './commits.js';
+import { publishForkChanges } from './fork-changes.js';
 import { makeInert, type MentionBudget } from './inert-text.js';
 import { issueFixTitle, publishIssueFix } from './pull-request.js';
 
@@ -28,7 +29,7 @@ export interface ChangesInput {
 }
 
 /** Commits and delivers the agent's changes, if it made any; a failure becomes a problem, not an exception. */
-export async function publishChanges(ctx: ActionRunContext, c: ChangesInput): Promise<void> {
+export async function publishChanges(ctx: RunContext, c: ChangesInput): Promise<void> {
   await ctx.log.group('publish: changes', async () => {
     try {
       const commit = await commitWorktree(ctx.workspace, {
@@ -53,12 +54,11 @@ export async function publishChanges(ctx: ActionRunContext, c: ChangesInput): Pr
   });
 }
 
-async function deliver(ctx: ActionRunContext, c: ChangesInput, commit: CommitResult & { sha: string }): Promise<void> {
+async function deliver(ctx: RunContext, c: ChangesInput, commit: CommitResult & { sha: string }): Promise<void> {
   const { result, problems } = c;
   const thread = ctx.thread;
   const pull = c.info?.pull;
   if (pull && thread && pull.isFork) {
-    const { publishForkChanges } = await import('./fork-changes.js');
     const title = c.info?.context.title ?? `pull request ${thread.number}`;
     return publishForkChanges(ctx, { commit, pull: { ...pull, number: thread.number, title }, finalText: c.finalText, mentions: c.mentions, result, problems });
   }
@@ -87,13 +87,13 @@ async function deliver(ctx: ActionRunContext, c: ChangesInput, commit: CommitRes
 }
 
 /** The commit's subject: a pull request's fix says what it is; an issue fix is titled like its pull request. */
-function subjectOf(ctx: ActionRunContext, c: ChangesInput): string {
+function subjectOf(ctx: RunContext, c: ChangesInput): string {
   const n = ctx.thread?.number;
   if (c.info?.pull) return `agent-action: ${c.task.command}${n ? ` (#${n})` : ''}${c.task.instructions ? `: ${c.task.instructions.split('\n')[0].slice(0, 60)}` : ''}`;
   return issueFixTitle(issueOf(ctx, c), Boolean(ctx.thread));
 }
 
-const issueOf = (ctx: ActionRunContext, c: ChangesInput) => ({
+const issueOf = (ctx: RunContext, c: ChangesInput) => ({
   number: ctx.thread?.number ?? 0,
   title: ctx.thread ? (c.info?.context.title ?? `issue ${ctx.thread.number}`) : (c.task.instructions ?? 'agent-action task'),
 });
@@ -127,7 +127,7 @@ function formatBytes(n: number): string {
   return u === 0 ? `${n} bytes` : `${Number.isInteger(v) ? v : v.toFixed(1)} ${units[u]}`;
 }
 
-async function readDefaultBranch(ctx: ActionRunContext): Promise<string> {
+async function readDefaultBranch(ctx: RunContext): Promise<string> {
   const { data } = await ctx.octokit.rest.repos.get({ ...ctx.repo });
   return data.default_branch;
 }

@@ -2,9 +2,7 @@
  * Publishing, once, at the end of a run that did not suspend: the work tree's changes (commit to a
  * same-repository pull request, suggestions or a patch for a fork, a branch and pull request for an
  * issue or a prompt), the review, labels and replies the model recorded. Pushes come before any
- * comment that links them, so an API failure afterwards keeps the work. What a run has to publish
- * decides what loads: the work tree's code (commits, pull requests) only for a run that edits, the
- * review's only for a review, the labels' only for labels; a question loads none of them.
+ * comment that links them, so an API failure afterwards keeps the work.
  */
 import { messageOf } from '../../common/errors.js';
 import type { AgentRun } from '../../compose/prepare-agent.js';
@@ -12,10 +10,13 @@ import type { Outcome } from '../../core/events.js';
 import { PUBLISH_LIMITS, type PublishRecord } from '../../tools/github/recorder.js';
 import { formatMarker } from '../markers.js';
 import { missingScopeIn, withPermissionHint } from '../permissions.js';
-import type { ActionResult, ActionRunContext, AgentTask } from '../run-context.js';
+import type { ActionResult, RunContext, AgentTask } from '../run-context.js';
 import { threadTopOf, type ThreadInfo } from '../task-context.js';
 import { capBody } from './body-cap.js';
 import { createMentionBudget, makeInert } from './inert-text.js';
+import { publishLabels, readAllowedLabels } from './labels.js';
+import { publishChanges } from './publish-changes.js';
+import { publishReview, readPullDiffSides } from './review.js';
 
 export interface PublishInput {
   run: AgentRun;
@@ -25,7 +26,7 @@ export interface PublishInput {
   stats: ActionResult['stats'];
 }
 
-export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promise<ActionResult> {
+export async function publishRun(ctx: RunContext, p: PublishInput): Promise<ActionResult> {
   const { outcome } = p.run;
   const finalText = outcome.status === 'success' ? outcome.finalText : '';
   const result: ActionResult = { status: outcome.status === 'success' ? 'success' : 'failed', summary: summaryOf(outcome), stats: p.stats };
@@ -38,14 +39,12 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
 
   // 1. The work tree: pushed before anything links it. Kept even when the loop hit a limit.
   if (edits) {
-    const { publishChanges } = await import('./publish-changes.js');
     await publishChanges(ctx, { task: p.task, info: p.info, finalText, mentions, result, problems });
   }
 
   // 2. The review the model recorded (pull requests only; one batched review).
   if (thread?.isPullRequest && p.record.reviewComments.length > 0 && result.reviewId === undefined) {
     try {
-      const { publishReview, readPullDiffSides } = await import('./review.js');
       const files = await readPullDiffSides(ctx.octokit, ctx.repo, thread.number);
       const review = await publishReview({
         octokit: ctx.octokit,
@@ -63,7 +62,6 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
     }
   } else if (thread?.isPullRequest && p.task.command === 'review' && outcome.status === 'success' && result.reviewId === undefined) {
     try {
-      const { publishReview } = await import('./review.js');
       const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: thread.number, commitId: pull?.headSha, summary: finalText, comments: [], files: new Map(), mentions });
       result.reviewId = review.reviewId;
     } catch (e) {
@@ -78,7 +76,6 @@ export async function publishRun(ctx: ActionRunContext, p: PublishInput): Promis
   const triaged = p.task.command === 'triage' && thread !== undefined && !thread.isPullRequest && (outcome.status === 'success' || outcome.status === 'limit');
   if (thread && (p.record.labels !== undefined || triaged)) {
     try {
-      const { publishLabels, readAllowedLabels } = await import('./labels.js');
       const allowed = await readAllowedLabels(ctx.octokit, ctx.repo, ctx.settings);
       const own = triaged ? [ctx.settings.triage.triagedLabel] : [];
       const { applied, dropped } = await publishLabels({ octokit: ctx.octokit, repo: ctx.repo, issue: thread.number, wanted: (p.record.labels ?? []).slice(0, PUBLISH_LIMITS.labels), allowed, own });

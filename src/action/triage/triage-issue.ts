@@ -19,7 +19,7 @@ import type { OwnAccount } from '../authorize.js';
 import type { GitHubClient } from '../github-client.js';
 import type { ActionSettings, RunnerEnv } from '../inputs.js';
 import type { Log, RepoRef } from '../run-context.js';
-import { policySources } from '../run-task.js';
+import { policySources } from '../prepare-run.js';
 import { taskContextOf } from '../task-context.js';
 import type { TrustedConfig } from '../trusted-config.js';
 import { publishTriage, type TriageRecord } from './publish-triage.js';

@@ -2,6 +2,7 @@
  * The model's only way to reach GitHub: tools that record into the run's PublishRecorder. Nothing
  * is posted here; the action checks and publishes once at the end. Kind 'other': they touch no file.
  */
+import type { TaskKind } from '../../common/task-kinds.js';
 import { defineTool, ToolFailure, type Tool } from '../define-tool.js';
 import { guardRun } from '../tool-output.js';
 import { PUBLISH_LIMITS, recorderOf, type PublishRecorder } from './recorder.js';
@@ -110,7 +111,7 @@ export const replyTool = defineTool({
 });
 
 /** The commands the action runs, as far as the recorders care. */
-export type PublishingCommand = 'fix' | 'review' | 'triage' | 'question' | 'prompt';
+export type PublishingCommand = TaskKind;
 
 /**
  * The recorders a command has use for, for AgentOptions.extraTools: a review records inline

@@ -1,0 +1,161 @@
+/**
+ * prepareRun: the agent for one task of a run. Untrusted thread text within its budget, the trusted
+ * configuration of a commit (policies, settings, memory, MCP servers and hooks), the GitHub recorder
+ * tools, the run's limits and sandbox. The one call of prepareAgent for a thread's task.
+ */
+import { isAbsolute, join, resolve } from 'node:path';
+import { messageOf } from '../common/errors.js';
+import { createSubagents } from '../agents/create-subagents.js';
+import { prepareAgent, type AgentOptions } from '../compose/prepare-agent.js';
+import type { RunState } from '../core/run-state.js';
+import { readExtensionSettings } from '../core/settings-extensions.js';
+import { capRequest, describeCuts, renderTaskContext } from '../context/task-context.js';
+import { commandEnvOf } from '../sandbox/command-env.js';
+import type { ApprovalChannel } from '../scheduler/types.js';
+import { createGitHubTools } from '../tools/github/publish-tools.js';
+import { createPublishRecorder, type PublishRecord } from '../tools/github/recorder.js';
+import { createCheckpointer, type HeldSession } from './approval/suspend.js';
+import type { Thread } from './event-command.js';
+import { defaultModeFor, type PolicyInput } from './inputs.js';
+import type { AgentTask, PreparedRun, RunContext } from './run-context.js';
+import type { TrustedConfig } from './trusted-config.js';
+
+/** A resumed run's session: what was recorded before it suspended, and the claim it holds. */
+export interface Resumed {
+  record?: PublishRecord;
+  held: HeldSession;
+}
+
+/** In a workflow nobody waits at a terminal: every question becomes a comment and the run suspends. */
+const deferToComment: ApprovalChannel = { decide: async () => 'defer' };
+
+export async function prepareRun(ctx: RunContext, task: AgentTask, resumed?: Resumed): Promise<PreparedRun> {
+  // Untrusted text goes to the model once, within its budget; the progress comment says what was cut.
+  const rendered = ctx.info ? renderTaskContext(ctx.info.context) : undefined;
+  const request = capRequest(task.instructions);
+  const cuts = [...(rendered?.cuts ?? []), ...(request.cut ? [request.cut] : [])];
+  if (cuts.length > 0) ctx.progress.note(describeCuts(cuts));
+  const config = await ctx.trusted.read(task.trustedCommit);
+  ctx.log.info(`trusted configuration: ${config.fromCommit ? `commit ${config.fromCommit}` : 'none (the workspace has no commit)'}`);
+  const recorder = createPublishRecorder(resumed?.record);
+  const prepared: Omit<PreparedRun, 'agent'> = {
+    recorder,
+    task,
+    emit: ctx.progress.emit,
+    prompt: promptFor({ ...task, instructions: request.text }, ctx.thread),
+    trustedCommit: config.fromCommit,
+    held: resumed?.held,
+  };
+  const options = await agentOptionsFor(ctx, { task, config, taskContext: rendered?.text, recorder });
+  // A fresh run saves its session after a settled batch (at most every checkpointEveryMs), so a
+  // runner that dies leaves something `/agent continue` resumes. A resumed run holds its claim and
+  // saves at its end only.
+  const agent = await prepareAgent({ ...options, io: { ...options.io, ...(resumed ? {} : { onBatchSettled: checkpointing(ctx, prepared) }) } });
+  // The same object the checkpoint hook holds: a checkpoint's session is the run's from then on.
+  const run: PreparedRun = Object.assign(prepared, { agent });
+  ctx.agents.push(run.agent);
+  for (const w of run.agent.warnings) ctx.log.warning(w);
+  for (const s of run.agent.mcp?.status() ?? []) {
+    if (s.state === 'failed' || s.state === 'blocked') ctx.progress.note(`MCP server ${s.name} ${s.state === 'failed' ? 'did not start' : 'was not started'}: ${s.reason}`);
+    else if (s.state === 'ready') ctx.log.info(`MCP server ${s.name}: ${s.tools.length} tools (${s.startMs} ms)`);
+  }
+  return run;
+}
+
+/** What the agent's options are made of, besides the run: the task, its trusted configuration, its recorder. */
+interface AgentParts {
+  task: AgentTask;
+  config: TrustedConfig;
+  taskContext: string | undefined;
+  recorder: PreparedRun['recorder'];
+}
+
+async function agentOptionsFor(ctx: RunContext, { task, config, taskContext, recorder }: AgentParts): Promise<AgentOptions> {
+  const { settings, workspace: ws } = ctx;
+  // MCP servers and hooks: the trusted commit's settings.json, and the workflow's own input.
+  const ext = await readExtensionSettings({
+    files: [
+      { path: join(config.memoryRoot, '.gemini', 'settings.json'), label: `.gemini/settings.json${config.fromCommit ? ` (commit ${config.fromCommit.slice(0, 12)})` : ''}`, origin: 'repository' },
+    ],
+    inputServers: settings.mcpServers,
+    env: { ...commandEnvOf(process.env, ctx.secrets), ...settings.sandboxEnv },
+  });
+  for (const w of ext.warnings) ctx.log.warning(w);
+  return {
+    model: { name: settings.model, apiKey: settings.geminiApiKey, baseUrl: settings.geminiBaseUrl, client: ctx.modelClient },
+    workspace: { root: ws, memoryRoot: config.memoryRoot, contextFileNames: settings.contextFileNames },
+    policy: {
+      context: 'action',
+      mode: settings.approvalMode ?? defaultModeFor(task.command),
+      workspace: [{ path: config.policyDir, optional: true }, ...ext.policy.workspace],
+      user: [...policySources(settings.policy, 'policy', ws), ...ext.policy.user],
+      admin: policySources(settings.adminPolicy, 'admin-policy', ws),
+    },
+    extensions: {
+      mcp: { servers: ext.servers, selection: ext.selection, start: settings.mcpStart },
+      hooks: ext.hooks,
+      configDir: config.geminiDir,
+      network: settings.sandboxNetwork,
+    },
+    task: {
+      command: task.command,
+      instructions: task.instructions,
+      taskContext,
+      availableLabels: ctx.labels,
+      repo: `${ctx.repo.owner}/${ctx.repo.repo}`,
+      // Nobody in CI types "go on": a reply that announces its next step is judged and continued.
+      nextSpeaker: { enabled: true },
+    },
+    tools: {
+      extra: createGitHubTools(task.command),
+      recorder,
+      askUser: task.command === 'fix' || task.command === 'question' || task.command === 'prompt',
+      subagents: createSubagents,
+    },
+    limits: { maxTurns: settings.maxTurns, maxWallMs: settings.timeoutMs, maxCostUsd: settings.maxCostUsd },
+    secrets: ctx.secrets,
+    commands: { passEnv: settings.sandboxEnv, sandbox: ctx.sandbox.sandbox },
+    io: { channel: deferToComment },
+  };
+}
+
+/** The loop's after-batch hook of a fresh run: a checkpoint at most every checkpointEveryMs, its failure a warning. */
+function checkpointing(ctx: RunContext, prepared: Omit<PreparedRun, 'agent'>): (state: RunState) => Promise<void> {
+  let checkpointer: ReturnType<typeof createCheckpointer> | undefined;
+  let last = ctx.startedAt;
+  return async (state) => {
+    if (!ctx.thread || Date.now() - last < ctx.runner.checkpointEveryMs) return;
+    last = Date.now();
+    checkpointer ??= createCheckpointer(ctx, { prepared });
+    try {
+      await checkpointer.save(state);
+      prepared.held = checkpointer.held();
+    } catch (e) {
+      ctx.log.warning(`could not save a checkpoint (the run goes on): ${messageOf(e)}`);
+    }
+  };
+}
+
+export function policySources(p: PolicyInput, input: string, ws: string) {
+  if (p.kind === 'none') return [];
+  if (p.kind === 'inline') return [{ inline: p.toml, label: `input '${input}'` }];
+  return p.paths.map((path) => (isAbsolute(path) ? path : resolve(ws, path)));
+}
+
+/** The user message that starts the loop; the task context (fenced) goes before it. */
+function promptFor(task: AgentTask, thread?: Thread): string {
+  const where = thread ? `${thread.isPullRequest ? 'pull request' : 'issue'} #${thread.number}` : 'this repository';
+  const extra = task.instructions ? `\n\nThe maintainer's instructions:\n${task.instructions}` : '';
+  switch (task.command) {
+    case 'fix':
+      return `Fix ${where}. Make the change in the work tree and check it; it is committed and pushed for you when you finish.${extra}`;
+    case 'review':
+      return `Review ${where}. Record findings with add_review_comment on lines of the diff, then summarize.${task.instructions ? `\n\nFocus on:\n${task.instructions}` : ''}`;
+    case 'triage':
+      return `Triage ${where}: choose fitting labels from the repository's labels with set_labels, and reply only if something is missing from the report.${extra}`;
+    case 'question':
+      return `Answer the maintainer's question about ${where}:\n${task.instructions ?? ''}`;
+    case 'prompt':
+      return task.instructions ?? '';
+  }
+}
