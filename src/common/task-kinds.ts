@@ -3,7 +3,7 @@
  * `prompt` input. Declared once; the router, the session codec's resume, the recorder tools and
  * the system prompt all take their kind from here.
  */
-export const TASK_KINDS = ['fix', 'review', 'triage', 'question', 'prompt'] as const;
+const TASK_KINDS = ['fix', 'review', 'triage', 'question', 'prompt'] as const;
 
 export type TaskKind = (typeof TASK_KINDS)[number];
 

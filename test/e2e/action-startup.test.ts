@@ -1,15 +1,15 @@
 /**
- * What the bundled action loads for a command (issue #16): a question on an issue runs without the
- * publishing code (commits, pull requests, reviews, labels), triage and the approval code. The
- * test copies dist/index.js and only the chunks that hold none of that code into a fresh package
- * folder and runs the question there, as a runner would: a static import that pulls any of it back
- * into the question's path (into the entry, or into a chunk the question loads) makes the run fail.
- * Build first (`npm run build`).
+ * What the bundled action loads before it knows there is work (issue #16, issue 27): routing is the
+ * one seam. A comment that is not for the agent is skipped by the entry alone, without the run's
+ * code (publishing, triage, approvals), which stays behind one `import()` in main.ts. The test copies
+ * dist/index.js and only the chunks that hold none of that code into a fresh package folder and
+ * runs the skipped comment there, as a runner would: a static import that pulls the run's code into
+ * the entry makes the first test or the run fail. Build first (`npm run build`).
  */
 import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reply, startFakeGemini, text, type FakeGemini } from '../support/fake-gemini.js';
+import { startFakeGemini, type FakeGemini } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { makeTempDir } from '../support/git-repo.js';
 import { BUNDLE, issueCommentPayload, runAction } from '../support/e2e-runner.js';
@@ -24,15 +24,15 @@ const NODE24 = join(ROOT, 'test/node24/node_modules/.bin/node');
  * minifies with esbuild's keepNames, so a function defined in a file is named there in a string
  * (`x(f,"publishChanges")`); an unminified build declares it (`function publishChanges(`).
  */
-const NOT_FOR_A_QUESTION = ['publishChanges', 'publishIssueFix', 'commitWorktree', 'publishReview', 'publishLabels', 'runTriagePlan', 'suspendSession', 'tellRefusedReplier'];
-const holds = (code: string) => NOT_FOR_A_QUESTION.filter((name) => new RegExp(`function \\w*${name}\\(|,"${name}"\\)`).test(code));
+const NOT_FOR_ROUTING = ['publishChanges', 'publishIssueFix', 'commitWorktree', 'publishReview', 'publishLabels', 'runTriagePlan', 'suspendSession', 'tellRefusedReplier'];
+const holds = (code: string) => NOT_FOR_ROUTING.filter((name) => new RegExp(`function \\w*${name}\\(|,"${name}"\\)`).test(code));
 const chunksOf = (dir: string) => readdirSync(dir).filter((f) => /^\d+\.index\.js$/.test(f));
 
 let gh: FakeGitHub;
 let gemini: FakeGemini;
 beforeAll(async () => {
   gh = await startFakeGitHub();
-  gemini = await startFakeGemini([reply([text('`a` is 1: src/a.js exports it.')])]);
+  gemini = await startFakeGemini([]);
 });
 afterAll(async () => {
   await gh?.close();
@@ -44,15 +44,15 @@ describe('the action bundle loads only what a command needs', () => {
     expect(holds(readFileSync(BUNDLE, 'utf8'))).toEqual([]);
     const found = new Set(chunksOf(DIST).flatMap((f) => holds(readFileSync(join(DIST, f), 'utf8'))));
     // Each is in the bundle (in some chunk), so the names this test looks for are the bundle's.
-    expect([...found].sort()).toEqual([...NOT_FOR_A_QUESTION].sort());
+    expect([...found].sort()).toEqual([...NOT_FOR_ROUTING].sort());
   });
 
-  it('answers a question on an issue from a dist/ without those chunks', async () => {
+  it('skips a comment that is not for the agent from a dist/ without those chunks', async () => {
     const pkg = makeTempDir('action-startup-');
     writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'agent-action', version: '0.1.0', type: 'module' }));
-    cpSync(join(ROOT, 'policies'), join(pkg, 'policies'), { recursive: true });
     const dist = join(pkg, 'dist');
     mkdirSync(dist);
+    cpSync(join(DIST, 'policies'), join(dist, 'policies'), { recursive: true });
     for (const f of ['index.js', 'package.json']) copyFileSync(join(DIST, f), join(dist, f));
     const left: string[] = [];
     for (const f of chunksOf(DIST)) {
@@ -63,12 +63,11 @@ describe('the action bundle loads only what a command needs', () => {
 
     const job = createJob({ 'src/a.js': 'export const a = 1;\n' });
     gh.addIssue({ number: 1, title: 'What is a?', body: 'src/a.js exports a constant.', user: { login: 'reporter' } });
-    const trigger = gh.addComment(1, '/agent why is a 1?', { login: 'maintainer' });
-    const payload = issueCommentPayload(1, { id: trigger.id, body: trigger.body });
+    const comment = gh.addComment(1, 'Thanks, that explains it.', { login: 'maintainer' });
     const r = await runAction({
       node: NODE24,
       eventName: 'issue_comment',
-      payload,
+      payload: issueCommentPayload(1, { id: comment.id, body: comment.body }),
       job,
       bundle: join(dist, 'index.js'),
       inputs: { 'gemini-api-key': 'AIza-startup-0000', 'gemini-base-url': gemini.baseUrl },
@@ -76,11 +75,8 @@ describe('the action bundle loads only what a command needs', () => {
     });
     expect(r.stderr).not.toMatch(/Cannot find module|ERR_MODULE_NOT_FOUND/);
     expect(r.code).toBe(0);
-    expect(r.outputs.status).toBe('success');
-    expect(gemini.requests).toHaveLength(1);
-    // The answer, posted as a reply of its own (publish-run.ts), beside the progress comment.
-    const replies = gh.state.comments.filter((c) => c.issue_number === 1 && c.body.includes('<!-- agent-action:reply -->'));
-    expect(replies).toHaveLength(1);
-    expect(replies[0]!.body).toContain('`a` is 1: src/a.js exports it.');
+    expect(r.outputs.status).toBe('skipped');
+    expect(gemini.requests).toHaveLength(0);
+    expect(gh.state.comments.filter((c) => c.issue_number === 1)).toHaveLength(1);
   });
 });
