@@ -2,8 +2,7 @@
  * Ours, Gemini CLI and a floor, side by side in one run, against the same loopback fake Gemini at
  * zero latency, on the same scripted sessions (each turn one read_file call, then a closing text):
  * - ours: the built CLI (`dist/cli/index.js -p ... -o json --approval-mode yolo`; BENCH_CLI measures another bundle),
- *   twice: with a warm compile cache (scripts/cli-bin.mjs: Node's compile cache and a code cache per
- *   chunk made at the end of the chunk's first run; every run after the first on a machine;
+ *   twice: with a warm compile cache (scripts/cli-bin.mjs: Node's compile cache; every run after the first on a machine;
  *   NODE_COMPILE_CACHE points it at a folder of the bench's own, primed by one unmeasured 1-turn run)
  *   and with a cold one (a new empty folder each run: a first run, or a CI job);
  * - Gemini CLI: the pinned @google/gemini-cli bundle, headless (`-p ... -o json --yolo`), pointed at

@@ -33,7 +33,7 @@ const files = readdirSync(dist)
 const id = moduleIdOfNodeModule(files.map((f) => readFileSync(f, 'utf8')).join('\n'));
 for (const file of files) {
   const code = readFileSync(file, 'utf8');
-  const fixed = routeChunkImports(fixModuleNamespaceImport(code, id));
+  const fixed = fixModuleNamespaceImport(code, id);
   if (fixed !== code) writeFileSync(file, fixed);
 }
 for (const w of wasm) copyFileSync(require.resolve(w), join(dist, w.split('/').pop()));
@@ -44,7 +44,7 @@ for (const f of readdirSync(join(root, 'policies')).filter((f) => f.endsWith('.t
 // mangled (read as text) and never loaded: shell/parse.ts passes locateFile. Dead weight: removed.
 for (const f of readdirSync(dist).filter((f) => /^[0-9a-f]{20}\.wasm$/.test(f))) rmSync(join(dist, f));
 if (minify) minifyBundles();
-// The CLI's entry: scripts/cli-bin.mjs, which says what it adds (the compile caches).
+// The CLI's entry: scripts/cli-bin.mjs, which says what it adds (Node's compile cache).
 const cli = join(dist, 'cli/index.js');
 mkdirSync(dirname(cli), { recursive: true });
 copyFileSync(join(root, 'scripts/cli-bin.mjs'), cli);
@@ -86,20 +86,6 @@ function minifyBundles() {
     });
     writeFileSync(file, code);
   }
-}
-
-/**
- * The bundle's runtime imports each chunk with `import("./" + __nccwpck_require__.u(chunkId))`. This
- * lets the CLI's entry load a chunk itself first (scripts/cli-bin.mjs: a V8 code cache that holds the
- * functions a run compiled): a loader the CLI sets on globalThis returns the chunk's promise, or
- * undefined to leave it to import(). The action sets none. A bundle whose runtime no longer has that
- * import fails the build.
- */
-function routeChunkImports(code) {
-  const chunkImport = 'import("./" + __nccwpck_require__.u(chunkId))';
-  if (!code.includes('__nccwpck_require__.f.j = ')) return code;
-  if (code.split(chunkImport).length !== 2) throw new Error(`build: the bundle's runtime has no single ${chunkImport}; ncc changed its chunk loading`);
-  return code.replace(chunkImport, `(globalThis[Symbol.for("agent-action.load-chunk")]?.(__nccwpck_require__.u(chunkId)) ?? ${chunkImport})`);
 }
 
 /**

@@ -6,15 +6,12 @@
  * only the files the command may need into a fresh folder and runs the bundle there: a static import
  * that pulls the SDK, the tools or the grammar back into start-up makes the command fail. The action
  * and the CLI are one bundle (scripts/build.mjs): dist/cli/index.js imports dist/index.js, and every
- * chunk is in dist/. The CLI entry (scripts/cli-bin.mjs) keeps compiled code between runs: Node's compile
- * cache, and a V8 code cache of each chunk made at the end of a run. Build first.
+ * chunk is in dist/. The CLI entry (scripts/cli-bin.mjs) keeps compiled code between runs in Node's own
+ * compile cache. Build first.
  */
-import { isAscii } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Script } from 'node:vm';
-import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { runCliAt } from '../support/cli-runner.js';
 import { reply, startFakeGemini, text } from '../support/fake-gemini.js';
@@ -155,95 +152,6 @@ describe('the CLI bundle loads only what a command needs', () => {
     expect(broken.status).toBe(0);
     expect(broken.stdout).toBe(cold.stdout);
     expect(readdirSync(tmp)).toEqual([]);
-  });
-
-  it("keeps each chunk's compiled code, made at the end of a run, for the next run, and refuses a damaged or foreign cache", async () => {
-    const code = (f: string) => readFileSync(join(DIST, f), 'utf8');
-    const cli = layout(() => true);
-    const fake = await startFakeGemini([reply([text('One.')]), reply([text('Two.')]), reply([text('Three.')]), reply([text('Four.')])]);
-    try {
-      const cache = makeTempDir('cli-chunk-cache-');
-      const cwd = makeTempDir('cli-startup-work-');
-      const ask = async (env: Record<string, string> = {}) => {
-        const r = await runCliAt(cli, ['-p', 'hi', '-o', 'json'], { cwd, env: { GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, NODE_COMPILE_CACHE: cache, ...env } });
-        expect(r.stderr).toBe('');
-        expect(r.code).toBe(0);
-        return JSON.parse(r.stdout).response as string;
-      };
-      const version = spawnSync(NODE24, ['-p', '`${process.version}-${process.arch}`'], { encoding: 'utf8' }).stdout.trim();
-      const dir = join(cache, 'agent-action-chunks', version);
-      // A chunk's cache: its name, byte length and CRC-32; the file starts with the CRC-32 of the rest, then
-      // the number of chunks the run that made it loaded.
-      const nameOf = (f: string) => `${f}-${Buffer.byteLength(code(f))}-${crc32(code(f)).toString(16)}`;
-      const sdk = chunksIn(DIST).find((f) => isSdkChunk(code(f)))!;
-      const entry = chunksIn(DIST).find((f) => isCliEntryChunk(code(f)))!;
-      const usesImportMeta = chunksIn(DIST).filter((f) => code(f).includes('import.meta'));
-
-      // A narrow run first: --version loads the CLI entry chunk alone, and keeps its cache.
-      const narrowRun = await runCliAt(cli, ['--version'], { cwd, env: { NODE_COMPILE_CACHE: cache } });
-      expect(narrowRun.code).toBe(0);
-      expect(readdirSync(dir)).toEqual([nameOf(entry)]);
-      const narrow = readFileSync(join(dir, nameOf(entry)));
-
-      const asked = ask();
-      await fake.untilRequests(1);
-      const requested = Date.now();
-      expect(await asked).toBe('One.');
-      const kept = readdirSync(dir);
-      expect(kept).toEqual(expect.arrayContaining([nameOf(sdk), nameOf(entry)]));
-      // Every chunk a run loads is ASCII (the build escapes the rest): V8 keeps an ASCII source as a
-      // one-byte string; one other character anywhere makes the whole source two bytes a character.
-      for (const k of kept) expect(isAscii(readFileSync(join(DIST, k.slice(0, k.indexOf('-')))))).toBe(true);
-      // A chunk a script cannot run (import.meta) is left to import() and Node's own cache.
-      expect(usesImportMeta.length).toBeGreaterThan(0);
-      for (const f of usesImportMeta) expect(kept.some((k) => k.startsWith(`${f}-`))).toBe(false);
-      const sdkCache = join(dir, nameOf(sdk));
-      const data = readFileSync(sdkCache);
-      expect(data.readUInt32LE(0)).toBe(crc32(data.subarray(4)));
-      // The session loaded more chunks than --version: the entry chunk's cache is made again, wider.
-      const wide = readFileSync(join(dir, nameOf(entry)));
-      expect(wide.readUInt32LE(4)).toBeGreaterThan(narrow.readUInt32LE(4));
-      expect(wide.length).toBeGreaterThan(narrow.length);
-      // Made at exit, after the request went out, so it holds the functions the run compiled, not only
-      // those V8 compiles with the chunk: the CLI entry chunk's cache is well over the size of a cache
-      // made before the chunk runs (the same script: the chunk's declarations returned by a function).
-      expect(fake.requests).toHaveLength(1);
-      expect(statSync(sdkCache).mtimeMs).toBeGreaterThanOrEqual(requested);
-      const [body, id, ids, modules] = /^([\s\S]*)export\{([\w$]+) as id,([\w$]+) as ids,([\w$]+) as modules\};/.exec(code(entry))!.slice(1);
-      const beforeRunning = new Script(`(function(){"use strict";${body}\nreturn{id:${id},ids:${ids},modules:${modules}}})`).createCachedData().length;
-      expect(wide.length - 8).toBeGreaterThan(1.5 * beforeRunning);
-      const stamps = () => new Map(readdirSync(dir).map((k) => [k, statSync(join(dir, k)).mtimeMs]));
-      const first = stamps();
-
-      // The next run, as wide, reads the caches V8 accepts and writes none. One chunk now also calls import(),
-      // which a script cannot: it is left to import() (and Node's cache), so no cache is made for it.
-      const other = kept.map((k) => k.replace(/-\d+-[0-9a-f]+$/, '')).find((f) => f !== sdk && f !== entry && !code(f).includes('import('))!;
-      writeFileSync(
-        join(cli, '../..', other),
-        code(other).replace(/export\{[\w$]+ as id,/, (m) => `void(0&&import("node:path"));${m}`),
-      );
-      expect(await ask()).toBe('Two.');
-      expect(stamps()).toEqual(first);
-
-      // One byte changed: refused (V8 would run it), and made again at the end of the run. A cache
-      // of an older build of the chunk goes with it.
-      const damaged = Buffer.from(data);
-      damaged[damaged.length >> 1] ^= 0xff;
-      writeFileSync(sdkCache, damaged);
-      writeFileSync(join(dir, `${sdk}-1-0`), data);
-      expect(await ask()).toBe('Three.');
-      const remade = readFileSync(sdkCache);
-      expect(remade.equals(damaged)).toBe(false);
-      expect(remade.readUInt32LE(0)).toBe(crc32(remade.subarray(4)));
-      expect(readdirSync(dir)).not.toContain(`${sdk}-1-0`);
-
-      // Another chunk's code under this chunk's name, its checksum right: V8 refuses it, and it is made again.
-      writeFileSync(sdkCache, readFileSync(join(dir, nameOf(entry))));
-      expect(await ask()).toBe('Four.');
-      expect(readFileSync(sdkCache).equals(readFileSync(join(dir, nameOf(entry))))).toBe(false);
-    } finally {
-      await fake.close();
-    }
   });
 
   it('keeps no compiled code with NODE_DISABLE_COMPILE_CACHE=1', () => {
