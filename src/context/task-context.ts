@@ -5,6 +5,7 @@
  * and GitHub-validated logins are printed outside the fences.
  */
 import { createFenceNonce, cutNote, cutRaw, fenceUntrusted, markInvisible, sanitizeUntrusted } from './untrusted.js';
+import { oneLine } from '../common/text.js';
 
 export interface TaskComment {
   author: string;
@@ -287,7 +288,6 @@ export function describeCuts(cuts: readonly CutPiece[]): string {
 
 /** Logins are [A-Za-z0-9-] (bots add `[bot]`); anything else is not a login we print. */
 const login = (s: string) => (/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/.test(s) ? s : 'unknown-user');
-const oneLine = (s: string) => s.replace(/[\r\n\t]+/g, ' ').trim();
 /** Paths may hold newlines or quotes; JSON quoting shows them as escapes. */
 const quotePath = (p: string) => (/^[\w./@+-]+$/.test(p) ? p : JSON.stringify(p));
 const isoOrUnknown = (s: string) => (Number.isNaN(Date.parse(s)) ? 'an unknown time' : new Date(s).toISOString());

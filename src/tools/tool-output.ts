@@ -1,13 +1,14 @@
 import { messageOf } from '../common/errors.js';
+import { oneLine } from '../common/text.js';
 import { ToolFailure, type ToolEnv, type ToolErrorCode, type ToolOutput } from './define-tool.js';
 
 /** A successful result; the model never gets an empty string (some models stall on one). */
 export function okOutput(forModel: string, forHuman: string): ToolOutput {
-  return { forModel: forModel === '' ? '(no output)' : forModel, forHuman: oneLine(forHuman) };
+  return { forModel: forModel === '' ? '(no output)' : forModel, forHuman: oneLine(forHuman, HUMAN_LINE) };
 }
 
 export function failedOutput(code: ToolErrorCode, message: string, forModel?: string): ToolOutput {
-  return { forModel: forModel ?? message, forHuman: oneLine(`${code}: ${message}`), error: { code, message } };
+  return { forModel: forModel ?? message, forHuman: oneLine(`${code}: ${message}`, HUMAN_LINE), error: { code, message } };
 }
 
 /** The single abort check every tool uses between steps. */
@@ -76,10 +77,8 @@ export async function withMemory(env: ToolEnv, text: string, at: { dir: string; 
   return memory ? `${text}\n\n${memory}` : text;
 }
 
-export function oneLine(s: string, max = 160): string {
-  const flat = s.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
+/** How long a call's one-line summary for people may be. */
+export const HUMAN_LINE = 160;
 
 export function plural(n: number, word: string, many = `${word}s`): string {
   return `${n} ${n === 1 ? word : many}`;

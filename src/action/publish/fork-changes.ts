@@ -13,6 +13,7 @@
  * thread: suggestions where they fit and the whole patch, collapsed, in the review's body.
  */
 import { messageOf } from '../../common/errors.js';
+import { oneLine } from '../../common/text.js';
 import { assertGit } from '../../git/git.js';
 import { readTreeChanges, type TreeChange } from '../../git/tree.js';
 import type { RecordedReviewComment } from '../../tools/github/recorder.js';
@@ -73,7 +74,7 @@ export async function publishForkChanges(ctx: RunContext, f: ForkChangesInput): 
       secrets: ctx.secrets,
       branchBase: `agent-action/pr-${pull.number}${slugOf(pull.title) ? `-${slugOf(pull.title)}` : ''}`,
       baseBranch: pull.baseRef,
-      title: makeInertLine(`${oneLine(pull.title)} (#${pull.number}, with agent-action's change)`),
+      title: makeInertLine(`${oneLine(pull.title, 100)} (#${pull.number}, with agent-action's change)`),
       body: forkPullBody(ctx, f),
     });
     result.branch = opened.branch;
@@ -116,5 +117,3 @@ async function publishPatchReview(ctx: RunContext, f: ForkChangesInput, diff: { 
     f.problems.push(`The review with the change could not be posted: ${messageOf(e)}`);
   }
 }
-
-const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 100);

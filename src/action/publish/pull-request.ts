@@ -6,6 +6,7 @@
  * opened, so an API failure after the push still leaves the work where a person can find it.
  */
 import { messageOf } from '../../common/errors.js';
+import { oneLine } from '../../common/text.js';
 import { redactSecrets } from '../../common/redact.js';
 import { assertGit, type GitRemote } from '../../git/git.js';
 import type { GitHubClient } from '../github-client.js';
@@ -63,7 +64,7 @@ export interface IssueFixOptions extends Omit<BranchPullOptions, 'branchBase' | 
 /** `Fix #12: Crash on empty input`: the title of an issue fix's commit and of its pull request. */
 export function issueFixTitle(issue: { number: number; title: string }, linkIssue = true): string {
   // The issue's title is a stranger's text: it may not mention anyone.
-  return makeInertLine(linkIssue && issue.number > 0 ? `Fix #${issue.number}: ${oneLine(issue.title)}` : oneLine(issue.title));
+  return makeInertLine(linkIssue && issue.number > 0 ? `Fix #${issue.number}: ${oneLine(issue.title, 100)}` : oneLine(issue.title, 100));
 }
 
 /** `/agent fix` on an issue: `agent-action/issue-N-<slug>` and a pull request that says `Fixes #N`. */
@@ -93,5 +94,3 @@ export const slugOf = (title: string): string =>
     .replace(/^-+|-+$/g, '')
     .slice(0, 40)
     .replace(/-+$/, '');
-
-const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 100);

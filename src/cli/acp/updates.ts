@@ -5,6 +5,7 @@
  * Pure apart from the small table of calls it keeps, so one translator serves one prompt turn.
  */
 import { join } from 'node:path';
+import { oneLine } from '../../common/text.js';
 import type { SessionUpdate, ToolCallContent, ToolCallLocation, ToolKind as AcpToolKind } from '@agentclientprotocol/sdk';
 import type { LoopEvent } from '../../core/events.js';
 import type { FileDiff, ToolKind } from '../../tools/define-tool.js';
@@ -35,11 +36,6 @@ export function titleOfCall(name: string, args: Record<string, unknown>): string
   const path = args.file_path ?? args.dir_path ?? args.pattern;
   return typeof path === 'string' ? `${name} ${oneLine(path, 120)}` : name;
 }
-
-const oneLine = (s: string, max: number): string => {
-  const flat = s.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-};
 
 export const textContent = (text: string): ToolCallContent => ({ type: 'content', content: { type: 'text', text } });
 

@@ -6,7 +6,8 @@ import { defineTool, ToolFailure, type ToolEnv, type ToolOutput } from '../defin
 import { formatBytes, type ProcessBounds } from '../../sandbox/bounds.js';
 import { runToCompletion, type ProcessResult } from '../process-group.js';
 import { commandEnvOf } from '../../sandbox/command-env.js';
-import { failedOutput, guardRun, oneLine } from '../tool-output.js';
+import { oneLine } from '../../common/text.js';
+import { failedOutput, guardRun, HUMAN_LINE } from '../tool-output.js';
 import { resolveInWorkspace } from '../workspace.js';
 import { redactSecrets } from '../../common/redact.js';
 
@@ -117,7 +118,7 @@ function shellOutput(r: ProcessResult, o: { command: string; dirRel: string; tim
     );
   }
   const note = r.bounds && boundNote(r, r.bounds);
-  return { forModel: note ? `${text}\n${note}` : text, forHuman: oneLine(`\`${short}\` exited ${r.exitCode ?? r.signal}`) };
+  return { forModel: note ? `${text}\n${note}` : text, forHuman: oneLine(`\`${short}\` exited ${r.exitCode ?? r.signal}`, HUMAN_LINE) };
 }
 
 /** Signs in a command's output that a process ran into a bound. */

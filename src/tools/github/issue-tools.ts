@@ -6,6 +6,7 @@
  * people's text: sanitized and fenced like the task context.
  */
 import { fenceUntrusted, sanitizeUntrusted } from '../../context/untrusted.js';
+import { oneLine } from '../../common/text.js';
 import { defineTool, ToolFailure, type Tool } from '../define-tool.js';
 import { guardRun } from '../tool-output.js';
 
@@ -64,8 +65,6 @@ const DuplicateParams = {
   },
   additionalProperties: false,
 } as const;
-
-const oneLine = (s: string) => s.replace(/[\r\n\t]+/g, ' ').trim();
 
 /** Fresh per conversation: the searches made and the duplicate recorded belong to one issue's triage. */
 export function createIssueTools(o: IssueToolsOptions): IssueTools {

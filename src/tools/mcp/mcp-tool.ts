@@ -8,7 +8,8 @@
 import type { TSchema } from 'typebox';
 import type { Tool as McpToolDef } from '@modelcontextprotocol/sdk/types.js';
 import { ToolFailure, type McpCallInfo, type Tool } from '../define-tool.js';
-import { guardRun, oneLine } from '../tool-output.js';
+import { oneLine } from '../../common/text.js';
+import { guardRun } from '../tool-output.js';
 import { compileLenient } from './lenient-validator.js';
 import { interpretedArgsCheck } from '../tool-schema.js';
 import type { McpConnection } from './connection.js';

@@ -13,7 +13,8 @@
  */
 import { stableStringify } from '../../common/json.js';
 import type { ToolMedia, ToolOutput } from '../define-tool.js';
-import { oneLine } from '../tool-output.js';
+import { oneLine } from '../../common/text.js';
+import { HUMAN_LINE } from '../tool-output.js';
 import { redactSecrets } from '../../common/redact.js';
 
 /** The text the model gets from one call, at most (head and tail kept). */
@@ -61,9 +62,9 @@ export function toolOutputOf(serverTool: string, r: McpCallResult, secrets: read
   const withMedia = media.length ? { media } : {};
   if (r.isError === true || r.isError === 'true') {
     const message = `MCP tool '${serverTool}' reported an error: ${text || '(no message)'}`;
-    return { forModel: message, forHuman: oneLine(`error: ${human}`), error: { code: 'failed', message }, ...withMedia };
+    return { forModel: message, forHuman: oneLine(`error: ${human}`, HUMAN_LINE), error: { code: 'failed', message }, ...withMedia };
   }
-  const forHuman = media.length ? `${oneLine(human, 120)} (+${media.length} inline ${media.length === 1 ? 'item' : 'items'})` : oneLine(human);
+  const forHuman = media.length ? `${oneLine(human, 120)} (+${media.length} inline ${media.length === 1 ? 'item' : 'items'})` : oneLine(human, HUMAN_LINE);
   return { forModel: text || '(no output)', forHuman: forHuman || '(no output)', ...withMedia };
 }
 
