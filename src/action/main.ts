@@ -17,7 +17,7 @@ import { readEventFile } from './event-file.js';
 import { readInputs, type GetInput } from './inputs.js';
 import { answerInputErrors, type InputErrorAnswer } from './input-error-reply.js';
 import { redactedFace, redactedOutcome } from './redacted-face.js';
-import { failedOutcome, outcomeOfError, reportOutcome, type Outcome } from './report.js';
+import { failedOutcome, outcomeOfError, reportOutcome, type ActionOutcome } from './report.js';
 import type { Log } from './run-context.js';
 import type { Clock } from '../core/loop.js';
 import type { Read, RunBase } from './run-task.js';
@@ -65,7 +65,7 @@ function createCoreFace(): ActionFace {
 }
 
 /** One run, start to end, as an outcome (outputs and annotations); errors become failed outcomes. */
-export async function runAction(given: ActionFace): Promise<Outcome> {
+export async function runAction(given: ActionFace): Promise<ActionOutcome> {
   const read = readInputs(given.getInput, given.env, given.setSecret);
   // Before anything can start a process: the inputs are in memory now, the environment keeps no secret.
   dropSecretsFromEnv(given.env, read.secrets);
@@ -82,7 +82,7 @@ export async function runAction(given: ActionFace): Promise<Outcome> {
   }
 }
 
-async function runCommandOf(face: ActionFace, read: Read): Promise<Outcome> {
+async function runCommandOf(face: ActionFace, read: Read): Promise<ActionOutcome> {
   const { settings, runner, secrets } = read;
   const event = await readEventFile(runner.eventPath);
   if (!event.ok) return failedOutcome([{ title: 'event payload', message: event.message }]);
@@ -115,10 +115,10 @@ async function runCommandOf(face: ActionFace, read: Read): Promise<Outcome> {
   return runRouted(face, read, command);
 }
 
-const done = (result: Outcome['result']): Outcome => ({ result, errors: [] });
+const done = (result: ActionOutcome['result']): ActionOutcome => ({ result, errors: [] });
 
 /** Input errors are answered in the thread too, when the event is a command there (input-error-reply.ts). */
-async function answerInThread(face: ActionFace, o: Omit<InputErrorAnswer, 'messages' | 'log'>, failed: Outcome): Promise<void> {
+async function answerInThread(face: ActionFace, o: Omit<InputErrorAnswer, 'messages' | 'log'>, failed: ActionOutcome): Promise<void> {
   await answerInputErrors({ ...o, messages: failed.errors.map((e) => e.message), log: face.log, retryAfterBaseMs: face.retryAfterBaseMs });
 }
 

@@ -241,10 +241,10 @@ function renderHooks(runs: readonly HookRunEvent[]): string {
 
 const escapeCell = (s: string) => escapeMd(s.slice(0, 300)).replace(/\|/g, '\\|');
 
-/** Outcome, turns, tokens, cost, duration: the same table in the comment and the job summary. */
+/** ActionOutcome, turns, tokens, cost, duration: the same table in the comment and the job summary. */
 export function renderResultTable(result: ActionResult, stats: RunStats | undefined, elapsedMs: number): string {
   const rows: Array<[string, string]> = [
-    ['Outcome', result.status],
+    ['ActionOutcome', result.status],
     ['Turns', String(stats?.turns ?? 0)],
     ['Tokens', `${stats?.totalTokens ?? 0} (${stats?.inputTokens ?? 0} in, ${stats?.outputTokens ?? 0} out)`],
     ['Tool calls', String(stats?.toolCalls ?? 0)],

@@ -6,7 +6,7 @@
  */
 import { redactSecrets } from '../common/redact.js';
 import type { ActionFace } from './main.js';
-import type { Outcome } from './report.js';
+import type { ActionOutcome } from './report.js';
 
 export function redactedFace(face: ActionFace, secrets: readonly string[]): ActionFace {
   const r = (text: string) => redactSecrets(text, secrets);
@@ -19,8 +19,8 @@ export function redactedFace(face: ActionFace, secrets: readonly string[]): Acti
 }
 
 /** The outcome with every text of its result (the step's outputs) and of its annotations redacted. */
-export function redactedOutcome(o: Outcome, secrets: readonly string[]): Outcome {
+export function redactedOutcome(o: ActionOutcome, secrets: readonly string[]): ActionOutcome {
   const r = (text: string) => redactSecrets(text, secrets);
-  const result = Object.fromEntries(Object.entries(o.result).map(([k, v]) => [k, typeof v === 'string' ? r(v) : v])) as Outcome['result'];
+  const result = Object.fromEntries(Object.entries(o.result).map(([k, v]) => [k, typeof v === 'string' ? r(v) : v])) as ActionOutcome['result'];
   return { result, errors: o.errors.map((e) => ({ ...e, message: r(e.message), title: r(e.title) })) };
 }

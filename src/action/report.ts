@@ -18,7 +18,7 @@ export interface ErrorNote {
 }
 
 /** A run's end: the result (outputs) and the problems to annotate (none for a run that worked). */
-export interface Outcome {
+export interface ActionOutcome {
   result: ActionResult;
   errors: ErrorNote[];
 }
@@ -32,12 +32,12 @@ export interface ReportToolkit {
 }
 
 /** A failed run whose summary is its first problem. */
-export function failedOutcome(errors: ErrorNote[]): Outcome {
+export function failedOutcome(errors: ErrorNote[]): ActionOutcome {
   return { result: { status: 'failed', summary: errors[0]?.message ?? 'failed' }, errors };
 }
 
 /** An error that escaped the run, as an outcome: AgentErrors keep their site, anything else its message. */
-export function outcomeOfError(e: unknown): Outcome {
+export function outcomeOfError(e: unknown): ActionOutcome {
   // A push refused with 403 (a session ref, say) names the permission it lacked, like the API's refusals.
   if (!isAgentError(e)) return failedOutcome([{ title: 'agent-action', message: withPermissionHint(messageOf(e)) }]);
   const title = e.site.input ? `input ${e.site.input}` : `agent-action: ${e.kind}`;
@@ -47,7 +47,7 @@ export function outcomeOfError(e: unknown): Outcome {
   return { result: { status: 'failed', summary: first.message }, errors: [first, ...more] };
 }
 
-export function reportOutcome(o: Outcome, kit: ReportToolkit): void {
+export function reportOutcome(o: ActionOutcome, kit: ReportToolkit): void {
   setOutputs(o.result, kit.setOutput);
   const errors = o.errors.length > 0 || o.result.status !== 'failed' ? o.errors : [{ title: 'agent-action', message: o.result.summary.split('\n')[0] }];
   for (const e of errors) kit.error(e.message, { title: e.title, file: e.file, startLine: e.line });

@@ -20,7 +20,7 @@ import type { ActionFace } from './main.js';
 import { createProgressComment, type ProgressComment } from './progress-comment.js';
 import { readAllowedLabels } from './publish/labels.js';
 import { prepareRun } from './prepare-run.js';
-import type { Outcome } from './report.js';
+import type { ActionOutcome } from './report.js';
 import type { ActionResult, Log, RepoRef, RunContext } from './run-context.js';
 import { readThreadInfo } from './task-context.js';
 import { runTriagePlan, runTriageShard, triageAll } from './triage/run-triage.js';
@@ -57,7 +57,7 @@ export interface Read {
 }
 
 /** A routed command (the event is for the agent): its client, who asked, then its run. */
-export async function runRouted(face: ActionFace, { settings, runner, secrets }: Read, command: Exclude<Command, { kind: 'skip' }>): Promise<Outcome> {
+export async function runRouted(face: ActionFace, { settings, runner, secrets }: Read, command: Exclude<Command, { kind: 'skip' }>): Promise<ActionOutcome> {
   let apiCalls = 0;
   const octokit = createGitHubClient({
     token: settings.githubToken,
@@ -88,7 +88,7 @@ export async function runRouted(face: ActionFace, { settings, runner, secrets }:
   return done(await runCommand(base, command, command.trigger.thread));
 }
 
-const done = (result: Outcome['result']): Outcome => ({ result, errors: [] });
+const done = (result: ActionOutcome['result']): ActionOutcome => ({ result, errors: [] });
 
 /** One task on one thread (or none): its context opened, run, closed; the progress comment's last edit. */
 export async function runCommand(base: RunBase, command: ThreadCommand, thread: Thread | undefined): Promise<ActionResult> {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/common/errors.js';
-import { failedOutcome, outcomeOfError, reportOutcome, type Outcome } from '../../src/action/report.js';
+import { failedOutcome, outcomeOfError, reportOutcome, type ActionOutcome } from '../../src/action/report.js';
 
-function report(o: Outcome) {
+function report(o: ActionOutcome) {
   const outputs: Record<string, string> = {};
   const errors: Array<[string, Record<string, unknown>]> = [];
   let failed = 0;
