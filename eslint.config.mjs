@@ -71,7 +71,15 @@ export default defineConfig(
       // and `typebox/schema` (the validators, loaded when first needed) stay allowed.
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { paths: [{ name: 'typebox', allowTypeImports: true, message: 'Write the schema as a plain JSON-Schema literal (`as const`); import only types from typebox.' }] },
+        {
+          paths: [
+            {
+              name: 'typebox',
+              allowTypeImports: true,
+              message: 'Write the schema as a plain JSON-Schema literal (`as const`); import only types from typebox.',
+            },
+          ],
+        },
       ],
     },
   },

@@ -37,7 +37,10 @@ const long = (): FakeReply => reply(Array.from({ length: CHUNKS }, (_, i) => tex
 /** One ACP process, one session: `runs` short prompts, then `runs` prompts of 200 chunks. */
 async function acp(): Promise<{ first: number[]; perUpdate: number[] }> {
   const fake = await startFakeGemini([...Array.from({ length: RUNS }, short), ...Array.from({ length: RUNS }, long)]);
-  const ed = await startAcpAgent({ env: { GEMINI_API_KEY: 'bench-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: state }, cwd: work });
+  const ed = await startAcpAgent({
+    env: { GEMINI_API_KEY: 'bench-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: state },
+    cwd: work,
+  });
   try {
     await ed.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
     const { sessionId } = await ed.agent.request('session/new', { cwd: work, mcpServers: [] });
@@ -57,7 +60,8 @@ async function acp(): Promise<{ first: number[]; perUpdate: number[] }> {
       const stop = ed.onUpdate(() => times.push(performance.now()));
       await ed.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: `long ${i}` }] });
       stop();
-      if (ed.updates.length - before !== CHUNKS) throw new Error(`expected ${CHUNKS} updates, got ${ed.updates.length - before}`);
+      if (ed.updates.length - before !== CHUNKS)
+        throw new Error(`expected ${CHUNKS} updates, got ${ed.updates.length - before}`);
       perUpdate.push((times.at(-1)! - times[0]!) / (CHUNKS - 1));
     }
     return { first, perUpdate };
@@ -117,8 +121,12 @@ try {
   const s = await streamJsonRuns();
   console.log(`| measure (median of ${RUNS}) | ACP (--acp) | stream-json (-p) |`);
   console.log('| --- | --- | --- |');
-  console.log(`| prompt to first update (ACP: session/prompt sent -> first session/update; stream-json: init -> first message) | ${ms(median(a.first))} | ${ms(median(s.first))} |`);
-  console.log(`| per update, ${CHUNKS} streamed chunks (first to last / ${CHUNKS - 1}) | ${us(median(a.perUpdate))} | ${us(median(s.perUpdate))} |`);
+  console.log(
+    `| prompt to first update (ACP: session/prompt sent -> first session/update; stream-json: init -> first message) | ${ms(median(a.first))} | ${ms(median(s.first))} |`,
+  );
+  console.log(
+    `| per update, ${CHUNKS} streamed chunks (first to last / ${CHUNKS - 1}) | ${us(median(a.perUpdate))} | ${us(median(s.perUpdate))} |`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
   rmSync(state, { recursive: true, force: true });

@@ -22,7 +22,9 @@ const ACTION = resolve(process.env.BENCH_ACTION ?? BUNDLE);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const TRACER = join(import.meta.dirname, 'support/module-trace.mjs');
 // BENCH_CPU_PROF=<folder>: the traced run also writes a CPU profile there (where the milliseconds go).
-const PROFILE = process.env.BENCH_CPU_PROF ? ` --cpu-prof --cpu-prof-interval=200 --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` : '';
+const PROFILE = process.env.BENCH_CPU_PROF
+  ? ` --cpu-prof --cpu-prof-interval=200 --cpu-prof-dir=${process.env.BENCH_CPU_PROF}`
+  : '';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 // The job a comment on an issue starts (test/support/runner-model.ts): its runs are steps of it.
@@ -44,7 +46,9 @@ async function actionRun(kind: Case, traced: boolean): Promise<Sample> {
   const trace = join(makeTempDir('agent-action-bench-trace-'), 'modules.txt');
   try {
     gh.addIssue({ number: 1, title: 'What is a?', body: 'src/a.js exports a constant.', user: { login: 'reporter' } });
-    const trigger = gh.addComment(1, kind === 'question' ? '/agent why is a 1?' : 'Thanks, that helps.', { login: 'maintainer' });
+    const trigger = gh.addComment(1, kind === 'question' ? '/agent why is a 1?' : 'Thanks, that helps.', {
+      login: 'maintainer',
+    });
     const payload = retarget(examplePayload('issue_comment', 'created'), 'octo/hello');
     payload.issue.number = 1;
     delete payload.issue.pull_request;
@@ -59,15 +63,22 @@ async function actionRun(kind: Case, traced: boolean): Promise<Sample> {
       job,
       bundle: ACTION,
       inputs: { 'gemini-api-key': 'bench-key', 'gemini-base-url': gemini.baseUrl, model: 'gemini-2.5-flash' },
-      env: { GITHUB_API_URL: gh.url, ...(traced ? { NODE_OPTIONS: `--import=${TRACER}${PROFILE}`, MODULE_TRACE: trace } : {}) },
+      env: {
+        GITHUB_API_URL: gh.url,
+        ...(traced ? { NODE_OPTIONS: `--import=${TRACER}${PROFILE}`, MODULE_TRACE: trace } : {}),
+      },
     });
     await Promise.race([gemini.untilRequests(1), running]);
     const firstMs = performance.now() - t0;
     const r = await running;
     const wholeMs = performance.now() - t0;
     const expected = kind === 'question' ? 'success' : 'skipped';
-    if (r.code !== 0 || r.outputs.status !== expected) throw new Error(`${kind} run: exit ${r.code}, status ${r.outputs.status} (expected ${expected}):\n${r.stdout}${r.stderr}`);
-    if (kind === 'question' && !gh.state.comments.some((c) => c.body.includes('`a` is 1'))) throw new Error('the answer was not posted');
+    if (r.code !== 0 || r.outputs.status !== expected)
+      throw new Error(
+        `${kind} run: exit ${r.code}, status ${r.outputs.status} (expected ${expected}):\n${r.stdout}${r.stderr}`,
+      );
+    if (kind === 'question' && !gh.state.comments.some((c) => c.body.includes('`a` is 1')))
+      throw new Error('the answer was not posted');
     if (kind === 'skip' && gemini.requests.length > 0) throw new Error('a skipped event asked the model');
     const dir = join(ACTION, '..');
     const files = traced
@@ -87,7 +98,8 @@ async function actionRun(kind: Case, traced: boolean): Promise<Sample> {
 }
 
 const samples: Record<Case, Sample[]> = { question: [], skip: [] };
-for (let i = 0; i < RUNS; i++) for (const kind of ['question', 'skip'] as const) samples[kind].push(await actionRun(kind, false));
+for (let i = 0; i < RUNS; i++)
+  for (const kind of ['question', 'skip'] as const) samples[kind].push(await actionRun(kind, false));
 const traced = { question: await actionRun('question', true), skip: await actionRun('skip', true) };
 // The workspace, its origin and seed, the runners' temp folders and the traces.
 removeTempDirs();
@@ -98,15 +110,22 @@ const names = (files: string[]) =>
     .map((f) => basename(f))
     .sort()
     .join(', ')}`;
-const q = { first: median(samples.question.map((s) => s.firstMs)), whole: median(samples.question.map((s) => s.wholeMs)) };
+const q = {
+  first: median(samples.question.map((s) => s.firstMs)),
+  whole: median(samples.question.map((s) => s.wholeMs)),
+};
 const skipWhole = median(samples.skip.map((s) => s.wholeMs));
-console.log(`${basename(join(ACTION, '..'))}/${basename(ACTION)} on issue comments: a question to the agent, and a comment not for it (skipped); median of ${RUNS} runs.\n`);
+console.log(
+  `${basename(join(ACTION, '..'))}/${basename(ACTION)} on issue comments: a question to the agent, and a comment not for it (skipped); median of ${RUNS} runs.\n`,
+);
 console.log('| measure | question | skipped comment |');
 console.log('| --- | --- | --- |');
 console.log(`| process start to first model request | ${q.first.toFixed(1)} ms | — |`);
 console.log(`| whole run (outputs written) | ${q.whole.toFixed(1)} ms | ${skipWhole.toFixed(1)} ms |`);
 console.log(`| files of the bundle loaded | ${names(traced.question.files)} | ${names(traced.skip.files)} |`);
-console.log(`| JavaScript loaded | ${kib(traced.question.files).toFixed(0)} KiB | ${kib(traced.skip.files).toFixed(0)} KiB |`);
+console.log(
+  `| JavaScript loaded | ${kib(traced.question.files).toFixed(0)} KiB | ${kib(traced.skip.files).toFixed(0)} KiB |`,
+);
 recordFigures('action', {
   runs: RUNS,
   questionFirstMs: q.first,

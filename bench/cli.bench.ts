@@ -40,7 +40,11 @@ function session(turns: number): FakeReply[] {
 }
 
 /** Runs a command asynchronously (the fake server lives in this process and must keep answering). */
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ ms: number; status: number | null; stderr: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ ms: number; status: number | null; stderr: string }> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -60,7 +64,8 @@ async function runSession(turns: number): Promise<number> {
       GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
     });
     if (r.status !== 0) throw new Error(`session of ${turns} turns exited ${r.status}: ${r.stderr}`);
-    if (fake.requests.length !== turns) throw new Error(`expected ${turns} model requests, saw ${fake.requests.length}`);
+    if (fake.requests.length !== turns)
+      throw new Error(`expected ${turns} model requests, saw ${fake.requests.length}`);
     return r.ms;
   } finally {
     await fake.close();
@@ -71,10 +76,14 @@ async function peakRssKb(turns: number): Promise<number | undefined> {
   if (!existsSync('/usr/bin/time')) return undefined;
   const fake = await startFakeGemini(session(turns));
   try {
-    const r = await run('/usr/bin/time', ['-f', '%M', process.execPath, CLI, '-p', 'x', '-o', 'json', '--approval-mode', 'yolo', '--cwd', work], {
-      GEMINI_API_KEY: 'bench-key',
-      GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
-    });
+    const r = await run(
+      '/usr/bin/time',
+      ['-f', '%M', process.execPath, CLI, '-p', 'x', '-o', 'json', '--approval-mode', 'yolo', '--cwd', work],
+      {
+        GEMINI_API_KEY: 'bench-key',
+        GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
+      },
+    );
     const last = r.stderr.trim().split('\n').pop() ?? '';
     return /^\d+$/.test(last) ? Number(last) : undefined;
   } finally {
@@ -87,7 +96,10 @@ async function firstRequestMs(): Promise<number> {
   const fake = await startFakeGemini(session(1));
   try {
     const t0 = performance.now();
-    const done = time([CLI, '-p', 'list the files', '-o', 'json', '--approval-mode', 'yolo', '--cwd', work], { GEMINI_API_KEY: 'bench-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl });
+    const done = time([CLI, '-p', 'list the files', '-o', 'json', '--approval-mode', 'yolo', '--cwd', work], {
+      GEMINI_API_KEY: 'bench-key',
+      GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
+    });
     await fake.untilRequests(1);
     const first = performance.now() - t0;
     const r = await done;
@@ -105,7 +117,15 @@ async function timed(args: string[]): Promise<number> {
 }
 
 const POLICY_READ = [CLI, 'policy', 'check', '--tool', 'read_file', '--args', '{"file_path":"a.ts"}'];
-const POLICY_SHELL = [CLI, 'policy', 'check', '--tool', 'run_shell_command', '--args', '{"command":"npm test && git status"}'];
+const POLICY_SHELL = [
+  CLI,
+  'policy',
+  'check',
+  '--tool',
+  'run_shell_command',
+  '--args',
+  '{"command":"npm test && git status"}',
+];
 const bare: number[] = [];
 const version: number[] = [];
 const help: number[] = [];

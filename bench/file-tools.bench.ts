@@ -96,9 +96,12 @@ try {
 
 const us = (n: number) => `${n.toFixed(1)} µs`;
 console.log(`Medians of ${CALLS} calls (tool calls: ${CALLS / 4}) after a warm-up, per call.\n`);
-console.log('| call | whole tool call | confined open and read/list/write | before: realpath, then a plain read/list/write | the check adds |');
+console.log(
+  '| call | whole tool call | confined open and read/list/write | before: realpath, then a plain read/list/write | the check adds |',
+);
 console.log('| --- | ---: | ---: | ---: | ---: |');
-for (const r of rows) console.log(`| ${r.what} | ${us(r.tool)} | ${us(r.confined)} | ${us(r.plain)} | ${us(r.confined - r.plain)} |`);
+for (const r of rows)
+  console.log(`| ${r.what} | ${us(r.tool)} | ${us(r.confined)} | ${us(r.plain)} | ${us(r.confined - r.plain)} |`);
 recordFigures(
   'file-tools',
   Object.fromEntries(

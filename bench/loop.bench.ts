@@ -15,13 +15,23 @@ const RUNS = 9;
 const MODEL = 'gemini-2.5-flash';
 
 const script = (): FakeReply[] => [
-  ...Array.from({ length: TURNS - 1 }, (_, i) => reply([text(`Step ${i}: reading the next file.`), call('read_file', { file_path: `src/file-${i}.ts` })], { usage: usage(1000 + i * 200, 40) })),
+  ...Array.from({ length: TURNS - 1 }, (_, i) =>
+    reply([text(`Step ${i}: reading the next file.`), call('read_file', { file_path: `src/file-${i}.ts` })], {
+      usage: usage(1000 + i * 200, 40),
+    }),
+  ),
   reply([text('All done.')], { usage: usage(5000, 10) }),
 ];
 
 const scheduler: Scheduler = {
   run: async (calls) => ({
-    responses: calls.map((c) => ({ functionResponse: { id: c.id, name: c.name, response: { output: `contents of ${String(c.args?.file_path)}\n${'x'.repeat(2000)}` } } })),
+    responses: calls.map((c) => ({
+      functionResponse: {
+        id: c.id,
+        name: c.name,
+        response: { output: `contents of ${String(c.args?.file_path)}\n${'x'.repeat(2000)}` },
+      },
+    })),
     pending: [],
   }),
   resume: async () => ({ responses: [], pending: [] }),
@@ -32,7 +42,13 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main() {
   const fake = await startFakeGemini();
   const client = createGeminiClient({ apiKey: 'bench', baseUrl: fake.baseUrl, model: MODEL });
-  const tools = [{ name: 'read_file', description: 'Read a file', parametersJsonSchema: { type: 'object', properties: { file_path: { type: 'string' } } } }];
+  const tools = [
+    {
+      name: 'read_file',
+      description: 'Read a file',
+      parametersJsonSchema: { type: 'object', properties: { file_path: { type: 'string' } } },
+    },
+  ];
   const loopMs: number[] = [];
   const rawMs: number[] = [];
   let recorded: Content[][] = [];
@@ -44,11 +60,20 @@ async function main() {
     const t0 = performance.now();
     const outcome = await runLoop(
       { state, input: { userMessage: { role: 'user', parts: [{ text: 'read every file' }] } } },
-      { model: client, scheduler, systemInstruction: 'bench', tools: () => tools, limits: {}, signal: new AbortController().signal, mode: 'default' },
+      {
+        model: client,
+        scheduler,
+        systemInstruction: 'bench',
+        tools: () => tools,
+        limits: {},
+        signal: new AbortController().signal,
+        mode: 'default',
+      },
       (e) => void events.push(e),
     );
     const ms = performance.now() - t0;
-    if (outcome.status !== 'success' || state.turns !== TURNS) throw new Error(`bench session failed: ${JSON.stringify(outcome)}`);
+    if (outcome.status !== 'success' || state.turns !== TURNS)
+      throw new Error(`bench session failed: ${JSON.stringify(outcome)}`);
     recorded = fake.requests.map((r) => r.body.contents as Content[]);
     return ms;
   };
@@ -57,7 +82,13 @@ async function main() {
     fake.push(...script());
     const t1 = performance.now();
     for (const contents of recorded) {
-      for await (const _chunk of client.stream({ model: MODEL, systemInstruction: 'bench', tools, contents, signal: new AbortController().signal })) {
+      for await (const _chunk of client.stream({
+        model: MODEL,
+        systemInstruction: 'bench',
+        tools,
+        contents,
+        signal: new AbortController().signal,
+      })) {
         // drain
       }
     }

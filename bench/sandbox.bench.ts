@@ -50,7 +50,12 @@ const SESSION = [
 function workspace(): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'bench-sandbox-')));
   const files: Record<string, string> = {
-    'package.json': JSON.stringify({ name: 'b', version: '1.0.0', type: 'module', scripts: { test: 'node test/math.test.js' } }),
+    'package.json': JSON.stringify({
+      name: 'b',
+      version: '1.0.0',
+      type: 'module',
+      scripts: { test: 'node test/math.test.js' },
+    }),
     'src/math.js': 'export function add(a, b) {\n  return a - b;\n}\n',
     'test/math.test.js': "import { add } from '../src/math.js';\nconsole.log(add(2, 2) === 4 ? 'pass' : 'fail');\n",
     'README.md': '# bench\n',
@@ -60,7 +65,17 @@ function workspace(): string {
     writeFileSync(join(dir, rel), content);
   }
   const git = (...args: string[]) =>
-    execFileSync('git', args, { cwd: dir, stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
+    execFileSync('git', args, {
+      cwd: dir,
+      stdio: 'ignore',
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 'b',
+        GIT_AUTHOR_EMAIL: 'b@b',
+        GIT_COMMITTER_NAME: 'b',
+        GIT_COMMITTER_EMAIL: 'b@b',
+      },
+    });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'bench');
@@ -87,7 +102,13 @@ async function median(times: number, fn: () => Promise<unknown>): Promise<number
 
 async function session(sandbox: Sandbox, dir: string): Promise<void> {
   const registry = createToolRegistry(createDefaultTools());
-  const env: ToolEnv = { root: dir, secrets: [], baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME }, shellTimeoutMs: 60_000, sandbox };
+  const env: ToolEnv = {
+    root: dir,
+    secrets: [],
+    baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME },
+    shellTimeoutMs: 60_000,
+    sandbox,
+  };
   execFileSync('git', ['checkout', '-q', '--', '.'], { cwd: dir });
   rmSync(join(dir, 'NOTES.md'), { force: true });
   for (const command of SESSION) {
@@ -102,7 +123,8 @@ const RUNNER_ENV_SIZE = 120;
 
 function allowListMicros(): number {
   const env: Record<string, string> = { PATH: '/usr/bin:/bin', HOME: '/home/runner', LANG: 'C.UTF-8', CI: 'true' };
-  for (let i = 0; Object.keys(env).length < RUNNER_ENV_SIZE; i++) env[i % 2 ? `GITHUB_VAR_${i}` : `JOB_SECRET_${i}`] = `value-${i}`.repeat(4);
+  for (let i = 0; Object.keys(env).length < RUNNER_ENV_SIZE; i++)
+    env[i % 2 ? `GITHUB_VAR_${i}` : `JOB_SECRET_${i}`] = `value-${i}`.repeat(4);
   const calls = 20_000;
   const t = process.hrtime.bigint();
   for (let i = 0; i < calls; i++) commandEnvOf(env, ['secret-value-1', 'secret-value-2']);
@@ -114,7 +136,9 @@ async function main() {
   const on = createSandbox({ mode: 'required', hostEnv: {} });
   const status = await on.status();
   if (status.kind !== 'sandboxed') {
-    console.log(`No sandbox on this machine (${status.kind === 'refused' ? status.reason : status.kind}); nothing to measure.`);
+    console.log(
+      `No sandbox on this machine (${status.kind === 'refused' ? status.reason : status.kind}); nothing to measure.`,
+    );
     return;
   }
   const dir = workspace();
@@ -122,15 +146,21 @@ async function main() {
     const trueDirect = await median(SPAWNS, () => runTrue(off, dir));
     const trueSandboxed = await median(SPAWNS, () => runTrue(on, dir));
     const prlimit = await findPrlimit();
-    const bounded = prlimit ? boundedArgv({ prlimit, bounds: DEFAULT_BOUNDS, hard: await readHardLimits() }, ['true']) : undefined;
+    const bounded = prlimit
+      ? boundedArgv({ prlimit, bounds: DEFAULT_BOUNDS, hard: await readHardLimits() }, ['true'])
+      : undefined;
     const trueBounded = bounded ? await median(SPAWNS, () => runTrue(off, dir, bounded)) : undefined;
     const envMicros = allowListMicros();
     const sessionDirect = await median(SESSIONS, () => session(off, dir));
     const sessionSandboxed = await median(SESSIONS, () => session(on, dir));
-    console.log(`bubblewrap ${status.version}; \`true\`: median of ${SPAWNS}; session of ${SESSION.length} commands: median of ${SESSIONS}.\n`);
+    console.log(
+      `bubblewrap ${status.version}; \`true\`: median of ${SPAWNS}; session of ${SESSION.length} commands: median of ${SESSIONS}.\n`,
+    );
     console.log('| what | unconfined (ms) | sandboxed (ms) | ratio | added per command (ms) |');
     console.log('| --- | ---: | ---: | ---: | ---: |');
-    console.log(`| run \`true\` | ${trueDirect.toFixed(1)} | ${trueSandboxed.toFixed(1)} | ${(trueSandboxed / trueDirect).toFixed(2)}x | ${(trueSandboxed - trueDirect).toFixed(1)} |`);
+    console.log(
+      `| run \`true\` | ${trueDirect.toFixed(1)} | ${trueSandboxed.toFixed(1)} | ${(trueSandboxed / trueDirect).toFixed(2)}x | ${(trueSandboxed - trueDirect).toFixed(1)} |`,
+    );
     console.log(
       `| ${SESSION.length}-command session | ${sessionDirect.toFixed(0)} | ${sessionSandboxed.toFixed(0)} | ${(sessionSandboxed / sessionDirect).toFixed(2)}x | ${((sessionSandboxed - sessionDirect) / SESSION.length).toFixed(1)} |`,
     );
@@ -141,7 +171,15 @@ async function main() {
     console.log(
       `\nThe sandbox's start, of which: the bounds (\`true\` under prlimit vs alone, unconfined) ${bounds}; the environment allow-list ${envMicros.toFixed(1)} µs per call (${RUNNER_ENV_SIZE} variables in).`,
     );
-    recordFigures('sandbox', { trueDirect, trueSandboxed, trueBounded, envMicros, sessionDirect, sessionSandboxed, commands: SESSION.length });
+    recordFigures('sandbox', {
+      trueDirect,
+      trueSandboxed,
+      trueBounded,
+      envMicros,
+      sessionDirect,
+      sessionSandboxed,
+      commands: SESSION.length,
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

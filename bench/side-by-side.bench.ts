@@ -60,30 +60,77 @@ interface Program {
 }
 
 // Every program gets this environment without any Gemini credential or endpoint of the caller's.
-const { GEMINI_API_KEY: _k, GOOGLE_API_KEY: _g, GOOGLE_GEMINI_BASE_URL: _b, GEMINI_MODEL: _m, ...baseEnv } = process.env;
+const {
+  GEMINI_API_KEY: _k,
+  GOOGLE_API_KEY: _g,
+  GOOGLE_GEMINI_BASE_URL: _b,
+  GEMINI_MODEL: _m,
+  ...baseEnv
+} = process.env;
 const PROMPT = 'list the files';
-const cliArgs = (cli: string) => [cli, '-p', PROMPT, '-o', 'json', '--approval-mode', 'yolo', '-m', 'gemini-2.5-flash', '--cwd', work];
+const cliArgs = (cli: string) => [
+  cli,
+  '-p',
+  PROMPT,
+  '-o',
+  'json',
+  '--approval-mode',
+  'yolo',
+  '-m',
+  'gemini-2.5-flash',
+  '--cwd',
+  work,
+];
 const oursArgs = cliArgs(OURS);
-const oursEnv = (baseUrl: string, compileCache: string) => ({ GEMINI_API_KEY: 'bench-key', GOOGLE_GEMINI_BASE_URL: baseUrl, XDG_STATE_HOME: state, NODE_COMPILE_CACHE: compileCache });
+const oursEnv = (baseUrl: string, compileCache: string) => ({
+  GEMINI_API_KEY: 'bench-key',
+  GOOGLE_GEMINI_BASE_URL: baseUrl,
+  XDG_STATE_HOME: state,
+  NODE_COMPILE_CACHE: compileCache,
+});
 const warmCache = join(scratch, 'compile-cache-warm');
 let coldRuns = 0;
 const programs: Program[] = [
   { name: 'ours', command: (baseUrl) => ({ args: oursArgs, env: oursEnv(baseUrl, warmCache) }) },
   // A folder that does not exist yet: Node makes it and writes the cache as a first run would.
-  { name: 'ours, cold cache', command: (baseUrl) => ({ args: oursArgs, env: oursEnv(baseUrl, join(scratch, `compile-cache-cold-${++coldRuns}`)) }) },
+  {
+    name: 'ours, cold cache',
+    command: (baseUrl) => ({
+      args: oursArgs,
+      env: oursEnv(baseUrl, join(scratch, `compile-cache-cold-${++coldRuns}`)),
+    }),
+  },
   ...(BASELINE
     ? [
-        { name: 'before', command: (baseUrl: string) => ({ args: cliArgs(BASELINE), env: oursEnv(baseUrl, join(scratch, 'compile-cache-before')) }) },
-        { name: 'before, cold cache', command: (baseUrl: string) => ({ args: cliArgs(BASELINE), env: oursEnv(baseUrl, join(scratch, `compile-cache-cold-${++coldRuns}`)) }) },
+        {
+          name: 'before',
+          command: (baseUrl: string) => ({
+            args: cliArgs(BASELINE),
+            env: oursEnv(baseUrl, join(scratch, 'compile-cache-before')),
+          }),
+        },
+        {
+          name: 'before, cold cache',
+          command: (baseUrl: string) => ({
+            args: cliArgs(BASELINE),
+            env: oursEnv(baseUrl, join(scratch, `compile-cache-cold-${++coldRuns}`)),
+          }),
+        },
       ]
     : []),
   {
     name: 'Gemini CLI',
-    command: (baseUrl) => ({ args: [GEMINI_CLI, '-p', PROMPT, '-o', 'json', '--yolo', '-m', 'gemini-2.5-flash'], env: geminiCliEnv({ baseUrl, home }) }),
+    command: (baseUrl) => ({
+      args: [GEMINI_CLI, '-p', PROMPT, '-o', 'json', '--yolo', '-m', 'gemini-2.5-flash'],
+      env: geminiCliEnv({ baseUrl, home }),
+    }),
   },
   {
     name: 'floor',
-    command: (baseUrl) => ({ args: [join(import.meta.dirname, 'support/floor-client.mjs'), PROMPT, work], env: { GEMINI_API_KEY: 'bench-key', GOOGLE_GEMINI_BASE_URL: baseUrl } }),
+    command: (baseUrl) => ({
+      args: [join(import.meta.dirname, 'support/floor-client.mjs'), PROMPT, work],
+      env: { GEMINI_API_KEY: 'bench-key', GOOGLE_GEMINI_BASE_URL: baseUrl },
+    }),
   },
 ];
 
@@ -114,10 +161,19 @@ async function runSession(p: Program, turns: number): Promise<SessionRun> {
     const firstMs = performance.now() - t0;
     const status = await exited;
     const wholeMs = performance.now() - t0;
-    if (status !== 0) throw new Error(`${p.name}: a ${turns}-turn session exited ${status}:\n${stdout.slice(-2000)}${stderr.slice(-2000)}`);
-    if (fake.requests.length !== turns) throw new Error(`${p.name}: expected ${turns} model requests, the fake saw ${fake.requests.length}`);
+    if (status !== 0)
+      throw new Error(
+        `${p.name}: a ${turns}-turn session exited ${status}:\n${stdout.slice(-2000)}${stderr.slice(-2000)}`,
+      );
+    if (fake.requests.length !== turns)
+      throw new Error(`${p.name}: expected ${turns} model requests, the fake saw ${fake.requests.length}`);
     const last = stderr.trim().split('\n').pop() ?? '';
-    return { firstMs, wholeMs, rssKb: TIME && /^\d+$/.test(last) ? Number(last) : undefined, firstBodyBytes: Buffer.byteLength(JSON.stringify(fake.requests[0]!.body)) };
+    return {
+      firstMs,
+      wholeMs,
+      rssKb: TIME && /^\d+$/.test(last) ? Number(last) : undefined,
+      firstBodyBytes: Buffer.byteLength(JSON.stringify(fake.requests[0]!.body)),
+    };
   } finally {
     await fake.close();
   }
@@ -164,7 +220,8 @@ const ours = rows.ours!;
 const cold = rows['ours, cold cache']!;
 const gem = rows['Gemini CLI']!;
 const floor = rows.floor!;
-const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined ? `${(a / b).toFixed(2)}x` : 'n/a');
+const ratio = (a: number | undefined, b: number | undefined) =>
+  a !== undefined && b !== undefined ? `${(a / b).toFixed(2)}x` : 'n/a';
 const f1 = (n: number | undefined, unit: string) => (n === undefined ? 'n/a' : `${n.toFixed(1)} ${unit}`);
 type Key = Exclude<keyof Row, 'firstBodyBytes'>;
 const fmt = (k: Key, n: number | undefined) => f1(n, k === 'rssMiB' ? 'MiB' : 'ms');
@@ -183,11 +240,23 @@ const lines = [
   line('20-turn session, whole process', 'twentyMs'),
   line('per-turn overhead ((20-turn - 1-turn) / 19)', 'perTurnMs'),
   line('peak RSS, 20-turn session', 'rssMiB'),
-  ['first request body', `${ours.firstBodyBytes} B`, `${cold.firstBodyBytes} B`, `${gem.firstBodyBytes} B`, `${floor.firstBodyBytes} B`, '—', ratio(ours.firstBodyBytes, gem.firstBodyBytes)],
+  [
+    'first request body',
+    `${ours.firstBodyBytes} B`,
+    `${cold.firstBodyBytes} B`,
+    `${gem.firstBodyBytes} B`,
+    `${floor.firstBodyBytes} B`,
+    '—',
+    ratio(ours.firstBodyBytes, gem.firstBodyBytes),
+  ],
 ];
 const nodeVersion = execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim();
-console.log(`Medians of ${RUNS} runs; fake Gemini on 127.0.0.1 at zero latency; every program under Node ${nodeVersion}.\n`);
-console.log('Ours twice: with a warm compile cache (every run after the first) and a cold one (a first run, a CI job); ratios warm / cold.\n');
+console.log(
+  `Medians of ${RUNS} runs; fake Gemini on 127.0.0.1 at zero latency; every program under Node ${nodeVersion}.\n`,
+);
+console.log(
+  'Ours twice: with a warm compile cache (every run after the first) and a cold one (a first run, a CI job); ratios warm / cold.\n',
+);
 console.log('| figure | ours, warm cache | ours, cold cache | Gemini CLI | floor | ours / floor | ours / Gemini CLI |');
 console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const l of lines) console.log(`| ${l.join(' | ')} |`);
@@ -202,11 +271,15 @@ if (before && beforeCold) {
     ['per-turn overhead', 'perTurnMs'],
     ['peak RSS, 20 turns', 'rssMiB'],
   ] as const)
-    console.log(`| ${label} | ${fmt(k, before[k])} / ${fmt(k, beforeCold[k])} | ${fmt(k, ours[k])} / ${fmt(k, cold[k])} | ${ratio(ours[k], before[k])} / ${ratio(cold[k], beforeCold[k])} |`);
+    console.log(
+      `| ${label} | ${fmt(k, before[k])} / ${fmt(k, beforeCold[k])} | ${fmt(k, ours[k])} / ${fmt(k, cold[k])} | ${ratio(ours[k], before[k])} / ${ratio(cold[k], beforeCold[k])} |`,
+    );
 }
 
 recordFigures('side-by-side', {
   runs: RUNS,
   node: nodeVersion,
-  ...Object.fromEntries(Object.entries(rows).flatMap(([name, r]) => Object.entries(r).map(([k, v]) => [`${name}.${k}`, v]))),
+  ...Object.fromEntries(
+    Object.entries(rows).flatMap(([name, r]) => Object.entries(r).map(([k, v]) => [`${name}.${k}`, v])),
+  ),
 });

@@ -12,8 +12,16 @@ import { createToolRegistry } from '../src/tools/registry.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const here = dirname(fileURLToPath(import.meta.url));
-const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b', GIT_CONFIG_NOSYSTEM: '1' };
-const sh = (cwd: string, cmd: string, args: string[]) => execFileSync(cmd, args, { cwd, env: gitEnv, stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 30 });
+const gitEnv = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'b',
+  GIT_AUTHOR_EMAIL: 'b@b',
+  GIT_COMMITTER_NAME: 'b',
+  GIT_COMMITTER_EMAIL: 'b@b',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
+const sh = (cwd: string, cmd: string, args: string[]) =>
+  execFileSync(cmd, args, { cwd, env: gitEnv, stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 30 });
 const gitInit = (dir: string) => {
   sh(dir, 'git', ['init', '-q', '-b', 'main']);
   sh(dir, 'git', ['add', '-A']);
@@ -33,7 +41,10 @@ function generatedTree(files = 10_000): string {
   for (let i = 0; i < files; i++) {
     const sub = join(dir, `pkg${i % 40}`, `mod${i % 25}`);
     if (i < 1000) mkdirSync(sub, { recursive: true });
-    writeFileSync(join(sub, `file${i}.${i % 3 === 0 ? 'ts' : 'js'}`), `export function f${i}(x) {\n  return x + ${i}; // ${i % 97 === 0 ? 'NEEDLE' : 'hay'}\n}\n`);
+    writeFileSync(
+      join(sub, `file${i}.${i % 3 === 0 ? 'ts' : 'js'}`),
+      `export function f${i}(x) {\n  return x + ${i}; // ${i % 97 === 0 ? 'NEEDLE' : 'hay'}\n}\n`,
+    );
   }
   gitInit(dir);
   return dir;
@@ -79,15 +90,32 @@ async function main() {
       rows.push({
         tree: name,
         task: 'grep rare regex (all matches)',
-        ours: await median(() => tool(dir, 'grep_search', { pattern: 'NEEDLE|createSourceFile\\(', total_max_matches: 1000 })),
-        direct: await median(() => sh(dir, 'git', ['grep', '-n', '-I', '-i', '-P', '--untracked', '-e', 'NEEDLE|createSourceFile\\(', '--', '.'])),
+        ours: await median(() =>
+          tool(dir, 'grep_search', { pattern: 'NEEDLE|createSourceFile\\(', total_max_matches: 1000 }),
+        ),
+        direct: await median(() =>
+          sh(dir, 'git', [
+            'grep',
+            '-n',
+            '-I',
+            '-i',
+            '-P',
+            '--untracked',
+            '-e',
+            'NEEDLE|createSourceFile\\(',
+            '--',
+            '.',
+          ]),
+        ),
         directName: 'git grep',
       });
       rows.push({
         tree: name,
         task: 'grep common word (capped at 100)',
         ours: await median(() => tool(dir, 'grep_search', { pattern: 'return' })),
-        direct: await median(() => sh(dir, 'git', ['grep', '-n', '-I', '-i', '-P', '--untracked', '-e', 'return', '--', '.'])),
+        direct: await median(() =>
+          sh(dir, 'git', ['grep', '-n', '-I', '-i', '-P', '--untracked', '-e', 'return', '--', '.']),
+        ),
         directName: 'git grep (uncapped)',
       });
       rows.push(await globRow(name, dir, '**/*.ts', ['.', '-name', '*.ts', '-not', '-path', './.git/*']));
@@ -96,7 +124,9 @@ async function main() {
         tree: name,
         task: 'grep outside git (system grep)',
         ours: await outsideGit(dir),
-        direct: await median(() => sh(dir, 'grep', ['-rnIi', '--exclude-dir=.git', '-E', 'NEEDLE|createSourceFile\\(', '.'])),
+        direct: await median(() =>
+          sh(dir, 'grep', ['-rnIi', '--exclude-dir=.git', '-E', 'NEEDLE|createSourceFile\\(', '.']),
+        ),
         directName: 'grep -r',
       });
     }
@@ -106,7 +136,10 @@ async function main() {
   console.log(`Medians of ${RUNS} runs after one warm-up; ratio = ours / direct (lower is better).\n`);
   console.log('| tree | task | ours (ms) | direct | direct (ms) | ratio |');
   console.log('| --- | --- | ---: | --- | ---: | ---: |');
-  for (const r of rows) console.log(`| ${r.tree} | ${r.task} | ${r.ours.toFixed(1)} | ${r.directName} | ${r.direct.toFixed(1)} | ${(r.ours / r.direct).toFixed(2)}x |`);
+  for (const r of rows)
+    console.log(
+      `| ${r.tree} | ${r.task} | ${r.ours.toFixed(1)} | ${r.directName} | ${r.direct.toFixed(1)} | ${(r.ours / r.direct).toFixed(2)}x |`,
+    );
 }
 
 /** Up to 200 matches glob lists newest first (a stat each); past that, the first 200 by path (no dates). */
@@ -127,7 +160,9 @@ async function outsideGit(dir: string): Promise<number> {
   try {
     const gitDir = join(dir, '.git');
     cpSync(dir, plain, { recursive: true, filter: (src) => src !== gitDir && !src.startsWith(`${gitDir}/`) });
-    return await median(() => tool(plain, 'grep_search', { pattern: 'NEEDLE|createSourceFile\\(', total_max_matches: 1000 }));
+    return await median(() =>
+      tool(plain, 'grep_search', { pattern: 'NEEDLE|createSourceFile\\(', total_max_matches: 1000 }),
+    );
   } finally {
     rmSync(plain, { recursive: true, force: true });
   }

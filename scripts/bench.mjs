@@ -37,7 +37,10 @@ try {
     });
     if (r.status !== 0) failed++;
   }
-  const md = renderResults(figures, { date: new Date().toISOString().slice(0, 10), command: ['npm run bench', ...(argv.length ? ['--', ...argv] : [])].join(' ') });
+  const md = renderResults(figures, {
+    date: new Date().toISOString().slice(0, 10),
+    command: ['npm run bench', ...(argv.length ? ['--', ...argv] : [])].join(' '),
+  });
   if (md) {
     writeFileSync(join(root, 'bench/results.md'), md);
     console.log('\nbench/results.md written.');

@@ -26,7 +26,10 @@ const dist = outAt >= 0 ? resolve(args[outAt + 1]) : join(root, 'dist');
 const minify = !args.includes('--no-minify');
 
 rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [ncc, 'build', 'src/entry.ts', '-o', dist, '--quiet', '--target', 'es2022'], { cwd: root, stdio: 'inherit' });
+execFileSync(process.execPath, [ncc, 'build', 'src/entry.ts', '-o', dist, '--quiet', '--target', 'es2022'], {
+  cwd: root,
+  stdio: 'inherit',
+});
 const files = readdirSync(dist)
   .filter((f) => f.endsWith('.js'))
   .map((f) => join(dist, f));
@@ -39,7 +42,8 @@ for (const file of files) {
 for (const w of wasm) copyFileSync(require.resolve(w), join(dist, w.split('/').pop()));
 // The built-in policies are data, read at run time from dist/policies/ (src/policy/load.ts).
 mkdirSync(join(dist, 'policies'));
-for (const f of readdirSync(join(root, 'policies')).filter((f) => f.endsWith('.toml'))) copyFileSync(join(root, 'policies', f), join(dist, 'policies', f));
+for (const f of readdirSync(join(root, 'policies')).filter((f) => f.endsWith('.toml')))
+  copyFileSync(join(root, 'policies', f), join(dist, 'policies', f));
 // ncc also emits web-tree-sitter's own `new URL('web-tree-sitter.wasm', import.meta.url)` as an asset,
 // mangled (read as text) and never loaded: shell/parse.ts passes locateFile. Dead weight: removed.
 for (const f of readdirSync(dist).filter((f) => /^[0-9a-f]{20}\.wasm$/.test(f))) rmSync(join(dist, f));
@@ -52,7 +56,11 @@ chmodSync(cli, 0o755);
 
 // Smoke test: the shell parser (web-tree-sitter) is the part the bundler is most likely to break,
 // and `policy check` on a compound command needs it. A broken bundle fails the build, not a user.
-const smoke = spawnSync(process.execPath, [cli, 'policy', 'check', '--tool', 'run_shell_command', '--args', '{"command":"ls && git status"}', '--json'], { encoding: 'utf8' });
+const smoke = spawnSync(
+  process.execPath,
+  [cli, 'policy', 'check', '--tool', 'run_shell_command', '--args', '{"command":"ls && git status"}', '--json'],
+  { encoding: 'utf8' },
+);
 if (smoke.status !== 0 || !smoke.stdout.includes('"decision"')) {
   console.error(`build smoke test failed (exit ${smoke.status}):\n${smoke.stdout}${smoke.stderr}`);
   process.exit(1);
@@ -98,11 +106,14 @@ function minifyBundles() {
  * proves the result.
  */
 function moduleIdOfNodeModule(code) {
-  return /\/\*\*\*\/ (\d+):\n\/\*\*\*\/ \(\(module\) => \{\n\nmodule\.exports = __WEBPACK_EXTERNAL_createRequire\(import\.meta\.url\)\("(?:node:)?module"\);/.exec(code)?.[1];
+  return /\/\*\*\*\/ (\d+):\n\/\*\*\*\/ \(\(module\) => \{\n\nmodule\.exports = __WEBPACK_EXTERNAL_createRequire\(import\.meta\.url\)\("(?:node:)?module"\);/.exec(
+    code,
+  )?.[1];
 }
 
 function fixModuleNamespaceImport(code, id) {
   if (id === undefined) return code;
-  for (const req of ['__nccwpck_require__', '__webpack_require__']) code = code.split(`${req}.t.bind(${req}, ${id}, 19)`).join(`() => ${req}(${id})`);
+  for (const req of ['__nccwpck_require__', '__webpack_require__'])
+    code = code.split(`${req}.t.bind(${req}, ${id}, 19)`).join(`() => ${req}(${id})`);
   return code;
 }

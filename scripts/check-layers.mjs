@@ -7,10 +7,26 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /** Top to bottom, as DESIGN.md draws them. Faces share the top row. */
-export const LAYERS = [['action', 'cli'], ['session'], ['compose'], ['agents'], ['core'], ['hooks'], ['scheduler'], ['policy'], ['tools'], ['sandbox'], ['context'], ['model'], ['git'], ['common']];
+export const LAYERS = [
+  ['action', 'cli'],
+  ['session'],
+  ['compose'],
+  ['agents'],
+  ['core'],
+  ['hooks'],
+  ['scheduler'],
+  ['policy'],
+  ['tools'],
+  ['sandbox'],
+  ['context'],
+  ['model'],
+  ['git'],
+  ['common'],
+];
 
 const rank = new Map(LAYERS.flatMap((row, i) => row.map((name) => [name, i])));
-const IMPORT = /(?:\bimport|\bexport)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?'(\.{1,2}\/[^']+)'|\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/g;
+const IMPORT =
+  /(?:\bimport|\bexport)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?'(\.{1,2}\/[^']+)'|\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/g;
 
 function* sourcesUnder(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -53,7 +69,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const root = resolve(process.argv[2] ?? join(import.meta.dirname, '../src'));
   const found = upwardImports(root);
   for (const f of found) {
-    const why = f.unknown ? `a folder DESIGN.md draws no layer for (add it to LAYERS in scripts/check-layers.mjs)` : `imports point down the layers only`;
+    const why = f.unknown
+      ? `a folder DESIGN.md draws no layer for (add it to LAYERS in scripts/check-layers.mjs)`
+      : `imports point down the layers only`;
     console.error(`${relative(process.cwd(), f.file)}:${f.line}: ${f.from}/ -> ${f.to}/ ('${f.specifier}'): ${why}`);
   }
   if (found.length > 0) process.exit(1);

@@ -22,24 +22,48 @@ const FILES = {
 
 /** The model's side of a real fix session, recorded as wire replies and played back verbatim. */
 const RECORDING: FakeReply[] = [
-  reply([text('Let me read the function and its test.'), call('read_file', { file_path: 'src/slugify.js' }, 'r1'), call('read_file', { file_path: 'test/slugify.test.js' }, 'r2')], {
-    usage: usage(2140, 61),
-  }),
+  reply(
+    [
+      text('Let me read the function and its test.'),
+      call('read_file', { file_path: 'src/slugify.js' }, 'r1'),
+      call('read_file', { file_path: 'test/slugify.test.js' }, 'r2'),
+    ],
+    {
+      usage: usage(2140, 61),
+    },
+  ),
   reply(
     [
       text('The test expects lower case, but slugify never lower-cases. '),
-      call('replace', { file_path: 'src/slugify.js', old_string: '  return title.trim().replace(', new_string: '  return title.trim().toLowerCase().replace(' }, 'e1'),
+      call(
+        'replace',
+        {
+          file_path: 'src/slugify.js',
+          old_string: '  return title.trim().replace(',
+          new_string: '  return title.trim().toLowerCase().replace(',
+        },
+        'e1',
+      ),
     ],
     { usage: usage(2390, 74) },
   ),
-  reply([text('`slugify` now lower-cases the title before replacing runs of other characters with `-`, so `slugify("Hello World")` is `hello-world` and the test passes.')], {
-    usage: usage(2520, 41),
-  }),
+  reply(
+    [
+      text(
+        '`slugify` now lower-cases the title before replacing runs of other characters with `-`, so `slugify("Hello World")` is `hello-world` and the test passes.',
+      ),
+    ],
+    {
+      usage: usage(2520, 41),
+    },
+  ),
 ];
 
-const rule = (title: string) => console.log(`\n${'='.repeat(8)} ${title} ${'='.repeat(Math.max(0, 70 - title.length))}`);
+const rule = (title: string) =>
+  console.log(`\n${'='.repeat(8)} ${title} ${'='.repeat(Math.max(0, 70 - title.length))}`);
 const indent = (s: string) => s.replace(/^/gm, '    ');
-const gitIn = (gitDir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8' }).trimEnd();
+const gitIn = (gitDir: string, ...args: string[]) =>
+  execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8' }).trimEnd();
 
 async function demo(): Promise<number> {
   console.log('agent-action demo: the bundled action on an issue_comment "/agent fix" event.');
@@ -60,7 +84,12 @@ async function demo(): Promise<number> {
   const gemini = await startFakeGemini(RECORDING);
   try {
     gh.state.resolveRef = refsOf(ws.origin);
-    gh.addIssue({ number: 1, title: 'slugify keeps upper-case letters', body: '`slugify("Hello World")` gives `Hello-World`; URLs want `hello-world`.', user: { login: 'reporter' } });
+    gh.addIssue({
+      number: 1,
+      title: 'slugify keeps upper-case letters',
+      body: '`slugify("Hello World")` gives `Hello-World`; URLs want `hello-world`.',
+      user: { login: 'reporter' },
+    });
     const trigger = gh.addComment(1, '/agent fix', { login: 'maintainer' });
 
     rule('the repository before');
@@ -81,10 +110,16 @@ async function demo(): Promise<number> {
       eventName: 'issue_comment',
       payload,
       job,
-      inputs: { 'gemini-api-key': 'demo-key-not-a-secret', 'gemini-base-url': gemini.baseUrl, model: 'gemini-2.5-flash' },
+      inputs: {
+        'gemini-api-key': 'demo-key-not-a-secret',
+        'gemini-base-url': gemini.baseUrl,
+        model: 'gemini-2.5-flash',
+      },
       env: { GITHUB_API_URL: gh.url },
     });
-    console.log(`exit code ${r.code}; model requests served from the recording: ${gemini.requests.length} of ${RECORDING.length}`);
+    console.log(
+      `exit code ${r.code}; model requests served from the recording: ${gemini.requests.length} of ${RECORDING.length}`,
+    );
     if (r.code !== 0) console.log(indent(r.stdout + r.stderr));
 
     rule('outputs (GITHUB_OUTPUT)');
@@ -93,7 +128,9 @@ async function demo(): Promise<number> {
     rule("what it posted on GitHub (the loopback server's state)");
     for (const x of gh.state.reactions) console.log(`  reaction :${x.content}: on comment ${x.id} by ${x.user.login}`);
     for (const c of gh.state.comments.filter((c) => c.id !== trigger.id)) {
-      console.log(`  comment ${c.id} on #${c.issue_number} by ${c.user.login} (edited ${gh.calls('PATCH', new RegExp(`/issues/comments/${c.id}$`)).length} times):`);
+      console.log(
+        `  comment ${c.id} on #${c.issue_number} by ${c.user.login} (edited ${gh.calls('PATCH', new RegExp(`/issues/comments/${c.id}$`)).length} times):`,
+      );
       console.log(indent(c.body));
     }
     for (const pr of [...gh.state.issues.values()].filter((i) => i.pull)) {
@@ -104,12 +141,21 @@ async function demo(): Promise<number> {
     const branch = r.outputs.branch;
     rule(`what it pushed: ${branch || '(nothing)'}`);
     if (branch) {
-      console.log(gitIn(ws.origin, 'log', '--format=commit %H%nAuthor: %an <%ae>%nCommitter: %cn <%ce>%n%n%w(0,4,4)%B', `main..${branch}`));
+      console.log(
+        gitIn(
+          ws.origin,
+          'log',
+          '--format=commit %H%nAuthor: %an <%ae>%nCommitter: %cn <%ce>%n%n%w(0,4,4)%B',
+          `main..${branch}`,
+        ),
+      );
       console.log(gitIn(ws.origin, 'diff', '--stat', '--patch', `main...${branch}`));
       const check = join(ws.dir, '..', `${ws.dir.split('/').pop()}-check`);
       execFileSync('git', ['clone', '-q', '--branch', branch, ws.origin, check], { stdio: 'ignore' });
       const after = spawnSync(process.execPath, ['--test'], { cwd: check, encoding: 'utf8' });
-      console.log(`\nnode --test on a fresh clone of ${branch}: ${after.status === 0 ? 'passes' : 'FAILS'} (exit ${after.status})`);
+      console.log(
+        `\nnode --test on a fresh clone of ${branch}: ${after.status === 0 ? 'passes' : 'FAILS'} (exit ${after.status})`,
+      );
     }
 
     rule('done');

@@ -20,7 +20,9 @@ const TABLE = join(root, 'bench/mutation.md');
 function moduleOf(arg) {
   const rel = relative(root, join(root, arg)).split('\\').join('/');
   if (!existsSync(join(root, rel))) {
-    console.error(`npm run mutate: ${arg} does not exist; give files or folders under src/, e.g. src/core/retry.ts or src/policy/`);
+    console.error(
+      `npm run mutate: ${arg} does not exist; give files or folders under src/, e.g. src/core/retry.ts or src/policy/`,
+    );
     process.exit(2);
   }
   return statSync(join(root, rel)).isDirectory() ? `${rel.replace(/\/$/, '')}/` : rel;
@@ -53,7 +55,9 @@ function nodeForStryker() {
   if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
   const node24 = join(root, 'test/node24/node_modules/.bin/node');
   if (existsSync(node24)) return node24;
-  console.error(`npm run mutate: StrykerJS needs Node >= 22 (this is ${process.version}); install test/node24 (cd test/node24 && npm ci) or run with a newer node`);
+  console.error(
+    `npm run mutate: StrykerJS needs Node >= 22 (this is ${process.version}); install test/node24 (cd test/node24 && npm ci) or run with a newer node`,
+  );
   process.exit(2);
 }
 
@@ -67,7 +71,11 @@ const reportFlag = flags.find((f) => f.startsWith('--report='));
 // (after rows measured in several worktrees were merged into it).
 const tableOnly = flags.includes('--table');
 if (reportFlag === undefined && !tableOnly) {
-  const run = spawnSync(nodeForStryker(), [stryker, 'run', 'stryker.config.mjs', '--mutate', modules.flatMap(globsOf).join(','), ...flags], { cwd: root, stdio: 'inherit', env });
+  const run = spawnSync(
+    nodeForStryker(),
+    [stryker, 'run', 'stryker.config.mjs', '--mutate', modules.flatMap(globsOf).join(','), ...flags],
+    { cwd: root, stdio: 'inherit', env },
+  );
   if (run.status !== 0) {
     console.error(`npm run mutate: stryker exited with ${run.status ?? run.signal}`);
     process.exit(run.status ?? 1);
@@ -75,10 +83,20 @@ if (reportFlag === undefined && !tableOnly) {
 }
 
 /** The module a mutated file counts toward: the most specific entry that contains it. */
-const ownerOf = (file) => modules.filter((m) => (m.endsWith('/') ? file.startsWith(m) : file === m)).sort((a, b) => b.length - a.length)[0];
+const ownerOf = (file) =>
+  modules.filter((m) => (m.endsWith('/') ? file.startsWith(m) : file === m)).sort((a, b) => b.length - a.length)[0];
 
-const report = tableOnly ? { files: {} } : JSON.parse(readFileSync(reportFlag ? join(root, reportFlag.slice('--report='.length)) : REPORT, 'utf8'));
-const fresh = tableOnly ? {} : Object.fromEntries(modules.map((m) => [m, { killed: 0, survived: 0, noCoverage: 0, timeout: 0, ignored: 0, errors: 0, survivors: [] }]));
+const report = tableOnly
+  ? { files: {} }
+  : JSON.parse(readFileSync(reportFlag ? join(root, reportFlag.slice('--report='.length)) : REPORT, 'utf8'));
+const fresh = tableOnly
+  ? {}
+  : Object.fromEntries(
+      modules.map((m) => [
+        m,
+        { killed: 0, survived: 0, noCoverage: 0, timeout: 0, ignored: 0, errors: 0, survivors: [] },
+      ]),
+    );
 for (const [abs, file] of Object.entries(report.files)) {
   const rel = relative(root, resolve(root, abs)).split('\\').join('/');
   const row = fresh[ownerOf(rel)];
@@ -117,9 +135,27 @@ const scoreOf = (r) => {
 const date = new Date().toISOString().slice(0, 10);
 const store = existsSync(STORE) ? JSON.parse(readFileSync(STORE, 'utf8')) : {};
 for (const [m, r] of Object.entries(fresh))
-  store[m] = { ...r, score: Math.round(scoreOf(r) * 100) / 100, date, ...(tests ? { tests } : {}), ...(typeCheck ? {} : { typeCheck: false }), ...(reportFlag ? { partial: true } : {}) };
+  store[m] = {
+    ...r,
+    score: Math.round(scoreOf(r) * 100) / 100,
+    date,
+    ...(tests ? { tests } : {}),
+    ...(typeCheck ? {} : { typeCheck: false }),
+    ...(reportFlag ? { partial: true } : {}),
+  };
 
-const header = ['module', 'killed', 'survived', 'no coverage', 'timeout', 'ignored', 'score', 'run on', 'type check', 'tests'];
+const header = [
+  'module',
+  'killed',
+  'survived',
+  'no coverage',
+  'timeout',
+  'ignored',
+  'score',
+  'run on',
+  'type check',
+  'tests',
+];
 const rows = Object.entries(store)
   .sort(([a], [b]) => a.localeCompare(b))
   .map(([m, r]) =>

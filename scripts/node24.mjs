@@ -14,6 +14,8 @@ if (!works()) {
   console.log('installing the Node 24 binary the tests run the bundles on (npm ci --prefix test/node24)');
   const npm = spawnSync('npm', ['ci', '--prefix', folder, '--no-audit', '--no-fund'], { stdio: 'inherit' });
   if (npm.status !== 0 || !works()) {
-    console.warn(`::warning::no Node 24 binary for ${process.platform}-${process.arch} from test/node24: the tests that run the bundles on Node 24 will fail`);
+    console.warn(
+      `::warning::no Node 24 binary for ${process.platform}-${process.arch} from test/node24: the tests that run the bundles on Node 24 will fail`,
+    );
   }
 }

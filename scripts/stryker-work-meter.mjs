@@ -10,15 +10,29 @@ import { declareValuePlugin, PluginKind } from '@stryker-mutator/api/plugin';
 function addsToMeter(node) {
   if (node.type !== 'ExpressionStatement' || node.expression.type !== 'AssignmentExpression') return false;
   const left = node.expression.left;
-  if (left.type !== 'MemberExpression' || left.computed || left.property.type !== 'Identifier' || left.property.name !== 'steps') return false;
+  if (
+    left.type !== 'MemberExpression' ||
+    left.computed ||
+    left.property.type !== 'Identifier' ||
+    left.property.name !== 'steps'
+  )
+    return false;
   const owner = left.object;
-  return (owner.type === 'Identifier' && owner.name === 'meter') || (owner.type === 'MemberExpression' && !owner.computed && owner.property.type === 'Identifier' && owner.property.name === 'meter');
+  return (
+    (owner.type === 'Identifier' && owner.name === 'meter') ||
+    (owner.type === 'MemberExpression' &&
+      !owner.computed &&
+      owner.property.type === 'Identifier' &&
+      owner.property.name === 'meter')
+  );
 }
 
 export const strykerPlugins = [
   declareValuePlugin(PluginKind.Ignore, 'work-meter', {
     shouldIgnore(path) {
-      return addsToMeter(path.node) ? 'WorkMeter accounting for the linear-work tests, not behaviour (scripts/stryker-work-meter.mjs)' : undefined;
+      return addsToMeter(path.node)
+        ? 'WorkMeter accounting for the linear-work tests, not behaviour (scripts/stryker-work-meter.mjs)'
+        : undefined;
     },
   }),
 ];

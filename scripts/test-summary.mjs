@@ -8,7 +8,9 @@ if (!existsSync(file)) {
   process.exit(1);
 }
 const r = JSON.parse(readFileSync(file, 'utf8'));
-const failedSuites = (r.testResults ?? []).filter((t) => t.status === 'failed' && (t.assertionResults ?? []).length === 0).length;
+const failedSuites = (r.testResults ?? []).filter(
+  (t) => t.status === 'failed' && (t.assertionResults ?? []).length === 0,
+).length;
 const passed = r.numPassedTests ?? 0;
 const failed = (r.numFailedTests ?? 0) + failedSuites;
 const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);

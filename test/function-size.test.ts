@@ -15,10 +15,20 @@ async function longFunctions(files: string[], max: number): Promise<string[]> {
     cwd: ROOT,
     overrideConfigFile: true,
     allowInlineConfig: false,
-    overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser }, rules: { 'max-lines-per-function': ['error', { max, skipBlankLines: true, skipComments: true }] } }],
+    overrideConfig: [
+      {
+        files: ['**/*.ts'],
+        languageOptions: { parser: tseslint.parser },
+        rules: { 'max-lines-per-function': ['error', { max, skipBlankLines: true, skipComments: true }] },
+      },
+    ],
   });
   const results = await eslint.lintFiles(files);
-  return results.flatMap((r) => r.messages.filter((m) => m.ruleId === 'max-lines-per-function').map((m) => `${r.filePath.slice(ROOT.length + 1)}:${m.line} ${m.message}`));
+  return results.flatMap((r) =>
+    r.messages
+      .filter((m) => m.ruleId === 'max-lines-per-function')
+      .map((m) => `${r.filePath.slice(ROOT.length + 1)}:${m.line} ${m.message}`),
+  );
 }
 
 describe('function size in src/', () => {

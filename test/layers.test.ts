@@ -27,7 +27,13 @@ describe('the layer check', () => {
       'entry.ts': "import '../src/action/face.js';\nimport './cli/run.js';\n",
     });
     const found = upwardImports(root).map((f) => `${f.file.slice(root.length + 1)}:${f.line} ${f.from}->${f.to}`);
-    expect(found.sort()).toEqual(['action/face.ts:1 action->cli', 'core/loop.ts:2 core->action', 'tools/a.ts:2 tools->scheduler', 'tools/b.ts:1 tools->core', 'tools/b.ts:4 tools->policy']);
+    expect(found.sort()).toEqual([
+      'action/face.ts:1 action->cli',
+      'core/loop.ts:2 core->action',
+      'tools/a.ts:2 tools->scheduler',
+      'tools/b.ts:1 tools->core',
+      'tools/b.ts:4 tools->policy',
+    ]);
   });
 
   it('refuses a folder DESIGN.md draws no layer for', () => {

@@ -10,11 +10,19 @@ import { describe, expect, it } from 'vitest';
 import { parseYamlStrict } from './support/action-yml.js';
 import { REPO_ROOT } from './support/e2e-runner.js';
 
-const tracked = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', '*.yml', '*.yaml'], { cwd: REPO_ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
+const tracked = execFileSync(
+  'git',
+  ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', '*.yml', '*.yaml'],
+  { cwd: REPO_ROOT, encoding: 'utf8' },
+)
+  .split('\0')
+  .filter(Boolean);
 
 describe('every tracked YAML file', () => {
   it('includes action.yml and the workflows', () => {
-    expect(tracked).toEqual(expect.arrayContaining(['action.yml', '.github/workflows/agent.yml', '.github/workflows/release.yml']));
+    expect(tracked).toEqual(
+      expect.arrayContaining(['action.yml', '.github/workflows/agent.yml', '.github/workflows/release.yml']),
+    );
   });
 
   it.each(tracked)('%s parses strictly', (file) => {

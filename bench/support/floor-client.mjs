@@ -13,7 +13,17 @@ const url = `${process.env.GOOGLE_GEMINI_BASE_URL}/v1beta/models/gemini-2.5-flas
 const headers = { 'content-type': 'application/json', 'x-goog-api-key': process.env.GEMINI_API_KEY ?? '' };
 const tools = [
   {
-    functionDeclarations: [{ name: 'read_file', description: 'Reads a file.', parametersJsonSchema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } }],
+    functionDeclarations: [
+      {
+        name: 'read_file',
+        description: 'Reads a file.',
+        parametersJsonSchema: {
+          type: 'object',
+          properties: { file_path: { type: 'string' } },
+          required: ['file_path'],
+        },
+      },
+    ],
   },
 ];
 const contents = [{ role: 'user', parts: [{ text: prompt }] }];
@@ -26,7 +36,8 @@ for (;;) {
     process.exit(1);
   }
   const parts = [];
-  for (const line of body.split('\n')) if (line.startsWith('data: ')) parts.push(...(JSON.parse(line.slice(6)).candidates?.[0]?.content?.parts ?? []));
+  for (const line of body.split('\n'))
+    if (line.startsWith('data: ')) parts.push(...(JSON.parse(line.slice(6)).candidates?.[0]?.content?.parts ?? []));
   contents.push({ role: 'model', parts });
   const calls = parts.filter((p) => p.functionCall).map((p) => p.functionCall);
   if (calls.length === 0) {
@@ -35,7 +46,10 @@ for (;;) {
   }
   const responses = [];
   for (const c of calls) {
-    const output = c.name === 'read_file' ? await readFile(resolve(cwd, String(c.args?.file_path)), 'utf8') : `unknown tool ${c.name}`;
+    const output =
+      c.name === 'read_file'
+        ? await readFile(resolve(cwd, String(c.args?.file_path)), 'utf8')
+        : `unknown tool ${c.name}`;
     responses.push({ functionResponse: { id: c.id, name: c.name, response: { output } } });
   }
   contents.push({ role: 'user', parts: responses });

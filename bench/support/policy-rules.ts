@@ -15,16 +15,24 @@ export function rules500Toml(): string {
         out.push(`[[rule]]\ntoolName = "tool_${i}"\ndecision = "${d}"\npriority = ${p}\n`);
         break;
       case 1:
-        out.push(`[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = ["cmd${i} sub", "tool${i}"]\ndecision = "${d}"\npriority = ${p}\n`);
+        out.push(
+          `[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = ["cmd${i} sub", "tool${i}"]\ndecision = "${d}"\npriority = ${p}\n`,
+        );
         break;
       case 2:
-        out.push(`[[rule]]\ntoolName = "write_file"\nargsPattern = '\\x00"file_path":"src/mod${i}/[^"]*"\\x00'\ndecision = "${d}"\npriority = ${p}\n`);
+        out.push(
+          `[[rule]]\ntoolName = "write_file"\nargsPattern = '\\x00"file_path":"src/mod${i}/[^"]*"\\x00'\ndecision = "${d}"\npriority = ${p}\n`,
+        );
         break;
       case 3:
-        out.push(`[[rule]]\ntoolName = "mcp_srv${i}_*"\ndecision = "${d}"\npriority = ${p}\nmodes = ["default", "autoEdit"]\n`);
+        out.push(
+          `[[rule]]\ntoolName = "mcp_srv${i}_*"\ndecision = "${d}"\npriority = ${p}\nmodes = ["default", "autoEdit"]\n`,
+        );
         break;
       default:
-        out.push(`[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = "make${i} [a-z]+"\ndecision = "${d}"\npriority = ${p}\n`);
+        out.push(
+          `[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = "make${i} [a-z]+"\ndecision = "${d}"\npriority = ${p}\n`,
+        );
     }
   }
   out.push('[[rule]]\ntoolName = "*"\ndecision = "ask_user"\npriority = 0\n');

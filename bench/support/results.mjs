@@ -78,7 +78,11 @@ export function renderResults(dir, { date, command }) {
     );
   }
   out.push(...fileToolLines(read(dir, 'file-tools')), ...sandboxLines(read(dir, 'sandbox')));
-  out.push('', 'The other sections (start-up commands, tools, sandbox, MCP, prompt size) print their own tables; see `npm run bench`.', '');
+  out.push(
+    '',
+    'The other sections (start-up commands, tools, sandbox, MCP, prompt size) print their own tables; see `npm run bench`.',
+    '',
+  );
   return out.join('\n');
 }
 
@@ -95,12 +99,24 @@ export const BUDGET = [
 ];
 
 function budgetLines(g) {
-  const lines = ['', '## The budget (issue 27): does it hold?', '', '| budget | ours, warm | ours, cold | holds |', '| --- | ---: | ---: | --- |'];
+  const lines = [
+    '',
+    '## The budget (issue 27): does it hold?',
+    '',
+    '| budget | ours, warm | ours, cold | holds |',
+    '| --- | ---: | ---: | --- |',
+  ];
   for (const b of BUDGET) {
-    const measure = (who) => (b.bytes ? g(who, b.k) : typeof g(who, b.k) === 'number' && typeof g(b.vs, b.k) === 'number' ? g(who, b.k) / g(b.vs, b.k) : undefined);
+    const measure = (who) =>
+      b.bytes
+        ? g(who, b.k)
+        : typeof g(who, b.k) === 'number' && typeof g(b.vs, b.k) === 'number'
+          ? g(who, b.k) / g(b.vs, b.k)
+          : undefined;
     const [warm, cold] = [measure('ours'), measure('ours, cold cache')];
     const limit = b.bytes ?? b.max;
-    const holds = warm === undefined || cold === undefined ? 'not measured' : warm <= limit && cold <= limit ? 'yes' : 'no';
+    const holds =
+      warm === undefined || cold === undefined ? 'not measured' : warm <= limit && cold <= limit ? 'yes' : 'no';
     const show = (n) => (n === undefined ? 'n/a' : b.bytes ? `${int(n)} B` : `${n.toFixed(2)}x`);
     lines.push(`| ${b.what} | ${show(warm)} | ${show(cold)} | ${holds} |`);
   }
@@ -144,7 +160,9 @@ function fileToolLines(f) {
     '| --- | ---: | ---: | ---: | ---: |',
   ];
   for (let i = 0; f[`${i}.what`] !== undefined; i++)
-    lines.push(`| ${f[`${i}.what`]} | ${us(f[`${i}.tool`])} | ${us(f[`${i}.confined`])} | ${us(f[`${i}.plain`])} | ${us(f[`${i}.confined`] - f[`${i}.plain`])} |`);
+    lines.push(
+      `| ${f[`${i}.what`]} | ${us(f[`${i}.tool`])} | ${us(f[`${i}.confined`])} | ${us(f[`${i}.plain`])} | ${us(f[`${i}.confined`] - f[`${i}.plain`])} |`,
+    );
   return lines;
 }
 

@@ -69,7 +69,9 @@ function reportActionSandbox(sandbox: Sandbox, s: SandboxStatus, log: Log): Acti
   switch (s.kind) {
     case 'sandboxed':
       if (s.remedy) log.notice(`sandbox: ${s.remedy}`);
-      log.info(`sandbox: bubblewrap ${s.version} (${s.bwrap}); network ${s.network ? 'allowed' : 'off'}${s.bounds ? `; bounds: ${describeBounds(s.bounds)}` : ''}`);
+      log.info(
+        `sandbox: bubblewrap ${s.version} (${s.bwrap}); network ${s.network ? 'allowed' : 'off'}${s.bounds ? `; bounds: ${describeBounds(s.bounds)}` : ''}`,
+      );
       if (s.rlimitsMissing) log.warning(`sandbox: ${s.rlimitsMissing}`);
       return known;
     case 'unconfined': {

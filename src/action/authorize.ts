@@ -59,7 +59,8 @@ export interface OwnAccount {
 export function createOwnAccount(octokit: GitHubClient, log: (line: string) => void = () => {}): OwnAccount {
   let learned: string | undefined;
   let asked: Promise<OwnLogins> | undefined;
-  const withSelf = (login: string | undefined): OwnLogins => new Set([...SELF_LOGINS, ...(login ? [login] : [])].map((l) => l.toLowerCase()));
+  const withSelf = (login: string | undefined): OwnLogins =>
+    new Set([...SELF_LOGINS, ...(login ? [login] : [])].map((l) => l.toLowerCase()));
   return {
     learn(login) {
       if (login) learned ??= login;
@@ -70,7 +71,9 @@ export function createOwnAccount(octokit: GitHubClient, log: (line: string) => v
         .graphql<{ viewer: { login: string } }>('query { viewer { login } }')
         .then((r) => withSelf(r.viewer.login))
         .catch((e: unknown) => {
-          log(`could not ask who this token posts as (${messageOf(e)}); only ${SELF_LOGINS.join(', ')} counts as agent-action's own account`);
+          log(
+            `could not ask who this token posts as (${messageOf(e)}); only ${SELF_LOGINS.join(', ')} counts as agent-action's own account`,
+          );
           return withSelf(undefined);
         });
       return asked;
@@ -86,14 +89,17 @@ export async function authorize(octokit: GitHubClient, repo: RepoRef, opts: Auth
   if (opts.selfLogins.some((s) => s.toLowerCase() === login.toLowerCase())) {
     return { allowed: false, reason: `${login} is agent-action's own account` };
   }
-  if (trigger.requester.isBot && opts.answersApproval) return { allowed: false, reason: `${login} is a bot; bots cannot answer approval requests` };
+  if (trigger.requester.isBot && opts.answersApproval)
+    return { allowed: false, reason: `${login} is a bot; bots cannot answer approval requests` };
   if (trigger.requester.isBot && !opts.allowedBots.includes(login.toLowerCase())) {
     return { allowed: false, reason: `${login} is a bot and not listed in allowed-bots` };
   }
   if (!trigger.needsWrite && !opts.answersApproval) return { allowed: true, permission: 'none needed' };
   const role = await readRole(octokit, repo, login);
-  if (role === undefined) return { allowed: false, reason: `${login} is not a collaborator of ${repo.owner}/${repo.repo}` };
-  if (!WRITE_ROLES.has(role)) return { allowed: false, reason: `${login} has '${role}' permission; write, maintain or admin is needed` };
+  if (role === undefined)
+    return { allowed: false, reason: `${login} is not a collaborator of ${repo.owner}/${repo.repo}` };
+  if (!WRITE_ROLES.has(role))
+    return { allowed: false, reason: `${login} has '${role}' permission; write, maintain or admin is needed` };
   return { allowed: true, permission: role };
 }
 

@@ -9,7 +9,8 @@ import { runGit } from '../git/git.js';
 /** The runner's tokens in the step's environment: removed from it at start (env-secrets.ts), never posted. */
 const RUNNER_TOKENS = ['ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN'] as const;
 
-export const runnerTokensOf = (env: Readonly<Record<string, string | undefined>>): string[] => RUNNER_TOKENS.map((n) => env[n] ?? '').filter((v) => v.length > 0);
+export const runnerTokensOf = (env: Readonly<Record<string, string | undefined>>): string[] =>
+  RUNNER_TOKENS.map((n) => env[n] ?? '').filter((v) => v.length > 0);
 
 /** The value git sends for a token, as actions/checkout writes it: the header's secret part. */
 export const checkoutHeaderOf = (token: string): string => Buffer.from(`x-access-token:${token}`).toString('base64');

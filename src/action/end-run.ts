@@ -28,18 +28,32 @@ export async function endRun(ctx: RunContext, { run, prepared }: Ended, seams: E
   // The loop is over: its MCP servers stop and SessionEnd hooks run before anything is saved or published.
   await prepared.agent.close();
   const { held } = prepared;
-  if (run.outcome.status === 'awaiting_approval') return suspendSession(ctx, { run: run as AwaitingRun, prepared, held }, seams);
+  if (run.outcome.status === 'awaiting_approval')
+    return suspendSession(ctx, { run: run as AwaitingRun, prepared, held }, seams);
   ctx.progress.step('publishing');
   const stats = statsOf(run.state, Date.now() - ctx.startedAt);
-  const result = await (seams.publish ?? publishRun)(ctx, { run, task: prepared.task, record: prepared.recorder.snapshot(), info: ctx.info, stats });
+  const result = await (seams.publish ?? publishRun)(ctx, {
+    run,
+    task: prepared.task,
+    record: prepared.recorder.snapshot(),
+    info: ctx.info,
+    stats,
+  });
   if (!held) return result;
   await markFinished(ctx, { held, state: run.state }, seams);
   return { ...result, sessionId: held.doc.id };
 }
 
 /** A held session whose run ended: its last version says finished, and the thread's ledger records it. */
-async function markFinished(ctx: RunContext, { held, state }: { held: HeldSession; state: RunState }, deps: SuspendDeps): Promise<void> {
-  const finished: SessionDoc = nextVersionOf({ ...held.doc, state, request: { ...held.doc.request, status: 'finished' }, updatedAt: new Date().toISOString() }, held.doc);
+async function markFinished(
+  ctx: RunContext,
+  { held, state }: { held: HeldSession; state: RunState },
+  deps: SuspendDeps,
+): Promise<void> {
+  const finished: SessionDoc = nextVersionOf(
+    { ...held.doc, state, request: { ...held.doc.request, status: 'finished' }, updatedAt: new Date().toISOString() },
+    held.doc,
+  );
   const closed = await storeFor(ctx, deps).update(held.doc.id, held.version, finished);
   if (!closed.ok) return ctx.log.warning(`session ${held.doc.id}: could not mark finished: ${closed.message}`);
   // Finished is the newest version: the ref moved back to the claim (or a checkpoint) is refused, and

@@ -10,7 +10,14 @@ import { SECRET_INPUTS } from './inputs.js';
 
 /** Runner debug switches are not secrets, and @actions/core reads them. */
 const KEEP = new Set(['ACTIONS_STEP_DEBUG', 'ACTIONS_RUNNER_DEBUG']);
-const TOKEN_NAMES = new Set(['GITHUB_TOKEN', 'GH_TOKEN', 'GH_ENTERPRISE_TOKEN', 'GITHUB_ENTERPRISE_TOKEN', 'GEMINI_API_KEY', 'GOOGLE_API_KEY']);
+const TOKEN_NAMES = new Set([
+  'GITHUB_TOKEN',
+  'GH_TOKEN',
+  'GH_ENTERPRISE_TOKEN',
+  'GITHUB_ENTERPRISE_TOKEN',
+  'GEMINI_API_KEY',
+  'GOOGLE_API_KEY',
+]);
 /** `INPUT_GEMINI-API-KEY` as core.getInput spells it, and the lower-case/underscore spellings local-action also reads. */
 const SECRET_INPUT_KEYS = new Set(SECRET_INPUTS.map((n) => `INPUT_${n.toUpperCase().replace(/_/g, '-')}`));
 

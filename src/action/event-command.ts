@@ -2,7 +2,14 @@
  * Event -> Command, through a table keyed by event name. Everything after this file is independent
  * of the event. A payload without the fields a command needs is skipped with a reason, never a crash.
  */
-import type { IssueCommentEvent, IssuesEvent, PullRequestEvent, PullRequestReviewCommentEvent, PullRequestReviewEvent, WorkflowDispatchEvent } from '@octokit/webhooks-types';
+import type {
+  IssueCommentEvent,
+  IssuesEvent,
+  PullRequestEvent,
+  PullRequestReviewCommentEvent,
+  PullRequestReviewEvent,
+  WorkflowDispatchEvent,
+} from '@octokit/webhooks-types';
 import { messageOf } from '../common/errors.js';
 import type { TaskKind } from '../common/task-kinds.js';
 import { hasActionMarker } from './markers.js';
@@ -122,8 +129,17 @@ const ROUTES: Record<string, Route> = {
     const number = e.pull_request?.number;
     if (typeof number !== 'number') return skip('pull_request_review without pull_request.number');
     const r = e.review;
-    const comment: CommentLike | undefined = r && { id: r.id, body: r.body ?? '', user: r.user, created_at: r.submitted_at ?? undefined, html_url: r.html_url };
-    return withFork(fromComment(comment, { number, isPullRequest: true }, { ...o, kind: 'review-body' }), e.pull_request);
+    const comment: CommentLike | undefined = r && {
+      id: r.id,
+      body: r.body ?? '',
+      user: r.user,
+      created_at: r.submitted_at ?? undefined,
+      html_url: r.html_url,
+    };
+    return withFork(
+      fromComment(comment, { number, isPullRequest: true }, { ...o, kind: 'review-body' }),
+      e.pull_request,
+    );
   },
   pull_request: (p) => {
     const e = p as unknown as PullRequestEvent;
@@ -133,19 +149,33 @@ const ROUTES: Record<string, Route> = {
     if (pr.draft && e.action !== 'ready_for_review') return skip(`pull request #${pr.number} is a draft`);
     const requester = requesterOf(e.sender);
     if (!requester) return skip('pull_request without sender');
-    return withFork({ kind: 'review', text: '', trigger: { requester, thread: { number: pr.number, isPullRequest: true }, needsWrite: false } }, pr);
+    return withFork(
+      {
+        kind: 'review',
+        text: '',
+        trigger: { requester, thread: { number: pr.number, isPullRequest: true }, needsWrite: false },
+      },
+      pr,
+    );
   },
   // The base repository's secrets and a writable token, on anyone's pull request: only a label that
   // someone with write access applied starts a review (the labeller is authorized like a commenter).
   pull_request_target: (p, o) => {
     const e = p as unknown as PullRequestEvent;
-    if (e.action !== 'labeled') return skip(`pull_request_target.${e.action}: only the review label starts a run on pull_request_target`);
+    if (e.action !== 'labeled')
+      return skip(`pull_request_target.${e.action}: only the review label starts a run on pull_request_target`);
     const number = e.pull_request?.number;
     const requester = requesterOf(e.sender);
-    if (typeof number !== 'number' || !requester) return skip('pull_request_target without pull_request.number or sender');
+    if (typeof number !== 'number' || !requester)
+      return skip('pull_request_target without pull_request.number or sender');
     const label = 'label' in e ? e.label?.name : undefined;
-    if (!label || !o.reviewLabel || label !== o.reviewLabel) return skip(`pull_request_target.labeled with '${label ?? ''}', which is not the review label`);
-    return { kind: 'review', text: '', trigger: { requester, thread: { number, isPullRequest: true }, needsWrite: true } };
+    if (!label || !o.reviewLabel || label !== o.reviewLabel)
+      return skip(`pull_request_target.labeled with '${label ?? ''}', which is not the review label`);
+    return {
+      kind: 'review',
+      text: '',
+      trigger: { requester, thread: { number, isPullRequest: true }, needsWrite: true },
+    };
   },
   issues: (p, o) => {
     const e = p as unknown as IssuesEvent;
@@ -156,9 +186,11 @@ const ROUTES: Record<string, Route> = {
     if (e.action === 'opened') return { kind: 'triage', text: '', trigger: { requester, thread, needsWrite: false } };
     if (e.action !== 'labeled') return skip(`issues.${e.action} is not a command`);
     const label = 'label' in e ? e.label?.name : undefined;
-    if (label && o.fixLabel && label === o.fixLabel) return { kind: 'fix', text: '', trigger: { requester, thread, needsWrite: true } };
+    if (label && o.fixLabel && label === o.fixLabel)
+      return { kind: 'fix', text: '', trigger: { requester, thread, needsWrite: true } };
     // Only the triage label re-triages: any label would loop on the labels triage itself sets.
-    if (label && o.triageLabel && label === o.triageLabel) return { kind: 'triage', text: '', trigger: { requester, thread, needsWrite: false } };
+    if (label && o.triageLabel && label === o.triageLabel)
+      return { kind: 'triage', text: '', trigger: { requester, thread, needsWrite: false } };
     return skip(`issues.labeled with '${label ?? ''}', which is neither the fix nor the triage label`);
   },
   workflow_dispatch: (p, o) => {
@@ -173,7 +205,10 @@ export function routeEvent(eventName: string, payload: unknown, opts: RouteOptio
   if (opts.mode === 'triage-plan' || opts.mode === 'triage') return fromMode(eventName, payload, opts);
   const route = ROUTES[eventName];
   // A workflow author's explicit prompt wins on any event that has no command of its own.
-  if (!route) return opts.prompt ? fromSchedule(requesterOf((payload as { sender?: unknown } | null)?.sender), opts) : skip(`event '${eventName}' is not handled`);
+  if (!route)
+    return opts.prompt
+      ? fromSchedule(requesterOf((payload as { sender?: unknown } | null)?.sender), opts)
+      : skip(`event '${eventName}' is not handled`);
   if (!payload || typeof payload !== 'object') return skip(`event '${eventName}' has no payload`);
   try {
     return route(payload as Record<string, unknown>, opts);
@@ -197,11 +232,18 @@ function fromSchedule(requester: Requester | undefined, o: RouteOptions, fromWor
 
 /** Any event: the mode input says what to do; whoever started the run (if anyone) is the requester. */
 function fromMode(eventName: string, payload: unknown, o: RouteOptions): Command {
-  const sender = payload && typeof payload === 'object' ? requesterOf((payload as { sender?: unknown }).sender) : undefined;
-  const trigger: Trigger = { requester: sender ?? { login: eventName, isBot: false }, needsWrite: false, fromWorkflow: true };
+  const sender =
+    payload && typeof payload === 'object' ? requesterOf((payload as { sender?: unknown }).sender) : undefined;
+  const trigger: Trigger = {
+    requester: sender ?? { login: eventName, isBot: false },
+    needsWrite: false,
+    fromWorkflow: true,
+  };
   if (o.mode === 'triage-plan') return { kind: 'triage-plan', trigger };
   const issues = [...(o.triage?.issues ?? [])];
-  return issues.length > 0 ? { kind: 'triage-shard', issues, trigger } : skip('mode triage without issues: nothing to do');
+  return issues.length > 0
+    ? { kind: 'triage-shard', issues, trigger }
+    : skip('mode triage without issues: nothing to do');
 }
 
 interface CommentLike {
@@ -219,7 +261,11 @@ interface CommentLike {
   in_reply_to_id?: number;
 }
 
-function fromComment(c: CommentLike | undefined, thread: Thread, o: RouteOptions & { kind: CommentRef['kind'] }): Command {
+function fromComment(
+  c: CommentLike | undefined,
+  thread: Thread,
+  o: RouteOptions & { kind: CommentRef['kind'] },
+): Command {
   const { kind } = o;
   if (!c || typeof c.id !== 'number' || typeof c.body !== 'string') return skip('comment without id or body');
   if (hasActionMarker(c.body)) return skip('comment was written by agent-action itself');
@@ -240,7 +286,8 @@ function fromComment(c: CommentLike | undefined, thread: Thread, o: RouteOptions
   const trigger = { requester, thread, comment, needsWrite: true };
   if (parsed.kind === 'reply') return { kind: 'reply', verb: parsed.verb, args: parsed.text, trigger };
   if (parsed.kind === 'help') return { kind: 'help', trigger };
-  if (parsed.kind === 'fix' && !thread.isPullRequest && kind === 'review') return skip('fix from a review comment needs a pull request');
+  if (parsed.kind === 'fix' && !thread.isPullRequest && kind === 'review')
+    return skip('fix from a review comment needs a pull request');
   return { kind: parsed.kind, text: parsed.text, trigger };
 }
 
@@ -273,7 +320,10 @@ function withFork(command: Command, pr: PullLike | undefined): Command {
   return { ...command, trigger: { ...command.trigger, fromFork: head } } as Command;
 }
 
-export type ParsedComment = { kind: Exclude<TaskKind, 'prompt'>; text: string } | { kind: 'reply'; verb: ReplyVerb; text: string } | { kind: 'help' };
+export type ParsedComment =
+  | { kind: Exclude<TaskKind, 'prompt'>; text: string }
+  | { kind: 'reply'; verb: ReplyVerb; text: string }
+  | { kind: 'help' };
 
 const VERBS: Record<string, ParsedComment['kind'] | ReplyVerb> = {
   fix: 'fix',

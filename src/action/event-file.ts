@@ -16,7 +16,8 @@ export async function readEventFile(path: string): Promise<EventFile> {
     text = await readFile(path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a folder' : `cannot be read (${messageOf(e)})`;
+    const why =
+      code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a folder' : `cannot be read (${messageOf(e)})`;
     return { ok: false, message: `the event payload file ${path} (GITHUB_EVENT_PATH) ${why}` };
   }
   return parseEventText(text, path);
@@ -24,8 +25,14 @@ export async function readEventFile(path: string): Promise<EventFile> {
 
 /** Pure: the file's text to a payload object, or what is wrong with it. */
 function parseEventText(text: string, path: string): EventFile {
-  const problem = (what: string): EventFile => ({ ok: false, message: `the event payload file ${path} (GITHUB_EVENT_PATH) ${what}` });
-  if (text.trim() === '') return problem(`is empty${text.length > 0 ? ' (only white space)' : ''}: expected the webhook event as a JSON object`);
+  const problem = (what: string): EventFile => ({
+    ok: false,
+    message: `the event payload file ${path} (GITHUB_EVENT_PATH) ${what}`,
+  });
+  if (text.trim() === '')
+    return problem(
+      `is empty${text.length > 0 ? ' (only white space)' : ''}: expected the webhook event as a JSON object`,
+    );
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -33,7 +40,9 @@ function parseEventText(text: string, path: string): EventFile {
     return problem(`is not valid JSON, truncated or corrupt (${messageOf(e)}; ${text.length} characters)`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return problem(`holds ${Array.isArray(value) ? 'a JSON array' : value === null ? 'JSON null' : `a JSON ${typeof value}`}: expected the webhook event as a JSON object`);
+    return problem(
+      `holds ${Array.isArray(value) ? 'a JSON array' : value === null ? 'JSON null' : `a JSON ${typeof value}`}: expected the webhook event as a JSON object`,
+    );
   }
   return { ok: true, payload: value as Record<string, unknown> };
 }

@@ -42,12 +42,22 @@ function countingRequest(onHttpRequest: (() => void) | undefined): { request?: R
   if (!onHttpRequest) return {};
   const request = (defaults.request ?? {}) as { fetch?: typeof fetch };
   const inner = request.fetch ?? fetch;
-  return { request: { ...request, fetch: (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => (onHttpRequest(), inner(input, init)) } };
+  return {
+    request: {
+      ...request,
+      fetch: (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => (
+        onHttpRequest(),
+        inner(input, init)
+      ),
+    },
+  };
 }
 
 /** A Bottleneck group stand-in that schedules at once: no pacing against a loopback server. */
 const immediateGroup = {
-  key: () => ({ schedule: (_opts: unknown, fn: (...a: unknown[]) => unknown, ...args: unknown[]) => Promise.resolve(fn(...args)) }),
+  key: () => ({
+    schedule: (_opts: unknown, fn: (...a: unknown[]) => unknown, ...args: unknown[]) => Promise.resolve(fn(...args)),
+  }),
 };
 
 export function createGitHubClient(opts: GitHubClientOptions): GitHubClient {
@@ -81,7 +91,8 @@ export function createGitHubClient(opts: GitHubClientOptions): GitHubClient {
     }
     const comments = (options as { comments?: unknown }).comments;
     if (Array.isArray(comments)) {
-      for (const c of comments as Array<{ body?: unknown }>) if (typeof c.body === 'string') c.body = redactSecrets(c.body, opts.secrets);
+      for (const c of comments as Array<{ body?: unknown }>)
+        if (typeof c.body === 'string') c.body = redactSecrets(c.body, opts.secrets);
     }
     log(`github: ${options.method} ${options.url}`);
   });

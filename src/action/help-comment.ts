@@ -31,8 +31,16 @@ function renderHelp(trigger: string, o: { fixLabel?: string } = {}): string {
 }
 
 /** Posts the help in the thread; the run ends `success`. */
-export async function replyWithHelp(octokit: GitHubClient, repo: RepoRef, o: { thread: Thread; trigger: string; fixLabel?: string }): Promise<ActionResult> {
+export async function replyWithHelp(
+  octokit: GitHubClient,
+  repo: RepoRef,
+  o: { thread: Thread; trigger: string; fixLabel?: string },
+): Promise<ActionResult> {
   const { thread } = o;
-  const { data } = await octokit.rest.issues.createComment({ ...repo, issue_number: thread.number, body: renderHelp(o.trigger, o) });
+  const { data } = await octokit.rest.issues.createComment({
+    ...repo,
+    issue_number: thread.number,
+    body: renderHelp(o.trigger, o),
+  });
   return { status: 'success', summary: `posted the list of commands: ${data.html_url}` };
 }

@@ -39,13 +39,30 @@ export async function answerInputErrors(o: InputErrorAnswer): Promise<void> {
   try {
     // Loaded only now: @actions/github parses the event file as it loads, and it is known good here.
     const { createGitHubClient } = await import('./github-client.js');
-    const octokit = createGitHubClient({ token: settings.githubToken, baseUrl: runner.apiUrl, secrets: o.secrets, log: o.log.info, pacing: runner.pacing, retryAfterBaseMs: o.retryAfterBaseMs });
+    const octokit = createGitHubClient({
+      token: settings.githubToken,
+      baseUrl: runner.apiUrl,
+      secrets: o.secrets,
+      log: o.log.info,
+      pacing: runner.pacing,
+      retryAfterBaseMs: o.retryAfterBaseMs,
+    });
     const repo = runner.repository;
-    const auth = await authorize(octokit, repo, { allowedBots: settings.allowedBots, selfLogins: SELF_LOGINS, trigger: command.trigger });
+    const auth = await authorize(octokit, repo, {
+      allowedBots: settings.allowedBots,
+      selfLogins: SELF_LOGINS,
+      trigger: command.trigger,
+    });
     if (!auth.allowed) return;
     const body = renderAnswer(o.messages, runner);
     const comment = command.trigger.comment;
-    if (comment?.kind === 'review') await octokit.rest.pulls.createReplyForReviewComment({ ...repo, pull_number: thread.number, comment_id: threadTopOf(comment), body });
+    if (comment?.kind === 'review')
+      await octokit.rest.pulls.createReplyForReviewComment({
+        ...repo,
+        pull_number: thread.number,
+        comment_id: threadTopOf(comment),
+        body,
+      });
     else await octokit.rest.issues.createComment({ ...repo, issue_number: thread.number, body });
   } catch (e) {
     o.log.warning(`could not answer the input errors in #${thread.number}: ${messageOf(e)}`);
@@ -56,13 +73,21 @@ export async function answerInputErrors(o: InputErrorAnswer): Promise<void> {
 async function routeForAnswer(settings: ActionSettings, runner: RunnerEnv): Promise<Command | undefined> {
   const event = await readEventFile(runner.eventPath);
   if (!event.ok) return undefined;
-  return routeEvent(runner.eventName, event.payload, { ...settings, trigger: settings.trigger || INPUT_DEFAULTS.trigger });
+  return routeEvent(runner.eventName, event.payload, {
+    ...settings,
+    trigger: settings.trigger || INPUT_DEFAULTS.trigger,
+  });
 }
 
 /** Pure: the comment, each error one inert line. */
-function renderAnswer(messages: readonly string[], runner: Pick<RunnerEnv, 'serverUrl' | 'repository' | 'runId'>): string {
+function renderAnswer(
+  messages: readonly string[],
+  runner: Pick<RunnerEnv, 'serverUrl' | 'repository' | 'runId'>,
+): string {
   const lines = messages.map((m) => `- ${makeInert(m.replace(/\s+/g, ' '))}`).join('\n');
-  const run = runner.runId ? ` ([workflow run](${runner.serverUrl}/${runner.repository.owner}/${runner.repository.repo}/actions/runs/${runner.runId}))` : '';
+  const run = runner.runId
+    ? ` ([workflow run](${runner.serverUrl}/${runner.repository.owner}/${runner.repository.repo}/actions/runs/${runner.runId}))`
+    : '';
   const text = `### agent-action did not run\n\nThe workflow's inputs for agent-action have ${messages.length === 1 ? 'a problem' : 'problems'}, so nothing was done${run}:\n\n${lines}\n\nSomeone who maintains the workflow fixes it (the \`with:\` of its agent-action step, or a secret it reads); then ask again.`;
   return `${capBody(text)}\n\n${formatMarker('input-error')}`;
 }

@@ -117,7 +117,8 @@ export interface InputIssue {
 }
 
 /** On errors, `settings` still holds what parsed (each bad input at its fallback): enough to answer in the thread. */
-export type ParsedInputs = { ok: true; settings: ActionSettings } | { ok: false; errors: InputIssue[]; settings: ActionSettings };
+export type ParsedInputs =
+  { ok: true; settings: ActionSettings } | { ok: false; errors: InputIssue[]; settings: ActionSettings };
 export type ParsedRunnerEnv = { ok: true; runner: RunnerEnv } | { ok: false; errors: InputIssue[] };
 
 /** `@actions/core`'s getInput (local-action substitutes its own); tests pass a function of a record. */
@@ -173,7 +174,13 @@ export const INPUT_DEFAULTS = {
 
 export type InputName = keyof typeof INPUT_DEFAULTS;
 
-const MODES: Record<string, ApprovalMode> = { default: 'default', auto_edit: 'autoEdit', autoEdit: 'autoEdit', yolo: 'yolo', plan: 'plan' };
+const MODES: Record<string, ApprovalMode> = {
+  default: 'default',
+  auto_edit: 'autoEdit',
+  autoEdit: 'autoEdit',
+  yolo: 'yolo',
+  plan: 'plan',
+};
 /** Inputs that hold credentials: masked before anything else is read, then removed from the environment. */
 export const SECRET_INPUTS = ['gemini-api-key', 'github-token', 'session-key'] as const satisfies readonly InputName[];
 const SANDBOX: Record<string, SandboxRequirement> = { required: 'required', auto: 'auto', off: 'off' };
@@ -192,7 +199,11 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
   const errors: InputIssue[] = [];
   const get = (name: InputName) => inputValue(getInput, name);
   const fail = (input: InputName, expected: string): undefined => {
-    errors.push({ input, source: 'input', message: `input '${input}' is ${JSON.stringify(get(input))}: expected ${expected}` });
+    errors.push({
+      input,
+      source: 'input',
+      message: `input '${input}' is ${JSON.stringify(get(input))}: expected ${expected}`,
+    });
     return undefined;
   };
   const int = (name: InputName, min: number, max: number): number => {
@@ -209,7 +220,9 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
   const mode = (): ApprovalMode | undefined => {
     const raw = get('approval-mode');
     if (!raw) return undefined;
-    return MODES[raw] ?? fail('approval-mode', 'one of default, auto_edit, yolo, plan, or empty for the per-command default');
+    return (
+      MODES[raw] ?? fail('approval-mode', 'one of default, auto_edit, yolo, plan, or empty for the per-command default')
+    );
   };
   const policy = (name: InputName): PolicyInput => {
     const parsed = parsePolicyInput(get(name));
@@ -219,7 +232,8 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     }
     return parsed;
   };
-  const duration = (name: InputName): number => parseDurationMs(get(name)) ?? fail(name, 'a duration such as 90m, 12h or 7d') ?? 0;
+  const duration = (name: InputName): number =>
+    parseDurationMs(get(name)) ?? fail(name, 'a duration such as 90m, 12h or 7d') ?? 0;
   const bool = (name: InputName): boolean => {
     const raw = get(name).toLowerCase();
     if (raw === 'true' || raw === 'false') return raw === 'true';
@@ -228,25 +242,43 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
   const token = (): string => {
     const raw = get('github-token');
     if (!EXPRESSION.test(raw)) return raw;
-    return fail('github-token', 'a token; the expression was not evaluated (outside a GitHub runner, under local-action say, set INPUT_GITHUB-TOKEN)') ?? '';
+    return (
+      fail(
+        'github-token',
+        'a token; the expression was not evaluated (outside a GitHub runner, under local-action say, set INPUT_GITHUB-TOKEN)',
+      ) ?? ''
+    );
   };
   const limits = (): ProcessBounds => {
     const parsed = parseSandboxLimits(get('sandbox-limits'));
-    return 'bounds' in parsed ? parsed.bounds : (fail('sandbox-limits', `limits such as processes=1024 memory=8G file-size=1G open-files=8192 (${parsed.error})`) ?? DEFAULT_BOUNDS);
+    return 'bounds' in parsed
+      ? parsed.bounds
+      : (fail(
+          'sandbox-limits',
+          `limits such as processes=1024 memory=8G file-size=1G open-files=8192 (${parsed.error})`,
+        ) ?? DEFAULT_BOUNDS);
   };
   const envNames = parseSandboxEnvNames(get('sandbox-env'));
-  if ('error' in envNames) fail('sandbox-env', `names of variables of the step's environment, separated by commas or spaces (${envNames.error})`);
+  if ('error' in envNames)
+    fail(
+      'sandbox-env',
+      `names of variables of the step's environment, separated by commas or spaces (${envNames.error})`,
+    );
   const trigger = get('trigger');
   const issueRaw = get('issue-number');
-  const actionMode = ACTION_MODES[get('mode')] ?? fail('mode', 'triage-plan, triage, or empty to act on the event') ?? 'event';
+  const actionMode =
+    ACTION_MODES[get('mode')] ?? fail('mode', 'triage-plan, triage, or empty to act on the event') ?? 'event';
   const issues = parseIssueList(get('issues'));
   if (issues === undefined) fail('issues', 'issue numbers as a JSON array ([12, 15]) or separated by commas or spaces');
-  else if (actionMode === 'triage' && issues.length === 0) fail('issues', 'the issues of this shard (mode triage), e.g. ${{ toJSON(matrix.issues) }}');
+  else if (actionMode === 'triage' && issues.length === 0)
+    fail('issues', 'the issues of this shard (mode triage), e.g. ${{ toJSON(matrix.issues) }}');
 
   const settings: ActionSettings = {
     geminiApiKey: get('gemini-api-key'),
     model: get('model'),
-    geminiBaseUrl: parseUrl(get('gemini-base-url')) ?? (get('gemini-base-url') ? fail('gemini-base-url', 'an http(s) URL, or empty') : undefined),
+    geminiBaseUrl:
+      parseUrl(get('gemini-base-url')) ??
+      (get('gemini-base-url') ? fail('gemini-base-url', 'an http(s) URL, or empty') : undefined),
     githubToken: token(),
     prompt: get('prompt') || undefined,
     trigger: /^\S+$/.test(trigger) ? trigger : (fail('trigger', 'one word without spaces, such as /agent') ?? ''),
@@ -270,8 +302,17 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     sessionKey: get('session-key') || undefined,
     triageLabels: splitList(get('triage-labels')),
     mcpServers: mcpServersOf(get('mcp-servers'), (why) => fail('mcp-servers', why)),
-    mcpStart: get('mcp-start') === 'lazy' ? 'lazy' : get('mcp-start') === 'eager' ? 'eager' : (fail('mcp-start', 'eager or lazy') ?? 'eager'),
-    issueNumber: !issueRaw ? undefined : /^[1-9]\d*$/.test(issueRaw) ? Number(issueRaw) : fail('issue-number', 'an issue number, or empty'),
+    mcpStart:
+      get('mcp-start') === 'lazy'
+        ? 'lazy'
+        : get('mcp-start') === 'eager'
+          ? 'eager'
+          : (fail('mcp-start', 'eager or lazy') ?? 'eager'),
+    issueNumber: !issueRaw
+      ? undefined
+      : /^[1-9]\d*$/.test(issueRaw)
+        ? Number(issueRaw)
+        : fail('issue-number', 'an issue number, or empty'),
     mode: actionMode,
     triage: {
       issues: issues ?? [],
@@ -285,7 +326,10 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
       writesPerMinute: int('writes-per-minute', 1, 1000),
       writesPerHour: int('writes-per-hour', 1, 100_000),
     },
-    maxFileBytes: parseFileSize(get('max-file-size')) ?? fail('max-file-size', 'a size from 1 byte to 100MB (GitHub refuses larger files), such as 500KB or 20MB') ?? MAX_FILE_BYTES,
+    maxFileBytes:
+      parseFileSize(get('max-file-size')) ??
+      fail('max-file-size', 'a size from 1 byte to 100MB (GitHub refuses larger files), such as 500KB or 20MB') ??
+      MAX_FILE_BYTES,
   };
   if (settings.contextFileNames.length === 0) settings.contextFileNames = ['GEMINI.md'];
   return errors.length > 0 ? { ok: false, errors, settings } : { ok: true, settings };
@@ -309,8 +353,17 @@ export function parseRunnerEnv(env: Env): ParsedRunnerEnv {
   const errors: InputIssue[] = [];
   const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
   if (!owner || !repo)
-    errors.push({ input: 'GITHUB_REPOSITORY', source: 'runner', message: `GITHUB_REPOSITORY is ${JSON.stringify(env.GITHUB_REPOSITORY ?? '')}: expected owner/name (set by the runner)` });
-  if (!env.GITHUB_EVENT_NAME) errors.push({ input: 'GITHUB_EVENT_NAME', source: 'runner', message: 'GITHUB_EVENT_NAME is not set: expected the runner to set it' });
+    errors.push({
+      input: 'GITHUB_REPOSITORY',
+      source: 'runner',
+      message: `GITHUB_REPOSITORY is ${JSON.stringify(env.GITHUB_REPOSITORY ?? '')}: expected owner/name (set by the runner)`,
+    });
+  if (!env.GITHUB_EVENT_NAME)
+    errors.push({
+      input: 'GITHUB_EVENT_NAME',
+      source: 'runner',
+      message: 'GITHUB_EVENT_NAME is not set: expected the runner to set it',
+    });
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
@@ -323,13 +376,16 @@ export function parseRunnerEnv(env: Env): ParsedRunnerEnv {
       serverUrl: (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, ''),
       runId: env.GITHUB_RUN_ID || undefined,
       pacing: env.AGENT_ACTION_GITHUB_PACING === 'none' ? 'none' : 'github',
-      checkpointEveryMs: /^\d+$/.test(env.AGENT_ACTION_CHECKPOINT_SECONDS ?? '') ? Number(env.AGENT_ACTION_CHECKPOINT_SECONDS) * 1000 : 5 * 60_000,
+      checkpointEveryMs: /^\d+$/.test(env.AGENT_ACTION_CHECKPOINT_SECONDS ?? '')
+        ? Number(env.AGENT_ACTION_CHECKPOINT_SECONDS) * 1000
+        : 5 * 60_000,
     },
   };
 }
 
 /** The secret inputs' values, read once (for masking, then for scrubbing the environment). */
-const secretInputsOf = (getInput: GetInput): string[] => SECRET_INPUTS.map((n) => getInput(n).trim()).filter((v) => v.length > 0 && !EXPRESSION.test(v));
+const secretInputsOf = (getInput: GetInput): string[] =>
+  SECRET_INPUTS.map((n) => getInput(n).trim()).filter((v) => v.length > 0 && !EXPRESSION.test(v));
 
 /** Every credential the run holds from the start: the secret inputs, the checkout header the token makes, the runner's tokens. */
 function credentialsOf(getInput: GetInput, env: Env): string[] {
@@ -359,7 +415,11 @@ export function readInputs(
   if (passed?.problems.length)
     return {
       ok: false,
-      errors: passed.problems.map((p) => ({ input: 'sandbox-env', source: 'input', message: `input 'sandbox-env': ${p}` })),
+      errors: passed.problems.map((p) => ({
+        input: 'sandbox-env',
+        source: 'input',
+        message: `input 'sandbox-env': ${p}`,
+      })),
       secrets,
       settings: inputs.settings,
       ...(runner.ok && { runner: runner.runner }),
@@ -373,27 +433,54 @@ export function readInputs(
       secrets.push(v);
       mask(v);
     }
-    return { ok: true, settings: { ...inputs.settings, mcpServers: resolved.servers, sandboxEnv: passed!.env }, runner: runner.runner, secrets };
+    return {
+      ok: true,
+      settings: { ...inputs.settings, mcpServers: resolved.servers, sandboxEnv: passed!.env },
+      runner: runner.runner,
+      secrets,
+    };
   }
-  return { ok: false, errors: [...(inputs.ok ? [] : inputs.errors), ...(runner.ok ? [] : runner.errors)], secrets, settings: inputs.settings, ...(runner.ok && { runner: runner.runner }) };
+  return {
+    ok: false,
+    errors: [...(inputs.ok ? [] : inputs.errors), ...(runner.ok ? [] : runner.errors)],
+    secrets,
+    settings: inputs.settings,
+    ...(runner.ok && { runner: runner.runner }),
+  };
 }
 
 /**
  * The `mcp-servers` input: JSON in settings.json's schema, `{ "name": { ... } }` or `{ "mcpServers":
  * { ... } }`. Strict (a workflow's own input): any problem is an input error. References are kept.
  */
-function mcpServersOf(raw: string, fail: (why: string) => undefined, expand?: (v: string, where: string) => string): McpServerConfig[] {
+function mcpServersOf(
+  raw: string,
+  fail: (why: string) => undefined,
+  expand?: (v: string, where: string) => string,
+): McpServerConfig[] {
   if (!raw) return [];
   let value: unknown;
   try {
     value = JSON.parse(raw);
   } catch (e) {
-    return fail(`a JSON object of server names to settings, as settings.json's mcpServers (${messageOf(e).split('\n')[0]})`) ?? [];
+    return (
+      fail(
+        `a JSON object of server names to settings, as settings.json's mcpServers (${messageOf(e).split('\n')[0]})`,
+      ) ?? []
+    );
   }
   const inner = (value as { mcpServers?: unknown } | null)?.mcpServers;
   const servers = inner !== undefined && Object.keys(value as object).length === 1 ? inner : value;
-  const parsed = parseMcpServers(servers, { source: { label: "input 'mcp-servers'", origin: 'workflow' }, ...(expand && { expand }) });
-  if (parsed.problems.length > 0) return fail(`valid MCP server settings: ${parsed.problems.map((p) => `${p.path.replace(/^mcpServers\./, '')}: ${p.message}`).join('; ')}`) ?? [];
+  const parsed = parseMcpServers(servers, {
+    source: { label: "input 'mcp-servers'", origin: 'workflow' },
+    ...(expand && { expand }),
+  });
+  if (parsed.problems.length > 0)
+    return (
+      fail(
+        `valid MCP server settings: ${parsed.problems.map((p) => `${p.path.replace(/^mcpServers\./, '')}: ${p.message}`).join('; ')}`,
+      ) ?? []
+    );
   return parsed.servers;
 }
 
@@ -462,7 +549,9 @@ function parseIssueList(raw: string): number[] | undefined {
   } else {
     items = raw.split(/[\s,]+/).filter(Boolean);
   }
-  const numbers = items.map((x) => (typeof x === 'number' ? String(x) : typeof x === 'string' ? x.trim().replace(/^#/, '') : ''));
+  const numbers = items.map((x) =>
+    typeof x === 'number' ? String(x) : typeof x === 'string' ? x.trim().replace(/^#/, '') : '',
+  );
   if (numbers.some((n) => !/^[1-9]\d{0,9}$/.test(n))) return undefined;
   return [...new Set(numbers.map(Number))];
 }
@@ -484,4 +573,5 @@ function parseUrl(raw: string): string | undefined {
 }
 
 /** Per-command default: edits allowed for fix (and a workflow author's own prompt), read-only planning otherwise. */
-export const defaultModeFor = (command: string): ApprovalMode => (command === 'fix' || command === 'prompt' ? 'autoEdit' : 'plan');
+export const defaultModeFor = (command: string): ApprovalMode =>
+  command === 'fix' || command === 'prompt' ? 'autoEdit' : 'plan';

@@ -48,7 +48,9 @@ export async function run(): Promise<void> {
     });
   } catch (e) {
     // Only reporting itself can get here (an unwritable GITHUB_OUTPUT, say): still one line, no trace.
-    process.stdout.write(`::error title=agent-action::${messageOf(e).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')}\n`);
+    process.stdout.write(
+      `::error title=agent-action::${messageOf(e).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')}\n`,
+    );
     process.exitCode = 1;
   }
 }
@@ -58,9 +60,16 @@ function createCoreFace(): ActionFace {
     getInput: (name) => core.getInput(name),
     env: process.env,
     setSecret: core.setSecret,
-    log: { info: (l) => core.info(l), notice: (l) => core.notice(l), warning: (l) => core.warning(l), group: (title, fn) => core.group(title, fn) },
+    log: {
+      info: (l) => core.info(l),
+      notice: (l) => core.notice(l),
+      warning: (l) => core.warning(l),
+      group: (title, fn) => core.group(title, fn),
+    },
     // No job summary outside a runner (local-action without GITHUB_STEP_SUMMARY): core.summary would throw.
-    writeSummary: process.env.GITHUB_STEP_SUMMARY ? async (md) => void (await core.summary.addRaw(md, true).write()) : undefined,
+    writeSummary: process.env.GITHUB_STEP_SUMMARY
+      ? async (md) => void (await core.summary.addRaw(md, true).write())
+      : undefined,
   };
 }
 
@@ -71,8 +80,11 @@ export async function runAction(given: ActionFace): Promise<ActionOutcome> {
   dropSecretsFromEnv(given.env, read.secrets);
   const face = redactedFace(given, read.secrets);
   if (!read.ok) {
-    const failed = failedOutcome(read.errors.map((e) => ({ title: e.source === 'input' ? `input ${e.input}` : e.input, message: e.message })));
-    if (read.runner) await answerInThread(face, { settings: read.settings, runner: read.runner, secrets: read.secrets }, failed);
+    const failed = failedOutcome(
+      read.errors.map((e) => ({ title: e.source === 'input' ? `input ${e.input}` : e.input, message: e.message })),
+    );
+    if (read.runner)
+      await answerInThread(face, { settings: read.settings, runner: read.runner, secrets: read.secrets }, failed);
     return redactedOutcome(failed, read.secrets);
   }
   try {
@@ -98,7 +110,13 @@ async function runCommandOf(face: ActionFace, read: Read): Promise<ActionOutcome
       face.log.notice(`agent-action: skipped: ${reason}`);
       return done({ status: 'skipped', summary: reason });
     }
-    const failed = failedOutcome([{ title: 'input gemini-api-key', message: "input 'gemini-api-key' is empty: expected a Gemini API key (pass it from a secret: ${{ secrets.GEMINI_API_KEY }})" }]);
+    const failed = failedOutcome([
+      {
+        title: 'input gemini-api-key',
+        message:
+          "input 'gemini-api-key' is empty: expected a Gemini API key (pass it from a secret: ${{ secrets.GEMINI_API_KEY }})",
+      },
+    ]);
     await answerInThread(face, { settings, runner, secrets, command }, failed);
     return failed;
   }
@@ -118,8 +136,17 @@ async function runCommandOf(face: ActionFace, read: Read): Promise<ActionOutcome
 const done = (result: ActionOutcome['result']): ActionOutcome => ({ result, errors: [] });
 
 /** Input errors are answered in the thread too, when the event is a command there (input-error-reply.ts). */
-async function answerInThread(face: ActionFace, o: Omit<InputErrorAnswer, 'messages' | 'log'>, failed: ActionOutcome): Promise<void> {
-  await answerInputErrors({ ...o, messages: failed.errors.map((e) => e.message), log: face.log, retryAfterBaseMs: face.retryAfterBaseMs });
+async function answerInThread(
+  face: ActionFace,
+  o: Omit<InputErrorAnswer, 'messages' | 'log'>,
+  failed: ActionOutcome,
+): Promise<void> {
+  await answerInputErrors({
+    ...o,
+    messages: failed.errors.map((e) => e.message),
+    log: face.log,
+    retryAfterBaseMs: face.retryAfterBaseMs,
+  });
 }
 
 /** Why a fork's run is skipped, and the two routes that do run the agent on a fork's pull request. */
@@ -129,4 +156,5 @@ const forkWithoutKey = (fork: string, s: { trigger: string; reviewLabel: string 
   `or labels it \`${s.reviewLabel}\` for a workflow on pull_request_target (types: [labeled]) that checks out the base branch only (see "Pull requests from forks" in agent-action's README).`;
 
 /** Everything but the help reply and the triage plan talks to the model (a refused reply never gets this far). */
-const needsModel = (command: Exclude<Command, { kind: 'skip' }>): boolean => command.kind !== 'help' && command.kind !== 'triage-plan';
+const needsModel = (command: Exclude<Command, { kind: 'skip' }>): boolean =>
+  command.kind !== 'help' && command.kind !== 'triage-plan';

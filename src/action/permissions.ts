@@ -34,15 +34,18 @@ export function scopeOfRequest(method: string, url: string): Scope | undefined {
 }
 
 /** GitHub's answer when the token's permissions lack a scope (a GitHub App's token, GITHUB_TOKEN included). */
-export const isPermissionRefusal = (status: number | undefined, message: string): boolean => status === 403 && /Resource not accessible by integration/i.test(message);
+export const isPermissionRefusal = (status: number | undefined, message: string): boolean =>
+  status === 403 && /Resource not accessible by integration/i.test(message);
 
 /** What git prints when GitHub refuses a push for want of `contents: write`. */
-export const isGitPermissionRefusal = (output: string): boolean => /The requested URL returned error: 403|Permission to \S+ denied to /i.test(output);
+export const isGitPermissionRefusal = (output: string): boolean =>
+  /The requested URL returned error: 403|Permission to \S+ denied to /i.test(output);
 
 const HINT_PREFIX = "the workflow's token lacks";
 
 /** The sentence added to a refusal: the `permissions:` line to add. */
-export const permissionHint = (scope: Scope): string => `${HINT_PREFIX} \`${scope}\`: add \`${scope}\` to the job's \`permissions:\` (or give that permission to the token in \`github-token\`)`;
+export const permissionHint = (scope: Scope): string =>
+  `${HINT_PREFIX} \`${scope}\`: add \`${scope}\` to the job's \`permissions:\` (or give that permission to the token in \`github-token\`)`;
 
 /**
  * A message that reports a refusal, with the hint if it lacks one: an API refusal already carries

@@ -36,7 +36,9 @@ export async function prepareRun(ctx: RunContext, task: AgentTask, resumed?: Res
   const cuts = [...(rendered?.cuts ?? []), ...(request.cut ? [request.cut] : [])];
   if (cuts.length > 0) ctx.progress.note(describeCuts(cuts));
   const config = await ctx.trusted.read(task.trustedCommit);
-  ctx.log.info(`trusted configuration: ${config.fromCommit ? `commit ${config.fromCommit}` : 'none (the workspace has no commit)'}`);
+  ctx.log.info(
+    `trusted configuration: ${config.fromCommit ? `commit ${config.fromCommit}` : 'none (the workspace has no commit)'}`,
+  );
   const recorder = createPublishRecorder(resumed?.record);
   const prepared: Omit<PreparedRun, 'agent'> = {
     recorder,
@@ -50,13 +52,19 @@ export async function prepareRun(ctx: RunContext, task: AgentTask, resumed?: Res
   // A fresh run saves its session after a settled batch (at most every checkpointEveryMs), so a
   // runner that dies leaves something `/agent continue` resumes. A resumed run holds its claim and
   // saves at its end only.
-  const agent = await prepareAgent({ ...options, io: { ...options.io, ...(resumed ? {} : { onBatchSettled: checkpointing(ctx, prepared) }) } });
+  const agent = await prepareAgent({
+    ...options,
+    io: { ...options.io, ...(resumed ? {} : { onBatchSettled: checkpointing(ctx, prepared) }) },
+  });
   // The same object the checkpoint hook holds: a checkpoint's session is the run's from then on.
   const run: PreparedRun = Object.assign(prepared, { agent });
   ctx.agents.push(run.agent);
   for (const w of run.agent.warnings) ctx.log.warning(w);
   for (const s of run.agent.mcp?.status() ?? []) {
-    if (s.state === 'failed' || s.state === 'blocked') ctx.progress.note(`MCP server ${s.name} ${s.state === 'failed' ? 'did not start' : 'was not started'}: ${s.reason}`);
+    if (s.state === 'failed' || s.state === 'blocked')
+      ctx.progress.note(
+        `MCP server ${s.name} ${s.state === 'failed' ? 'did not start' : 'was not started'}: ${s.reason}`,
+      );
     else if (s.state === 'ready') ctx.log.info(`MCP server ${s.name}: ${s.tools.length} tools (${s.startMs} ms)`);
   }
   return run;
@@ -70,19 +78,31 @@ interface AgentParts {
   recorder: PreparedRun['recorder'];
 }
 
-async function agentOptionsFor(ctx: RunContext, { task, config, taskContext, recorder }: AgentParts): Promise<AgentOptions> {
+async function agentOptionsFor(
+  ctx: RunContext,
+  { task, config, taskContext, recorder }: AgentParts,
+): Promise<AgentOptions> {
   const { settings, workspace: ws } = ctx;
   // MCP servers and hooks: the trusted commit's settings.json, and the workflow's own input.
   const ext = await readExtensionSettings({
     files: [
-      { path: join(config.memoryRoot, '.gemini', 'settings.json'), label: `.gemini/settings.json${config.fromCommit ? ` (commit ${config.fromCommit.slice(0, 12)})` : ''}`, origin: 'repository' },
+      {
+        path: join(config.memoryRoot, '.gemini', 'settings.json'),
+        label: `.gemini/settings.json${config.fromCommit ? ` (commit ${config.fromCommit.slice(0, 12)})` : ''}`,
+        origin: 'repository',
+      },
     ],
     inputServers: settings.mcpServers,
     env: { ...commandEnvOf(process.env, ctx.secrets), ...settings.sandboxEnv },
   });
   for (const w of ext.warnings) ctx.log.warning(w);
   return {
-    model: { name: settings.model, apiKey: settings.geminiApiKey, baseUrl: settings.geminiBaseUrl, client: ctx.modelClient },
+    model: {
+      name: settings.model,
+      apiKey: settings.geminiApiKey,
+      baseUrl: settings.geminiBaseUrl,
+      client: ctx.modelClient,
+    },
     workspace: { root: ws, memoryRoot: config.memoryRoot, contextFileNames: settings.contextFileNames },
     policy: {
       context: 'action',

@@ -128,14 +128,24 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
       const c = o.comment;
       try {
         // A review comment's reactions are a pull-request route; a review's body has none (GitHub has no reactions for reviews).
-        if (c?.kind === 'issue') await o.octokit.rest.reactions.createForIssueComment({ ...o.repo, comment_id: c.id, content: 'eyes' });
-        if (c?.kind === 'review') await o.octokit.rest.reactions.createForPullRequestReviewComment({ ...o.repo, comment_id: c.id, content: 'eyes' });
+        if (c?.kind === 'issue')
+          await o.octokit.rest.reactions.createForIssueComment({ ...o.repo, comment_id: c.id, content: 'eyes' });
+        if (c?.kind === 'review')
+          await o.octokit.rest.reactions.createForPullRequestReviewComment({
+            ...o.repo,
+            comment_id: c.id,
+            content: 'eyes',
+          });
       } catch (e) {
         warn('could not react to the comment', e);
       }
       if (!o.thread) return;
       try {
-        const { data } = await o.octokit.rest.issues.createComment({ ...o.repo, issue_number: o.thread.number, body: renderRunning(o, view, marker) });
+        const { data } = await o.octokit.rest.issues.createComment({
+          ...o.repo,
+          issue_number: o.thread.number,
+          body: renderRunning(o, view, marker),
+        });
         id = data.id;
         o.own?.learn(data.user?.login);
         lastEdit = now();
@@ -154,11 +164,15 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
       const summary = capBody(makeInert(result.summary));
       // A triage's durable marker goes in this last edit: the last write of the run, so it covers the issue's updated_at.
       const triaged = result.triaged ? `\n${formatTriagedMarker(result.triaged.seen, o.runId)}` : '';
-      await write(`${marker}\n### ${o.title}: ${STATUS_TEXT[result.status]}\n${askedIn(o.comment)}\n${summary}${renderNotes(view)}\n\n${table}${extra ? `\n\n${extra}` : ''}${runLink(o)}${triaged}`);
+      await write(
+        `${marker}\n### ${o.title}: ${STATUS_TEXT[result.status]}\n${askedIn(o.comment)}\n${summary}${renderNotes(view)}\n\n${table}${extra ? `\n\n${extra}` : ''}${runLink(o)}${triaged}`,
+      );
       if (o.writeSummary) {
         try {
           const sandbox = o.sandboxLine?.();
-          await o.writeSummary(`## ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}\n${sandbox ? `\n${escapeMd(sandbox)}\n` : ''}${renderHooks(view.hooks)}`);
+          await o.writeSummary(
+            `## ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}\n${sandbox ? `\n${escapeMd(sandbox)}\n` : ''}${renderHooks(view.hooks)}`,
+          );
         } catch (e) {
           o.log.warning(`could not write the job summary: ${messageOf(e)}`);
         }
@@ -195,7 +209,8 @@ function applyEvent(view: View, e: LoopEvent, log: Log): boolean {
       return false;
     case 'hook':
       view.hooks.push(e);
-      if (e.outcome === 'warning' || e.outcome === 'timeout') log.warning(`hook ${e.name} (${e.event}): ${e.message ?? e.outcome}`);
+      if (e.outcome === 'warning' || e.outcome === 'timeout')
+        log.warning(`hook ${e.name} (${e.event}): ${e.message ?? e.outcome}`);
       return false;
     default:
       return false;
@@ -225,9 +240,15 @@ function renderRunning(o: ProgressOptions, v: View, marker: string): string {
   return `${marker}\n### ${o.title}: working\n${askedIn(o.comment)}\nCurrent step: ${escapeMd(v.step)}\nTool calls so far: ${v.toolCalls}${v.failedCalls ? ` (${v.failedCalls} failed)` : ''}${renderNotes(v)}${recent}${runLink(o)}`;
 }
 
-const renderNotes = (v: View) => (v.notes.length ? `\n\n${v.notes.map((n) => `> **Note:** ${escapeMd(n)}`).join('\n>\n')}` : '');
+const renderNotes = (v: View) =>
+  v.notes.length ? `\n\n${v.notes.map((n) => `> **Note:** ${escapeMd(n)}`).join('\n>\n')}` : '';
 
-const HOOK_OUTCOMES: Record<HookRunEvent['outcome'], string> = { ok: 'ok', blocked: 'blocked', warning: 'failed (ignored)', timeout: 'timed out (ignored)' };
+const HOOK_OUTCOMES: Record<HookRunEvent['outcome'], string> = {
+  ok: 'ok',
+  blocked: 'blocked',
+  warning: 'failed (ignored)',
+  timeout: 'timed out (ignored)',
+};
 
 /** Every hook run of the job, in order, for the job summary; nothing when no hook ran. */
 function renderHooks(runs: readonly HookRunEvent[]): string {

@@ -13,7 +13,12 @@ export function redactedFace(face: ActionFace, secrets: readonly string[]): Acti
   const { log, writeSummary } = face;
   return {
     ...face,
-    log: { info: (l) => log.info(r(l)), notice: (l) => log.notice(r(l)), warning: (l) => log.warning(r(l)), group: (title, fn) => log.group(r(title), fn) },
+    log: {
+      info: (l) => log.info(r(l)),
+      notice: (l) => log.notice(r(l)),
+      warning: (l) => log.warning(r(l)),
+      group: (title, fn) => log.group(r(title), fn),
+    },
     writeSummary: writeSummary && ((md) => writeSummary(r(md))),
   };
 }
@@ -21,6 +26,8 @@ export function redactedFace(face: ActionFace, secrets: readonly string[]): Acti
 /** The outcome with every text of its result (the step's outputs) and of its annotations redacted. */
 export function redactedOutcome(o: ActionOutcome, secrets: readonly string[]): ActionOutcome {
   const r = (text: string) => redactSecrets(text, secrets);
-  const result = Object.fromEntries(Object.entries(o.result).map(([k, v]) => [k, typeof v === 'string' ? r(v) : v])) as ActionOutcome['result'];
+  const result = Object.fromEntries(
+    Object.entries(o.result).map(([k, v]) => [k, typeof v === 'string' ? r(v) : v]),
+  ) as ActionOutcome['result'];
   return { result, errors: o.errors.map((e) => ({ ...e, message: r(e.message), title: r(e.title) })) };
 }

@@ -49,7 +49,10 @@ export function outcomeOfError(e: unknown): ActionOutcome {
 
 export function reportOutcome(o: ActionOutcome, kit: ReportToolkit): void {
   setOutputs(o.result, kit.setOutput);
-  const errors = o.errors.length > 0 || o.result.status !== 'failed' ? o.errors : [{ title: 'agent-action', message: o.result.summary.split('\n')[0] }];
+  const errors =
+    o.errors.length > 0 || o.result.status !== 'failed'
+      ? o.errors
+      : [{ title: 'agent-action', message: o.result.summary.split('\n')[0] }];
   for (const e of errors) kit.error(e.message, { title: e.title, file: e.file, startLine: e.line });
   if (o.result.status === 'failed') kit.markFailed();
 }

@@ -11,7 +11,8 @@ import { isInside } from '../common/paths.js';
 export function displayRuleSource(source: string, workspace?: string): string {
   if (!isAbsolute(source)) return source; // inline-input labels, `always-approval`, already relative
   const builtin = tryBuiltinDir();
-  if (builtin && isBelow(builtin, source)) return `agent-action/policies/${relative(builtin, source).split(sep).join('/')}`;
+  if (builtin && isBelow(builtin, source))
+    return `agent-action/policies/${relative(builtin, source).split(sep).join('/')}`;
   if (workspace && isBelow(workspace, source)) return relative(workspace, source).split(sep).join('/');
   // The workspace tier read from a trusted commit into a temporary folder: the repository path starts at .gemini/.
   const at = source.lastIndexOf(`${sep}.gemini${sep}`);

@@ -57,7 +57,11 @@ export interface Read {
 }
 
 /** A routed command (the event is for the agent): its client, who asked, then its run. */
-export async function runRouted(face: ActionFace, { settings, runner, secrets }: Read, command: Exclude<Command, { kind: 'skip' }>): Promise<ActionOutcome> {
+export async function runRouted(
+  face: ActionFace,
+  { settings, runner, secrets }: Read,
+  command: Exclude<Command, { kind: 'skip' }>,
+): Promise<ActionOutcome> {
   let apiCalls = 0;
   const octokit = createGitHubClient({
     token: settings.githubToken,
@@ -69,18 +73,46 @@ export async function runRouted(face: ActionFace, { settings, runner, secrets }:
     onHttpRequest: () => void apiCalls++,
   });
   const repo = runner.repository;
-  const auth = await authorize(octokit, repo, { allowedBots: settings.allowedBots, selfLogins: SELF_LOGINS, trigger: command.trigger, answersApproval: command.kind === 'reply' });
+  const auth = await authorize(octokit, repo, {
+    allowedBots: settings.allowedBots,
+    selfLogins: SELF_LOGINS,
+    trigger: command.trigger,
+    answersApproval: command.kind === 'reply',
+  });
   if (!auth.allowed) {
     face.log.notice(`agent-action: not run: ${auth.reason}`);
     if (command.kind === 'reply') await tellRefusedReplier(command, { octokit, repo, log: face.log });
     return done({ status: 'skipped', summary: auth.reason });
   }
-  if (command.kind === 'help') return done(await replyWithHelp(octokit, repo, { thread: command.trigger.thread, trigger: settings.trigger, fixLabel: settings.fixLabel }));
+  if (command.kind === 'help')
+    return done(
+      await replyWithHelp(octokit, repo, {
+        thread: command.trigger.thread,
+        trigger: settings.trigger,
+        fixLabel: settings.fixLabel,
+      }),
+    );
 
   // Before any model runs: where pushes go is read now, from the checkout as actions/checkout left it.
-  const remote = await readActionRemote({ workspace: runner.workspace, token: settings.githubToken, serverUrl: runner.serverUrl, repository: repo });
+  const remote = await readActionRemote({
+    workspace: runner.workspace,
+    token: settings.githubToken,
+    serverUrl: runner.serverUrl,
+    repository: repo,
+  });
   const own = createOwnAccount(octokit, face.log.warning);
-  const base: RunBase = { octokit, repo, settings, runner, log: face.log, secrets, remote, own, writeSummary: face.writeSummary, modelClient: face.modelClient };
+  const base: RunBase = {
+    octokit,
+    repo,
+    settings,
+    runner,
+    log: face.log,
+    secrets,
+    remote,
+    own,
+    writeSummary: face.writeSummary,
+    modelClient: face.modelClient,
+  };
   const triage = { apiCalls: () => apiCalls, clock: face.clock };
   if (command.kind === 'triage-plan') return done(await runTriagePlan(base, triage));
   if (command.kind === 'triage-shard') return done(await runTriageShard(base, command.issues, triage));
@@ -91,8 +123,14 @@ export async function runRouted(face: ActionFace, { settings, runner, secrets }:
 const done = (result: ActionOutcome['result']): ActionOutcome => ({ result, errors: [] });
 
 /** One task on one thread (or none): its context opened, run, closed; the progress comment's last edit. */
-export async function runCommand(base: RunBase, command: ThreadCommand, thread: Thread | undefined): Promise<ActionResult> {
-  const runUrl = base.runner.runId ? `${base.runner.serverUrl}/${base.repo.owner}/${base.repo.repo}/actions/runs/${base.runner.runId}` : undefined;
+export async function runCommand(
+  base: RunBase,
+  command: ThreadCommand,
+  thread: Thread | undefined,
+): Promise<ActionResult> {
+  const runUrl = base.runner.runId
+    ? `${base.runner.serverUrl}/${base.repo.owner}/${base.repo.repo}/actions/runs/${base.runner.runId}`
+    : undefined;
   let ctx: RunContext | undefined;
   const progress = createProgressComment({
     octokit: base.octokit,
@@ -128,7 +166,8 @@ export async function runCommand(base: RunBase, command: ThreadCommand, thread: 
   }
   // The progress comment (or the reaction) refused for want of a permission: not a green run.
   const refusal = progress.refusal();
-  if (refusal && result.status === 'success') result = { ...result, status: 'failed', summary: `${refusal}\n\n${result.summary}` };
+  if (refusal && result.status === 'success')
+    result = { ...result, status: 'failed', summary: `${refusal}\n\n${result.summary}` };
   await progress.finish(result, ctx.probed?.note);
   return result;
 }
@@ -157,7 +196,11 @@ export async function runTask(ctx: RunContext, command: ThreadCommand, seams: Ru
   const prepared = await (seams.prepare ?? prepareRun)(ctx, start.task, resumed);
   // No tool runs, and no hook or session starts, before the probe's answer is known.
   await awaitSandbox(ctx);
-  const run = await ctx.log.group('agent', () => (resumed ? prepared.agent.resume(resumed.held.doc.state, answers, prepared.emit) : prepared.agent.start(prepared.prompt, prepared.emit)));
+  const run = await ctx.log.group('agent', () =>
+    resumed
+      ? prepared.agent.resume(resumed.held.doc.state, answers, prepared.emit)
+      : prepared.agent.start(prepared.prompt, prepared.emit),
+  );
   return endRun(ctx, { run, prepared }, seams);
 }
 
@@ -167,7 +210,15 @@ async function awaitSandbox(ctx: RunContext): Promise<void> {
 }
 
 async function closeAgents(ctx: RunContext): Promise<void> {
-  await Promise.all(ctx.agents.splice(0).map((a) => a.close().catch((e: unknown) => ctx.log.warning(`could not stop the agent's MCP servers or hooks: ${messageOf(e)}`))));
+  await Promise.all(
+    ctx.agents
+      .splice(0)
+      .map((a) =>
+        a
+          .close()
+          .catch((e: unknown) => ctx.log.warning(`could not stop the agent's MCP servers or hooks: ${messageOf(e)}`)),
+      ),
+  );
 }
 
 /** What a run's context is opened with, besides the run's base. */
@@ -184,17 +235,28 @@ interface RunStart {
  */
 async function openRun(base: RunBase, { command, thread, progress, runUrl }: RunStart): Promise<RunContext> {
   const known = base.sandbox;
-  const sandbox = known ? { sandbox: known.sandbox, ready: async () => known } : startActionSandbox({ settings: base.settings, log: base.log, hostEnv: process.env, ...base.sandboxProbe });
-  const labels = command.kind === 'triage' ? await readAllowedLabels(base.octokit, base.repo, base.settings) : undefined;
+  const sandbox = known
+    ? { sandbox: known.sandbox, ready: async () => known }
+    : startActionSandbox({ settings: base.settings, log: base.log, hostEnv: process.env, ...base.sandboxProbe });
+  const labels =
+    command.kind === 'triage' ? await readAllowedLabels(base.octokit, base.repo, base.settings) : undefined;
   const info = thread
     ? await base.log.group('read thread', () =>
-        readThreadInfo(base.octokit, base.repo, { thread, trigger: command.trigger.comment, requester: command.trigger.requester.login, availableLabels: labels }),
+        readThreadInfo(base.octokit, base.repo, {
+          thread,
+          trigger: command.trigger.comment,
+          requester: command.trigger.requester.login,
+          availableLabels: labels,
+        }),
       )
     : undefined;
   // Before the trusted configuration is read and the agent starts: the tree it works on (a pull
   // request's head, whatever the workflow checked out) and what earlier steps left in it. A reply
   // restores its session's tree instead (approval/resume.ts).
-  const workTree = command.kind === 'reply' ? undefined : await setUpWorkTree(base, progress, thread && { thread, baseSha: info?.pull?.baseSha });
+  const workTree =
+    command.kind === 'reply'
+      ? undefined
+      : await setUpWorkTree(base, progress, thread && { thread, baseSha: info?.pull?.baseSha });
   // Trusted configuration comes from a commit: a pull request's base, else HEAD now, before any agent change.
   const trusted = createTrustedConfigSource({
     workspace: base.runner.workspace,
@@ -232,7 +294,11 @@ async function openRun(base: RunBase, { command, thread, progress, runUrl }: Run
 }
 
 /** prepareWorkTree, its notes in the progress comment; a failure (the head could not be fetched) ends the run, saying why. */
-async function setUpWorkTree(base: RunBase, progress: ProgressComment, where: { thread: Thread; baseSha: string | undefined } | undefined): Promise<WorkTreeStart | undefined> {
+async function setUpWorkTree(
+  base: RunBase,
+  progress: ProgressComment,
+  where: { thread: Thread; baseSha: string | undefined } | undefined,
+): Promise<WorkTreeStart | undefined> {
   try {
     const pull = where?.thread.isPullRequest ? { number: where.thread.number, baseSha: where.baseSha } : undefined;
     const prepared = await base.log.group('work tree', async () => {

@@ -25,7 +25,11 @@ export function parseSandboxEnvNames(raw: string): { names: string[] } | { error
  * own credentials is refused; a value under a credential's name joins the secrets (masked, redacted
  * wherever it would be posted). An unset variable is left out.
  */
-export function resolveSandboxEnv(raw: string, env: Env, credentials: readonly string[]): { env: Record<string, string>; secrets: string[]; problems: string[] } {
+export function resolveSandboxEnv(
+  raw: string,
+  env: Env,
+  credentials: readonly string[],
+): { env: Record<string, string>; secrets: string[]; problems: string[] } {
   const parsed = parseSandboxEnvNames(raw);
   const names = 'names' in parsed ? parsed.names : [];
   const out: Record<string, string> = {};
@@ -72,13 +76,17 @@ export function parseSandboxLimits(raw: string): { bounds: ProcessBounds } | { e
     }
     const m = SIZE.exec(value);
     const n = m && (spec.sized || m[2] === '') ? Number(m[1]) * UNITS[m[2].toUpperCase()] : NaN;
-    if (!(n >= spec.min && n <= spec.max)) return { error: `${key}=${value}: expected ${rangeOf(spec)}${spec.unlimited ? ' or unlimited' : ''}` };
+    if (!(n >= spec.min && n <= spec.max))
+      return { error: `${key}=${value}: expected ${rangeOf(spec)}${spec.unlimited ? ' or unlimited' : ''}` };
     (bounds as unknown as Record<string, number>)[spec.field] = n;
   }
   return { bounds };
 }
 
-const rangeOf = (s: (typeof LIMIT_KEYS)[keyof typeof LIMIT_KEYS]) => (s.sized ? `a size from ${sizeText(s.min)} to ${sizeText(s.max)} (K, M, G, T)` : `a whole number from ${s.min} to ${s.max}`);
+const rangeOf = (s: (typeof LIMIT_KEYS)[keyof typeof LIMIT_KEYS]) =>
+  s.sized
+    ? `a size from ${sizeText(s.min)} to ${sizeText(s.max)} (K, M, G, T)`
+    : `a whole number from ${s.min} to ${s.max}`;
 
 const sizeText = (n: number) => {
   const unit = ['T', 'G', 'M', 'K'].find((u) => n % UNITS[u] === 0 && n >= UNITS[u]) ?? '';

@@ -22,9 +22,13 @@ export function describeSandboxRun(v: SandboxView): string {
     case 'sandboxed':
       return `Commands ran in the bubblewrap sandbox (${networkOf(s)}).`;
     case 'refused':
-      return makeInertLine(`⚠️ Commands were refused: the sandbox is required and unavailable: ${s.reason}. To fix: ${s.fix}.`);
+      return makeInertLine(
+        `⚠️ Commands were refused: the sandbox is required and unavailable: ${s.reason}. To fix: ${s.fix}.`,
+      );
     case 'unconfined':
-      return v.mode === 'off' ? '⚠️ Commands ran unconfined (sandbox: off).' : makeInertLine(`⚠️ Commands ran unconfined (sandbox: auto, no sandbox here): ${s.warning}.`);
+      return v.mode === 'off'
+        ? '⚠️ Commands ran unconfined (sandbox: off).'
+        : makeInertLine(`⚠️ Commands ran unconfined (sandbox: auto, no sandbox here): ${s.warning}.`);
   }
 }
 

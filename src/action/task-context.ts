@@ -30,20 +30,40 @@ export interface ThreadInfoOptions {
   availableLabels?: string[];
 }
 
-export async function readThreadInfo(octokit: GitHubClient, repo: RepoRef, o: ThreadInfoOptions & { thread: Thread }): Promise<ThreadInfo> {
+export async function readThreadInfo(
+  octokit: GitHubClient,
+  repo: RepoRef,
+  o: ThreadInfoOptions & { thread: Thread },
+): Promise<ThreadInfo> {
   const { thread } = o;
   const { data: issue } = await octokit.rest.issues.get({ ...repo, issue_number: thread.number });
-  const raw = await octokit.paginate(octokit.rest.issues.listComments, { ...repo, issue_number: thread.number, per_page: 100 });
+  const raw = await octokit.paginate(octokit.rest.issues.listComments, {
+    ...repo,
+    issue_number: thread.number,
+    per_page: 100,
+  });
   const context = taskContextOf(thread, issue, { ...o, comments: raw });
   if (!thread.isPullRequest) return { context, updatedAt: issue.updated_at };
 
   const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: thread.number });
-  const files = await octokit.paginate(octokit.rest.pulls.listFiles, { ...repo, pull_number: thread.number, per_page: 100 });
+  const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+    ...repo,
+    pull_number: thread.number,
+    per_page: 100,
+  });
   context.baseRef = pr.base.ref;
   context.headRef = pr.head.ref;
   if (pr.merged_at) context.state = 'merged';
-  context.changedFiles = files.map((f): ChangedFile => ({ path: f.filename, status: f.status, additions: f.additions, deletions: f.deletions, previousPath: f.previous_filename, patch: f.patch }));
-  if (o.trigger?.kind === 'review' && o.trigger.path) context.reviewThread = await readReviewThread(octokit, repo, { pull: thread.number, trigger: o.trigger });
+  context.changedFiles = files.map((f): ChangedFile => ({
+    path: f.filename,
+    status: f.status,
+    additions: f.additions,
+    deletions: f.deletions,
+    previousPath: f.previous_filename,
+    patch: f.patch,
+  }));
+  if (o.trigger?.kind === 'review' && o.trigger.path)
+    context.reviewThread = await readReviewThread(octokit, repo, { pull: thread.number, trigger: o.trigger });
   const pull: PullInfo = {
     headRef: pr.head.ref,
     headSha: pr.head.sha,
@@ -60,9 +80,17 @@ export async function readThreadInfo(octokit: GitHubClient, repo: RepoRef, o: Th
  * comments (from the API: the thread's first comment and the replies to it). Which of them were
  * written before the trigger is the context layer's to decide, as for the conversation.
  */
-async function readReviewThread(octokit: GitHubClient, repo: RepoRef, { pull, trigger }: { pull: number; trigger: CommentRef }): Promise<ReviewThreadContext> {
+async function readReviewThread(
+  octokit: GitHubClient,
+  repo: RepoRef,
+  { pull, trigger }: { pull: number; trigger: CommentRef },
+): Promise<ReviewThreadContext> {
   const top = threadTopOf(trigger);
-  const all = await octokit.paginate(octokit.rest.pulls.listReviewComments, { ...repo, pull_number: pull, per_page: 100 });
+  const all = await octokit.paginate(octokit.rest.pulls.listReviewComments, {
+    ...repo,
+    pull_number: pull,
+    per_page: 100,
+  });
   const inThread = all.filter((c) => c.id !== trigger.id && (c.id === top || c.in_reply_to_id === top));
   const p = trigger.place ?? {};
   return {
@@ -72,7 +100,12 @@ async function readReviewThread(octokit: GitHubClient, repo: RepoRef, { pull, tr
     startLine: p.startLine,
     startSide: p.startSide,
     diffHunk: p.diffHunk,
-    comments: inThread.map((c) => ({ author: c.user?.login ?? 'ghost', body: c.body, createdAt: c.created_at, updatedAt: c.updated_at })),
+    comments: inThread.map((c) => ({
+      author: c.user?.login ?? 'ghost',
+      body: c.body,
+      createdAt: c.created_at,
+      updatedAt: c.updated_at,
+    })),
   };
 }
 
@@ -96,10 +129,21 @@ export interface CommentFields {
 }
 
 /** Pure: an issue and its comments (as the REST API gives them) as the context layer's TaskContext. */
-export function taskContextOf(thread: Thread, issue: IssueFields, o: ThreadInfoOptions & { comments: readonly CommentFields[] }): TaskContext {
+export function taskContextOf(
+  thread: Thread,
+  issue: IssueFields,
+  o: ThreadInfoOptions & { comments: readonly CommentFields[] },
+): TaskContext {
   const raw = o.comments;
   const { trigger, availableLabels } = o;
-  const comments: TaskComment[] = raw.filter((c) => c.id !== trigger?.id).map((c) => ({ author: c.user?.login ?? 'ghost', body: c.body ?? '', createdAt: c.created_at, updatedAt: c.updated_at }));
+  const comments: TaskComment[] = raw
+    .filter((c) => c.id !== trigger?.id)
+    .map((c) => ({
+      author: c.user?.login ?? 'ghost',
+      body: c.body ?? '',
+      createdAt: c.created_at,
+      updatedAt: c.updated_at,
+    }));
   return {
     kind: thread.isPullRequest ? 'pull_request' : 'issue',
     number: thread.number,
@@ -109,7 +153,9 @@ export function taskContextOf(thread: Thread, issue: IssueFields, o: ThreadInfoO
     author: issue.user?.login ?? 'ghost',
     state: issue.state === 'closed' ? 'closed' : 'open',
     comments,
-    trigger: trigger ? { author: o.requester ?? '', body: trigger.body, createdAt: trigger.createdAt ?? new Date().toISOString() } : undefined,
+    trigger: trigger
+      ? { author: o.requester ?? '', body: trigger.body, createdAt: trigger.createdAt ?? new Date().toISOString() }
+      : undefined,
     availableLabels: availableLabels?.map((name) => ({ name })),
   };
 }

@@ -63,13 +63,21 @@ export async function readHeadCommit(workspace: string): Promise<string | undefi
  */
 export async function readTrustedConfig(o: TrustedConfigOptions): Promise<TrustedConfig> {
   const { workspace, commit } = o;
-  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(commit)) throw new AgentError('general', `trusted configuration: '${commit}' is not a full commit id`);
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(commit))
+    throw new AgentError('general', `trusted configuration: '${commit}' is not a full commit id`);
   if ((await runGit(workspace, ['cat-file', '-e', `${commit}^{commit}`])).code !== 0) {
-    const fetched = o.remote ? await runGit(workspace, ['fetch', '-q', '--no-tags', '--depth=1', GIT_REMOTE, commit], { remote: o.remote }) : { code: 1, stderr: 'no remote given' };
-    if (fetched.code !== 0) throw new AgentError('general', `could not fetch the commit ${commit} that holds the trusted configuration: ${fetched.stderr.trim()}`);
+    const fetched = o.remote
+      ? await runGit(workspace, ['fetch', '-q', '--no-tags', '--depth=1', GIT_REMOTE, commit], { remote: o.remote })
+      : { code: 1, stderr: 'no remote given' };
+    if (fetched.code !== 0)
+      throw new AgentError(
+        'general',
+        `could not fetch the commit ${commit} that holds the trusted configuration: ${fetched.stderr.trim()}`,
+      );
   }
   const listing = await runGit(workspace, ['ls-tree', '-r', '-z', '--full-tree', '-l', commit]);
-  if (listing.code !== 0) throw new AgentError('general', `could not list the commit ${commit}: ${listing.stderr.trim()}`);
+  if (listing.code !== 0)
+    throw new AgentError('general', `could not list the commit ${commit}: ${listing.stderr.trim()}`);
   const names = new Set(o.contextFileNames.length ? o.contextFileNames : ['GEMINI.md']);
   const root = o.into;
   for (const entry of listing.stdout.toString('utf8').split('\0')) {
@@ -86,7 +94,12 @@ export async function readTrustedConfig(o: TrustedConfigOptions): Promise<Truste
     await writeFile(target, blob.stdout, { mode: m[1] === '100755' ? 0o755 : 0o644 });
   }
   await mkdir(join(root, '.gemini'), { recursive: true });
-  return { memoryRoot: root, geminiDir: join(root, '.gemini'), policyDir: join(root, '.gemini', 'policies'), fromCommit: commit.toLowerCase() };
+  return {
+    memoryRoot: root,
+    geminiDir: join(root, '.gemini'),
+    policyDir: join(root, '.gemini', 'policies'),
+    fromCommit: commit.toLowerCase(),
+  };
 }
 
 export interface TrustedConfigSource {
@@ -115,7 +128,13 @@ export function createTrustedConfigSource(o: TrustedSourceOptions): TrustedConfi
       await mkdir(join(into, '.gemini'));
       return { memoryRoot: into, geminiDir: join(into, '.gemini'), policyDir: join(into, '.gemini', 'policies') };
     }
-    return readTrustedConfig({ workspace: o.workspace, commit, contextFileNames: o.contextFileNames, remote: o.remote, into });
+    return readTrustedConfig({
+      workspace: o.workspace,
+      commit,
+      contextFileNames: o.contextFileNames,
+      remote: o.remote,
+      into,
+    });
   };
   return {
     read(commit) {

@@ -53,10 +53,22 @@ export async function prepareWorkTree(o: PrepareOptions): Promise<PreparedWorkTr
   const checkedOut = await tryReadCommit(root, 'HEAD');
   if (!checkedOut) return undefined;
   const before = await readTreeChanges(root, checkedOut, await writeWorktreeTree(root));
-  if (!o.pull) return { head: checkedOut, leftovers: before.map(leftoverOf), notes: leftoverNotes(before), logLine: `work tree: the commit checked out, ${checkedOut}` };
+  if (!o.pull)
+    return {
+      head: checkedOut,
+      leftovers: before.map(leftoverOf),
+      notes: leftoverNotes(before),
+      logLine: `work tree: the commit checked out, ${checkedOut}`,
+    };
 
   const head = await fetchPullHead(o.remote, root, o.pull);
-  if (head === checkedOut) return { head, leftovers: before.map(leftoverOf), notes: leftoverNotes(before), logLine: `work tree: pull request #${o.pull.number}'s head ${head}, as checked out` };
+  if (head === checkedOut)
+    return {
+      head,
+      leftovers: before.map(leftoverOf),
+      notes: leftoverNotes(before),
+      logLine: `work tree: pull request #${o.pull.number}'s head ${head}, as checked out`,
+    };
   // --force: an earlier step's change to a file of the checked-out commit is not carried to the head,
   // and a file an earlier step wrote where the head has one gives way to the head's.
   await assertGit(root, ['checkout', '-q', '--force', '--detach', head]);
@@ -65,18 +77,39 @@ export async function prepareWorkTree(o: PrepareOptions): Promise<PreparedWorkTr
   const discarded = before.filter((c) => c.status !== 'A');
   const replaced = before.filter((c) => c.status === 'A' && !kept.has(c.path));
   const notes = [
-    ...(discarded.length ? [`Earlier steps of the job changed ${listOf(discarded)} in the commit the workflow checked out; the agent works on the pull request's head, without those changes.`] : []),
-    ...(replaced.length ? [`Earlier steps of the job wrote ${listOf(replaced)}, which the pull request's head has too: the head's version is in the work tree.`] : []),
+    ...(discarded.length
+      ? [
+          `Earlier steps of the job changed ${listOf(discarded)} in the commit the workflow checked out; the agent works on the pull request's head, without those changes.`,
+        ]
+      : []),
+    ...(replaced.length
+      ? [
+          `Earlier steps of the job wrote ${listOf(replaced)}, which the pull request's head has too: the head's version is in the work tree.`,
+        ]
+      : []),
     ...leftoverNotes(after),
   ];
-  return { head, leftovers: after, notes, logLine: `work tree: pull request #${o.pull.number}'s head ${head} (refs/pull/${o.pull.number}/head); the workflow had checked out ${checkedOut}` };
+  return {
+    head,
+    leftovers: after,
+    notes,
+    logLine: `work tree: pull request #${o.pull.number}'s head ${head} (refs/pull/${o.pull.number}/head); the workflow had checked out ${checkedOut}`,
+  };
 }
 
 /** The head as GitHub's `refs/pull/N/head` names it now, fetched with the base commit if the clone lacks it. */
-async function fetchPullHead(remote: GitRemote, root: string, pull: { number: number; baseSha?: string }): Promise<string> {
+async function fetchPullHead(
+  remote: GitRemote,
+  root: string,
+  pull: { number: number; baseSha?: string },
+): Promise<string> {
   const fetched = await fetchForWork(root, [`+refs/pull/${pull.number}/head:${pullHeadRef(pull.number)}`], remote);
   const head = fetched.code === 0 ? await tryReadCommit(root, pullHeadRef(pull.number)) : undefined;
-  if (!head) throw new AgentError('general', `the pull request's head could not be fetched (refs/pull/${pull.number}/head): ${fetched.stderr.trim() || 'no commit'}`);
+  if (!head)
+    throw new AgentError(
+      'general',
+      `the pull request's head could not be fetched (refs/pull/${pull.number}/head): ${fetched.stderr.trim() || 'no commit'}`,
+    );
   // The trusted configuration is read from the base commit (src/action/trusted-config.ts fetches it
   // too when this fails, and names the cause then).
   if (pull.baseSha && !(await tryReadCommit(root, pull.baseSha))) await fetchForWork(root, [pull.baseSha], remote);
@@ -88,10 +121,18 @@ export async function readLeftovers(root: string, head: string): Promise<Leftove
   return (await readTreeChanges(root, head, await writeWorktreeTree(root))).map(leftoverOf);
 }
 
-const leftoverOf = (c: TreeChange): Leftover => ({ path: c.path, ...(c.mode ? { mode: c.mode } : {}), ...(c.blob ? { blob: c.blob } : {}) });
+const leftoverOf = (c: TreeChange): Leftover => ({
+  path: c.path,
+  ...(c.mode ? { mode: c.mode } : {}),
+  ...(c.blob ? { blob: c.blob } : {}),
+});
 
 const leftoverNotes = (left: ReadonlyArray<{ path: string }>): string[] =>
-  left.length ? [`${listOf(left)}, left in the work tree by earlier steps of the job, ${left.length === 1 ? 'is' : 'are'} not the agent's work: never committed.`] : [];
+  left.length
+    ? [
+        `${listOf(left)}, left in the work tree by earlier steps of the job, ${left.length === 1 ? 'is' : 'are'} not the agent's work: never committed.`,
+      ]
+    : [];
 
 /** `a`, `b` and 3 more files. */
 export function listOf(items: ReadonlyArray<{ path: string }>, max = 5): string {

@@ -28,7 +28,8 @@ import { policyForSubagent } from './subagent-policy.js';
  * A child gets one final chance (Gemini CLI's grace turn) when it stops calling tools without
  * complete_task, or reaches its own turn or time limit: one more turn, at most a minute long.
  */
-const lastChance = (why: string) => `${why} You have one final chance: call \`${COMPLETE_TASK}\` now with your best answer, and say in it that your work was cut short. Do not call any other tool.`;
+const lastChance = (why: string) =>
+  `${why} You have one final chance: call \`${COMPLETE_TASK}\` now with your best answer, and say in it that your work was cut short. Do not call any other tool.`;
 const LAST_CHANCE = lastChance('You have stopped calling tools without finishing.');
 const GRACE_MS = 60_000;
 
@@ -60,7 +61,11 @@ export interface ChildRun {
 }
 
 const zeroUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cachedTokens: 0, thoughtTokens: 0, totalTokens: 0 });
-const foldedOf = (s: RunState): Folded => ({ usage: { ...s.usage }, costUsd: s.costUsd, models: structuredClone(s.models) });
+const foldedOf = (s: RunState): Folded => ({
+  usage: { ...s.usage },
+  costUsd: s.costUsd,
+  models: structuredClone(s.models),
+});
 const minus = (a: Usage, b: Usage): Usage => ({
   inputTokens: a.inputTokens - b.inputTokens,
   outputTokens: a.outputTokens - b.outputTokens,
@@ -84,12 +89,18 @@ function foldInto(parent: RunState, child: RunState, before: Folded): void {
 }
 
 /** The child's budget: its own limits, within what the run has left of tokens and cost. */
-function childLimits(def: AgentDefinition, run: LoopLimits, { parent, child }: { parent: RunState; child: RunState }): LoopLimits {
+function childLimits(
+  def: AgentDefinition,
+  run: LoopLimits,
+  { parent, child }: { parent: RunState; child: RunState },
+): LoopLimits {
   const left = (max: number | undefined, used: number) => (max === undefined ? undefined : Math.max(0, max - used));
   const tokensLeft = left(run.maxTotalTokens, parent.usage.totalTokens);
   const costLeft = left(run.maxCostUsd, parent.costUsd);
   const ownTokens = def.maxTotalTokens;
-  const tokenCap = [tokensLeft === undefined ? undefined : child.usage.totalTokens + tokensLeft, ownTokens].filter((n): n is number => n !== undefined);
+  const tokenCap = [tokensLeft === undefined ? undefined : child.usage.totalTokens + tokensLeft, ownTokens].filter(
+    (n): n is number => n !== undefined,
+  );
   return {
     maxTurns: def.maxTurns,
     maxWallMs: def.timeoutMs,
@@ -98,7 +109,11 @@ function childLimits(def: AgentDefinition, run: LoopLimits, { parent, child }: {
   };
 }
 
-async function runChild(c: ChildRun, { child, folded }: { child: RunState; folded: Folded }, input: LoopInput): Promise<SuspendableRun> {
+async function runChild(
+  c: ChildRun,
+  { child, folded }: { child: RunState; folded: Folded },
+  input: LoopInput,
+): Promise<SuspendableRun> {
   const { def, host } = c;
   const parent = host.current();
   const registry = createToolRegistry([...c.tools]);
@@ -136,7 +151,11 @@ async function runChild(c: ChildRun, { child, folded }: { child: RunState; folde
   };
   const emit = (event: LoopEvent) => parent.emit({ type: 'subagent', parentId: c.callId, agent: def.name, event });
   let outcome = await runLoop({ state: child, input: input }, deps, emit);
-  if (outcome.status === 'limit' && (outcome.which === 'turns' || outcome.which === 'time') && (child.continuations ?? 0) < 1) {
+  if (
+    outcome.status === 'limit' &&
+    (outcome.which === 'turns' || outcome.which === 'time') &&
+    (child.continuations ?? 0) < 1
+  ) {
     const graced = await graceTurn(child, deps, { emit, which: outcome.which });
     if (graced.status === 'success' || graced.status === 'awaiting_approval') outcome = graced;
   }
@@ -145,9 +164,15 @@ async function runChild(c: ChildRun, { child, folded }: { child: RunState; folde
 }
 
 /** One more turn (and at most GRACE_MS) for a child at its turn or time limit, to call complete_task. */
-async function graceTurn(child: RunState, deps: LoopDeps, { emit, which }: { emit: (e: LoopEvent) => void; which: 'turns' | 'time' }): Promise<Outcome> {
+async function graceTurn(
+  child: RunState,
+  deps: LoopDeps,
+  { emit, which }: { emit: (e: LoopEvent) => void; which: 'turns' | 'time' },
+): Promise<Outcome> {
   child.continuations = 1;
-  const message = lastChance(which === 'turns' ? 'You have exceeded the maximum number of turns.' : 'You have exceeded the time limit.');
+  const message = lastChance(
+    which === 'turns' ? 'You have exceeded the maximum number of turns.' : 'You have exceeded the time limit.',
+  );
   // At a limit the history ends with the batch's responses: the warning joins that user turn.
   const last = child.history.at(-1);
   if (last?.role === 'user') last.parts.push({ text: message });
@@ -159,14 +184,24 @@ async function graceTurn(child: RunState, deps: LoopDeps, { emit, which }: { emi
 
 /** Gemini CLI's termination reasons, as the parent model reads them. */
 function reasonOf(o: Exclude<Outcome, { status: 'success' | 'awaiting_approval' }>, gaveUp: boolean): string {
-  if (o.status === 'limit') return o.which === 'turns' ? 'MAX_TURNS' : o.which === 'time' ? 'TIMEOUT' : `LIMIT_${o.which.toUpperCase()}`;
+  if (o.status === 'limit')
+    return o.which === 'turns' ? 'MAX_TURNS' : o.which === 'time' ? 'TIMEOUT' : `LIMIT_${o.which.toUpperCase()}`;
   if (o.status === 'cancelled') return 'ABORTED';
   return gaveUp ? 'ERROR_NO_COMPLETE_TASK_CALL' : 'ERROR';
 }
 
-function resultOf(def: AgentDefinition, child: RunState, { outcome: o, gaveUp }: { outcome: Outcome; gaveUp: boolean }): SuspendableRun {
+function resultOf(
+  def: AgentDefinition,
+  child: RunState,
+  { outcome: o, gaveUp }: { outcome: Outcome; gaveUp: boolean },
+): SuspendableRun {
   if (o.status === 'success') {
-    return { output: { forModel: `Subagent '${def.name}' finished.\nTermination Reason: GOAL\nResult:\n${o.finalText}`, forHuman: `${def.name} finished in ${child.turns} turns` } };
+    return {
+      output: {
+        forModel: `Subagent '${def.name}' finished.\nTermination Reason: GOAL\nResult:\n${o.finalText}`,
+        forHuman: `${def.name} finished in ${child.turns} turns`,
+      },
+    };
   }
   if (o.status === 'awaiting_approval') {
     const pending = o.pending.map((p) => ({ ...p, title: `${p.title} (for sub-agent ${def.name})` }));
@@ -174,7 +209,8 @@ function resultOf(def: AgentDefinition, child: RunState, { outcome: o, gaveUp }:
     return { suspended: { pending, saved } };
   }
   const why = o.status === 'limit' ? o.message : o.status === 'cancelled' ? 'the run was cancelled' : o.error.message;
-  const code: ToolErrorCode = o.status === 'cancelled' ? 'cancelled' : o.status === 'error' && o.error.kind === 'fatal_tool' ? 'fatal' : 'failed';
+  const code: ToolErrorCode =
+    o.status === 'cancelled' ? 'cancelled' : o.status === 'error' && o.error.kind === 'fatal_tool' ? 'fatal' : 'failed';
   const text = `Subagent '${def.name}' did not complete its task.\nTermination Reason: ${reasonOf(o, gaveUp)}\nResult:\n${why}`;
   return { output: { forModel: text, forHuman: `${def.name} did not complete`, error: { code, message: text } } };
 }
@@ -184,11 +220,19 @@ export async function startChild(c: ChildRun, prompt: string): Promise<Suspendab
   const parent = c.host.current().state;
   const child = createRunState(`${parent.id}/${c.callId}`, c.def.model ?? parent.model, parent.mode);
   const folded: Folded = { usage: zeroUsage(), costUsd: 0, models: {} };
-  return runChild(c, { child, folded }, { userMessage: { role: 'user', parts: [{ text: c.def.firstMessage(prompt) }] } });
+  return runChild(
+    c,
+    { child, folded },
+    { userMessage: { role: 'user', parts: [{ text: c.def.firstMessage(prompt) }] } },
+  );
 }
 
 /** Go on from a saved child, in this (later) process, with the answers to its waiting calls. */
-export async function resumeChild(c: ChildRun, saved: unknown, answers: readonly ApprovalAnswer[]): Promise<SuspendableRun> {
+export async function resumeChild(
+  c: ChildRun,
+  saved: unknown,
+  answers: readonly ApprovalAnswer[],
+): Promise<SuspendableRun> {
   const s = parseChildSave(saved, c.def.name);
   return runChild(c, { child: s.state, folded: s.folded }, { answers: [...answers] });
 }
@@ -201,8 +245,10 @@ function parseChildSave(saved: unknown, agent: string): ChildSave {
   if (!isObj(saved) || saved.version !== 1) throw bad('unknown version');
   if (saved.agent !== agent) throw bad(`it belongs to agent ${JSON.stringify(saved.agent)}, not ${agent}`);
   const state = saved.state;
-  if (!isObj(state) || !Array.isArray(state.history) || !isObj(state.usage) || typeof state.turns !== 'number') throw bad('its loop state is incomplete');
+  if (!isObj(state) || !Array.isArray(state.history) || !isObj(state.usage) || typeof state.turns !== 'number')
+    throw bad('its loop state is incomplete');
   const folded = saved.folded;
-  if (!isObj(folded) || !isObj(folded.usage) || typeof folded.costUsd !== 'number' || !isObj(folded.models)) throw bad('its spent budget is missing');
+  if (!isObj(folded) || !isObj(folded.usage) || typeof folded.costUsd !== 'number' || !isObj(folded.models))
+    throw bad('its spent budget is missing');
   return saved as unknown as ChildSave;
 }

@@ -12,8 +12,15 @@ const InvestigationReport = {
   type: 'object',
   required: ['SummaryOfFindings', 'ExplorationTrace', 'RelevantLocations'],
   properties: {
-    SummaryOfFindings: { type: 'string', description: "The investigation's conclusions and insights for the agent that asked." },
-    ExplorationTrace: { type: 'array', items: { type: 'string' }, description: 'The steps taken, in order: each tool used and what it showed.' },
+    SummaryOfFindings: {
+      type: 'string',
+      description: "The investigation's conclusions and insights for the agent that asked.",
+    },
+    ExplorationTrace: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'The steps taken, in order: each tool used and what it showed.',
+    },
     RelevantLocations: {
       type: 'array',
       items: {
@@ -52,7 +59,13 @@ export const codebaseInvestigator: AgentDefinition = {
   timeoutMs: 10 * 60_000,
   maxTotalTokens: 2_000_000,
   systemPrompt: SYSTEM_PROMPT,
-  firstMessage: (prompt) => `Investigate the codebase for this objective, then call complete_task with your report.\n<objective>\n${prompt}\n</objective>`,
-  output: { kind: 'report', name: 'report', description: 'The final investigation report.', schema: InvestigationReport },
+  firstMessage: (prompt) =>
+    `Investigate the codebase for this objective, then call complete_task with your report.\n<objective>\n${prompt}\n</objective>`,
+  output: {
+    kind: 'report',
+    name: 'report',
+    description: 'The final investigation report.',
+    schema: InvestigationReport,
+  },
   source: 'built-in',
 };

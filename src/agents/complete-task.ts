@@ -21,10 +21,21 @@ export function createCompleteTaskTool(output: AgentOutput): Tool {
       ? {
           type: 'object',
           required: ['result'],
-          properties: { result: { type: 'string', description: 'Your final results or findings for the agent that asked. Make them complete, and follow any format your instructions ask for.' } },
+          properties: {
+            result: {
+              type: 'string',
+              description:
+                'Your final results or findings for the agent that asked. Make them complete, and follow any format your instructions ask for.',
+            },
+          },
           additionalProperties: false,
         }
-      : { type: 'object', required: [output.name], properties: { [output.name]: { ...output.schema, description: output.description } }, additionalProperties: false };
+      : {
+          type: 'object',
+          required: [output.name],
+          properties: { [output.name]: { ...output.schema, description: output.description } },
+          additionalProperties: false,
+        };
   return defineTool({
     name: COMPLETE_TASK,
     kind: 'other',
@@ -35,7 +46,10 @@ export function createCompleteTaskTool(output: AgentOutput): Tool {
     params,
     prepare(args: Record<string, unknown>) {
       if (output.kind === 'text' && typeof args.result === 'string' && !args.result.trim()) {
-        throw new ToolFailure('invalid_args', 'Missing required "result" argument. You must provide your findings when calling complete_task.');
+        throw new ToolFailure(
+          'invalid_args',
+          'Missing required "result" argument. You must provide your findings when calling complete_task.',
+        );
       }
       return {
         title: 'complete the task',
@@ -55,7 +69,9 @@ export function submittedResult(history: readonly Content[], output: AgentOutput
   const last = history.at(-1);
   const model = history.at(-2);
   if (last?.role !== 'user' || model?.role !== 'model') return undefined;
-  const done = last.parts.some((p) => p.functionResponse?.name === COMPLETE_TASK && p.functionResponse.response.output !== undefined);
+  const done = last.parts.some(
+    (p) => p.functionResponse?.name === COMPLETE_TASK && p.functionResponse.response.output !== undefined,
+  );
   if (!done) return undefined;
   const call = model.parts.find((p) => p.functionCall?.name === COMPLETE_TASK)?.functionCall;
   const value = call?.args?.[output.kind === 'text' ? 'result' : output.name];

@@ -18,7 +18,10 @@ import { formatProblem, readAgentFiles } from './load-agents.js';
 const BUILTIN_AGENTS: readonly AgentDefinition[] = [codebaseInvestigator];
 
 /** The tools a definition gets from the parent's, or why it is refused. Pure. */
-function resolveAgentTools(def: AgentDefinition, parentTools: readonly Tool[]): { tools: Tool[] } | { refused: string } {
+function resolveAgentTools(
+  def: AgentDefinition,
+  parentTools: readonly Tool[],
+): { tools: Tool[] } | { refused: string } {
   const parent = parentTools.filter((t) => t.name !== INVOKE_AGENT && t.name !== COMPLETE_TASK);
   const picked = new Set<Tool>();
   const missing: string[] = [];
@@ -34,7 +37,9 @@ function resolveAgentTools(def: AgentDefinition, parentTools: readonly Tool[]): 
     else missing.push(want);
   }
   if (missing.length) {
-    return { refused: `it asks for ${missing.join(', ')}, which this run does not offer; a sub-agent never gets a tool the agent that invokes it lacks` };
+    return {
+      refused: `it asks for ${missing.join(', ')}, which this run does not offer; a sub-agent never gets a tool the agent that invokes it lacks`,
+    };
   }
   return { tools: parent.filter((t) => picked.has(t)).concat(createCompleteTaskTool(def.output)) };
 }
@@ -56,12 +61,20 @@ export const createSubagents: SubagentFactory = async (host) => {
   const taken = new Map(BUILTIN_AGENTS.map((d) => [d.name, d.source]));
   for (const def of files.agents) {
     const other = taken.get(def.name);
-    if (other) problems.push({ file: def.source, line: 1, message: `the agent name \`${def.name}\` is already taken (${other})` });
+    if (other)
+      problems.push({
+        file: def.source,
+        line: 1,
+        message: `the agent name \`${def.name}\` is already taken (${other})`,
+      });
     taken.set(def.name, def.source);
   }
   if (problems.length) {
     const [first] = problems;
-    throw new AgentError('config', `bad agent definition: ${formatProblem(first)}`, { site: { file: first.file, line: first.line }, details: problems.map(formatProblem) });
+    throw new AgentError('config', `bad agent definition: ${formatProblem(first)}`, {
+      site: { file: first.file, line: first.line },
+      details: problems.map(formatProblem),
+    });
   }
   const available = new Map<string, { def: AgentDefinition; tools: Tool[] }>();
   const refused = new Map<string, string>();
@@ -79,7 +92,9 @@ export const createSubagents: SubagentFactory = async (host) => {
       warnings.push(`sub-agent ${def.name} (${def.source}) is not available: ${resolved.refused}`);
     } else available.set(def.name, { def, tools: resolved.tools });
   }
-  for (const name of Object.keys(host.agentOverrides)) if (!taken.has(name)) warnings.push(`.gemini/settings.json agents.overrides.${name}: there is no agent of that name`);
+  for (const name of Object.keys(host.agentOverrides))
+    if (!taken.has(name))
+      warnings.push(`.gemini/settings.json agents.overrides.${name}: there is no agent of that name`);
   const catalog: AgentCatalog = { available, refused };
   if (available.size === 0) return { tools: [], agents: [], warnings };
   return {

@@ -45,10 +45,25 @@ export function createInvokeAgentTool(catalog: AgentCatalog, host: SubagentHost)
       if (!entry) {
         const refused = catalog.refused.get(name);
         const known = [...catalog.available.keys()].join(', ') || 'none';
-        throw new ToolFailure('not_found', refused ? `Subagent '${name}' is not available in this run: ${refused}` : `Subagent '${name}' not found. Available sub-agents: ${known}.`);
+        throw new ToolFailure(
+          'not_found',
+          refused
+            ? `Subagent '${name}' is not available in this run: ${refused}`
+            : `Subagent '${name}' not found. Available sub-agents: ${known}.`,
+        );
       }
-      if (!prompt.trim()) throw new ToolFailure('invalid_args', `invalid arguments for ${INVOKE_AGENT}: 'prompt' is empty; give the sub-agent its whole task`);
-      const child = (ctx: { signal: AbortSignal; callId?: string }): ChildRun => ({ def: entry.def, tools: entry.tools, host, callId: ctx.callId ?? name, signal: ctx.signal });
+      if (!prompt.trim())
+        throw new ToolFailure(
+          'invalid_args',
+          `invalid arguments for ${INVOKE_AGENT}: 'prompt' is empty; give the sub-agent its whole task`,
+        );
+      const child = (ctx: { signal: AbortSignal; callId?: string }): ChildRun => ({
+        def: entry.def,
+        tools: entry.tools,
+        host,
+        callId: ctx.callId ?? name,
+        signal: ctx.signal,
+      });
       return {
         title: `delegate to ${name}`,
         paths: [],

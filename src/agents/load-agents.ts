@@ -26,7 +26,9 @@ export const formatProblem = (p: AgentFileProblem): string => `${p.file}:${p.lin
  * Every `.gemini/agents/*.md` under `root` (names starting with `_` are skipped, as Gemini CLI
  * does; symbolic links and oversized files are refused). A missing folder means no user agents.
  */
-export async function readAgentFiles(root: string): Promise<{ agents: AgentDefinition[]; problems: AgentFileProblem[] }> {
+export async function readAgentFiles(
+  root: string,
+): Promise<{ agents: AgentDefinition[]; problems: AgentFileProblem[] }> {
   const dir = join(root, AGENTS_DIR);
   let names: string[];
   try {
@@ -42,11 +44,16 @@ export async function readAgentFiles(root: string): Promise<{ agents: AgentDefin
     const file = `${AGENTS_DIR}/${n}`;
     const st = await lstat(join(dir, n));
     if (!st.isFile()) {
-      if (st.isSymbolicLink()) problems.push({ file, line: 1, message: 'is a symbolic link; agent files must be regular files' });
+      if (st.isSymbolicLink())
+        problems.push({ file, line: 1, message: 'is a symbolic link; agent files must be regular files' });
       continue;
     }
     if (st.size > MAX_FILE_BYTES) {
-      problems.push({ file, line: 1, message: `is ${st.size} bytes; an agent file may have at most ${MAX_FILE_BYTES}` });
+      problems.push({
+        file,
+        line: 1,
+        message: `is ${st.size} bytes; an agent file may have at most ${MAX_FILE_BYTES}`,
+      });
       continue;
     }
     const parsed = parseAgentFile(file, await readFile(join(dir, n), 'utf8'));

@@ -112,7 +112,13 @@ Commands:
                   (see: agent-action policy check --help)
 `;
 
-const MODES: Record<string, ApprovalMode> = { default: 'default', auto_edit: 'autoEdit', autoEdit: 'autoEdit', yolo: 'yolo', plan: 'plan' };
+const MODES: Record<string, ApprovalMode> = {
+  default: 'default',
+  auto_edit: 'autoEdit',
+  autoEdit: 'autoEdit',
+  yolo: 'yolo',
+  plan: 'plan',
+};
 const FORMATS: readonly OutputFormat[] = ['text', 'json', 'stream-json'];
 const SANDBOX_MODES: readonly SandboxMode[] = ['required', 'auto', 'off'];
 
@@ -164,12 +170,18 @@ const OPTIONS = {
 export function parseCliArgs(argv: readonly string[]): CliCommand {
   if (argv[0] === 'policy') return parsePolicyCommand(argv.slice(1));
   if (argv[0] === 'sandbox') {
-    if (argv[1] !== 'check') throw new AgentError('input', `unknown command "sandbox ${argv[1] ?? ''}": did you mean "sandbox check"?`, { site: { input: 'sandbox' } });
+    if (argv[1] !== 'check')
+      throw new AgentError('input', `unknown command "sandbox ${argv[1] ?? ''}": did you mean "sandbox check"?`, {
+        site: { input: 'sandbox' },
+      });
     return { kind: 'sandbox-check', argv: argv.slice(2) };
   }
   if (argv[0] === 'session') return { kind: 'session', argv: argv.slice(1) };
   if (argv[0] === 'mcp') {
-    if (argv[1] !== 'list') throw new AgentError('input', `unknown command "mcp ${argv[1] ?? ''}": the one mcp command is "mcp list"`, { site: { input: 'mcp' } });
+    if (argv[1] !== 'list')
+      throw new AgentError('input', `unknown command "mcp ${argv[1] ?? ''}": the one mcp command is "mcp list"`, {
+        site: { input: 'mcp' },
+      });
     return { kind: 'mcp-list', argv: argv.slice(2) };
   }
   const v = parseFlags(argv);
@@ -177,7 +189,8 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
   if (v.version) return { kind: 'version' };
   const only = (flag: string, others: string[]) => {
     const clash = others.find((o) => v[o as keyof typeof v] !== undefined);
-    if (clash) throw new AgentError('input', `--${flag} cannot be combined with --${clash}`, { site: { input: `--${flag}` } });
+    if (clash)
+      throw new AgentError('input', `--${flag} cannot be combined with --${clash}`, { site: { input: `--${flag}` } });
   };
   if (v['list-sessions']) {
     only('list-sessions', ['prompt', 'resume', 'delete-session', 'acp', 'experimental-acp', 'approve', 'deny']);
@@ -194,7 +207,9 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
   const mode = MODES[modeText];
   if (!mode) throw badValue('approval-mode', modeText);
   if (v.yolo && v['approval-mode'] && v['approval-mode'] !== 'yolo') {
-    throw new AgentError('input', `--yolo contradicts --approval-mode ${v['approval-mode']}`, { site: { input: '--yolo' } });
+    throw new AgentError('input', `--yolo contradicts --approval-mode ${v['approval-mode']}`, {
+      site: { input: '--yolo' },
+    });
   }
   const sandbox = SANDBOX_MODES.find((m) => m === (v.sandbox ?? 'auto'));
   if (!sandbox) throw badValue('sandbox', v.sandbox);
@@ -203,12 +218,31 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
   if (v.acp || v['experimental-acp']) {
     const flag = v.acp ? 'acp' : 'experimental-acp';
     only(flag, ['prompt', 'resume', 'approve', 'deny', 'cwd']);
-    if (v['output-format'] !== undefined) throw new AgentError('input', `--${flag} speaks ACP on stdout: --output-format does not apply`, { site: { input: '--output-format' } });
-    return { kind: 'acp', model: v.model, mode, maxTurns, timeoutMinutes, policies: v.policy ?? [], adminPolicies: v['admin-policy'] ?? [], sandbox, sandboxNetwork: v['sandbox-network'] ?? false };
+    if (v['output-format'] !== undefined)
+      throw new AgentError('input', `--${flag} speaks ACP on stdout: --output-format does not apply`, {
+        site: { input: '--output-format' },
+      });
+    return {
+      kind: 'acp',
+      model: v.model,
+      mode,
+      maxTurns,
+      timeoutMinutes,
+      policies: v.policy ?? [],
+      adminPolicies: v['admin-policy'] ?? [],
+      sandbox,
+      sandboxNetwork: v['sandbox-network'] ?? false,
+    };
   }
-  if (v.approve && v.deny) throw new AgentError('input', '--approve and --deny contradict each other: give one', { site: { input: '--approve' } });
+  if (v.approve && v.deny)
+    throw new AgentError('input', '--approve and --deny contradict each other: give one', {
+      site: { input: '--approve' },
+    });
   for (const f of ['approve', 'deny'] as const) {
-    if (v[f] && v.resume === undefined) throw new AgentError('input', `--${f} answers a stored session's waiting call: use it with --resume`, { site: { input: `--${f}` } });
+    if (v[f] && v.resume === undefined)
+      throw new AgentError('input', `--${f} answers a stored session's waiting call: use it with --resume`, {
+        site: { input: `--${f}` },
+      });
   }
   const mcpStart = v['mcp-start'] ?? 'eager';
   if (mcpStart !== 'eager' && mcpStart !== 'lazy') throw badValue('mcp-start', mcpStart);
@@ -249,7 +283,9 @@ function parsePolicyCommand(rest: readonly string[]): CliCommand {
   if (sub === 'check') return { kind: 'policy-check', argv: rest.slice(1) };
   if (sub === '--help' || sub === '-h' || sub === 'help') return { kind: 'policy-help' };
   const what = sub === undefined ? 'missing command after "policy"' : `unknown command "policy ${sub}"`;
-  throw new AgentError('input', `${what}: the one policy command is "policy check" (see: agent-action policy --help)`, { site: { input: 'policy' } });
+  throw new AgentError('input', `${what}: the one policy command is "policy check" (see: agent-action policy --help)`, {
+    site: { input: 'policy' },
+  });
 }
 
 function parseFlags(argv: readonly string[]) {
@@ -273,8 +309,14 @@ function parseFlags(argv: readonly string[]) {
  */
 function joinDashValues(argv: readonly string[], options: ParseArgsConfig['options'] & object): string[] {
   type Flag = { name: string; type: 'string' | 'boolean' };
-  const longs = new Map<string, Flag>(Object.entries(options).map(([name, o]) => [`--${name}`, { name, type: o.type }]));
-  const shorts = new Map<string, Flag>(Object.entries(options).flatMap(([name, o]) => (o.short ? [[`-${o.short}`, { name, type: o.type }] as [string, Flag]] : [])));
+  const longs = new Map<string, Flag>(
+    Object.entries(options).map(([name, o]) => [`--${name}`, { name, type: o.type }]),
+  );
+  const shorts = new Map<string, Flag>(
+    Object.entries(options).flatMap(([name, o]) =>
+      o.short ? [[`-${o.short}`, { name, type: o.type }] as [string, Flag]] : [],
+    ),
+  );
   // `-y`, `-yv`: known short flags, alone or clustered. `-1` or `-v is broken` are values.
   const isShortFlags = (t: string) => /^-[A-Za-z]+$/.test(t) && [...t.slice(1)].every((c) => shorts.has(`-${c}`));
   const isFlag = (t: string) => t === '--' || longs.has(t.split('=')[0]) || isShortFlags(t);
@@ -305,12 +347,19 @@ function flagError(e: unknown): AgentError {
   }
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const unknown = /'([^']+)'/.exec(text)?.[1] ?? flag;
-    return new AgentError('input', `unknown option ${unknown}: run agent-action --help for the flags`, { site: { input: unknown } });
+    return new AgentError('input', `unknown option ${unknown}: run agent-action --help for the flags`, {
+      site: { input: unknown },
+    });
   }
-  return new AgentError('input', `${text.split('\n')[0]} (run agent-action --help for the flags)`, { site: { input: flag ? `--${flag}` : undefined } });
+  return new AgentError('input', `${text.split('\n')[0]} (run agent-action --help for the flags)`, {
+    site: { input: flag ? `--${flag}` : undefined },
+  });
 }
 
-const badValue = (flag: string, value: string | undefined) => new AgentError('input', `--${flag} "${value}" is not valid: it expects ${EXPECTS[flag]}`, { site: { input: `--${flag}` } });
+const badValue = (flag: string, value: string | undefined) =>
+  new AgentError('input', `--${flag} "${value}" is not valid: it expects ${EXPECTS[flag]}`, {
+    site: { input: `--${flag}` },
+  });
 
 function parsePositiveInt(text: string | undefined, flag: string): number | undefined {
   if (text === undefined) return undefined;

@@ -27,7 +27,15 @@ export async function readCliExtensions(o: CliExtensionsOptions): Promise<Extens
   const settings = await readExtensionSettings({
     files: [
       { path: join(home, '.gemini', 'settings.json'), label: '~/.gemini/settings.json', origin: 'user' },
-      ...(o.trusted ? [{ path: join(o.root, '.gemini', 'settings.json'), label: '.gemini/settings.json', origin: 'repository' as const }] : []),
+      ...(o.trusted
+        ? [
+            {
+              path: join(o.root, '.gemini', 'settings.json'),
+              label: '.gemini/settings.json',
+              origin: 'repository' as const,
+            },
+          ]
+        : []),
     ],
     ...(o.allowedNames && { allowedNames: o.allowedNames }),
     env: { ...commandEnvOf(o.env, o.secrets), ...pass.env },

@@ -17,17 +17,25 @@ export interface CliPassEnv {
   warnings: string[];
 }
 
-export async function readCliPassEnv(env: Readonly<Record<string, string | undefined>>, home: string = homedir()): Promise<CliPassEnv> {
+export async function readCliPassEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  home: string = homedir(),
+): Promise<CliPassEnv> {
   const file = await readSettingsFile(join(home, '.gemini', 'settings.json'), '~/.gemini/settings.json');
   const security = file.value?.security as { environmentVariableRedaction?: { allowed?: unknown } } | undefined;
   return passEnvOf(security?.environmentVariableRedaction?.allowed, env, file.warnings);
 }
 
 /** Pure: the named variables that are set, with a warning for each name that is not a name or may not pass. */
-export function passEnvOf(allowed: unknown, env: Readonly<Record<string, string | undefined>>, warnings: readonly string[] = []): CliPassEnv {
+export function passEnvOf(
+  allowed: unknown,
+  env: Readonly<Record<string, string | undefined>>,
+  warnings: readonly string[] = [],
+): CliPassEnv {
   const out: CliPassEnv = { env: {}, warnings: [...warnings] };
   if (allowed === undefined) return out;
-  if (!Array.isArray(allowed)) return { ...out, warnings: [...out.warnings, `${LABEL}: must be a list of variable names; ignored`] };
+  if (!Array.isArray(allowed))
+    return { ...out, warnings: [...out.warnings, `${LABEL}: must be a list of variable names; ignored`] };
   for (const name of allowed) {
     const why = typeof name === 'string' ? whyNotPassable(name) : 'is not a string';
     if (why) out.warnings.push(`${LABEL}: ${JSON.stringify(name)} ${why}; ignored`);

@@ -10,7 +10,9 @@ export function resolveFlagPaths(flag: string, paths: readonly string[], cwd: st
   return paths.map((p) => {
     const abs = resolve(cwd, p);
     if (!statSync(abs, { throwIfNoEntry: false })) {
-      throw new AgentError('input', `${flag} ${p}: not found${abs === p ? '' : ` (looked for ${abs})`}`, { site: { input: flag, file: abs } });
+      throw new AgentError('input', `${flag} ${p}: not found${abs === p ? '' : ` (looked for ${abs})`}`, {
+        site: { input: flag, file: abs },
+      });
     }
     return abs;
   });

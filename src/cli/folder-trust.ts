@@ -27,7 +27,8 @@ export interface FolderTrust {
   warning?: string;
 }
 
-export const trustedFoldersPath = (env: Env): string => env.GEMINI_CLI_TRUSTED_FOLDERS_PATH || join(homedir(), '.gemini', 'trustedFolders.json');
+export const trustedFoldersPath = (env: Env): string =>
+  env.GEMINI_CLI_TRUSTED_FOLDERS_PATH || join(homedir(), '.gemini', 'trustedFolders.json');
 
 function readJson(path: string): Record<string, unknown> | undefined {
   if (!existsSync(path)) return undefined;
@@ -36,22 +37,28 @@ function readJson(path: string): Record<string, unknown> | undefined {
   return raw as Record<string, unknown>;
 }
 
-const inside = (folder: string, root: string) => root === folder || root.startsWith(folder.endsWith(sep) ? folder : folder + sep);
+const inside = (folder: string, root: string) =>
+  root === folder || root.startsWith(folder.endsWith(sep) ? folder : folder + sep);
 
 /** The trust entry that decides for `root`: the one whose folder is the deepest around it. */
-function decidingEntry(entries: Record<string, unknown>, root: string): { folder: string; level: TrustLevel } | undefined {
+function decidingEntry(
+  entries: Record<string, unknown>,
+  root: string,
+): { folder: string; level: TrustLevel } | undefined {
   let best: { folder: string; level: TrustLevel } | undefined;
   for (const [path, level] of Object.entries(entries)) {
     if (typeof level !== 'string' || !LEVELS.has(level)) continue;
     const folder = level === 'TRUST_PARENT' ? dirname(path) : path;
-    if (inside(folder, root) && (!best || folder.length > best.folder.length)) best = { folder, level: level as TrustLevel };
+    if (inside(folder, root) && (!best || folder.length > best.folder.length))
+      best = { folder, level: level as TrustLevel };
   }
   return best;
 }
 
 function folderTrustEnabled(): boolean {
   try {
-    const settings = readJson(join(homedir(), '.gemini', 'settings.json')) as { security?: { folderTrust?: { enabled?: unknown } } } | undefined;
+    const settings = readJson(join(homedir(), '.gemini', 'settings.json')) as
+      { security?: { folderTrust?: { enabled?: unknown } } } | undefined;
     return settings?.security?.folderTrust?.enabled === true;
   } catch {
     return false; // the settings file's own errors are reported where it is read for hooks and servers
@@ -66,12 +73,23 @@ export function readFolderTrust(root: string, env: Env): FolderTrust {
   try {
     entries = readJson(file) ?? {};
   } catch (e) {
-    return { trusted: false, warning: `${file} cannot be read (${messageOf(e)}): no folder is trusted. Fix the file, then: ${how}` };
+    return {
+      trusted: false,
+      warning: `${file} cannot be read (${messageOf(e)}): no folder is trusted. Fix the file, then: ${how}`,
+    };
   }
   const entry = decidingEntry(entries, root);
-  if (entry?.level === 'DO_NOT_TRUST') return { trusted: false, warning: `this folder is not trusted (${entry.folder} is DO_NOT_TRUST in ${file}). ${how}` };
+  if (entry?.level === 'DO_NOT_TRUST')
+    return {
+      trusted: false,
+      warning: `this folder is not trusted (${entry.folder} is DO_NOT_TRUST in ${file}). ${how}`,
+    };
   if (entry) return { trusted: true };
-  if (folderTrustEnabled()) return { trusted: false, warning: `this folder is not trusted (security.folderTrust is enabled and ${file} does not name it). ${how}` };
+  if (folderTrustEnabled())
+    return {
+      trusted: false,
+      warning: `this folder is not trusted (security.folderTrust is enabled and ${file} does not name it). ${how}`,
+    };
   return { trusted: true };
 }
 
@@ -88,7 +106,11 @@ export function distrustFolder(root: string, env: Env): void {
   try {
     entries = readJson(file) ?? {};
   } catch (e) {
-    throw new AgentError('config', `${file} cannot be read (${messageOf(e)}); the restored work tree's folder could not be marked untrusted`, { site: { file } });
+    throw new AgentError(
+      'config',
+      `${file} cannot be read (${messageOf(e)}); the restored work tree's folder could not be marked untrusted`,
+      { site: { file } },
+    );
   }
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify({ ...entries, [root]: 'DO_NOT_TRUST' }, null, 2)}\n`);

@@ -45,11 +45,16 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
     const sessions = openProjectSessions(c.env, root);
     const held = args.resume !== undefined ? await readResumedSession(sessions, args.resume) : undefined;
     const prompt = joinPrompt(args.prompt, c.stdin);
-    const plan: ResumePlan = held ? planAnswers(held.doc.pending, { approve: args.approve, deny: args.deny, prompt }) : { answers: [], message: assertPrompt(prompt) };
-    const state = held ? restoredState(held.doc, { model: args.model, mode: args.modeExplicit ? args.mode : undefined }) : newState(args.model ?? defaultModelOf(c.env), args.mode);
+    const plan: ResumePlan = held
+      ? planAnswers(held.doc.pending, { approve: args.approve, deny: args.deny, prompt })
+      : { answers: [], message: assertPrompt(prompt) };
+    const state = held
+      ? restoredState(held.doc, { model: args.model, mode: args.modeExplicit ? args.mode : undefined })
+      : newState(args.model ?? defaultModelOf(c.env), args.mode);
     before.costUsd = state.costUsd;
     before.durationMs = state.elapsedMsBefore;
-    if (held?.doc.status === 'running') c.io.stderr(`Warning: session ${held.doc.id} was interrupted; it goes on from its last safe point.\n`);
+    if (held?.doc.status === 'running')
+      c.io.stderr(`Warning: session ${held.doc.id} was interrupted; it goes on from its last safe point.\n`);
 
     // No remedy here: changing a person's kernel settings is their decision; the warning says how.
     const sandbox = createSandbox({ mode: args.sandbox, network: args.sandboxNetwork, hostEnv: c.env });
@@ -63,7 +68,10 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       if (probed) return probed;
       probed = sandbox.status().then((s) => {
         if (s.kind === 'unconfined' && args.sandbox !== 'off') c.io.stderr(`Warning: ${s.warning}\n`);
-        if (s.kind === 'refused') c.io.stderr(`Warning: shell commands are refused: the sandbox is required and unavailable: ${s.reason}. To fix: ${s.fix}, or pass --sandbox auto\n`);
+        if (s.kind === 'refused')
+          c.io.stderr(
+            `Warning: shell commands are refused: the sandbox is required and unavailable: ${s.reason}. To fix: ${s.fix}, or pass --sandbox auto\n`,
+          );
       });
       probed.catch(() => undefined); // awaited below; a run that fails earlier must not leave it unhandled
       return probed;
@@ -77,7 +85,13 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
     const trust = readFolderTrust(root, c.env);
     const note = untrustedNote(root, trust);
     if (note) c.io.stderr(`Warning: ${note}\n`);
-    const ext = await readCliExtensions({ root, trusted: trust.trusted, env: c.env, secrets: secretsOf(c.env), ...(args.allowedMcpServerNames && { allowedNames: args.allowedMcpServerNames }) });
+    const ext = await readCliExtensions({
+      root,
+      trusted: trust.trusted,
+      env: c.env,
+      secrets: secretsOf(c.env),
+      ...(args.allowedMcpServerNames && { allowedNames: args.allowedMcpServerNames }),
+    });
     for (const w of ext.warnings) c.io.stderr(`Warning: ${w}\n`);
     const agent = await prepareLocalAgent({
       root,
@@ -96,17 +110,24 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       sandbox,
       wrapModel: (m) => metrics.wrap(startingOnFirstChunk(m, () => startProbe())),
       onBatchSettled: (s) => recorder.save(s, 'running'),
-      extensions: { mcp: { servers: ext.servers, selection: ext.selection, start: args.mcpStart }, hooks: ext.hooks, network: args.sandboxNetwork },
+      extensions: {
+        mcp: { servers: ext.servers, selection: ext.selection, start: args.mcpStart },
+        hooks: ext.hooks,
+        network: args.sandboxNetwork,
+      },
     });
     for (const w of agent.warnings) c.io.stderr(`Warning: ${w}\n`);
     const emit = (e: Parameters<typeof out.emit>[0]) => {
       // Hook runs are not part of Gemini CLI's output formats; a failing hook is worth a line on stderr.
-      if (e.type === 'hook' && (e.outcome === 'warning' || e.outcome === 'timeout')) c.io.stderr(`Warning: hook ${e.name} (${e.event}): ${e.message ?? e.outcome}\n`);
+      if (e.type === 'hook' && (e.outcome === 'warning' || e.outcome === 'timeout'))
+        c.io.stderr(`Warning: hook ${e.name} (${e.event}): ${e.message ?? e.outcome}\n`);
       out.emit(e);
     };
     try {
       await recorder.save(state, 'running');
-      const { outcome } = await (plan.message !== undefined ? agent.send(state, { prompt: plan.message, answers: plan.answers }, emit) : agent.resume(state, plan.answers, emit));
+      const { outcome } = await (plan.message !== undefined
+        ? agent.send(state, { prompt: plan.message, answers: plan.answers }, emit)
+        : agent.resume(state, plan.answers, emit));
       await recorder.saveOutcome(state, outcome);
       await startProbe();
       return exitCodeOf(outcome);
@@ -145,7 +166,10 @@ function joinPrompt(flag: string | undefined, stdin: string | undefined): string
 }
 
 function assertPrompt(prompt: string | undefined): string {
-  if (!prompt) throw new AgentError('input', 'empty prompt: pass the task with -p "..." or on standard input', { site: { input: '--prompt' } });
+  if (!prompt)
+    throw new AgentError('input', 'empty prompt: pass the task with -p "..." or on standard input', {
+      site: { input: '--prompt' },
+    });
   return prompt;
 }
 
@@ -156,6 +180,7 @@ function resolveWorkspace(dir: string): string {
   } catch {
     throw new AgentError('input', `--cwd "${dir}" does not exist`, { site: { input: '--cwd' } });
   }
-  if (!st.isDirectory()) throw new AgentError('input', `--cwd "${dir}" is not a directory`, { site: { input: '--cwd' } });
+  if (!st.isDirectory())
+    throw new AgentError('input', `--cwd "${dir}" is not a directory`, { site: { input: '--cwd' } });
   return realpathSync(dir);
 }

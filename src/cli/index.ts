@@ -92,7 +92,9 @@ function onStdoutError(e: NodeJS.ErrnoException): void {
 // Standard input is a prompt only for a run: the ACP server speaks on it, and listing or managing
 // sessions reads nothing.
 const NO_STDIN = ['--help', '-h', '--version', '--acp', '--experimental-acp', '--list-sessions', '--delete-session'];
-const wantsStdin = !argv.some((a) => NO_STDIN.includes(a.split('=')[0]!)) && !['policy', 'session', 'sandbox', 'mcp'].includes(argv[0] ?? '');
+const wantsStdin =
+  !argv.some((a) => NO_STDIN.includes(a.split('=')[0]!)) &&
+  !['policy', 'session', 'sandbox', 'mcp'].includes(argv[0] ?? '');
 const hasPromptFlag = argv.some((a) => a === '-p' || a === '--prompt' || a.startsWith('--prompt='));
 const stdin = wantsStdin ? await readPipedStdin(hasPromptFlag) : undefined;
 const code = await runCli({

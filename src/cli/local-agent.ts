@@ -72,12 +72,26 @@ export async function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
   const client = createGeminiClient({ apiKey, baseUrl: o.env.GOOGLE_GEMINI_BASE_URL || undefined, model: o.model });
   return prepareAgent({
     model: { name: o.model, apiKey, client: o.wrapModel ? o.wrapModel(client) : client },
-    workspace: { root: o.root, memoryRoot: o.root, ...(o.trusted ? {} : { untrusted: true }), ...(o.files ? { files: o.files } : {}) },
+    workspace: {
+      root: o.root,
+      memoryRoot: o.root,
+      ...(o.trusted ? {} : { untrusted: true }),
+      ...(o.files ? { files: o.files } : {}),
+    },
     policy: {
       context: o.policyContext,
       mode: o.mode,
-      workspace: o.trusted ? [...[join(o.root, '.gemini', 'policies')].filter((p) => existsSync(p)), ...(o.extensionPolicies?.workspace ?? [])] : [],
-      user: [...[join(homedir(), '.gemini', 'policies')].filter((p) => existsSync(p)), ...o.userPolicies, ...(o.extensionPolicies?.user ?? [])],
+      workspace: o.trusted
+        ? [
+            ...[join(o.root, '.gemini', 'policies')].filter((p) => existsSync(p)),
+            ...(o.extensionPolicies?.workspace ?? []),
+          ]
+        : [],
+      user: [
+        ...[join(homedir(), '.gemini', 'policies')].filter((p) => existsSync(p)),
+        ...o.userPolicies,
+        ...(o.extensionPolicies?.user ?? []),
+      ],
       admin: o.adminPolicies,
     },
     task: { command: 'prompt' },
@@ -85,7 +99,11 @@ export async function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
     secrets: secretsOf(o.env),
     io: { channel: o.channel, signal: o.signal, ...(o.onBatchSettled ? { onBatchSettled: o.onBatchSettled } : {}) },
     commands: { baseEnv: o.env, passEnv: pass.env, ...(o.sandbox ? { sandbox: o.sandbox } : {}) },
-    tools: { subagents: createSubagents, ...(o.askUser ? { askUser: true } : {}), ...(o.extraTools ? { extra: o.extraTools } : {}) },
+    tools: {
+      subagents: createSubagents,
+      ...(o.askUser ? { askUser: true } : {}),
+      ...(o.extraTools ? { extra: o.extraTools } : {}),
+    },
     ...(o.extensions ? { extensions: o.extensions } : {}),
   });
 }

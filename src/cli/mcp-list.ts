@@ -46,7 +46,11 @@ export async function runMcpList(argv: readonly string[], c: McpListEnv): Promis
       },
     }).values;
     if (flags.sandbox !== undefined && !['required', 'auto', 'off'].includes(flags.sandbox))
-      throw new AgentError('input', `--sandbox "${flags.sandbox}" is not valid: it expects one of required, auto, off`, { site: { input: '--sandbox' } });
+      throw new AgentError(
+        'input',
+        `--sandbox "${flags.sandbox}" is not valid: it expects one of required, auto, off`,
+        { site: { input: '--sandbox' } },
+      );
   } catch (e) {
     c.io.stderr(`agent-action mcp list: ${messageOf(e)}\n${USAGE}\n`);
     return 42;
@@ -60,12 +64,20 @@ export async function runMcpList(argv: readonly string[], c: McpListEnv): Promis
     c.io.stderr(`agent-action mcp list: --cwd "${flags.cwd ?? c.cwd}": ${messageOf(e)}\n`);
     return 42;
   }
-  const secrets = [c.env.GEMINI_API_KEY, c.env.GOOGLE_API_KEY, c.env.GITHUB_TOKEN, c.env.GH_TOKEN].filter((s): s is string => !!s);
+  const secrets = [c.env.GEMINI_API_KEY, c.env.GOOGLE_API_KEY, c.env.GITHUB_TOKEN, c.env.GH_TOKEN].filter(
+    (s): s is string => !!s,
+  );
   const allowed = parseNameList(flags['allowed-mcp-server-names']);
   const trust = readFolderTrust(root, c.env);
   const note = untrustedNote(root, trust);
   if (note) c.io.stderr(`Warning: ${note}\n`);
-  const ext = await readCliExtensions({ root, trusted: trust.trusted, env: c.env, secrets, ...(allowed && { allowedNames: allowed }) });
+  const ext = await readCliExtensions({
+    root,
+    trusted: trust.trusted,
+    env: c.env,
+    secrets,
+    ...(allowed && { allowedNames: allowed }),
+  });
   for (const w of ext.warnings) c.io.stderr(`Warning: ${w}\n`);
   if (ext.servers.length === 0) {
     c.io.stdout(flags.json ? '[]\n' : 'No MCP servers configured.\n');
@@ -94,7 +106,15 @@ export async function runMcpList(argv: readonly string[], c: McpListEnv): Promis
   return 0;
 }
 
-const MARK: Record<McpServerStatus['state'], string> = { ready: '✓', blocked: '⛔', failed: '✗', exited: '✗', not_started: '○', starting: '…', stopped: '○' };
+const MARK: Record<McpServerStatus['state'], string> = {
+  ready: '✓',
+  blocked: '⛔',
+  failed: '✗',
+  exited: '✗',
+  not_started: '○',
+  starting: '…',
+  stopped: '○',
+};
 const WORD: Record<McpServerStatus['state'], string> = {
   ready: 'Connected',
   blocked: 'Blocked',
@@ -111,7 +131,8 @@ export function formatMcpList(list: readonly McpServerStatus[]): string {
   for (const s of list) {
     const reason = s.reason?.replace(/\s*\n\s*/g, ' ').slice(0, 300);
     lines.push(`${MARK[s.state]} ${s.name}: ${s.target} - ${WORD[s.state]}${reason ? ` (${reason})` : ''}`);
-    for (const t of s.tools) lines.push(`    ${t.name}${t.description ? `: ${t.description.split('\n')[0].slice(0, 100)}` : ''}`);
+    for (const t of s.tools)
+      lines.push(`    ${t.name}${t.description ? `: ${t.description.split('\n')[0].slice(0, 100)}` : ''}`);
   }
   return `${lines.join('\n')}\n`;
 }

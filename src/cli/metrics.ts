@@ -72,7 +72,15 @@ export interface SessionMetrics {
   snapshot(): SessionMetricsJson;
 }
 
-const emptyTokens = (): TokenMetrics => ({ input: 0, prompt: 0, candidates: 0, total: 0, cached: 0, thoughts: 0, tool: 0 });
+const emptyTokens = (): TokenMetrics => ({
+  input: 0,
+  prompt: 0,
+  candidates: 0,
+  total: 0,
+  cached: 0,
+  thoughts: 0,
+  tool: 0,
+});
 const emptyDecisions = (): Decisions => ({ accept: 0, reject: 0, modify: 0, auto_accept: 0 });
 
 function addTokens(t: TokenMetrics, u: Usage): void {
@@ -86,12 +94,23 @@ function addTokens(t: TokenMetrics, u: Usage): void {
 
 export function createSessionMetrics(now: () => number = () => performance.now()): SessionMetrics {
   const models: Record<string, ModelMetrics> = {};
-  const tools: ToolMetrics = { totalCalls: 0, totalSuccess: 0, totalFail: 0, totalDurationMs: 0, totalDecisions: emptyDecisions(), byName: {} };
+  const tools: ToolMetrics = {
+    totalCalls: 0,
+    totalSuccess: 0,
+    totalFail: 0,
+    totalDurationMs: 0,
+    totalDecisions: emptyDecisions(),
+    byName: {},
+  };
   /** Per call id: when it started executing, and the decision policy (or a person) took. */
   const calls = new Map<string, { startedAt?: number; decision?: keyof Decisions }>();
 
   function recordApiCall(c: ApiCall): void {
-    const m = (models[c.model] ??= { api: { totalRequests: 0, totalErrors: 0, totalLatencyMs: 0, errorsByType: {} }, tokens: emptyTokens(), roles: {} });
+    const m = (models[c.model] ??= {
+      api: { totalRequests: 0, totalErrors: 0, totalLatencyMs: 0, errorsByType: {} },
+      tokens: emptyTokens(),
+      roles: {},
+    });
     const r = (m.roles[c.role] ??= { totalRequests: 0, totalErrors: 0, totalLatencyMs: 0, tokens: emptyTokens() });
     m.api.totalRequests++;
     r.totalRequests++;
@@ -126,7 +145,13 @@ export function createSessionMetrics(now: () => number = () => performance.now()
           error = isModelFailure(e) ? e.kind : 'unknown';
           throw e;
         } finally {
-          recordApiCall({ model: req.model, role, latencyMs: Math.round(now() - started), ...(usage ? { usage } : {}), ...(error ? { error } : {}) });
+          recordApiCall({
+            model: req.model,
+            role,
+            latencyMs: Math.round(now() - started),
+            ...(usage ? { usage } : {}),
+            ...(error ? { error } : {}),
+          });
         }
       },
     };
@@ -143,7 +168,13 @@ export function createSessionMetrics(now: () => number = () => performance.now()
       const c = calls.get(e.id) ?? {};
       calls.delete(e.id);
       const durationMs = c.startedAt === undefined ? 0 : Math.round(now() - c.startedAt);
-      const t = (tools.byName[e.name] ??= { count: 0, success: 0, fail: 0, durationMs: 0, decisions: emptyDecisions() });
+      const t = (tools.byName[e.name] ??= {
+        count: 0,
+        success: 0,
+        fail: 0,
+        durationMs: 0,
+        decisions: emptyDecisions(),
+      });
       tools.totalCalls++;
       t.count++;
       tools.totalDurationMs += durationMs;
@@ -167,10 +198,19 @@ export function createSessionMetrics(now: () => number = () => performance.now()
 
 /** Gemini CLI's `stream-json` result stats: the token digest per model and in total. */
 export function streamStatsOf(m: SessionMetricsJson, durationMs: number) {
-  const perModel: Record<string, { total_tokens: number; input_tokens: number; output_tokens: number; cached: number; input: number }> = {};
+  const perModel: Record<
+    string,
+    { total_tokens: number; input_tokens: number; output_tokens: number; cached: number; input: number }
+  > = {};
   const sum = { total_tokens: 0, input_tokens: 0, output_tokens: 0, cached: 0, input: 0 };
   for (const [name, { tokens: t }] of Object.entries(m.models)) {
-    const row = { total_tokens: t.total, input_tokens: t.prompt, output_tokens: t.candidates, cached: t.cached, input: t.input };
+    const row = {
+      total_tokens: t.total,
+      input_tokens: t.prompt,
+      output_tokens: t.candidates,
+      cached: t.cached,
+      input: t.input,
+    };
     perModel[name] = row;
     for (const k of Object.keys(sum) as Array<keyof typeof sum>) sum[k] += row[k];
   }

@@ -64,7 +64,12 @@ const TOOL_ERROR_TYPES: Readonly<Record<ToolErrorCode, string>> = {
   fatal: 'execution_failed',
   cancelled: 'cancelled',
 };
-const OUTCOME_EXIT: Readonly<Record<Exclude<Outcome['status'], 'error'>, number>> = { success: 0, awaiting_approval: 0, limit: EXIT_CODES.limit, cancelled: EXIT_CODES.cancelled };
+const OUTCOME_EXIT: Readonly<Record<Exclude<Outcome['status'], 'error'>, number>> = {
+  success: 0,
+  awaiting_approval: 0,
+  limit: EXIT_CODES.limit,
+  cancelled: EXIT_CODES.cancelled,
+};
 
 /** The process exit code for an outcome (Gemini CLI's table). */
 export function exitCodeOf(o: Outcome): number {
@@ -107,7 +112,8 @@ export function createOutputWriter(format: OutputFormat, o: OutputOptions): Outp
 function streamJsonWriter({ io, metrics, now = Date.now, before }: OutputOptions): OutputWriter {
   const startedAt = now();
   // Gemini CLI's key order: type, timestamp, then the event's own fields.
-  const line = (type: string, fields: Record<string, unknown>) => io.stdout(`${JSON.stringify({ type, timestamp: new Date().toISOString(), ...fields })}\n`);
+  const line = (type: string, fields: Record<string, unknown>) =>
+    io.stdout(`${JSON.stringify({ type, timestamp: new Date().toISOString(), ...fields })}\n`);
   const stats = (s: RunStats | undefined) => ({
     ...streamStatsOf(metrics.snapshot(), s ? s.durationMs - (before?.durationMs ?? 0) : now() - startedAt),
     cost_usd: roundUsd((s?.costUsd ?? 0) - (s ? (before?.costUsd ?? 0) : 0)),
@@ -130,7 +136,10 @@ function streamJsonWriter({ io, metrics, now = Date.now, before }: OutputOptions
           return inner ? line('subagent', { parent_tool_id: e.parentId, agent: e.agent, event: inner }) : undefined;
         }
         case 'retry':
-          return line('error', { severity: 'warning', message: `retrying the model request (${e.reason}), attempt ${e.attempt}, in ${e.waitMs} ms` });
+          return line('error', {
+            severity: 'warning',
+            message: `retrying the model request (${e.reason}), attempt ${e.attempt}, in ${e.waitMs} ms`,
+          });
         case 'approval_request':
           return line('approval_request', {
             session_id: e.sessionId,
@@ -153,7 +162,14 @@ function streamJsonWriter({ io, metrics, now = Date.now, before }: OutputOptions
 function commonFields(e: LoopEvent): { type: string; fields: Record<string, unknown> } | undefined {
   switch (e.type) {
     case 'message':
-      return { type: 'message', fields: { role: e.role, content: e.role === 'assistant' ? clean(e.text) : e.text, ...(e.delta ? { delta: true } : {}) } };
+      return {
+        type: 'message',
+        fields: {
+          role: e.role,
+          content: e.role === 'assistant' ? clean(e.text) : e.text,
+          ...(e.delta ? { delta: true } : {}),
+        },
+      };
     case 'tool_use':
       return { type: 'tool_use', fields: { tool_name: e.name, tool_id: e.id, parameters: e.args } };
     case 'tool_result':
@@ -186,7 +202,14 @@ function nestedFields(e: LoopEvent): Record<string, unknown> | undefined {
     type: 'result',
     status: e.outcome.status === 'awaiting_approval' ? 'awaiting_approval' : error ? 'error' : 'success',
     ...(error ? { error: err } : {}),
-    stats: { total_tokens: s.totalTokens, input_tokens: s.inputTokens, output_tokens: s.outputTokens, duration_ms: s.durationMs, tool_calls: s.toolCalls, cost_usd: roundUsd(s.costUsd) },
+    stats: {
+      total_tokens: s.totalTokens,
+      input_tokens: s.inputTokens,
+      output_tokens: s.outputTokens,
+      duration_ms: s.durationMs,
+      tool_calls: s.toolCalls,
+      cost_usd: roundUsd(s.costUsd),
+    },
   };
 }
 

@@ -36,7 +36,13 @@ same engine the agent runs. Exit 0 when it decided, 42 for bad flags, 52 for a b
   -h, --help              print this help
 `;
 
-const MODES: Readonly<Record<string, ApprovalMode>> = { default: 'default', auto_edit: 'autoEdit', autoEdit: 'autoEdit', yolo: 'yolo', plan: 'plan' };
+const MODES: Readonly<Record<string, ApprovalMode>> = {
+  default: 'default',
+  auto_edit: 'autoEdit',
+  autoEdit: 'autoEdit',
+  yolo: 'yolo',
+  plan: 'plan',
+};
 const CONTEXTS: readonly PolicyContext[] = ['action', 'interactive', 'headless'];
 const TIER_FLAGS: ReadonlyArray<readonly [string, TierName]> = [
   ['default-policy', 'default'],
@@ -66,7 +72,11 @@ export async function runPolicyCheck(argv: string[], io: PolicyCheckIo, cwd: str
     return 42;
   }
   try {
-    const { engine, warnings } = await loadPolicyWithDiagnostics({ context: flags.context, tiers: flags.tiers, useBuiltinDefaults: flags.defaults });
+    const { engine, warnings } = await loadPolicyWithDiagnostics({
+      context: flags.context,
+      tiers: flags.tiers,
+      useBuiltinDefaults: flags.defaults,
+    });
     for (const w of warnings) io.stderr(`${formatDiagnostic(w)}\n`);
     const v = await engine.decide(flags.query, flags.mode);
     if (flags.json) {
@@ -108,7 +118,8 @@ function parseFlags(argv: string[]) {
     },
   });
   if (values.help) return 'help' as const;
-  const bad = (flag: string, why: string) => new AgentError('input', `--${flag}: ${why}`, { site: { input: `--${flag}` } });
+  const bad = (flag: string, why: string) =>
+    new AgentError('input', `--${flag}: ${why}`, { site: { input: `--${flag}` } });
   if (positionals.length > 0) throw new AgentError('input', `unexpected argument "${positionals[0]}"`);
   if (!values.tool) throw bad('tool', 'is required (the tool name, e.g. run_shell_command)');
   const jsonObject = (flag: string, text: string | undefined): Record<string, unknown> | undefined => {
@@ -119,13 +130,15 @@ function parseFlags(argv: string[]) {
     } catch (e) {
       throw bad(flag, `is not JSON: ${messageOf(e)}`);
     }
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(flag, 'must be a JSON object, e.g. {"command":"ls"}');
+    if (typeof v !== 'object' || v === null || Array.isArray(v))
+      throw bad(flag, 'must be a JSON object, e.g. {"command":"ls"}');
     return v as Record<string, unknown>;
   };
   const mode = MODES[values.mode ?? 'default'];
   if (!mode) throw bad('mode', `must be default, auto_edit, yolo or plan, not "${values.mode}"`);
   const context = (values.context ?? 'action') as PolicyContext;
-  if (!CONTEXTS.includes(context)) throw bad('context', `must be action, interactive or headless, not "${values.context}"`);
+  if (!CONTEXTS.includes(context))
+    throw bad('context', `must be action, interactive or headless, not "${values.context}"`);
   const annotations = jsonObject('annotations', values.annotations);
   const query: PolicyQuery = {
     toolName: values.tool,

@@ -76,6 +76,13 @@ async function dispatch(cmd: CliCommand, c: CliEnv): Promise<number> {
       return runSessionCommand(cmd.argv, c);
     case 'acp':
       if (!c.stdio) return (c.io.stderr('Error: --acp needs standard input and output\n'), 1);
-      return (await import('./acp/server.js')).runAcpServer(cmd, { env: c.env, cwd: c.cwd, ...c.stdio, version: VERSION, signal: c.signal, log: (line) => c.io.stderr(`${line}\n`) });
+      return (await import('./acp/server.js')).runAcpServer(cmd, {
+        env: c.env,
+        cwd: c.cwd,
+        ...c.stdio,
+        version: VERSION,
+        signal: c.signal,
+        log: (line) => c.io.stderr(`${line}\n`),
+      });
   }
 }

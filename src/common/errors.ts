@@ -38,7 +38,11 @@ export class AgentError extends Error {
   /** Further problems found in the same pass (all policy diagnostics, all input errors). */
   readonly details: readonly string[];
 
-  constructor(kind: ErrorKind, message: string, opts: { site?: ErrorSite; cause?: unknown; details?: readonly string[] } = {}) {
+  constructor(
+    kind: ErrorKind,
+    message: string,
+    opts: { site?: ErrorSite; cause?: unknown; details?: readonly string[] } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'AgentError';
     this.kind = kind;
@@ -51,7 +55,8 @@ export class AgentError extends Error {
   }
 }
 
-export const isAgentError = (e: unknown): e is AgentError => typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'AgentError' && 'kind' in e;
+export const isAgentError = (e: unknown): e is AgentError =>
+  typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'AgentError' && 'kind' in e;
 
 /** The message of anything thrown, without `as any`. */
 export function messageOf(e: unknown): string {

@@ -60,7 +60,8 @@ function compile(secret: string): Compiled {
   const reversed = reverse(secret);
   const plain = [secret, reversed, encodeURIComponent(secret), encodeURIComponent(reversed)];
   const forms: Form[] = plain.map((text) => ({ text, before: 0, after: 0 }));
-  for (const hex of [bytes.toString('hex'), Buffer.from(reversed, 'utf8').toString('hex')]) forms.push({ text: hex, before: 0, after: 0 }, { text: hex.toUpperCase(), before: 0, after: 0 });
+  for (const hex of [bytes.toString('hex'), Buffer.from(reversed, 'utf8').toString('hex')])
+    forms.push({ text: hex, before: 0, after: 0 }, { text: hex.toUpperCase(), before: 0, after: 0 });
   for (const pad of [0, 1, 2] as const) {
     const { core, before, after } = base64Core(bytes, pad);
     forms.push({ text: core, before, after, alphabet: BASE64_CHAR });
@@ -106,7 +107,8 @@ function redactCompiled(text: string, compiled: readonly Compiled[]): string {
   for (const c of compiled) for (const f of c.forms) findForm(view, f, ranges);
   if (/%[0-9A-Fa-f]{2}/.test(text)) {
     const decoded = urlDecodedView(text);
-    for (const c of compiled) for (const d of c.decoded) findIn(decoded.text, d, (at) => ranges.push(decoded.toOriginal(at, at + d.length)));
+    for (const c of compiled)
+      for (const d of c.decoded) findIn(decoded.text, d, (at) => ranges.push(decoded.toOriginal(at, at + d.length)));
   }
   return ranges.length === 0 ? text : masked(text, ranges);
 }
@@ -172,7 +174,10 @@ function urlDecodedView(text: string): DecodedView {
   });
   const original = (i: number) => i + 2 * countBelow(escapes, i);
   const isEscape = (i: number) => escapes[countBelow(escapes, i)] === i;
-  return { text: decoded, toOriginal: (start, end) => [original(start), original(end - 1) + (isEscape(end - 1) ? 3 : 1)] };
+  return {
+    text: decoded,
+    toOriginal: (start, end) => [original(start), original(end - 1) + (isEscape(end - 1) ? 3 : 1)],
+  };
 }
 
 /** How many entries of the sorted `a` are below x (its index in `a`, when it is there). */

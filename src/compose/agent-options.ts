@@ -129,7 +129,11 @@ export interface Agent {
    * their responses as the person's message. `signal` stops this run only (an editor cancels one
    * prompt of a session that goes on); without it, the agent's own signal.
    */
-  send(state: RunState, o: { prompt: string; answers?: readonly ApprovalAnswer[]; signal?: AbortSignal }, emit: Emit): Promise<AgentRun>;
+  send(
+    state: RunState,
+    o: { prompt: string; answers?: readonly ApprovalAnswer[]; signal?: AbortSignal },
+    emit: Emit,
+  ): Promise<AgentRun>;
   /** The kind of a tool by wire name; undefined when there is no such tool. */
   toolKind(name: string): ToolKind | undefined;
   /** Ends what the agent started: SessionEnd hooks, every MCP server. Faces call it once the run is over. */

@@ -44,7 +44,14 @@ export function createAgent(w: Wired): Agent {
   // Getters: a mode changed while a run goes applies from its next request and batch.
   const deps = (state: RunState, runSignal: AbortSignal = signal): LoopDeps => ({
     model: w.model,
-    scheduler: createScheduler({ tools: registry, policy, channel: o.io.channel, env: w.env, ...(hooks && { hooks: hooks.calls }), ...(o.io.clock?.setTimer && { startTimer: o.io.clock.setTimer }) }),
+    scheduler: createScheduler({
+      tools: registry,
+      policy,
+      channel: o.io.channel,
+      env: w.env,
+      ...(hooks && { hooks: hooks.calls }),
+      ...(o.io.clock?.setTimer && { startTimer: o.io.clock.setTimer }),
+    }),
     get systemInstruction() {
       return w.systemPromptFor(state.mode);
     },
@@ -76,7 +83,11 @@ export function createAgent(w: Wired): Agent {
    * returned for the caller to put before the prompt.
    */
   const started = new Set<string>();
-  const attach = async (state: RunState, emit: Emit, { source, signal }: { source: 'startup' | 'resume'; signal: AbortSignal }): Promise<string | undefined> => {
+  const attach = async (
+    state: RunState,
+    emit: Emit,
+    { source, signal }: { source: 'startup' | 'resume'; signal: AbortSignal },
+  ): Promise<string | undefined> => {
     w.onRun({ state, emit });
     if (!hooks) return undefined;
     hooks.attach(state.id, emit);
@@ -85,7 +96,11 @@ export function createAgent(w: Wired): Agent {
     return hooks.sessionStart(source, signal);
   };
 
-  const loop = async (state: RunState, input: LoopInput, run: { emit: Emit; signal?: AbortSignal }): Promise<AgentRun> => {
+  const loop = async (
+    state: RunState,
+    input: LoopInput,
+    run: { emit: Emit; signal?: AbortSignal },
+  ): Promise<AgentRun> => {
     const outcome = await runLoop({ state, input }, deps(state, run.signal), run.emit);
     state.addedRules = [...policy.added];
     return { outcome, state };
@@ -103,7 +118,16 @@ export function createAgent(w: Wired): Agent {
       // SessionStart's context goes before the prompt, fenced, as in Gemini CLI's non-interactive mode.
       const context = await attach(state, emit, { source: 'startup', signal });
       const text = withHookContext(context, prompt);
-      return loop(state, { userMessage: { role: 'user', parts: [{ text: o.task.taskContext ? `${o.task.taskContext}\n\n${text}` : text }] } }, { emit });
+      return loop(
+        state,
+        {
+          userMessage: {
+            role: 'user',
+            parts: [{ text: o.task.taskContext ? `${o.task.taskContext}\n\n${text}` : text }],
+          },
+        },
+        { emit },
+      );
     },
     async resume(state, answers, emit) {
       restoreRules(state);
@@ -113,16 +137,23 @@ export function createAgent(w: Wired): Agent {
     },
     async send(state, s, emit) {
       restoreRules(state);
-      const context = await attach(state, emit, { source: state.history.length === 0 ? 'startup' : 'resume', signal: s.signal ?? signal });
+      const context = await attach(state, emit, {
+        source: state.history.length === 0 ? 'startup' : 'resume',
+        signal: s.signal ?? signal,
+      });
       const answers = [...(s.answers ?? [])];
       const userMessage: Content = { role: 'user', parts: [{ text: withHookContext(context, s.prompt) }] };
-      return loop(state, state.open || answers.length > 0 ? { answers, userMessage } : { userMessage }, { emit, signal: s.signal });
+      return loop(state, state.open || answers.length > 0 ? { answers, userMessage } : { userMessage }, {
+        emit,
+        signal: s.signal,
+      });
     },
     toolKind: (name) => registry.get(name)?.kind,
   };
 }
 
-const withHookContext = (context: string | undefined, prompt: string): string => (context ? `<hook_context>${context}</hook_context>\n\n${prompt}` : prompt);
+const withHookContext = (context: string | undefined, prompt: string): string =>
+  context ? `<hook_context>${context}</hook_context>\n\n${prompt}` : prompt;
 
 /** Per-run budgets: the session's totals so far plus the run's own allowance. */
 function limitsFrom(l: LoopLimits, state: RunState): LoopLimits {

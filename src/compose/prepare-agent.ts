@@ -55,7 +55,10 @@ export async function prepareAgent(o: AgentOptions): Promise<Agent> {
   });
   const env = toolEnvOf(o, context);
   // What leaves for the model is redacted, whoever built the request (the loop, compression, a hook).
-  const baseModel = withRedaction(o.model.client ?? createGeminiClient({ apiKey: o.model.apiKey, baseUrl: o.model.baseUrl, model: o.model.name }), o.secrets);
+  const baseModel = withRedaction(
+    o.model.client ?? createGeminiClient({ apiKey: o.model.apiKey, baseUrl: o.model.baseUrl, model: o.model.name }),
+    o.secrets,
+  );
   const hooks = extensions.hooks;
   const model = hooks ? hooks.wrapModel(baseModel) : baseModel;
 
@@ -98,8 +101,16 @@ export async function prepareAgent(o: AgentOptions): Promise<Agent> {
     }
     return p;
   };
-  const speakerOn = context.loop.skipNextSpeakerCheck === undefined ? o.task.nextSpeaker?.enabled === true : !context.loop.skipNextSpeakerCheck;
-  const warnings = [...policyDiagnostics.map(formatDiagnostic), ...context.warnings, ...(sub?.warnings ?? []), ...extensionWarnings];
+  const speakerOn =
+    context.loop.skipNextSpeakerCheck === undefined
+      ? o.task.nextSpeaker?.enabled === true
+      : !context.loop.skipNextSpeakerCheck;
+  const warnings = [
+    ...policyDiagnostics.map(formatDiagnostic),
+    ...context.warnings,
+    ...(sub?.warnings ?? []),
+    ...extensionWarnings,
+  ];
   return createAgent({
     o,
     policy,
@@ -130,10 +141,24 @@ const assertNever = (why: string): never => {
 async function readContext(o: AgentOptions) {
   const { root, memoryRoot, untrusted } = o.workspace;
   // Context file names: the face's explicit list, else the trusted settings.json, else GEMINI.md.
-  const names = o.workspace.contextFileNames || untrusted ? { fileNames: o.workspace.contextFileNames, warnings: [] } : await readContextSettings(memoryRoot);
-  const memory = await loadMemory({ memoryRoot, workspaceRoot: root, cwd: root, fileNames: names.fileNames, globalFile: o.workspace.globalContextFile });
+  const names =
+    o.workspace.contextFileNames || untrusted
+      ? { fileNames: o.workspace.contextFileNames, warnings: [] }
+      : await readContextSettings(memoryRoot);
+  const memory = await loadMemory({
+    memoryRoot,
+    workspaceRoot: root,
+    cwd: root,
+    fileNames: names.fileNames,
+    globalFile: o.workspace.globalContextFile,
+  });
   const loop = untrusted ? { agentOverrides: {}, warnings: [] } : await readLoopSettings(memoryRoot);
-  return { fileNames: names.fileNames, memory, loop, warnings: [...names.warnings, ...memory.warnings, ...loop.warnings] };
+  return {
+    fileNames: names.fileNames,
+    memory,
+    loop,
+    warnings: [...names.warnings, ...memory.warnings, ...loop.warnings],
+  };
 }
 
 /** The built-in tools the task may have, ask_user where a face can carry it, and the face's own. */

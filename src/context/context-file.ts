@@ -23,7 +23,8 @@ export interface ExpandedFile {
   warnings: string[];
 }
 
-type ReadResult = { ok: true; real: string; text: string; note?: string; cut: boolean } | { ok: false; problem: string };
+type ReadResult =
+  { ok: true; real: string; text: string; note?: string; cut: boolean } | { ok: false; problem: string };
 
 /**
  * The text of a regular file inside `confine`, at most `maxBytes` of it, cut at a line end.
@@ -100,7 +101,12 @@ const IMPORT = /(^|[ \t])@((?:\.{1,2}\/|\/)?[\w.\-/]*(?:\/[\w.\-]+|\.[A-Za-z0-9]
 export async function expandImports(
   text: string,
   file: string,
-  { confine, limits, label, stack = [file] }: { confine: string; limits: ReadLimits; label: (abs: string) => string; stack?: string[] },
+  {
+    confine,
+    limits,
+    label,
+    stack = [file],
+  }: { confine: string; limits: ReadLimits; label: (abs: string) => string; stack?: string[] },
 ): Promise<ExpandedFile> {
   const warnings: string[] = [];
   const parts = splitCode(text);

@@ -30,7 +30,10 @@ export function createJitMemory(opts: JitMemoryOptions): (absDir: string) => Pro
   let roots: { workspace: string; memory: string } | undefined;
 
   return async (absDir) => {
-    const { workspace, memory } = (roots ??= { workspace: realpathOr(resolve(opts.workspaceRoot)), memory: realpathOr(resolve(opts.memoryRoot)) });
+    const { workspace, memory } = (roots ??= {
+      workspace: realpathOr(resolve(opts.workspaceRoot)),
+      memory: realpathOr(resolve(opts.memoryRoot)),
+    });
     const dir = realpathOr(resolve(absDir));
     // The agent's view is the workspace; a path outside it (or in .git) has no memory to offer.
     const rel = isInside(workspace, dir) ? relative(workspace, dir) : undefined;
@@ -55,7 +58,9 @@ export function createJitMemory(opts: JitMemoryOptions): (absDir: string) => Pro
     const body = m.sources.length > 0 ? m.text : '';
     // Warnings the text does not already carry (its own cut and left-out notes) become one-line notes.
     const notes = m.warnings.filter((w) => !body.includes(w)).map((w) => `[project memory: ${w}]`);
-    const head = body ? `Project memory for ${m.sources.join(', ')} (loaded because you accessed this directory; follow it like the memory in your instructions):` : '';
+    const head = body
+      ? `Project memory for ${m.sources.join(', ')} (loaded because you accessed this directory; follow it like the memory in your instructions):`
+      : '';
     return [head, body, ...notes].filter(Boolean).join('\n');
   };
 }

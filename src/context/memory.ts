@@ -100,14 +100,21 @@ export async function loadMemory(opts: LoadMemoryOptions): Promise<Memory> {
     const rel = relative(workspaceRoot, dir);
     for (const name of fileNames) {
       const relFile = rel ? `${rel.split(sep).join('/')}/${name}` : name;
-      found.push({ abs: join(memoryRoot, rel, name), confine: join(memoryRoot, relative(workspaceRoot, repoRoot)), label: relFile });
+      found.push({
+        abs: join(memoryRoot, rel, name),
+        confine: join(memoryRoot, relative(workspaceRoot, repoRoot)),
+        label: relFile,
+      });
     }
   }
   return assembleMemory(found, { memoryRoot, maxBytes, warnings });
 }
 
 /** Reads each found file (missing ones silently: most directories have none), expands, caps. */
-export async function assembleMemory(found: readonly ContextFileRef[], o: { memoryRoot: string; maxBytes: number; warnings?: string[] }): Promise<Memory> {
+export async function assembleMemory(
+  found: readonly ContextFileRef[],
+  o: { memoryRoot: string; maxBytes: number; warnings?: string[] },
+): Promise<Memory> {
   const { memoryRoot, maxBytes, warnings = [] } = o;
   const sources: string[] = [];
   const blocks: string[] = [];

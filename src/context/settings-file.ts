@@ -30,7 +30,8 @@ function parseSettingsText(raw: string, label: string): SettingsFile {
   } catch (e) {
     return { warnings: [`${label}: not valid JSON (${messageOf(e)}); its settings are ignored`] };
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) return { warnings: [`${label}: must hold a JSON object; its settings are ignored`] };
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    return { warnings: [`${label}: must hold a JSON object; its settings are ignored`] };
   return { value: json as Record<string, unknown>, warnings: [] };
 }
 
@@ -38,5 +39,8 @@ function parseSettingsText(raw: string, label: string): SettingsFile {
 export function stripJsonComments(src: string): string {
   return src
     .replace(/("(?:[^"\\\n]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (m, str: string | undefined) => str ?? '')
-    .replace(/("(?:[^"\\\n]|\\.)*")|,(\s*[}\]])/g, (m, str: string | undefined, close: string | undefined) => str ?? close!);
+    .replace(
+      /("(?:[^"\\\n]|\\.)*")|,(\s*[}\]])/g,
+      (m, str: string | undefined, close: string | undefined) => str ?? close!,
+    );
 }

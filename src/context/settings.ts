@@ -35,7 +35,10 @@ export function parseLoopSettings(json: unknown): LoopSettings {
   if (!isObj(json)) return out;
   const skip = isObj(json.model) ? json.model.skipNextSpeakerCheck : undefined;
   if (typeof skip === 'boolean') out.skipNextSpeakerCheck = skip;
-  else if (skip !== undefined) out.warnings.push(`${FILE} model.skipNextSpeakerCheck: expected true or false, got ${JSON.stringify(skip)}; ignored`);
+  else if (skip !== undefined)
+    out.warnings.push(
+      `${FILE} model.skipNextSpeakerCheck: expected true or false, got ${JSON.stringify(skip)}; ignored`,
+    );
   const overrides = isObj(json.agents) ? json.agents.overrides : undefined;
   if (overrides === undefined) return out;
   if (!isObj(overrides)) {
@@ -80,6 +83,9 @@ export async function readLoopSettings(root: string): Promise<LoopSettings> {
   try {
     return parseLoopSettings(JSON.parse(stripJsonComments(raw)));
   } catch (e) {
-    return { agentOverrides: {}, warnings: [`${FILE}: not valid JSON (${messageOf(e)}); the loop and agent settings are left at their defaults`] };
+    return {
+      agentOverrides: {},
+      warnings: [`${FILE}: not valid JSON (${messageOf(e)}); the loop and agent settings are left at their defaults`],
+    };
   }
 }

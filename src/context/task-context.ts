@@ -125,7 +125,9 @@ export function renderTaskContext(ctx: TaskContext, opts: RenderOptions = {}): R
 
   out.push(`${what} #${ctx.number} (${ctx.state}), opened by @${login(ctx.author)}.`);
   if (ctx.kind === 'pull_request' && ctx.baseRef && ctx.headRef) {
-    out.push(`Branches (head into base):\n${fence('branches', `${oneLine(ctx.headRef.slice(0, 300))} -> ${oneLine(ctx.baseRef.slice(0, 300))}`)}`);
+    out.push(
+      `Branches (head into base):\n${fence('branches', `${oneLine(ctx.headRef.slice(0, 300))} -> ${oneLine(ctx.baseRef.slice(0, 300))}`)}`,
+    );
   }
   out.push(`Title:\n${fence('title', oneLine(prose(ctx.title, o.maxTitleChars, 'the title')))}`);
   if (ctx.labels.length > 0)
@@ -141,18 +143,28 @@ export function renderTaskContext(ctx: TaskContext, opts: RenderOptions = {}): R
   out.push(`Description:\n${fence('description', prose(ctx.body, o.maxBodyChars, 'the description') || '(empty)')}`);
 
   out.push(...renderComments(ctx, o, { fence, prose }));
-  if (ctx.reviewThread) out.push(...renderReviewThread(ctx.reviewThread, o, { trigger: ctx.trigger, fence, prose, cuts }));
+  if (ctx.reviewThread)
+    out.push(...renderReviewThread(ctx.reviewThread, o, { trigger: ctx.trigger, fence, prose, cuts }));
   if (ctx.changedFiles) out.push(...renderChangedFiles(ctx.changedFiles, o, { fence, cuts }));
   if (ctx.availableLabels) {
     const shown = ctx.availableLabels.slice(0, o.maxLabels);
-    const list = shown.map((l) => (l.description ? `${oneLine(l.name.slice(0, 100))}: ${oneLine(sanitizeUntrusted(l.description.slice(0, 200)))}` : oneLine(l.name.slice(0, 100))));
-    const more = ctx.availableLabels.length > shown.length ? `; ${ctx.availableLabels.length - shown.length} more not listed` : '';
-    out.push(`Labels you may apply (${list.length}${more}; choose only from these, by exact name):\n${fence('repository-labels', list.join('\n') || '(none)')}`);
+    const list = shown.map((l) =>
+      l.description
+        ? `${oneLine(l.name.slice(0, 100))}: ${oneLine(sanitizeUntrusted(l.description.slice(0, 200)))}`
+        : oneLine(l.name.slice(0, 100)),
+    );
+    const more =
+      ctx.availableLabels.length > shown.length ? `; ${ctx.availableLabels.length - shown.length} more not listed` : '';
+    out.push(
+      `Labels you may apply (${list.length}${more}; choose only from these, by exact name):\n${fence('repository-labels', list.join('\n') || '(none)')}`,
+    );
   }
   if (ctx.trigger) {
     // Its words are the maintainer's request, given once, after this context: not repeated here.
     const t = ctx.trigger;
-    out.push(`This run was started by a comment of @${login(t.author)} at ${isoOrUnknown(t.createdAt)}; its request follows the task context.`);
+    out.push(
+      `This run was started by a comment of @${login(t.author)} at ${isoOrUnknown(t.createdAt)}; its request follows the task context.`,
+    );
   }
   return { text: out.join('\n\n'), cuts };
 }
@@ -163,27 +175,54 @@ type Opts = { [K in keyof typeof RENDER_DEFAULTS]: number };
 
 /** Comments before the trigger only (what the requester saw), oldest first; the latest N if there are more. */
 function renderComments(ctx: TaskContext, o: Opts, { fence, prose }: { fence: Fence; prose: Prose }): string[] {
-  return renderCommentList(ctx.comments, o, { trigger: ctx.trigger, fence, prose, heading: 'Comments', label: 'comment' });
+  return renderCommentList(ctx.comments, o, {
+    trigger: ctx.trigger,
+    fence,
+    prose,
+    heading: 'Comments',
+    label: 'comment',
+  });
 }
 
 /**
  * The review thread the request came from: where it sits (numbers and sides outside the fences,
  * the path and the hunk inside), then the thread's earlier comments, capped like the conversation's.
  */
-function renderReviewThread(t: ReviewThreadContext, o: Opts, { trigger, fence, prose, cuts }: { trigger?: TaskComment; fence: Fence; prose: Prose; cuts: CutPiece[] }): string[] {
-  const sideText = (side: 'LEFT' | 'RIGHT' | undefined) => (side === 'LEFT' ? ' of the base version (a removed line)' : side === 'RIGHT' ? ' of the head version' : '');
+function renderReviewThread(
+  t: ReviewThreadContext,
+  o: Opts,
+  { trigger, fence, prose, cuts }: { trigger?: TaskComment; fence: Fence; prose: Prose; cuts: CutPiece[] },
+): string[] {
+  const sideText = (side: 'LEFT' | 'RIGHT' | undefined) =>
+    side === 'LEFT' ? ' of the base version (a removed line)' : side === 'RIGHT' ? ' of the head version' : '';
   const lines =
     t.line === undefined
       ? 'an outdated line (no longer in the diff)'
       : t.startLine !== undefined && t.startLine !== t.line
         ? `lines ${t.startLine}${t.startSide && t.startSide !== t.side ? sideText(t.startSide) : ''} to ${t.line}${sideText(t.side)}`
         : `line ${t.line}${sideText(t.side)}`;
-  const out = [`The request was made in a review thread on ${lines} of this file:\n${fence('review-thread-file', quotePath(t.path.slice(0, 1000)))}`];
+  const out = [
+    `The request was made in a review thread on ${lines} of this file:\n${fence('review-thread-file', quotePath(t.path.slice(0, 1000)))}`,
+  ];
   if (t.diffHunk) {
-    const hunk = capPiece(t.diffHunk, cuts, { max: o.maxPatchCharsPerFile, what: "the review thread's diff hunk", kind: 'code' });
-    out.push(`The diff hunk above the thread (its last line is the one commented on):\n${fence('review-thread-hunk', hunk)}`);
+    const hunk = capPiece(t.diffHunk, cuts, {
+      max: o.maxPatchCharsPerFile,
+      what: "the review thread's diff hunk",
+      kind: 'code',
+    });
+    out.push(
+      `The diff hunk above the thread (its last line is the one commented on):\n${fence('review-thread-hunk', hunk)}`,
+    );
   }
-  out.push(...renderCommentList(t.comments, o, { trigger, fence, prose, heading: 'Earlier comments in this review thread', label: 'thread-comment' }));
+  out.push(
+    ...renderCommentList(t.comments, o, {
+      trigger,
+      fence,
+      prose,
+      heading: 'Earlier comments in this review thread',
+      label: 'thread-comment',
+    }),
+  );
   return out;
 }
 
@@ -191,10 +230,18 @@ function renderReviewThread(t: ReviewThreadContext, o: Opts, { trigger, fence, p
 function renderCommentList(
   comments: readonly TaskComment[],
   o: Opts,
-  { trigger, fence, prose, heading, label }: { trigger?: TaskComment; fence: Fence; prose: Prose; heading: string; label: string },
+  {
+    trigger,
+    fence,
+    prose,
+    heading,
+    label,
+  }: { trigger?: TaskComment; fence: Fence; prose: Prose; heading: string; label: string },
 ): string[] {
   const cutoff = trigger ? Date.parse(trigger.createdAt) : Number.POSITIVE_INFINITY;
-  const before = comments.filter((c) => c !== trigger && Date.parse(c.createdAt) < cutoff).sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
+  const before = comments
+    .filter((c) => c !== trigger && Date.parse(c.createdAt) < cutoff)
+    .sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
   const edited = before.filter((c) => c.updatedAt !== undefined && Date.parse(c.updatedAt) > cutoff);
   const kept = before.filter((c) => !edited.includes(c));
   const shown = kept.slice(Math.max(0, kept.length - o.maxComments));
@@ -208,13 +255,19 @@ function renderCommentList(
   shown.forEach((c, i) => {
     const who = `@${login(c.author)}`;
     const name = `${what[0].toUpperCase()}${what.slice(1)} ${i + 1}`;
-    out.push(`${name} by ${who} at ${isoOrUnknown(c.createdAt)}:\n${fence(`${label}-${i + 1}`, prose(c.body, o.maxCommentChars, `${what} ${i + 1} by ${who}`))}`);
+    out.push(
+      `${name} by ${who} at ${isoOrUnknown(c.createdAt)}:\n${fence(`${label}-${i + 1}`, prose(c.body, o.maxCommentChars, `${what} ${i + 1} by ${who}`))}`,
+    );
   });
   return out;
 }
 
 /** The file list, then patches: capped per file and in total, cut at line ends, with notes. */
-function renderChangedFiles(files: ChangedFile[], o: Opts, { fence, cuts }: { fence: Fence; cuts: CutPiece[] }): string[] {
+function renderChangedFiles(
+  files: ChangedFile[],
+  o: Opts,
+  { fence, cuts }: { fence: Fence; cuts: CutPiece[] },
+): string[] {
   const listed = files.slice(0, o.maxFiles);
   const list = listed.map((f, i) => {
     const from = f.previousPath ? ` (from ${quotePath(f.previousPath)})` : '';
@@ -234,14 +287,20 @@ function renderChangedFiles(files: ChangedFile[], o: Opts, { fence, cuts }: { fe
       return;
     }
     // Code keeps its bytes; invisible characters are shown, not dropped: a reviewer must see them.
-    const text = capPiece(f.patch, cuts, { max: Math.min(o.maxPatchCharsPerFile, left), what: `the diff of ${quotePath(f.path)}`, kind: 'code' });
+    const text = capPiece(f.patch, cuts, {
+      max: Math.min(o.maxPatchCharsPerFile, left),
+      what: `the diff of ${quotePath(f.path)}`,
+      kind: 'code',
+    });
     left -= text.length;
     // The path is the PR author's text too: it stays inside the fence.
     out.push(`Diff of changed file ${i + 1}:\n${fence(`diff-${i + 1}`, `file: ${quotePath(f.path)}\n${text}`)}`);
   });
   if (skipped.length > 0) {
     cuts.push({ what: `the diffs of ${skipped.length} more file(s)`, chars: skippedChars });
-    out.push(`[diff size limit reached; patches not shown for changed files ${skipped.join(', ')}. Read those files or run git diff to see them.]`);
+    out.push(
+      `[diff size limit reached; patches not shown for changed files ${skipped.join(', ')}. Read those files or run git diff to see them.]`,
+    );
   }
   return out;
 }
@@ -250,9 +309,16 @@ function renderChangedFiles(files: ChangedFile[], o: Opts, { fence, cuts }: { fe
  * One piece within its budget: at most RAW_FACTOR times the budget is read at all, then sanitized
  * (prose) or made visible (code), then cut at a line end with a `[... N characters cut ...]` note.
  */
-function capPiece(raw: string, cuts: CutPiece[], { max, what, kind }: { max: number; what: string; kind: 'prose' | 'code' }): string {
+function capPiece(
+  raw: string,
+  cuts: CutPiece[],
+  { max, what, kind }: { max: number; what: string; kind: 'prose' | 'code' },
+): string {
   const { text, cut: rawCut } = cutRaw(raw, max * RAW_FACTOR);
-  const clean = kind === 'prose' ? sanitizeUntrusted(text, { maxChars: Number.POSITIVE_INFINITY }).trim() : markInvisible(text.replace(/\r\n?/g, '\n'));
+  const clean =
+    kind === 'prose'
+      ? sanitizeUntrusted(text, { maxChars: Number.POSITIVE_INFINITY }).trim()
+      : markInvisible(text.replace(/\r\n?/g, '\n'));
   const shown = cutLines(clean, max);
   const n = rawCut + clean.length - shown.length;
   if (n <= 0) return shown;
@@ -273,7 +339,10 @@ function cutLines(text: string, max: number): string {
 /** The maintainer's request (the words after `/agent <command>`): trusted, but capped like the rest. */
 const MAX_REQUEST_CHARS = 8_000;
 
-export function capRequest(text: string | undefined, max: number = MAX_REQUEST_CHARS): { text: string | undefined; cut?: CutPiece } {
+export function capRequest(
+  text: string | undefined,
+  max: number = MAX_REQUEST_CHARS,
+): { text: string | undefined; cut?: CutPiece } {
   if (text === undefined || text.length <= max) return { text };
   const shown = cutLines(text, max);
   const n = text.length - shown.length;

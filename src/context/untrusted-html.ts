@@ -28,11 +28,48 @@ type Mode = (typeof TokenizerMode)[keyof typeof TokenizerMode];
 type Namespace = 'html' | 'svg' | 'math';
 
 /** Elements whose content a browser never shows (the rendering section's `display: none` list included), or that GitHub strips. */
-const INVISIBLE_ELEMENTS = new Set(['script', 'style', 'template', 'noscript', 'iframe', 'object', 'embed', 'svg', 'math', 'title', 'datalist', 'noembed', 'noframes', 'rp']);
+const INVISIBLE_ELEMENTS = new Set([
+  'script',
+  'style',
+  'template',
+  'noscript',
+  'iframe',
+  'object',
+  'embed',
+  'svg',
+  'math',
+  'title',
+  'datalist',
+  'noembed',
+  'noframes',
+  'rp',
+]);
 /** Inline styles that hide an element; `opacity: 0`, `0.0`, `00` hide, `0.5` does not. */
-const HIDING_STYLE = RE2JS.compile('display\\s*:\\s*none|visibility\\s*:\\s*hidden|font-size\\s*:\\s*0|opacity\\s*:\\s*0[.0]*(?:[^.0-9]|$)', RE2JS.CASE_INSENSITIVE);
+const HIDING_STYLE = RE2JS.compile(
+  'display\\s*:\\s*none|visibility\\s*:\\s*hidden|font-size\\s*:\\s*0|opacity\\s*:\\s*0[.0]*(?:[^.0-9]|$)',
+  RE2JS.CASE_INSENSITIVE,
+);
 /** HTML's void elements: a start tag and nothing more, whatever follows. */
-const VOID = new Set(['area', 'base', 'basefont', 'bgsound', 'br', 'col', 'embed', 'frame', 'hr', 'img', 'input', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+const VOID = new Set([
+  'area',
+  'base',
+  'basefont',
+  'bgsound',
+  'br',
+  'col',
+  'embed',
+  'frame',
+  'hr',
+  'img',
+  'input',
+  'keygen',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
+]);
 /** The tree builder's switches of the tokenizer for HTML elements whose content is text. */
 const TEXT_MODES: ReadonlyMap<string, Mode> = new Map<string, Mode>([
   ['title', TokenizerMode.RCDATA],

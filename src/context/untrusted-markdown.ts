@@ -4,7 +4,15 @@
  * "where does this end" question goes through a table from linear-scan.ts (O(1) each), so a comment
  * of 30,000 `![` or one `![](` followed by 60,000 spaces costs as much as any other text of its length.
  */
-import { createBracketCloseTable, createNextTable, isLineEnd, isSpace, Pieces, type NextTable, type WorkMeter } from './linear-scan.js';
+import {
+  createBracketCloseTable,
+  createNextTable,
+  isLineEnd,
+  isSpace,
+  Pieces,
+  type NextTable,
+  type WorkMeter,
+} from './linear-scan.js';
 
 const LT = 0x3c;
 const GT = 0x3e;

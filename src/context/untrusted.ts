@@ -10,7 +10,13 @@
 import { randomBytes } from 'node:crypto';
 import { createNextTable, createWorkMeter, isSpace, matchesAt, Pieces, type WorkMeter } from './linear-scan.js';
 import { createHtmlRewriter } from './untrusted-html.js';
-import { dropLinkTitles, removeLinkDefinitions, replaceInlineImages, replaceReferenceImages, splitLines } from './untrusted-markdown.js';
+import {
+  dropLinkTitles,
+  removeLinkDefinitions,
+  replaceInlineImages,
+  replaceReferenceImages,
+  splitLines,
+} from './untrusted-markdown.js';
 import { AgentError } from '../common/errors.js';
 
 /**
@@ -108,7 +114,13 @@ function splitFences(text: string, meter: WorkMeter): Segment[] {
       if (buf.length) segs.push({ code: false, text: buf.join('') });
       buf = [line];
       fence = { ch: run.ch, len: run.len };
-    } else if (fence && run && run.ch === fence.ch && run.len >= fence.len && line.trim() === line.slice(run.end - run.len, run.end)) {
+    } else if (
+      fence &&
+      run &&
+      run.ch === fence.ch &&
+      run.len >= fence.len &&
+      line.trim() === line.slice(run.end - run.len, run.end)
+    ) {
       buf.push(line);
       segs.push({ code: true, text: buf.join('') });
       buf = [];
@@ -194,8 +206,10 @@ function trimTrailingNewlines(text: string): string {
  * `markInvisible` (code) first.
  */
 export function fenceUntrusted(label: string, text: string, nonce: string = createFenceNonce()): string {
-  if (!LABEL.test(label)) throw new AgentError('internal', `fence label ${JSON.stringify(label)} must be lowercase words joined by '-'`);
-  if (!/^[a-z0-9]{6,}$/.test(nonce)) throw new AgentError('internal', 'fence nonce must be at least 6 lowercase letters or digits');
+  if (!LABEL.test(label))
+    throw new AgentError('internal', `fence label ${JSON.stringify(label)} must be lowercase words joined by '-'`);
+  if (!/^[a-z0-9]{6,}$/.test(nonce))
+    throw new AgentError('internal', 'fence nonce must be at least 6 lowercase letters or digits');
   const tag = `untrusted-${label}-${nonce}`;
   const body = trimTrailingNewlines(neutralizeFences(stripInvisible(text)));
   return `<${tag}>\n${body}\n</${tag}>`;

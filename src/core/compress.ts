@@ -30,7 +30,8 @@ Answer with exactly this structure and nothing else:
 </state_snapshot>`;
 
 /** Whether the last prompt was big enough to compress before the next request. */
-export const shouldCompress = (state: RunState, contextWindow: number): boolean => state.lastPromptTokens > contextWindow * COMPRESS_AT;
+export const shouldCompress = (state: RunState, contextWindow: number): boolean =>
+  state.lastPromptTokens > contextWindow * COMPRESS_AT;
 
 const sizeOf = (c: Content): number => JSON.stringify(c).length;
 
@@ -90,13 +91,23 @@ export async function compressHistory(state: RunState, deps: CompressDeps): Prom
     (progress) =>
       runTurn(
         deps.model,
-        { model: state.model, systemInstruction: COMPRESSION_PROMPT, tools: [], contents: buildCompressionContents(older), signal: deps.retry.signal, role: 'utility_compressor' },
+        {
+          model: state.model,
+          systemInstruction: COMPRESSION_PROMPT,
+          tools: [],
+          contents: buildCompressionContents(older),
+          signal: deps.retry.signal,
+          role: 'utility_compressor',
+        },
         { progress, callPrefix: 'compress', countUsage: (u) => recordUsage(state, state.model, u) },
       ),
     deps.retry,
   );
   if (!result.ok) {
-    deps.emit({ type: 'warning', message: `context compression failed, continuing uncompressed: ${result.failure.message}` });
+    deps.emit({
+      type: 'warning',
+      message: `context compression failed, continuing uncompressed: ${result.failure.message}`,
+    });
     return false;
   }
   const snapshot = result.value.text.trim();

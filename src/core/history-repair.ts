@@ -2,7 +2,8 @@ import type { Content, FunctionCall, Part } from '../model/wire.js';
 
 export const INTERRUPTED_RESPONSE = 'The call was not executed: the run stopped before its result was recorded.';
 
-const callsOf = (c: Content | undefined): FunctionCall[] => (c?.role === 'model' ? c.parts.flatMap((p) => (p.functionCall ? [p.functionCall] : [])) : []);
+const callsOf = (c: Content | undefined): FunctionCall[] =>
+  c?.role === 'model' ? c.parts.flatMap((p) => (p.functionCall ? [p.functionCall] : [])) : [];
 
 const synthetic = (call: FunctionCall): Part => ({
   functionResponse: { ...(call.id ? { id: call.id } : {}), name: call.name, response: { error: INTERRUPTED_RESPONSE } },
@@ -50,12 +51,17 @@ export function repairHistory(history: readonly Content[], from = 0): { history:
   return { history: out, repaired };
 }
 
-function pairResponses(calls: FunctionCall[], responses: Part[]): { parts: Part[]; synthesized: number; dropped: number } {
+function pairResponses(
+  calls: FunctionCall[],
+  responses: Part[],
+): { parts: Part[]; synthesized: number; dropped: number } {
   const left = [...responses];
   const parts: Part[] = [];
   let synthesized = 0;
   for (const call of calls) {
-    const at = left.findIndex((p) => (call.id ? p.functionResponse?.id === call.id : p.functionResponse?.name === call.name));
+    const at = left.findIndex((p) =>
+      call.id ? p.functionResponse?.id === call.id : p.functionResponse?.name === call.name,
+    );
     if (at >= 0) parts.push(...left.splice(at, 1));
     else {
       parts.push(synthetic(call));

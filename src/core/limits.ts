@@ -26,10 +26,16 @@ export function checkLimits(state: RunState, limits: LoopLimits, elapsedMs: numb
     return { which: 'time', message: `reached the time limit (${Math.round(limits.maxWallMs / 1000)} s)` };
   }
   if (limits.maxTotalTokens !== undefined && state.usage.totalTokens >= limits.maxTotalTokens) {
-    return { which: 'tokens', message: `reached the token limit (${state.usage.totalTokens} of ${limits.maxTotalTokens} tokens)` };
+    return {
+      which: 'tokens',
+      message: `reached the token limit (${state.usage.totalTokens} of ${limits.maxTotalTokens} tokens)`,
+    };
   }
   if (limits.maxCostUsd !== undefined && state.costUsd >= limits.maxCostUsd) {
-    return { which: 'cost', message: `reached the cost limit ($${formatUsd(state.costUsd)} of $${formatUsd(limits.maxCostUsd)})` };
+    return {
+      which: 'cost',
+      message: `reached the cost limit ($${formatUsd(state.costUsd)} of $${formatUsd(limits.maxCostUsd)})`,
+    };
   }
   return undefined;
 }

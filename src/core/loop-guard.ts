@@ -41,7 +41,10 @@ const excerpt = (s: string): string => (s.length > 80 ? `${s.slice(0, 79)}…` :
  * session. Returns the message to stop with, naming what was repeated, or undefined. What was seen
  * lives in RunState, so a loop spanning suspend/resume is caught.
  */
-export function recordTurn(state: RunState, turn: { calls: readonly FunctionCall[]; text: string }): string | undefined {
+export function recordTurn(
+  state: RunState,
+  turn: { calls: readonly FunctionCall[]; text: string },
+): string | undefined {
   const progress = (state.progress ??= { seen: [], idleTurns: 0 });
   const text = normalized(turn.text);
   const items = [...turn.calls.map((c) => `call ${callKey(c)}`), ...(text ? [`text ${text}`] : [])].map(digest);

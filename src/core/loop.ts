@@ -11,7 +11,15 @@ import { alignResponseIds, repairHistory } from './history-repair.js';
 import { checkLimits, timeLimitHit, type LoopLimits } from './limits.js';
 import { createContentLoopDetector } from './content-loop.js';
 import { recordCalls, recordTurn } from './loop-guard.js';
-import { instructionAfter, realClock, realTimer, withRetry, type Clock, type RetryDeps, type RetryResult } from './retry.js';
+import {
+  instructionAfter,
+  realClock,
+  realTimer,
+  withRetry,
+  type Clock,
+  type RetryDeps,
+  type RetryResult,
+} from './retry.js';
 import type { RunState } from './run-state.js';
 import { recordUsage, statsOf } from './stats.js';
 import { runTurn, type TurnReply } from './turn.js';
@@ -64,7 +72,11 @@ export type LoopInput = { userMessage: Content } | { answers: ApprovalAnswer[]; 
 type TextTurnDecision = { kind: 'end' } | { kind: 'continue'; message: string } | { kind: 'stop'; outcome: Outcome };
 
 /** Decides what follows a text-only turn: the next-speaker check, or a sub-agent's completion protocol. */
-export type AfterTextTurn = (state: RunState, turn: { text: string; finishReason?: string }, ctx: { model: ModelClient; retry: RetryDeps; emit: Emit }) => Promise<TextTurnDecision>;
+export type AfterTextTurn = (
+  state: RunState,
+  turn: { text: string; finishReason?: string },
+  ctx: { model: ModelClient; retry: RetryDeps; emit: Emit },
+) => Promise<TextTurnDecision>;
 
 /** One run of the loop: what every step reads, built once by runLoop. */
 interface Run {
@@ -96,7 +108,11 @@ interface Turns {
  * problems) and leaves `state` JSON-serializable at every return, so a suspended or crashed run
  * resumes from it. Emits `init` first and `result` last.
  */
-export async function runLoop({ state, input }: { state: RunState; input: LoopInput }, deps: LoopDeps, emit: Emit): Promise<Outcome> {
+export async function runLoop(
+  { state, input }: { state: RunState; input: LoopInput },
+  deps: LoopDeps,
+  emit: Emit,
+): Promise<Outcome> {
   const clock = deps.clock ?? realClock;
   const startedAt = clock.now();
   const elapsed = () => state.elapsedMsBefore + clock.now() - startedAt;
@@ -139,10 +155,16 @@ async function takeInput(run: Run, input: LoopInput): Promise<Outcome | undefine
   const { state, deps, signal, emit } = run;
   if (!('answers' in input)) return takeUserMessage(run, input.userMessage);
   if (state.open) {
-    const settled = await afterBatch(run, await deps.scheduler.resume({ open: state.open, answers: input.answers }, { mode: deps.mode, signal }, emit));
+    const settled = await afterBatch(
+      run,
+      await deps.scheduler.resume({ open: state.open, answers: input.answers }, { mode: deps.mode, signal }, emit),
+    );
     if (settled) return settled;
   } else if (input.answers.length > 0) {
-    return { status: 'error', error: new AgentError('input', 'there is no pending approval to answer in this session') };
+    return {
+      status: 'error',
+      error: new AgentError('input', 'there is no pending approval to answer in this session'),
+    };
   }
   // No open batch and no answers: carry on from the last checkpoint (`/agent continue`).
   return input.userMessage ? takeUserMessage(run, input.userMessage) : undefined;
@@ -152,8 +174,16 @@ async function takeInput(run: Run, input: LoopInput): Promise<Outcome | undefine
 async function takeUserMessage(run: Run, message: Content): Promise<Outcome | undefined> {
   const text = message.parts.map((p) => p.text ?? '').join('');
   const gate = await run.deps.hooks?.beforeAgent(text, run.signal);
-  if (gate?.blocked !== undefined) return run.stopped(undefined) ?? { status: 'error', error: new AgentError('general', `a BeforeAgent hook blocked the prompt: ${gate.blocked}`) };
-  const withContext = gate?.context ? { ...message, parts: [...message.parts, { text: `<hook_context>${gate.context}</hook_context>` }] } : message;
+  if (gate?.blocked !== undefined)
+    return (
+      run.stopped(undefined) ?? {
+        status: 'error',
+        error: new AgentError('general', `a BeforeAgent hook blocked the prompt: ${gate.blocked}`),
+      }
+    );
+  const withContext = gate?.context
+    ? { ...message, parts: [...message.parts, { text: `<hook_context>${gate.context}</hook_context>` }] }
+    : message;
   addUserMessage(run.state, withContext, { text, emit: run.emit });
   return undefined;
 }
@@ -169,11 +199,17 @@ async function runTurns(run: Run): Promise<Outcome> {
     if (hit) return { status: 'limit', ...hit };
     if (!turns.compressionFailed && shouldCompress(state, run.window)) {
       await deps.hooks?.preCompress(run.signal);
-      turns.compressionFailed = !(await compressHistory(state, { model: deps.compressionModel ?? deps.model, retry: run.retry, emit: run.emit }));
+      turns.compressionFailed = !(await compressHistory(state, {
+        model: deps.compressionModel ?? deps.model,
+        retry: run.retry,
+        emit: run.emit,
+      }));
     }
     const reply = await askModel(run, turns);
     if (!reply.ok) {
-      const stop = run.stopped(reply.failure) ?? ('timeLimit' in reply ? { status: 'limit' as const, ...timeLimitHit(deps.limits) } : undefined);
+      const stop =
+        run.stopped(reply.failure) ??
+        ('timeLimit' in reply ? { status: 'limit' as const, ...timeLimitHit(deps.limits) } : undefined);
       return stop ?? { status: 'error', error: failureError(reply.failure) };
     }
     const ended = await afterTurn(run, turns, reply.value);
@@ -188,7 +224,11 @@ async function askModel(run: Run, turns: Turns): Promise<RetryResult<TurnReply>>
   // content then is looked at again (a person's message may have joined that turn).
   const from = state.history === turns.repaired?.history ? turns.repaired.length - 1 : 0;
   const repaired = repairHistory(state.history, from);
-  if (repaired.repaired) emit({ type: 'warning', message: `repaired the chat history (${repaired.repaired} unanswered or orphaned tool call parts)` });
+  if (repaired.repaired)
+    emit({
+      type: 'warning',
+      message: `repaired the chat history (${repaired.repaired} unanswered or orphaned tool call parts)`,
+    });
   state.history = repaired.history;
   turns.repaired = { history: repaired.history, length: repaired.history.length };
   const request = {
@@ -201,8 +241,22 @@ async function askModel(run: Run, turns: Turns): Promise<RetryResult<TurnReply>>
     ...(deps.temperature !== undefined ? { temperature: deps.temperature } : {}),
   };
   const countUsage = (u: Usage) => recordUsage(state, state.model, u);
-  const progressOf = (progress: { visible: boolean }) => ({ emit, progress, callPrefix: `call-${state.turns + 1}`, watchText: turns.chant.add, countUsage });
-  return withRetry((progress, previous) => runTurn(deps.model, { ...request, systemInstruction: instructionAfter(deps.systemInstruction, previous) }, progressOf(progress)), run.retry);
+  const progressOf = (progress: { visible: boolean }) => ({
+    emit,
+    progress,
+    callPrefix: `call-${state.turns + 1}`,
+    watchText: turns.chant.add,
+    countUsage,
+  });
+  return withRetry(
+    (progress, previous) =>
+      runTurn(
+        deps.model,
+        { ...request, systemInstruction: instructionAfter(deps.systemInstruction, previous) },
+        progressOf(progress),
+      ),
+    run.retry,
+  );
 }
 
 /** A finished turn joins the history; its calls run, or its text ends the run (or asks for more). */
@@ -215,7 +269,11 @@ async function afterTurn(run: Run, turns: Turns, turn: TurnReply): Promise<Outco
   if (looping) return { status: 'limit', which: 'loop', message: looping };
   if (turn.calls.length === 0) {
     // An AfterAgent hook may reject the reply: its reason goes back as the next prompt.
-    const after = await deps.hooks?.afterAgent(firstPromptOf(state), { response: turn.text, retrying: turns.afterAgentRetry, signal: run.signal });
+    const after = await deps.hooks?.afterAgent(firstPromptOf(state), {
+      response: turn.text,
+      retrying: turns.afterAgentRetry,
+      signal: run.signal,
+    });
     if (after?.retry !== undefined) {
       turns.afterAgentRetry = true;
       state.history.push({ role: 'user', parts: [{ text: after.retry }] });
@@ -226,7 +284,14 @@ async function afterTurn(run: Run, turns: Turns, turn: TurnReply): Promise<Outco
   turns.chant.reset();
   state.toolCalls += turn.calls.length;
   const truncated = turn.finishReason === 'MAX_TOKENS';
-  return afterBatch(run, await deps.scheduler.run(turn.calls, { mode: deps.mode, signal: run.signal, ...(truncated ? { truncated: true } : {}) }, run.emit));
+  return afterBatch(
+    run,
+    await deps.scheduler.run(
+      turn.calls,
+      { mode: deps.mode, signal: run.signal, ...(truncated ? { truncated: true } : {}) },
+      run.emit,
+    ),
+  );
 }
 
 /** A settled batch joins the state; then the safe point's save, awaited. Returns the outcome that ends the run, if any. */
@@ -237,15 +302,27 @@ async function afterBatch(run: Run, batch: BatchResult): Promise<Outcome | undef
   return undefined;
 }
 
-const loopFailure = (e: unknown): AgentError => (isAgentError(e) ? e : new AgentError('internal', `the loop failed: ${messageOf(e)}`, { cause: e }));
+const loopFailure = (e: unknown): AgentError =>
+  isAgentError(e) ? e : new AgentError('internal', `the loop failed: ${messageOf(e)}`, { cause: e });
 
 /**
  * After a text-only turn: the outcome that ends the run, or undefined when the hook sent another
  * user message (shown in the stream as a user message, as Gemini CLI shows its "Please continue.").
  */
-async function afterText(state: RunState, deps: LoopDeps, { turn, ctx }: { turn: TurnReply; ctx: Parameters<AfterTextTurn>[2] }): Promise<Outcome | undefined> {
-  if (turn.finishReason === 'MAX_TOKENS') ctx.emit({ type: 'warning', message: 'the final reply was cut off at the output token limit' });
-  const decision = deps.afterTextTurn ? await deps.afterTextTurn(state, { text: turn.text, ...(turn.finishReason ? { finishReason: turn.finishReason } : {}) }, ctx) : { kind: 'end' as const };
+async function afterText(
+  state: RunState,
+  deps: LoopDeps,
+  { turn, ctx }: { turn: TurnReply; ctx: Parameters<AfterTextTurn>[2] },
+): Promise<Outcome | undefined> {
+  if (turn.finishReason === 'MAX_TOKENS')
+    ctx.emit({ type: 'warning', message: 'the final reply was cut off at the output token limit' });
+  const decision = deps.afterTextTurn
+    ? await deps.afterTextTurn(
+        state,
+        { text: turn.text, ...(turn.finishReason ? { finishReason: turn.finishReason } : {}) },
+        ctx,
+      )
+    : { kind: 'end' as const };
   if (decision.kind === 'end') return { status: 'success', finalText: turn.text };
   if (decision.kind === 'stop') return decision.outcome;
   state.history.push({ role: 'user', parts: [{ text: decision.message }] });
@@ -259,7 +336,8 @@ async function afterText(state: RunState, deps: LoopDeps, { turn, ctx }: { turn:
  */
 function addUserMessage(state: RunState, message: Content, { text, emit }: { text: string; emit: Emit }): void {
   const last = state.history.at(-1);
-  if (last?.role === 'user') state.history[state.history.length - 1] = { ...last, parts: [...last.parts, ...message.parts] };
+  if (last?.role === 'user')
+    state.history[state.history.length - 1] = { ...last, parts: [...last.parts, ...message.parts] };
   else state.history.push(message);
   if (text) emit({ type: 'message', role: 'user', text, delta: false });
 }
@@ -276,14 +354,18 @@ function settleBatch(state: RunState, batch: BatchResult, emit: Emit): Outcome |
     return { status: 'awaiting_approval', pending: batch.pending };
   }
   delete state.open;
-  if (batch.responses.length) state.history.push({ role: 'user', parts: alignResponseIds(state.history.at(-1), batch.responses) });
+  if (batch.responses.length)
+    state.history.push({ role: 'user', parts: alignResponseIds(state.history.at(-1), batch.responses) });
   if (batch.fatal) return { status: 'error', error: new AgentError('fatal_tool', batch.fatal.message) };
   if (batch.stopped !== undefined) return stoppedByHook(batch.stopped);
   return undefined;
 }
 
 /** A hook answered `continue: false`: the run ends there, successfully, as in Gemini CLI. */
-const stoppedByHook = (reason: string): Outcome => ({ status: 'success', finalText: `Agent execution stopped by hook: ${reason}` });
+const stoppedByHook = (reason: string): Outcome => ({
+  status: 'success',
+  finalText: `Agent execution stopped by hook: ${reason}`,
+});
 
 /** The run's prompt, for AfterAgent: the first user text of the session. */
 function firstPromptOf(state: RunState): string {
@@ -292,7 +374,8 @@ function firstPromptOf(state: RunState): string {
 }
 
 function failureError(f: ModelFailure): AgentError {
-  if (f.kind === 'auth') return new AgentError('auth', `the Gemini API refused the credentials: ${f.message}`, { cause: f });
+  if (f.kind === 'auth')
+    return new AgentError('auth', `the Gemini API refused the credentials: ${f.message}`, { cause: f });
   return new AgentError('general', `the model request failed (${f.kind}): ${f.message}`, { cause: f });
 }
 

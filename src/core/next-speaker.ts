@@ -31,12 +31,17 @@ const NEXT_SPEAKER_SCHEMA = {
   type: 'object',
   properties: {
     reasoning: { type: 'string', description: 'One or two sentences: which rule applies to the reply, and why.' },
-    next_speaker: { type: 'string', enum: ['user', 'model'], description: 'Who speaks next, judged from the reply alone.' },
+    next_speaker: {
+      type: 'string',
+      enum: ['user', 'model'],
+      description: 'Who speaks next, judged from the reply alone.',
+    },
   },
   required: ['reasoning', 'next_speaker'],
 } as const;
 
-const JUDGE_INSTRUCTION = 'You judge whether an AI coding agent has finished its turn. Answer only with the JSON object you are asked for.';
+const JUDGE_INSTRUCTION =
+  'You judge whether an AI coding agent has finished its turn. Answer only with the JSON object you are asked for.';
 
 /** The question, with the reply quoted. Only the last reply is judged, so the request stays small. */
 export function nextSpeakerPrompt(reply: string): string {
@@ -60,7 +65,10 @@ export function parseNextSpeaker(text: string): 'user' | 'model' | undefined {
   }
 }
 
-async function askWhoSpeaks(reply: string, o: { client: ModelClient; model: string; retry: RetryDeps; state: RunState; emit: Emit }): Promise<'user' | 'model' | undefined> {
+async function askWhoSpeaks(
+  reply: string,
+  o: { client: ModelClient; model: string; retry: RetryDeps; state: RunState; emit: Emit },
+): Promise<'user' | 'model' | undefined> {
   const request = {
     model: o.model,
     systemInstruction: JUDGE_INSTRUCTION,
@@ -71,13 +79,20 @@ async function askWhoSpeaks(reply: string, o: { client: ModelClient; model: stri
     role: 'utility_next_speaker' as const,
   };
   const countUsage = (u: Usage) => recordUsage(o.state, o.model, u);
-  const result = await withRetry((progress) => runTurn(o.client, request, { progress, callPrefix: 'next-speaker', countUsage }), o.retry);
+  const result = await withRetry(
+    (progress) => runTurn(o.client, request, { progress, callPrefix: 'next-speaker', countUsage }),
+    o.retry,
+  );
   if (!result.ok) {
-    o.emit({ type: 'warning', message: `the next-speaker check failed, so the run ends here: ${result.failure.message}` });
+    o.emit({
+      type: 'warning',
+      message: `the next-speaker check failed, so the run ends here: ${result.failure.message}`,
+    });
     return undefined;
   }
   const speaker = parseNextSpeaker(result.value.text);
-  if (!speaker) o.emit({ type: 'warning', message: 'the next-speaker check gave no usable answer, so the run ends here' });
+  if (!speaker)
+    o.emit({ type: 'warning', message: 'the next-speaker check gave no usable answer, so the run ends here' });
   return speaker;
 }
 
@@ -88,7 +103,13 @@ export function createNextSpeakerCheck(opts: NextSpeakerOptions = {}): AfterText
   return async (state, turn, ctx) => {
     const used = state.continuations ?? 0;
     if (used >= max || !turn.text.trim()) return { kind: 'end' };
-    const speaker = await askWhoSpeaks(turn.text, { client: ctx.model, model, retry: ctx.retry, state, emit: ctx.emit });
+    const speaker = await askWhoSpeaks(turn.text, {
+      client: ctx.model,
+      model,
+      retry: ctx.retry,
+      state,
+      emit: ctx.emit,
+    });
     if (speaker !== 'model') return { kind: 'end' };
     state.continuations = used + 1;
     return { kind: 'continue', message: CONTINUE_MESSAGE };

@@ -17,14 +17,26 @@ type Redact = (text: string) => string;
 
 /** Pure: the request with every text redacted (a new object; the caller's history is left as it is). */
 export function redactRequest(req: ModelRequest, r: Redact): ModelRequest {
-  return { ...req, systemInstruction: r(req.systemInstruction), contents: req.contents.map((c): Content => ({ ...c, parts: c.parts.map((p) => redactPart(p, r)) })) };
+  return {
+    ...req,
+    systemInstruction: r(req.systemInstruction),
+    contents: req.contents.map((c): Content => ({ ...c, parts: c.parts.map((p) => redactPart(p, r)) })),
+  };
 }
 
 function redactPart(p: Part, r: Redact): Part {
   const out: Part = { ...p };
   if (typeof p.text === 'string') out.text = r(p.text);
-  if (p.functionCall) out.functionCall = { ...p.functionCall, ...(p.functionCall.args && { args: redactDeep(p.functionCall.args, r) as Record<string, unknown> }) };
-  if (p.functionResponse) out.functionResponse = { ...p.functionResponse, response: redactDeep(p.functionResponse.response, r) as Record<string, unknown> };
+  if (p.functionCall)
+    out.functionCall = {
+      ...p.functionCall,
+      ...(p.functionCall.args && { args: redactDeep(p.functionCall.args, r) as Record<string, unknown> }),
+    };
+  if (p.functionResponse)
+    out.functionResponse = {
+      ...p.functionResponse,
+      response: redactDeep(p.functionResponse.response, r) as Record<string, unknown>,
+    };
   return out;
 }
 
@@ -32,6 +44,7 @@ function redactPart(p: Part, r: Redact): Part {
 function redactDeep(v: unknown, r: Redact): unknown {
   if (typeof v === 'string') return r(v);
   if (Array.isArray(v)) return v.map((x) => redactDeep(x, r));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [r(k), redactDeep(x, r)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [r(k), redactDeep(x, r)]));
   return v;
 }

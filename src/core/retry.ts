@@ -74,7 +74,8 @@ const BACKOFF: { readonly [K in ModelFailureKind]?: { baseMs: number; maxMs: num
  */
 const RETRY_NUDGE: { readonly [R in InvalidReply]?: string } = {
   no_response_text: 'Your previous reply was empty: no text and no tool call. Give your answer now, or call a tool.',
-  thinking_only: 'Your previous reply had thoughts but no answer and no tool call. Give your answer now, or call a tool.',
+  thinking_only:
+    'Your previous reply had thoughts but no answer and no tool call. Give your answer now, or call a tool.',
 };
 
 /** The system instruction for an attempt that follows `previous` (undefined: the first attempt). Pure. */
@@ -104,7 +105,8 @@ export interface RetryDeps {
   remainingMs: () => number | undefined;
 }
 
-export type RetryResult<T> = { ok: true; value: T } | { ok: false; failure: ModelFailure } | { ok: false; timeLimit: true; failure: ModelFailure };
+export type RetryResult<T> =
+  { ok: true; value: T } | { ok: false; failure: ModelFailure } | { ok: false; timeLimit: true; failure: ModelFailure };
 
 /**
  * Call `attempt` until it succeeds, a failure is not retryable, its kind's budget is spent, or the
@@ -116,7 +118,10 @@ export type RetryResult<T> = { ok: true; value: T } | { ok: false; failure: Mode
  * turn never enters history (a turn is added only once it completed), so the retried request is
  * the same request, a nudge after an empty reply aside.
  */
-export async function withRetry<T>(attempt: (progress: { visible: boolean }, previous: ModelFailure | undefined) => Promise<T>, deps: RetryDeps): Promise<RetryResult<T>> {
+export async function withRetry<T>(
+  attempt: (progress: { visible: boolean }, previous: ModelFailure | undefined) => Promise<T>,
+  deps: RetryDeps,
+): Promise<RetryResult<T>> {
   const spent: Partial<Record<ModelFailureKind, number>> = {};
   let total = 0;
   let previous: ModelFailure | undefined;
@@ -129,7 +134,8 @@ export async function withRetry<T>(attempt: (progress: { visible: boolean }, pre
       if (!isModelFailure(e)) throw e;
       const failure = e;
       previous = failure;
-      if (deps.signal.aborted) return { ok: false, failure: new ModelFailure('aborted', 'the run was cancelled', { cause: e }) };
+      if (deps.signal.aborted)
+        return { ok: false, failure: new ModelFailure('aborted', 'the run was cancelled', { cause: e }) };
       const used = (spent[failure.kind] ?? 0) + 1;
       if (used > RETRY_BUDGET[failure.kind]) return { ok: false, failure };
       const waitMs = retryDelayMs(failure, used, deps.random);

@@ -12,7 +12,14 @@
 import { readSettingsFile } from '../context/settings-file.js';
 import { parseHooks, type HookGroup } from '../hooks/config.js';
 import type { PolicySource } from '../policy/load.js';
-import { mergeMcpServers, parseMcpSelection, parseMcpServers, type McpOrigin, type McpSelection, type McpServerConfig } from '../tools/mcp/config.js';
+import {
+  mergeMcpServers,
+  parseMcpSelection,
+  parseMcpServers,
+  type McpOrigin,
+  type McpSelection,
+  type McpServerConfig,
+} from '../tools/mcp/config.js';
 import { expandVariables } from '../tools/mcp/env-expand.js';
 
 interface SettingsSource {
@@ -73,16 +80,26 @@ export async function readExtensionSettings(o: ReadExtensionOptions): Promise<Ex
   for (const s of servers) {
     if (!s.trust) continue;
     const tier = s.source.origin === 'repository' ? 'workspace' : 'user';
-    policy[tier].push(serverRule(s.name, { decision: 'allow', priority: 200, label: `${s.source.label} mcpServers.${s.name}.trust` }));
+    policy[tier].push(
+      serverRule(s.name, { decision: 'allow', priority: 200, label: `${s.source.label} mcpServers.${s.name}.trust` }),
+    );
   }
-  for (const name of allowed?.names ?? []) policy[allowed!.tier].push(serverRule(name, { decision: 'allow', priority: 100, label: allowed!.label }));
-  for (const e of excluded) policy[e.tier].push(serverRule(e.name, { decision: 'deny', priority: 900, label: e.label }));
-  const selection: McpSelection = { ...(allowed && { allowed: allowed.names }), ...(excluded.length && { excluded: excluded.map((e) => e.name) }) };
+  for (const name of allowed?.names ?? [])
+    policy[allowed!.tier].push(serverRule(name, { decision: 'allow', priority: 100, label: allowed!.label }));
+  for (const e of excluded)
+    policy[e.tier].push(serverRule(e.name, { decision: 'deny', priority: 900, label: e.label }));
+  const selection: McpSelection = {
+    ...(allowed && { allowed: allowed.names }),
+    ...(excluded.length && { excluded: excluded.map((e) => e.name) }),
+  };
   return { servers, selection, hooks, policy, warnings };
 }
 
 /** Pure: Gemini CLI's settings-derived rule for one server (or `*`: every server), as inline TOML. */
-export function serverRule(name: string, { decision, priority, label }: { decision: 'allow' | 'deny'; priority: number; label: string }): PolicySource {
+export function serverRule(
+  name: string,
+  { decision, priority, label }: { decision: 'allow' | 'deny'; priority: number; label: string },
+): PolicySource {
   const toolName = name === '*' ? 'mcp_*' : `mcp_${name}_*`;
   const modes = decision === 'allow' ? 'modes = ["default", "autoEdit", "yolo"]\n' : '';
   const inline = `[[rule]]\ntoolName = ${JSON.stringify(toolName)}\nmcpName = ${JSON.stringify(name)}\ndecision = "${decision}"\npriority = ${priority}\n${modes}`;

@@ -77,7 +77,11 @@ async function readTurn(model: ModelClient, req: ModelRequest, o: TurnOptions): 
   }
   if (usage) o.countUsage(usage);
   const meaningful = parts.filter((p) => !(Object.keys(p).length === 1 && p.text === ''));
-  const calls = meaningful.flatMap((p, i) => (p.functionCall ? [{ ...p.functionCall, id: p.functionCall.id || `${o.callPrefix}-${i}`, args: p.functionCall.args ?? {} }] : []));
+  const calls = meaningful.flatMap((p, i) =>
+    p.functionCall
+      ? [{ ...p.functionCall, id: p.functionCall.id || `${o.callPrefix}-${i}`, args: p.functionCall.args ?? {} }]
+      : [],
+  );
   return {
     content: { role: 'model', parts: meaningful },
     calls,
@@ -87,7 +91,8 @@ async function readTurn(model: ModelClient, req: ModelRequest, o: TurnOptions): 
   };
 }
 
-const isPlainText = (p: Part): boolean => typeof p.text === 'string' && Object.keys(p).every((k) => k === 'text' || k === 'thought');
+const isPlainText = (p: Part): boolean =>
+  typeof p.text === 'string' && Object.keys(p).every((k) => k === 'text' || k === 'thought');
 
 function appendPart(parts: Part[], part: Part): void {
   const last = parts.at(-1);

@@ -58,8 +58,11 @@ export const SESSION_IDENTITY = {
 /** Runs git hardened; resolves with the exit code (never rejects on a non-zero exit). */
 export async function runGit(cwd: string, args: readonly string[], opts: GitOptions = {}): Promise<GitResult> {
   const usesRemote = args.includes(GIT_REMOTE);
-  if (usesRemote && !opts.remote) throw new AgentError('internal', `git ${args[0]}: the command names a remote but none was given`);
-  const listing = await spawnGit(cwd, ['config', '--list', '-z'], { env: createGitEnv({ base: process.env, ceiling: dirname(resolve(cwd)) }) });
+  if (usesRemote && !opts.remote)
+    throw new AgentError('internal', `git ${args[0]}: the command names a remote but none was given`);
+  const listing = await spawnGit(cwd, ['config', '--list', '-z'], {
+    env: createGitEnv({ base: process.env, ceiling: dirname(resolve(cwd)) }),
+  });
   const entries = listing.code === 0 ? parseConfigListing(listing.stdout.toString('utf8')) : [];
   assertOwnWorkTree(cwd, entries);
   assertNoRemoteCommands(entries);
@@ -71,19 +74,29 @@ export async function runGit(cwd: string, args: readonly string[], opts: GitOpti
     config.push(...remoteConfig(opts.remote, name, process.env));
     finalArgs = args.map((a) => (a === GIT_REMOTE ? name : a));
   }
-  return spawnGit(cwd, finalArgs, { env: createGitEnv({ base: process.env, ceiling: dirname(resolve(cwd)), config, extra: opts.env }), input: opts.input });
+  return spawnGit(cwd, finalArgs, {
+    env: createGitEnv({ base: process.env, ceiling: dirname(resolve(cwd)), config, extra: opts.env }),
+    input: opts.input,
+  });
 }
 
 /** Runs git and throws an AgentError naming the command when it fails; returns trimmed stdout. */
 export async function assertGit(cwd: string, args: readonly string[], opts: GitOptions = {}): Promise<string> {
   const r = await runGit(cwd, args, opts);
   if (r.code !== 0) {
-    throw new AgentError('general', `git ${args.slice(0, 2).join(' ')} failed (exit ${r.code}): ${r.stderr.trim() || '(no output)'}`);
+    throw new AgentError(
+      'general',
+      `git ${args.slice(0, 2).join(' ')} failed (exit ${r.code}): ${r.stderr.trim() || '(no output)'}`,
+    );
   }
   return r.stdout.toString('utf8').trim();
 }
 
-function spawnGit(cwd: string, args: readonly string[], { env, input }: { env: Record<string, string>; input?: Buffer | string | undefined }): Promise<GitResult> {
+function spawnGit(
+  cwd: string,
+  args: readonly string[],
+  { env, input }: { env: Record<string, string>; input?: Buffer | string | undefined },
+): Promise<GitResult> {
   return new Promise((resolveP, reject) => {
     const child = spawn('git', args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
@@ -91,7 +104,9 @@ function spawnGit(cwd: string, args: readonly string[], { env, input }: { env: R
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.stderr.on('data', (b: Buffer) => err.push(b));
     child.on('error', reject);
-    child.on('close', (code) => resolveP({ code: code ?? 1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }));
+    child.on('close', (code) =>
+      resolveP({ code: code ?? 1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }),
+    );
     // A git that exits before reading stdin must not crash us with EPIPE.
     child.stdin.on('error', () => undefined);
     child.stdin.end(input ?? '');
@@ -121,7 +136,11 @@ function splitKey(key: string): { section: string; sub: string; name: string } |
   const first = key.indexOf('.');
   const last = key.lastIndexOf('.');
   if (first === -1 || first === last) return undefined;
-  return { section: key.slice(0, first).toLowerCase(), sub: key.slice(first + 1, last), name: key.slice(last + 1).toLowerCase() };
+  return {
+    section: key.slice(0, first).toLowerCase(),
+    sub: key.slice(first + 1, last),
+    name: key.slice(last + 1).toLowerCase(),
+  };
 }
 
 /** Per driver or remote name found in the config, the values that make it run nothing. */
@@ -168,7 +187,10 @@ function assertOwnWorkTree(cwd: string, entries: readonly ConfigEntry[]): void {
     }
   };
   if (real(resolve(cwd, '.git', wt.value)) !== real(cwd)) {
-    throw new AgentError('general', `the repository's git config sets core.worktree to ${JSON.stringify(wt.value)}: agent-action runs git only on the checked-out work tree (${cwd})`);
+    throw new AgentError(
+      'general',
+      `the repository's git config sets core.worktree to ${JSON.stringify(wt.value)}: agent-action runs git only on the checked-out work tree (${cwd})`,
+    );
   }
 }
 
@@ -181,7 +203,10 @@ function assertNoRemoteCommands(entries: readonly ConfigEntry[]): void {
   for (const e of entries) {
     const k = splitKey(e.key);
     if (k?.section === 'remote' && (k.name === 'uploadpack' || k.name === 'receivepack')) {
-      throw new AgentError('general', `the repository's git config sets remote.${k.sub}.${k.name} (a command git runs): agent-action runs no git in a repository configured so`);
+      throw new AgentError(
+        'general',
+        `the repository's git config sets remote.${k.sub}.${k.name} (a command git runs): agent-action runs no git in a repository configured so`,
+      );
     }
   }
 }
@@ -192,20 +217,37 @@ function assertNotRewritten(url: string, entries: readonly ConfigEntry[]): void 
     const k = splitKey(e.key);
     if (k?.section !== 'url' || (k.name !== 'insteadof' && k.name !== 'pushinsteadof') || !e.value) continue;
     if (url.startsWith(e.value) && `${k.sub}${url.slice(e.value.length)}` !== url) {
-      throw new AgentError('general', `the repository's git config rewrites ${url} (url.${k.sub}.${k.name} = ${e.value}): agent-action pushes and fetches only at the URL it read before the run`);
+      throw new AgentError(
+        'general',
+        `the repository's git config rewrites ${url} (url.${k.sub}.${k.name} = ${e.value}): agent-action pushes and fetches only at the URL it read before the run`,
+      );
     }
   }
 }
 
 /** The remote, defined in the command scope only, and its HTTP settings at the most specific URL. */
-function remoteConfig(remote: GitRemote, name: string, env: Readonly<Record<string, string | undefined>>): ConfigPair[] {
+function remoteConfig(
+  remote: GitRemote,
+  name: string,
+  env: Readonly<Record<string, string | undefined>>,
+): ConfigPair[] {
   const pairs: ConfigPair[] = [[`remote.${name}.url`, remote.url]];
   if (!/^https?:\/\//i.test(remote.url)) return pairs;
   const at = `http.${remote.url}`;
   // An empty extraHeader clears the list: actions/checkout's persisted header, and any other.
   pairs.push([`${at}.extraHeader`, '']);
-  if (remote.token) pairs.push([`${at}.extraHeader`, `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${remote.token}`).toString('base64')}`]);
-  pairs.push([`${at}.proxy`, proxyFor(remote.url, env)], [`${at}.sslVerify`, 'true'], [`${at}.curloptResolve`, ''], [`${at}.cookieFile`, ''], [`${at}.saveCookies`, 'false']);
+  if (remote.token)
+    pairs.push([
+      `${at}.extraHeader`,
+      `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${remote.token}`).toString('base64')}`,
+    ]);
+  pairs.push(
+    [`${at}.proxy`, proxyFor(remote.url, env)],
+    [`${at}.sslVerify`, 'true'],
+    [`${at}.curloptResolve`, ''],
+    [`${at}.cookieFile`, ''],
+    [`${at}.saveCookies`, 'false'],
+  );
   return pairs;
 }
 
@@ -218,5 +260,10 @@ function proxyFor(url: string, env: Readonly<Record<string, string | undefined>>
     .filter(Boolean);
   if (noProxy.some((h) => h === '*' || u.hostname === h || u.hostname.endsWith(`.${h}`))) return '';
   const https = u.protocol === 'https:';
-  return (https ? (env.HTTPS_PROXY ?? env.https_proxy) : (env.HTTP_PROXY ?? env.http_proxy)) ?? env.ALL_PROXY ?? env.all_proxy ?? '';
+  return (
+    (https ? (env.HTTPS_PROXY ?? env.https_proxy) : (env.HTTP_PROXY ?? env.http_proxy)) ??
+    env.ALL_PROXY ??
+    env.all_proxy ??
+    ''
+  );
 }

@@ -35,7 +35,13 @@ function parseRawDiff(out: string): TreeChange[] {
     if (!m) continue;
     const path = fields[i + 1];
     if (m[5] === 'D') changes.push({ path, status: 'D' });
-    else changes.push({ path, status: m[5] as TreeChange['status'], mode: m[2], blob: ZERO_OID.test(m[4]) ? undefined : m[4] });
+    else
+      changes.push({
+        path,
+        status: m[5] as TreeChange['status'],
+        mode: m[2],
+        blob: ZERO_OID.test(m[4]) ? undefined : m[4],
+      });
   }
   return changes;
 }
@@ -43,7 +49,8 @@ function parseRawDiff(out: string): TreeChange[] {
 /** Every path that differs between two commits or trees. */
 export async function readTreeChanges(root: string, from: string, to: string): Promise<TreeChange[]> {
   const r = await runGit(root, ['diff-tree', '-r', '-z', '--raw', '--no-renames', '--no-commit-id', from, to]);
-  if (r.code !== 0) throw new AgentError('general', `git diff-tree ${from.slice(0, 12)} ${to.slice(0, 12)} failed: ${r.stderr.trim()}`);
+  if (r.code !== 0)
+    throw new AgentError('general', `git diff-tree ${from.slice(0, 12)} ${to.slice(0, 12)} failed: ${r.stderr.trim()}`);
   return parseRawDiff(r.stdout.toString('utf8'));
 }
 
@@ -51,7 +58,9 @@ export async function readTreeChanges(root: string, from: string, to: string): P
 export async function readBlobSizes(root: string, blobs: readonly string[]): Promise<Map<string, number>> {
   const sizes = new Map<string, number>();
   if (blobs.length === 0) return sizes;
-  const r = await runGit(root, ['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'], { input: `${blobs.join('\n')}\n` });
+  const r = await runGit(root, ['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'], {
+    input: `${blobs.join('\n')}\n`,
+  });
   if (r.code !== 0) throw new AgentError('general', `git cat-file failed: ${r.stderr.trim()}`);
   for (const line of r.stdout.toString('utf8').split('\n')) {
     const [id, type, size] = line.split(' ');
@@ -67,7 +76,11 @@ export async function writeTreeWith(root: string, base: string, changes: readonl
   try {
     await assertGit(root, ['read-tree', base], { env });
     // `mode SP oid TAB path`, NUL-terminated; mode 0 removes the path.
-    const info = changes.map((c) => (c.status === 'D' || !c.blob ? `0 ${'0'.repeat(40)}\t${c.path}\0` : `${c.mode} ${c.blob}\t${c.path}\0`)).join('');
+    const info = changes
+      .map((c) =>
+        c.status === 'D' || !c.blob ? `0 ${'0'.repeat(40)}\t${c.path}\0` : `${c.mode} ${c.blob}\t${c.path}\0`,
+      )
+      .join('');
     await assertGit(root, ['update-index', '-z', '--index-info'], { env, input: info });
     return await assertGit(root, ['write-tree'], { env });
   } finally {
@@ -85,13 +98,20 @@ export interface CommitSpec {
 
 /** A commit object (no ref moves). */
 export function writeCommit(root: string, c: CommitSpec): Promise<string> {
-  return assertGit(root, ['commit-tree', '--no-gpg-sign', c.tree, ...c.parents.flatMap((p) => ['-p', p]), '-F', '-'], { input: c.message, env: c.identity });
+  return assertGit(root, ['commit-tree', '--no-gpg-sign', c.tree, ...c.parents.flatMap((p) => ['-p', p]), '-F', '-'], {
+    input: c.message,
+    env: c.identity,
+  });
 }
 
 /** A commit's author (name, email, date as git stores it) and message. */
-export async function readCommitParts(root: string, commit: string): Promise<{ author: { name: string; email: string; date: string }; message: string }> {
+export async function readCommitParts(
+  root: string,
+  commit: string,
+): Promise<{ author: { name: string; email: string; date: string }; message: string }> {
   const raw = await runGit(root, ['cat-file', 'commit', commit]);
-  if (raw.code !== 0) throw new AgentError('general', `git cat-file commit ${commit.slice(0, 12)} failed: ${raw.stderr.trim()}`);
+  if (raw.code !== 0)
+    throw new AgentError('general', `git cat-file commit ${commit.slice(0, 12)} failed: ${raw.stderr.trim()}`);
   const text = raw.stdout.toString('utf8');
   const split = text.indexOf('\n\n');
   const headers = text.slice(0, split);
@@ -109,9 +129,17 @@ export type Replay = { ok: true; tree: string } | { ok: false; conflicts: string
  * only common ancestor is `base`: `commit`, and a throwaway commit of `onto`'s tree on top of `base`.
  * Needs git 2.38 (`merge-tree --write-tree`).
  */
-export async function replayCommit(root: string, o: { commit: string; base: string; onto: string; identity: Record<string, string> }): Promise<Replay> {
+export async function replayCommit(
+  root: string,
+  o: { commit: string; base: string; onto: string; identity: Record<string, string> },
+): Promise<Replay> {
   const ontoTree = await assertGit(root, ['rev-parse', '--verify', `${o.onto}^{tree}`]);
-  const stand = await writeCommit(root, { tree: ontoTree, parents: [o.base], message: 'agent-action: the moved head, on the commit the agent started from\n', identity: o.identity });
+  const stand = await writeCommit(root, {
+    tree: ontoTree,
+    parents: [o.base],
+    message: 'agent-action: the moved head, on the commit the agent started from\n',
+    identity: o.identity,
+  });
   const r = await runGit(root, ['merge-tree', '--write-tree', '--name-only', '-z', '--no-messages', stand, o.commit]);
   const [tree, ...paths] = r.stdout.toString('utf8').split('\0').filter(Boolean);
   if (r.code === 0 && tree) return { ok: true, tree };
@@ -119,7 +147,10 @@ export async function replayCommit(root: string, o: { commit: string; base: stri
   // Both sides changed a file whose .gitattributes names a merge driver: drivers do not run in the
   // action's git (git.ts empties them), and merge-tree stops instead of counting it as a conflict.
   if (/Failed to execute internal merge/.test(r.stderr)) return { ok: false, conflicts: [], driver: true };
-  const why = r.code === 129 ? 'this git has no `merge-tree --write-tree` (git 2.38 or later is needed)' : r.stderr.trim() || `exit ${r.code}`;
+  const why =
+    r.code === 129
+      ? 'this git has no `merge-tree --write-tree` (git 2.38 or later is needed)'
+      : r.stderr.trim() || `exit ${r.code}`;
   throw new AgentError('general', `could not replay the agent's commit onto ${o.onto.slice(0, 12)}: ${why}`);
 }
 

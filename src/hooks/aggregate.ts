@@ -18,7 +18,13 @@ export interface MergedOutput extends HookOutput {
   toolInput?: Record<string, unknown>;
 }
 
-const OR_EVENTS: ReadonlySet<HookEvent> = new Set(['BeforeTool', 'AfterTool', 'BeforeAgent', 'AfterAgent', 'SessionStart']);
+const OR_EVENTS: ReadonlySet<HookEvent> = new Set([
+  'BeforeTool',
+  'AfterTool',
+  'BeforeAgent',
+  'AfterAgent',
+  'SessionStart',
+]);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const isBlocking = (d: unknown) => d === 'deny' || d === 'block';
@@ -29,7 +35,15 @@ export function mergeHookOutputs(event: HookEvent, outputs: readonly HookOutput[
   if (event === 'BeforeToolSelection') return mergeToolSelection(outputs);
   let merged: MergedOutput = {};
   if (event === 'BeforeModel' || event === 'AfterModel') {
-    for (const o of outputs) merged = { ...merged, ...o, hookSpecificOutput: { ...merged.hookSpecificOutput, ...(isRecord(o.hookSpecificOutput) ? o.hookSpecificOutput : {}) } };
+    for (const o of outputs)
+      merged = {
+        ...merged,
+        ...o,
+        hookSpecificOutput: {
+          ...merged.hookSpecificOutput,
+          ...(isRecord(o.hookSpecificOutput) ? o.hookSpecificOutput : {}),
+        },
+      };
   } else for (const o of outputs) merged = { ...merged, ...o };
   return merged;
 }
@@ -64,7 +78,8 @@ function mergeWithOr(outputs: readonly HookOutput[]): MergedOutput {
   if (stops.length) merged.stopReason = stops.join('\n');
   if (reasons.length) merged.reason = reasons.join('\n');
   if (messages.length) merged.systemMessage = messages.join('\n');
-  if (specific || contexts.length) merged.hookSpecificOutput = { ...specific, ...(contexts.length && { additionalContext: contexts.join('\n') }) };
+  if (specific || contexts.length)
+    merged.hookSpecificOutput = { ...specific, ...(contexts.length && { additionalContext: contexts.join('\n') }) };
   return merged;
 }
 
@@ -73,14 +88,23 @@ function mergeToolSelection(outputs: readonly HookOutput[]): MergedOutput {
   let any = false;
   const names = new Set<string>();
   for (const o of outputs) {
-    const tc = isRecord(o.hookSpecificOutput) && isRecord(o.hookSpecificOutput.toolConfig) ? o.hookSpecificOutput.toolConfig : undefined;
+    const tc =
+      isRecord(o.hookSpecificOutput) && isRecord(o.hookSpecificOutput.toolConfig)
+        ? o.hookSpecificOutput.toolConfig
+        : undefined;
     if (!tc) continue;
     if (tc.mode === 'NONE') none = true;
     else if (tc.mode === 'ANY') any = true;
-    if (Array.isArray(tc.allowedFunctionNames)) for (const n of tc.allowedFunctionNames) if (typeof n === 'string') names.add(n);
+    if (Array.isArray(tc.allowedFunctionNames))
+      for (const n of tc.allowedFunctionNames) if (typeof n === 'string') names.add(n);
   }
   const mode = none ? 'NONE' : any ? 'ANY' : 'AUTO';
-  return { hookSpecificOutput: { hookEventName: 'BeforeToolSelection', toolConfig: { mode, allowedFunctionNames: none ? [] : [...names].sort() } } };
+  return {
+    hookSpecificOutput: {
+      hookEventName: 'BeforeToolSelection',
+      toolConfig: { mode, allowedFunctionNames: none ? [] : [...names].sort() },
+    },
+  };
 }
 
 /** Gemini CLI's getEffectiveReason. */

@@ -6,7 +6,19 @@
  * process; other types are reported and left out.
  */
 
-const HOOK_EVENTS = ['SessionStart', 'SessionEnd', 'BeforeAgent', 'AfterAgent', 'BeforeModel', 'AfterModel', 'BeforeToolSelection', 'BeforeTool', 'AfterTool', 'PreCompress', 'Notification'] as const;
+const HOOK_EVENTS = [
+  'SessionStart',
+  'SessionEnd',
+  'BeforeAgent',
+  'AfterAgent',
+  'BeforeModel',
+  'AfterModel',
+  'BeforeToolSelection',
+  'BeforeTool',
+  'AfterTool',
+  'PreCompress',
+  'Notification',
+] as const;
 
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
@@ -49,13 +61,19 @@ export function parseHooks(value: unknown, source: string): { groups: HookGroup[
   const problems: HookConfigProblem[] = [];
   const groups: HookGroup[] = [];
   if (value === undefined || value === null) return { groups, problems };
-  if (!isRecord(value)) return { groups, problems: [{ path: 'hooks', message: 'must be an object of event names to hook definitions' }] };
+  if (!isRecord(value))
+    return { groups, problems: [{ path: 'hooks', message: 'must be an object of event names to hook definitions' }] };
   if (value.enabled === false) return { groups, problems };
-  const disabled = Array.isArray(value.disabled) ? value.disabled.filter((x): x is string => typeof x === 'string') : [];
+  const disabled = Array.isArray(value.disabled)
+    ? value.disabled.filter((x): x is string => typeof x === 'string')
+    : [];
   for (const [event, defs] of Object.entries(value)) {
     if (CONFIG_FIELDS.has(event)) continue;
     if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
-      problems.push({ path: `hooks.${event}`, message: `is not a hook event (one of ${HOOK_EVENTS.join(', ')}); skipped` });
+      problems.push({
+        path: `hooks.${event}`,
+        message: `is not a hook event (one of ${HOOK_EVENTS.join(', ')}); skipped`,
+      });
       continue;
     }
     if (!Array.isArray(defs)) {
@@ -72,23 +90,39 @@ export function parseHooks(value: unknown, source: string): { groups: HookGroup[
   return { groups, problems };
 }
 
-function parseGroup(def: unknown, at: string, { event, source, problems }: { event: HookEvent; source: string; problems: HookConfigProblem[] }): HookGroup | undefined {
+function parseGroup(
+  def: unknown,
+  at: string,
+  { event, source, problems }: { event: HookEvent; source: string; problems: HookConfigProblem[] },
+): HookGroup | undefined {
   if (!isRecord(def) || !Array.isArray(def.hooks)) {
     problems.push({ path: at, message: 'must be an object with a `hooks` array; skipped' });
     return undefined;
   }
-  if (def.matcher !== undefined && typeof def.matcher !== 'string') problems.push({ path: `${at}.matcher`, message: 'must be a string; ignored (the hooks run for every occurrence)' });
-  if (def.sequential !== undefined && typeof def.sequential !== 'boolean') problems.push({ path: `${at}.sequential`, message: 'must be true or false; ignored' });
+  if (def.matcher !== undefined && typeof def.matcher !== 'string')
+    problems.push({ path: `${at}.matcher`, message: 'must be a string; ignored (the hooks run for every occurrence)' });
+  if (def.sequential !== undefined && typeof def.sequential !== 'boolean')
+    problems.push({ path: `${at}.sequential`, message: 'must be true or false; ignored' });
   const hooks: HookCommand[] = [];
   def.hooks.forEach((h: unknown, j: number) => {
     const path = `${at}.hooks[${j}]`;
     if (!isRecord(h)) return void problems.push({ path, message: 'must be an object; skipped' });
-    if (h.type !== 'command') return void problems.push({ path: `${path}.type`, message: `${JSON.stringify(h.type)}: only "command" hooks are supported; skipped` });
-    if (typeof h.command !== 'string' || h.command.trim() === '') return void problems.push({ path: `${path}.command`, message: 'must be a non-empty string; skipped' });
+    if (h.type !== 'command')
+      return void problems.push({
+        path: `${path}.type`,
+        message: `${JSON.stringify(h.type)}: only "command" hooks are supported; skipped`,
+      });
+    if (typeof h.command !== 'string' || h.command.trim() === '')
+      return void problems.push({ path: `${path}.command`, message: 'must be a non-empty string; skipped' });
     let timeoutMs = DEFAULT_HOOK_TIMEOUT_MS;
     if (h.timeout !== undefined) {
-      if (typeof h.timeout === 'number' && Number.isFinite(h.timeout) && h.timeout > 0) timeoutMs = Math.round(h.timeout);
-      else problems.push({ path: `${path}.timeout`, message: `must be a number of milliseconds above 0; the default ${DEFAULT_HOOK_TIMEOUT_MS} ms applies` });
+      if (typeof h.timeout === 'number' && Number.isFinite(h.timeout) && h.timeout > 0)
+        timeoutMs = Math.round(h.timeout);
+      else
+        problems.push({
+          path: `${path}.timeout`,
+          message: `must be a number of milliseconds above 0; the default ${DEFAULT_HOOK_TIMEOUT_MS} ms applies`,
+        });
     }
     const env: Record<string, string> = {};
     if (isRecord(h.env)) for (const [k, v] of Object.entries(h.env)) if (typeof v === 'string') env[k] = v;
@@ -109,7 +143,11 @@ function parseGroup(def: unknown, at: string, { event, source, problems }: { eve
  * exact name when the expression does not compile; other events: the exact trigger), identical
  * hooks once, and in sequence when any matching group asks for it.
  */
-export function planHooks(groups: readonly HookGroup[], event: HookEvent, subject?: string): { hooks: HookCommand[]; sequential: boolean } {
+export function planHooks(
+  groups: readonly HookGroup[],
+  event: HookEvent,
+  subject?: string,
+): { hooks: HookCommand[]; sequential: boolean } {
   const matching = groups.filter((g) => g.event === event && matches(g, subject));
   const seen = new Set<string>();
   const hooks: HookCommand[] = [];

@@ -44,7 +44,11 @@ export interface HookSystem extends LoopHooks {
   /** The session the inputs name, and where run records go. */
   attach(sessionId: string, onRun: (e: HookRunEvent) => void): void;
   /** Runs one event's hooks; input gets the common fields. */
-  fire(event: HookEvent, input: Record<string, unknown>, o?: { subject?: string | undefined; signal?: AbortSignal | undefined }): Promise<FireResult>;
+  fire(
+    event: HookEvent,
+    input: Record<string, unknown>,
+    o?: { subject?: string | undefined; signal?: AbortSignal | undefined },
+  ): Promise<FireResult>;
   /** SessionStart: context to put before the first prompt (Gemini CLI's non-interactive mode prepends it). */
   sessionStart(source: 'startup' | 'resume', signal: AbortSignal): Promise<string | undefined>;
   /** SessionEnd: advisory; awaited so its processes end with the run. */
@@ -66,14 +70,33 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
 
   const record = (r: HookRun) => {
     all.push(r);
-    onRun({ type: 'hook', event: r.event, name: r.name, outcome: r.outcome, exitCode: r.exitCode, durationMs: r.durationMs, ...(r.message !== undefined && { message: r.message }) });
+    onRun({
+      type: 'hook',
+      event: r.event,
+      name: r.name,
+      outcome: r.outcome,
+      exitCode: r.exitCode,
+      durationMs: r.durationMs,
+      ...(r.message !== undefined && { message: r.message }),
+    });
   };
 
-  async function fire(event: HookEvent, input: Record<string, unknown>, at: { subject?: string | undefined; signal?: AbortSignal | undefined } = {}): Promise<FireResult> {
+  async function fire(
+    event: HookEvent,
+    input: Record<string, unknown>,
+    at: { subject?: string | undefined; signal?: AbortSignal | undefined } = {},
+  ): Promise<FireResult> {
     const { subject, signal = neverAborted } = at;
     const plan = planHooks(o.groups, event, subject);
     if (plan.hooks.length === 0) return { runs: [] };
-    const base = { session_id: sessionId, transcript_path: '', cwd: o.workspace, hook_event_name: event, timestamp: new Date().toISOString(), ...input };
+    const base = {
+      session_id: sessionId,
+      transcript_path: '',
+      cwd: o.workspace,
+      hook_event_name: event,
+      timestamp: new Date().toISOString(),
+      ...input,
+    };
     const deps = {
       sandbox: o.sandbox,
       workspace: o.workspace,
@@ -144,7 +167,11 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
     },
     async afterAgent(prompt, { response, retrying, signal }) {
       if (!active) return {};
-      const { output } = await fire('AfterAgent', { prompt, prompt_response: response, stop_hook_active: retrying }, { signal });
+      const { output } = await fire(
+        'AfterAgent',
+        { prompt, prompt_response: response, stop_hook_active: retrying },
+        { signal },
+      );
       if (!output) return {};
       if (stops(output)) {
         requestStop(effectiveReason(output));
@@ -164,9 +191,11 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
 function chainInput(event: HookEvent, input: Record<string, unknown>, out: HookOutput): Record<string, unknown> {
   const hs = out.hookSpecificOutput;
   if (!hs || typeof hs !== 'object') return input;
-  if (event === 'BeforeAgent' && typeof hs.additionalContext === 'string' && typeof input.prompt === 'string') return { ...input, prompt: `${input.prompt}\n\n${hs.additionalContext}` };
+  if (event === 'BeforeAgent' && typeof hs.additionalContext === 'string' && typeof input.prompt === 'string')
+    return { ...input, prompt: `${input.prompt}\n\n${hs.additionalContext}` };
   if (event === 'BeforeTool' && hs.tool_input && typeof hs.tool_input === 'object' && !Array.isArray(hs.tool_input))
     return { ...input, tool_input: { ...(input.tool_input as object), ...(hs.tool_input as object) } };
-  if (event === 'BeforeModel' && hs.llm_request && typeof hs.llm_request === 'object') return { ...input, llm_request: { ...(input.llm_request as object), ...(hs.llm_request as object) } };
+  if (event === 'BeforeModel' && hs.llm_request && typeof hs.llm_request === 'object')
+    return { ...input, llm_request: { ...(input.llm_request as object), ...(hs.llm_request as object) } };
   return input;
 }

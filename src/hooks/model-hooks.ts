@@ -39,11 +39,18 @@ async function* hookedStream(model: ModelClient, req: ModelRequest, h: Hooks): A
         yield synthetic;
         return;
       }
-      throw new ModelFailure('bad_request', `the model request was blocked by a BeforeModel hook: ${effectiveReason(before.output)}`);
+      throw new ModelFailure(
+        'bad_request',
+        `the model request was blocked by a BeforeModel hook: ${effectiveReason(before.output)}`,
+      );
     }
     request = applyRequestChanges(req, specific(before.output).llm_request);
   }
-  const selection = await h.fire('BeforeToolSelection', { llm_request: toHookRequest(request) }, { signal: req.signal });
+  const selection = await h.fire(
+    'BeforeToolSelection',
+    { llm_request: toHookRequest(request) },
+    { signal: req.signal },
+  );
   request = applyToolSelection(request, selection.output);
 
   const parts: Part[] = [];
@@ -53,10 +60,18 @@ async function* hookedStream(model: ModelClient, req: ModelRequest, h: Hooks): A
     if (chunk.finishReason) finishReason = chunk.finishReason;
     yield chunk;
   }
-  const after = await h.fire('AfterModel', { llm_request: toHookRequest(request), llm_response: toHookResponse(parts, finishReason) }, { signal: req.signal });
+  const after = await h.fire(
+    'AfterModel',
+    { llm_request: toHookRequest(request), llm_response: toHookResponse(parts, finishReason) },
+    { signal: req.signal },
+  );
   if (!after.output) return;
   stopIfAsked(after.output, h);
-  if (isBlocking(after.output.decision)) throw new ModelFailure('bad_request', `the model's reply was blocked by an AfterModel hook: ${effectiveReason(after.output)}`);
+  if (isBlocking(after.output.decision))
+    throw new ModelFailure(
+      'bad_request',
+      `the model's reply was blocked by an AfterModel hook: ${effectiveReason(after.output)}`,
+    );
 }
 
 function stopIfAsked(out: MergedOutput, h: Hooks): void {
@@ -65,7 +80,8 @@ function stopIfAsked(out: MergedOutput, h: Hooks): void {
   throw new ModelFailure('aborted', `Agent execution stopped by hook: ${effectiveReason(out)}`);
 }
 
-const specific = (o: MergedOutput): Record<string, unknown> => (o.hookSpecificOutput && typeof o.hookSpecificOutput === 'object' ? o.hookSpecificOutput : {});
+const specific = (o: MergedOutput): Record<string, unknown> =>
+  o.hookSpecificOutput && typeof o.hookSpecificOutput === 'object' ? o.hookSpecificOutput : {};
 
 /** Pure: Gemini CLI's toHookLLMRequest: text of each content, non-text parts left out. */
 function toHookRequest(req: ModelRequest): { model: string; messages: HookMessage[]; config: Record<string, unknown> } {
@@ -74,7 +90,11 @@ function toHookRequest(req: ModelRequest): { model: string; messages: HookMessag
     const text = c.parts.map((p) => (typeof p.text === 'string' && !p.thought ? p.text : '')).join('');
     if (text) messages.push({ role: c.role === 'model' ? 'model' : 'user', content: text });
   }
-  return { model: req.model, messages, config: { ...(req.maxOutputTokens !== undefined && { maxOutputTokens: req.maxOutputTokens }) } };
+  return {
+    model: req.model,
+    messages,
+    config: { ...(req.maxOutputTokens !== undefined && { maxOutputTokens: req.maxOutputTokens }) },
+  };
 }
 
 function toHookResponse(parts: readonly Part[], finishReason: string | undefined) {
@@ -84,8 +104,11 @@ function toHookResponse(parts: readonly Part[], finishReason: string | undefined
 
 /** A hook's `llm_response` as one chunk the loop reads like the model's. */
 function syntheticChunk(value: unknown): ModelChunk | undefined {
-  const cand = (value as { candidates?: Array<{ content?: { parts?: unknown[] }; finishReason?: string }> } | undefined)?.candidates?.[0];
-  const texts = (cand?.content?.parts ?? []).flatMap((p) => (typeof p === 'string' ? [p] : typeof (p as Part)?.text === 'string' ? [(p as Part).text as string] : []));
+  const cand = (value as { candidates?: Array<{ content?: { parts?: unknown[] }; finishReason?: string }> } | undefined)
+    ?.candidates?.[0];
+  const texts = (cand?.content?.parts ?? []).flatMap((p) =>
+    typeof p === 'string' ? [p] : typeof (p as Part)?.text === 'string' ? [(p as Part).text as string] : [],
+  );
   if (texts.length === 0) return undefined;
   return { parts: [{ text: texts.join('') }], finishReason: cand?.finishReason ?? 'STOP' };
 }
@@ -98,14 +121,20 @@ function syntheticChunk(value: unknown): ModelChunk | undefined {
 function applyRequestChanges(req: ModelRequest, change: unknown): ModelRequest {
   const messages = (change as { messages?: unknown } | undefined)?.messages;
   if (!Array.isArray(messages)) return req;
-  const valid = messages.filter((m): m is HookMessage => typeof m === 'object' && m !== null && typeof (m as HookMessage).content === 'string');
+  const valid = messages.filter(
+    (m): m is HookMessage => typeof m === 'object' && m !== null && typeof (m as HookMessage).content === 'string',
+  );
   let next = 0;
   const contents: Content[] = req.contents.map((c) => {
     if (!c.parts.some((p) => typeof p.text === 'string' && !p.thought) || next >= valid.length) return c;
     const m = valid[next++]!;
-    return { role: m.role === 'model' ? 'model' : 'user', parts: [{ text: m.content }, ...c.parts.filter((p) => typeof p.text !== 'string' || p.thought)] };
+    return {
+      role: m.role === 'model' ? 'model' : 'user',
+      parts: [{ text: m.content }, ...c.parts.filter((p) => typeof p.text !== 'string' || p.thought)],
+    };
   });
-  for (; next < valid.length; next++) contents.push({ role: valid[next]!.role === 'model' ? 'model' : 'user', parts: [{ text: valid[next]!.content }] });
+  for (; next < valid.length; next++)
+    contents.push({ role: valid[next]!.role === 'model' ? 'model' : 'user', parts: [{ text: valid[next]!.content }] });
   return { ...req, contents };
 }
 
@@ -115,6 +144,7 @@ function applyToolSelection(req: ModelRequest, out: MergedOutput | undefined): M
   if (!tc) return req;
   const names = tc.allowedFunctionNames ?? [];
   if (tc.mode === 'NONE') return { ...req, tools: [] };
-  if (tc.mode === 'ANY') return { ...req, toolConfig: { mode: 'ANY', ...(names.length && { allowedFunctionNames: names }) } };
+  if (tc.mode === 'ANY')
+    return { ...req, toolConfig: { mode: 'ANY', ...(names.length && { allowedFunctionNames: names }) } };
   return names.length ? { ...req, tools: req.tools.filter((t) => names.includes(t.name)) } : req;
 }

@@ -57,24 +57,44 @@ export interface HookRunDeps {
   startTimer?: StartTimer;
 }
 
-export async function runHook(hook: HookCommand, d: HookRunDeps, o: { event: HookEvent; input: Record<string, unknown>; signal?: AbortSignal | undefined }): Promise<HookRun> {
+export async function runHook(
+  hook: HookCommand,
+  d: HookRunDeps,
+  o: { event: HookEvent; input: Record<string, unknown>; signal?: AbortSignal | undefined },
+): Promise<HookRun> {
   const { event, input, signal } = o;
   const now = d.now ?? Date.now;
   const startTimer = d.startTimer ?? startRealTimer;
   const t0 = now();
-  const done = (r: Omit<HookRun, 'event' | 'name' | 'durationMs'>): HookRun => ({ event, name: hook.name, durationMs: now() - t0, ...r });
+  const done = (r: Omit<HookRun, 'event' | 'name' | 'durationMs'>): HookRun => ({
+    event,
+    name: hook.name,
+    durationMs: now() - t0,
+    ...r,
+  });
   let proc;
   try {
     proc = await d.sandbox.spawn({
       argv: ['bash', '-c', expandCommand(hook.command, d.workspace, d.sessionId)],
       workspace: d.workspace,
       cwd: d.workspace,
-      env: { ...d.env, GEMINI_PROJECT_DIR: d.workspace, GEMINI_CWD: d.workspace, GEMINI_SESSION_ID: d.sessionId, CLAUDE_PROJECT_DIR: d.workspace, ...hook.env },
+      env: {
+        ...d.env,
+        GEMINI_PROJECT_DIR: d.workspace,
+        GEMINI_CWD: d.workspace,
+        GEMINI_SESSION_ID: d.sessionId,
+        CLAUDE_PROJECT_DIR: d.workspace,
+        ...hook.env,
+      },
       stdin: 'pipe',
       ...(d.configDir !== undefined && { configDir: d.configDir }),
     });
   } catch (e) {
-    return done({ outcome: 'warning', exitCode: null, message: `did not start: ${isAgentError(e) ? e.message : messageOf(e)}` });
+    return done({
+      outcome: 'warning',
+      exitCode: null,
+      message: `did not start: ${isAgentError(e) ? e.message : messageOf(e)}`,
+    });
   }
   const stdout = capture(proc.stdout, MAX_HOOK_STDOUT_BYTES);
   const stderr = capture(proc.stderr, MAX_HOOK_STDERR_BYTES);
@@ -104,9 +124,19 @@ export async function runHook(hook: HookCommand, d: HookRunDeps, o: { event: Hoo
 
   const out = stdout.text().trim();
   const err = stderr.text().trim();
-  if (timedOut) return done({ outcome: 'timeout', exitCode: null, message: `timed out after ${hook.timeoutMs} ms and was stopped` });
+  if (timedOut)
+    return done({
+      outcome: 'timeout',
+      exitCode: null,
+      message: `timed out after ${hook.timeoutMs} ms and was stopped`,
+    });
   if (signal?.aborted) return done({ outcome: 'warning', exitCode: null, message: 'stopped: the run was cancelled' });
-  if (status.startError) return done({ outcome: 'warning', exitCode: null, message: `did not start: ${status.startError}${err ? `: ${err}` : ''}` });
+  if (status.startError)
+    return done({
+      outcome: 'warning',
+      exitCode: null,
+      message: `did not start: ${status.startError}${err ? `: ${err}` : ''}`,
+    });
   const code = status.code;
   if (code === 2) {
     const reason = err || out || `${hook.name} exited with code 2`;
@@ -118,8 +148,19 @@ export async function runHook(hook: HookCommand, d: HookRunDeps, o: { event: Hoo
   }
   if (!out) return done({ outcome: 'ok', exitCode: 0 });
   const parsed = parseHookOutput(out);
-  if (!parsed) return done({ outcome: 'ok', exitCode: 0, output: { decision: 'allow', systemMessage: out }, message: `printed text that is not JSON (taken as a message): ${firstLines(out)}` });
-  return done({ outcome: 'ok', exitCode: 0, output: parsed, ...(typeof parsed.systemMessage === 'string' && { message: parsed.systemMessage }) });
+  if (!parsed)
+    return done({
+      outcome: 'ok',
+      exitCode: 0,
+      output: { decision: 'allow', systemMessage: out },
+      message: `printed text that is not JSON (taken as a message): ${firstLines(out)}`,
+    });
+  return done({
+    outcome: 'ok',
+    exitCode: 0,
+    output: parsed,
+    ...(typeof parsed.systemMessage === 'string' && { message: parsed.systemMessage }),
+  });
 }
 
 /** Pure: stdout as a hook answer; JSON that is a string holding JSON is read again (as Gemini CLI does). */

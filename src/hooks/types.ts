@@ -19,7 +19,10 @@ export interface LoopHooks {
   /** BeforeAgent, once per prompt: context to add to it, or a block (the prompt is not sent). */
   beforeAgent(prompt: string, signal: AbortSignal): Promise<{ context?: string; blocked?: string }>;
   /** AfterAgent, on the final reply: `retry` is a new prompt when a hook rejected the reply. */
-  afterAgent(prompt: string, o: { response: string; retrying: boolean; signal: AbortSignal }): Promise<{ retry?: string }>;
+  afterAgent(
+    prompt: string,
+    o: { response: string; retrying: boolean; signal: AbortSignal },
+  ): Promise<{ retry?: string }>;
   /** PreCompress (trigger `auto`): advisory. */
   preCompress(signal: AbortSignal): Promise<void>;
   /** Set once any hook answered `continue: false`: the run ends with this reason. */

@@ -51,9 +51,11 @@ function kindOfStatus(status: number): ModelFailureKind {
  * TypeErrors with a coded cause; a malformed SSE frame surfaces as a SyntaxError.
  */
 export function classifyModelError(e: unknown, ctx: FailureContext): ModelFailure {
-  if (typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'ModelFailure') return e as ModelFailure;
+  if (typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'ModelFailure')
+    return e as ModelFailure;
   if (ctx.aborted) return new ModelFailure('aborted', 'the request was cancelled', { cause: e });
-  if (ctx.stalled) return new ModelFailure('network', 'the model stream stalled (no data within the idle timeout)', { cause: e });
+  if (ctx.stalled)
+    return new ModelFailure('network', 'the model stream stalled (no data within the idle timeout)', { cause: e });
   const name = (e as { name?: unknown } | null)?.name;
   const status = (e as { status?: unknown } | null)?.status;
   if (name === 'ApiError' && typeof status === 'number') {
@@ -61,16 +63,23 @@ export function classifyModelError(e: unknown, ctx: FailureContext): ModelFailur
     let kind = kindOfStatus(status);
     // Gemini answers a bad key with 400 INVALID_ARGUMENT; its ErrorInfo reason says so, and so does
     // the message where a proxy or an older endpoint drops the details.
-    if (body?.details?.some((d) => d.reason === 'API_KEY_INVALID' || d.reason === 'API_KEY_SERVICE_BLOCKED')) kind = 'auth';
+    if (body?.details?.some((d) => d.reason === 'API_KEY_INVALID' || d.reason === 'API_KEY_SERVICE_BLOCKED'))
+      kind = 'auth';
     if (status === 400 && /\bAPI key not valid\b/i.test(body?.message ?? '')) kind = 'auth';
     const retryAfterMs = parseRetryAfter(ctx.retryAfterHeader, ctx.now ?? Date.now()) ?? retryDelayOf(body);
-    const text = body?.message ? `${status}${body.status ? ` ${body.status}` : ''}: ${body.message}` : `HTTP ${status}: ${messageOf(e)}`;
+    const text = body?.message
+      ? `${status}${body.status ? ` ${body.status}` : ''}: ${body.message}`
+      : `HTTP ${status}: ${messageOf(e)}`;
     return new ModelFailure(kind, text, { status, retryAfterMs, cause: e });
   }
   if (name === 'SyntaxError' || /exception parsing stream chunk|Incomplete JSON segment/.test(messageOf(e))) {
-    return new ModelFailure('invalid_output', `malformed response stream: ${messageOf(e)}`, { invalid: 'malformed_stream', cause: e });
+    return new ModelFailure('invalid_output', `malformed response stream: ${messageOf(e)}`, {
+      invalid: 'malformed_stream',
+      cause: e,
+    });
   }
-  if (name === 'AbortError' || name === 'TimeoutError') return new ModelFailure('network', `request timed out: ${messageOf(e)}`, { cause: e });
+  if (name === 'AbortError' || name === 'TimeoutError')
+    return new ModelFailure('network', `request timed out: ${messageOf(e)}`, { cause: e });
   const code = causeCode(e);
   const detail = code ? `${messageOf(e)} (${code})` : messageOf(e);
   // Everything else is a transport problem (reset, refused, "terminated", "fetch failed"):

@@ -57,7 +57,15 @@ export type ModelFailureKind =
  * InvalidStreamError types), which decide what a retry tells the model (core/retry.ts).
  */
 export type InvalidReply =
-  'no_finish_reason' | 'no_response_text' | 'thinking_only' | 'malformed_function_call' | 'unexpected_tool_call' | 'too_many_tool_calls' | 'max_tokens_empty' | 'other_empty' | 'malformed_stream';
+  | 'no_finish_reason'
+  | 'no_response_text'
+  | 'thinking_only'
+  | 'malformed_function_call'
+  | 'unexpected_tool_call'
+  | 'too_many_tool_calls'
+  | 'max_tokens_empty'
+  | 'other_empty'
+  | 'malformed_stream';
 
 /**
  * The one error a ModelClient throws. A class (not a plain value) because it travels through
@@ -77,7 +85,11 @@ export class ModelFailure extends Error {
    */
   readonly usage?: Usage;
 
-  constructor(kind: ModelFailureKind, message: string, opts: { status?: number; retryAfterMs?: number; invalid?: InvalidReply; usage?: Usage; cause?: unknown } = {}) {
+  constructor(
+    kind: ModelFailureKind,
+    message: string,
+    opts: { status?: number; retryAfterMs?: number; invalid?: InvalidReply; usage?: Usage; cause?: unknown } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'ModelFailure';
     this.kind = kind;
@@ -88,4 +100,5 @@ export class ModelFailure extends Error {
   }
 }
 
-export const isModelFailure = (e: unknown): e is ModelFailure => typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'ModelFailure' && 'kind' in e;
+export const isModelFailure = (e: unknown): e is ModelFailure =>
+  typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'ModelFailure' && 'kind' in e;

@@ -49,7 +49,11 @@ export function preloadGeminiSdk(): void {
 export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { readonly model: string } {
   const baseUrl = opts.baseUrl ?? (process.env.GOOGLE_GEMINI_BASE_URL || undefined);
   let sdk: Promise<GoogleGenAI> | undefined;
-  const client = (): Promise<GoogleGenAI> => (sdk ??= importSdk().then(({ GoogleGenAI }) => new GoogleGenAI({ apiKey: opts.apiKey, apiVersion: 'v1beta', httpOptions: baseUrl ? { baseUrl } : {} })));
+  const client = (): Promise<GoogleGenAI> =>
+    (sdk ??= importSdk().then(
+      ({ GoogleGenAI }) =>
+        new GoogleGenAI({ apiKey: opts.apiKey, apiVersion: 'v1beta', httpOptions: baseUrl ? { baseUrl } : {} }),
+    ));
   const idleMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_MS;
 
   async function* stream(req: ModelRequest): AsyncGenerator<ModelChunk> {
@@ -85,10 +89,18 @@ export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { r
         config: {
           systemInstruction: req.systemInstruction,
           ...(req.tools.length ? { tools: [{ functionDeclarations: req.tools }] } : {}),
-          ...(req.toolConfig && req.tools.length ? { toolConfig: { functionCallingConfig: { ...req.toolConfig, mode: req.toolConfig.mode as FunctionCallingConfigMode } } } : {}),
+          ...(req.toolConfig && req.tools.length
+            ? {
+                toolConfig: {
+                  functionCallingConfig: { ...req.toolConfig, mode: req.toolConfig.mode as FunctionCallingConfigMode },
+                },
+              }
+            : {}),
           ...(req.maxOutputTokens ? { maxOutputTokens: req.maxOutputTokens } : {}),
           ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
-          ...(req.responseJsonSchema ? { responseMimeType: 'application/json', responseJsonSchema: req.responseJsonSchema } : {}),
+          ...(req.responseJsonSchema
+            ? { responseMimeType: 'application/json', responseJsonSchema: req.responseJsonSchema }
+            : {}),
           ...(thinking ? { thinkingConfig: { includeThoughts: true } } : {}),
           abortSignal: ctrl.signal,
           automaticFunctionCalling: { disable: true },
@@ -116,7 +128,11 @@ export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { r
  * The SDK's responses as our chunks, the reply judged once the stream has ended (reply-check.ts).
  * `arrived` and `consumed` bracket the time the caller holds each chunk (the idle timer's pause).
  */
-async function* readReply(responses: AsyncIterable<GenerateContentResponse>, contents: ModelRequest['contents'], idle: { arrived(): void; consumed(): void }): AsyncGenerator<ModelChunk> {
+async function* readReply(
+  responses: AsyncIterable<GenerateContentResponse>,
+  contents: ModelRequest['contents'],
+  idle: { arrived(): void; consumed(): void },
+): AsyncGenerator<ModelChunk> {
   const reply: ReplySummary & { parts: Part[] } = { parts: [] };
   for await (const res of responses) {
     idle.arrived();
@@ -154,5 +170,9 @@ function blockedFailure(res: GenerateContentResponse, chunk: ModelChunk): ModelF
   const block = res.promptFeedback?.blockReason;
   if (!block) return parseBlockedFinish(chunk.finishReason, chunk.usage);
   const why = res.promptFeedback?.blockReasonMessage;
-  return new ModelFailure('safety', `the prompt was blocked (${block})${why ? `: ${why}` : ''}`, chunk.usage ? { usage: chunk.usage } : {});
+  return new ModelFailure(
+    'safety',
+    `the prompt was blocked (${block})${why ? `: ${why}` : ''}`,
+    chunk.usage ? { usage: chunk.usage } : {},
+  );
 }

@@ -41,7 +41,10 @@ export function estimateCostUsd(model: string, usage: Usage): number {
   const long = price.longContext;
   const rates: Rates = long && usage.inputTokens > long.thresholdTokens ? long : price;
   const cached = Math.min(usage.cachedTokens, usage.inputTokens);
-  const usd = (usage.inputTokens - cached) * rates.input + cached * rates.cachedInput + (usage.outputTokens + usage.thoughtTokens) * rates.output;
+  const usd =
+    (usage.inputTokens - cached) * rates.input +
+    cached * rates.cachedInput +
+    (usage.outputTokens + usage.thoughtTokens) * rates.output;
   return usd / 1_000_000;
 }
 

@@ -11,7 +11,15 @@ import type { Content, Part, Usage } from './wire.js';
  */
 
 /** Finish reasons that mean the reply was blocked. */
-const BLOCKED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'LANGUAGE']);
+const BLOCKED = new Set([
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+  'LANGUAGE',
+]);
 
 /** Finish reasons that make a reply without a call unusable, whatever its text. */
 const UNUSABLE: Readonly<Record<string, InvalidReply>> = {
@@ -36,7 +44,9 @@ export interface ReplySummary {
 
 /** The failure a blocked finish reason means, if it is one. Pure. */
 export function parseBlockedFinish(reason: string | undefined, usage: Usage | undefined): ModelFailure | undefined {
-  return reason && BLOCKED.has(reason) ? new ModelFailure('safety', `the model's reply was blocked (finishReason ${reason})`, usage ? { usage } : {}) : undefined;
+  return reason && BLOCKED.has(reason)
+    ? new ModelFailure('safety', `the model's reply was blocked (finishReason ${reason})`, usage ? { usage } : {})
+    : undefined;
 }
 
 /**
@@ -69,11 +79,23 @@ export function visibleText(parts: readonly Part[]): string {
 export function parseReplyFailure(reply: ReplySummary, ctx: { answersToolResults: boolean }): ModelFailure | undefined {
   if (reply.parts.some((p) => p.functionCall)) return undefined;
   const reason = reply.finishReason;
-  const invalid = invalidReasonOf(reason, { empty: visibleText(reply.parts) === '', thoughts: reply.parts.some((p) => p.thought), ...ctx });
-  return invalid ? new ModelFailure('invalid_output', MESSAGES[invalid](reason), { invalid, ...(reply.usage ? { usage: reply.usage } : {}) }) : undefined;
+  const invalid = invalidReasonOf(reason, {
+    empty: visibleText(reply.parts) === '',
+    thoughts: reply.parts.some((p) => p.thought),
+    ...ctx,
+  });
+  return invalid
+    ? new ModelFailure('invalid_output', MESSAGES[invalid](reason), {
+        invalid,
+        ...(reply.usage ? { usage: reply.usage } : {}),
+      })
+    : undefined;
 }
 
-function invalidReasonOf(reason: string | undefined, r: { empty: boolean; thoughts: boolean; answersToolResults: boolean }): InvalidReply | undefined {
+function invalidReasonOf(
+  reason: string | undefined,
+  r: { empty: boolean; thoughts: boolean; answersToolResults: boolean },
+): InvalidReply | undefined {
   if (!reason && !r.answersToolResults) return 'no_finish_reason';
   if (reason && UNUSABLE[reason]) return UNUSABLE[reason];
   if (!r.empty) return undefined;

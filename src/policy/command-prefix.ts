@@ -94,7 +94,8 @@ function wordsLead(words: readonly string[], part: ShellPart): boolean {
 const SPACE_OR_QUOTE = /[\s"]/;
 const SPACE = /\s/;
 
-const textMatches = (prefix: string, text: string, boundary: RegExp): boolean => text.startsWith(prefix) && (text.length === prefix.length || boundary.test(text[prefix.length]!));
+const textMatches = (prefix: string, text: string, boundary: RegExp): boolean =>
+  text.startsWith(prefix) && (text.length === prefix.length || boundary.test(text[prefix.length]!));
 
 /** Quotes a word so that `parseCommandPrefix` reads it back unchanged (for rules added by "always" approvals). */
 export function quoteWord(w: string): string {

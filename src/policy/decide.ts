@@ -23,7 +23,8 @@ export interface DecideSetting extends MatchScope {
 
 /** What a call no rule matches gets. In yolo mode a person has said yes to everything, except in the Action. */
 function unmatched(context: PolicyContext, mode: ApprovalMode): { decision: Decision; why: string } {
-  if (mode === 'yolo' && context !== 'action') return { decision: 'allow', why: 'no rule matched; yolo mode allows unmatched calls (as Gemini CLI does)' };
+  if (mode === 'yolo' && context !== 'action')
+    return { decision: 'allow', why: 'no rule matched; yolo mode allows unmatched calls (as Gemini CLI does)' };
   switch (context) {
     case 'action':
       return { decision: 'deny', why: 'no rule matched; the action denies unmatched calls' };
@@ -42,7 +43,8 @@ interface Unit {
 }
 
 /** A shell call, which policy splits into the commands it runs: only these need the bash grammar. */
-export const isShellCall = (q: PolicyQuery): q is PolicyQuery & { args: { command: string } } => q.toolName === SHELL_TOOL && typeof q.args.command === 'string';
+export const isShellCall = (q: PolicyQuery): q is PolicyQuery & { args: { command: string } } =>
+  q.toolName === SHELL_TOOL && typeof q.args.command === 'string';
 
 /**
  * The one decision path. `rules` are sorted highest final priority first, ties in load order, and indexed.
@@ -70,7 +72,11 @@ function guardBuildFiles(u: Unit, q: PolicyQuery, s: Subject): Unit {
   if (u.decision !== 'allow') return u;
   const file = editedBuildFile(q, s.names);
   if (file === undefined) return u;
-  return { decision: 'ask_user', rule: undefined, why: `${file} is a build file (it says what build and test commands run), so editing it needs a person's confirmation, as in Gemini CLI (${u.why})` };
+  return {
+    decision: 'ask_user',
+    rule: undefined,
+    why: `${file} is a build file (it says what build and test commands run), so editing it needs a person's confirmation, as in Gemini CLI (${u.why})`,
+  };
 }
 
 function finish(u: Unit, context: PolicyContext): PolicyVerdict {
@@ -93,7 +99,8 @@ function refOf(r: TieredRule): RuleRef {
   };
 }
 
-const describe = (r: TieredRule): string => `${r.name ? `rule "${r.name}"` : 'rule'} at ${r.source}${r.line ? `:${r.line}` : ''} (${r.tier} tier, priority ${formatPriority(r.finalPriority)})`;
+const describe = (r: TieredRule): string =>
+  `${r.name ? `rule "${r.name}"` : 'rule'} at ${r.source}${r.line ? `:${r.line}` : ''} (${r.tier} tier, priority ${formatPriority(r.finalPriority)})`;
 
 export const formatPriority = (p: number): string => p.toFixed(3);
 
@@ -125,7 +132,8 @@ function decideShell(c: ShellCall): Unit {
   const dir = dirPath === '' ? '.' : dirPath;
   const place: ShellPlace = { ...(setting.workspace !== undefined && { workspace: setting.workspace }), dir };
   const units: Unit[] = split.parts.map((part, i) => {
-    const label = split.parts.length > 1 ? `sub-command ${i + 1} of ${split.parts.length} ("${part.text}")` : `"${part.text}"`;
+    const label =
+      split.parts.length > 1 ? `sub-command ${i + 1} of ${split.parts.length} ("${part.text}")` : `"${part.text}"`;
     return decidePart({ ...c, split, place }, { ...whole, args: { ...q.args, command: part.text }, part }, label);
   });
   if (mode !== 'yolo') units.push(...writeUnits(split, place), ...buildFileWriteUnits(split));
@@ -138,7 +146,14 @@ function decideShell(c: ShellCall): Unit {
   let worst: Unit | undefined;
   for (const unit of units) {
     // A person approved exactly this command line "always": what would only be asked is allowed; denials stay.
-    const u = approved && unit.decision === 'ask_user' ? { decision: 'allow' as const, rule: approved, why: `allow by ${describe(approved)}, an approval of exactly this command` } : unit;
+    const u =
+      approved && unit.decision === 'ask_user'
+        ? {
+            decision: 'allow' as const,
+            rule: approved,
+            why: `allow by ${describe(approved)}, an approval of exactly this command`,
+          }
+        : unit;
     if (!worst || STRICTNESS[u.decision] > STRICTNESS[worst.decision]) worst = u;
   }
   return worst!;
@@ -149,7 +164,12 @@ function writeUnits(split: ShellSplit, place: ShellPlace): Unit[] {
   const units: Unit[] = [];
   for (const w of split.writes) {
     const why = whyWriteRefused(w.path, place, split.changesDirectory);
-    if (why) units.push({ decision: 'deny', rule: undefined, why: `a redirection writes ${JSON.stringify(w.text)}, and ${why}; only yolo mode lets a command write there` });
+    if (why)
+      units.push({
+        decision: 'deny',
+        rule: undefined,
+        why: `a redirection writes ${JSON.stringify(w.text)}, and ${why}; only yolo mode lets a command write there`,
+      });
   }
   return units;
 }
@@ -180,7 +200,8 @@ function decideUnaccounted(c: ShellCall, split: ShellSplit, whole: Subject): Uni
   if (split.unknowns.length === 0) return u;
   const what = `the policy cannot tell everything this command runs (${split.unknowns[0]}${split.unknowns.length > 1 ? `, and ${split.unknowns.length - 1} more` : ''})`;
   if (u.decision === 'deny') return { ...u, why: `${what}; ${u.why}` };
-  if (u.decision === 'allow' && c.setting.mode === 'yolo' && !(u.rule && isCommandSpecific(u.rule))) return { ...u, why: `${what}; yolo mode: ${u.why}` };
+  if (u.decision === 'allow' && c.setting.mode === 'yolo' && !(u.rule && isCommandSpecific(u.rule)))
+    return { ...u, why: `${what}; yolo mode: ${u.why}` };
   return { decision: 'ask_user', rule: u.rule, why: `${what}, so no rule can allow it by its text (${u.why})` };
 }
 
@@ -199,15 +220,35 @@ function decidePart(c: PartCall, s: Subject, label: string): Unit {
   if (u.decision === 'deny') return u;
 
   if (u.decision === 'allow' && mode !== 'yolo' && part.literal[0] && isDestructive(part.words, part.literal)) {
-    return { ...u, decision: 'ask_user', why: `${label}: destructive command, always asked outside yolo mode (${base.why})` };
+    return {
+      ...u,
+      decision: 'ask_user',
+      why: `${label}: destructive command, always asked outside yolo mode (${base.why})`,
+    };
   }
   const known = part.literal.every(Boolean) && part.assignments.length === 0 && !split.changesEnvironment;
-  if (u.decision === 'ask_user' && (!u.rule || !isCommandSpecific(u.rule)) && known && !part.writesFile && isKnownReadOnly(part.words, place)) {
+  if (
+    u.decision === 'ask_user' &&
+    (!u.rule || !isCommandSpecific(u.rule)) &&
+    known &&
+    !part.writesFile &&
+    isKnownReadOnly(part.words, place)
+  ) {
     u.decision = 'allow';
     u.why = `${label}: known read-only command, raised from ask_user to allow (${base.why})`;
   }
-  if (u.decision === 'allow' && part.redirected && !u.rule?.allowRedirection && mode !== 'autoEdit' && mode !== 'yolo') {
-    return { ...u, decision: 'ask_user', why: `${label}: redirection needs approval unless the rule sets allowRedirection (${u.why.slice(label.length + 2)})` };
+  if (
+    u.decision === 'allow' &&
+    part.redirected &&
+    !u.rule?.allowRedirection &&
+    mode !== 'autoEdit' &&
+    mode !== 'yolo'
+  ) {
+    return {
+      ...u,
+      decision: 'ask_user',
+      why: `${label}: redirection needs approval unless the rule sets allowRedirection (${u.why.slice(label.length + 2)})`,
+    };
   }
   return u;
 }

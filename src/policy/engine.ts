@@ -5,7 +5,15 @@ import { createRuleIndex } from './rule-index.js';
 import { checkRegex } from './regex-check.js';
 import { ALWAYS_SOURCE, type Rule, type TieredRule } from './rule.js';
 import { loadBashGrammar, splitShell, type ShellPart } from './shell/split.js';
-import { TIER_BASE, type AddedRule, type ApprovalMode, type PolicyContext, type PolicyEngine, type PolicyQuery, type TierName } from './types.js';
+import {
+  TIER_BASE,
+  type AddedRule,
+  type ApprovalMode,
+  type PolicyContext,
+  type PolicyEngine,
+  type PolicyQuery,
+  type TierName,
+} from './types.js';
 
 /** Rules added by "always" approvals: Workspace tier, priority 950 (Gemini CLI's always-allow fraction). */
 const ALWAYS_TIER: TierName = 'workspace';
@@ -41,16 +49,21 @@ const SUBCOMMAND_TOOLS = new Set([
 ]);
 
 /** Places rules in their tiers and sorts them once: highest final priority first, ties in load order. */
-export function placeRules(entries: ReadonlyArray<{ tier: TierName; rules: readonly Rule[] }>, startOrder = 0): TieredRule[] {
+export function placeRules(
+  entries: ReadonlyArray<{ tier: TierName; rules: readonly Rule[] }>,
+  startOrder = 0,
+): TieredRule[] {
   let order = startOrder;
   const placed: TieredRule[] = [];
   for (const { tier, rules } of entries) {
-    for (const r of rules) placed.push({ ...r, tier, finalPriority: TIER_BASE[tier] + r.priority / 1000, order: order++ });
+    for (const r of rules)
+      placed.push({ ...r, tier, finalPriority: TIER_BASE[tier] + r.priority / 1000, order: order++ });
   }
   return sortRules(placed);
 }
 
-const sortRules = (rules: TieredRule[]): TieredRule[] => rules.sort((a, b) => b.finalPriority - a.finalPriority || a.order - b.order);
+const sortRules = (rules: TieredRule[]): TieredRule[] =>
+  rules.sort((a, b) => b.finalPriority - a.finalPriority || a.order - b.order);
 
 export interface EngineOptions {
   /** The workspace root, absolute: shell redirections may write inside it (outside .git/, .github/, .gemini/). Without it every absolute target counts as outside. */
@@ -58,12 +71,20 @@ export interface EngineOptions {
 }
 
 /** An engine over already-validated rules. A decision on a shell command awaits the bash grammar itself. */
-export function createPolicyEngine(rules: readonly TieredRule[], context: PolicyContext, options: EngineOptions = {}): PolicyEngine {
+export function createPolicyEngine(
+  rules: readonly TieredRule[],
+  context: PolicyContext,
+  options: EngineOptions = {},
+): PolicyEngine {
   // One setting per mode, made once: a decision allocates no options object of its own.
   const settings = new Map<ApprovalMode, DecideSetting>();
   const settingFor = (mode: ApprovalMode): DecideSetting => {
     let setting = settings.get(mode);
-    if (!setting) settings.set(mode, (setting = { mode, context, ...(options.workspace !== undefined && { workspace: options.workspace }) }));
+    if (!setting)
+      settings.set(
+        mode,
+        (setting = { mode, context, ...(options.workspace !== undefined && { workspace: options.workspace }) }),
+      );
     return setting;
   };
   let index = createRuleIndex(sortRules([...rules]));
@@ -72,7 +93,17 @@ export function createPolicyEngine(rules: readonly TieredRule[], context: Policy
   let nextOrder = rules.reduce((m, r) => Math.max(m, r.order + 1), 0);
 
   const add = (a: AddedRule) => {
-    index = createRuleIndex(sortRules([...index.rules, { ...ruleOfAdded(a), tier: ALWAYS_TIER, finalPriority: TIER_BASE[ALWAYS_TIER] + ALWAYS_PRIORITY / 1000, order: nextOrder++ }]));
+    index = createRuleIndex(
+      sortRules([
+        ...index.rules,
+        {
+          ...ruleOfAdded(a),
+          tier: ALWAYS_TIER,
+          finalPriority: TIER_BASE[ALWAYS_TIER] + ALWAYS_PRIORITY / 1000,
+          order: nextOrder++,
+        },
+      ]),
+    );
     added.push(a);
   };
 
@@ -106,7 +137,8 @@ export function narrowedRule(q: PolicyQuery, mode: ApprovalMode): AddedRule {
 }
 
 function narrowedCall(q: PolicyQuery, modes: ApprovalMode[]): AddedRule {
-  const toolName = q.mcpServer && !q.toolName.startsWith(`mcp_${q.mcpServer}_`) ? `mcp_${q.mcpServer}_${q.toolName}` : q.toolName;
+  const toolName =
+    q.mcpServer && !q.toolName.startsWith(`mcp_${q.mcpServer}_`) ? `mcp_${q.mcpServer}_${q.toolName}` : q.toolName;
   if (isShellCall(q)) {
     const command = q.args.command;
     const split = splitShell(command);
@@ -120,9 +152,11 @@ function narrowedCall(q: PolicyQuery, modes: ApprovalMode[]): AddedRule {
     return { toolName, argsPattern: exactArg('command', command), modes };
   }
   // One agent approved is not every agent: invoke_agent is narrowed to the agent it named.
-  if (q.toolName === 'invoke_agent' && typeof q.args.agent_name === 'string') return { toolName, argsPattern: exactArg('agent_name', q.args.agent_name), modes };
+  if (q.toolName === 'invoke_agent' && typeof q.args.agent_name === 'string')
+    return { toolName, argsPattern: exactArg('agent_name', q.args.agent_name), modes };
   const path = q.args.file_path ?? q.args.dir_path;
-  if (typeof path === 'string') return { toolName, argsPattern: exactArg(q.args.file_path !== undefined ? 'file_path' : 'dir_path', path), modes };
+  if (typeof path === 'string')
+    return { toolName, argsPattern: exactArg(q.args.file_path !== undefined ? 'file_path' : 'dir_path', path), modes };
   return { toolName, modes };
 }
 
@@ -136,10 +170,16 @@ function prefixOf(p: ShellPart): string | undefined {
   return p.literal[1] ? `${name} ${sub}` : quoteWord(name);
 }
 
-const exactArg = (key: string, value: string): string => `\\x00${`${JSON.stringify(key)}:${JSON.stringify(value)}`.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\x00`;
+const exactArg = (key: string, value: string): string =>
+  `\\x00${`${JSON.stringify(key)}:${JSON.stringify(value)}`.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\x00`;
 
 function ruleOfAdded(a: AddedRule): Rule {
-  if (typeof a.toolName !== 'string' || a.toolName === '' || !Array.isArray(a.modes) || (a.subagent !== undefined && (typeof a.subagent !== 'string' || a.subagent === ''))) {
+  if (
+    typeof a.toolName !== 'string' ||
+    a.toolName === '' ||
+    !Array.isArray(a.modes) ||
+    (a.subagent !== undefined && (typeof a.subagent !== 'string' || a.subagent === ''))
+  ) {
     throw new AgentError('general', `a saved "always" rule is malformed: ${JSON.stringify(a)}`);
   }
   let argsPattern: RegExp | undefined;
@@ -148,7 +188,12 @@ function ruleOfAdded(a: AddedRule): Rule {
     if (!r.ok) throw new AgentError('general', `a saved "always" rule has a bad argsPattern: ${r.message}`);
     argsPattern = r.regex;
   }
-  const prefixes = a.commandPrefix === undefined ? undefined : typeof a.commandPrefix === 'string' ? [a.commandPrefix] : [...a.commandPrefix];
+  const prefixes =
+    a.commandPrefix === undefined
+      ? undefined
+      : typeof a.commandPrefix === 'string'
+        ? [a.commandPrefix]
+        : [...a.commandPrefix];
   return {
     toolNames: [a.toolName],
     decision: 'allow',

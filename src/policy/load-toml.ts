@@ -28,7 +28,10 @@ const KNOWN_KEYS = new Set([
   'name',
 ]);
 /** Snake-case spellings Gemini CLI still accepts, with their current names. */
-const DEPRECATED_KEYS: Readonly<Record<string, string>> = { allow_redirection: 'allowRedirection', deny_message: 'denyMessage' };
+const DEPRECATED_KEYS: Readonly<Record<string, string>> = {
+  allow_redirection: 'allowRedirection',
+  deny_message: 'denyMessage',
+};
 
 /**
  * Parses one policy file: TOML text to rules plus every diagnostic found (not just the first).
@@ -37,7 +40,8 @@ const DEPRECATED_KEYS: Readonly<Record<string, string>> = { allow_redirection: '
  */
 export function parsePolicyToml(text: string, source: string): ParsedPolicyFile {
   const diagnostics: Diagnostic[] = [];
-  const at = (severity: Severity, pos: Pos, message: string) => diagnostics.push({ severity, file: source, line: pos.line, column: pos.column, message });
+  const at = (severity: Severity, pos: Pos, message: string) =>
+    diagnostics.push({ severity, file: source, line: pos.line, column: pos.column, message });
 
   let doc: Record<string, unknown>;
   try {
@@ -60,7 +64,11 @@ export function parsePolicyToml(text: string, source: string): ParsedPolicyFile 
   if (checkers !== undefined) {
     const count = Array.isArray(checkers) ? checkers.length : 1;
     for (let i = 0; i < count; i++) {
-      at('warning', layout.checkers[i] ?? { line: 1, column: 1 }, '[[safety_checker]] is not supported by agent-action; the table is ignored');
+      at(
+        'warning',
+        layout.checkers[i] ?? { line: 1, column: 1 },
+        '[[safety_checker]] is not supported by agent-action; the table is ignored',
+      );
     }
   }
 
@@ -172,18 +180,24 @@ function warnUnknownKeys({ table, where, report }: RuleCheck): void {
 }
 
 /** toolName, decision and priority, each reported when missing or malformed. */
-function requiredFields({ table, fail }: RuleCheck): { toolNames: string[] | undefined; decision: unknown; priority: unknown } {
+function requiredFields({ table, fail }: RuleCheck): {
+  toolNames: string[] | undefined;
+  decision: unknown;
+  priority: unknown;
+} {
   const toolNames = stringList(table.toolName);
   if (table.toolName === undefined) fail(undefined, 'toolName is missing (use "*" for every tool)');
   else if (!toolNames) fail('toolName', 'toolName must be a non-empty string or an array of non-empty strings');
 
   const decision = table.decision;
   if (decision === undefined) fail(undefined, 'decision is missing (allow, deny or ask_user)');
-  else if (!DECISIONS.includes(decision as Decision)) fail('decision', `decision must be allow, deny or ask_user, not ${show(decision)}`);
+  else if (!DECISIONS.includes(decision as Decision))
+    fail('decision', `decision must be allow, deny or ask_user, not ${show(decision)}`);
 
   const priority = table.priority;
   if (priority === undefined) fail(undefined, 'priority is missing (an integer from 0 to 999)');
-  else if (typeof priority !== 'number' && typeof priority !== 'bigint') fail('priority', `priority must be an integer from 0 to 999, not ${show(priority)}`);
+  else if (typeof priority !== 'number' && typeof priority !== 'bigint')
+    fail('priority', `priority must be an integer from 0 to 999, not ${show(priority)}`);
   else if (!Number.isInteger(Number(priority)) || Number(priority) < 0 || Number(priority) > 999) {
     // Stryker disable next-line EqualityOperator: equivalent; 999 is a valid priority and never gets here
     const why = Number(priority) > 999 ? ' (1000 and above would jump into the next tier)' : '';
@@ -217,14 +231,22 @@ function regex(c: RuleCheck, key: string): RegExp | undefined {
 function commandPrefixesOf({ table, where, report, fail }: RuleCheck, decision: unknown): string[] | undefined {
   if (table.commandPrefix === undefined) return undefined;
   let commandPrefixes = stringList(table.commandPrefix);
-  if (!commandPrefixes) fail('commandPrefix', 'commandPrefix must be a non-empty string or an array of non-empty strings');
+  if (!commandPrefixes)
+    fail('commandPrefix', 'commandPrefix must be a non-empty string or an array of non-empty strings');
   else commandPrefixes = commandPrefixes.map((p) => p.trim());
   // Stryker disable next-line ArrayDeclaration: equivalent; a bad commandPrefix is already an error, and whatever the loop checks only adds warnings
   for (const p of commandPrefixes ?? []) {
     const problem = parseCommandPrefix(p).problem;
     if (problem === undefined) continue;
-    const how = decision === 'allow' ? 'it allows only commands whose text starts with it, followed by a blank or the end' : 'it matches commands whose text starts with it, as Gemini CLI does';
-    report('warning', where('commandPrefix'), `commandPrefix ${JSON.stringify(p)} is not plain shell words (${problem}); ${how}`);
+    const how =
+      decision === 'allow'
+        ? 'it allows only commands whose text starts with it, followed by a blank or the end'
+        : 'it matches commands whose text starts with it, as Gemini CLI does';
+    report(
+      'warning',
+      where('commandPrefix'),
+      `commandPrefix ${JSON.stringify(p)} is not plain shell words (${problem}); ${how}`,
+    );
   }
   return commandPrefixes;
 }
@@ -235,7 +257,8 @@ function checkCommandKeys({ table, fail }: RuleCheck): void {
   const key = table.commandPrefix !== undefined ? 'commandPrefix' : 'commandRegex';
   if (table.toolName !== 'run_shell_command') fail(key, `${key} only applies to toolName = "run_shell_command"`);
   if (table.argsPattern !== undefined) fail(key, `${key} and argsPattern cannot be combined in one rule`);
-  if (table.commandPrefix !== undefined && table.commandRegex !== undefined) fail('commandRegex', 'commandPrefix and commandRegex cannot be combined in one rule');
+  if (table.commandPrefix !== undefined && table.commandRegex !== undefined)
+    fail('commandRegex', 'commandPrefix and commandRegex cannot be combined in one rule');
 }
 
 function modesOf({ table, fail }: RuleCheck): ApprovalMode[] | undefined {
@@ -244,7 +267,10 @@ function modesOf({ table, fail }: RuleCheck): ApprovalMode[] | undefined {
   const bad = list ? list.filter((m) => !MODES.includes(m as ApprovalMode)) : [table.modes];
   if (bad.length === 0) return list as ApprovalMode[];
   const hint = bad.includes('auto_edit') ? ' (the TOML spelling is "autoEdit")' : '';
-  fail('modes', `modes must be an array of ${MODES.map((m) => `"${m}"`).join(', ')}; ${show(bad[0])} is not one${hint}`);
+  fail(
+    'modes',
+    `modes must be an array of ${MODES.map((m) => `"${m}"`).join(', ')}; ${show(bad[0])} is not one${hint}`,
+  );
   return undefined;
 }
 
@@ -265,7 +291,8 @@ function commandRegexOf(checked: RegExp | undefined, allow: boolean): RegExp | u
   return new RegExp(allow ? `"command":"(?:${checked.source})` : `"command":"${checked.source}`, checked.flags);
 }
 
-const isTable = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+const isTable = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 
 function stringList(v: unknown): string[] | undefined {
   const list = typeof v === 'string' ? [v] : Array.isArray(v) ? v : undefined;
@@ -311,7 +338,9 @@ function scanLayout(text: string) {
     owner.push(current);
   });
   const find = (index: number, key: string): Pos | undefined => {
-    const re = new RegExp(`^(\\s*)(?:\\[{1,2}\\s*rule\\.)?(?:${escape(key)}|"${escape(key)}"|'${escape(key)}')\\s*[=.\\]]`);
+    const re = new RegExp(
+      `^(\\s*)(?:\\[{1,2}\\s*rule\\.)?(?:${escape(key)}|"${escape(key)}"|'${escape(key)}')\\s*[=.\\]]`,
+    );
     for (let n = 0; n < lines.length; n++) {
       if (owner[n] !== index) continue;
       const m = re.exec(lines[n]!);

@@ -39,7 +39,9 @@ export async function loadPolicyWithDiagnostics(opts: LoadPolicyOptions): Promis
   assertNoErrors(diagnostics);
   // The bash grammar is not loaded here: a decision on a shell command awaits it (see decide.ts).
   // Stryker disable next-line ConditionalExpression: equivalent; a workspace key holding undefined is read as no workspace
-  const engine = createPolicyEngine(placeRules(entries), opts.context, { ...(opts.workspace !== undefined && { workspace: opts.workspace }) });
+  const engine = createPolicyEngine(placeRules(entries), opts.context, {
+    ...(opts.workspace !== undefined && { workspace: opts.workspace }),
+  });
   // Stryker disable next-line MethodExpression,ConditionalExpression: equivalent; any error has thrown above, so every diagnostic left is a warning
   return { engine, warnings: diagnostics.filter((d) => d.severity === 'warning') };
 }
@@ -96,8 +98,10 @@ export function readBuiltinRules(dir: string = builtinPoliciesDir()): Promise<re
 async function readBuiltinFolder(dir: string): Promise<readonly Rule[]> {
   const diagnostics: Diagnostic[] = [];
   const rules = await readRules(dir, diagnostics);
-  if (rules.length === 0 && diagnostics.length === 0) diagnostics.push({ severity: 'error', file: dir, line: 0, column: 0, message: 'holds no rules' });
-  if (diagnostics.length > 0) throw policyError("agent-action's own policies are broken (reinstall the action)", diagnostics);
+  if (rules.length === 0 && diagnostics.length === 0)
+    diagnostics.push({ severity: 'error', file: dir, line: 0, column: 0, message: 'holds no rules' });
+  if (diagnostics.length > 0)
+    throw policyError("agent-action's own policies are broken (reinstall the action)", diagnostics);
   return rules;
 }
 
@@ -150,7 +154,8 @@ export function builtinPoliciesDir(from: string = fileURLToPath(import.meta.url)
   return found;
 }
 
-const noPolicies = (here: string) => new AgentError('config', `cannot find agent-action's policies/ folder above ${here}`);
+const noPolicies = (here: string) =>
+  new AgentError('config', `cannot find agent-action's policies/ folder above ${here}`);
 
 function isFolder(path: string): boolean {
   try {

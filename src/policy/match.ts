@@ -164,7 +164,10 @@ export function callMatch(c: CompiledRule, s: Subject, text: LazyArgsText): bool
 
 const hasPart = (s: Subject): s is Subject & PrefixTarget => s.part !== undefined;
 
-function annotationsMatch(want: Readonly<Record<string, unknown>>, have: Readonly<Record<string, unknown>> | undefined): boolean {
+function annotationsMatch(
+  want: Readonly<Record<string, unknown>>,
+  have: Readonly<Record<string, unknown>> | undefined,
+): boolean {
   if (!have) return false;
   for (const [k, v] of Object.entries(want)) if (have[k] !== v) return false;
   return true;

@@ -18,17 +18,26 @@ export function checkRegex(pattern: string): RegexCheck {
     regex = new RegExp(pattern);
   } catch (e) {
     // Stryker disable next-line Regex: equivalent; V8's message always begins with "Invalid regular expression: ", so the first occurrence is the start either way
-    return { ok: false, message: `invalid regular expression: ${messageOf(e).replace(/^Invalid regular expression: /, '')}` };
+    return {
+      ok: false,
+      message: `invalid regular expression: ${messageOf(e).replace(/^Invalid regular expression: /, '')}`,
+    };
   }
   if (pattern.length > MAX_PATTERN_LENGTH) {
-    return { ok: false, message: `regular expression is ${pattern.length} characters long; the limit is ${MAX_PATTERN_LENGTH}` };
+    return {
+      ok: false,
+      message: `regular expression is ${pattern.length} characters long; the limit is ${MAX_PATTERN_LENGTH}`,
+    };
   }
   let tree: Tokens;
   try {
     // The tokenizer does not know lookbehind; as a plain group it has the same star height.
     tree = tokenize()(pattern.replace(/\(\?<([=!])/g, '(?:'));
   } catch (e) {
-    return { ok: false, message: `regular expression could not be checked for catastrophic backtracking: ${messageOf(e)}` };
+    return {
+      ok: false,
+      message: `regular expression could not be checked for catastrophic backtracking: ${messageOf(e)}`,
+    };
   }
   if (starHeight(tree) > 1) {
     return {

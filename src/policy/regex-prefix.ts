@@ -108,9 +108,11 @@ function charAt(src: string, i: number): { ch: string; next: number } | undefine
   // Stryker disable next-line ConditionalExpression: unreachable; a valid pattern never ends in a lone backslash
   if (esc === undefined) return undefined;
   // Stryker disable next-line Regex: equivalent; the slice holds at most two characters, so ^ and $ add nothing
-  if (esc === 'x' && /^[0-9a-fA-F]{2}$/.test(src.slice(i + 2, i + 4))) return { ch: String.fromCharCode(parseInt(src.slice(i + 2, i + 4), 16)), next: i + 4 };
+  if (esc === 'x' && /^[0-9a-fA-F]{2}$/.test(src.slice(i + 2, i + 4)))
+    return { ch: String.fromCharCode(parseInt(src.slice(i + 2, i + 4), 16)), next: i + 4 };
   // Stryker disable next-line Regex: equivalent; the slice holds at most four characters, so ^ and $ add nothing
-  if (esc === 'u' && /^[0-9a-fA-F]{4}$/.test(src.slice(i + 2, i + 6))) return { ch: String.fromCharCode(parseInt(src.slice(i + 2, i + 6), 16)), next: i + 6 };
+  if (esc === 'u' && /^[0-9a-fA-F]{4}$/.test(src.slice(i + 2, i + 6)))
+    return { ch: String.fromCharCode(parseInt(src.slice(i + 2, i + 6), 16)), next: i + 6 };
   // \d, \b, \1, \0, \cX ... are not plain characters.
   return /[\\^$.|?*+()[\]{}/"':=\-]/.test(esc) ? { ch: esc, next: i + 2 } : undefined;
 }

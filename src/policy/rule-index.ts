@@ -1,4 +1,12 @@
-import { callMatch, compileRule, LazyArgsText, staticMatch, type CompiledRule, type MatchScope, type Subject } from './match.js';
+import {
+  callMatch,
+  compileRule,
+  LazyArgsText,
+  staticMatch,
+  type CompiledRule,
+  type MatchScope,
+  type Subject,
+} from './match.js';
 import { ALWAYS_SOURCE, type TieredRule } from './rule.js';
 import type { ShellPart } from './shell/split.js';
 import type { ApprovalMode, PolicyContext } from './types.js';
@@ -64,11 +72,28 @@ export function createRuleIndex(sorted: readonly TieredRule[]): RuleIndex {
 
   // One decision looks up the same shape several times (each sub-command, the whole line): the
   // last one is kept by the identity of its names array, which a decision's subjects share.
-  let last: { names: readonly string[]; server: string | undefined; short: string | undefined; mode: ApprovalMode; context: PolicyContext; shape: Shape } | undefined;
+  let last:
+    | {
+        names: readonly string[];
+        server: string | undefined;
+        short: string | undefined;
+        mode: ApprovalMode;
+        context: PolicyContext;
+        shape: Shape;
+      }
+    | undefined;
   const shapeOf = (s: Subject, scope: MatchScope): Shape => {
     const { mode, context } = scope;
     // Stryker disable next-line ConditionalExpression: equivalent when the whole test is false (never reusing the last shape only recomputes it); this also drops the each-condition-true mutants, which test/policy/rule-index-cache.test.ts kills
-    if (last && last.names === s.names && last.server === s.mcpServer && last.short === s.mcpShortName && last.mode === mode && last.context === context) return last.shape;
+    if (
+      last &&
+      last.names === s.names &&
+      last.server === s.mcpServer &&
+      last.short === s.mcpShortName &&
+      last.mode === mode &&
+      last.context === context
+    )
+      return last.shape;
     // JSON keeps the key injective whatever characters a tool name holds.
     const key = JSON.stringify([mode, context, s.mcpServer ?? null, s.mcpShortName ?? null, s.names]);
     let shape = shapes.get(key);
@@ -102,12 +127,14 @@ export function createRuleIndex(sorted: readonly TieredRule[]): RuleIndex {
  */
 export function createLinearRuleIndex(sorted: readonly TieredRule[]): RuleIndex {
   const compiled = sorted.map(compileRule);
-  const inSubset = (c: CompiledRule, subset: RuleSubset): boolean => subset === 'all' || (c.argsPattern !== undefined && (subset === 'argsPattern' || c.rule.source === ALWAYS_SOURCE));
+  const inSubset = (c: CompiledRule, subset: RuleSubset): boolean =>
+    subset === 'all' || (c.argsPattern !== undefined && (subset === 'argsPattern' || c.rule.source === ALWAYS_SOURCE));
   return {
     rules: sorted,
     firstMatch(s, scope, subset = 'all') {
       const text = new LazyArgsText(s.args);
-      for (const c of compiled) if (inSubset(c, subset) && staticMatch(c, s, scope) && callMatch(c, s, text)) return c.rule;
+      for (const c of compiled)
+        if (inSubset(c, subset) && staticMatch(c, s, scope) && callMatch(c, s, text)) return c.rule;
       return undefined;
     },
   };

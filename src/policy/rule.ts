@@ -43,10 +43,12 @@ export interface Diagnostic {
   message: string;
 }
 
-export const formatDiagnostic = (d: Diagnostic): string => `${d.file}:${d.line}:${d.column}: ${d.severity}: ${d.message}`;
+export const formatDiagnostic = (d: Diagnostic): string =>
+  `${d.file}:${d.line}:${d.column}: ${d.severity}: ${d.message}`;
 
 /** True when the rule narrows a shell call by its command text, so shell heuristics do not override it. */
-export const isCommandSpecific = (r: Rule): boolean => r.commandPrefixes !== undefined || r.commandRegex !== undefined || r.argsPattern !== undefined;
+export const isCommandSpecific = (r: Rule): boolean =>
+  r.commandPrefixes !== undefined || r.commandRegex !== undefined || r.argsPattern !== undefined;
 
 export const MODES: readonly ApprovalMode[] = ['default', 'autoEdit', 'yolo', 'plan'];
 export const DECISIONS: readonly Decision[] = ['allow', 'deny', 'ask_user'];

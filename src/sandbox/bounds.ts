@@ -34,7 +34,12 @@ export interface ProcessBounds {
 const GiB = 1024 ** 3;
 
 /** Room for a test suite (`npm test` with workers, a JVM build), not for a bomb. */
-export const DEFAULT_BOUNDS: ProcessBounds = { processes: 1024, memoryBytes: 8 * GiB, fileSizeBytes: 1 * GiB, openFiles: 8192 };
+export const DEFAULT_BOUNDS: ProcessBounds = {
+  processes: 1024,
+  memoryBytes: 8 * GiB,
+  fileSizeBytes: 1 * GiB,
+  openFiles: 8192,
+};
 
 const PRLIMIT_PATHS = ['/usr/bin/prlimit', '/bin/prlimit'];
 
@@ -53,14 +58,21 @@ export async function findPrlimit(): Promise<string | undefined> {
 }
 
 /** The hard limits of this process (`/proc/self/limits`), by prlimit's names; absent: unlimited or unknown. */
-export async function readHardLimits(read: () => Promise<string> = () => readFile('/proc/self/limits', 'utf8')): Promise<HardLimits> {
+export async function readHardLimits(
+  read: () => Promise<string> = () => readFile('/proc/self/limits', 'utf8'),
+): Promise<HardLimits> {
   const text = await read().catch(() => '');
   return parseHardLimits(text);
 }
 
 export type HardLimits = Partial<Record<'nproc' | 'as' | 'fsize' | 'nofile', number>>;
 
-const LIMIT_ROWS: Record<string, keyof HardLimits> = { 'Max processes': 'nproc', 'Max address space': 'as', 'Max file size': 'fsize', 'Max open files': 'nofile' };
+const LIMIT_ROWS: Record<string, keyof HardLimits> = {
+  'Max processes': 'nproc',
+  'Max address space': 'as',
+  'Max file size': 'fsize',
+  'Max open files': 'nofile',
+};
 
 /** Pure: `/proc/<pid>/limits`' hard column for the four limits set here. */
 export function parseHardLimits(text: string): HardLimits {
@@ -77,8 +89,12 @@ export function parseHardLimits(text: string): HardLimits {
  * Pure: `argv` behind prlimit with `bounds`, each no higher than the hard limit already in force (a
  * process may lower its limits, never raise them).
  */
-export function boundedArgv({ prlimit, bounds, hard }: { prlimit: string; bounds: ProcessBounds; hard: HardLimits }, argv: readonly string[]): string[] {
-  const at = (value: number | undefined, max: number | undefined) => (value === undefined ? undefined : max === undefined ? value : Math.min(value, max));
+export function boundedArgv(
+  { prlimit, bounds, hard }: { prlimit: string; bounds: ProcessBounds; hard: HardLimits },
+  argv: readonly string[],
+): string[] {
+  const at = (value: number | undefined, max: number | undefined) =>
+    value === undefined ? undefined : max === undefined ? value : Math.min(value, max);
   const limits: Array<[string, number | undefined]> = [
     ['nproc', at(bounds.processes, hard.nproc)],
     ['as', at(bounds.memoryBytes, hard.as)],
@@ -92,7 +108,11 @@ export function boundedArgv({ prlimit, bounds, hard }: { prlimit: string; bounds
 /** Pure: the bounds in words, for the log and the model (`1024 processes and threads, 8 GiB of address space...`). */
 export function describeBounds(b: ProcessBounds): string {
   const parts = [`${b.processes} processes and threads a call`];
-  parts.push(b.memoryBytes === undefined ? 'unbounded address space' : `${formatBytes(b.memoryBytes)} of address space a process`);
+  parts.push(
+    b.memoryBytes === undefined
+      ? 'unbounded address space'
+      : `${formatBytes(b.memoryBytes)} of address space a process`,
+  );
   parts.push(b.fileSizeBytes === undefined ? 'files of any size' : `files up to ${formatBytes(b.fileSizeBytes)}`);
   if (b.openFiles !== undefined) parts.push(`${b.openFiles} open files a process`);
   return parts.join(', ');

@@ -62,7 +62,12 @@ export function buildBwrapArgs(p: BwrapPlan): string[] {
   for (const e of p.protectedPaths) a.push(...mountHost(e));
   for (const o of p.overlays ?? []) a.push('--ro-bind', o.source, o.path);
   if (p.gitConfig) a.push('--ro-bind-data', String(p.gitConfig.dataFd), p.gitConfig.path);
-  const visible = [...p.system.filter((e) => e.kind !== 'symlink').map((e) => e.path), ...p.readOnly, p.workspace, ...p.writable];
+  const visible = [
+    ...p.system.filter((e) => e.kind !== 'symlink').map((e) => e.path),
+    ...p.readOnly,
+    p.workspace,
+    ...p.writable,
+  ];
   const hiddenDirs = p.hidden.filter((e) => e.kind === 'dir').map((e) => e.path);
   for (const e of p.hidden) {
     if (!visible.some((root) => isUnder(e.path, root))) continue;

@@ -43,7 +43,8 @@ export interface CheckOptions {
 
 const NAMESPACES = ['user', 'mnt', 'pid', 'ipc', 'uts', 'net'] as const;
 /** actions/checkout's persisted header, with a harmless token. */
-const GIT_CONFIG = '[core]\n\tbare = false\n[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Y2hlY2s=\n';
+const GIT_CONFIG =
+  '[core]\n\tbare = false\n[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Y2hlY2s=\n';
 
 export async function runSandboxCheck(o: CheckOptions): Promise<CheckReport> {
   const network = o.network ?? false;
@@ -72,7 +73,12 @@ export async function runSandboxCheck(o: CheckOptions): Promise<CheckReport> {
     await mkdir(runnerTemp); // in the workspace, made with .git
     await writeFile(hostEnv.GITHUB_ENV, '');
     const port = (server.address() as { port: number }).port;
-    const p = await sandbox.spawn({ argv: ['bash', '-c', probeScript(port, hostEnv.GITHUB_ENV, marker)], workspace: ws, cwd: ws, env: o.env });
+    const p = await sandbox.spawn({
+      argv: ['bash', '-c', probeScript(port, hostEnv.GITHUB_ENV, marker)],
+      workspace: ws,
+      cwd: ws,
+      env: o.env,
+    });
     let out = '';
     p.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
     p.stderr.resume();
@@ -80,13 +86,26 @@ export async function runSandboxCheck(o: CheckOptions): Promise<CheckReport> {
     const seen = parseLines(out);
     items.push(...(await namespaceItems(seen, network)));
     items.push(...(await fileItems(seen, ws, hostEnv.GITHUB_ENV)));
-    items.push(...processItems(seen, out, { secrets: o.secretValues, escaped: await processAlive(marker), connections: connections(), network }));
+    items.push(
+      ...processItems(seen, out, {
+        secrets: o.secretValues,
+        escaped: await processAlive(marker),
+        connections: connections(),
+        network,
+      }),
+    );
     items.push(boundsItem(seen, status));
   } finally {
     server.close();
     await rm(root, { recursive: true });
   }
-  return { usable: items.every((i) => i.ok), status, network, items, hiddenPathEntries: await readHiddenPathEntries(o.env.PATH, homeFor(o.env.HOME, ws)) };
+  return {
+    usable: items.every((i) => i.ok),
+    status,
+    network,
+    items,
+    hiddenPathEntries: await readHiddenPathEntries(o.env.PATH, homeFor(o.env.HOME, ws)),
+  };
 }
 
 /** The commands a hostile process would try; each prints `key=value` for the parent to judge. */
@@ -130,12 +149,26 @@ async function namespaceItems(seen: Map<string, string>, network: boolean): Prom
     const host = await readlink(`/proc/self/ns/${n}`).catch(() => undefined);
     const inside = seen.get(`ns_${n}`) ?? '';
     const fresh = inside !== '' && inside !== host;
-    if (n === 'net' && network) items.push({ name: 'network namespace', ok: true, detail: 'shared with the host: the network is allowed' });
-    else items.push({ name: `${n} namespace`, ok: fresh, detail: fresh ? `new (${inside})` : `not isolated (${inside || 'unreadable'})` });
+    if (n === 'net' && network)
+      items.push({ name: 'network namespace', ok: true, detail: 'shared with the host: the network is allowed' });
+    else
+      items.push({
+        name: `${n} namespace`,
+        ok: fresh,
+        detail: fresh ? `new (${inside})` : `not isolated (${inside || 'unreadable'})`,
+      });
   }
   const caps = seen.get('cap_eff') ?? '';
-  items.push({ name: 'capabilities', ok: /^0+$/.test(caps), detail: /^0+$/.test(caps) ? 'none' : `effective set ${caps || 'unknown'}` });
-  items.push({ name: 'remount read-only binds', ok: seen.get('remount') === 'no', detail: seen.get('remount') === 'no' ? 'refused' : 'a command could make .git writable' });
+  items.push({
+    name: 'capabilities',
+    ok: /^0+$/.test(caps),
+    detail: /^0+$/.test(caps) ? 'none' : `effective set ${caps || 'unknown'}`,
+  });
+  items.push({
+    name: 'remount read-only binds',
+    ok: seen.get('remount') === 'no',
+    detail: seen.get('remount') === 'no' ? 'refused' : 'a command could make .git writable',
+  });
   return items;
 }
 
@@ -150,20 +183,42 @@ async function fileItems(seen: Map<string, string>, ws: string, githubEnv: strin
   );
   const no = (k: string) => seen.get(k) === 'no';
   return [
-    { name: 'workspace', ok: written === 'ok\n', detail: written === 'ok\n' ? 'writable, changes persist' : 'a write inside did not reach the workspace' },
-    { name: '.git read-only', ok: no('git_write') && config === GIT_CONFIG, detail: no('git_write') ? 'writing .git/config failed' : 'a command could write .git/config' },
+    {
+      name: 'workspace',
+      ok: written === 'ok\n',
+      detail: written === 'ok\n' ? 'writable, changes persist' : 'a write inside did not reach the workspace',
+    },
+    {
+      name: '.git read-only',
+      ok: no('git_write') && config === GIT_CONFIG,
+      detail: no('git_write') ? 'writing .git/config failed' : 'a command could write .git/config',
+    },
     {
       name: '.git/config credentials',
       ok: seen.get('git_credential') === 'absent',
-      detail: seen.get('git_credential') === 'absent' ? 'extraheader removed from the copy inside' : "actions/checkout's token header is visible inside",
+      detail:
+        seen.get('git_credential') === 'absent'
+          ? 'extraheader removed from the copy inside'
+          : "actions/checkout's token header is visible inside",
     },
     {
       name: '.gemini and .github read-only',
       ok: no('gemini_write') && no('github_write') && !geminiLeft,
-      detail: no('gemini_write') && no('github_write') ? 'writing policies and workflows failed (an absent .gemini too)' : 'a command could write .gemini/ or .github/',
+      detail:
+        no('gemini_write') && no('github_write')
+          ? 'writing policies and workflows failed (an absent .gemini too)'
+          : 'a command could write .gemini/ or .github/',
     },
-    { name: 'runner file commands', ok: no('runner_write') && runnerFile === '', detail: no('runner_write') ? 'GITHUB_ENV and RUNNER_TEMP unreachable' : 'a command could append to GITHUB_ENV' },
-    { name: 'home', ok: seen.get('home_entries') === '0', detail: seen.get('home_entries') === '0' ? 'empty' : `${seen.get('home_entries') ?? '?'} entries visible` },
+    {
+      name: 'runner file commands',
+      ok: no('runner_write') && runnerFile === '',
+      detail: no('runner_write') ? 'GITHUB_ENV and RUNNER_TEMP unreachable' : 'a command could append to GITHUB_ENV',
+    },
+    {
+      name: 'home',
+      ok: seen.get('home_entries') === '0',
+      detail: seen.get('home_entries') === '0' ? 'empty' : `${seen.get('home_entries') ?? '?'} entries visible`,
+    },
   ];
 }
 
@@ -175,7 +230,11 @@ interface ProcessProbe {
   network: boolean;
 }
 
-function processItems(seen: Map<string, string>, out: string, { secrets, escaped, connections, network }: ProcessProbe): CheckItem[] {
+function processItems(
+  seen: Map<string, string>,
+  out: string,
+  { secrets, escaped, connections, network }: ProcessProbe,
+): CheckItem[] {
   const environ = out.slice(out.indexOf('ENVIRON_BEGIN'), out.indexOf('ENVIRON_END'));
   const leaked = secrets.filter((s) => s.length >= 4 && environ.includes(s)).length;
   const pids = Number(seen.get('proc_pids') ?? 'NaN');
@@ -184,18 +243,35 @@ function processItems(seen: Map<string, string>, out: string, { secrets, escaped
     {
       name: 'fresh /proc',
       ok: freshProc,
-      detail: freshProc ? `${pids} processes visible; this process's environ is not` : `host processes visible (${pids} pids, own pid ${seen.get('host_pid') ?? '?'})`,
+      detail: freshProc
+        ? `${pids} processes visible; this process's environ is not`
+        : `host processes visible (${pids} pids, own pid ${seen.get('host_pid') ?? '?'})`,
     },
     {
       name: 'secrets',
       ok: leaked === 0,
-      detail: leaked === 0 ? `none of ${secrets.length} secret values visible (env, /proc/*/environ)` : `${leaked} of ${secrets.length} secret values visible inside`,
+      detail:
+        leaked === 0
+          ? `none of ${secrets.length} secret values visible (env, /proc/*/environ)`
+          : `${leaked} of ${secrets.length} secret values visible inside`,
     },
-    { name: 'kill on exit', ok: !escaped, detail: escaped ? 'a setsid background process outlived the call' : 'a setsid background process died with the call' },
+    {
+      name: 'kill on exit',
+      ok: !escaped,
+      detail: escaped
+        ? 'a setsid background process outlived the call'
+        : 'a setsid background process died with the call',
+    },
   ];
   if (!network) {
     const closed = seen.get('net') === 'closed' && connections === 0;
-    items.push({ name: 'network off', ok: closed, detail: closed ? 'connecting to a loopback server of the host failed' : 'a command reached a loopback server of the host' });
+    items.push({
+      name: 'network off',
+      ok: closed,
+      detail: closed
+        ? 'connecting to a loopback server of the host failed'
+        : 'a command reached a loopback server of the host',
+    });
   }
   return items;
 }
@@ -203,7 +279,13 @@ function processItems(seen: Map<string, string>, out: string, { secrets, escaped
 /** The resource limits a command has inside (processes, address space, file size): set, or why not. */
 function boundsItem(seen: Map<string, string>, status: Extract<SandboxStatus, { kind: 'sandboxed' }>): CheckItem {
   const set = (seen.get('limits') ?? '').split(',').every((v) => /^\d+$/.test(v));
-  if (!set) return { name: 'bounds', ok: false, detail: status.rlimitsMissing ?? `no process, memory or file-size limit inside (ulimit: ${seen.get('limits') ?? '?'})` };
+  if (!set)
+    return {
+      name: 'bounds',
+      ok: false,
+      detail:
+        status.rlimitsMissing ?? `no process, memory or file-size limit inside (ulimit: ${seen.get('limits') ?? '?'})`,
+    };
   return { name: 'bounds', ok: true, detail: status.bounds ? describeBounds(status.bounds) : 'set' };
 }
 

@@ -61,7 +61,8 @@ export const PASSED_VARIABLES: Readonly<Record<string, string>> = {
 /** Passed by prefix: the locale's categories (LC_ALL, LC_CTYPE, LC_MESSAGES...). */
 const PASSED_PREFIXES = ['LC_'] as const;
 
-export const isPassedVariable = (name: string): boolean => Object.hasOwn(PASSED_VARIABLES, name) || PASSED_PREFIXES.some((p) => name.startsWith(p));
+export const isPassedVariable = (name: string): boolean =>
+  Object.hasOwn(PASSED_VARIABLES, name) || PASSED_PREFIXES.some((p) => name.startsWith(p));
 
 /** Below this, a value is a word or a number: a variable that merely contains one is not a leak. */
 const MIN_SECRET_LENGTH = 8;
@@ -71,7 +72,10 @@ const MIN_SECRET_LENGTH = 8;
  * `secrets` (a token copied into `GITHUB_REF` is still the token). What trusted configuration names
  * is not here: the caller puts it on top, as it is.
  */
-export function commandEnvOf(base: Readonly<Record<string, string | undefined>>, secrets: readonly string[]): Record<string, string> {
+export function commandEnvOf(
+  base: Readonly<Record<string, string | undefined>>,
+  secrets: readonly string[],
+): Record<string, string> {
   const values = secrets.filter((s) => s.length >= MIN_SECRET_LENGTH);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) {
@@ -83,11 +87,14 @@ export function commandEnvOf(base: Readonly<Record<string, string | undefined>>,
 }
 
 /** Names trusted configuration may not pass, whatever it says: the runner's and the action's own. */
-const NEVER_PASSED = /^(ACTIONS_|INPUT_|GITHUB_TOKEN$|GITHUB_ENV$|GITHUB_OUTPUT$|GITHUB_PATH$|GITHUB_STATE$|GITHUB_STEP_SUMMARY$|GITHUB_EVENT_PATH$|RUNNER_TEMP$)/i;
+const NEVER_PASSED =
+  /^(ACTIONS_|INPUT_|GITHUB_TOKEN$|GITHUB_ENV$|GITHUB_OUTPUT$|GITHUB_PATH$|GITHUB_STATE$|GITHUB_STEP_SUMMARY$|GITHUB_EVENT_PATH$|RUNNER_TEMP$)/i;
 
 /** Why trusted configuration may not pass `name` to commands (or undefined: it may). Pure. */
 export function whyNotPassable(name: string): string | undefined {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return 'is not a variable name (letters, digits and _, not starting with a digit)';
-  if (NEVER_PASSED.test(name)) return "is the runner's or the action's own (a token, an input or a file command): commands never get it";
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    return 'is not a variable name (letters, digits and _, not starting with a digit)';
+  if (NEVER_PASSED.test(name))
+    return "is the runner's or the action's own (a token, an input or a file command): commands never get it";
   return undefined;
 }

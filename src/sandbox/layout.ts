@@ -20,7 +20,21 @@ const SYSTEM_PATHS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/lib
 const PROTECTED_NAMES = ['.git', '.gemini', '.github'];
 
 /** PATH entries under these are never bound: homes, the private and runtime folders, kernel views. */
-const NEVER_BIND = ['/home', '/root', '/tmp', '/var', '/run', '/proc', '/sys', '/dev', '/mnt', '/media', '/srv', '/boot', '/lost+found'];
+const NEVER_BIND = [
+  '/home',
+  '/root',
+  '/tmp',
+  '/var',
+  '/run',
+  '/proc',
+  '/sys',
+  '/dev',
+  '/mnt',
+  '/media',
+  '/srv',
+  '/boot',
+  '/lost+found',
+];
 
 /** Pure: whether `path` is one of the folders the sandbox never binds as a toolchain, or under one. */
 export function isNeverBound(path: string): boolean {
@@ -52,7 +66,10 @@ async function readEntry(path: string): Promise<HostEntry | undefined> {
  * home, a private or runtime folder, the workspace or a hidden path: binding those would show
  * what the sandbox hides.
  */
-export function chooseToolchainDirs(pathVar: string | undefined, o: { bound: readonly string[]; home: string; hidden: readonly string[]; workspace: string }): string[] {
+export function chooseToolchainDirs(
+  pathVar: string | undefined,
+  o: { bound: readonly string[]; home: string; hidden: readonly string[]; workspace: string },
+): string[] {
   const out: string[] = [];
   // Stryker disable next-line StringLiteral: any stand-in for an unset PATH is one relative entry, skipped below
   for (const raw of (pathVar ?? '').split(':')) {
@@ -72,7 +89,10 @@ export function chooseToolchainDirs(pathVar: string | undefined, o: { bound: rea
  * needs) are allowed. A specific folder is; what would expose what the sandbox hides is not: /,
  * a whole system folder, $HOME or a folder above it, a runner path or anything above or inside it.
  */
-export function chooseWritableDirs(paths: readonly string[], o: { home: string; hidden: readonly string[] }): { allowed: string[]; refused: string[] } {
+export function chooseWritableDirs(
+  paths: readonly string[],
+  o: { home: string; hidden: readonly string[] },
+): { allowed: string[]; refused: string[] } {
   const allowed: string[] = [];
   const refused: string[] = [];
   for (const raw of paths) {
@@ -81,7 +101,9 @@ export function chooseWritableDirs(paths: readonly string[], o: { home: string; 
     const exposes =
       !isAbsolute(raw) ||
       // `/` itself is refused by the first: /proc is under it.
-      ['/proc', '/sys', '/dev', '/etc', '/usr', '/tmp', '/home', '/root', '/run', '/var'].some((d) => isUnder(d, dir)) ||
+      ['/proc', '/sys', '/dev', '/etc', '/usr', '/tmp', '/home', '/root', '/run', '/var'].some((d) =>
+        isUnder(d, dir),
+      ) ||
       isUnder(o.home, dir) ||
       o.hidden.some((h) => isUnder(h, dir) || isUnder(dir, h));
     (exposes ? refused : allowed).push(exposes ? raw : dir);
@@ -123,13 +145,23 @@ export async function readProtectedLayout(workspace: string): Promise<ProtectedL
     const path = join(workspace, name);
     const e = await readEntry(path);
     if (!e) out.absent.push(path);
-    else if (e.kind === 'symlink') throw new AgentError('config', `${path} is a symbolic link: the sandbox cannot protect it (replace it with a folder)`, { site: { file: path } });
+    else if (e.kind === 'symlink')
+      throw new AgentError(
+        'config',
+        `${path} is a symbolic link: the sandbox cannot protect it (replace it with a folder)`,
+        { site: { file: path } },
+      );
     else out.present.push(e);
   }
   const git = out.present.find((e) => e.path === join(workspace, '.git'));
   if (git?.kind === 'dir') {
     const config = await readEntry(join(git.path, 'config'));
-    if (config?.kind === 'symlink') throw new AgentError('config', `${config.path} is a symbolic link: the sandbox cannot replace it with a sanitized copy`, { site: { file: config.path } });
+    if (config?.kind === 'symlink')
+      throw new AgentError(
+        'config',
+        `${config.path} is a symbolic link: the sandbox cannot replace it with a sanitized copy`,
+        { site: { file: config.path } },
+      );
     if (config?.kind === 'file') out.gitConfig = config.path;
   }
   return out;

@@ -17,7 +17,10 @@ export const DEFAULT_BWRAP = '/usr/bin/bwrap';
 export type Probe = () => Promise<ProbeResult>;
 
 /** Runs one process through the real spawn path; resolves with its exit code and stderr. */
-export type ProbeRunner = (workspace: string, version: string) => Promise<{ code: number | null; stderr: string; started: boolean }>;
+export type ProbeRunner = (
+  workspace: string,
+  version: string,
+) => Promise<{ code: number | null; stderr: string; started: boolean }>;
 
 export async function probeBwrap(bwrap: string, run: ProbeRunner): Promise<ProbeResult> {
   const version = await readBwrapVersion(bwrap);
@@ -36,12 +39,19 @@ export async function probeBwrap(bwrap: string, run: ProbeRunner): Promise<Probe
 }
 
 /** `bubblewrap 0.8.0` -> `0.8.0`; a missing binary is the `missing` failure. */
-export function readBwrapVersion(bwrap: string): Promise<{ ok: true; version: string } | { ok: false; message: string }> {
+export function readBwrapVersion(
+  bwrap: string,
+): Promise<{ ok: true; version: string } | { ok: false; message: string }> {
   return new Promise((resolve) => {
     childProcess().execFile(bwrap, ['--version'], { timeout: 10_000 }, (err, stdout) => {
       if (err) {
         const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
-        resolve({ ok: false, message: missing ? `bubblewrap is not installed (${bwrap} not found)` : `${bwrap} --version failed: ${messageOf(err)}` });
+        resolve({
+          ok: false,
+          message: missing
+            ? `bubblewrap is not installed (${bwrap} not found)`
+            : `${bwrap} --version failed: ${messageOf(err)}`,
+        });
         return;
       }
       resolve({ ok: true, version: /(\d+\.\d+(?:\.\d+)?)/.exec(stdout)?.[1] ?? stdout.trim() });

@@ -66,7 +66,9 @@ export function spawnBwrap(l: BwrapLaunch): BwrapProcess {
   const started = new Promise<BwrapInfo | undefined>((r) => (onStarted = r));
   readJsonLines(status, (doc) => {
     if (typeof doc['child-pid'] === 'number') {
-      const namespaces = Object.fromEntries(Object.entries(doc).filter(([k, v]) => k.endsWith('-namespace') && typeof v === 'number')) as Record<string, number>;
+      const namespaces = Object.fromEntries(
+        Object.entries(doc).filter(([k, v]) => k.endsWith('-namespace') && typeof v === 'number'),
+      ) as Record<string, number>;
       info = { childPid: doc['child-pid'], namespaces };
       onStarted(info);
     }
@@ -159,7 +161,10 @@ export function fromExitCode(code: number | null, signal: NodeJS.Signals | null)
  * zombie (its new parent, the host's init, reaps it when it gets to it), gone, or its pid names a
  * process of another namespace. Bounded: 2 s.
  */
-export async function waitForNamespaceEnd(info: BwrapInfo | undefined, probe: NamespaceProbe = procProbe): Promise<void> {
+export async function waitForNamespaceEnd(
+  info: BwrapInfo | undefined,
+  probe: NamespaceProbe = procProbe,
+): Promise<void> {
   const ns = info?.namespaces['pid-namespace'];
   if (!info || ns === undefined) return;
   for (let i = 0; i < 400; i++) {

@@ -97,7 +97,9 @@ export function watchTaskCount(root: number, limit: number, o: WatchOptions & { 
  * `p` with its tree counted from the moment the sandbox set up: reaching `limit` kills the whole
  * call (its PID namespace), and its exit status says `exceeded: 'processes'`.
  */
-export function withTaskBound<P extends ConfinedProcess & { readonly started: Promise<{ childPid: number } | undefined> }>(p: P, limit: number, o: WatchOptions = {}): P {
+export function withTaskBound<
+  P extends ConfinedProcess & { readonly started: Promise<{ childPid: number } | undefined> },
+>(p: P, limit: number, o: WatchOptions = {}): P {
   let exceeded = false;
   let over = false;
   let watch: TaskWatch | undefined;

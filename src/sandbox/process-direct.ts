@@ -23,7 +23,9 @@ export function spawnDirect(req: SpawnRequest): ConfinedProcess {
     });
   });
   const closed = new Promise<ExitStatus>((resolve) => {
-    child.once('close', (code, signal) => resolve(startError ? { code: null, signal: null, startError } : { code, signal }));
+    child.once('close', (code, signal) =>
+      resolve(startError ? { code: null, signal: null, startError } : { code, signal }),
+    );
     child.once('error', () => setImmediate(() => resolve({ code: null, signal: null, startError })));
   });
   const pid = child.pid;

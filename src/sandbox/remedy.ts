@@ -27,7 +27,9 @@ export interface Remedy {
 /** A command runner: resolves with the exit code and output. Injected so tests never run sudo. */
 export type RunCommand = (file: string, args: readonly string[]) => Promise<{ code: number; output: string }>;
 
-export function createAppArmorRemedy(o: { run?: RunCommand; readSysctl?: () => Promise<string | undefined>; isRoot?: boolean } = {}): Remedy {
+export function createAppArmorRemedy(
+  o: { run?: RunCommand; readSysctl?: () => Promise<string | undefined>; isRoot?: boolean } = {},
+): Remedy {
   const run = o.run ?? runCommand;
   const readSysctl = o.readSysctl ?? readAppArmorSysctl;
   const isRoot = o.isRoot ?? process.getuid?.() === 0;
@@ -36,18 +38,32 @@ export function createAppArmorRemedy(o: { run?: RunCommand; readSysctl?: () => P
       if (failure.kind !== 'userns_denied') return { applied: false, message: `no remedy for: ${failure.message}` };
       const value = await readSysctl();
       if (value !== '1') {
-        return { applied: false, message: `user namespaces are refused, but not by AppArmor's ${APPARMOR_SYSCTL} (it is ${value ?? 'absent'}): ${failure.message}` };
+        return {
+          applied: false,
+          message: `user namespaces are refused, but not by AppArmor's ${APPARMOR_SYSCTL} (it is ${value ?? 'absent'}): ${failure.message}`,
+        };
       }
-      const [file, args] = isRoot ? ['sysctl', ['-w', `${APPARMOR_SYSCTL}=0`]] : ['sudo', ['-n', 'sysctl', '-w', `${APPARMOR_SYSCTL}=0`]];
+      const [file, args] = isRoot
+        ? ['sysctl', ['-w', `${APPARMOR_SYSCTL}=0`]]
+        : ['sudo', ['-n', 'sysctl', '-w', `${APPARMOR_SYSCTL}=0`]];
       const r = await run(file, args as string[]);
-      if (r.code !== 0) return { applied: false, message: `could not run \`${APPARMOR_FIX}\` (no passwordless sudo?): ${r.output.trim() || `exit code ${r.code}`}` };
-      return { applied: true, message: `ran \`${APPARMOR_FIX}\`: Ubuntu's AppArmor restriction on unprivileged user namespaces kept bubblewrap from starting` };
+      if (r.code !== 0)
+        return {
+          applied: false,
+          message: `could not run \`${APPARMOR_FIX}\` (no passwordless sudo?): ${r.output.trim() || `exit code ${r.code}`}`,
+        };
+      return {
+        applied: true,
+        message: `ran \`${APPARMOR_FIX}\`: Ubuntu's AppArmor restriction on unprivileged user namespaces kept bubblewrap from starting`,
+      };
     },
   };
 }
 
 /** The sysctl's value as the kernel shows it, or undefined where the kernel has no such setting. */
-export async function readAppArmorSysctl(path = '/proc/sys/kernel/apparmor_restrict_unprivileged_userns'): Promise<string | undefined> {
+export async function readAppArmorSysctl(
+  path = '/proc/sys/kernel/apparmor_restrict_unprivileged_userns',
+): Promise<string | undefined> {
   const text = await readFile(path, 'utf8').catch(() => undefined);
   return text?.trim();
 }

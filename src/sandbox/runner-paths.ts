@@ -8,7 +8,15 @@
 import { dirname, isAbsolute } from 'node:path';
 
 /** Variables naming the runner's file commands, its temp folder and the event payload. */
-const RUNNER_PATH_VARIABLES = ['RUNNER_TEMP', 'GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_OUTPUT', 'GITHUB_STEP_SUMMARY', 'GITHUB_STATE', 'GITHUB_EVENT_PATH'] as const;
+const RUNNER_PATH_VARIABLES = [
+  'RUNNER_TEMP',
+  'GITHUB_ENV',
+  'GITHUB_PATH',
+  'GITHUB_OUTPUT',
+  'GITHUB_STEP_SUMMARY',
+  'GITHUB_STATE',
+  'GITHUB_EVENT_PATH',
+] as const;
 
 /** Pure: the absolute paths those variables name in the host's environment (deduplicated). */
 export function runnerPathsOf(env: Readonly<Record<string, string | undefined>>): string[] {
@@ -35,5 +43,7 @@ export function withoutRunnerVariables(env: Readonly<Record<string, string>>): R
 export function runnerInstallSecrets(execPath: string): string[] {
   if (!/\/externals\/node[^/]*\/bin\/node$/.test(execPath)) return [];
   const root = dirname(dirname(dirname(dirname(execPath))));
-  return ['.credentials', '.credentials_rsaparams', '.runner', '.env', '.path', '.service', '.setup_info', '_diag'].map((name) => `${root}/${name}`);
+  return ['.credentials', '.credentials_rsaparams', '.runner', '.env', '.path', '.service', '.setup_info', '_diag'].map(
+    (name) => `${root}/${name}`,
+  );
 }

@@ -34,8 +34,23 @@ import { join } from 'node:path';
 import { AgentError, messageOf } from '../common/errors.js';
 import { buildBwrapArgs, isUnder } from './bwrap-args.js';
 import { sanitizeGitConfig } from './git-config.js';
-import { chooseToolchainDirs, chooseWritableDirs, readHiddenEntries, readProtectedLayout, readResolvConfTarget, readSystemEntries, readToolchainDirs } from './layout.js';
-import { boundedArgv, DEFAULT_BOUNDS, findPrlimit, readHardLimits, type HardLimits, type ProcessBounds } from './bounds.js';
+import {
+  chooseToolchainDirs,
+  chooseWritableDirs,
+  readHiddenEntries,
+  readProtectedLayout,
+  readResolvConfTarget,
+  readSystemEntries,
+  readToolchainDirs,
+} from './layout.js';
+import {
+  boundedArgv,
+  DEFAULT_BOUNDS,
+  findPrlimit,
+  readHardLimits,
+  type HardLimits,
+  type ProcessBounds,
+} from './bounds.js';
 import { DATA_FD, STATUS_FD, spawnBwrap, type BwrapProcess } from './process-bwrap.js';
 import { withTaskBound } from './process-count.js';
 import { spawnDirect } from './process-direct.js';
@@ -71,15 +86,31 @@ export function createSandbox(o: SandboxOptions): Sandbox {
   let statusOnce: Promise<SandboxStatus> | undefined;
   const bounds = o.bounds ?? DEFAULT_BOUNDS;
   let limitsOnce: Promise<Limits> | undefined;
-  const limits = () => (limitsOnce ??= Promise.all([findPrlimit(), readHardLimits()]).then(([prlimit, hard]) => ({ bounds, prlimit, hard })));
+  const limits = () =>
+    (limitsOnce ??= Promise.all([findPrlimit(), readHardLimits()]).then(([prlimit, hard]) => ({
+      bounds,
+      prlimit,
+      hard,
+    })));
 
   const launch = async (req: SpawnRequest, bwrapVersion: string) =>
-    spawnSandboxed(req, { bwrap, version: bwrapVersion, network, hostEnv: o.hostEnv, readOnly: o.readOnly ?? [], placeholders, limits: await limits() });
+    spawnSandboxed(req, {
+      bwrap,
+      version: bwrapVersion,
+      network,
+      hostEnv: o.hostEnv,
+      readOnly: o.readOnly ?? [],
+      placeholders,
+      limits: await limits(),
+    });
   const probe: Probe =
     o.probe ??
     (() =>
       probeBwrap(bwrap, async (dir, bwrapVersion) => {
-        const p = await launch({ argv: ['true'], workspace: dir, cwd: dir, env: { PATH: '/usr/bin:/bin' }, network: false }, bwrapVersion);
+        const p = await launch(
+          { argv: ['true'], workspace: dir, cwd: dir, env: { PATH: '/usr/bin:/bin' }, network: false },
+          bwrapVersion,
+        );
         let stderr = '';
         p.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
         p.stdout.resume();
@@ -88,7 +119,12 @@ export function createSandbox(o: SandboxOptions): Sandbox {
       }));
 
   const resolveStatus = async (): Promise<SandboxStatus> => {
-    if (o.mode === 'off') return { kind: 'unconfined', warning: 'the sandbox is off: commands run with the full access of this process (its files, its network, its other processes)' };
+    if (o.mode === 'off')
+      return {
+        kind: 'unconfined',
+        warning:
+          'the sandbox is off: commands run with the full access of this process (its files, its network, its other processes)',
+      };
     let r = await probe();
     let remedy: string | undefined;
     if (!r.ok && o.remedy) {
@@ -98,8 +134,18 @@ export function createSandbox(o: SandboxOptions): Sandbox {
     }
     if (r.ok) {
       version = r.version;
-      const missing = (await limits()).prlimit ? {} : { rlimitsMissing: 'prlimit (util-linux) is not installed: only the process count bounds a call' };
-      return { kind: 'sandboxed', bwrap: r.bwrap, version: r.version, network, ...(remedy ? { remedy } : {}), bounds, ...missing };
+      const missing = (await limits()).prlimit
+        ? {}
+        : { rlimitsMissing: 'prlimit (util-linux) is not installed: only the process count bounds a call' };
+      return {
+        kind: 'sandboxed',
+        bwrap: r.bwrap,
+        version: r.version,
+        network,
+        ...(remedy ? { remedy } : {}),
+        bounds,
+        ...missing,
+      };
     }
     const { reason, fix } = explainFailure(r, remedy);
     if (o.mode === 'required') return { kind: 'refused', reason, fix };
@@ -111,7 +157,8 @@ export function createSandbox(o: SandboxOptions): Sandbox {
     status: () => (statusOnce ??= resolveStatus()),
     async spawn(req) {
       const s = await (statusOnce ??= resolveStatus());
-      if (s.kind === 'refused') throw new AgentError('config', `the sandbox is required and unavailable: ${s.reason}. To fix: ${s.fix}`);
+      if (s.kind === 'refused')
+        throw new AgentError('config', `the sandbox is required and unavailable: ${s.reason}. To fix: ${s.fix}`);
       if (s.kind === 'unconfined') return spawnDirect({ ...req, env: withoutRunnerVariables(req.env) });
       return launch(req, version);
     },
@@ -119,18 +166,27 @@ export function createSandbox(o: SandboxOptions): Sandbox {
 }
 
 /** Pure: a failed probe as a sentence of why and a sentence of how to fix it. */
-export function explainFailure(r: Extract<ProbeResult, { ok: false }>, remedy?: string): { reason: string; fix: string } {
+export function explainFailure(
+  r: Extract<ProbeResult, { ok: false }>,
+  remedy?: string,
+): { reason: string; fix: string } {
   const tried = remedy ? ` (tried: ${remedy})` : '';
   switch (r.kind) {
     case 'missing':
-      return { reason: `${r.message}${tried}`, fix: 'install bubblewrap before this step (`sudo apt-get install -y bubblewrap` on Debian and Ubuntu)' };
+      return {
+        reason: `${r.message}${tried}`,
+        fix: 'install bubblewrap before this step (`sudo apt-get install -y bubblewrap` on Debian and Ubuntu)',
+      };
     case 'userns_denied':
       return {
         reason: `bubblewrap may not create user namespaces here: ${firstLine(r.message)}${tried}`,
         fix: `on Ubuntu 23.10 and later (the ubuntu-24.04 runners), AppArmor restricts unprivileged user namespaces: run \`${APPARMOR_FIX}\` in a step before this one, or install an AppArmor profile that allows ${r.bwrap} to use them`,
       };
     case 'failed':
-      return { reason: `bubblewrap failed: ${firstLine(r.message)}${tried}`, fix: `run \`agent-action sandbox check\` on this machine to see which part fails` };
+      return {
+        reason: `bubblewrap failed: ${firstLine(r.message)}${tried}`,
+        fix: `run \`agent-action sandbox check\` on this machine to see which part fails`,
+      };
   }
 }
 
@@ -157,7 +213,8 @@ interface Limits {
 async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<BwrapProcess> {
   // Real paths: a mount follows symlinks, and the protected folders are found by their paths.
   const req = { ...given, workspace: await realpath(given.workspace), cwd: await realpath(given.cwd) };
-  if (!isUnder(req.cwd, req.workspace)) throw new AgentError('internal', `sandbox: cwd ${req.cwd} is outside the workspace ${req.workspace}`);
+  if (!isUnder(req.cwd, req.workspace))
+    throw new AgentError('internal', `sandbox: cwd ${req.cwd} is outside the workspace ${req.workspace}`);
   if (req.workspace === '/') throw new AgentError('config', 'sandbox: the workspace cannot be /');
   const env = withoutRunnerVariables(req.env);
   const hiddenPaths = [...runnerPathsOf(c.hostEnv), ...runnerInstallSecrets(process.execPath)];
@@ -170,12 +227,15 @@ async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<Bw
     throw new AgentError('config', `sandbox: ${messageOf(e)}`);
   }
   const { allowed: writable, refused } = chooseWritableDirs(req.writable ?? [], { home, hidden: hiddenPaths });
-  if (refused.length) throw new AgentError('config', `sandbox: these folders cannot be made writable: ${refused.join(', ')}`);
+  if (refused.length)
+    throw new AgentError('config', `sandbox: these folders cannot be made writable: ${refused.join(', ')}`);
   const system = await readSystemEntries();
   const bound = system.filter((e) => e.kind !== 'symlink').map((e) => e.path);
   const toolchains = await readToolchainDirs(env.PATH, { bound, home, hidden: hiddenPaths, workspace: req.workspace });
   const resolv = network ? await readResolvConfTarget() : undefined;
-  const gitConfig = protectedLayout.gitConfig ? sanitizeGitConfig(await readFile(protectedLayout.gitConfig, 'utf8')).text : undefined;
+  const gitConfig = protectedLayout.gitConfig
+    ? sanitizeGitConfig(await readFile(protectedLayout.gitConfig, 'utf8')).text
+    : undefined;
   const overlays = await configOverlay(req.configDir, req.workspace, protectedLayout.present);
 
   const made = await holdPlaceholders(protectedLayout, c.placeholders);
@@ -188,16 +248,34 @@ async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<Bw
       network,
       system,
       // Extra folders obey the toolchain rules too: never a home, a hidden path or the workspace.
-      readOnly: [...toolchains, ...chooseToolchainDirs(c.readOnly.join(':'), { bound: [], home, hidden: hiddenPaths, workspace: req.workspace }), ...(resolv ? [resolv] : [])],
+      readOnly: [
+        ...toolchains,
+        ...chooseToolchainDirs(c.readOnly.join(':'), {
+          bound: [],
+          home,
+          hidden: hiddenPaths,
+          workspace: req.workspace,
+        }),
+        ...(resolv ? [resolv] : []),
+      ],
       writable,
-      protectedPaths: [...protectedLayout.present, ...protectedLayout.absent.map((path) => ({ path, kind: 'dir' as const }))],
+      protectedPaths: [
+        ...protectedLayout.present,
+        ...protectedLayout.absent.map((path) => ({ path, kind: 'dir' as const })),
+      ],
       overlays,
       gitConfig: gitConfig === undefined ? undefined : { path: protectedLayout.gitConfig!, dataFd: DATA_FD },
       hidden: await readHiddenEntries(hiddenPaths),
       statusFd: STATUS_FD,
       disableUserns: supportsDisableUserns(c.version),
     });
-    const p = spawnBwrap({ bwrap: c.bwrap, args, env: { ...sandboxEnv(env, home) }, stdin: req.stdin, data: gitConfig });
+    const p = spawnBwrap({
+      bwrap: c.bwrap,
+      args,
+      env: { ...sandboxEnv(env, home) },
+      stdin: req.stdin,
+      data: gitConfig,
+    });
     // The call is over only when its placeholders are gone: the caller may look at the tree next.
     const closed = p.closed.then(async (status) => {
       await releasePlaceholders(made, c.placeholders);
@@ -211,12 +289,21 @@ async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<Bw
 }
 
 /** The trusted `.gemini/` over the work tree's: a real folder, and only where the work tree's is a folder or absent. */
-async function configOverlay(configDir: string | undefined, workspace: string, present: readonly { path: string; kind: string }[]): Promise<Array<{ source: string; path: string }>> {
+async function configOverlay(
+  configDir: string | undefined,
+  workspace: string,
+  present: readonly { path: string; kind: string }[],
+): Promise<Array<{ source: string; path: string }>> {
   if (configDir === undefined) return [];
   const target = join(workspace, '.gemini');
   const source = await realpath(configDir).catch(() => undefined);
-  if (!source || !(await stat(source)).isDirectory()) throw new AgentError('config', `sandbox: the trusted configuration folder ${configDir} is not a folder`);
-  if (present.some((e) => e.path === target && e.kind !== 'dir')) throw new AgentError('config', `sandbox: ${target} is not a folder, so the trusted .gemini/ cannot be put in its place`);
+  if (!source || !(await stat(source)).isDirectory())
+    throw new AgentError('config', `sandbox: the trusted configuration folder ${configDir} is not a folder`);
+  if (present.some((e) => e.path === target && e.kind !== 'dir'))
+    throw new AgentError(
+      'config',
+      `sandbox: ${target} is not a folder, so the trusted .gemini/ cannot be put in its place`,
+    );
   return [{ source, path: target }];
 }
 
@@ -225,7 +312,14 @@ async function configOverlay(configDir: string | undefined, workspace: string, p
  * workspace, or inside a hidden runner folder (whose name would then show in the sandbox).
  */
 export function homeFor(home: string | undefined, workspace: string, hidden: readonly string[] = []): string {
-  if (!home || !home.startsWith('/') || home === '/' || isUnder(home, workspace) || hidden.some((h) => isUnder(home, h))) return '/home/sandbox';
+  if (
+    !home ||
+    !home.startsWith('/') ||
+    home === '/' ||
+    isUnder(home, workspace) ||
+    hidden.some((h) => isUnder(home, h))
+  )
+    return '/home/sandbox';
   return home;
 }
 
@@ -234,7 +328,12 @@ export function homeFor(home: string | undefined, workspace: string, hidden: rea
  * update checks off (with an empty home every npm call would check, ~0.7 s each without network).
  */
 function sandboxEnv(env: Record<string, string>, home: string): Record<string, string> {
-  const out: Record<string, string> = { npm_config_update_notifier: 'false', NO_UPDATE_NOTIFIER: '1', ...env, HOME: home };
+  const out: Record<string, string> = {
+    npm_config_update_notifier: 'false',
+    NO_UPDATE_NOTIFIER: '1',
+    ...env,
+    HOME: home,
+  };
   delete out.TMPDIR;
   delete out.XDG_RUNTIME_DIR;
   return out;
@@ -259,7 +358,10 @@ function serially<T>(p: Placeholders, step: () => Promise<T>): Promise<T> {
  * harmless). Counted, so a long-lived process (an MCP server) keeps its protection while short
  * calls come and go, and calls that start together share one.
  */
-function holdPlaceholders(layout: { present: readonly { path: string }[]; absent: readonly string[] }, p: Placeholders): Promise<string[]> {
+function holdPlaceholders(
+  layout: { present: readonly { path: string }[]; absent: readonly string[] },
+  p: Placeholders,
+): Promise<string[]> {
   return serially(p, async () => {
     // A folder another live process of this sandbox made is still ours to count, though it exists now.
     const paths = [...layout.absent, ...layout.present.filter((e) => p.counts.has(e.path)).map((e) => e.path)];

@@ -63,7 +63,8 @@ export interface ConfinedProcess {
 /** Why bubblewrap cannot be used here, as found by running it once. */
 export type ProbeFailureKind = 'missing' | 'userns_denied' | 'failed';
 
-export type ProbeResult = { ok: true; bwrap: string; version: string } | { ok: false; kind: ProbeFailureKind; bwrap: string; message: string };
+export type ProbeResult =
+  { ok: true; bwrap: string; version: string } | { ok: false; kind: ProbeFailureKind; bwrap: string; message: string };
 
 /** What the sandbox will do for every spawn of this run. */
 export type SandboxStatus =

@@ -132,7 +132,11 @@ export function buildResponses(calls: readonly Call[], budget: number): Part[] {
     const cap = caps[i];
     return responsePartOf(call, cap === undefined ? text : cutText(text, cap, budget), isError);
   });
-  const media = ordered.flatMap((c) => (c.status === 'succeeded' && c.media ? c.media.map((m) => ({ inlineData: { mimeType: m.mimeType, data: m.data } })) : []));
+  const media = ordered.flatMap((c) =>
+    c.status === 'succeeded' && c.media
+      ? c.media.map((m) => ({ inlineData: { mimeType: m.mimeType, data: m.data } }))
+      : [],
+  );
   return [...responses, ...media];
 }
 
@@ -145,7 +149,10 @@ export interface ValidationStreak {
 export const emptyStreak = (): ValidationStreak => ({ key: '', count: 0 });
 
 /** After one validation outcome: a failure with the same tool and message extends the streak. */
-export function nextStreak(streak: ValidationStreak, failure: { name: string; message: string } | undefined): ValidationStreak {
+export function nextStreak(
+  streak: ValidationStreak,
+  failure: { name: string; message: string } | undefined,
+): ValidationStreak {
   if (!failure) return emptyStreak();
   const key = `${failure.name}\u0000${failure.message}`;
   return key === streak.key ? { key, count: streak.count + 1 } : { key, count: 1 };

@@ -60,14 +60,22 @@ export function policyQueryOf(name: string, args: Record<string, unknown>, prepa
 const STRICTNESS = { allow: 0, ask_user: 1, deny: 2 } as const;
 
 /** One decision path, failing closed, for the original call and (if a hook rewrote it) the rewritten one: the stricter verdict wins. */
-export async function decideCall(policy: PolicyEngine, queries: readonly PolicyQuery[], opts: BatchOptions): Promise<PolicyVerdict> {
+export async function decideCall(
+  policy: PolicyEngine,
+  queries: readonly PolicyQuery[],
+  opts: BatchOptions,
+): Promise<PolicyVerdict> {
   let worst: PolicyVerdict | undefined;
   for (const q of queries) {
     let v: PolicyVerdict;
     try {
       v = await policy.decide(q, opts.mode);
     } catch (e) {
-      v = { decision: 'deny', rule: null, reason: `the policy engine failed on this call (${e instanceof Error ? e.message : String(e)}), so it is denied` };
+      v = {
+        decision: 'deny',
+        rule: null,
+        reason: `the policy engine failed on this call (${e instanceof Error ? e.message : String(e)}), so it is denied`,
+      };
     }
     if (!worst || STRICTNESS[v.decision] > STRICTNESS[worst.decision]) worst = v;
   }

@@ -42,7 +42,14 @@ export type Call =
   | { status: 'awaiting_approval'; base: CallBase; title: string; pending: PendingApproval; nested?: NestedWait }
   | { status: 'scheduled'; base: CallBase; title: string; allowedBy: AllowedBy }
   | { status: 'executing'; base: CallBase; title: string; startedAt: number }
-  | { status: 'succeeded'; base: CallBase; output: string; forHuman?: string; /** Inline data for the model (an MCP tool's image). */ media?: ToolMedia[]; ms: number }
+  | {
+      status: 'succeeded';
+      base: CallBase;
+      output: string;
+      forHuman?: string;
+      /** Inline data for the model (an MCP tool's image). */ media?: ToolMedia[];
+      ms: number;
+    }
   | { status: 'failed'; base: CallBase; error: ToolError; ms?: number }
   | { status: 'denied'; base: CallBase; rule: RuleRef | null; reason: string }
   | { status: 'cancelled'; base: CallBase; reason: string };
@@ -80,13 +87,19 @@ export function move(from: Call, to: Call): Call {
     throw new AgentError('internal', `call ${from.base.id}: cannot become call ${to.base.id}`);
   }
   if (!canMove(from.status, to.status)) {
-    throw new AgentError('internal', `call ${from.base.id} (${from.base.name}): ${from.status} -> ${to.status} is not a transition`);
+    throw new AgentError(
+      'internal',
+      `call ${from.base.id} (${from.base.name}): ${from.status} -> ${to.status} is not a transition`,
+    );
   }
   return to;
 }
 
 /** A fresh call for the model's n-th functionCall. */
-export function receiveCall(fc: { id?: string; name: string; args?: Record<string, unknown> }, order: number): CallOf<'received'> {
+export function receiveCall(
+  fc: { id?: string; name: string; args?: Record<string, unknown> },
+  order: number,
+): CallOf<'received'> {
   const { [WAIT_FOR_PREVIOUS]: wait, ...args } = fc.args ?? {};
   const base: CallBase = { id: fc.id || `call-${order}-${fc.name}`, name: fc.name, args, order };
   if (fc.id) base.wireId = fc.id;

@@ -6,14 +6,20 @@ import type { ApprovalAnswer, ApprovalChannel, PendingApproval } from './types.j
  */
 
 export const NOBODY_TO_ASK =
-  "it needs a person's approval and nobody can be asked in this run (it is headless, with no approval channel). " + 'Do without it, or finish and say what you would have run.';
+  "it needs a person's approval and nobody can be asked in this run (it is headless, with no approval channel). " +
+  'Do without it, or finish and say what you would have run.';
 
-export const NOBODY_TO_ANSWER = 'nobody can answer questions in this run. Make the most reasonable assumption, say which one you made, and go on.';
+export const NOBODY_TO_ANSWER =
+  'nobody can answer questions in this run. Make the most reasonable assumption, say which one you made, and go on.';
 
 /** Headless runs: every ask becomes a refusal that says why, so the model can adapt. */
 export function createDenyChannel(): ApprovalChannel {
   return {
-    decide: async (p: PendingApproval): Promise<ApprovalAnswer> => ({ id: p.id, kind: 'deny', reason: p.question ? NOBODY_TO_ANSWER : NOBODY_TO_ASK }),
+    decide: async (p: PendingApproval): Promise<ApprovalAnswer> => ({
+      id: p.id,
+      kind: 'deny',
+      reason: p.question ? NOBODY_TO_ANSWER : NOBODY_TO_ASK,
+    }),
   };
 }
 
@@ -23,7 +29,8 @@ export function createDenyChannel(): ApprovalChannel {
  */
 export function createAllowChannel(): ApprovalChannel {
   return {
-    decide: async (p: PendingApproval): Promise<ApprovalAnswer> => (p.question ? { id: p.id, kind: 'deny', reason: NOBODY_TO_ANSWER } : { id: p.id, kind: 'approve' }),
+    decide: async (p: PendingApproval): Promise<ApprovalAnswer> =>
+      p.question ? { id: p.id, kind: 'deny', reason: NOBODY_TO_ANSWER } : { id: p.id, kind: 'approve' },
   };
 }
 

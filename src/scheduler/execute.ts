@@ -12,7 +12,11 @@ import { cancel, halted, set, type StartTimer, type Work } from './work.js';
  */
 
 /** Admit each call of a group in order, then run the ones allowed together (at most maxParallel at once). */
-export async function runGroups(w: Work, positions: readonly number[], admitOne: (i: number) => Promise<void>): Promise<void> {
+export async function runGroups(
+  w: Work,
+  positions: readonly number[],
+  admitOne: (i: number) => Promise<void>,
+): Promise<void> {
   for (const group of groupsOf(w, positions)) {
     if (halted(w)) {
       group.forEach((i) => cancel(w, i));
@@ -26,7 +30,12 @@ export async function runGroups(w: Work, positions: readonly number[], admitOne:
 
 /** Groups of the given positions, by Gemini CLI's rule (edits and `wait_for_previous` calls alone). */
 const groupsOf = (w: Work, positions: readonly number[]): number[][] =>
-  groupCalls(positions.map((i) => ({ kind: w.parts.tools.kindOf(w.calls[i].base.name), waitForPrevious: w.calls[i].base.waitForPrevious === true }))).map((g) => g.map((k) => positions[k]));
+  groupCalls(
+    positions.map((i) => ({
+      kind: w.parts.tools.kindOf(w.calls[i].base.name),
+      waitForPrevious: w.calls[i].base.waitForPrevious === true,
+    })),
+  ).map((g) => g.map((k) => positions[k]));
 
 async function execute(w: Work, i: number): Promise<void> {
   const p = w.parts;
@@ -40,7 +49,8 @@ async function execute(w: Work, i: number): Promise<void> {
   let error: ToolError | undefined;
   try {
     const ran = await untilSettledOrAbandoned(w.opts.signal, runPrepared(w, base.id, prepared), p);
-    if (ran === ABANDONED) return set(w, i, { status: 'cancelled', base, reason: abandonedReason(base.name, p.abandonAfterMs) });
+    if (ran === ABANDONED)
+      return set(w, i, { status: 'cancelled', base, reason: abandonedReason(base.name, p.abandonAfterMs) });
     if ('suspended' in ran) return suspendInside(w, i, { title: call.title, ...ran.suspended });
     const out = await afterToolHooks(w, { base, prepared }, ran.output);
     if (!out.error) {
@@ -53,10 +63,16 @@ async function execute(w: Work, i: number): Promise<void> {
         ms: p.now() - startedAt,
       });
     }
-    if (out.error.code === 'cancelled') return set(w, i, { status: 'cancelled', base, reason: out.error.message || 'the run was cancelled while it ran' });
+    if (out.error.code === 'cancelled')
+      return set(w, i, {
+        status: 'cancelled',
+        base,
+        reason: out.error.message || 'the run was cancelled while it ran',
+      });
     error = { code: out.error.code, message: out.forModel || out.error.message };
   } catch (e) {
-    if (w.opts.signal.aborted) return set(w, i, { status: 'cancelled', base, reason: 'the run was cancelled while it ran' });
+    if (w.opts.signal.aborted)
+      return set(w, i, { status: 'cancelled', base, reason: 'the run was cancelled while it ran' });
     error = toolErrorOf(e);
   }
   if (error.code === 'fatal' && !w.fatal) w.fatal = error;
@@ -64,10 +80,18 @@ async function execute(w: Work, i: number): Promise<void> {
 }
 
 /** AfterTool hooks on a call's output (not on a cancelled one): they may replace it or stop the run. */
-async function afterToolHooks(w: Work, { base, prepared }: { base: CallBase; prepared: PreparedCall }, output: ToolOutput): Promise<ToolOutput> {
+async function afterToolHooks(
+  w: Work,
+  { base, prepared }: { base: CallBase; prepared: PreparedCall },
+  output: ToolOutput,
+): Promise<ToolOutput> {
   const { hooks } = w.parts;
   if (!hooks || output.error?.code === 'cancelled') return output;
-  const after = await hooks.afterTool({ id: base.id, name: base.name, args: base.args, ...(prepared.mcp && { mcp: prepared.mcp }) }, output, w.opts.signal);
+  const after = await hooks.afterTool(
+    { id: base.id, name: base.name, args: base.args, ...(prepared.mcp && { mcp: prepared.mcp }) },
+    output,
+    w.opts.signal,
+  );
   if (after.stop !== undefined) w.stopped ??= after.stop;
   return after.output;
 }
@@ -77,7 +101,8 @@ function runPrepared(w: Work, id: string, prepared: PreparedCall): Promise<Suspe
   const ctx = { signal: w.opts.signal, callId: id };
   const resumed = w.resumeWith.get(id);
   if (resumed) {
-    if (!isSuspendable(prepared)) throw new AgentError('internal', `call ${id} waited inside, but its tool cannot go on from there`);
+    if (!isSuspendable(prepared))
+      throw new AgentError('internal', `call ${id} waited inside, but its tool cannot go on from there`);
     return prepared.resumeSuspended(ctx, resumed.saved, resumed.answers);
   }
   if (isSuspendable(prepared)) return prepared.runSuspendable(ctx);
@@ -92,7 +117,11 @@ const ABANDONED = Symbol('abandoned');
  * `abandonAfterMs` after the abort (on the scheduler's timer, an injected clock's in tests) the run
  * is abandoned, its late result or failure swallowed.
  */
-function untilSettledOrAbandoned<T>(signal: AbortSignal, run: Promise<T>, o: { abandonAfterMs: number; startTimer: StartTimer }): Promise<T | typeof ABANDONED> {
+function untilSettledOrAbandoned<T>(
+  signal: AbortSignal,
+  run: Promise<T>,
+  o: { abandonAfterMs: number; startTimer: StartTimer },
+): Promise<T | typeof ABANDONED> {
   return new Promise((resolve, reject) => {
     let stopTimer: (() => void) | undefined;
     const onAbort = () => (stopTimer = o.startTimer(o.abandonAfterMs, () => resolve(ABANDONED)));

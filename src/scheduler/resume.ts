@@ -46,7 +46,11 @@ async function admitNested(w: Work, i: number, answers: ApprovalAnswer[]): Promi
     prepared = await w.parts.tools.prepareCall(base.name, base.args, w.parts.env);
   } catch (e) {
     const why = toolErrorOf(e);
-    return set(w, i, { status: 'failed', base, error: { code: why.code, message: `${base.name} cannot go on from where it waited: ${why.message}` } });
+    return set(w, i, {
+      status: 'failed',
+      base,
+      error: { code: why.code, message: `${base.name} cannot go on from where it waited: ${why.message}` },
+    });
   }
   w.prepared.set(base.id, prepared);
   w.resumeWith.set(base.id, { saved: call.nested!.saved, answers });

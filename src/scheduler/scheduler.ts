@@ -8,7 +8,15 @@ import { receiveCall, type Call } from './call-state.js';
 import { runGroups } from './execute.js';
 import { assertAnswersFit, parseOpenBatch, pendingOf, toOpenBatch } from './open-batch.js';
 import { admitAnswered } from './resume.js';
-import type { ApprovalAnswer, ApprovalChannel, BatchOptions, BatchResult, OpenBatch, Scheduler, SchedulerEmit } from './types.js';
+import type {
+  ApprovalAnswer,
+  ApprovalChannel,
+  BatchOptions,
+  BatchResult,
+  OpenBatch,
+  Scheduler,
+  SchedulerEmit,
+} from './types.js';
 import { cancel, halted, newWork, type Parts, type StartTimer, type Work } from './work.js';
 
 export { TRUNCATED_REFUSAL } from './admit.js';
@@ -26,7 +34,14 @@ export { TRUNCATED_REFUSAL } from './admit.js';
 export type ToolSource = {
   /** Validate and resolve; throws ToolFailure('not_found' | 'invalid_args' | ...) to refuse. */
   prepareCall(name: string, args: Record<string, unknown>, env: ToolEnv): Promise<PreparedCall>;
-} & ({ /** undefined: no such tool (it runs alone, and prepareCall will refuse it). */ kindOf(name: string): ToolKind | undefined } | { get(name: string): { kind: ToolKind } | undefined });
+} & (
+  | {
+      /** undefined: no such tool (it runs alone, and prepareCall will refuse it). */ kindOf(
+        name: string,
+      ): ToolKind | undefined;
+    }
+  | { get(name: string): { kind: ToolKind } | undefined }
+);
 
 /** Adapts any ToolSource to the `kindOf` form. */
 export function toolSourceFrom(tools: ToolSource): ToolSource & { kindOf(name: string): ToolKind | undefined } {
@@ -82,7 +97,12 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     if (halted(w)) w.calls.forEach((_, i) => cancel(w, i));
     const pending = pendingOf(w.calls);
     if (pending.length > 0) return { responses: [], pending, open: toOpenBatch(w.calls, p.streak) };
-    return { responses: buildResponses(w.calls, p.budget), pending: [], ...(w.fatal ? { fatal: w.fatal } : {}), ...(w.stopped !== undefined ? { stopped: w.stopped } : {}) };
+    return {
+      responses: buildResponses(w.calls, p.budget),
+      pending: [],
+      ...(w.fatal ? { fatal: w.fatal } : {}),
+      ...(w.stopped !== undefined ? { stopped: w.stopped } : {}),
+    };
   }
 
   return {
@@ -96,7 +116,11 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       );
       return finish(w);
     },
-    async resume({ open, answers }: { open: OpenBatch; answers: readonly ApprovalAnswer[] }, opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult> {
+    async resume(
+      { open, answers }: { open: OpenBatch; answers: readonly ApprovalAnswer[] },
+      opts: BatchOptions,
+      emit: SchedulerEmit,
+    ): Promise<BatchResult> {
       const saved = parseOpenBatch(open);
       const byId = assertAnswersFit(pendingOf(saved.calls), answers);
       p.streak = saved.validationStreak;

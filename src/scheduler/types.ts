@@ -1,6 +1,14 @@
 import type { FunctionCall, Part } from '../model/wire.js';
 import type { ApprovalMode, RuleRef } from '../policy/types.js';
-import type { FileDiff, HumanQuestion, PreparedCall, RunContext, ToolError, ToolKind, ToolOutput } from '../tools/define-tool.js';
+import type {
+  FileDiff,
+  HumanQuestion,
+  PreparedCall,
+  RunContext,
+  ToolError,
+  ToolKind,
+  ToolOutput,
+} from '../tools/define-tool.js';
 
 /** Events the scheduler emits; core's LoopEvent union includes these. */
 export type SchedulerEvent =
@@ -16,7 +24,15 @@ export type SchedulerEvent =
       paths?: readonly string[];
       diff?: FileDiff;
     }
-  | { type: 'tool_result'; id: string; name: string; ok: boolean; output: string; error?: ToolError; forHuman?: string };
+  | {
+      type: 'tool_result';
+      id: string;
+      name: string;
+      ok: boolean;
+      output: string;
+      error?: ToolError;
+      forHuman?: string;
+    };
 
 export type SchedulerEmit = (e: SchedulerEvent) => void;
 
@@ -36,7 +52,10 @@ export interface PendingApproval {
 }
 
 /** A human's answer to one pending call. */
-export type ApprovalAnswer = { id: string; kind: 'approve'; always?: boolean } | { id: string; kind: 'deny'; reason?: string } | { id: string; kind: 'answer'; text: string };
+export type ApprovalAnswer =
+  | { id: string; kind: 'approve'; always?: boolean }
+  | { id: string; kind: 'deny'; reason?: string }
+  | { id: string; kind: 'answer'; text: string };
 
 /**
  * How the scheduler reaches a human. `decide` returns an answer now (a terminal prompt, allow-all,
@@ -77,7 +96,11 @@ export interface OpenBatch {
 export interface Scheduler {
   run(calls: readonly FunctionCall[], opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult>;
   /** Goes on with a suspended batch, given the answers to its waiting calls. */
-  resume(waiting: { open: OpenBatch; answers: readonly ApprovalAnswer[] }, opts: BatchOptions, emit: SchedulerEmit): Promise<BatchResult>;
+  resume(
+    waiting: { open: OpenBatch; answers: readonly ApprovalAnswer[] },
+    opts: BatchOptions,
+    emit: SchedulerEmit,
+  ): Promise<BatchResult>;
 }
 
 /** How a suspendable call ended this time: with its output, or waiting for people part-way. */
@@ -95,4 +118,5 @@ export interface SuspendableCall {
 }
 
 export const isSuspendable = (p: PreparedCall): p is PreparedCall & SuspendableCall =>
-  typeof (p as Partial<SuspendableCall>).runSuspendable === 'function' && typeof (p as Partial<SuspendableCall>).resumeSuspended === 'function';
+  typeof (p as Partial<SuspendableCall>).runSuspendable === 'function' &&
+  typeof (p as Partial<SuspendableCall>).resumeSuspended === 'function';

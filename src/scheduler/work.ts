@@ -51,7 +51,11 @@ export interface Work {
   stopped?: string;
 }
 
-export const newWork = (w: Pick<Work, 'parts' | 'calls' | 'opts' | 'emit'>): Work => ({ ...w, prepared: new Map(), resumeWith: new Map() });
+export const newWork = (w: Pick<Work, 'parts' | 'calls' | 'opts' | 'emit'>): Work => ({
+  ...w,
+  prepared: new Map(),
+  resumeWith: new Map(),
+});
 
 /** The batch goes no further: the run was cancelled, a call failed fatally, or a hook stopped it. */
 export const halted = (w: Work): boolean => w.opts.signal.aborted || !!w.fatal || !!w.stopped;
@@ -62,12 +66,32 @@ export function set(w: Work, i: number, change: Call | { next: Call; diff: FileD
   w.calls[i] = move(w.calls[i], next);
   const title = 'title' in next ? next.title : undefined;
   const shown = next.status === 'prepared' ? { kind: next.kind, paths: next.paths, ...(diff ? { diff } : {}) } : {};
-  w.emit({ type: 'tool_state', id: next.base.id, name: next.base.name, status: next.status, ...(title ? { title } : {}), ...shown });
+  w.emit({
+    type: 'tool_state',
+    id: next.base.id,
+    name: next.base.name,
+    status: next.status,
+    ...(title ? { title } : {}),
+    ...shown,
+  });
   if (isSettled(next)) {
     const { text, isError } = responseTextOf(next);
-    const error: ToolError | undefined = next.status === 'failed' ? next.error : next.status === 'denied' || next.status === 'cancelled' ? { code: next.status, message: text } : undefined;
+    const error: ToolError | undefined =
+      next.status === 'failed'
+        ? next.error
+        : next.status === 'denied' || next.status === 'cancelled'
+          ? { code: next.status, message: text }
+          : undefined;
     const forHuman = next.status === 'succeeded' ? next.forHuman : undefined;
-    w.emit({ type: 'tool_result', id: next.base.id, name: next.base.name, ok: !isError, output: text, ...(error ? { error } : {}), ...(forHuman ? { forHuman } : {}) });
+    w.emit({
+      type: 'tool_result',
+      id: next.base.id,
+      name: next.base.name,
+      ok: !isError,
+      output: text,
+      ...(error ? { error } : {}),
+      ...(forHuman ? { forHuman } : {}),
+    });
   }
 }
 

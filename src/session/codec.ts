@@ -93,7 +93,10 @@ export interface SessionDoc {
 export const sequenceOf = (doc: Pick<SessionDoc, 'sequence'>): number => doc.sequence ?? 0;
 
 /** `doc` as the version after `previous` (the document it replaces; none for the first version). */
-export const nextVersionOf = (doc: SessionDoc, previous: Pick<SessionDoc, 'sequence'> | undefined): SessionDoc => ({ ...doc, sequence: (previous ? sequenceOf(previous) : 0) + 1 });
+export const nextVersionOf = (doc: SessionDoc, previous: Pick<SessionDoc, 'sequence'> | undefined): SessionDoc => ({
+  ...doc,
+  sequence: (previous ? sequenceOf(previous) : 0) + 1,
+});
 
 /** idle: ready for the next prompt; running: a process holds it (a crash leaves it so); awaiting_approval: `pending` waits. */
 export type LocalStatus = 'idle' | 'running' | 'awaiting_approval';
@@ -138,7 +141,10 @@ export interface LocalSessionDoc {
   importedFrom?: { repository: { owner: string; repo: string }; thread: ThreadRef; sequence?: number };
 }
 
-type SessionParseError = { code: 'bad_json' | 'unknown_version' | 'invalid' | 'unsigned' | 'wrong_key' | 'bad_signature'; message: string };
+type SessionParseError = {
+  code: 'bad_json' | 'unknown_version' | 'invalid' | 'unsigned' | 'wrong_key' | 'bad_signature';
+  message: string;
+};
 export type SessionParse<D = SessionDoc> = { ok: true; doc: D } | { ok: false; error: SessionParseError };
 
 /**
@@ -180,17 +186,24 @@ function num(o: Obj, key: string, opts: { path: string; optional?: boolean; inte
     throw new Invalid(`\`${path}.${key}\` must be ${opts.integer ? 'an integer' : 'a number'}`);
   }
 }
-function oneOf<T extends string>(o: Obj, key: string, { path, allowed }: { path: string; allowed: readonly T[] }): void {
+function oneOf<T extends string>(
+  o: Obj,
+  key: string,
+  { path, allowed }: { path: string; allowed: readonly T[] },
+): void {
   const v = str(o, key, { path });
-  if (!allowed.includes(v as T)) throw new Invalid(`\`${path}.${key}\` is ${JSON.stringify(v)}; expected one of ${allowed.join(', ')}`);
+  if (!allowed.includes(v as T))
+    throw new Invalid(`\`${path}.${key}\` is ${JSON.stringify(v)}; expected one of ${allowed.join(', ')}`);
 }
 function date(o: Obj, key: string, { path, optional = false }: { path: string; optional?: boolean }): void {
   const v = str(o, key, { path, optional });
-  if (v !== undefined && Number.isNaN(Date.parse(v))) throw new Invalid(`\`${path}.${key}\` is not a date: ${JSON.stringify(v)}`);
+  if (v !== undefined && Number.isNaN(Date.parse(v)))
+    throw new Invalid(`\`${path}.${key}\` is not a date: ${JSON.stringify(v)}`);
 }
 function objectId(o: Obj, key: string, path: string): void {
   const v = str(o, key, { path, nonEmpty: true })!;
-  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(v)) throw new Invalid(`\`${path}.${key}\` is not an object id: ${JSON.stringify(v)}`);
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(v))
+    throw new Invalid(`\`${path}.${key}\` is not an object id: ${JSON.stringify(v)}`);
 }
 function arr(o: Obj, key: string, path: string): unknown[] {
   const v = o[key];
@@ -211,7 +224,8 @@ function checkState(s: Obj, path: string): void {
   for (const k of ['turns', 'toolCalls']) num(s, k, { path, integer: true });
   for (const k of ['costUsd', 'elapsedMsBefore', 'lastPromptTokens']) num(s, k, { path });
   const usage = obj(s.usage, `${path}.usage`);
-  for (const k of ['inputTokens', 'outputTokens', 'cachedTokens', 'thoughtTokens', 'totalTokens']) num(usage, k, { path: `${path}.usage` });
+  for (const k of ['inputTokens', 'outputTokens', 'cachedTokens', 'thoughtTokens', 'totalTokens'])
+    num(usage, k, { path: `${path}.usage` });
   obj(s.models, `${path}.models`);
   arr(s, 'recentCalls', path);
   str(s, 'snapshot', { path, optional: true });
@@ -228,7 +242,11 @@ function checkState(s: Obj, path: string): void {
       // A sub-agent waiting inside a call saves its own loop state there: checked like this one.
       const nested = (c as Obj | null)?.nested as Obj | undefined;
       const saved = nested?.saved as Obj | undefined;
-      if (saved?.state !== undefined) checkState(obj(saved.state, `${path}.open.calls[${i}].nested.saved.state`), `${path}.open.calls[${i}].nested.saved.state`);
+      if (saved?.state !== undefined)
+        checkState(
+          obj(saved.state, `${path}.open.calls[${i}].nested.saved.state`),
+          `${path}.open.calls[${i}].nested.saved.state`,
+        );
     });
   }
 }
@@ -243,7 +261,10 @@ function checkPending(d: Obj): void {
 }
 
 function checkDoc(d: Obj): void {
-  if (d.origin !== undefined) throw new Invalid(`it is a ${JSON.stringify(d.origin)} session, not one of the action's (see agent-action session export)`);
+  if (d.origin !== undefined)
+    throw new Invalid(
+      `it is a ${JSON.stringify(d.origin)} session, not one of the action's (see agent-action session export)`,
+    );
   str(d, 'id', { path: 'session', nonEmpty: true });
   num(d, 'sequence', { path: 'session', optional: true, integer: true });
   if (typeof d.sequence === 'number' && d.sequence < 1) throw new Invalid('`session.sequence` must be at least 1');
@@ -290,7 +311,10 @@ function checkDoc(d: Obj): void {
     arr(publish, 'replies', 'publish');
   }
   date(d, 'updatedAt', { path: 'session' });
-  if ((d.state as Obj).id !== d.id) throw new Invalid(`\`state.id\` (${JSON.stringify((d.state as Obj).id)}) differs from the session id (${JSON.stringify(d.id)})`);
+  if ((d.state as Obj).id !== d.id)
+    throw new Invalid(
+      `\`state.id\` (${JSON.stringify((d.state as Obj).id)}) differs from the session id (${JSON.stringify(d.id)})`,
+    );
 }
 
 function checkLocal(d: Obj): void {
@@ -307,8 +331,14 @@ function checkLocal(d: Obj): void {
   checkState(obj(d.state, 'state'), 'state');
   checkPending(d);
   oneOf(d, 'status', { path: 'session', allowed: LOCAL_STATUSES });
-  if (d.mcpServers !== undefined) arr(d, 'mcpServers', 'session').forEach((m, i) => str(obj(m, `mcpServers[${i}]`), 'name', { path: `mcpServers[${i}]`, nonEmpty: true }));
-  if ((d.state as Obj).id !== d.id) throw new Invalid(`\`state.id\` (${JSON.stringify((d.state as Obj).id)}) differs from the session id (${JSON.stringify(d.id)})`);
+  if (d.mcpServers !== undefined)
+    arr(d, 'mcpServers', 'session').forEach((m, i) =>
+      str(obj(m, `mcpServers[${i}]`), 'name', { path: `mcpServers[${i}]`, nonEmpty: true }),
+    );
+  if ((d.state as Obj).id !== d.id)
+    throw new Invalid(
+      `\`state.id\` (${JSON.stringify((d.state as Obj).id)}) differs from the session id (${JSON.stringify(d.id)})`,
+    );
 }
 
 const LOCAL_STATUSES: readonly LocalStatus[] = ['idle', 'running', 'awaiting_approval'];
@@ -333,7 +363,10 @@ export function parseSession(text: string, key: SessionKey): SessionParse {
   if (d.version !== SESSION_VERSION) {
     return {
       ok: false,
-      error: { code: 'unknown_version', message: `session document has version ${JSON.stringify(d.version)}; this action reads version ${SESSION_VERSION}` },
+      error: {
+        code: 'unknown_version',
+        message: `session document has version ${JSON.stringify(d.version)}; this action reads version ${SESSION_VERSION}`,
+      },
     };
   }
   const { signature, ...body } = d;
@@ -342,7 +375,8 @@ export function parseSession(text: string, key: SessionKey): SessionParse {
   try {
     checkDoc(body);
   } catch (e) {
-    if (e instanceof Invalid) return { ok: false, error: { code: 'invalid', message: `session document: ${e.message}` } };
+    if (e instanceof Invalid)
+      return { ok: false, error: { code: 'invalid', message: `session document: ${e.message}` } };
     throw e;
   }
   return { ok: true, doc: body as unknown as SessionDoc };
@@ -361,15 +395,23 @@ export function parseLocalSession(text: string): SessionParse<LocalSessionDoc> {
   } catch (e) {
     return { ok: false, error: { code: 'bad_json', message: `session document is not JSON: ${messageOf(e)}` } };
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, error: { code: 'invalid', message: 'session document must be a JSON object' } };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { ok: false, error: { code: 'invalid', message: 'session document must be a JSON object' } };
   const d = raw as Obj;
   if (d.version !== SESSION_VERSION) {
-    return { ok: false, error: { code: 'unknown_version', message: `session document has version ${JSON.stringify(d.version)}; this version of agent-action reads version ${SESSION_VERSION}` } };
+    return {
+      ok: false,
+      error: {
+        code: 'unknown_version',
+        message: `session document has version ${JSON.stringify(d.version)}; this version of agent-action reads version ${SESSION_VERSION}`,
+      },
+    };
   }
   try {
     checkLocal(d);
   } catch (e) {
-    if (e instanceof Invalid) return { ok: false, error: { code: 'invalid', message: `session document: ${e.message}` } };
+    if (e instanceof Invalid)
+      return { ok: false, error: { code: 'invalid', message: `session document: ${e.message}` } };
     throw e;
   }
   return { ok: true, doc: raw as LocalSessionDoc };

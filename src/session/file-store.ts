@@ -35,7 +35,10 @@ const FILE = /^([A-Za-z0-9][A-Za-z0-9._-]{0,127})\.json$/;
 
 function assertId(id: string): void {
   if (!ID.test(id) || id.includes('..') || id.endsWith('.')) {
-    throw new AgentError('input', `session id ${JSON.stringify(id)} cannot name a session file (letters, digits, ".", "_" and "-" only)`);
+    throw new AgentError(
+      'input',
+      `session id ${JSON.stringify(id)} cannot name a session file (letters, digits, ".", "_" and "-" only)`,
+    );
   }
 }
 
@@ -137,9 +140,14 @@ export function createFileStore(o: FileStoreOptions): LocalSessionStore {
           ensureDir();
           continue;
         }
-        if (!isCode(e, 'EEXIST')) throw new AgentError('general', `could not lock session file ${fileOf(id)}: ${messageOf(e)}`, { cause: e });
+        if (!isCode(e, 'EEXIST'))
+          throw new AgentError('general', `could not lock session file ${fileOf(id)}: ${messageOf(e)}`, { cause: e });
         if (await isStale(lock, staleMs)) await rm(lock, { force: true });
-        else if (attempt >= 200) throw new AgentError('general', `session ${id} is locked by another process (${lock}); try again, or remove the lock file if no agent-action is running`);
+        else if (attempt >= 200)
+          throw new AgentError(
+            'general',
+            `session ${id} is locked by another process (${lock}); try again, or remove the lock file if no agent-action is running`,
+          );
         else await new Promise((r) => setTimeout(r, 10 + Math.min(attempt, 10) * 5));
       }
     }
@@ -168,7 +176,8 @@ export function createFileStore(o: FileStoreOptions): LocalSessionStore {
     withLock(id, async () => {
       const current = readCurrentSync(id);
       if (!current) return conflict(`session ${id} was deleted since it was read`);
-      if (current.version !== expected) return conflict(`session ${id} changed since it was read (by another agent-action process?)`);
+      if (current.version !== expected)
+        return conflict(`session ${id} changed since it was read (by another agent-action process?)`);
       return { ok: true, version: await writeAtomically(id, text) };
     });
 
@@ -180,7 +189,17 @@ export function createFileStore(o: FileStoreOptions): LocalSessionStore {
       if (!current) return undefined;
       const parsed = parseLocalSession(current.bytes.toString('utf8'));
       if (parsed.ok && parsed.doc.id !== id) {
-        return { id, version: current.version, parsed: { ok: false, error: { code: 'invalid', message: `session document: the file is named ${id} but holds session ${parsed.doc.id}` } } };
+        return {
+          id,
+          version: current.version,
+          parsed: {
+            ok: false,
+            error: {
+              code: 'invalid',
+              message: `session document: the file is named ${id} but holds session ${parsed.doc.id}`,
+            },
+          },
+        };
       }
       return { id, version: current.version, parsed };
     },

@@ -53,12 +53,18 @@ export function createGitRefStore(opts: GitRefStoreOptions): SessionStore {
     // second would otherwise build the same commit, and git reports a push of a commit the remote
     // already has as "up to date" without checking the lease: both would think they won.
     const message = `agent-action session ${doc.id}: request ${doc.request.status}\n\nwrite ${randomBytes(8).toString('hex')}\n`;
-    return assertGit(root, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message], { env: SESSION_IDENTITY });
+    return assertGit(root, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message], {
+      env: SESSION_IDENTITY,
+    });
   }
 
   /** Push `src` (a commit id, or '' to delete) to the ref only if the remote still has `expected`. */
   async function casPush(ref: string, expected: string, src: string): Promise<CasResult> {
-    const r = await runGit(root, ['push', '--porcelain', '--no-verify', `--force-with-lease=${ref}:${expected}`, GIT_REMOTE, `${src}:${ref}`], { remote });
+    const r = await runGit(
+      root,
+      ['push', '--porcelain', '--no-verify', `--force-with-lease=${ref}:${expected}`, GIT_REMOTE, `${src}:${ref}`],
+      { remote },
+    );
     const lines = r.stdout.toString('utf8').split('\n');
     const line = lines.find((l) => l.split('\t')[1]?.endsWith(`:${ref}`));
     // '=' (already up to date) means the remote has this very commit: never ours to claim.
@@ -67,7 +73,10 @@ export function createGitRefStore(opts: GitRefStoreOptions): SessionStore {
       return { ok: false, reason: 'conflict', message: `session ref ${ref} changed since it was read (${why})` };
     }
     if (r.code !== 0 || !line) {
-      throw new AgentError('general', `could not write ${ref} to ${remote.url}: ${r.stderr.trim() || `git push exited ${r.code}`}`);
+      throw new AgentError(
+        'general',
+        `could not write ${ref} to ${remote.url}: ${r.stderr.trim() || `git push exited ${r.code}`}`,
+      );
     }
     return { ok: true, version: src || expected };
   }
@@ -76,7 +85,11 @@ export function createGitRefStore(opts: GitRefStoreOptions): SessionStore {
     async read(id) {
       const ref = refOf(id);
       const local = `${LOCAL_PREFIX}${id}`;
-      const r = await runGit(root, ['fetch', '--no-tags', '--quiet', '--no-write-fetch-head', GIT_REMOTE, `+${ref}:${local}`], { remote });
+      const r = await runGit(
+        root,
+        ['fetch', '--no-tags', '--quiet', '--no-write-fetch-head', GIT_REMOTE, `+${ref}:${local}`],
+        { remote },
+      );
       if (r.code !== 0) {
         if (/couldn't find remote ref/i.test(r.stderr)) return undefined;
         throw new AgentError('general', `could not fetch ${ref} from ${remote.url}: ${r.stderr.trim()}`);
@@ -84,7 +97,12 @@ export function createGitRefStore(opts: GitRefStoreOptions): SessionStore {
       const version = await assertGit(root, ['rev-parse', '--verify', `${local}^{commit}`]);
       const blob = await runGit(root, ['cat-file', 'blob', `${version}:${FILE}`]);
       const parsed =
-        blob.code === 0 ? parseSession(blob.stdout.toString('utf8'), key) : ({ ok: false, error: { code: 'invalid', message: `session commit ${version.slice(0, 12)} has no ${FILE}` } } as const);
+        blob.code === 0
+          ? parseSession(blob.stdout.toString('utf8'), key)
+          : ({
+              ok: false,
+              error: { code: 'invalid', message: `session commit ${version.slice(0, 12)} has no ${FILE}` },
+            } as const);
       return { id, version, parsed } satisfies StoredSession;
     },
 
@@ -93,7 +111,8 @@ export function createGitRefStore(opts: GitRefStoreOptions): SessionStore {
     },
 
     async update(id, expected, doc) {
-      if (doc.id !== id) throw new AgentError('internal', `session ${id}: cannot store a document of session ${doc.id}`);
+      if (doc.id !== id)
+        throw new AgentError('internal', `session ${id}: cannot store a document of session ${doc.id}`);
       return casPush(refOf(id), expected, await writeCommit(doc, expected));
     },
 

@@ -55,27 +55,51 @@ export function canonicalJson(value: unknown): string {
 }
 
 // Stryker disable next-line StringLiteral: update(s, '') reads an empty encoding name as UTF-8, the default
-const macOf = (body: unknown, key: SessionKey): string => createHmac('sha256', key.bytes).update(canonicalJson(body), 'utf8').digest('hex');
+const macOf = (body: unknown, key: SessionKey): string =>
+  createHmac('sha256', key.bytes).update(canonicalJson(body), 'utf8').digest('hex');
 
 export function signSession(body: unknown, key: SessionKey): SessionSignature {
   return { alg: 'HMAC-SHA256', keyId: key.id, mac: macOf(body, key) };
 }
 
-export type SignatureCheck = { ok: true } | { ok: false; code: 'unsigned' | 'wrong_key' | 'bad_signature'; message: string };
+export type SignatureCheck =
+  { ok: true } | { ok: false; code: 'unsigned' | 'wrong_key' | 'bad_signature'; message: string };
 
 /** Pure: checks a signature found next to `body`. */
 export function verifySession(body: unknown, signature: unknown, key: SessionKey): SignatureCheck {
   const sig = signature as Partial<SessionSignature> | undefined;
-  if (!sig || typeof sig !== 'object' || sig.alg !== 'HMAC-SHA256' || typeof sig.mac !== 'string' || typeof sig.keyId !== 'string') {
-    return { ok: false, code: 'unsigned', message: 'the session document carries no valid signature: agent-action did not write it' };
+  if (
+    !sig ||
+    typeof sig !== 'object' ||
+    sig.alg !== 'HMAC-SHA256' ||
+    typeof sig.mac !== 'string' ||
+    typeof sig.keyId !== 'string'
+  ) {
+    return {
+      ok: false,
+      code: 'unsigned',
+      message: 'the session document carries no valid signature: agent-action did not write it',
+    };
   }
   if (sig.keyId !== key.id) {
-    return { ok: false, code: 'wrong_key', message: 'the session document was signed with a different key: the session key or Gemini API key changed since the request; ask again' };
+    return {
+      ok: false,
+      code: 'wrong_key',
+      message:
+        'the session document was signed with a different key: the session key or Gemini API key changed since the request; ask again',
+    };
   }
   // Exactly the 64 lowercase hex digits signSession writes: Buffer.from(hex) would drop a trailing
   // odd digit or stop at the first non-hex one, so other spellings of a MAC would verify too.
-  if (!/^[0-9a-f]{64}$/.test(sig.mac) || !timingSafeEqual(Buffer.from(sig.mac, 'hex'), Buffer.from(macOf(body, key), 'hex'))) {
-    return { ok: false, code: 'bad_signature', message: 'the session document does not match its signature: it was changed after agent-action wrote it' };
+  if (
+    !/^[0-9a-f]{64}$/.test(sig.mac) ||
+    !timingSafeEqual(Buffer.from(sig.mac, 'hex'), Buffer.from(macOf(body, key), 'hex'))
+  ) {
+    return {
+      ok: false,
+      code: 'bad_signature',
+      message: 'the session document does not match its signature: it was changed after agent-action wrote it',
+    };
   }
   return { ok: true };
 }

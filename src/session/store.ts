@@ -43,7 +43,8 @@ export async function readThreadSessions(store: SessionStore, threadNumber: numb
   const found: ThreadSession[] = [];
   for (const { id } of await store.list()) {
     const stored = await store.read(id);
-    if (stored?.parsed.ok && stored.parsed.doc.thread.number === threadNumber) found.push({ stored, doc: stored.parsed.doc });
+    if (stored?.parsed.ok && stored.parsed.doc.thread.number === threadNumber)
+      found.push({ stored, doc: stored.parsed.doc });
   }
   return found.sort((a, b) => Date.parse(b.doc.updatedAt) - Date.parse(a.doc.updatedAt));
 }

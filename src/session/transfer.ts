@@ -5,13 +5,22 @@
  * request and work-tree snapshot; the CLI's workspace, title and status. Pure.
  */
 import { AgentError } from '../common/errors.js';
-import { SESSION_VERSION, sequenceOf, type LocalSessionDoc, type SessionDoc, type ThreadRef, type WorktreeSnapshot } from './codec.js';
+import {
+  SESSION_VERSION,
+  sequenceOf,
+  type LocalSessionDoc,
+  type SessionDoc,
+  type ThreadRef,
+  type WorktreeSnapshot,
+} from './codec.js';
 
 /** The Action's session as a local one: the calls it waits on still wait; its thread is remembered. */
 export function localFromAction(doc: SessionDoc, root: string, now: Date): LocalSessionDoc {
   // Calls wait while the batch is open (a question asked, or claimed by a run that then died).
   const pending = doc.state.open ? doc.pending : [];
-  const title = doc.trigger.instructions || `${doc.trigger.command} on ${doc.repository.owner}/${doc.repository.repo}#${doc.thread.number}`;
+  const title =
+    doc.trigger.instructions ||
+    `${doc.trigger.command} on ${doc.repository.owner}/${doc.repository.repo}#${doc.thread.number}`;
   return {
     version: SESSION_VERSION,
     origin: 'local',
@@ -72,7 +81,15 @@ export function actionFromLocal(doc: LocalSessionDoc, t: ExportTarget): SessionD
     mode: doc.mode,
     state: structuredClone(doc.state),
     pending: [],
-    request: { nonce: t.nonce, createdAt: at, expiresAt: new Date(t.now.getTime() + t.ttlMs).toISOString(), status: 'claimed', claimedBy: doc.requester, claimedAt: at, answers: [] },
+    request: {
+      nonce: t.nonce,
+      createdAt: at,
+      expiresAt: new Date(t.now.getTime() + t.ttlMs).toISOString(),
+      status: 'claimed',
+      claimedBy: doc.requester,
+      claimedAt: at,
+      answers: [],
+    },
     ...(t.branch ? { branch: t.branch } : {}),
     worktree: t.worktree,
     trustedCommit: t.trustedCommit,

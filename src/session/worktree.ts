@@ -20,7 +20,16 @@ import { readTreeChanges, writeTreeWith } from '../git/tree.js';
  * Plumbing (diff-tree reads no diff.* UI settings such as noprefix) with flags that make the patch
  * independent of the repository's configuration and run no textconv or external diff.
  */
-const DIFF_FLAGS = ['-r', '-p', '--binary', '--full-index', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color'];
+const DIFF_FLAGS = [
+  '-r',
+  '-p',
+  '--binary',
+  '--full-index',
+  '--no-renames',
+  '--no-ext-diff',
+  '--no-textconv',
+  '--no-color',
+];
 
 /** Stage the work tree into a temporary index; returns the tree id. Leaves the real index alone. */
 export async function writeWorktreeTree(root: string): Promise<string> {
@@ -41,7 +50,11 @@ export async function writeWorktreeTree(root: string): Promise<string> {
 }
 
 /** Snapshot root's changes against `baseCommit` (default HEAD); paths in `leave` keep the base's content in it. */
-export async function captureWorktree(root: string, baseCommit?: string, o: { leave?: readonly string[] } = {}): Promise<WorktreeSnapshot> {
+export async function captureWorktree(
+  root: string,
+  baseCommit?: string,
+  o: { leave?: readonly string[] } = {},
+): Promise<WorktreeSnapshot> {
   const base = await assertGit(root, ['rev-parse', '--verify', `${baseCommit ?? 'HEAD'}^{commit}`]);
   const whole = await writeWorktreeTree(root);
   const leave = new Set(o.leave ?? []);
@@ -74,12 +87,19 @@ export async function restoreWorktree(root: string, snap: WorktreeSnapshot, opts
   const { baseCommit } = snap;
   const has = await runGit(root, ['cat-file', '-e', `${baseCommit}^{commit}`]);
   if (has.code !== 0) {
-    const fetched = opts.remote ? await runGit(root, ['fetch', '--no-tags', '--quiet', GIT_REMOTE, baseCommit], { remote: opts.remote }) : { code: 1, stderr: 'no remote to fetch it from' };
+    const fetched = opts.remote
+      ? await runGit(root, ['fetch', '--no-tags', '--quiet', GIT_REMOTE, baseCommit], { remote: opts.remote })
+      : { code: 1, stderr: 'no remote to fetch it from' };
     if (fetched.code !== 0) {
-      throw new AgentError('general', `the session's base commit ${baseCommit} is not in this clone and could not be fetched: ${fetched.stderr.trim()}`);
+      throw new AgentError(
+        'general',
+        `the session's base commit ${baseCommit} is not in this clone and could not be fetched: ${fetched.stderr.trim()}`,
+      );
     }
   }
-  const checkout = opts.branch ? ['checkout', '--quiet', '--force', '-B', opts.branch, baseCommit] : ['checkout', '--quiet', '--force', '--detach', baseCommit];
+  const checkout = opts.branch
+    ? ['checkout', '--quiet', '--force', '-B', opts.branch, baseCommit]
+    : ['checkout', '--quiet', '--force', '--detach', baseCommit];
   await assertGit(root, checkout);
   await assertGit(root, ['clean', '-fdq']);
 
@@ -87,11 +107,17 @@ export async function restoreWorktree(root: string, snap: WorktreeSnapshot, opts
   if (patch.length > 0) {
     const applied = await runGit(root, ['apply', '--binary', '--whitespace=nowarn', '-'], { input: patch });
     if (applied.code !== 0) {
-      throw new AgentError('general', `the saved work-tree patch no longer applies on ${baseCommit.slice(0, 12)}: ${applied.stderr.trim()}`);
+      throw new AgentError(
+        'general',
+        `the saved work-tree patch no longer applies on ${baseCommit.slice(0, 12)}: ${applied.stderr.trim()}`,
+      );
     }
   }
   const tree = await writeWorktreeTree(root);
   if (tree !== snap.tree) {
-    throw new AgentError('general', `the restored work tree (tree ${tree.slice(0, 12)}) differs from the saved one (tree ${snap.tree.slice(0, 12)})`);
+    throw new AgentError(
+      'general',
+      `the restored work tree (tree ${tree.slice(0, 12)}) differs from the saved one (tree ${snap.tree.slice(0, 12)})`,
+    );
   }
 }

@@ -112,7 +112,8 @@ export function closeOpened(o: { fd: number }): void {
 export async function listOpenedDir(dir: OpenedDir): Promise<Dirent[]> {
   const entries = await readdir(dir.path, { withFileTypes: true });
   // Without /proc the listing went through the path: it counts only if the path still holds the directory opened.
-  if (!hasProcFd() && openedPathOf(dir.fd, dir.real) !== dir.real) throw new ToolFailure('outside_workspace', `${dir.real} changed while it was being listed`);
+  if (!hasProcFd() && openedPathOf(dir.fd, dir.real) !== dir.real)
+    throw new ToolFailure('outside_workspace', `${dir.real} changed while it was being listed`);
   return entries;
 }
 
@@ -244,7 +245,8 @@ function realTargetOf(root: string, abs: string, shown: string): string {
     throw openFailure(e, abs, shown);
   }
   const why = whyNotInWorkspace(root, real);
-  if (why !== undefined) throw new ToolFailure('outside_workspace', `${shown} is a symlink that was not followed: ${why}`);
+  if (why !== undefined)
+    throw new ToolFailure('outside_workspace', `${shown} is a symlink that was not followed: ${why}`);
   return real;
 }
 
@@ -271,12 +273,17 @@ function isLinkError(e: unknown, path: string): boolean {
 function openFailure(e: unknown, path: string, shown: string): ToolFailure {
   const code = (e as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return new ToolFailure('not_found', `${shown} no longer exists`);
-  const changed = new ToolFailure('outside_workspace', `${shown} is now a symlink (it changed after the call was checked); file tools do not follow a link they have not checked, call again`);
+  const changed = new ToolFailure(
+    'outside_workspace',
+    `${shown} is now a symlink (it changed after the call was checked); file tools do not follow a link they have not checked, call again`,
+  );
   if (code === 'ELOOP') return changed;
   if (code === 'ENOTDIR') {
     // A directory opened with O_NOFOLLOW meets a link as "not a directory", and a link can be gone again by now.
     const now = lstatSync(path, { throwIfNoEntry: false });
-    return !now || now.isSymbolicLink() || now.isDirectory() ? changed : new ToolFailure('invalid_args', `${shown} is not a directory`);
+    return !now || now.isSymbolicLink() || now.isDirectory()
+      ? changed
+      : new ToolFailure('invalid_args', `${shown} is not a directory`);
   }
   return new ToolFailure('failed', `${shown} cannot be opened: ${messageOf(e)}`);
 }

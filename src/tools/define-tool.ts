@@ -6,7 +6,8 @@ import type { StartTimer } from './process-group.js';
 export type ToolKind = 'read' | 'search' | 'edit' | 'execute' | 'other';
 
 /** Each code changes a decision somewhere; only `fatal` ends the run. */
-export type ToolErrorCode = 'invalid_args' | 'not_found' | 'outside_workspace' | 'denied' | 'timeout' | 'failed' | 'fatal' | 'cancelled';
+export type ToolErrorCode =
+  'invalid_args' | 'not_found' | 'outside_workspace' | 'denied' | 'timeout' | 'failed' | 'fatal' | 'cancelled';
 
 export interface ToolError {
   code: ToolErrorCode;
@@ -173,6 +174,10 @@ const WAIT_FOR_PREVIOUS_SCHEMA = {
 /** Built fresh per request (the SDK may mutate declarations it is given), with `wait_for_previous` added. */
 export const declarationOf = (t: Tool) => {
   const schema = JSON.parse(JSON.stringify(t.params)) as Record<string, unknown>;
-  if (schema.type === 'object' && t.kind !== 'edit') schema.properties = { ...(schema.properties as Record<string, unknown> | undefined), [WAIT_FOR_PREVIOUS]: { ...WAIT_FOR_PREVIOUS_SCHEMA } };
+  if (schema.type === 'object' && t.kind !== 'edit')
+    schema.properties = {
+      ...(schema.properties as Record<string, unknown> | undefined),
+      [WAIT_FOR_PREVIOUS]: { ...WAIT_FOR_PREVIOUS_SCHEMA },
+    };
   return { name: t.name, description: t.description, parametersJsonSchema: schema };
 };

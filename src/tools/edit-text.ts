@@ -2,7 +2,8 @@
  * Exact string replacement, pure. Never fuzzy: a miss or an ambiguity is an answer that tells the
  * model how many matches there were and where, so its next attempt can be exact.
  */
-export type ReplaceResult = { ok: true; text: string; count: number } | { ok: false; code: 'invalid_args' | 'failed'; message: string };
+export type ReplaceResult =
+  { ok: true; text: string; count: number } | { ok: false; code: 'invalid_args' | 'failed'; message: string };
 
 export interface ReplaceRequest {
   oldString: string;
@@ -14,8 +15,14 @@ export interface ReplaceRequest {
 
 export function applyReplacement(rel: string, text: string, req: ReplaceRequest): ReplaceResult {
   const { oldString, newString } = req;
-  if (oldString === '') return { ok: false, code: 'invalid_args', message: `old_string is empty but ${rel} exists; use write_file to rewrite a whole file` };
-  if (oldString === newString) return { ok: false, code: 'invalid_args', message: 'old_string and new_string are identical; nothing to change' };
+  if (oldString === '')
+    return {
+      ok: false,
+      code: 'invalid_args',
+      message: `old_string is empty but ${rel} exists; use write_file to rewrite a whole file`,
+    };
+  if (oldString === newString)
+    return { ok: false, code: 'invalid_args', message: 'old_string and new_string are identical; nothing to change' };
   const at = findOccurrences(text, oldString);
   if (at.length === 0) return { ok: false, code: 'failed', message: missMessage(rel, text, oldString) };
   const expected = req.expected ?? (req.all ? undefined : 1);
@@ -76,6 +83,7 @@ function missMessage(rel: string, text: string, oldString: string): string {
   text.split('\n').forEach((line, i) => {
     if (hits.length < 5 && squash(line).includes(want)) hits.push(i + 1);
   });
-  if (hits.length === 0) return `${base} Its first line does not appear either; read_file the file again before retrying.`;
+  if (hits.length === 0)
+    return `${base} Its first line does not appear either; read_file the file again before retrying.`;
   return `${base} Its first line (ignoring whitespace) appears at line${hits.length > 1 ? 's' : ''} ${hits.join(', ')}; read_file those lines and copy them exactly.`;
 }

@@ -36,10 +36,21 @@ const WALK_LIMIT = 300_000;
  */
 function runGit(cwd: string, args: string[], signal?: AbortSignal): Promise<Buffer> {
   return new Promise((resolveP, reject) => {
-    execFile('git', args, { cwd, signal, encoding: 'buffer', maxBuffer: 512 * 1024 * 1024, env: createGitEnv({ base: process.env, extra: { GIT_OPTIONAL_LOCKS: '0' } }) }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`git ${args[0]}: ${stderr.toString().trim() || err.message}`));
-      else resolveP(stdout);
-    });
+    execFile(
+      'git',
+      args,
+      {
+        cwd,
+        signal,
+        encoding: 'buffer',
+        maxBuffer: 512 * 1024 * 1024,
+        env: createGitEnv({ base: process.env, extra: { GIT_OPTIONAL_LOCKS: '0' } }),
+      },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`git ${args[0]}: ${stderr.toString().trim() || err.message}`));
+        else resolveP(stdout);
+      },
+    );
   });
 }
 
@@ -65,7 +76,9 @@ export function tryIsGitWorkTree(dir: string): Promise<boolean> {
  */
 export async function listFiles(root: string, absDir: string, opts: ListOptions): Promise<string[]> {
   const gemini = opts.respectGeminiIgnore ? readIgnoreFile(root, join(root, '.geminiignore')) : undefined;
-  const files = (opts.respectGitIgnore ? await tryListGitFiles(root, absDir, opts.signal) : undefined) ?? (await walkFiles(root, absDir, opts)).files;
+  const files =
+    (opts.respectGitIgnore ? await tryListGitFiles(root, absDir, opts.signal) : undefined) ??
+    (await walkFiles(root, absDir, opts)).files;
   return gemini ? files.filter((f) => !gemini.ignores(f)) : files;
 }
 
@@ -118,7 +131,11 @@ interface Rules {
  * listed. `symlinks` are the listed files that are symbolic links (a searcher that opens files
  * must confine them).
  */
-export async function walkFiles(root: string, absDir: string, opts: ListOptions): Promise<{ files: string[]; symlinks: Set<string> }> {
+export async function walkFiles(
+  root: string,
+  absDir: string,
+  opts: ListOptions,
+): Promise<{ files: string[]; symlinks: Set<string> }> {
   const out: string[] = [];
   const symlinks = new Set<string>();
   const fromRoot = relativeTo(root, absDir);
@@ -126,7 +143,8 @@ export async function walkFiles(root: string, absDir: string, opts: ListOptions)
   const start = opts.dirPath ?? absDir;
   // Where a directory of the walk is opened: through the start itself, which was opened and checked.
   // The start as `<it>/.`: /proc/self/fd/N is a link to O_NOFOLLOW; `.` in the directory it names is not.
-  const pathOf = (rel: string) => (rel === startRel ? `${start}/.` : join(start, startRel === '' ? rel : rel.slice(startRel.length + 1)));
+  const pathOf = (rel: string) =>
+    rel === startRel ? `${start}/.` : join(start, startRel === '' ? rel : rel.slice(startRel.length + 1));
   const queue: Array<{ rel: string; rules: Rules[] }> = [{ rel: startRel, rules: [] }];
   if (opts.respectGitIgnore) queue[0].rules = ancestorRules(root, queue[0].rel);
   while (queue.length > 0 && out.length < WALK_LIMIT) {
@@ -153,7 +171,11 @@ export async function walkFiles(root: string, absDir: string, opts: ListOptions)
 }
 
 /** One directory of the walk, opened and checked, listed through its descriptor, with its own .gitignore. */
-async function tryListDir(root: string, at: { rel: string; path: string }, withIgnore: boolean): Promise<{ entries: Dirent[]; own: IgnoreRules | undefined } | undefined> {
+async function tryListDir(
+  root: string,
+  at: { rel: string; path: string },
+  withIgnore: boolean,
+): Promise<{ entries: Dirent[]; own: IgnoreRules | undefined } | undefined> {
   let dir;
   try {
     dir = openDirIn(root, at.path, { shown: at.rel || '.' });
@@ -162,7 +184,10 @@ async function tryListDir(root: string, at: { rel: string; path: string }, withI
   }
   try {
     const entries = await listOpenedDir(dir);
-    const own = withIgnore && entries.some((e) => e.name === '.gitignore' && e.isFile()) ? readIgnoreFile(root, join(dir.path, '.gitignore')) : undefined;
+    const own =
+      withIgnore && entries.some((e) => e.name === '.gitignore' && e.isFile())
+        ? readIgnoreFile(root, join(dir.path, '.gitignore'))
+        : undefined;
     return { entries, own };
   } catch {
     return undefined;

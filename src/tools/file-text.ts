@@ -16,12 +16,17 @@ export interface TextFile {
 }
 
 /** Through `files` (an editor's buffer) when it reads, else from the disk, opened and checked (confined-fs.ts). */
-export async function readTextFile(file: { abs: string; rel: string }, at: { root: string; files?: TextFileAccess | undefined }): Promise<TextFile> {
+export async function readTextFile(
+  file: { abs: string; rel: string },
+  at: { root: string; files?: TextFileAccess | undefined },
+): Promise<TextFile> {
   const { abs, rel } = file;
   const { root, files } = at;
   if (files?.readText) {
     const text = await files.readText(abs);
-    return isAllCrlf(text) ? { text: text.replace(/\r\n/g, '\n'), encoding: 'utf-8', eol: '\r\n' } : { text, encoding: 'utf-8', eol: '\n' };
+    return isAllCrlf(text)
+      ? { text: text.replace(/\r\n/g, '\n'), encoding: 'utf-8', eol: '\r\n' }
+      : { text, encoding: 'utf-8', eol: '\n' };
   }
   const opened = openFileIn(root, abs, { shown: rel });
   let bytes: Buffer;
@@ -35,7 +40,9 @@ export async function readTextFile(file: { abs: string; rel: string }, at: { roo
   if (looksBinary(bytes)) throw new ToolFailure('invalid_args', `${rel} is a binary file; text edits are refused`);
   const { text, encoding } = decodeText(bytes);
   const mode = opened.stats.mode & 0o7777;
-  return isAllCrlf(text) ? { text: text.replace(/\r\n/g, '\n'), encoding, eol: '\r\n', mode } : { text, encoding, eol: '\n', mode };
+  return isAllCrlf(text)
+    ? { text: text.replace(/\r\n/g, '\n'), encoding, eol: '\r\n', mode }
+    : { text, encoding, eol: '\n', mode };
 }
 
 /** CRLF only when every line feed has its carriage return: a mixed file is edited byte for byte. */
@@ -55,15 +62,25 @@ function toStored(text: string, eol: '\n' | '\r\n'): string {
  * `.git/`, whatever was swapped in since the call was checked. Through `files` (an editor, which
  * owns the buffer and its encoding) when it writes.
  */
-export async function writeTextFile(target: { abs: string; rel: string }, file: TextFile, at: { root: string; files?: TextFileAccess | undefined }): Promise<void> {
+export async function writeTextFile(
+  target: { abs: string; rel: string },
+  file: TextFile,
+  at: { root: string; files?: TextFileAccess | undefined },
+): Promise<void> {
   if (at.files?.writeText) return at.files.writeText(target.abs, toStored(file.text, file.eol));
-  writeFileIn(at.root, target.abs, { bytes: encodeText(toStored(file.text, file.eol), file.encoding), shown: target.rel, ...(file.mode !== undefined ? { mode: file.mode } : {}) });
+  writeFileIn(at.root, target.abs, {
+    bytes: encodeText(toStored(file.text, file.eol), file.encoding),
+    shown: target.rel,
+    ...(file.mode !== undefined ? { mode: file.mode } : {}),
+  });
 }
 
 /** Unified diff for approval comments and logs. */
 export function unifiedDiff(rel: string, o: { before: string; after: string; isNew?: boolean }): string {
   const { before, after, isNew = false } = o;
-  return createTwoFilesPatch(isNew ? '/dev/null' : `a/${rel}`, `b/${rel}`, before, after, undefined, undefined, { context: 3 });
+  return createTwoFilesPatch(isNew ? '/dev/null' : `a/${rel}`, `b/${rel}`, before, after, undefined, undefined, {
+    context: 3,
+  });
 }
 
 /** "+3 -1" for a one-line summary. */

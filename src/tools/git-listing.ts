@@ -46,8 +46,26 @@ export interface GitListing {
   settled(): Promise<void>;
 }
 
-const LIST_ARGS = ['-c', 'core.quotepath=off', 'ls-files', '-z', '--cached', '--others', '--exclude-standard', '--deduplicate'];
-const IGNORED_DIRS_ARGS = ['-c', 'core.quotepath=off', 'ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'];
+const LIST_ARGS = [
+  '-c',
+  'core.quotepath=off',
+  'ls-files',
+  '-z',
+  '--cached',
+  '--others',
+  '--exclude-standard',
+  '--deduplicate',
+];
+const IGNORED_DIRS_ARGS = [
+  '-c',
+  'core.quotepath=off',
+  'ls-files',
+  '-z',
+  '--others',
+  '--ignored',
+  '--exclude-standard',
+  '--directory',
+];
 
 /** A path's identity and change time, or '-' when it does not exist. */
 type Stamp = string;
@@ -93,7 +111,10 @@ export function createGitListing(o: GitListingOptions): GitListing {
     const oldEnough = (path: string): boolean => {
       const s = statSync(path, { bigint: true, throwIfNoEntry: false });
       watched.set(path, s ? `${s.ino}:${s.ctimeNs}:${s.mtimeNs}:${s.size}` : '-');
-      return !s || (s.ctimeNs < BigInt(startedAt - racyMs) * 1_000_000n && s.mtimeNs < BigInt(startedAt - racyMs) * 1_000_000n);
+      return (
+        !s ||
+        (s.ctimeNs < BigInt(startedAt - racyMs) * 1_000_000n && s.mtimeNs < BigInt(startedAt - racyMs) * 1_000_000n)
+      );
     };
     for (const name of ['index', 'info/exclude', 'config']) if (!oldEnough(join(gitDir, name))) return undefined;
     // The folders above, up to the work tree's top: their .gitignore files apply here too.

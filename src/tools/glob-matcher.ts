@@ -15,7 +15,8 @@ export function createGlobMatcher(pattern: string, caseSensitive: boolean): (rel
   try {
     source = translateGlob(clean, 'glob');
   } catch (e) {
-    if (e instanceof GlobSyntaxError) throw new ToolFailure('invalid_args', `glob pattern ${JSON.stringify(pattern)}: ${e.message}`);
+    if (e instanceof GlobSyntaxError)
+      throw new ToolFailure('invalid_args', `glob pattern ${JSON.stringify(pattern)}: ${e.message}`);
     throw e;
   }
   const anchored = clean.includes('/') ? `^(?:${source})$` : `^(?:.*/)?(?:${source})$`;

@@ -50,7 +50,14 @@ class Translator {
       if (ch === '\\') {
         out += i + 1 < to ? quote(g[i + 1]) : '\\\\';
         i += 2;
-      } else if (ch === '/' && this.flavour === 'glob' && i > from && g[i + 1] === '*' && g[i + 2] === '*' && /^\*+$/.test(g.slice(i + 1, to))) {
+      } else if (
+        ch === '/' &&
+        this.flavour === 'glob' &&
+        i > from &&
+        g[i + 1] === '*' &&
+        g[i + 2] === '*' &&
+        /^\*+$/.test(g.slice(i + 1, to))
+      ) {
         // Glob `a/**` also matches `a` itself (picomatch's reading); gitignore's does not (git's).
         out += '(?:/.*)?';
         i = to;
@@ -154,7 +161,8 @@ class Translator {
     const kind = this.g[i];
     const close = this.matching(i + 1, to, '()');
     if (close < 0) return { re: quote(kind), next: i + 1 };
-    if (kind === '!') throw new GlobSyntaxError('negated extglob !(…) is not supported; match the files you want instead');
+    if (kind === '!')
+      throw new GlobSyntaxError('negated extglob !(…) is not supported; match the files you want instead');
     const alts = this.splitTop(i + 2, close, '|').map(([a, b]) => this.run(a, b));
     const q = kind === '@' ? '' : kind;
     return { re: `(?:${alts.join('|')})${q}`, next: close + 1 };
@@ -199,7 +207,11 @@ const quoteAll = (s: string) => [...s].map(quote).join('');
 function expandRange(body: string): string[] | undefined {
   const num = /^(-?\d+)\.\.(-?\d+)$/.exec(body);
   const chr = /^([a-zA-Z])\.\.([a-zA-Z])$/.exec(body);
-  const [a, b] = num ? [Number(num[1]), Number(num[2])] : chr ? [chr[1].charCodeAt(0), chr[2].charCodeAt(0)] : [NaN, NaN];
+  const [a, b] = num
+    ? [Number(num[1]), Number(num[2])]
+    : chr
+      ? [chr[1].charCodeAt(0), chr[2].charCodeAt(0)]
+      : [NaN, NaN];
   if (Number.isNaN(a) || Math.abs(b - a) >= MAX_RANGE) return undefined;
   const out: string[] = [];
   for (let v = a; a <= b ? v <= b : v >= b; v += a <= b ? 1 : -1) out.push(num ? String(v) : String.fromCharCode(v));

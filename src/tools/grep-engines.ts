@@ -89,10 +89,16 @@ export function gitGrep(q: GrepQuery, onMatch: OnMatch): Promise<GrepOutcome> {
     const b = a === -1 ? -1 : line.indexOf(0, a + 1);
     if (b === -1) return undefined;
     const rel = line.subarray(0, a).toString('utf8');
-    return { file: prefix === '.' ? rel : `${prefix}/${rel}`, line: Number(line.subarray(a + 1, b).toString()), bytes: line.subarray(b + 1) };
+    return {
+      file: prefix === '.' ? rel : `${prefix}/${rel}`,
+      line: Number(line.subarray(a + 1, b).toString()),
+      bytes: line.subarray(b + 1),
+    };
   };
   const limit = deadline(q);
-  return runGrepProcess({ command: 'git', args, cwd: q.dirPath ?? q.absDir, env, parse, q, limit, onMatch }).finally(limit.clear);
+  return runGrepProcess({ command: 'git', args, cwd: q.dirPath ?? q.absDir, env, parse, q, limit, onMatch }).finally(
+    limit.clear,
+  );
 }
 
 /** The pattern with a PCRE step limit per match attempt in front (git grep -P and grep -P alike). */
@@ -136,7 +142,13 @@ export function runGrepProcess(p: GrepProcess): Promise<GrepOutcome> {
   const { q } = p;
   const confirm = confirmMatches(q);
   return new Promise<GrepOutcome>((resolveP, reject) => {
-    const child = spawn(p.command, p.args, { cwd: p.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: p.env, signal: AbortSignal.any([q.signal, p.limit.signal]), killSignal: 'SIGKILL' });
+    const child = spawn(p.command, p.args, {
+      cwd: p.cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: p.env,
+      signal: AbortSignal.any([q.signal, p.limit.signal]),
+      killSignal: 'SIGKILL',
+    });
     let stopped = false;
     let pending: Buffer = Buffer.alloc(0);
     let stderr = '';
@@ -162,7 +174,9 @@ export function runGrepProcess(p: GrepProcess): Promise<GrepOutcome> {
     child.stderr.on('data', (c: Buffer) => {
       if (stderr.length < 4096) stderr += c.toString();
     });
-    child.on('error', (e) => (q.signal.aborted ? reject(e) : resolveP(p.limit.signal.aborted ? 'timeout' : 'unsupported')));
+    child.on('error', (e) =>
+      q.signal.aborted ? reject(e) : resolveP(p.limit.signal.aborted ? 'timeout' : 'unsupported'),
+    );
     child.on('close', (code) => {
       if (q.signal.aborted) return reject(new AgentError('cancelled', 'aborted'));
       if (p.limit.signal.aborted && !stopped) return resolveP('timeout');
@@ -221,7 +235,14 @@ export function openPathOf(q: GrepQuery, file: string): string {
 const JS_PARALLEL = 32;
 
 export async function jsGrep(q: GrepQuery, onMatch: OnMatch): Promise<{ skippedLarge: number }> {
-  const files = (await listFiles(q.root, q.absDir, { respectGitIgnore: true, respectGeminiIgnore: false, signal: q.signal, ...(q.dirPath !== undefined && { dirPath: q.dirPath }) }))
+  const files = (
+    await listFiles(q.root, q.absDir, {
+      respectGitIgnore: true,
+      respectGeminiIgnore: false,
+      signal: q.signal,
+      ...(q.dirPath !== undefined && { dirPath: q.dirPath }),
+    })
+  )
     .filter(q.keepPath)
     .sort();
   let skippedLarge = 0;

@@ -84,6 +84,9 @@ function parseRule(raw: string): Rule | undefined {
   } catch {
     return undefined;
   }
-  const re = RE2JS.compile(anchored ? `^(?:${source})$` : `^(?:.*/)?(?:${source})$`, RE2JS.CASE_INSENSITIVE | RE2JS.DOTALL);
+  const re = RE2JS.compile(
+    anchored ? `^(?:${source})$` : `^(?:.*/)?(?:${source})$`,
+    RE2JS.CASE_INSENSITIVE | RE2JS.DOTALL,
+  );
   return { re, negate, dirOnly };
 }

@@ -32,7 +32,11 @@ export interface LinearRegex {
 }
 
 export function compileLinearRegex(field: string, pattern: string, ignoreCase: boolean): LinearRegex {
-  const invalid = (why: string) => new ToolFailure('invalid_args', `/${field} is not a valid regular expression for the linear-time engine (RE2): ${why}`);
+  const invalid = (why: string) =>
+    new ToolFailure(
+      'invalid_args',
+      `/${field} is not a valid regular expression for the linear-time engine (RE2): ${why}`,
+    );
   if (pattern.length > MAX_PATTERN_CHARS) throw invalid(`it is longer than ${MAX_PATTERN_CHARS} characters`);
   if (/\\k</.test(pattern)) throw invalid('backreferences (\\k<name>, \\1) are not supported');
   let source: string;
@@ -51,7 +55,11 @@ export function compileLinearRegex(field: string, pattern: string, ignoreCase: b
     re = RE2JS.compile(source, flags);
   } catch (e) {
     const msg = messageOf(e);
-    const hint = /\(\?[=!]/.test(source) ? '; lookahead ((?=…), (?!…)) is not supported' : /\\[1-9]/.test(source) ? '; backreferences are not supported' : '';
+    const hint = /\(\?[=!]/.test(source)
+      ? '; lookahead ((?=…), (?!…)) is not supported'
+      : /\\[1-9]/.test(source)
+        ? '; backreferences are not supported'
+        : '';
     // Stryker disable next-line Regex: every re2js syntax error starts with this prefix, so its first occurrence is at the start, anchored or not
     throw invalid(`${msg.replace(/^error parsing regexp: /, '')}${hint}`);
   }

@@ -39,7 +39,8 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
       if (!tool) throw new ToolFailure('not_found', unknownToolMessage(name, [...byName.keys()]));
       const input = args ?? {};
       const problems = (tool.checkArgs ?? compiledArgsCheck(tool.params))(input);
-      if (problems !== undefined) throw new ToolFailure('invalid_args', `invalid arguments for ${tool.name}: ${problems}`);
+      if (problems !== undefined)
+        throw new ToolFailure('invalid_args', `invalid arguments for ${tool.name}: ${problems}`);
       return await tool.prepare(input as never, env);
     },
   };
@@ -47,7 +48,8 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
 
 export function unknownToolMessage(name: string, known: readonly string[]): string {
   const near = suggestNames(name, known);
-  const hint = near.length > 0 ? `; did you mean ${near.join(' or ')}?` : `; available tools: ${[...known].sort().join(', ')}`;
+  const hint =
+    near.length > 0 ? `; did you mean ${near.join(' or ')}?` : `; available tools: ${[...known].sort().join(', ')}`;
   return `unknown tool ${name}${hint}`;
 }
 

@@ -1,7 +1,18 @@
 import { realpath, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { walkFiles } from './file-list.js';
-import { deadline, openPathOf, pcrePattern, runGrepProcess, type Deadline, type GrepMatch, type GrepOutcome, type GrepQuery, type OnMatch, type ReportedMatch } from './grep-engines.js';
+import {
+  deadline,
+  openPathOf,
+  pcrePattern,
+  runGrepProcess,
+  type Deadline,
+  type GrepMatch,
+  type GrepOutcome,
+  type GrepQuery,
+  type OnMatch,
+  type ReportedMatch,
+} from './grep-engines.js';
 import { isInside } from '../common/paths.js';
 import { relativeTo } from './workspace.js';
 
@@ -20,20 +31,35 @@ import { relativeTo } from './workspace.js';
  * for a link out after that. So no line grep prints is passed on as grep read it: each is read again
  * from the file opened and checked here and kept only when identical (grep-engines.ts).
  */
-export async function systemGrep(q: GrepQuery, onMatch: OnMatch, opts: SplitOptions = DEFAULT_SPLIT): Promise<GrepOutcome> {
-  const listed = await walkFiles(q.root, q.absDir, { respectGitIgnore: true, respectGeminiIgnore: false, signal: q.signal, ...(q.dirPath !== undefined && { dirPath: q.dirPath }) });
+export async function systemGrep(
+  q: GrepQuery,
+  onMatch: OnMatch,
+  opts: SplitOptions = DEFAULT_SPLIT,
+): Promise<GrepOutcome> {
+  const listed = await walkFiles(q.root, q.absDir, {
+    respectGitIgnore: true,
+    respectGeminiIgnore: false,
+    signal: q.signal,
+    ...(q.dirPath !== undefined && { dirPath: q.dirPath }),
+  });
   const files = (await confine(q, listed.files.filter(q.keepPath), listed.symlinks)).sort();
   const args = ['-n', '-H', '-I', '-s', '-Z', '-D', 'skip', '-d', 'skip', '--color=never', '-P'];
   if (q.ignoreCase) args.push('-i');
   args.push('-e', pcrePattern(q), '--');
   const limit = deadline(q);
   const stopAll = new AbortController();
-  const run: SliceRun = { q, args, limit: { signal: AbortSignal.any([limit.signal, stopAll.signal]), clear: limit.clear } };
+  const run: SliceRun = {
+    q,
+    args,
+    limit: { signal: AbortSignal.any([limit.signal, stopAll.signal]), clear: limit.clear },
+  };
   try {
     const slices = sliceInOrder(files, Math.min(opts.processes, Math.floor(files.length / opts.minFiles)));
     // The first slice reports as it goes; the others run at the same time and keep what they find
     // (up to maxBuffered matches) until every slice before them is reported.
-    const pending = slices.map((slice, i) => (i === 0 ? grepSlice(run, slice, onMatch) : bufferSlice(run, slice, opts.maxBuffered)));
+    const pending = slices.map((slice, i) =>
+      i === 0 ? grepSlice(run, slice, onMatch) : bufferSlice(run, slice, opts.maxBuffered),
+    );
     // Awaited in order below; one that fails after the search has ended (cancelled) is not unhandled.
     for (const p of pending) p.catch(() => undefined);
     for (const [i, p] of pending.entries()) {
@@ -43,7 +69,8 @@ export async function systemGrep(q: GrepQuery, onMatch: OnMatch, opts: SplitOpti
         const kept = r.stoppedAt === undefined ? r.found : r.found.filter((m) => m.file !== r.stoppedAt);
         if (!kept.every((m) => onMatch(m))) return 'done';
         // It stopped at its buffer's end: from the file it was in, the slice is searched as the first one is.
-        if (r.stoppedAt !== undefined) last = await grepSlice(run, slices[i]!.slice(slices[i]!.indexOf(r.stoppedAt)), onMatch);
+        if (r.stoppedAt !== undefined)
+          last = await grepSlice(run, slices[i]!.slice(slices[i]!.indexOf(r.stoppedAt)), onMatch);
       }
       if (last.outcome !== 'done' || last.enough) return last.outcome;
     }
@@ -67,7 +94,11 @@ export interface SplitOptions {
  * One grep per core (at most 4) on a tree of thousands of files: the walk and one grep took about
  * 1.5 times `grep -r` over 10,000 files, two greps side by side about 1.2 times on two cores.
  */
-const DEFAULT_SPLIT: SplitOptions = { processes: Math.max(1, Math.min(4, availableParallelism())), minFiles: 2000, maxBuffered: 5000 };
+const DEFAULT_SPLIT: SplitOptions = {
+  processes: Math.max(1, Math.min(4, availableParallelism())),
+  minFiles: 2000,
+  maxBuffered: 5000,
+};
 
 interface SliceRun {
   q: GrepQuery;
@@ -93,7 +124,16 @@ async function grepSlice(run: SliceRun, files: readonly string[], onMatch: OnMat
   const keepGoing: OnMatch = (m) => (more = onMatch(m));
   const under = searchDirOf(run.q);
   for (const batch of batches(files)) {
-    const outcome = await runGrepProcess({ command: 'grep', args: [...run.args, ...batch.map(under.strip)], cwd: under.cwd, env, parse: under.parse, q: run.q, limit: run.limit, onMatch: keepGoing });
+    const outcome = await runGrepProcess({
+      command: 'grep',
+      args: [...run.args, ...batch.map(under.strip)],
+      cwd: under.cwd,
+      env,
+      parse: under.parse,
+      q: run.q,
+      limit: run.limit,
+      onMatch: keepGoing,
+    });
     if (outcome !== 'done' || !more) return { outcome, enough: !more };
   }
   return { outcome: 'done' };
@@ -125,7 +165,11 @@ function sliceInOrder(files: readonly string[], n: number): string[][] {
  * relative to it: what it opens goes through that directory, whatever its path leads to now.
  * Paths are root-relative everywhere else: stripped for grep, put back on what it prints.
  */
-function searchDirOf(q: GrepQuery): { cwd: string; strip: (file: string) => string; parse: (line: Buffer) => ReportedMatch | undefined } {
+function searchDirOf(q: GrepQuery): {
+  cwd: string;
+  strip: (file: string) => string;
+  parse: (line: Buffer) => ReportedMatch | undefined;
+} {
   const prefix = relativeTo(q.root, q.absDir);
   const under = prefix === '.' ? '' : `${prefix}/`;
   return {
@@ -136,7 +180,11 @@ function searchDirOf(q: GrepQuery): { cwd: string; strip: (file: string) => stri
       const a = line.indexOf(0);
       const b = a === -1 ? -1 : line.indexOf(58, a + 1);
       if (b === -1) return undefined;
-      return { file: `${under}${line.subarray(0, a).toString('utf8')}`, line: Number(line.subarray(a + 1, b).toString()), bytes: line.subarray(b + 1) };
+      return {
+        file: `${under}${line.subarray(0, a).toString('utf8')}`,
+        line: Number(line.subarray(a + 1, b).toString()),
+        bytes: line.subarray(b + 1),
+      };
     },
   };
 }

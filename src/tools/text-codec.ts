@@ -17,11 +17,18 @@ export function looksBinary(bytes: Buffer): boolean {
 export function decodeText(bytes: Buffer): { text: string; encoding: string; note?: string } {
   const bom = utf16Bom(bytes);
   if (bom) {
-    return { text: new TextDecoder(bom).decode(bytes.subarray(2)), encoding: bom, note: `file is ${bom.toUpperCase()}; shown decoded` };
+    return {
+      text: new TextDecoder(bom).decode(bytes.subarray(2)),
+      encoding: bom,
+      note: `file is ${bom.toUpperCase()}; shown decoded`,
+    };
   }
   const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(start)), encoding: start ? 'utf-8-bom' : 'utf-8' };
+    return {
+      text: new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(start)),
+      encoding: start ? 'utf-8-bom' : 'utf-8',
+    };
   } catch {
     // Not UTF-8: most such files in repositories are Latin-1/Windows-1252; every byte maps to a character.
     return {
@@ -69,7 +76,11 @@ function encodeWindows1252(text: string): Buffer {
     if (high !== -1) out[n++] = 0x80 + high;
     else if (code < 0x100) out[n++] = code;
     // Never write a lossy '?': the edit would silently change text the model did not touch.
-    else throw new ToolFailure('failed', `the file is Windows-1252 and cannot hold ${JSON.stringify(ch)} (U+${code.toString(16).toUpperCase().padStart(4, '0')}); use characters that encoding has`);
+    else
+      throw new ToolFailure(
+        'failed',
+        `the file is Windows-1252 and cannot hold ${JSON.stringify(ch)} (U+${code.toString(16).toUpperCase().padStart(4, '0')}); use characters that encoding has`,
+      );
   }
   return out.subarray(0, n);
 }

@@ -8,7 +8,11 @@ export function okOutput(forModel: string, forHuman: string): ToolOutput {
 }
 
 export function failedOutput(code: ToolErrorCode, message: string, forModel?: string): ToolOutput {
-  return { forModel: forModel ?? message, forHuman: oneLine(`${code}: ${message}`, HUMAN_LINE), error: { code, message } };
+  return {
+    forModel: forModel ?? message,
+    forHuman: oneLine(`${code}: ${message}`, HUMAN_LINE),
+    error: { code, message },
+  };
 }
 
 /** The single abort check every tool uses between steps. */
@@ -24,7 +28,8 @@ export function assertNotAborted(signal: AbortSignal): void {
  * starts no process: a call that started one ends once it is gone (guardRun's `endsOnAbort`).
  */
 export function raceAbort<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
-  const cancelled = () => new ToolFailure('cancelled', 'cancelled before it finished (the run was stopped or reached its time limit)');
+  const cancelled = () =>
+    new ToolFailure('cancelled', 'cancelled before it finished (the run was stopped or reached its time limit)');
   if (signal.aborted) {
     work.catch(() => undefined);
     return Promise.reject(cancelled());
@@ -56,7 +61,11 @@ export function raceAbort<T>(signal: AbortSignal, work: Promise<T>): Promise<T> 
  * against the signal: what it still awaits (a hung read, a server that never answers) holds no
  * process, and the call is `cancelled` at once.
  */
-export async function guardRun(signal: AbortSignal, body: () => Promise<ToolOutput>, o: { endsOnAbort?: boolean } = {}): Promise<ToolOutput> {
+export async function guardRun(
+  signal: AbortSignal,
+  body: () => Promise<ToolOutput>,
+  o: { endsOnAbort?: boolean } = {},
+): Promise<ToolOutput> {
   try {
     assertNotAborted(signal);
     return await (o.endsOnAbort ? body() : raceAbort(signal, body()));
@@ -71,7 +80,11 @@ export async function guardRun(signal: AbortSignal, body: () => Promise<ToolOutp
  * Appends the just-in-time memory (GEMINI.md of a directory just touched) to a model output. It
  * starts no process, so it is raced against the signal (a tool awaiting it may not be).
  */
-export async function withMemory(env: ToolEnv, text: string, at: { dir: string; signal: AbortSignal }): Promise<string> {
+export async function withMemory(
+  env: ToolEnv,
+  text: string,
+  at: { dir: string; signal: AbortSignal },
+): Promise<string> {
   if (!env.memoryFor) return text;
   const memory = await raceAbort(at.signal, env.memoryFor(at.dir));
   return memory ? `${text}\n\n${memory}` : text;

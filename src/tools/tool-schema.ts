@@ -30,7 +30,8 @@ export function compiledArgsCheck(schema: TSchema): ArgsCheck {
   let check = compiled.get(schema);
   if (!check) {
     const validator = Compile(schema);
-    check = (value) => (validator.Check(value) ? undefined : formatSchemaErrors(validator.Errors(value) as unknown as SchemaError[]));
+    check = (value) =>
+      validator.Check(value) ? undefined : formatSchemaErrors(validator.Errors(value) as unknown as SchemaError[]);
     compiled.set(schema, check);
   }
   return check;
@@ -41,7 +42,10 @@ export function compiledArgsCheck(schema: TSchema): ArgsCheck {
  * generated from text a server chose.
  */
 export function interpretedArgsCheck(schema: TSchema): ArgsCheck {
-  return (value) => (Value.Check(schema, value) ? undefined : formatSchemaErrors(Value.Errors(schema, value) as unknown as SchemaError[]));
+  return (value) =>
+    Value.Check(schema, value)
+      ? undefined
+      : formatSchemaErrors(Value.Errors(schema, value) as unknown as SchemaError[]);
 }
 
 /** Each error names the field: `/file_path must be string`, `missing required field 'content'`. */
@@ -57,7 +61,9 @@ export function formatSchemaErrors(errors: readonly SchemaError[]): string {
       case 'boolean':
         return []; // "schema is false" under additionalProperties: said once, by name, above
       case 'enum':
-        return [`${at || '/'} must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`];
+        return [
+          `${at || '/'} must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+        ];
       case 'minLength':
         return [`${at || '/'} must NOT have fewer than ${String(e.params.limit)} characters`];
       case 'maxLength':
@@ -81,7 +87,10 @@ export function modelSchemaOf(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(modelSchemaOf);
   if (schema === null || typeof schema !== 'object') return schema;
   const s = schema as Record<string, unknown>;
-  const consts = Array.isArray(s.anyOf) && s.anyOf.length > 0 && s.anyOf.every((x) => isStringConst(x)) ? (s.anyOf as Array<{ const: string }>).map((x) => x.const) : undefined;
+  const consts =
+    Array.isArray(s.anyOf) && s.anyOf.length > 0 && s.anyOf.every((x) => isStringConst(x))
+      ? (s.anyOf as Array<{ const: string }>).map((x) => x.const)
+      : undefined;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(s)) {
     if (VALIDATION_ONLY.has(k) && (k !== 'additionalProperties' || v === false)) continue;
@@ -91,10 +100,16 @@ export function modelSchemaOf(schema: unknown): unknown {
       continue;
     }
     // `properties` maps names to schemas: its keys are names, not keywords.
-    out[k] = k === 'properties' && v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([n, p]) => [n, modelSchemaOf(p)])) : modelSchemaOf(v);
+    out[k] =
+      k === 'properties' && v && typeof v === 'object'
+        ? Object.fromEntries(Object.entries(v).map(([n, p]) => [n, modelSchemaOf(p)]))
+        : modelSchemaOf(v);
   }
   return out;
 }
 
 const isStringConst = (x: unknown): boolean =>
-  typeof x === 'object' && x !== null && typeof (x as { const?: unknown }).const === 'string' && Object.keys(x).every((k) => k === 'const' || k === 'type');
+  typeof x === 'object' &&
+  x !== null &&
+  typeof (x as { const?: unknown }).const === 'string' &&
+  Object.keys(x).every((k) => k === 'const' || k === 'type');

@@ -53,17 +53,27 @@ export async function resolveInWorkspace(root: string, given: string, access: Ac
   if (given.includes('\0')) throw new ToolFailure('invalid_args', 'path contains a NUL byte');
   const lexical = resolve(root, given.trim()); // an empty path is the root itself
   if (!isInside(root, lexical)) {
-    throw new ToolFailure('outside_workspace', `${given} is outside the workspace (${root}); use a path relative to the workspace root`);
+    throw new ToolFailure(
+      'outside_workspace',
+      `${given} is outside the workspace (${root}); use a path relative to the workspace root`,
+    );
   }
   const { real, exists } = realpathOfDeepest(lexical);
   if (!isInside(root, real)) {
-    throw new ToolFailure('outside_workspace', `${given} resolves through a symlink to ${real}, which is outside the workspace; file tools stay inside ${root}`);
+    throw new ToolFailure(
+      'outside_workspace',
+      `${given} resolves through a symlink to ${real}, which is outside the workspace; file tools stay inside ${root}`,
+    );
   }
   const rel = relativeTo(root, real);
   // Checked on both the lexical and the real form: a symlink named `notes` pointing into .git is as bad as `.git/`.
   if (touchesGitDir(rel) || touchesGitDir(relativeTo(root, lexical))) {
-    const what = access === 'write' ? 'writes into .git/ are refused' : 'git internals (.git/) are not readable by file tools';
-    throw new ToolFailure('outside_workspace', `${given}: ${what}; use run_shell_command with git to inspect the repository`);
+    const what =
+      access === 'write' ? 'writes into .git/ are refused' : 'git internals (.git/) are not readable by file tools';
+    throw new ToolFailure(
+      'outside_workspace',
+      `${given}: ${what}; use run_shell_command with git to inspect the repository`,
+    );
   }
   return { abs: real, rel, exists };
 }
@@ -81,7 +91,10 @@ function realpathOfDeepest(abs: string): { real: string; exists: boolean } {
     } catch (e) {
       if (isDanglingSymlink(cur)) {
         // Writing through a dangling link would create its target wherever it points: refuse outright.
-        throw new ToolFailure('outside_workspace', `${abs} is or passes through a dangling symlink; refusing to follow it`);
+        throw new ToolFailure(
+          'outside_workspace',
+          `${abs} is or passes through a dangling symlink; refusing to follow it`,
+        );
       }
       const parent = resolve(cur, '..');
       // Stryker disable next-line ConditionalExpression: equivalent in practice; realpath('/') always succeeds, so the walk ends above before reaching this guard against an endless loop

@@ -19,8 +19,16 @@ const at = { serverUrl: 'https://github.example.com/', repository: { owner: 'oct
 describe('parseRemoteUrl', () => {
   it.each([
     ['an https origin as checkout writes it', 'https://github.com/octo/hello', 'https://github.com/octo/hello'],
-    ['credentials in the URL are dropped (the token travels as a header)', 'https://x-access-token:ghs_abc@github.com/octo/hello.git', 'https://github.com/octo/hello.git'],
-    ['an ssh origin becomes the server https URL', 'git@github.com:octo/hello.git', 'https://github.example.com/octo/hello'],
+    [
+      'credentials in the URL are dropped (the token travels as a header)',
+      'https://x-access-token:ghs_abc@github.com/octo/hello.git',
+      'https://github.com/octo/hello.git',
+    ],
+    [
+      'an ssh origin becomes the server https URL',
+      'git@github.com:octo/hello.git',
+      'https://github.example.com/octo/hello',
+    ],
     ['an ssh:// origin too', 'ssh://git@github.com/octo/hello.git', 'https://github.example.com/octo/hello'],
     ['an ext:: origin too (it would run a command)', 'ext::sh -c evil', 'https://github.example.com/octo/hello'],
     ['a local path stays (tests, mirrors)', '/srv/git/hello.git', '/srv/git/hello.git'],
@@ -48,6 +56,9 @@ describe('readActionRemote', () => {
   it('a workspace that is no repository: the server URL', async () => {
     const dir = makeTempDir('agent-action-nogit-');
     made.push(dir);
-    expect(await readActionRemote({ workspace: dir, token: 't', ...at })).toEqual({ url: 'https://github.example.com/octo/hello', token: 't' });
+    expect(await readActionRemote({ workspace: dir, token: 't', ...at })).toEqual({
+      url: 'https://github.example.com/octo/hello',
+      token: 't',
+    });
   });
 });

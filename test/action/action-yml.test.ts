@@ -29,7 +29,9 @@ describe('action.yml', () => {
     delete (broken.inputs!.model as { description?: string }).description;
     broken.runs.using = 'node99';
     expect(validate(broken)).toBe(false);
-    expect(validate.errors?.map((e) => e.instancePath)).toEqual(expect.arrayContaining(['/inputs/model', '/runs/using']));
+    expect(validate.errors?.map((e) => e.instancePath)).toEqual(
+      expect.arrayContaining(['/inputs/model', '/runs/using']),
+    );
   });
 
   it('runs on node24 from a main that exists', () => {
@@ -39,7 +41,9 @@ describe('action.yml', () => {
   });
 
   it('describes every input and every output', () => {
-    const undescribed = [...Object.entries(action.inputs ?? {}), ...Object.entries(action.outputs ?? {})].filter(([, v]) => !v?.description?.trim()).map(([k]) => k);
+    const undescribed = [...Object.entries(action.inputs ?? {}), ...Object.entries(action.outputs ?? {})]
+      .filter(([, v]) => !v?.description?.trim())
+      .map(([k]) => k);
     expect(undescribed).toEqual([]);
     expect(Object.keys(action.outputs ?? {})).toEqual([
       'status',
@@ -67,6 +71,8 @@ describe('action.yml', () => {
   });
 
   it('a strict parser rejects a plain scalar holding ": " (the line that once broke action.yml)', () => {
-    expect(() => parseYamlStrict('inputs:\n  mode:\n    description: Empty means per command: auto_edit\n', 'x.yml')).toThrow(/x\.yml:3:\d+ /);
+    expect(() =>
+      parseYamlStrict('inputs:\n  mode:\n    description: Empty means per command: auto_edit\n', 'x.yml'),
+    ).toThrow(/x\.yml:3:\d+ /);
   });
 });

@@ -1,11 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { parseCommentCommand, routeEvent, type Command, type RouteOptions } from '../../src/action/event-command.js';
-import { COMMENT_COMMANDS, EXPECTED_ROUTES, exampleKey, FIX_BODY, HANDLED_EVENTS, readWebhookDefinitions, ROUTE_OPTIONS } from '../support/webhook-routes.js';
+import {
+  COMMENT_COMMANDS,
+  EXPECTED_ROUTES,
+  exampleKey,
+  FIX_BODY,
+  HANDLED_EVENTS,
+  readWebhookDefinitions,
+  ROUTE_OPTIONS,
+} from '../support/webhook-routes.js';
 
 const definitions = readWebhookDefinitions();
 const opts: RouteOptions = ROUTE_OPTIONS;
 
-const examples = definitions.flatMap((d) => d.examples.map((payload, i) => ({ key: exampleKey(d.name, i, payload), event: d.name, payload })));
+const examples = definitions.flatMap((d) =>
+  d.examples.map((payload, i) => ({ key: exampleKey(d.name, i, payload), event: d.name, payload })),
+);
 const handled = examples.filter((e) => HANDLED_EVENTS.includes(e.event));
 const unhandled = examples.filter((e) => !HANDLED_EVENTS.includes(e.event));
 
@@ -19,13 +29,19 @@ describe('routeEvent over every @octokit/webhooks-examples payload', () => {
     expect(routeEvent(event, payload, opts)).toEqual(EXPECTED_ROUTES[key]);
   });
 
-  it.each(unhandled.map((e) => [e.key, e] as const))('%s is skipped as an event not handled', (_key, { event, payload }) => {
-    expect(routeEvent(event, payload, opts)).toEqual({ kind: 'skip', reason: `event '${event}' is not handled` });
-  });
+  it.each(unhandled.map((e) => [e.key, e] as const))(
+    '%s is skipped as an event not handled',
+    (_key, { event, payload }) => {
+      expect(routeEvent(event, payload, opts)).toEqual({ kind: 'skip', reason: `event '${event}' is not handled` });
+    },
+  );
 
   it.each(Object.entries(COMMENT_COMMANDS))('%s with the body %j routes to the exact fix command', (key) => {
     const e = handled.find((x) => x.key === key)!;
-    const payload = e.event === 'pull_request_review' ? { ...e.payload, review: { ...e.payload.review, body: FIX_BODY } } : { ...e.payload, comment: { ...e.payload.comment, body: FIX_BODY } };
+    const payload =
+      e.event === 'pull_request_review'
+        ? { ...e.payload, review: { ...e.payload.review, body: FIX_BODY } }
+        : { ...e.payload, comment: { ...e.payload.comment, body: FIX_BODY } };
     expect(routeEvent(e.event, payload, opts)).toEqual(COMMENT_COMMANDS[key]);
   });
 
@@ -37,23 +53,37 @@ describe('routeEvent over every @octokit/webhooks-examples payload', () => {
       case 'issue_comment':
       case 'pull_request_review_comment':
         if (action !== 'created') return `${event}.${action}: only new comments are commands`;
-        return event === 'issue_comment' ? 'issue_comment without issue.number' : 'pull_request_review_comment without pull_request.number';
+        return event === 'issue_comment'
+          ? 'issue_comment without issue.number'
+          : 'pull_request_review_comment without pull_request.number';
       case 'issues':
         return `issues.${action} without issue.number or sender`;
       case 'pull_request_review':
-        return action === 'submitted' ? 'pull_request_review without pull_request.number' : `pull_request_review.${action}: only a submitted review is a command`;
+        return action === 'submitted'
+          ? 'pull_request_review without pull_request.number'
+          : `pull_request_review.${action}: only a submitted review is a command`;
       case 'pull_request':
-        return REVIEWED.includes(action ?? '') ? 'pull_request without pull_request.number' : `pull_request.${action} is not reviewed`;
+        return REVIEWED.includes(action ?? '')
+          ? 'pull_request without pull_request.number'
+          : `pull_request.${action} is not reviewed`;
       case 'workflow_dispatch':
         return 'workflow_dispatch without sender';
       default:
         throw new Error(`no stripped expectation for ${event}`);
     }
   };
-  it.each(handled.map((e) => [e.key, e] as const))('%s with every nested object removed is skipped with the missing field named', (_key, { event, payload }) => {
-    const shallow = Object.fromEntries(Object.entries(payload).filter(([, v]) => typeof v !== 'object' || v === null));
-    expect(routeEvent(event, shallow, opts)).toEqual({ kind: 'skip', reason: strippedReason(event, payload.action as string | undefined) });
-  });
+  it.each(handled.map((e) => [e.key, e] as const))(
+    '%s with every nested object removed is skipped with the missing field named',
+    (_key, { event, payload }) => {
+      const shallow = Object.fromEntries(
+        Object.entries(payload).filter(([, v]) => typeof v !== 'object' || v === null),
+      );
+      expect(routeEvent(event, shallow, opts)).toEqual({
+        kind: 'skip',
+        reason: strippedReason(event, payload.action as string | undefined),
+      });
+    },
+  );
 });
 
 const comment = (body: string, extra: Record<string, unknown> = {}) => ({
@@ -97,8 +127,19 @@ describe('comment commands', () => {
   });
 
   it('marks pull-request threads and needs write permission for comment commands', () => {
-    const c = routeEvent('issue_comment', comment('/agent fix', { issue: { number: 3, pull_request: { url: 'x' } } }), opts);
-    expect(c).toMatchObject({ kind: 'fix', trigger: { thread: { number: 3, isPullRequest: true }, needsWrite: true, requester: { login: 'maintainer', isBot: false } } });
+    const c = routeEvent(
+      'issue_comment',
+      comment('/agent fix', { issue: { number: 3, pull_request: { url: 'x' } } }),
+      opts,
+    );
+    expect(c).toMatchObject({
+      kind: 'fix',
+      trigger: {
+        thread: { number: 3, isPullRequest: true },
+        needsWrite: true,
+        requester: { login: 'maintainer', isBot: false },
+      },
+    });
   });
 
   it('honours a custom trigger word', () => {
@@ -106,7 +147,10 @@ describe('comment commands', () => {
   });
 
   it('help is a command on the thread, answered only for people with write access', () => {
-    expect(routeEvent('issue_comment', comment('/agent'), opts)).toMatchObject({ kind: 'help', trigger: { thread: { number: 7 }, comment: { body: '/agent' }, needsWrite: true } });
+    expect(routeEvent('issue_comment', comment('/agent'), opts)).toMatchObject({
+      kind: 'help',
+      trigger: { thread: { number: 7 }, comment: { body: '/agent' }, needsWrite: true },
+    });
   });
 
   it('parseCommentCommand is undefined for non-commands', () => {
@@ -134,12 +178,18 @@ describe('other events', () => {
 
   it('uses the prompt input for workflow_dispatch, schedule and unhandled events', () => {
     for (const name of ['workflow_dispatch', 'schedule', 'push']) {
-      expect(routeEvent(name, { sender }, { ...opts, prompt: 'update deps' })).toMatchObject({ kind: 'prompt', text: 'update deps' });
+      expect(routeEvent(name, { sender }, { ...opts, prompt: 'update deps' })).toMatchObject({
+        kind: 'prompt',
+        text: 'update deps',
+      });
     }
   });
 
   it('triages one issue on a matrix fan-out', () => {
-    expect(routeEvent('schedule', {}, { ...opts, issueNumber: 12 })).toMatchObject({ kind: 'triage', trigger: { thread: { number: 12 } } });
+    expect(routeEvent('schedule', {}, { ...opts, issueNumber: 12 })).toMatchObject({
+      kind: 'triage',
+      trigger: { thread: { number: 12 } },
+    });
   });
 
   it('a triage mode wins over any event: the plan, or the shard with its issues; the workflow asked, so no one is authorized', () => {
@@ -148,15 +198,24 @@ describe('other events', () => {
       kind: 'triage-plan',
       trigger: { requester: { login: 'schedule', isBot: false }, ...fromWorkflow },
     });
-    expect(routeEvent('workflow_dispatch', { sender }, { ...opts, mode: 'triage', triage: { issues: [4, 2] } })).toEqual({
+    expect(
+      routeEvent('workflow_dispatch', { sender }, { ...opts, mode: 'triage', triage: { issues: [4, 2] } }),
+    ).toEqual({
       kind: 'triage-shard',
       issues: [4, 2],
       trigger: { requester: { login: 'someone', isBot: false }, ...fromWorkflow },
     });
-    expect(routeEvent('issue_comment', { action: 'created', issue: { number: 1 }, comment: { id: 1, body: '/agent fix', user: sender }, sender }, { ...opts, mode: 'triage-plan' }).kind).toBe(
-      'triage-plan',
-    );
-    expect(routeEvent('push', {}, { ...opts, mode: 'triage', triage: { issues: [] } })).toEqual({ kind: 'skip', reason: 'mode triage without issues: nothing to do' });
+    expect(
+      routeEvent(
+        'issue_comment',
+        { action: 'created', issue: { number: 1 }, comment: { id: 1, body: '/agent fix', user: sender }, sender },
+        { ...opts, mode: 'triage-plan' },
+      ).kind,
+    ).toBe('triage-plan');
+    expect(routeEvent('push', {}, { ...opts, mode: 'triage', triage: { issues: [] } })).toEqual({
+      kind: 'skip',
+      reason: 'mode triage without issues: nothing to do',
+    });
     expect(routeEvent('schedule', {}, { ...opts, mode: 'event' }).kind).toBe('triage-all');
   });
 
@@ -181,13 +240,28 @@ describe('pull requests: review threads, review bodies, forks, pull_request_targ
   const reviewComment = (comment: Record<string, unknown>, pr: Record<string, unknown> = sameRepo) => ({
     action: 'created',
     pull_request: { number: 4, ...pr },
-    comment: { id: 71, body: '/agent why?', user: maintainer, created_at: '2024-01-02T00:00:00Z', path: 'src/a.js', line: 12, side: 'RIGHT', diff_hunk: '@@ -1 +1 @@', ...comment },
+    comment: {
+      id: 71,
+      body: '/agent why?',
+      user: maintainer,
+      created_at: '2024-01-02T00:00:00Z',
+      path: 'src/a.js',
+      line: 12,
+      side: 'RIGHT',
+      diff_hunk: '@@ -1 +1 @@',
+      ...comment,
+    },
   });
 
   it('a reply in a review thread keeps its place, its first line and side, and the thread it answers', () => {
     const c = routeEvent(
       'pull_request_review_comment',
-      reviewComment({ start_line: 10, start_side: 'LEFT', in_reply_to_id: 70, html_url: 'https://github.com/octo/hello/pull/4#discussion_r71' }),
+      reviewComment({
+        start_line: 10,
+        start_side: 'LEFT',
+        in_reply_to_id: 70,
+        html_url: 'https://github.com/octo/hello/pull/4#discussion_r71',
+      }),
       opts,
     );
     expect(c).toEqual({
@@ -212,7 +286,9 @@ describe('pull requests: review threads, review bodies, forks, pull_request_targ
   });
 
   it('a side that is neither LEFT nor RIGHT is dropped, not passed on', () => {
-    expect(routeEvent('pull_request_review_comment', reviewComment({ side: 'MIDDLE', start_side: null }), opts)).toMatchObject({
+    expect(
+      routeEvent('pull_request_review_comment', reviewComment({ side: 'MIDDLE', start_side: null }), opts),
+    ).toMatchObject({
       trigger: { comment: { place: { side: undefined, startSide: undefined } } },
     });
   });
@@ -226,33 +302,78 @@ describe('pull requests: review threads, review bodies, forks, pull_request_targ
     expect(routeEvent('pull_request_review', review('submitted', '/agent review security'), opts)).toMatchObject({
       kind: 'review',
       text: 'security',
-      trigger: { thread: { number: 4, isPullRequest: true }, comment: { id: 9, kind: 'review-body', createdAt: '2024-01-02T00:00:00Z' }, needsWrite: true },
+      trigger: {
+        thread: { number: 4, isPullRequest: true },
+        comment: { id: 9, kind: 'review-body', createdAt: '2024-01-02T00:00:00Z' },
+        needsWrite: true,
+      },
     });
     expect(routeEvent('pull_request_review', review('submitted', '/agent'), opts).kind).toBe('help');
-    expect(routeEvent('pull_request_review', review('submitted', 'Looks good'), opts)).toEqual({ kind: 'skip', reason: "comment does not start with '/agent'" });
-    expect(routeEvent('pull_request_review', review('edited', '/agent fix'), opts)).toEqual({ kind: 'skip', reason: 'pull_request_review.edited: only a submitted review is a command' });
+    expect(routeEvent('pull_request_review', review('submitted', 'Looks good'), opts)).toEqual({
+      kind: 'skip',
+      reason: "comment does not start with '/agent'",
+    });
+    expect(routeEvent('pull_request_review', review('edited', '/agent fix'), opts)).toEqual({
+      kind: 'skip',
+      reason: 'pull_request_review.edited: only a submitted review is a command',
+    });
   });
 
   it.each<[string, (pr: Record<string, unknown>) => Record<string, unknown>]>([
-    ['pull_request', (pr) => ({ action: 'opened', pull_request: { number: 4, draft: false, ...pr }, sender: maintainer })],
+    [
+      'pull_request',
+      (pr) => ({ action: 'opened', pull_request: { number: 4, draft: false, ...pr }, sender: maintainer }),
+    ],
     ['pull_request_review_comment', (pr) => reviewComment({}, pr)],
-    ['pull_request_review', (pr) => ({ action: 'submitted', pull_request: { number: 4, ...pr }, review: { id: 9, body: '/agent review', user: maintainer } })],
-  ])('%s from a fork is marked with the fork (no secrets there); from the same repository or a same-named case it is not', (event, payload) => {
-    expect(routeEvent(event, payload(fromFork), opts)).toHaveProperty('trigger.fromFork', 'contributor/hello');
-    expect(routeEvent(event, payload({ ...fromFork, head: { repo: null } }), opts)).toHaveProperty('trigger.fromFork', 'a deleted fork');
-    expect(routeEvent(event, payload(sameRepo), opts)).not.toHaveProperty('trigger.fromFork');
-    expect(routeEvent(event, payload({ ...sameRepo, head: { repo: { full_name: 'Octo/Hello' } } }), opts)).not.toHaveProperty('trigger.fromFork');
-  });
+    [
+      'pull_request_review',
+      (pr) => ({
+        action: 'submitted',
+        pull_request: { number: 4, ...pr },
+        review: { id: 9, body: '/agent review', user: maintainer },
+      }),
+    ],
+  ])(
+    '%s from a fork is marked with the fork (no secrets there); from the same repository or a same-named case it is not',
+    (event, payload) => {
+      expect(routeEvent(event, payload(fromFork), opts)).toHaveProperty('trigger.fromFork', 'contributor/hello');
+      expect(routeEvent(event, payload({ ...fromFork, head: { repo: null } }), opts)).toHaveProperty(
+        'trigger.fromFork',
+        'a deleted fork',
+      );
+      expect(routeEvent(event, payload(sameRepo), opts)).not.toHaveProperty('trigger.fromFork');
+      expect(
+        routeEvent(event, payload({ ...sameRepo, head: { repo: { full_name: 'Octo/Hello' } } }), opts),
+      ).not.toHaveProperty('trigger.fromFork');
+    },
+  );
 
   it('pull_request_target: only the review label starts a review, and the labeller needs write access', () => {
-    const target = (action: string, label?: string) => ({ action, pull_request: { number: 4, ...fromFork }, ...(label && { label: { name: label } }), sender: maintainer });
+    const target = (action: string, label?: string) => ({
+      action,
+      pull_request: { number: 4, ...fromFork },
+      ...(label && { label: { name: label } }),
+      sender: maintainer,
+    });
     expect(routeEvent('pull_request_target', target('labeled', 'agent-review'), opts)).toEqual({
       kind: 'review',
       text: '',
-      trigger: { requester: { login: 'maintainer', isBot: false }, thread: { number: 4, isPullRequest: true }, needsWrite: true },
+      trigger: {
+        requester: { login: 'maintainer', isBot: false },
+        thread: { number: 4, isPullRequest: true },
+        needsWrite: true,
+      },
     });
-    expect(routeEvent('pull_request_target', target('labeled', 'bug'), opts)).toEqual({ kind: 'skip', reason: "pull_request_target.labeled with 'bug', which is not the review label" });
-    expect(routeEvent('pull_request_target', target('opened'), opts)).toEqual({ kind: 'skip', reason: 'pull_request_target.opened: only the review label starts a run on pull_request_target' });
-    expect(routeEvent('pull_request_target', target('labeled', 'agent-review'), { ...opts, reviewLabel: '' }).kind).toBe('skip');
+    expect(routeEvent('pull_request_target', target('labeled', 'bug'), opts)).toEqual({
+      kind: 'skip',
+      reason: "pull_request_target.labeled with 'bug', which is not the review label",
+    });
+    expect(routeEvent('pull_request_target', target('opened'), opts)).toEqual({
+      kind: 'skip',
+      reason: 'pull_request_target.opened: only the review label starts a run on pull_request_target',
+    });
+    expect(
+      routeEvent('pull_request_target', target('labeled', 'agent-review'), { ...opts, reviewLabel: '' }).kind,
+    ).toBe('skip');
   });
 });

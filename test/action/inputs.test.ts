@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { parseDurationMs, parseFileSize, parseInputs, parsePolicyInput, parseRunnerEnv, readInputs, type ActionSettings } from '../../src/action/inputs.js';
+import {
+  parseDurationMs,
+  parseFileSize,
+  parseInputs,
+  parsePolicyInput,
+  parseRunnerEnv,
+  readInputs,
+  type ActionSettings,
+} from '../../src/action/inputs.js';
 import { readActionInputs } from '../support/action-yml.js';
 
 const TOKEN = 'ghs_workflowtoken123';
@@ -77,7 +85,9 @@ describe('parseInputs', () => {
   });
 
   it('trims values (local-action hands them over untrimmed)', () => {
-    const s = settingsOf(parseInputs(runnerInputs({ 'max-turns': ' 12\n', model: '  gemini-2.5-flash ', 'sandbox-network': ' TRUE ' })));
+    const s = settingsOf(
+      parseInputs(runnerInputs({ 'max-turns': ' 12\n', model: '  gemini-2.5-flash ', 'sandbox-network': ' TRUE ' })),
+    );
     expect([s.maxTurns, s.model, s.sandboxNetwork]).toEqual([12, 'gemini-2.5-flash', true]);
   });
 
@@ -114,7 +124,13 @@ describe('parseInputs', () => {
     ['max-file-size', '0'],
   ])('%s=%j is one error naming that input and quoting the value', (input, value) => {
     const r = parseInputs(runnerInputs({ [input]: value }));
-    expect(r.ok ? [] : r.errors).toEqual([{ input, source: 'input', message: expect.stringContaining(`input '${input}' is ${JSON.stringify(value)}: expected `) }]);
+    expect(r.ok ? [] : r.errors).toEqual([
+      {
+        input,
+        source: 'input',
+        message: expect.stringContaining(`input '${input}' is ${JSON.stringify(value)}: expected `),
+      },
+    ]);
   });
 
   it.each([
@@ -129,7 +145,8 @@ describe('parseInputs', () => {
   });
 
   it("max-file-size over GitHub's 100 MiB, or not a size, is refused", () => {
-    for (const raw of ['101MB', '104857601', '1GB', '-1', 'ten MB', '5 TB']) expect(parseFileSize(raw), raw).toBeUndefined();
+    for (const raw of ['101MB', '104857601', '1GB', '-1', 'ten MB', '5 TB'])
+      expect(parseFileSize(raw), raw).toBeUndefined();
   });
 
   it('collects every error at once, each with its own input', () => {
@@ -139,7 +156,9 @@ describe('parseInputs', () => {
 
   it('an unevaluated ${{ github.token }} (local-action without INPUT_GITHUB-TOKEN) says what to set', () => {
     const r = parseInputs(given({ 'gemini-api-key': KEY }));
-    expect(r.ok ? [] : r.errors).toEqual([{ input: 'github-token', source: 'input', message: expect.stringContaining('set INPUT_GITHUB-TOKEN') }]);
+    expect(r.ok ? [] : r.errors).toEqual([
+      { input: 'github-token', source: 'input', message: expect.stringContaining('set INPUT_GITHUB-TOKEN') },
+    ]);
   });
 
   it.each([
@@ -162,21 +181,41 @@ describe('parseInputs', () => {
 
   it('mode triage without issues is an error naming issues; mode triage-plan needs none', () => {
     const r = parseInputs(runnerInputs({ mode: 'triage' }));
-    expect(r.ok ? [] : r.errors).toEqual([{ input: 'issues', source: 'input', message: expect.stringContaining('input \'issues\' is "": expected the issues of this shard') }]);
+    expect(r.ok ? [] : r.errors).toEqual([
+      {
+        input: 'issues',
+        source: 'input',
+        message: expect.stringContaining('input \'issues\' is "": expected the issues of this shard'),
+      },
+    ]);
     expect(settingsOf(parseInputs(runnerInputs({ mode: 'triage-plan' }))).mode).toBe('triage-plan');
   });
 
   it('splits allowed-bots and lower-cases them', () => {
-    expect(settingsOf(parseInputs(runnerInputs({ 'allowed-bots': 'Dependabot[bot],\nrenovate[bot]' }))).allowedBots).toEqual(['dependabot[bot]', 'renovate[bot]']);
+    expect(
+      settingsOf(parseInputs(runnerInputs({ 'allowed-bots': 'Dependabot[bot],\nrenovate[bot]' }))).allowedBots,
+    ).toEqual(['dependabot[bot]', 'renovate[bot]']);
   });
 });
 
 describe('parseRunnerEnv', () => {
-  const env = { GITHUB_REPOSITORY: 'octo/hello', GITHUB_EVENT_NAME: 'issue_comment', GITHUB_EVENT_PATH: '/tmp/e.json', GITHUB_WORKSPACE: '/tmp/ws', GITHUB_API_URL: 'http://127.0.0.1:9/' };
+  const env = {
+    GITHUB_REPOSITORY: 'octo/hello',
+    GITHUB_EVENT_NAME: 'issue_comment',
+    GITHUB_EVENT_PATH: '/tmp/e.json',
+    GITHUB_WORKSPACE: '/tmp/ws',
+    GITHUB_API_URL: 'http://127.0.0.1:9/',
+  };
 
   it('reads the runner variables', () => {
     const r = parseRunnerEnv(env);
-    expect(r.ok && r.runner).toMatchObject({ eventName: 'issue_comment', eventPath: '/tmp/e.json', workspace: '/tmp/ws', repository: { owner: 'octo', repo: 'hello' }, apiUrl: 'http://127.0.0.1:9' });
+    expect(r.ok && r.runner).toMatchObject({
+      eventName: 'issue_comment',
+      eventPath: '/tmp/e.json',
+      workspace: '/tmp/ws',
+      repository: { owner: 'octo', repo: 'hello' },
+      apiUrl: 'http://127.0.0.1:9',
+    });
   });
 
   it('a missing GITHUB_REPOSITORY and GITHUB_EVENT_NAME are two errors, each naming its variable', () => {
@@ -191,7 +230,11 @@ describe('parseRunnerEnv', () => {
 describe('readInputs', () => {
   it('masks every secret input before parsing, even when other inputs are wrong', () => {
     const masked: string[] = [];
-    const r = readInputs(runnerInputs({ 'max-turns': 'nope', 'session-key': 'session-secret-42' }), { GITHUB_REPOSITORY: 'o/r', GITHUB_EVENT_NAME: 'push' }, (s) => masked.push(s));
+    const r = readInputs(
+      runnerInputs({ 'max-turns': 'nope', 'session-key': 'session-secret-42' }),
+      { GITHUB_REPOSITORY: 'o/r', GITHUB_EVENT_NAME: 'push' },
+      (s) => masked.push(s),
+    );
     expect(masked).toEqual([KEY, TOKEN, 'session-secret-42', HEADER]);
     expect(r.ok ? [] : r.errors.map((e) => e.input)).toEqual(['max-turns']);
     expect(r.secrets).toEqual([KEY, TOKEN, 'session-secret-42', HEADER]);
@@ -245,10 +288,19 @@ describe("the mcp-servers input (settings.json's mcpServers schema)", () => {
   it('servers from JSON, in either form; $VAR in env and headers from the step environment; credentials join the secrets', () => {
     const masked: string[] = [];
     const servers = {
-      github: { command: 'github-mcp-server', args: ['stdio'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: '$GH_PAT', LOG_LEVEL: '${LEVEL}' } },
+      github: {
+        command: 'github-mcp-server',
+        args: ['stdio'],
+        env: { GITHUB_PERSONAL_ACCESS_TOKEN: '$GH_PAT', LOG_LEVEL: '${LEVEL}' },
+      },
       api: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${API_TOKEN}' } },
     };
-    const env = { ...RUNNER, GH_PAT: 'ghp_patFromTheWorkflow0001', LEVEL: 'debug', API_TOKEN: 'api-token-from-secret-42' };
+    const env = {
+      ...RUNNER,
+      GH_PAT: 'ghp_patFromTheWorkflow0001',
+      LEVEL: 'debug',
+      API_TOKEN: 'api-token-from-secret-42',
+    };
     for (const raw of [JSON.stringify(servers), JSON.stringify({ mcpServers: servers })]) {
       masked.length = 0;
       const r = readInputs(runnerInputs({ 'mcp-servers': raw }), env, (s) => masked.push(s));
@@ -257,12 +309,22 @@ describe("the mcp-servers input (settings.json's mcpServers schema)", () => {
         [
           'github',
           { label: "input 'mcp-servers'", origin: 'workflow' },
-          { kind: 'stdio', command: 'github-mcp-server', args: ['stdio'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_patFromTheWorkflow0001', LOG_LEVEL: 'debug' } },
+          {
+            kind: 'stdio',
+            command: 'github-mcp-server',
+            args: ['stdio'],
+            env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_patFromTheWorkflow0001', LOG_LEVEL: 'debug' },
+          },
         ],
         [
           'api',
           { label: "input 'mcp-servers'", origin: 'workflow' },
-          { kind: 'http', url: 'https://mcp.example.com/mcp', protocol: 'auto', headers: { Authorization: 'Bearer api-token-from-secret-42' } },
+          {
+            kind: 'http',
+            url: 'https://mcp.example.com/mcp',
+            protocol: 'auto',
+            headers: { Authorization: 'Bearer api-token-from-secret-42' },
+          },
         ],
       ]);
       // The token and the header carrying one are secrets now; the log level is not.
@@ -277,13 +339,17 @@ describe("the mcp-servers input (settings.json's mcpServers schema)", () => {
     ['{"s": {"command": "x", "comand": "y"}}', /s.comand: is not a field Gemini CLI knows/],
   ])('%j is an input error that says what is wrong', (raw, message) => {
     const r = parseInputs(runnerInputs({ 'mcp-servers': raw }));
-    expect(r.ok ? [] : r.errors.map((e) => [e.input, e.message])).toEqual([['mcp-servers', expect.stringMatching(message)]]);
+    expect(r.ok ? [] : r.errors.map((e) => [e.input, e.message])).toEqual([
+      ['mcp-servers', expect.stringMatching(message)],
+    ]);
   });
 
   it('mcp-start is eager or lazy', () => {
     expect(settingsOf(parseInputs(runnerInputs({ 'mcp-start': 'lazy' }))).mcpStart).toBe('lazy');
     const r = parseInputs(runnerInputs({ 'mcp-start': 'sometimes' }));
-    expect(r.ok ? [] : r.errors.map((e) => e.message)).toEqual(['input \'mcp-start\' is "sometimes": expected eager or lazy']);
+    expect(r.ok ? [] : r.errors.map((e) => e.message)).toEqual([
+      'input \'mcp-start\' is "sometimes": expected eager or lazy',
+    ]);
   });
 });
 
@@ -292,7 +358,12 @@ describe('the sandbox-env and sandbox-limits inputs', () => {
 
   it("sandbox-env: the named variables' values, read from the step's environment; a credential's name makes its value a secret", () => {
     const masked: string[] = [];
-    const env = { ...RUNNER, JAVA_HOME: '/usr/lib/jvm/17', NPM_TOKEN: 'npm_tokenForTheTests01', PGPASSWORD: 'not-named-1' };
+    const env = {
+      ...RUNNER,
+      JAVA_HOME: '/usr/lib/jvm/17',
+      NPM_TOKEN: 'npm_tokenForTheTests01',
+      PGPASSWORD: 'not-named-1',
+    };
     const r = readInputs(runnerInputs({ 'sandbox-env': 'JAVA_HOME, NPM_TOKEN UNSET_ONE' }), env, (s) => masked.push(s));
     if (!r.ok) throw new Error(JSON.stringify(r.errors));
     expect(r.settings.sandboxEnv).toEqual({ JAVA_HOME: '/usr/lib/jvm/17', NPM_TOKEN: 'npm_tokenForTheTests01' });
@@ -311,16 +382,23 @@ describe('the sandbox-env and sandbox-limits inputs', () => {
     ['1ABC', /1ABC is not a variable name/],
   ])('sandbox-env %j is refused, naming the input', (names, message) => {
     const r = parseInputs(runnerInputs({ 'sandbox-env': names }));
-    expect(r.ok ? [] : r.errors.map((e) => [e.input, e.message])).toEqual([['sandbox-env', message instanceof RegExp ? expect.stringMatching(message) : message]]);
+    expect(r.ok ? [] : r.errors.map((e) => [e.input, e.message])).toEqual([
+      ['sandbox-env', message instanceof RegExp ? expect.stringMatching(message) : message],
+    ]);
   });
 
   it("a named variable holding the action's own token is refused: commands never get it, under any name", () => {
     const r = readInputs(runnerInputs({ 'sandbox-env': 'MY_COPY' }), { ...RUNNER, MY_COPY: `x-${TOKEN}-y` }, () => {});
-    expect(r.ok ? [] : r.errors.map((e) => e.message)).toEqual(["input 'sandbox-env': MY_COPY holds a secret input's value or a runner token; commands never get those"]);
+    expect(r.ok ? [] : r.errors.map((e) => e.message)).toEqual([
+      "input 'sandbox-env': MY_COPY holds a secret input's value or a runner token; commands never get those",
+    ]);
   });
 
   it.each([
-    ['processes=2048 memory=12G', { processes: 2048, memoryBytes: 12 * 1024 ** 3, fileSizeBytes: 1024 ** 3, openFiles: 8192 }],
+    [
+      'processes=2048 memory=12G',
+      { processes: 2048, memoryBytes: 12 * 1024 ** 3, fileSizeBytes: 1024 ** 3, openFiles: 8192 },
+    ],
     ['memory=unlimited,file-size=512M', { processes: 1024, fileSizeBytes: 512 * 1024 ** 2, openFiles: 8192 }],
     ['open-files=unlimited', { processes: 1024, memoryBytes: 8 * 1024 ** 3, fileSizeBytes: 1024 ** 3 }],
   ])('sandbox-limits %j', (raw, bounds) => {
@@ -335,6 +413,8 @@ describe('the sandbox-env and sandbox-limits inputs', () => {
     ['cpu=10', /'cpu' is not a limit \(processes, memory, file-size, open-files\)/],
   ])('sandbox-limits %j is an input error that says what is wrong', (raw, message) => {
     const r = parseInputs(runnerInputs({ 'sandbox-limits': raw }));
-    expect(r.ok ? [] : r.errors.map((e) => [e.input, e.message])).toEqual([['sandbox-limits', expect.stringMatching(message)]]);
+    expect(r.ok ? [] : r.errors.map((e) => [e.input, e.message])).toEqual([
+      ['sandbox-limits', expect.stringMatching(message)],
+    ]);
   });
 });

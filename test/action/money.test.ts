@@ -40,6 +40,9 @@ describe('money figures', () => {
   it('rounds the figures in the cost limit message', () => {
     const state = createRunState('s', 'gemini-2.5-pro', 'default');
     state.costUsd = 0.30000000000000004;
-    expect(checkLimits(state, { maxCostUsd: 0.3 }, 0)).toEqual({ which: 'cost', message: 'reached the cost limit ($0.3 of $0.3)' });
+    expect(checkLimits(state, { maxCostUsd: 0.3 }, 0)).toEqual({
+      which: 'cost',
+      message: 'reached the cost limit ($0.3 of $0.3)',
+    });
   });
 });

@@ -3,7 +3,14 @@
  * GitHub's and git's refusals. A wrong row sends a maintainer to add the wrong permission.
  */
 import { describe, expect, it } from 'vitest';
-import { isGitPermissionRefusal, isPermissionRefusal, missingScopeIn, permissionHint, scopeOfRequest, withPermissionHint } from '../../src/action/permissions.js';
+import {
+  isGitPermissionRefusal,
+  isPermissionRefusal,
+  missingScopeIn,
+  permissionHint,
+  scopeOfRequest,
+  withPermissionHint,
+} from '../../src/action/permissions.js';
 
 describe('scopeOfRequest: every write the action makes, and the reads', () => {
   it.each([
@@ -45,21 +52,34 @@ describe('scopeOfRequest: every write the action makes, and the reads', () => {
 
 describe('refusals', () => {
   it("GitHub's permission refusal is a 403 with its own words; a secondary rate limit is not one", () => {
-    expect(isPermissionRefusal(403, 'Resource not accessible by integration - https://docs.github.com/rest/pulls/pulls#create-a-pull-request')).toBe(true);
+    expect(
+      isPermissionRefusal(
+        403,
+        'Resource not accessible by integration - https://docs.github.com/rest/pulls/pulls#create-a-pull-request',
+      ),
+    ).toBe(true);
     expect(isPermissionRefusal(403, 'You have exceeded a secondary rate limit.')).toBe(false);
     expect(isPermissionRefusal(404, 'Resource not accessible by integration')).toBe(false);
   });
 
   it("git's refused push, over HTTPS and as GitHub words it", () => {
-    expect(isGitPermissionRefusal("fatal: unable to access 'https://github.com/octo/hello/': The requested URL returned error: 403")).toBe(true);
+    expect(
+      isGitPermissionRefusal(
+        "fatal: unable to access 'https://github.com/octo/hello/': The requested URL returned error: 403",
+      ),
+    ).toBe(true);
     expect(isGitPermissionRefusal('remote: Permission to octo/hello.git denied to github-actions[bot].')).toBe(true);
     expect(isGitPermissionRefusal('! [rejected] HEAD -> main (fetch first)')).toBe(false);
   });
 
   it('the hint names the line to add; the scope is read back from a message that carries it', () => {
     const hint = permissionHint('pull-requests: write');
-    expect(hint).toBe("the workflow's token lacks `pull-requests: write`: add `pull-requests: write` to the job's `permissions:` (or give that permission to the token in `github-token`)");
-    expect(missingScopeIn(`The pull request could not be opened: Resource not accessible by integration (${hint})`)).toBe('pull-requests: write');
+    expect(hint).toBe(
+      "the workflow's token lacks `pull-requests: write`: add `pull-requests: write` to the job's `permissions:` (or give that permission to the token in `github-token`)",
+    );
+    expect(
+      missingScopeIn(`The pull request could not be opened: Resource not accessible by integration (${hint})`),
+    ).toBe('pull-requests: write');
     expect(missingScopeIn('The review could not be posted: Validation Failed')).toBeUndefined();
   });
 

@@ -1,9 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { addReviewCommentTool, createGitHubTools, replyTool, setLabelsTool } from '../../src/tools/github/publish-tools.js';
+import {
+  addReviewCommentTool,
+  createGitHubTools,
+  replyTool,
+  setLabelsTool,
+} from '../../src/tools/github/publish-tools.js';
 import { createPublishRecorder } from '../../src/tools/github/recorder.js';
 import type { ToolEnv } from '../../src/tools/define-tool.js';
 
-const env = (recorder?: unknown): ToolEnv => ({ root: '/tmp', secrets: [], baseEnv: {}, shellTimeoutMs: 1000, recorder });
+const env = (recorder?: unknown): ToolEnv => ({
+  root: '/tmp',
+  secrets: [],
+  baseEnv: {},
+  shellTimeoutMs: 1000,
+  recorder,
+});
 const ctx = { signal: new AbortController().signal };
 
 describe('GitHub recorder tools', () => {
@@ -21,7 +32,9 @@ describe('GitHub recorder tools', () => {
 
   it('record, never post; the last set_labels wins', async () => {
     const rec = createPublishRecorder();
-    await (await addReviewCommentTool.prepare({ path: 'a.ts', line: 3, start_line: 2, body: 'b', suggestion: 'x' }, env(rec))).run(ctx);
+    await (
+      await addReviewCommentTool.prepare({ path: 'a.ts', line: 3, start_line: 2, body: 'b', suggestion: 'x' }, env(rec))
+    ).run(ctx);
     await (await setLabelsTool.prepare({ labels: ['bug', 'x'] }, env(rec))).run(ctx);
     await (await setLabelsTool.prepare({ labels: ['bug', ' bug '] }, env(rec))).run(ctx);
     await (await replyTool.prepare({ body: 'hello' }, env(rec))).run(ctx);
@@ -39,8 +52,14 @@ describe('GitHub recorder tools', () => {
   });
 
   it('refuses without a recorder, and a start_line after line', async () => {
-    await expect(Promise.resolve().then(() => replyTool.prepare({ body: 'x' }, env()))).rejects.toMatchObject({ code: 'failed' });
-    await expect(Promise.resolve().then(() => addReviewCommentTool.prepare({ path: 'a', line: 1, start_line: 2, body: 'b' }, env(createPublishRecorder())))).rejects.toMatchObject({
+    await expect(Promise.resolve().then(() => replyTool.prepare({ body: 'x' }, env()))).rejects.toMatchObject({
+      code: 'failed',
+    });
+    await expect(
+      Promise.resolve().then(() =>
+        addReviewCommentTool.prepare({ path: 'a', line: 1, start_line: 2, body: 'b' }, env(createPublishRecorder())),
+      ),
+    ).rejects.toMatchObject({
       code: 'invalid_args',
     });
   });
@@ -50,13 +69,18 @@ describe('GitHub recorder tools', () => {
     const results = [];
     for (const body of ['a', 'b', 'c']) results.push(await (await replyTool.prepare({ body }, env(rec))).run(ctx));
     expect(results.map((r) => r.error?.code)).toEqual([undefined, undefined, 'failed']);
-    expect(results[2].forModel).toBe('limit reached: at most 2 replies per run; say the rest in one of them or in your final message');
+    expect(results[2].forModel).toBe(
+      'limit reached: at most 2 replies per run; say the rest in one of them or in your final message',
+    );
     await (await addReviewCommentTool.prepare({ path: 'a', line: 1, body: 'x' }, env(rec))).run(ctx);
     const second = await (await addReviewCommentTool.prepare({ path: 'a', line: 2, body: 'y' }, env(rec))).run(ctx);
     expect(second.error?.code).toBe('failed');
     const labels = await (await setLabelsTool.prepare({ labels: ['a', 'b', 'c'] }, env(rec))).run(ctx);
     expect(labels.error?.code).toBe('failed');
-    expect(rec.snapshot()).toEqual({ reviewComments: [{ path: 'a', line: 1, body: 'x', side: undefined, startLine: undefined, suggestion: undefined }], replies: ['a', 'b'] });
+    expect(rec.snapshot()).toEqual({
+      reviewComments: [{ path: 'a', line: 1, body: 'x', side: undefined, startLine: undefined, suggestion: undefined }],
+      replies: ['a', 'b'],
+    });
   });
 
   it('the default caps: 3 replies, 30 review comments, 10 labels', () => {

@@ -5,7 +5,13 @@ import { createGitHubClient, type GitHubClient } from '../../src/action/github-c
 import { commitWorktree, pushHead } from '../../src/action/publish/commits.js';
 import { publishIssueFix, slugOf } from '../../src/action/publish/pull-request.js';
 import { readLeftovers } from '../../src/action/work-tree.js';
-import { parsePatchLines, planReview, publishReview, readPullDiffSides, suggestionsFromDiff } from '../../src/action/publish/review.js';
+import {
+  parsePatchLines,
+  planReview,
+  publishReview,
+  readPullDiffSides,
+  suggestionsFromDiff,
+} from '../../src/action/publish/review.js';
 import { createRepo, git, makeTempDir, writeFiles } from '../support/git-repo.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 
@@ -32,7 +38,9 @@ describe('commits to a same-repository pull request branch', () => {
     expect(pushed).toEqual({ sha: commit.sha, rebased: false });
     expect(git(remote!, 'rev-parse', 'feature')).toBe(commit.sha);
     const msg = git(remote!, 'log', '-1', '--format=%an <%ae>|%cn|%B', 'feature');
-    expect(msg).toContain('github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>|github-actions[bot]|agent-action: fix');
+    expect(msg).toContain(
+      'github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>|github-actions[bot]|agent-action: fix',
+    );
     expect(msg).toContain('Co-authored-by: maintainer <maintainer@users.noreply.github.com>');
     expect(git(remote!, 'show', 'feature:new/b.txt')).toBe('b');
     // HEAD is detached at the commit; the local branch the workflow checked out did not move, the index is the commit's.
@@ -52,7 +60,10 @@ describe('commits to a same-repository pull request branch', () => {
     const { dir } = createRepo({ 'a.txt': 'one\n', 'conf.txt': 'committed\n' });
     // Earlier steps of the job: a credentials file written, a tracked file changed.
     writeFiles(dir, { 'gha-creds-1.json': '{"private_key":"k"}\n', 'conf.txt': 'changed by a step\n' });
-    const start = { head: git(dir, 'rev-parse', 'HEAD'), leftovers: await readLeftovers(dir, git(dir, 'rev-parse', 'HEAD')) };
+    const start = {
+      head: git(dir, 'rev-parse', 'HEAD'),
+      leftovers: await readLeftovers(dir, git(dir, 'rev-parse', 'HEAD')),
+    };
     expect(start.leftovers.map((l) => l.path)).toEqual(['conf.txt', 'gha-creds-1.json']);
     // The agent: its own change, and an edit of the step's file.
     writeFiles(dir, { 'a.txt': 'two\n', 'conf.txt': 'changed by a step, then by the agent\n' });
@@ -99,12 +110,17 @@ describe('commits to a same-repository pull request branch', () => {
     const theirs = git(other, 'rev-parse', 'HEAD');
 
     writeFiles(dir, { 'a.txt': 'ours\n' });
-    const commit = await commitWorktree(dir, { subject: 'ours', identity: { name: 'Agent', email: 'agent@example.test' } });
+    const commit = await commitWorktree(dir, {
+      subject: 'ours',
+      identity: { name: 'Agent', email: 'agent@example.test' },
+    });
     const pushed = await pushHead(dir, 'feature', { remote: { url: remote! } });
     expect(pushed.rebased).toBe(true);
     expect(git(remote!, 'rev-parse', 'feature')).toBe(pushed.sha);
     expect(git(remote!, 'log', '-1', '--format=%P', 'feature')).toBe(theirs);
-    expect(git(remote!, 'log', '-1', '--format=%an <%ae> %at|%B', 'feature')).toBe(`${git(dir, 'log', '-1', '--format=%an <%ae> %at', commit.sha!)}|ours`);
+    expect(git(remote!, 'log', '-1', '--format=%an <%ae> %at|%B', 'feature')).toBe(
+      `${git(dir, 'log', '-1', '--format=%an <%ae> %at', commit.sha!)}|ours`,
+    );
     expect(git(remote!, 'show', 'feature:a.txt')).toBe('ours');
     expect(git(remote!, 'show', 'feature:b.txt')).toBe('theirs');
     // The work tree followed: HEAD is the pushed commit, theirs is in the files.
@@ -131,10 +147,17 @@ describe('commits to a same-repository pull request branch', () => {
   it('a new branch that appeared meanwhile is not pushed onto', async () => {
     const { dir, remote } = createRepo({ 'a.txt': 'one\n' }, { remote: true });
     git(dir, 'push', '-q', 'origin', 'main:taken');
-    git(remote!, 'update-ref', 'refs/heads/taken', git(remote!, 'commit-tree', '-m', 'other', git(remote!, 'rev-parse', 'main^{tree}')));
+    git(
+      remote!,
+      'update-ref',
+      'refs/heads/taken',
+      git(remote!, 'commit-tree', '-m', 'other', git(remote!, 'rev-parse', 'main^{tree}')),
+    );
     writeFiles(dir, { 'a.txt': 'ours\n' });
     await commitWorktree(dir, { subject: 'ours' });
-    await expect(pushHead(dir, 'taken', { remote: { url: remote! }, isNew: true })).rejects.toThrow(/the branch taken appeared on the remote while the agent worked; nothing was pushed/);
+    await expect(pushHead(dir, 'taken', { remote: { url: remote! }, isNew: true })).rejects.toThrow(
+      /the branch taken appeared on the remote while the agent worked; nothing was pushed/,
+    );
   });
 });
 
@@ -172,7 +195,16 @@ describe('issue fix: branch, push, then pull request', () => {
     git(dir, 'push', '-q', 'origin', 'main:agent-action/issue-3-typo');
     gh.state.refs.set('heads/agent-action/issue-3-typo-2', 'pending');
     await commitWorktree(dir, { subject: 'Fix #3: Typo' });
-    const r = await publishIssueFix({ octokit, repo, root: dir, issue: { number: 3, title: 'Typo' }, baseBranch: 'main', requester: 'maintainer', summary: 'Fixed.', remote: { url: remote! } });
+    const r = await publishIssueFix({
+      octokit,
+      repo,
+      root: dir,
+      issue: { number: 3, title: 'Typo' },
+      baseBranch: 'main',
+      requester: 'maintainer',
+      summary: 'Fixed.',
+      remote: { url: remote! },
+    });
     expect(r).toMatchObject({ status: 'opened', branch: 'agent-action/issue-3-typo-2' });
     const [create] = gh.calls('POST', /\/pulls$/);
     expect(create.body).toMatchObject({ head: 'agent-action/issue-3-typo-2', base: 'main', title: 'Fix #3: Typo' });
@@ -219,7 +251,11 @@ describe('review', () => {
     gh.addPull({
       number: 4,
       title: 'pr',
-      pull: { head: { ref: 'f', sha: 'h'.repeat(40), repoFullName: 'octo/hello' }, base: { ref: 'main', sha: 'b'.repeat(40) }, files: [{ filename: 'src/a.ts', status: 'modified', patch: PATCH }] },
+      pull: {
+        head: { ref: 'f', sha: 'h'.repeat(40), repoFullName: 'octo/hello' },
+        base: { ref: 'main', sha: 'b'.repeat(40) },
+        files: [{ filename: 'src/a.ts', status: 'modified', patch: PATCH }],
+      },
     });
     const files = await readPullDiffSides(octokit, repo, 4);
     const r = await publishReview({
@@ -237,7 +273,9 @@ describe('review', () => {
     const [review] = gh.state.reviews;
     expect(review.event).toBe('COMMENT');
     // Hidden marker: a comment the action posted is never a command (pull_request_review_comment routes them).
-    expect(review.comments).toEqual([{ path: 'src/a.ts', line: 3, side: 'RIGHT', body: 'nit\n\n<!-- agent-action:review-comment -->' }]);
+    expect(review.comments).toEqual([
+      { path: 'src/a.ts', line: 3, side: 'RIGHT', body: 'nit\n\n<!-- agent-action:review-comment -->' },
+    ]);
     expect(review.body).toContain('src/a.ts:8');
   });
 
@@ -245,15 +283,29 @@ describe('review', () => {
     gh.addPull({
       number: 5,
       title: 'pr',
-      pull: { head: { ref: 'f', sha: 'h'.repeat(40), repoFullName: 'octo/hello' }, base: { ref: 'main', sha: 'b'.repeat(40) }, files: [{ filename: 'src/a.ts', status: 'modified', patch: PATCH }] },
+      pull: {
+        head: { ref: 'f', sha: 'h'.repeat(40), repoFullName: 'octo/hello' },
+        base: { ref: 'main', sha: 'b'.repeat(40) },
+        files: [{ filename: 'src/a.ts', status: 'modified', patch: PATCH }],
+      },
     });
     const files = await readPullDiffSides(octokit, repo, 5);
-    await publishReview({ octokit, repo, pull: 5, summary: 'S'.repeat(70_000), files, comments: [{ path: 'src/a.ts', line: 3, body: 'C'.repeat(70_000) }], appendix: 'A'.repeat(10) });
+    await publishReview({
+      octokit,
+      repo,
+      pull: 5,
+      summary: 'S'.repeat(70_000),
+      files,
+      comments: [{ path: 'src/a.ts', line: 3, body: 'C'.repeat(70_000) }],
+      appendix: 'A'.repeat(10),
+    });
     const [review] = gh.state.reviews;
     expect(review.body.length).toBeLessThanOrEqual(65_536);
     expect(review.body).toMatch(/^S{60000}\n\n\[\.\.\. 10012 characters cut \.\.\.\]$/);
     expect(review.comments[0].body.length).toBeLessThanOrEqual(65_536);
-    expect(review.comments[0].body).toMatch(/^C{60000}\n\n\[\.\.\. 10000 characters cut \.\.\.\]\n\n<!-- agent-action:review-comment -->$/);
+    expect(review.comments[0].body).toMatch(
+      /^C{60000}\n\n\[\.\.\. 10000 characters cut \.\.\.\]\n\n<!-- agent-action:review-comment -->$/,
+    );
   });
 
   it('a fork’s change: suggestions inside the diff, the rest as a patch', async () => {
@@ -263,7 +315,9 @@ describe('review', () => {
     const diff = git(dir, 'diff', '-U0', 'HEAD');
     const files = new Map([['src/a.ts', parsePatchLines(PATCH)]]);
     const { comments, rest } = suggestionsFromDiff(diff, files);
-    expect(comments).toEqual([{ path: 'src/a.ts', line: 2, startLine: undefined, body: 'Suggested change:', suggestion: 'L2' }]);
+    expect(comments).toEqual([
+      { path: 'src/a.ts', line: 2, startLine: undefined, body: 'Suggested change:', suggestion: 'L2' },
+    ]);
     expect(rest).toHaveLength(1);
     expect(rest[0]).toContain('+L9');
   });

@@ -18,6 +18,11 @@ describe('displayRuleSource', () => {
   });
 
   it('never shows a runner path', () => {
-    for (const p of [`${ws}/x.toml`, '/home/runner/work/_actions/org/agent-action/v1/policies/shell.toml', '/tmp/a/b.toml']) expect(displayRuleSource(p, ws)).not.toMatch(/^\//);
+    for (const p of [
+      `${ws}/x.toml`,
+      '/home/runner/work/_actions/org/agent-action/v1/policies/shell.toml',
+      '/tmp/a/b.toml',
+    ])
+      expect(displayRuleSource(p, ws)).not.toMatch(/^\//);
   });
 });

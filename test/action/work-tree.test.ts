@@ -13,7 +13,17 @@ import { git, writeFiles } from '../support/git-repo.js';
 import { createRemote, jobFor } from '../support/runner-model.js';
 
 const FILES = { 'README.md': '# hello\n', 'src/a.js': 'export const a = 1;\n' };
-const remoteWithPull = () => createRemote({ files: FILES, pulls: [{ number: 2, head: 'feature', files: { 'src/a.js': 'export const a = 2;\n', 'src/new.js': 'export const n = 0;\n' } }] });
+const remoteWithPull = () =>
+  createRemote({
+    files: FILES,
+    pulls: [
+      {
+        number: 2,
+        head: 'feature',
+        files: { 'src/a.js': 'export const a = 2;\n', 'src/new.js': 'export const n = 0;\n' },
+      },
+    ],
+  });
 const read = (dir: string, path: string) => readFileSync(join(dir, path), 'utf8');
 
 describe('prepareWorkTree: a pull request command works on the head', () => {
@@ -22,7 +32,11 @@ describe('prepareWorkTree: a pull request command works on the head', () => {
     remote.push('main', { 'docs.md': 'later on main\n' }); // main moves on after the pull request was opened
     const { checkout } = jobFor(remote, { name: 'issue_comment', pull: 2 });
     const pr = remote.pull(2);
-    const prepared = await prepareWorkTree({ root: checkout.dir, remote: { url: remote.dir }, pull: { number: 2, baseSha: pr.baseSha } });
+    const prepared = await prepareWorkTree({
+      root: checkout.dir,
+      remote: { url: remote.dir },
+      pull: { number: 2, baseSha: pr.baseSha },
+    });
 
     expect(prepared).toMatchObject({ head: pr.headSha, leftovers: [], notes: [] });
     expect(git(checkout.dir, 'rev-parse', 'HEAD')).toBe(pr.headSha);
@@ -32,7 +46,9 @@ describe('prepareWorkTree: a pull request command works on the head', () => {
     // One commit of the head, not the project's history; the base commit is there for the trusted configuration.
     expect(git(checkout.dir, 'rev-list', '--count', 'HEAD')).toBe('1');
     expect(git(checkout.dir, 'cat-file', '-t', pr.baseSha)).toBe('commit');
-    expect(prepared!.logLine).toBe(`work tree: pull request #2's head ${pr.headSha} (refs/pull/2/head); the workflow had checked out ${remote.branches().main}`);
+    expect(prepared!.logLine).toBe(
+      `work tree: pull request #2's head ${pr.headSha} (refs/pull/2/head); the workflow had checked out ${remote.branches().main}`,
+    );
   });
 
   it('a review comment (the merge ref, detached): the head, not the test-merge commit', async () => {
@@ -46,7 +62,11 @@ describe('prepareWorkTree: a pull request command works on the head', () => {
 
   it('a full clone (fetch-depth 0): the head with its history, the clone not made shallow', async () => {
     const remote = remoteWithPull();
-    const { checkout } = jobFor(remote, { name: 'issue_comment', pull: 2 }, { fetchDepth: 0, persistCredentials: false });
+    const { checkout } = jobFor(
+      remote,
+      { name: 'issue_comment', pull: 2 },
+      { fetchDepth: 0, persistCredentials: false },
+    );
     await prepareWorkTree({ root: checkout.dir, remote: { url: remote.dir }, pull: { number: 2 } });
     expect(git(checkout.dir, 'rev-parse', 'HEAD')).toBe(remote.pull(2).headSha);
     expect(git(checkout.dir, 'rev-parse', '--is-shallow-repository')).toBe('false');
@@ -66,7 +86,11 @@ describe('prepareWorkTree: a pull request command works on the head', () => {
     const remote = remoteWithPull();
     const { checkout } = jobFor(remote, { name: 'issue_comment', pull: 2 });
     const dir = checkout.dir;
-    writeFiles(dir, { '.gemini/context.json': '{"from":"a step"}\n', 'README.md': '# changed by a step\n', 'src/new.js': 'a step wrote this\n' });
+    writeFiles(dir, {
+      '.gemini/context.json': '{"from":"a step"}\n',
+      'README.md': '# changed by a step\n',
+      'src/new.js': 'a step wrote this\n',
+    });
     const prepared = await prepareWorkTree({ root: dir, remote: { url: remote.dir }, pull: { number: 2 } });
 
     expect(prepared!.leftovers.map((l) => l.path)).toEqual(['.gemini/context.json']);
@@ -84,7 +108,9 @@ describe('prepareWorkTree: a pull request command works on the head', () => {
   it('a head that cannot be fetched fails, naming the cause', async () => {
     const remote = remoteWithPull();
     const { checkout } = jobFor(remote, { name: 'issue_comment', pull: 2 });
-    await expect(prepareWorkTree({ root: checkout.dir, remote: { url: remote.dir }, pull: { number: 9 } })).rejects.toThrow(
+    await expect(
+      prepareWorkTree({ root: checkout.dir, remote: { url: remote.dir }, pull: { number: 9 } }),
+    ).rejects.toThrow(
       /^the pull request's head could not be fetched \(refs\/pull\/9\/head\): fatal: couldn't find remote ref refs\/pull\/9\/head/,
     );
     expect(git(checkout.dir, 'rev-parse', 'HEAD')).toBe(remote.branches().main);
@@ -95,7 +121,10 @@ describe('prepareWorkTree: a pull request command works on the head', () => {
     const { checkout } = jobFor(remote, { name: 'issues' });
     writeFileSync(join(checkout.dir, 'README.md'), '# step\n');
     const prepared = await prepareWorkTree({ root: checkout.dir, remote: { url: '/nonexistent' } });
-    expect(prepared).toMatchObject({ head: remote.branches().main, leftovers: [{ path: 'README.md', mode: '100644', blob: git(checkout.dir, 'hash-object', 'README.md') }] });
+    expect(prepared).toMatchObject({
+      head: remote.branches().main,
+      leftovers: [{ path: 'README.md', mode: '100644', blob: git(checkout.dir, 'hash-object', 'README.md') }],
+    });
     expect(await readLeftovers(checkout.dir, remote.branches().main)).toEqual(prepared!.leftovers);
   });
 });

@@ -51,7 +51,10 @@ describe('workflows', () => {
 
   it('the linter does catch a broken workflow', async () => {
     const lint = await createLinter();
-    const results = lint('on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope.x }\n', 'bad.yml');
+    const results = lint(
+      'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope.x }\n',
+      'bad.yml',
+    );
     expect(results.length).toBeGreaterThan(0);
   });
 
@@ -72,11 +75,17 @@ describe('workflows', () => {
 
   it('the examples users copy (agent*.yml and README) run org/agent-action@v1, never ./ (which only a workflow testing this repository may use)', () => {
     const examples = [
-      ...files.filter((f) => f.startsWith('agent')).flatMap((f) => stepsOf(readYamlFile(join(dir, f)) as Workflow).map((s) => ({ where: f, s }))),
+      ...files
+        .filter((f) => f.startsWith('agent'))
+        .flatMap((f) => stepsOf(readYamlFile(join(dir, f)) as Workflow).map((s) => ({ where: f, s }))),
       ...readmeYaml().flatMap((b) => stepsOf(b.value as Workflow).map((s) => ({ where: `README.md:${b.line}`, s }))),
     ].filter(({ s }) => s.uses === './' || /agent-action/.test(s.uses ?? ''));
-    expect(new Set(examples.map((e) => e.where.replace(/:\d+$/, '')))).toEqual(new Set(['agent.yml', 'agent-review.yml', 'agent-triage.yml', 'README.md']));
-    expect(examples.filter((e) => e.s.uses !== 'org/agent-action@v1').map((e) => `${e.where}: ${e.s.uses}`)).toEqual([]);
+    expect(new Set(examples.map((e) => e.where.replace(/:\d+$/, '')))).toEqual(
+      new Set(['agent.yml', 'agent-review.yml', 'agent-triage.yml', 'README.md']),
+    );
+    expect(examples.filter((e) => e.s.uses !== 'org/agent-action@v1').map((e) => `${e.where}: ${e.s.uses}`)).toEqual(
+      [],
+    );
   });
 
   it('agent-review.yml: pull_request for the repository, pull_request_target only by the review label and checking out the base only', () => {
@@ -86,13 +95,23 @@ describe('workflows', () => {
       steps?: Step[];
     }
     const w = readYamlFile(join(dir, 'agent-review.yml')) as { on: Record<string, unknown>; jobs: Record<string, Job> };
-    expect(w.on).toEqual({ pull_request: { types: ['opened', 'synchronize', 'ready_for_review'] }, pull_request_target: { types: ['labeled'] } });
+    expect(w.on).toEqual({
+      pull_request: { types: ['opened', 'synchronize', 'ready_for_review'] },
+      pull_request_target: { types: ['labeled'] },
+    });
     const job = w.jobs.review;
-    expect(job.if).toContain("(github.event_name == 'pull_request_target' && github.event.label.name == 'agent-review')");
+    expect(job.if).toContain(
+      "(github.event_name == 'pull_request_target' && github.event.label.name == 'agent-review')",
+    );
     expect(job.permissions).toEqual({ contents: 'read', 'pull-requests': 'write', issues: 'write' });
     // No `ref:` of the head: pull_request_target's checkout is the base, and this job has the secrets.
-    expect(job.steps!.find((st) => st.uses?.startsWith('actions/checkout@'))!.with).toEqual({ 'persist-credentials': false });
-    expect(job.steps!.find((st) => st.uses === 'org/agent-action@v1')!.with).toMatchObject({ 'review-label': 'agent-review', 'approval-mode': 'plan' });
+    expect(job.steps!.find((st) => st.uses?.startsWith('actions/checkout@'))!.with).toEqual({
+      'persist-credentials': false,
+    });
+    expect(job.steps!.find((st) => st.uses === 'org/agent-action@v1')!.with).toMatchObject({
+      'review-label': 'agent-review',
+      'approval-mode': 'plan',
+    });
   });
 
   it('name actions/checkout@v5 everywhere, README included, with persist-credentials: false', () => {
@@ -100,9 +119,13 @@ describe('workflows', () => {
       ...files.flatMap((f) => stepsOf(readYamlFile(join(dir, f)) as Workflow).map((s) => ({ where: f, s }))),
       ...readmeYaml().flatMap((b) => stepsOf(b.value as Workflow).map((s) => ({ where: `README.md:${b.line}`, s }))),
     ].filter(({ s }) => s.uses?.startsWith('actions/checkout@'));
-    expect(checkouts.map((c) => c.where)).toEqual(expect.arrayContaining(['agent.yml', 'agent-review.yml', 'agent-triage.yml', 'ci.yml', 'release.yml']));
+    expect(checkouts.map((c) => c.where)).toEqual(
+      expect.arrayContaining(['agent.yml', 'agent-review.yml', 'agent-triage.yml', 'ci.yml', 'release.yml']),
+    );
     expect(checkouts.some((c) => c.where.startsWith('README.md'))).toBe(true);
-    expect(checkouts.filter((c) => c.s.uses !== 'actions/checkout@v5').map((c) => `${c.where}: ${c.s.uses}`)).toEqual([]);
+    expect(checkouts.filter((c) => c.s.uses !== 'actions/checkout@v5').map((c) => `${c.where}: ${c.s.uses}`)).toEqual(
+      [],
+    );
     expect(checkouts.filter((c) => c.s.with?.['persist-credentials'] !== false).map((c) => c.where)).toEqual([]);
   });
 
@@ -115,7 +138,11 @@ describe('workflows', () => {
       strategy?: { 'fail-fast'?: boolean; 'max-parallel'?: unknown; matrix?: unknown };
       steps?: Step[];
     }
-    const w = readYamlFile(join(dir, 'agent-triage.yml')) as { on: Record<string, any>; permissions: unknown; jobs: Record<string, Job> };
+    const w = readYamlFile(join(dir, 'agent-triage.yml')) as {
+      on: Record<string, any>;
+      permissions: unknown;
+      jobs: Record<string, Job>;
+    };
     expect(w.on.schedule).toEqual([{ cron: '17 3 * * *' }]);
     expect(w.on.workflow_dispatch.inputs['dry-run']).toMatchObject({ type: 'boolean', default: false });
     expect(w.permissions).toEqual({});
@@ -124,12 +151,23 @@ describe('workflows', () => {
     expect(plan.permissions).toEqual({ contents: 'read', issues: 'read' });
     expect(triage.permissions).toEqual({ contents: 'read', issues: 'write' });
     const planStep = plan.steps!.find((st) => st.uses === 'org/agent-action@v1')!;
-    expect(planStep.with).toMatchObject({ mode: 'triage-plan', 'dry-run': '${{ inputs.dry-run || false }}', 'max-parallel': "${{ inputs.max-parallel || '4' }}" });
+    expect(planStep.with).toMatchObject({
+      mode: 'triage-plan',
+      'dry-run': '${{ inputs.dry-run || false }}',
+      'max-parallel': "${{ inputs.max-parallel || '4' }}",
+    });
     expect(planStep.with).not.toHaveProperty('gemini-api-key');
-    expect(plan.outputs).toEqual({ shards: '${{ steps.plan.outputs.shards }}', 'shard-count': '${{ steps.plan.outputs.shard-count }}' });
+    expect(plan.outputs).toEqual({
+      shards: '${{ steps.plan.outputs.shards }}',
+      'shard-count': '${{ steps.plan.outputs.shard-count }}',
+    });
     expect(triage.needs).toBe('plan');
     expect(triage.if).toContain("needs.plan.outputs.shard-count != '0'");
-    expect(triage.strategy).toEqual({ 'fail-fast': false, 'max-parallel': "${{ fromJSON(inputs.max-parallel || '4') }}", matrix: '${{ fromJSON(needs.plan.outputs.shards) }}' });
+    expect(triage.strategy).toEqual({
+      'fail-fast': false,
+      'max-parallel': "${{ fromJSON(inputs.max-parallel || '4') }}",
+      matrix: '${{ fromJSON(needs.plan.outputs.shards) }}',
+    });
     const shardStep = triage.steps!.find((st) => st.uses === 'org/agent-action@v1')!;
     expect(shardStep.with).toMatchObject({
       mode: 'triage',

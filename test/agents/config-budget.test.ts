@@ -18,28 +18,56 @@ const investigate = call('invoke_agent', { agent_name: 'codebase_investigator', 
 describe('settings.json agents.overrides', () => {
   it('enabled: false takes the investigator away, and the review prompt stops asking for it', async () => {
     const settings = JSON.stringify({ agents: { overrides: { codebase_investigator: { enabled: false } } } });
-    const off = await openSession({ files: { 'README.md': 'x\n', '.gemini/settings.json': settings }, script: [], over: { task: { command: 'review' } } });
+    const off = await openSession({
+      files: { 'README.md': 'x\n', '.gemini/settings.json': settings },
+      script: [],
+      over: { task: { command: 'review' } },
+    });
     expect(off.agent.systemPrompt).not.toContain('codebase_investigator');
     const on = await openSession({ files: { 'README.md': 'x\n' }, script: [], over: { task: { command: 'review' } } });
     expect(on.agent.systemPrompt).toContain('First call invoke_agent with agent_name codebase_investigator');
-    const optedOut = await openSession({ files: { 'README.md': 'x\n' }, script: [], over: { task: { command: 'review', investigateReviews: false } } });
+    const optedOut = await openSession({
+      files: { 'README.md': 'x\n' },
+      script: [],
+      over: { task: { command: 'review', investigateReviews: false } },
+    });
     expect(optedOut.agent.systemPrompt).not.toContain('First call invoke_agent');
   });
 
   it("model and runConfig.maxTurns change the investigator's model and turn limit", async () => {
-    const settings = JSON.stringify({ agents: { overrides: { codebase_investigator: { modelConfig: { model: 'gemini-2.5-flash-lite' }, runConfig: { maxTurns: 1 } } } } });
+    const settings = JSON.stringify({
+      agents: {
+        overrides: {
+          codebase_investigator: { modelConfig: { model: 'gemini-2.5-flash-lite' }, runConfig: { maxTurns: 1 } },
+        },
+      },
+    });
     const s = await openSession({
       files: { 'README.md': 'x\n', '.gemini/settings.json': settings },
       // One turn, then its final chance (spent on text), then the parent.
-      script: [reply([investigate]), reply([call('read_file', { file_path: 'README.md' })]), reply([text('I read it.')]), reply([text('ok')])],
+      script: [
+        reply([investigate]),
+        reply([call('read_file', { file_path: 'README.md' })]),
+        reply([text('I read it.')]),
+        reply([text('ok')]),
+      ],
     });
     await s.agent.start('go', s.emit);
-    expect(s.fake.requests.map((r) => r.model)).toEqual(['gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-2.5-flash-lite', 'gemini-2.5-flash']);
+    expect(s.fake.requests.map((r) => r.model)).toEqual([
+      'gemini-2.5-flash',
+      'gemini-2.5-flash-lite',
+      'gemini-2.5-flash-lite',
+      'gemini-2.5-flash',
+    ]);
     expect(String(responsesOf(s.fake.requests[3])[0].response.error)).toContain('Termination Reason: MAX_TURNS');
   });
 
   it('warns about an override for an agent that does not exist, and a malformed one', async () => {
-    const settings = JSON.stringify({ agents: { overrides: { investigator: { enabled: false }, codebase_investigator: { runConfig: { maxTurns: -1 } } } } });
+    const settings = JSON.stringify({
+      agents: {
+        overrides: { investigator: { enabled: false }, codebase_investigator: { runConfig: { maxTurns: -1 } } },
+      },
+    });
     const s = await openSession({ files: { 'README.md': 'x\n', '.gemini/settings.json': settings }, script: [] });
     expect(s.agent.warnings).toEqual(
       expect.arrayContaining([
@@ -64,8 +92,16 @@ describe("the run's budget bounds its sub-agents", () => {
     });
     const run = await s.agent.start('go', s.emit);
     expect(s.fake.requests).toHaveLength(2);
-    expect(run.outcome).toMatchObject({ status: 'limit', which: 'tokens', message: 'reached the token limit (3000 of 3000 tokens)' });
-    expect(s.events.find((e) => e.type === 'tool_result')).toMatchObject({ name: 'invoke_agent', ok: false, output: expect.stringContaining('Termination Reason: LIMIT_TOKENS') });
+    expect(run.outcome).toMatchObject({
+      status: 'limit',
+      which: 'tokens',
+      message: 'reached the token limit (3000 of 3000 tokens)',
+    });
+    expect(s.events.find((e) => e.type === 'tool_result')).toMatchObject({
+      name: 'invoke_agent',
+      ok: false,
+      output: expect.stringContaining('Termination Reason: LIMIT_TOKENS'),
+    });
   });
 
   it('the job summary stats include the child (tokens, cost, requests per model)', async () => {
@@ -73,13 +109,24 @@ describe("the run's budget bounds its sub-agents", () => {
       files: { 'README.md': 'x\n' },
       script: [
         reply([investigate], { usage: usage(100, 10) }),
-        reply([call('complete_task', { report: { SummaryOfFindings: 's', ExplorationTrace: [], RelevantLocations: [] } })], { usage: usage(200, 20) }),
+        reply(
+          [call('complete_task', { report: { SummaryOfFindings: 's', ExplorationTrace: [], RelevantLocations: [] } })],
+          { usage: usage(200, 20) },
+        ),
         reply([text('ok')], { usage: usage(300, 30) }),
       ],
     });
     await s.agent.start('go', s.emit);
     const result = s.events.find((e) => e.type === 'result');
-    expect(result).toMatchObject({ stats: { inputTokens: 600, outputTokens: 60, totalTokens: 660, turns: 2, models: { 'gemini-2.5-flash': { requests: 3, totalTokens: 660 } } } });
+    expect(result).toMatchObject({
+      stats: {
+        inputTokens: 600,
+        outputTokens: 60,
+        totalTokens: 660,
+        turns: 2,
+        models: { 'gemini-2.5-flash': { requests: 3, totalTokens: 660 } },
+      },
+    });
     expect(result?.type === 'result' && result.stats.costUsd).toBeGreaterThan(0);
   });
 });
@@ -88,7 +135,13 @@ describe('declarations as the model sees them', () => {
   // A changed description or parameter shows up here in review.
   it('invoke_agent and complete_task', () => {
     const host = {} as SubagentHost;
-    const invoke = createInvokeAgentTool({ available: new Map([[codebaseInvestigator.name, { def: codebaseInvestigator, tools: [] }]]), refused: new Map() }, host);
+    const invoke = createInvokeAgentTool(
+      {
+        available: new Map([[codebaseInvestigator.name, { def: codebaseInvestigator, tools: [] }]]),
+        refused: new Map(),
+      },
+      host,
+    );
     expect(declarationOf(invoke)).toMatchSnapshot();
     expect(declarationOf(createCompleteTaskTool({ kind: 'text' }))).toMatchSnapshot();
     expect(declarationOf(createCompleteTaskTool(codebaseInvestigator.output))).toMatchSnapshot();
@@ -97,7 +150,13 @@ describe('declarations as the model sees them', () => {
   it("the investigator's system prompt carries the completion protocol and the project memory", async () => {
     const s = await openSession({
       files: { 'README.md': 'x\n', 'GEMINI.md': 'Run `make check` before finishing.\n' },
-      script: [reply([investigate]), reply([call('complete_task', { report: { SummaryOfFindings: 's', ExplorationTrace: [], RelevantLocations: [] } })]), reply([text('ok')])],
+      script: [
+        reply([investigate]),
+        reply([
+          call('complete_task', { report: { SummaryOfFindings: 's', ExplorationTrace: [], RelevantLocations: [] } }),
+        ]),
+        reply([text('ok')]),
+      ],
     });
     await s.agent.start('go', s.emit);
     const prompt = systemOf(s.fake.requests[1]);
@@ -113,7 +172,12 @@ describe('the next-speaker check: the face turns it on, the trusted settings win
     // On: both text-only turns are judged (the first "model", the second the fake's default "user").
     ['on by the face (the action)', { task: { nextSpeaker: { enabled: true } } }, undefined, 2],
     ['off by default (the CLI, as Gemini CLI)', {}, undefined, 0],
-    ['on by the face, off by settings', { task: { nextSpeaker: { enabled: true } } }, { model: { skipNextSpeakerCheck: true } }, 0],
+    [
+      'on by the face, off by settings',
+      { task: { nextSpeaker: { enabled: true } } },
+      { model: { skipNextSpeakerCheck: true } },
+      0,
+    ],
     ['off by default, on by settings', {}, { model: { skipNextSpeakerCheck: false } }, 2],
   ])('%s', async (_, over, settings, checks) => {
     const files = { 'README.md': 'x\n', ...(settings ? { '.gemini/settings.json': JSON.stringify(settings) } : {}) };
@@ -121,6 +185,9 @@ describe('the next-speaker check: the face turns it on, the trusted settings win
     s.fake.pushUtility(speaker('model'));
     const run = await s.agent.start('go', s.emit);
     expect(s.fake.utilityRequests).toHaveLength(checks);
-    expect(run.outcome).toEqual({ status: 'success', finalText: checks ? 'Tests pass.' : 'Next, I will run the tests.' });
+    expect(run.outcome).toEqual({
+      status: 'success',
+      finalText: checks ? 'Tests pass.' : 'Next, I will run the tests.',
+    });
   });
 });

@@ -34,7 +34,9 @@ export interface SessionOptions {
   over?: AgentOverrides;
 }
 
-type AgentOverrides = { [K in Exclude<keyof AgentOptions, 'secrets'>]?: Partial<NonNullable<AgentOptions[K]>> } & { secrets?: string[] };
+type AgentOverrides = { [K in Exclude<keyof AgentOptions, 'secrets'>]?: Partial<NonNullable<AgentOptions[K]>> } & {
+  secrets?: string[];
+};
 
 const open: FakeGemini[] = [];
 
@@ -49,7 +51,12 @@ export function prepareFor(dir: string, baseUrl: string, o: Pick<SessionOptions,
   return prepareAgent({
     model: { name: MODEL, apiKey: 'test-key', baseUrl, ...over.model },
     workspace: { root: dir, memoryRoot: dir, ...over.workspace },
-    policy: { context: 'action', mode: o.mode ?? 'default', user: o.policy ? [{ inline: o.policy, label: 'test policy' }] : [], ...over.policy },
+    policy: {
+      context: 'action',
+      mode: o.mode ?? 'default',
+      user: o.policy ? [{ inline: o.policy, label: 'test policy' }] : [],
+      ...over.policy,
+    },
     task: { command: 'prompt', ...over.task },
     tools: { subagents: createSubagents, ...over.tools },
     limits: { ...over.limits },
@@ -66,7 +73,8 @@ export function eventLog() {
   return {
     events,
     emit: (e: LoopEvent) => void events.push(e),
-    nested: () => events.flatMap((e) => (e.type === 'subagent' ? [{ parentId: e.parentId, agent: e.agent, event: e.event }] : [])),
+    nested: () =>
+      events.flatMap((e) => (e.type === 'subagent' ? [{ parentId: e.parentId, agent: e.agent, event: e.event }] : [])),
   };
 }
 
@@ -80,12 +88,22 @@ export async function openSession(o: SessionOptions): Promise<Session> {
 }
 
 /** The system instruction text of a recorded request. */
-export const systemOf = (r: FakeGemini['requests'][number]): string => (r.body.systemInstruction?.parts ?? []).map((p) => p.text ?? '').join('');
+export const systemOf = (r: FakeGemini['requests'][number]): string =>
+  (r.body.systemInstruction?.parts ?? []).map((p) => p.text ?? '').join('');
 
 /** The tool names a recorded request declared. */
-export const toolNamesOf = (r: FakeGemini['requests'][number]): string[] => (r.body.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((d) => d.name));
+export const toolNamesOf = (r: FakeGemini['requests'][number]): string[] =>
+  (r.body.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((d) => d.name));
 
 /** Every functionResponse of a recorded request, in order. */
-export function responsesOf(r: FakeGemini['requests'][number]): Array<{ name: string; id?: string; response: Record<string, unknown> }> {
-  return r.body.contents.flatMap((c) => c.parts.flatMap((p) => (p.functionResponse ? [p.functionResponse as { name: string; id?: string; response: Record<string, unknown> }] : [])));
+export function responsesOf(
+  r: FakeGemini['requests'][number],
+): Array<{ name: string; id?: string; response: Record<string, unknown> }> {
+  return r.body.contents.flatMap((c) =>
+    c.parts.flatMap((p) =>
+      p.functionResponse
+        ? [p.functionResponse as { name: string; id?: string; response: Record<string, unknown> }]
+        : [],
+    ),
+  );
 }

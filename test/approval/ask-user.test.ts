@@ -22,7 +22,14 @@ describe('ask_user tool', () => {
         },
       },
     });
-    expect(Object.keys((decl.parametersJsonSchema as any).properties.questions.items.properties)).toEqual(['question', 'header', 'type', 'options', 'multiSelect', 'placeholder']);
+    expect(Object.keys((decl.parametersJsonSchema as any).properties.questions.items.properties)).toEqual([
+      'question',
+      'header',
+      'type',
+      'options',
+      'multiSelect',
+      'placeholder',
+    ]);
   });
 
   it('turns a choice question into a question with numbered choices', async () => {
@@ -39,14 +46,25 @@ describe('ask_user tool', () => {
         },
       ],
     });
-    expect(p.question).toEqual({ question: 'Which cache should I use?', choices: ['Redis: already deployed', 'In memory'] });
+    expect(p.question).toEqual({
+      question: 'Which cache should I use?',
+      choices: ['Redis: already deployed', 'In memory'],
+    });
     expect(p.title).toBe('ask: Which cache should I use?');
     expect(p.paths).toEqual([]);
   });
 
   it.each([
-    ['yesno', { question: 'Is the new behaviour intended?', header: 'Intent', type: 'yesno' }, { question: 'Is the new behaviour intended?', choices: ['Yes', 'No'] }],
-    ['text with placeholder', { question: 'What\\nshould it be named?', header: 'Name', type: 'text', placeholder: 'fooBar' }, { question: 'What\nshould it be named? (e.g. fooBar)' }],
+    [
+      'yesno',
+      { question: 'Is the new behaviour intended?', header: 'Intent', type: 'yesno' },
+      { question: 'Is the new behaviour intended?', choices: ['Yes', 'No'] },
+    ],
+    [
+      'text with placeholder',
+      { question: 'What\\nshould it be named?', header: 'Name', type: 'text', placeholder: 'fooBar' },
+      { question: 'What\nshould it be named? (e.g. fooBar)' },
+    ],
   ])('%s', async (_n, q, expected) => {
     expect((await prepare({ questions: [q] })).question).toEqual(expected);
   });
@@ -58,16 +76,30 @@ describe('ask_user tool', () => {
         { question: 'Release notes?', header: 'Notes', type: 'text' },
       ],
     });
-    expect(p.question?.question).toBe('1. **API**: Keep the old API?\n   a) Yes\n   b) No\n2. **Notes**: Release notes?\n\nAnswer each numbered question in one reply.');
+    expect(p.question?.question).toBe(
+      '1. **API**: Keep the old API?\n   a) Yes\n   b) No\n2. **Notes**: Release notes?\n\nAnswer each numbered question in one reply.',
+    );
     expect(p.question?.choices).toBeUndefined();
   });
 
   it.each([
     ['no questions', { questions: [] }, /invalid arguments/],
-    ['five questions', { questions: Array(5).fill({ question: 'q?', header: 'h', type: 'text' }) }, /invalid arguments/],
-    ['long header', { questions: [{ question: 'q?', header: 'a header that is far too long', type: 'text' }] }, /invalid arguments/],
+    [
+      'five questions',
+      { questions: Array(5).fill({ question: 'q?', header: 'h', type: 'text' }) },
+      /invalid arguments/,
+    ],
+    [
+      'long header',
+      { questions: [{ question: 'q?', header: 'a header that is far too long', type: 'text' }] },
+      /invalid arguments/,
+    ],
     ['unknown type', { questions: [{ question: 'q?', header: 'h', type: 'multi' }] }, /invalid arguments/],
-    ['choice without options', { questions: [{ question: 'q?', header: 'h', type: 'choice' }] }, /question 1: type 'choice' needs 'options' with 2 to 4 items/],
+    [
+      'choice without options',
+      { questions: [{ question: 'q?', header: 'h', type: 'choice' }] },
+      /question 1: type 'choice' needs 'options' with 2 to 4 items/,
+    ],
     [
       'empty label',
       {
@@ -87,7 +119,10 @@ describe('ask_user tool', () => {
     ],
     ['empty question', { questions: [{ question: '  ', header: 'h', type: 'text' }] }, /'question' is empty/],
   ])('refuses %s', async (_n, args, message) => {
-    await expect(prepare(args)).rejects.toMatchObject({ code: 'invalid_args', message: expect.stringMatching(message) });
+    await expect(prepare(args)).rejects.toMatchObject({
+      code: 'invalid_args',
+      message: expect.stringMatching(message),
+    });
   });
 
   it('run, reached only without a channel, tells the model to go on', async () => {

@@ -60,7 +60,15 @@ function createScriptedAgent(root: string, script: AgentScript, resumes: ResumeC
     async start(prompt) {
       const state = createRunState('sess-1', 'gemini-test', 'autoEdit');
       state.history.push({ role: 'user', parts: [{ text: prompt }] });
-      state.history.push({ role: 'model', parts: [{ functionCall: { id: 'call-1', name: 'run_shell_command', args: SHELL_CALL.args }, thoughtSignature: 'sig==' }] });
+      state.history.push({
+        role: 'model',
+        parts: [
+          {
+            functionCall: { id: 'call-1', name: 'run_shell_command', args: SHELL_CALL.args },
+            thoughtSignature: 'sig==',
+          },
+        ],
+      });
       state.turns = 1;
       state.usage.totalTokens = 500;
       state.costUsd = 0.002;
@@ -133,8 +141,21 @@ export function createRunner(gh: FakeGitHub, origin: string, opts: RunnerOptions
   const startCommit = git(root, 'rev-parse', 'HEAD');
   const thread = { number: opts.threadNumber ?? 7, isPullRequest: false };
   const requester = { login: opts.requester ?? 'maintainer', isBot: false };
-  const settings = { trigger: '/agent', approvalTimeoutMs: 7 * 24 * 3600_000, model: 'gemini-test', geminiApiKey: opts.apiKey ?? 'AIza-harness-key', sessionKey: opts.sessionKey } as ActionSettings;
-  const octokit = createGitHubClient({ token: 'ghs_test_token_123', baseUrl: gh.url, secrets: ['ghs_test_token_123'], pacing: 'none', retryAfterBaseMs: 1, retries: 0 });
+  const settings = {
+    trigger: '/agent',
+    approvalTimeoutMs: 7 * 24 * 3600_000,
+    model: 'gemini-test',
+    geminiApiKey: opts.apiKey ?? 'AIza-harness-key',
+    sessionKey: opts.sessionKey,
+  } as ActionSettings;
+  const octokit = createGitHubClient({
+    token: 'ghs_test_token_123',
+    baseUrl: gh.url,
+    secrets: ['ghs_test_token_123'],
+    pacing: 'none',
+    retryAfterBaseMs: 1,
+    retries: 0,
+  });
   const ctx: RunContext = {
     octokit,
     own: createOwnAccount(octokit),
@@ -163,7 +184,10 @@ export function createRunner(gh: FakeGitHub, origin: string, opts: RunnerOptions
     },
     secrets: ['ghs_test_token_123'],
     // Where the real prepareRun reads policies and settings: the scripted agent below needs none.
-    trusted: { read: () => Promise.reject(new Error('the scripted agent reads no trusted configuration')), dispose: async () => undefined },
+    trusted: {
+      read: () => Promise.reject(new Error('the scripted agent reads no trusted configuration')),
+      dispose: async () => undefined,
+    },
     sandbox: { sandbox: UNCONFINED.sandbox, ready: async () => UNCONFINED },
     startedAt: Date.now(),
     agents: [],
@@ -173,25 +197,56 @@ export function createRunner(gh: FakeGitHub, origin: string, opts: RunnerOptions
     opts.record?.push(resumed?.record ?? { reviewComments: [], replies: [] });
     opts.tasks?.push(task);
     const trustedCommit = task.trustedCommit ?? startCommit;
-    return { agent, recorder: createPublishRecorder(resumed?.record), task, emit: () => undefined, prompt: 'Fix the sum', trustedCommit, held: resumed?.held };
+    return {
+      agent,
+      recorder: createPublishRecorder(resumed?.record),
+      task,
+      emit: () => undefined,
+      prompt: 'Fix the sum',
+      trustedCommit,
+      held: resumed?.held,
+    };
   };
   // The published result of a run that did not suspend, recorded instead of commits and comments.
   const publish = async (_ctx: RunContext, p: PublishInput): Promise<ActionResult> => {
-    const result: ActionResult = { status: p.run.outcome.status === 'success' ? 'success' : 'failed', summary: `finished: ${p.run.outcome.status}`, stats: p.stats };
+    const result: ActionResult = {
+      status: p.run.outcome.status === 'success' ? 'success' : 'failed',
+      summary: `finished: ${p.run.outcome.status}`,
+      stats: p.stats,
+    };
     finished.push(result);
     return result;
   };
-  return { root, ctx, resumes, finished, progress, logs, prepare: (task, resumed) => prepare(ctx, task, resumed), seams: { prepare, publish } };
+  return {
+    root,
+    ctx,
+    resumes,
+    finished,
+    progress,
+    logs,
+    prepare: (task, resumed) => prepare(ctx, task, resumed),
+    seams: { prepare, publish },
+  };
 }
 
 /** A reply handled as run-task.ts handles it: claimed, the agent prepared and resumed, endRun. */
-export const answerReply = (runner: Runner, reply: ReplyCommand, deps: SuspendDeps = {}): Promise<ActionResult> => runTask(runner.ctx, reply, { ...deps, ...runner.seams });
+export const answerReply = (runner: Runner, reply: ReplyCommand, deps: SuspendDeps = {}): Promise<ActionResult> =>
+  runTask(runner.ctx, reply, { ...deps, ...runner.seams });
 
 /** The probe's answer the harness runs with: no sandbox, as `sandbox: off` says. */
-const UNCONFINED: ActionSandbox = { sandbox: { mode: 'off' } as Sandbox, status: { kind: 'unconfined', warning: 'sandbox: off' }, summary: '' };
+const UNCONFINED: ActionSandbox = {
+  sandbox: { mode: 'off' } as Sandbox,
+  status: { kind: 'unconfined', warning: 'sandbox: off' },
+  summary: '',
+};
 
 /** A reply comment as the router hands it over. */
-export function replyFrom(gh: FakeGitHub, body: string, login = 'maintainer', opts: { isBot?: boolean; threadNumber?: number; createdAt?: string } = {}): ReplyCommand {
+export function replyFrom(
+  gh: FakeGitHub,
+  body: string,
+  login = 'maintainer',
+  opts: { isBot?: boolean; threadNumber?: number; createdAt?: string } = {},
+): ReplyCommand {
   const n = opts.threadNumber ?? 7;
   const c = gh.addComment(n, body, { login, type: opts.isBot ? 'Bot' : 'User' }, opts.createdAt);
   const verb = /^\/agent\s+(\w+)/.exec(body)?.[1] as ReplyCommand['verb'];
@@ -200,6 +255,11 @@ export function replyFrom(gh: FakeGitHub, body: string, login = 'maintainer', op
     kind: 'reply',
     verb,
     args: body.replace(/^\/agent\s+\w+\s*/, ''),
-    trigger: { requester, thread: { number: n, isPullRequest: false }, comment: { id: c.id, kind: 'issue', body, createdAt: c.created_at }, needsWrite: true },
+    trigger: {
+      requester,
+      thread: { number: n, isPullRequest: false },
+      comment: { id: c.id, kind: 'issue', body, createdAt: c.created_at },
+      needsWrite: true,
+    },
   };
 }

@@ -16,7 +16,11 @@ export function createMemoryStore(key: SessionKey) {
     refs.set(id, { version, text });
     return version;
   };
-  const conflict = (id: string): CasResult => ({ ok: false, reason: 'conflict', message: `session ${id} changed since it was read` });
+  const conflict = (id: string): CasResult => ({
+    ok: false,
+    reason: 'conflict',
+    message: `session ${id} changed since it was read`,
+  });
   const store: SessionStore & { put: typeof put; doc(id: string): SessionDoc } = {
     put,
     doc(id) {
@@ -32,7 +36,9 @@ export function createMemoryStore(key: SessionKey) {
       return refs.has(doc.id) ? conflict(doc.id) : { ok: true, version: put(doc.id, encodeSession(doc, key)) };
     },
     async update(id, expected, doc) {
-      return refs.get(id)?.version !== expected ? conflict(id) : { ok: true, version: put(id, encodeSession(doc, key)) };
+      return refs.get(id)?.version !== expected
+        ? conflict(id)
+        : { ok: true, version: put(id, encodeSession(doc, key)) };
     },
     async delete(id, expected) {
       if (refs.get(id)?.version !== expected) return conflict(id);

@@ -46,7 +46,11 @@ async function suspendFirst(opts: RunnerOptions = {}): Promise<FakeComment> {
   const first = runner(opts);
   const prepared = await first.prepare({ command: 'fix', instructions: 'fix the sum' });
   const run = await prepared.agent.start(prepared.prompt, prepared.emit);
-  const result = await suspendSession(first.ctx, { run: run as AwaitingRun, prepared }, { now: () => T0, newNonce: () => 'nonce-1' });
+  const result = await suspendSession(
+    first.ctx,
+    { run: run as AwaitingRun, prepared },
+    { now: () => T0, newNonce: () => 'nonce-1' },
+  );
   expect(result.status).toBe('awaiting_approval');
   return gh.state.comments.find((c) => tryParseApprovalMarker(c.body))!;
 }
@@ -91,15 +95,18 @@ describe('which question a reply answers', () => {
   it.each([
     ['a person', { login: 'maintainer', type: 'User' as const }],
     ['a third-party bot', { login: 'ci-helper[bot]', type: 'Bot' as const }],
-  ])('the marker copied (nonce and digest included) into a newer comment by %s is not the question: the real one is answered', async (_who, user) => {
-    const question = await suspendFirst();
-    const marker = /<!-- agent-action:approval [^>]*-->/.exec(question.body)![0];
-    gh.addComment(7, `quoting the bot:\n${marker}`, user);
-    const other = runner();
-    const result = await answerReply(other, replyFrom(gh, '/agent approve'), IN_TIME);
-    expect(result.status).toBe('success');
-    expect(other.resumes).toHaveLength(1);
-  });
+  ])(
+    'the marker copied (nonce and digest included) into a newer comment by %s is not the question: the real one is answered',
+    async (_who, user) => {
+      const question = await suspendFirst();
+      const marker = /<!-- agent-action:approval [^>]*-->/.exec(question.body)![0];
+      gh.addComment(7, `quoting the bot:\n${marker}`, user);
+      const other = runner();
+      const result = await answerReply(other, replyFrom(gh, '/agent approve'), IN_TIME);
+      expect(result.status).toBe('success');
+      expect(other.resumes).toHaveLength(1);
+    },
+  );
 
   it("a copy posted by the action's own account (another workflow quoting it) is refused: its comment id is not the recorded one", async () => {
     const question = await suspendFirst();
@@ -141,7 +148,11 @@ describe('which question a reply answers', () => {
     const question = await suspendFirst();
     const other = runner();
     const early = new Date(Date.parse(question.created_at) - 1000).toISOString();
-    const result = await answerReply(other, replyFrom(gh, '/agent approve', 'maintainer', { createdAt: early }), IN_TIME);
+    const result = await answerReply(
+      other,
+      replyFrom(gh, '/agent approve', 'maintainer', { createdAt: early }),
+      IN_TIME,
+    );
     expect(result.status).toBe('skipped');
     expect(lastComment()).toMatch(/written before the current question/);
     expect(other.resumes).toHaveLength(0);
@@ -157,7 +168,9 @@ describe('expiry, with an injected clock', () => {
     const { doc } = await readDoc();
     expect(doc.request.expiresAt).toBe('2026-03-08T12:00:00.000Z');
     const other = runner();
-    const result = await answerReply(other, replyFrom(gh, '/agent approve'), { now: () => new Date(Date.parse('2026-03-08T12:00:00.000Z') + afterMs) });
+    const result = await answerReply(other, replyFrom(gh, '/agent approve'), {
+      now: () => new Date(Date.parse('2026-03-08T12:00:00.000Z') + afterMs),
+    });
     expect(result.status).toBe(status);
     if (status === 'skipped') {
       expect(lastComment()).toMatch(/This request expired at 2026-03-08T12:00:00.000Z; nothing was run/);
@@ -199,7 +212,9 @@ describe('the session document must verify before anything runs', () => {
     const other = runner({ apiKey: 'AIza-rotated-key' });
     const result = await answerReply(other, replyFrom(gh, '/agent approve'), IN_TIME);
     expect(result.status).toBe('skipped');
-    expect(lastComment()).toMatch(/signed with a different key: the session key or Gemini API key changed since the request; ask again/);
+    expect(lastComment()).toMatch(
+      /signed with a different key: the session key or Gemini API key changed since the request; ask again/,
+    );
     expect(other.resumes).toHaveLength(0);
   });
 
@@ -216,7 +231,9 @@ describe('the session document must verify before anything runs', () => {
     const other = runner();
     const result = await answerReply(other, replyFrom(gh, '/agent approve'), IN_TIME);
     expect(result.status).toBe('failed');
-    expect(result.summary).toMatch(/are not the ones the question showed \(digest 000000000000, saved calls [0-9a-f]{12}\)/);
+    expect(result.summary).toMatch(
+      /are not the ones the question showed \(digest 000000000000, saved calls [0-9a-f]{12}\)/,
+    );
     expect(other.resumes).toHaveLength(0);
 
     question.body = question.body.replace(' calls=000000000000', '');

@@ -32,15 +32,18 @@ async function suspendFirst(command: string = 'fix', opts: RunnerOptions = {}): 
 const lastComment = () => world.gh.state.comments[world.gh.state.comments.length - 1].body;
 
 describe('the resumed task', () => {
-  it.each(['review', 'triage', 'question', 'prompt', 'fix'])('a session started by %s resumes as that task, on the commit it started with', async (command) => {
-    const first = await suspendFirst(command);
-    const startCommit = git(first.root, 'rev-parse', 'HEAD');
-    const tasks: AgentTask[] = [];
-    const second = world.runner({ tasks });
-    const result = await answerReply(second, replyFrom(world.gh, '/agent approve'), deps());
-    expect(result.status).toBe('success');
-    expect(tasks).toEqual([{ command, instructions: 'do it', trustedCommit: startCommit }]);
-  });
+  it.each(['review', 'triage', 'question', 'prompt', 'fix'])(
+    'a session started by %s resumes as that task, on the commit it started with',
+    async (command) => {
+      const first = await suspendFirst(command);
+      const startCommit = git(first.root, 'rev-parse', 'HEAD');
+      const tasks: AgentTask[] = [];
+      const second = world.runner({ tasks });
+      const result = await answerReply(second, replyFrom(world.gh, '/agent approve'), deps());
+      expect(result.status).toBe('success');
+      expect(tasks).toEqual([{ command, instructions: 'do it', trustedCommit: startCommit }]);
+    },
+  );
 
   it('a session started by a command this action does not know: the run fails, says so, runs nothing', async () => {
     await suspendFirst('deploy');
@@ -48,7 +51,9 @@ describe('the resumed task', () => {
     const result = await answerReply(second, replyFrom(world.gh, '/agent approve'), deps());
     const text = 'Session `sess-1` was started by an unknown command `deploy`.';
     expect(result).toEqual({ status: 'failed', summary: text, sessionId: 'sess-1' });
-    expect(lastComment()).toBe(`${text}\n\nThe session is kept on its ref for inspection; nothing was run.\n\n<!-- agent-action:approval-reply -->`);
+    expect(lastComment()).toBe(
+      `${text}\n\nThe session is kept on its ref for inspection; nothing was run.\n\n<!-- agent-action:approval-reply -->`,
+    );
     expect(second.resumes).toEqual([]);
   });
 
@@ -59,7 +64,9 @@ describe('the resumed task', () => {
     world.gh.fail({ method: 'POST', path: /\/issues\/7\/comments$/, status: 500 });
     const result = await answerReply(second, reply, deps());
     expect(result.status).toBe('failed');
-    expect(second.logs.find((l) => l.startsWith('could not tell the thread: '))).toMatch(/^could not tell the thread: .*injected 500/);
+    expect(second.logs.find((l) => l.startsWith('could not tell the thread: '))).toMatch(
+      /^could not tell the thread: .*injected 500/,
+    );
   });
 });
 
@@ -69,7 +76,11 @@ describe('restoring the work tree', () => {
     const first = world.runner();
     git(first.root, 'checkout', '-q', '-b', 'agent/fix-sum');
     const prepared = await first.prepare({ command: 'fix' });
-    await suspendSession(first.ctx, { run: (await prepared.agent.start(prepared.prompt, prepared.emit)) as AwaitingRun, prepared }, deps());
+    await suspendSession(
+      first.ctx,
+      { run: (await prepared.agent.start(prepared.prompt, prepared.emit)) as AwaitingRun, prepared },
+      deps(),
+    );
     const second = world.runner();
     expect((await answerReply(second, replyFrom(world.gh, '/agent approve'), deps())).status).toBe('success');
     expect(git(second.root, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('agent/fix-sum');
@@ -99,8 +110,17 @@ describe('the run after the claim', () => {
     const result = await answerReply(second, replyFrom(world.gh, '/agent deny not now'), deps());
     expect(second.logs).toContain('session sess-1: resuming with call-1=deny');
     // endRun's stats: the resumed RunState's counts (both runs' turns, tokens and cost), this run's time.
-    expect(result).toEqual({ status: 'success', summary: 'finished: success', sessionId: 'sess-1', stats: expect.objectContaining({ turns: 2, totalTokens: 500, costUsd: 0.002 }) });
-    expect(world.store.doc('sess-1').request).toMatchObject({ status: 'finished', claimedBy: 'maintainer', claimedAt: T0 });
+    expect(result).toEqual({
+      status: 'success',
+      summary: 'finished: success',
+      sessionId: 'sess-1',
+      stats: expect.objectContaining({ turns: 2, totalTokens: 500, costUsd: 0.002 }),
+    });
+    expect(world.store.doc('sess-1').request).toMatchObject({
+      status: 'finished',
+      claimedBy: 'maintainer',
+      claimedAt: T0,
+    });
   });
 
   it('logs every answer, comma-separated, when several calls wait', async () => {
@@ -108,7 +128,14 @@ describe('the run after the claim', () => {
     const prepared = await first.prepare({ command: 'fix' });
     const run = await prepared.agent.start(prepared.prompt, prepared.emit);
     const second = { ...SHELL_CALL, id: 'call-2', args: { command: 'npm test' }, title: 'run `npm test`' };
-    await suspendSession(first.ctx, { run: { ...run, outcome: { status: 'awaiting_approval', pending: [SHELL_CALL, second] } } as AwaitingRun, prepared }, deps());
+    await suspendSession(
+      first.ctx,
+      {
+        run: { ...run, outcome: { status: 'awaiting_approval', pending: [SHELL_CALL, second] } } as AwaitingRun,
+        prepared,
+      },
+      deps(),
+    );
     const after = world.runner();
     await answerReply(after, replyFrom(world.gh, '/agent approve'), deps());
     expect(after.logs).toContain('session sess-1: resuming with call-1=approve, call-2=approve');
@@ -118,7 +145,10 @@ describe('the run after the claim', () => {
     await suspendFirst();
     const refusing: SessionStore = {
       ...world.store,
-      update: (id, expected, doc) => (doc.request.status === 'finished' ? Promise.resolve({ ok: false, reason: 'conflict', message: 'someone else wrote it' }) : world.store.update(id, expected, doc)),
+      update: (id, expected, doc) =>
+        doc.request.status === 'finished'
+          ? Promise.resolve({ ok: false, reason: 'conflict', message: 'someone else wrote it' })
+          : world.store.update(id, expected, doc),
     };
     const second = world.runner();
     const result = await answerReply(second, replyFrom(world.gh, '/agent approve'), deps({ store: refusing }));

@@ -4,13 +4,25 @@
  * back to an older, validly signed version (issue 26, fourth item).
  */
 import { describe, expect, it } from 'vitest';
-import { checkForward, mergeLedgers, parseLedger, readLedger, type ThreadComment } from '../../src/action/approval/session-ledger.js';
+import {
+  checkForward,
+  mergeLedgers,
+  parseLedger,
+  readLedger,
+  type ThreadComment,
+} from '../../src/action/approval/session-ledger.js';
 import { formatMarker } from '../../src/action/markers.js';
 import type { SessionDoc } from '../../src/session/codec.js';
 
 const OWN = new Set(['github-actions[bot]']);
-const bodyOf = (ledger: unknown) => `record\n\n${formatMarker('session-ledger', { data: Buffer.from(JSON.stringify(ledger)).toString('base64') })}`;
-const comment = (id: number, login: string, ledger: unknown): ThreadComment => ({ id, body: bodyOf(ledger), created_at: '2026-03-01T10:00:00Z', user: { login } });
+const bodyOf = (ledger: unknown) =>
+  `record\n\n${formatMarker('session-ledger', { data: Buffer.from(JSON.stringify(ledger)).toString('base64') })}`;
+const comment = (id: number, login: string, ledger: unknown): ThreadComment => ({
+  id,
+  body: bodyOf(ledger),
+  created_at: '2026-03-01T10:00:00Z',
+  user: { login },
+});
 const doc = (sequence: number | undefined, status: 'open' | 'claimed' | 'finished', nonce = 'n1') =>
   ({ id: 's1', ...(sequence !== undefined ? { sequence } : {}), request: { status, nonce } }) as unknown as SessionDoc;
 
@@ -31,7 +43,9 @@ describe('parseLedger', () => {
 
 describe('mergeLedgers and readLedger', () => {
   it('keeps the highest sequence and every nonce', () => {
-    expect(mergeLedgers({ s1: { seq: 2, nonces: ['a'] } }, { s1: { seq: 1, nonces: ['b'] }, s2: { seq: 5, nonces: [] } })).toEqual({
+    expect(
+      mergeLedgers({ s1: { seq: 2, nonces: ['a'] } }, { s1: { seq: 1, nonces: ['b'] }, s2: { seq: 5, nonces: [] } }),
+    ).toEqual({
       s1: { seq: 2, nonces: ['a', 'b'] },
       s2: { seq: 5, nonces: [] },
     });
@@ -53,11 +67,17 @@ describe('checkForward', () => {
   const ledger = { s1: { seq: 3, nonces: ['n1'] } };
   it('refuses a version below the mark, whatever it is', () => {
     const r = checkForward(ledger, doc(2, 'claimed', 'n2'));
-    expect(r).toMatchObject({ ok: false, message: expect.stringContaining('an older version (sequence 2) than the newest agent-action saved (sequence 3)') });
+    expect(r).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('an older version (sequence 2) than the newest agent-action saved (sequence 3)'),
+    });
     expect(checkForward(ledger, doc(undefined, 'claimed', 'n2')).ok).toBe(false);
   });
   it('refuses an open request whose nonce was consumed, even at the mark', () => {
-    expect(checkForward(ledger, doc(3, 'open', 'n1'))).toMatchObject({ ok: false, message: expect.stringContaining('already answered') });
+    expect(checkForward(ledger, doc(3, 'open', 'n1'))).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('already answered'),
+    });
   });
   it('accepts the newest version, a newer one, and a session the ledger does not name', () => {
     expect(checkForward(ledger, doc(3, 'claimed')).ok).toBe(true);

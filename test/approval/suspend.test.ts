@@ -8,7 +8,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { tryParseApprovalMarker } from '../../src/action/approval/approval-comment.js';
-import { createCheckpointer, postThreadReply, sessionKeyOf, suspendSession, type AwaitingRun } from '../../src/action/approval/suspend.js';
+import {
+  createCheckpointer,
+  postThreadReply,
+  sessionKeyOf,
+  suspendSession,
+  type AwaitingRun,
+} from '../../src/action/approval/suspend.js';
 import type { RunContext, PreparedRun } from '../../src/action/run-context.js';
 import { createRunState, type RunState } from '../../src/core/run-state.js';
 import type { PendingApproval } from '../../src/scheduler/types.js';
@@ -38,7 +44,10 @@ function stateOf(turns: number): RunState {
   return state;
 }
 
-const awaiting = (pending: PendingApproval[], turns = 1): AwaitingRun => ({ outcome: { status: 'awaiting_approval', pending }, state: stateOf(turns) });
+const awaiting = (pending: PendingApproval[], turns = 1): AwaitingRun => ({
+  outcome: { status: 'awaiting_approval', pending },
+  state: stateOf(turns),
+});
 
 async function prepare(runner: Runner, over: Partial<PreparedRun> = {}): Promise<PreparedRun> {
   return { ...(await runner.prepare({ command: 'fix', instructions: 'fix the sum' })), ...over };
@@ -50,7 +59,11 @@ describe('suspendSession', () => {
   it('writes the session with the injected clock and nonce, then records the question comment on it', async () => {
     const runner = world.runner();
     const trustedCommit = git(world.origin, 'rev-parse', 'main');
-    const result = await suspendSession(runner.ctx, { run: awaiting([SHELL_CALL]), prepared: await prepare(runner) }, deps());
+    const result = await suspendSession(
+      runner.ctx,
+      { run: awaiting([SHELL_CALL]), prepared: await prepare(runner) },
+      deps(),
+    );
     const q = question();
     const url = `https://github.test/octo/hello/issues/7#issuecomment-${q.id}`;
     expect(result).toEqual({
@@ -84,8 +97,14 @@ describe('suspendSession', () => {
 
   it('counts several waiting calls in the plural', async () => {
     const runner = world.runner();
-    const result = await suspendSession(runner.ctx, { run: awaiting([SHELL_CALL, WRITE_CALL]), prepared: await prepare(runner) }, deps());
-    expect(result.summary).toBe(`2 calls wait for a maintainer's answer: https://github.test/octo/hello/issues/7#issuecomment-${question().id}`);
+    const result = await suspendSession(
+      runner.ctx,
+      { run: awaiting([SHELL_CALL, WRITE_CALL]), prepared: await prepare(runner) },
+      deps(),
+    );
+    expect(result.summary).toBe(
+      `2 calls wait for a maintainer's answer: https://github.test/octo/hello/issues/7#issuecomment-${question().id}`,
+    );
     expect(world.store.doc('sess-1').pending).toEqual([SHELL_CALL, WRITE_CALL]);
   });
 
@@ -95,7 +114,11 @@ describe('suspendSession', () => {
     const ctx: RunContext = {
       ...runner.ctx,
       thread,
-      trigger: { ...runner.ctx.trigger, thread, comment: { id: 4242, kind: 'issue', body: '/agent fix the sum', createdAt: NOW } },
+      trigger: {
+        ...runner.ctx.trigger,
+        thread,
+        comment: { id: 4242, kind: 'issue', body: '/agent fix the sum', createdAt: NOW },
+      },
     };
     await suspendSession(ctx, { run: awaiting([SHELL_CALL]), prepared: await prepare(runner) }, deps());
     const doc = world.store.doc('sess-1');
@@ -122,7 +145,9 @@ describe('suspendSession', () => {
   it('with no issue or pull request to ask in: refused before anything is saved or posted', async () => {
     const runner = world.runner();
     const ctx: RunContext = { ...runner.ctx, thread: undefined };
-    await expect(suspendSession(ctx, { run: awaiting([SHELL_CALL]), prepared: await prepare(runner) }, deps())).rejects.toMatchObject({
+    await expect(
+      suspendSession(ctx, { run: awaiting([SHELL_CALL]), prepared: await prepare(runner) }, deps()),
+    ).rejects.toMatchObject({
       name: 'AgentError',
       kind: 'general',
       message: 'this run has no issue or pull request to ask in, so it cannot wait for approval',
@@ -133,7 +158,13 @@ describe('suspendSession', () => {
 
   it('with no trusted commit: refused before anything is saved or posted', async () => {
     const runner = world.runner();
-    await expect(suspendSession(runner.ctx, { run: awaiting([SHELL_CALL]), prepared: await prepare(runner, { trustedCommit: undefined }) }, deps())).rejects.toMatchObject({
+    await expect(
+      suspendSession(
+        runner.ctx,
+        { run: awaiting([SHELL_CALL]), prepared: await prepare(runner, { trustedCommit: undefined }) },
+        deps(),
+      ),
+    ).rejects.toMatchObject({
       name: 'AgentError',
       kind: 'general',
       message: 'this run read no trusted configuration from a commit, so it cannot be saved to resume',
@@ -165,7 +196,13 @@ describe('suspendSession', () => {
         return world.store.update(id, expected, doc);
       },
     };
-    await expect(suspendSession(runner.ctx, { run: awaiting([SHELL_CALL]), prepared: await prepare(runner) }, deps({ store: racing }))).rejects.toMatchObject({
+    await expect(
+      suspendSession(
+        runner.ctx,
+        { run: awaiting([SHELL_CALL]), prepared: await prepare(runner) },
+        deps({ store: racing }),
+      ),
+    ).rejects.toMatchObject({
       name: 'AgentError',
       kind: 'general',
       message: 'session sess-1 changed while its question was posted: session sess-1 changed since it was read',
@@ -177,13 +214,20 @@ describe('suspendSession', () => {
     const runner = world.runner();
     await suspendSession(runner.ctx, { run: awaiting([SHELL_CALL]), prepared: await prepare(runner) });
     // The log names the saved version by the first 12 hex digits of its commit.
-    expect(runner.logs.filter((l) => /^session sess-1 saved \([0-9a-f]{12}\); question posted: https:\/\/github\.test\//.test(l))).toHaveLength(1);
+    expect(
+      runner.logs.filter((l) =>
+        /^session sess-1 saved \([0-9a-f]{12}\); question posted: https:\/\/github\.test\//.test(l),
+      ),
+    ).toHaveLength(1);
     const ref = git(world.origin, 'cat-file', '-p', 'refs/agent-action/sessions/sess-1');
     expect(ref).toMatch(/agent-action session sess-1: request open/);
     const marker = tryParseApprovalMarker(question().body)!;
     expect(marker.nonce).toMatch(/^[0-9a-f]{32}$/);
     const again = world.runner();
-    await suspendSession({ ...again.ctx, thread: { number: 7, isPullRequest: false } }, { run: { ...awaiting([SHELL_CALL]), state: { ...stateOf(1), id: 'sess-2' } }, prepared: await prepare(again) });
+    await suspendSession(
+      { ...again.ctx, thread: { number: 7, isPullRequest: false } },
+      { run: { ...awaiting([SHELL_CALL]), state: { ...stateOf(1), id: 'sess-2' } }, prepared: await prepare(again) },
+    );
     const nonces = world.gh.state.comments.flatMap((c) => tryParseApprovalMarker(c.body)?.nonce ?? []);
     expect(new Set(nonces).size).toBe(2);
   });
@@ -219,13 +263,27 @@ describe('createCheckpointer', () => {
     clock = '2026-03-01T11:00:00.000Z';
     await checkpoint.save(stateOf(4));
     expect(checkpoint.held()?.version).toBe('v2');
-    expect(world.store.doc('sess-1').request).toMatchObject({ status: 'claimed', claimedAt: '2026-03-01T11:00:00.000Z', nonce: 'checkpoint' });
+    expect(world.store.doc('sess-1').request).toMatchObject({
+      status: 'claimed',
+      claimedAt: '2026-03-01T11:00:00.000Z',
+      nonce: 'checkpoint',
+    });
     expect(world.store.doc('sess-1').state.turns).toBe(4);
 
     clock = '2026-03-01T12:00:00.000Z';
-    await suspendSession(runner.ctx, { run: awaiting([SHELL_CALL], 5), prepared, held: checkpoint.held() }, deps({ now: () => new Date(clock) }));
+    await suspendSession(
+      runner.ctx,
+      { run: awaiting([SHELL_CALL], 5), prepared, held: checkpoint.held() },
+      deps({ now: () => new Date(clock) }),
+    );
     const doc = world.store.doc('sess-1');
-    expect(doc.request).toEqual({ nonce: 'nonce-0123456789abcdef', createdAt: clock, expiresAt: '2026-03-08T12:00:00.000Z', status: 'open', commentId: question().id });
+    expect(doc.request).toEqual({
+      nonce: 'nonce-0123456789abcdef',
+      createdAt: clock,
+      expiresAt: '2026-03-08T12:00:00.000Z',
+      status: 'open',
+      commentId: question().id,
+    });
     expect(doc.state.turns).toBe(5);
   });
 
@@ -238,7 +296,11 @@ describe('createCheckpointer', () => {
     // The resumed run: another requester, another thread, a detached HEAD, another commit.
     const second = world.runner({ requester: 'keeper', threadNumber: 9 });
     git(second.root, 'checkout', '-q', '--detach');
-    const checkpoint = createCheckpointer(second.ctx, { prepared: await prepare(second, { trustedCommit: 'f'.repeat(40) }), held }, deps());
+    const checkpoint = createCheckpointer(
+      second.ctx,
+      { prepared: await prepare(second, { trustedCommit: 'f'.repeat(40) }), held },
+      deps(),
+    );
     await checkpoint.save(stateOf(2));
     const doc = world.store.doc('sess-1');
     expect(doc.request).toMatchObject({ nonce: 'nonce-0123456789abcdef', status: 'claimed', claimedBy: 'keeper' });
@@ -266,7 +328,11 @@ describe('postThreadReply', () => {
     const runner = world.runner();
     const id = await postThreadReply(runner.ctx, 'Approved by @maintainer.');
     expect(world.gh.state.comments).toHaveLength(1);
-    expect(world.gh.state.comments[0]).toMatchObject({ id, issue_number: 7, body: 'Approved by @maintainer.\n\n<!-- agent-action:approval-reply -->' });
+    expect(world.gh.state.comments[0]).toMatchObject({
+      id,
+      issue_number: 7,
+      body: 'Approved by @maintainer.\n\n<!-- agent-action:approval-reply -->',
+    });
   });
 
   it('with no thread posts nothing', async () => {
@@ -278,8 +344,12 @@ describe('postThreadReply', () => {
 
 describe('sessionKeyOf', () => {
   it('is the session-key input when set, else the Gemini API key (an empty input counts as unset)', () => {
-    expect(sessionKeyOf({ sessionKey: 'the-session-key', geminiApiKey: 'AIza-other' }).id).toBe(createSessionKey('the-session-key').id);
+    expect(sessionKeyOf({ sessionKey: 'the-session-key', geminiApiKey: 'AIza-other' }).id).toBe(
+      createSessionKey('the-session-key').id,
+    );
     expect(sessionKeyOf({ sessionKey: '', geminiApiKey: 'AIza-other' }).id).toBe(createSessionKey('AIza-other').id);
-    expect(sessionKeyOf({ sessionKey: undefined, geminiApiKey: 'AIza-other' }).id).toBe(createSessionKey('AIza-other').id);
+    expect(sessionKeyOf({ sessionKey: undefined, geminiApiKey: 'AIza-other' }).id).toBe(
+      createSessionKey('AIza-other').id,
+    );
   });
 });

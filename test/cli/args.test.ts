@@ -14,7 +14,22 @@ function inputError(argv: string[]) {
 
 describe('parseCliArgs', () => {
   it('reads the run flags', () => {
-    expect(parseCliArgs(['-p', 'fix it', '-o', 'stream-json', '-m', 'gemini-2.5-flash', '--approval-mode', 'auto_edit', '--max-turns', '7', '--cwd', '/tmp'])).toEqual({
+    expect(
+      parseCliArgs([
+        '-p',
+        'fix it',
+        '-o',
+        'stream-json',
+        '-m',
+        'gemini-2.5-flash',
+        '--approval-mode',
+        'auto_edit',
+        '--max-turns',
+        '7',
+        '--cwd',
+        '/tmp',
+      ]),
+    ).toEqual({
       kind: 'prompt',
       prompt: 'fix it',
       output: 'stream-json',
@@ -35,21 +50,39 @@ describe('parseCliArgs', () => {
   });
 
   it("reads Gemini CLI's --allowed-mcp-server-names (comma separated, repeatable) and --mcp-start", () => {
-    expect(parseCliArgs(['-p', 'x', '--allowed-mcp-server-names', 'a,b', '--allowed-mcp-server-names', ' c ', '--mcp-start', 'lazy'])).toMatchObject({
+    expect(
+      parseCliArgs([
+        '-p',
+        'x',
+        '--allowed-mcp-server-names',
+        'a,b',
+        '--allowed-mcp-server-names',
+        ' c ',
+        '--mcp-start',
+        'lazy',
+      ]),
+    ).toMatchObject({
       allowedMcpServerNames: ['a', 'b', 'c'],
       mcpStart: 'lazy',
     });
     expect(parseCliArgs(['-p', 'x'])).not.toHaveProperty('allowedMcpServerNames');
-    expect(inputError(['-p', 'x', '--mcp-start', 'soon']).message).toBe('--mcp-start "soon" is not valid: it expects eager or lazy');
+    expect(inputError(['-p', 'x', '--mcp-start', 'soon']).message).toBe(
+      '--mcp-start "soon" is not valid: it expects eager or lazy',
+    );
   });
 
   it('routes mcp list with the rest of argv; another mcp command is an input error', () => {
     expect(parseCliArgs(['mcp', 'list', '--json'])).toEqual({ kind: 'mcp-list', argv: ['--json'] });
-    expect(inputError(['mcp', 'add', 'x']).message).toBe('unknown command "mcp add": the one mcp command is "mcp list"');
+    expect(inputError(['mcp', 'add', 'x']).message).toBe(
+      'unknown command "mcp add": the one mcp command is "mcp list"',
+    );
   });
 
   it('reads the sandbox flags; the CLI defaults to auto', () => {
-    expect(parseCliArgs(['-p', 'x', '--sandbox', 'required', '--sandbox-network'])).toMatchObject({ sandbox: 'required', sandboxNetwork: true });
+    expect(parseCliArgs(['-p', 'x', '--sandbox', 'required', '--sandbox-network'])).toMatchObject({
+      sandbox: 'required',
+      sandboxNetwork: true,
+    });
     expect(parseCliArgs(['-p', 'x', '--sandbox', 'off'])).toMatchObject({ sandbox: 'off', sandboxNetwork: false });
   });
 
@@ -58,26 +91,42 @@ describe('parseCliArgs', () => {
   });
 
   it('reads the session flags: --resume with an answer, --list-sessions, --delete-session, session', () => {
-    expect(parseCliArgs(['-r', 'latest', '--approve'])).toMatchObject({ kind: 'prompt', resume: 'latest', approve: true, deny: false, modeExplicit: false });
-    expect(parseCliArgs(['--resume', '2', '--deny', '-p', 'use yarn'])).toMatchObject({ kind: 'prompt', resume: '2', deny: true, prompt: 'use yarn' });
+    expect(parseCliArgs(['-r', 'latest', '--approve'])).toMatchObject({
+      kind: 'prompt',
+      resume: 'latest',
+      approve: true,
+      deny: false,
+      modeExplicit: false,
+    });
+    expect(parseCliArgs(['--resume', '2', '--deny', '-p', 'use yarn'])).toMatchObject({
+      kind: 'prompt',
+      resume: '2',
+      deny: true,
+      prompt: 'use yarn',
+    });
     expect(parseCliArgs(['--list-sessions', '--cwd', '/w'])).toEqual({ kind: 'list-sessions', cwd: '/w' });
     expect(parseCliArgs(['--delete-session', '3'])).toEqual({ kind: 'delete-session', selector: '3', cwd: undefined });
     expect(parseCliArgs(['session', 'import', 'abc'])).toEqual({ kind: 'session', argv: ['import', 'abc'] });
   });
 
-  it.each([['--acp'], ['--experimental-acp']])('%s starts the ACP server with the flags as session defaults', (flag) => {
-    expect(parseCliArgs([flag, '-m', 'gemini-2.5-flash', '--approval-mode', 'auto_edit', '--policy', 'p.toml'])).toEqual({
-      kind: 'acp',
-      model: 'gemini-2.5-flash',
-      mode: 'autoEdit',
-      maxTurns: 100,
-      timeoutMinutes: undefined,
-      policies: ['p.toml'],
-      adminPolicies: [],
-      sandbox: 'auto',
-      sandboxNetwork: false,
-    });
-  });
+  it.each([['--acp'], ['--experimental-acp']])(
+    '%s starts the ACP server with the flags as session defaults',
+    (flag) => {
+      expect(
+        parseCliArgs([flag, '-m', 'gemini-2.5-flash', '--approval-mode', 'auto_edit', '--policy', 'p.toml']),
+      ).toEqual({
+        kind: 'acp',
+        model: 'gemini-2.5-flash',
+        mode: 'autoEdit',
+        maxTurns: 100,
+        timeoutMinutes: undefined,
+        policies: ['p.toml'],
+        adminPolicies: [],
+        sandbox: 'auto',
+        sandboxNetwork: false,
+      });
+    },
+  );
 
   it.each([
     [['--approve', '-p', 'x'], "--approve answers a stored session's waiting call: use it with --resume"],
@@ -104,7 +153,10 @@ describe('parseCliArgs', () => {
   });
 
   it('routes policy check with the rest of argv, its --help included', () => {
-    expect(parseCliArgs(['policy', 'check', '--tool', 'read_file'])).toEqual({ kind: 'policy-check', argv: ['--tool', 'read_file'] });
+    expect(parseCliArgs(['policy', 'check', '--tool', 'read_file'])).toEqual({
+      kind: 'policy-check',
+      argv: ['--tool', 'read_file'],
+    });
     expect(parseCliArgs(['policy', 'check', '--help'])).toEqual({ kind: 'policy-check', argv: ['--help'] });
   });
 
@@ -113,20 +165,37 @@ describe('parseCliArgs', () => {
   });
 
   it('takes a value that starts with a dash as the value of the flag before it', () => {
-    expect(parseCliArgs(['-p', '-v is broken, fix it', '-m', 'm'])).toMatchObject({ prompt: '-v is broken, fix it', model: 'm' });
-    expect(parseCliArgs(['--prompt', '--verbose flag is broken'])).toMatchObject({ prompt: '--verbose flag is broken' });
+    expect(parseCliArgs(['-p', '-v is broken, fix it', '-m', 'm'])).toMatchObject({
+      prompt: '-v is broken, fix it',
+      model: 'm',
+    });
+    expect(parseCliArgs(['--prompt', '--verbose flag is broken'])).toMatchObject({
+      prompt: '--verbose flag is broken',
+    });
   });
 
   it.each([
-    [['-p', 'x', '--timeout-minutes', '-1'], '--timeout-minutes "-1" is not valid: it expects a whole number of minutes, at least 1'],
-    [['-p', 'x', '--timeout-minutes=-1'], '--timeout-minutes "-1" is not valid: it expects a whole number of minutes, at least 1'],
+    [
+      ['-p', 'x', '--timeout-minutes', '-1'],
+      '--timeout-minutes "-1" is not valid: it expects a whole number of minutes, at least 1',
+    ],
+    [
+      ['-p', 'x', '--timeout-minutes=-1'],
+      '--timeout-minutes "-1" is not valid: it expects a whole number of minutes, at least 1',
+    ],
     [['-p', 'x', '--max-turns', '-3'], '--max-turns "-3" is not valid: it expects a whole number of turns, at least 1'],
-    [['-p', 'x', '--max-turns', '2.5'], '--max-turns "2.5" is not valid: it expects a whole number of turns, at least 1'],
+    [
+      ['-p', 'x', '--max-turns', '2.5'],
+      '--max-turns "2.5" is not valid: it expects a whole number of turns, at least 1',
+    ],
     [['-p', 'x', '--timeout-minutes'], '--timeout-minutes needs a value: a whole number of minutes, at least 1'],
     [['-p', '-y'], '--prompt needs a value: the task as text'],
     [['-p', 'x', '-o', 'yaml'], '--output-format "yaml" is not valid: it expects one of text, json, stream-json'],
     [['--frobnicate'], 'unknown option --frobnicate: run agent-action --help for the flags'],
-    [['policy'], 'missing command after "policy": the one policy command is "policy check" (see: agent-action policy --help)'],
+    [
+      ['policy'],
+      'missing command after "policy": the one policy command is "policy check" (see: agent-action policy --help)',
+    ],
   ])('%j says exactly what it expects', (argv, message) => {
     expect(inputError(argv).message).toBe(message);
   });

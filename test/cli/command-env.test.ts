@@ -11,7 +11,9 @@ import { makeTempDir } from '../support/git-repo.js';
 
 describe('passEnvOf', () => {
   it('the named variables that are set, as they are', () => {
-    expect(passEnvOf(['JAVA_HOME', 'NPM_TOKEN', 'NOT_SET'], { JAVA_HOME: '/jdk', NPM_TOKEN: 'npm_x', OTHER: 'y' })).toEqual({ env: { JAVA_HOME: '/jdk', NPM_TOKEN: 'npm_x' }, warnings: [] });
+    expect(
+      passEnvOf(['JAVA_HOME', 'NPM_TOKEN', 'NOT_SET'], { JAVA_HOME: '/jdk', NPM_TOKEN: 'npm_x', OTHER: 'y' }),
+    ).toEqual({ env: { JAVA_HOME: '/jdk', NPM_TOKEN: 'npm_x' }, warnings: [] });
   });
 
   it('a name that may not pass is a warning, and left out', () => {
@@ -23,7 +25,9 @@ describe('passEnvOf', () => {
         '~/.gemini/settings.json security.environmentVariableRedaction.allowed: 3 is not a string; ignored',
       ],
     });
-    expect(passEnvOf('JAVA_HOME', {}).warnings).toEqual(['~/.gemini/settings.json security.environmentVariableRedaction.allowed: must be a list of variable names; ignored']);
+    expect(passEnvOf('JAVA_HOME', {}).warnings).toEqual([
+      '~/.gemini/settings.json security.environmentVariableRedaction.allowed: must be a list of variable names; ignored',
+    ]);
   });
 });
 
@@ -31,8 +35,14 @@ describe('readCliPassEnv', () => {
   it("reads the user's settings.json (comments and all)", async () => {
     const home = makeTempDir('cli-home-');
     mkdirSync(join(home, '.gemini'));
-    writeFileSync(join(home, '.gemini', 'settings.json'), '{ // mine\n "security": { "environmentVariableRedaction": { "allowed": ["JAVA_HOME"] } } }');
-    expect(await readCliPassEnv({ JAVA_HOME: '/jdk', PGPASSWORD: 'x' }, home)).toEqual({ env: { JAVA_HOME: '/jdk' }, warnings: [] });
+    writeFileSync(
+      join(home, '.gemini', 'settings.json'),
+      '{ // mine\n "security": { "environmentVariableRedaction": { "allowed": ["JAVA_HOME"] } } }',
+    );
+    expect(await readCliPassEnv({ JAVA_HOME: '/jdk', PGPASSWORD: 'x' }, home)).toEqual({
+      env: { JAVA_HOME: '/jdk' },
+      warnings: [],
+    });
     expect(await readCliPassEnv({ JAVA_HOME: '/jdk' }, makeTempDir('cli-home-'))).toEqual({ env: {}, warnings: [] });
   });
 });

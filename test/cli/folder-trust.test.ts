@@ -11,7 +11,8 @@ import { makeTempDir } from '../support/git-repo.js';
 let dir: string;
 let file: string;
 const env = () => ({ GEMINI_CLI_TRUSTED_FOLDERS_PATH: file });
-const write = (entries: unknown) => writeFileSync(file, typeof entries === 'string' ? entries : JSON.stringify(entries));
+const write = (entries: unknown) =>
+  writeFileSync(file, typeof entries === 'string' ? entries : JSON.stringify(entries));
 beforeEach(() => {
   dir = makeTempDir('agent-action-trust-');
   file = join(dir, 'trustedFolders.json');
@@ -25,7 +26,12 @@ describe('readFolderTrust', () => {
     ['TRUST_FOLDER of an ancestor', { '/w': 'TRUST_FOLDER' }, '/w/p/q', true],
     ['TRUST_PARENT of a sibling', { '/w/other': 'TRUST_PARENT' }, '/w/p', true],
     ['DO_NOT_TRUST of the folder', { '/w/p': 'DO_NOT_TRUST' }, '/w/p', false],
-    ['DO_NOT_TRUST below a trusted ancestor: the deeper entry wins', { '/w': 'TRUST_FOLDER', '/w/p': 'DO_NOT_TRUST' }, '/w/p', false],
+    [
+      'DO_NOT_TRUST below a trusted ancestor: the deeper entry wins',
+      { '/w': 'TRUST_FOLDER', '/w/p': 'DO_NOT_TRUST' },
+      '/w/p',
+      false,
+    ],
     ['TRUST_FOLDER below a distrusted ancestor', { '/w': 'DO_NOT_TRUST', '/w/p': 'TRUST_FOLDER' }, '/w/p', true],
     ['a name prefix is no ancestor', { '/w/p': 'DO_NOT_TRUST' }, '/w/pp', true],
     ['an unknown level counts for nothing', { '/w/p': 'MAYBE' }, '/w/p', true],

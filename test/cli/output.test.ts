@@ -25,7 +25,14 @@ const events: LoopEvent[] = [
   { type: 'message', role: 'assistant', text: ' the file.', delta: true },
   { type: 'tool_use', id: 'c1', name: 'read_file', args: { file_path: 'a.txt' } },
   { type: 'tool_state', id: 'c1', name: 'read_file', status: 'executing' },
-  { type: 'tool_result', id: 'c1', name: 'read_file', ok: false, output: '', error: { code: 'not_found', message: 'no such file: a.txt' } },
+  {
+    type: 'tool_result',
+    id: 'c1',
+    name: 'read_file',
+    ok: false,
+    output: '',
+    error: { code: 'not_found', message: 'no such file: a.txt' },
+  },
   { type: 'message', role: 'assistant', text: 'Listing.\n', delta: true },
   { type: 'tool_use', id: 'c2', name: 'list_directory', args: { dir_path: '.' } },
   { type: 'tool_result', id: 'c2', name: 'list_directory', ok: true, output: 'b.txt' },
@@ -38,9 +45,18 @@ function capture(format: 'text' | 'json' | 'stream-json') {
   const out: string[] = [];
   const err: string[] = [];
   const metrics = createSessionMetrics(() => 0);
-  metrics.recordApiCall({ model: 'gemini-2.5-pro', role: 'main', latencyMs: 30, usage: { inputTokens: 100, outputTokens: 10, cachedTokens: 20, thoughtTokens: 5, totalTokens: 115 } });
+  metrics.recordApiCall({
+    model: 'gemini-2.5-pro',
+    role: 'main',
+    latencyMs: 30,
+    usage: { inputTokens: 100, outputTokens: 10, cachedTokens: 20, thoughtTokens: 5, totalTokens: 115 },
+  });
   metrics.recordApiCall({ model: 'gemini-2.5-pro', role: 'main', latencyMs: 12, error: 'rate_limited' });
-  const w = createOutputWriter(format, { io: { stdout: (t) => out.push(t), stderr: (t) => err.push(t) }, metrics, now: () => 1000 });
+  const w = createOutputWriter(format, {
+    io: { stdout: (t) => out.push(t), stderr: (t) => err.push(t) },
+    metrics,
+    now: () => 1000,
+  });
   return { w, out, err };
 }
 
@@ -67,7 +83,13 @@ describe('stream-json', () => {
       { type: 'message', role: 'assistant', content: 'Reading', delta: true },
       { type: 'message', role: 'assistant', content: ' the file.', delta: true },
       { type: 'tool_use', tool_name: 'read_file', tool_id: 'c1', parameters: { file_path: 'a.txt' } },
-      { type: 'tool_result', tool_id: 'c1', status: 'error', output: '', error: { type: 'file_not_found', message: 'no such file: a.txt' } },
+      {
+        type: 'tool_result',
+        tool_id: 'c1',
+        status: 'error',
+        output: '',
+        error: { type: 'file_not_found', message: 'no such file: a.txt' },
+      },
       { type: 'message', role: 'assistant', content: 'Listing.\n', delta: true },
       { type: 'tool_use', tool_name: 'list_directory', tool_id: 'c2', parameters: { dir_path: '.' } },
       { type: 'tool_result', tool_id: 'c2', status: 'success', output: 'b.txt' },
@@ -84,19 +106,39 @@ describe('stream-json', () => {
           input: 80,
           duration_ms: 42,
           tool_calls: 2,
-          models: { 'gemini-2.5-pro': { total_tokens: 115, input_tokens: 100, output_tokens: 10, cached: 20, input: 80 } },
+          models: {
+            'gemini-2.5-pro': { total_tokens: 115, input_tokens: 100, output_tokens: 10, cached: 20, input: 80 },
+          },
           cost_usd: 0.00014,
         },
       },
     ]);
     // Key order inside stats is Gemini CLI's, cost_usd (ours) last.
-    expect(Object.keys((strip.at(-1) as { stats: object }).stats)).toEqual(['total_tokens', 'input_tokens', 'output_tokens', 'cached', 'input', 'duration_ms', 'tool_calls', 'models', 'cost_usd']);
+    expect(Object.keys((strip.at(-1) as { stats: object }).stats)).toEqual([
+      'total_tokens',
+      'input_tokens',
+      'output_tokens',
+      'cached',
+      'input',
+      'duration_ms',
+      'tool_calls',
+      'models',
+      'cost_usd',
+    ]);
   });
 
   it('reports a turn limit as an error result with Gemini CLI error type', () => {
     const { w, out } = capture('stream-json');
-    w.emit({ type: 'result', outcome: { status: 'limit', which: 'turns', message: 'reached the turn limit (3)' }, stats });
-    expect(JSON.parse(out[0]!)).toMatchObject({ type: 'result', status: 'error', error: { type: 'FatalTurnLimitedError', message: 'reached the turn limit (3)' } });
+    w.emit({
+      type: 'result',
+      outcome: { status: 'limit', which: 'turns', message: 'reached the turn limit (3)' },
+      stats,
+    });
+    expect(JSON.parse(out[0]!)).toMatchObject({
+      type: 'result',
+      status: 'error',
+      error: { type: 'FatalTurnLimitedError', message: 'reached the turn limit (3)' },
+    });
     expect(JSON.parse(out[0]!).error).not.toHaveProperty('code');
   });
 
@@ -105,7 +147,11 @@ describe('stream-json', () => {
     w.fail(new AgentError('auth', 'no API key: set GEMINI_API_KEY'));
     expect(out).toHaveLength(1);
     const { timestamp: _t, ...rest } = JSON.parse(out[0]!);
-    expect(rest).toMatchObject({ type: 'result', status: 'error', error: { type: 'FatalAuthenticationError', message: 'no API key: set GEMINI_API_KEY' } });
+    expect(rest).toMatchObject({
+      type: 'result',
+      status: 'error',
+      error: { type: 'FatalAuthenticationError', message: 'no API key: set GEMINI_API_KEY' },
+    });
     expect(rest.stats).toMatchObject({ tool_calls: 0, cost_usd: 0 });
   });
 
@@ -130,19 +176,39 @@ describe('json', () => {
     expect(o.stats.models['gemini-2.5-pro']).toEqual({
       api: { totalRequests: 2, totalErrors: 1, totalLatencyMs: 42, errorsByType: { rate_limited: 1 } },
       tokens: { input: 80, prompt: 100, candidates: 10, total: 115, cached: 20, thoughts: 5, tool: 0 },
-      roles: { main: { totalRequests: 2, totalErrors: 1, totalLatencyMs: 42, tokens: { input: 80, prompt: 100, candidates: 10, total: 115, cached: 20, thoughts: 5, tool: 0 } } },
+      roles: {
+        main: {
+          totalRequests: 2,
+          totalErrors: 1,
+          totalLatencyMs: 42,
+          tokens: { input: 80, prompt: 100, candidates: 10, total: 115, cached: 20, thoughts: 5, tool: 0 },
+        },
+      },
     });
-    expect(o.stats.tools).toMatchObject({ totalCalls: 2, totalSuccess: 1, totalFail: 1, byName: { read_file: { count: 1, fail: 1 }, list_directory: { count: 1, success: 1 } } });
+    expect(o.stats.tools).toMatchObject({
+      totalCalls: 2,
+      totalSuccess: 1,
+      totalFail: 1,
+      byName: { read_file: { count: 1, fail: 1 }, list_directory: { count: 1, success: 1 } },
+    });
     expect(o.stats.cost_usd).toBe(0.00014);
   });
 
   it('prints session_id, stats and error (with the exit code) when the run fails', () => {
     const { w, out } = capture('json');
     w.emit(events[0]!);
-    w.emit({ type: 'result', outcome: { status: 'error', error: new AgentError('auth', 'the Gemini API refused the credentials') }, stats });
+    w.emit({
+      type: 'result',
+      outcome: { status: 'error', error: new AgentError('auth', 'the Gemini API refused the credentials') },
+      stats,
+    });
     const o = JSON.parse(out[0]!);
     expect(Object.keys(o)).toEqual(['session_id', 'stats', 'error']);
-    expect(o.error).toEqual({ type: 'FatalAuthenticationError', message: 'the Gemini API refused the credentials', code: 41 });
+    expect(o.error).toEqual({
+      type: 'FatalAuthenticationError',
+      message: 'the Gemini API refused the credentials',
+      code: 41,
+    });
   });
 
   it('prints an error object for a failure before the loop, each diagnostic once', () => {
@@ -150,7 +216,9 @@ describe('json', () => {
     const first = 'p.toml:3:1: error: priority must be an integer';
     const second = 'p.toml:9:1: error: decision is missing';
     w.fail(new AgentError('config', `bad policy: ${first}`, { details: [first, second] }));
-    expect(JSON.parse(out[0]!)).toEqual({ error: { type: 'FatalConfigError', message: `bad policy: ${first}\n${second}`, code: 52 } });
+    expect(JSON.parse(out[0]!)).toEqual({
+      error: { type: 'FatalConfigError', message: `bad policy: ${first}\n${second}`, code: 52 },
+    });
   });
 });
 
@@ -172,7 +240,11 @@ describe('text', () => {
 
   it('prints an error once on stderr', () => {
     const { w, out, err } = capture('text');
-    w.emit({ type: 'result', outcome: { status: 'limit', which: 'time', message: 'reached the time limit (1 min)' }, stats });
+    w.emit({
+      type: 'result',
+      outcome: { status: 'limit', which: 'time', message: 'reached the time limit (1 min)' },
+      stats,
+    });
     expect(out.join('')).toBe('');
     expect(err.join('')).toBe('Error: reached the time limit (1 min)\n');
   });
@@ -180,8 +252,14 @@ describe('text', () => {
 
 describe('errors', () => {
   it('describeError names each problem once', () => {
-    expect(describeError(new AgentError('config', 'bad policy: a.toml:1:1: x', { details: ['a.toml:1:1: x'] }))).toBe('bad policy: a.toml:1:1: x');
-    expect(describeError(new AgentError('config', 'bad policy: a.toml:1:1: x', { details: ['a.toml:1:1: x', 'b.toml:2:1: y'] }))).toBe('bad policy: a.toml:1:1: x\nb.toml:2:1: y');
+    expect(describeError(new AgentError('config', 'bad policy: a.toml:1:1: x', { details: ['a.toml:1:1: x'] }))).toBe(
+      'bad policy: a.toml:1:1: x',
+    );
+    expect(
+      describeError(
+        new AgentError('config', 'bad policy: a.toml:1:1: x', { details: ['a.toml:1:1: x', 'b.toml:2:1: y'] }),
+      ),
+    ).toBe('bad policy: a.toml:1:1: x\nb.toml:2:1: y');
   });
 
   it.each([
@@ -197,7 +275,16 @@ describe('errors', () => {
 
 describe('stream-json: sub-agent events', () => {
   it("nests a sub-agent's events under the invoke_agent call, in one `subagent` line each, and keeps them out of text and json", () => {
-    const childStats: RunStats = { ...stats, turns: 2, inputTokens: 300, outputTokens: 40, totalTokens: 340, costUsd: 0.0001234567, toolCalls: 1, durationMs: 7 };
+    const childStats: RunStats = {
+      ...stats,
+      turns: 2,
+      inputTokens: 300,
+      outputTokens: 40,
+      totalTokens: 340,
+      costUsd: 0.0001234567,
+      toolCalls: 1,
+      durationMs: 7,
+    };
     const nested: LoopEvent[] = [
       { type: 'init', sessionId: 's-1/m1', model: 'gemini-2.5-pro', resumed: false },
       { type: 'message', role: 'assistant', text: 'Looking.', delta: true },
@@ -206,13 +293,30 @@ describe('stream-json: sub-agent events', () => {
       { type: 'tool_result', id: 'c1', name: 'read_file', ok: true, output: 'alpha' },
       { type: 'result', outcome: { status: 'success', finalText: 'done' }, stats: childStats },
     ];
-    const wrap = (event: LoopEvent): LoopEvent => ({ type: 'subagent', parentId: 'm1', agent: 'codebase_investigator', event });
+    const wrap = (event: LoopEvent): LoopEvent => ({
+      type: 'subagent',
+      parentId: 'm1',
+      agent: 'codebase_investigator',
+      event,
+    });
     const { w, out } = capture('stream-json');
     nested.map(wrap).forEach(w.emit);
     const lines = parseLines(out);
     expect(lines.map((l) => ({ ...l, timestamp: undefined }))).toEqual([
-      { type: 'subagent', timestamp: undefined, parent_tool_id: 'm1', agent: 'codebase_investigator', event: { type: 'init', session_id: 's-1/m1', model: 'gemini-2.5-pro' } },
-      { type: 'subagent', timestamp: undefined, parent_tool_id: 'm1', agent: 'codebase_investigator', event: { type: 'message', role: 'assistant', content: 'Looking.', delta: true } },
+      {
+        type: 'subagent',
+        timestamp: undefined,
+        parent_tool_id: 'm1',
+        agent: 'codebase_investigator',
+        event: { type: 'init', session_id: 's-1/m1', model: 'gemini-2.5-pro' },
+      },
+      {
+        type: 'subagent',
+        timestamp: undefined,
+        parent_tool_id: 'm1',
+        agent: 'codebase_investigator',
+        event: { type: 'message', role: 'assistant', content: 'Looking.', delta: true },
+      },
       {
         type: 'subagent',
         timestamp: undefined,
@@ -220,13 +324,30 @@ describe('stream-json: sub-agent events', () => {
         agent: 'codebase_investigator',
         event: { type: 'tool_use', tool_name: 'read_file', tool_id: 'c1', parameters: { file_path: 'a.txt' } },
       },
-      { type: 'subagent', timestamp: undefined, parent_tool_id: 'm1', agent: 'codebase_investigator', event: { type: 'tool_result', tool_id: 'c1', status: 'success', output: 'alpha' } },
       {
         type: 'subagent',
         timestamp: undefined,
         parent_tool_id: 'm1',
         agent: 'codebase_investigator',
-        event: { type: 'result', status: 'success', stats: { total_tokens: 340, input_tokens: 300, output_tokens: 40, duration_ms: 7, tool_calls: 1, cost_usd: 0.000123 } },
+        event: { type: 'tool_result', tool_id: 'c1', status: 'success', output: 'alpha' },
+      },
+      {
+        type: 'subagent',
+        timestamp: undefined,
+        parent_tool_id: 'm1',
+        agent: 'codebase_investigator',
+        event: {
+          type: 'result',
+          status: 'success',
+          stats: {
+            total_tokens: 340,
+            input_tokens: 300,
+            output_tokens: 40,
+            duration_ms: 7,
+            tool_calls: 1,
+            cost_usd: 0.000123,
+          },
+        },
       },
     ]);
     const text = capture('text');

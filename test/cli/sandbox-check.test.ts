@@ -12,11 +12,22 @@ import { createRepo, git } from '../support/git-repo.js';
 const CLI = join(process.cwd(), 'dist/cli/index.js');
 const CANARY = 'ghs_sandboxCheckCanary00000000000000001';
 
-function runCli(args: string[], env: Record<string, string | undefined> = {}, asUser?: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  asUser?: number,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const { GEMINI_API_KEY: _k, GOOGLE_API_KEY: _g, GOOGLE_GEMINI_BASE_URL: _b, ...rest } = process.env;
-    const [file, argv] = asUser === undefined ? [process.execPath, [CLI, ...args]] : ['setpriv', [`--reuid=${asUser}`, `--regid=${asUser}`, '--clear-groups', process.execPath, CLI, ...args]];
-    const child = spawn(file, argv, { env: { ...rest, HOME: asUser === undefined ? rest.HOME : '/nonexistent', ...env }, stdio: ['ignore', 'pipe', 'pipe'], cwd: '/tmp' });
+    const [file, argv] =
+      asUser === undefined
+        ? [process.execPath, [CLI, ...args]]
+        : ['setpriv', [`--reuid=${asUser}`, `--regid=${asUser}`, '--clear-groups', process.execPath, CLI, ...args]];
+    const child = spawn(file, argv, {
+      env: { ...rest, HOME: asUser === undefined ? rest.HOME : '/nonexistent', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: '/tmp',
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -58,18 +69,26 @@ describe('agent-action sandbox check', () => {
     const r = await runCli(['sandbox', 'check', '--json'], { GITHUB_TOKEN: CANARY });
     expect(r.stderr).toBe('');
     expect(r.code, r.stdout).toBe(0);
-    const report = JSON.parse(r.stdout) as { usable: boolean; network: boolean; items: Array<{ name: string; ok: boolean; detail: string }> };
+    const report = JSON.parse(r.stdout) as {
+      usable: boolean;
+      network: boolean;
+      items: Array<{ name: string; ok: boolean; detail: string }>;
+    };
     expect(report.items.map((i) => i.name)).toEqual(EXPECTED_ITEMS);
     expect(report.items.filter((i) => !i.ok)).toEqual([]);
     expect(report).toMatchObject({ usable: true, network: false });
-    expect(report.items.find((i) => i.name === 'secrets')?.detail).toBe('none of 2 secret values visible (env, /proc/*/environ)');
+    expect(report.items.find((i) => i.name === 'secrets')?.detail).toBe(
+      'none of 2 secret values visible (env, /proc/*/environ)',
+    );
     expect(r.stdout).not.toContain(CANARY);
   });
 
   it('text: one line per point and the verdict', async () => {
     const r = await runCli(['sandbox', 'check']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^agent-action sandbox check \(network off\)\n {2}ok {4}bubblewrap +\/usr\/bin\/bwrap \d+\.\d+/);
+    expect(r.stdout).toMatch(
+      /^agent-action sandbox check \(network off\)\n {2}ok {4}bubblewrap +\/usr\/bin\/bwrap \d+\.\d+/,
+    );
     expect(r.stdout).toMatch(/ok {4}network off +connecting to a loopback server of the host failed\n/);
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('usable: commands run in the sandbox');
   });
@@ -79,7 +98,9 @@ describe('agent-action sandbox check', () => {
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as { network: boolean; items: Array<{ name: string; detail: string }> };
     expect(report.network).toBe(true);
-    expect(report.items.find((i) => i.name === 'network namespace')?.detail).toBe('shared with the host: the network is allowed');
+    expect(report.items.find((i) => i.name === 'network namespace')?.detail).toBe(
+      'shared with the host: the network is allowed',
+    );
     expect(report.items.some((i) => i.name === 'network off')).toBe(false);
   });
 
@@ -89,7 +110,9 @@ describe('agent-action sandbox check', () => {
     expect(r.stdout).toContain(
       'FAIL  bubblewrap  bubblewrap is not installed (/nonexistent/bwrap not found). To fix: install bubblewrap before this step (`sudo apt-get install -y bubblewrap` on Debian and Ubuntu)',
     );
-    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('not usable: with --sandbox required commands are refused; with auto they run unconfined');
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe(
+      'not usable: with --sandbox required commands are refused; with auto they run unconfined',
+    );
   });
 
   it('a bad flag: exit 42 with the usage', async () => {
@@ -101,14 +124,17 @@ describe('agent-action sandbox check', () => {
 
   // Root is a special case for bwrap (it keeps capabilities unless told otherwise); the runner's
   // user is not root. nobody (65534) exists on Debian and Ubuntu.
-  it.runIf(process.getuid?.() === 0 && existsSync('/usr/bin/setpriv'))('works the same for an unprivileged user', async () => {
-    const r = await runCli(['sandbox', 'check', '--json'], { GITHUB_TOKEN: CANARY }, 65534);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    const report = JSON.parse(r.stdout) as { items: Array<{ name: string; ok: boolean }> };
-    expect(report.items.map((i) => i.name)).toEqual(EXPECTED_ITEMS);
-    expect(report.items.filter((i) => !i.ok)).toEqual([]);
-  });
+  it.runIf(process.getuid?.() === 0 && existsSync('/usr/bin/setpriv'))(
+    'works the same for an unprivileged user',
+    async () => {
+      const r = await runCli(['sandbox', 'check', '--json'], { GITHUB_TOKEN: CANARY }, 65534);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const report = JSON.parse(r.stdout) as { items: Array<{ name: string; ok: boolean }> };
+      expect(report.items.map((i) => i.name)).toEqual(EXPECTED_ITEMS);
+      expect(report.items.filter((i) => !i.ok)).toEqual([]);
+    },
+  );
 });
 
 describe('agent-action -p --sandbox', () => {
@@ -124,10 +150,21 @@ describe('agent-action -p --sandbox', () => {
     git(dir, 'config', 'http.https://github.com/.extraheader', 'AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Y2xp');
     const config = readFileSync(join(dir, '.git/config'), 'utf8');
     fake = await startFakeGemini([
-      reply([call('run_shell_command', { command: "echo '[core]' >> .git/config; echo '  fsmonitor = \"touch /tmp/pwned-cli\"' >> .git/config; cat .git/config" })], { usage: usage(50, 5) }),
+      reply(
+        [
+          call('run_shell_command', {
+            command:
+              "echo '[core]' >> .git/config; echo '  fsmonitor = \"touch /tmp/pwned-cli\"' >> .git/config; cat .git/config",
+          }),
+        ],
+        { usage: usage(50, 5) },
+      ),
       reply([text('done')], { usage: usage(60, 2) }),
     ]);
-    const r = await runCli(['-p', 'harden the repo', '-y', '--sandbox', 'required', '--cwd', dir, '-o', 'json'], { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl });
+    const r = await runCli(['-p', 'harden the repo', '-y', '--sandbox', 'required', '--cwd', dir, '-o', 'json'], {
+      GEMINI_API_KEY: 'test-key',
+      GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(dir, '.git/config'), 'utf8')).toBe(config);
     const toolResult = JSON.stringify(fake.requests[1].body.contents.at(-1));

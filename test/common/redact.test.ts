@@ -21,7 +21,9 @@ const stableB64 = (pad: number) =>
 /** No 10 consecutive characters of the secret's plain, reversed, hex or base64 forms (any alignment) are left in `text`. */
 function expectNoTrace(text: string): void {
   const forms = [SECRET, rev(SECRET), hex(SECRET), hex(SECRET).toUpperCase(), stableB64(0), stableB64(1), stableB64(2)];
-  for (const f of forms) for (let i = 0; i + 10 <= f.length; i++) expect(text, `${f.slice(i, i + 10)} of ${f}`).not.toContain(f.slice(i, i + 10));
+  for (const f of forms)
+    for (let i = 0; i + 10 <= f.length; i++)
+      expect(text, `${f.slice(i, i + 10)} of ${f}`).not.toContain(f.slice(i, i + 10));
 }
 
 describe('redactSecrets', () => {
@@ -32,25 +34,42 @@ describe('redactSecrets', () => {
     ['hex, upper case', `hex ${hex(SECRET).toUpperCase()} end`, 'hex *** end'],
     ['hex of the reversed secret', `hex ${hex(rev(SECRET))} end`, 'hex *** end'],
     ['base64 alone (padding and all)', `b64 ${b64(SECRET)} end`, 'b64 *** end'],
-    ['base64url', `b64 ${Buffer.from(`??${SECRET}>`).toString('base64url')} end`, expect.stringMatching(/^b64 [A-Za-z0-9_-]{0,3}\*\*\*[A-Za-z0-9_-]{0,3} end$/)],
+    [
+      'base64url',
+      `b64 ${Buffer.from(`??${SECRET}>`).toString('base64url')} end`,
+      expect.stringMatching(/^b64 [A-Za-z0-9_-]{0,3}\*\*\*[A-Za-z0-9_-]{0,3} end$/),
+    ],
     ['URL-encoded, every character escaped', `u=${pctAll(SECRET)}&x=1`, 'u=***&x=1'],
-    ['URL-encoded, a few characters escaped', `u=${SECRET.slice(0, 4)}%${SECRET.charCodeAt(4).toString(16).toUpperCase()}${SECRET.slice(5)}&x=1`, 'u=***&x=1'],
-    ['split over lines (fold, base64 -w, xxd -p)', `a ${SECRET.slice(0, 7)}\n${SECRET.slice(7, 15)}\r\n${SECRET.slice(15)} b`, 'a *** b'],
+    [
+      'URL-encoded, a few characters escaped',
+      `u=${SECRET.slice(0, 4)}%${SECRET.charCodeAt(4).toString(16).toUpperCase()}${SECRET.slice(5)}&x=1`,
+      'u=***&x=1',
+    ],
+    [
+      'split over lines (fold, base64 -w, xxd -p)',
+      `a ${SECRET.slice(0, 7)}\n${SECRET.slice(7, 15)}\r\n${SECRET.slice(15)} b`,
+      'a *** b',
+    ],
   ])('%s', (_name, text, expected) => {
     const out = redactSecrets(text, [SECRET]);
     expect(out).toEqual(expected);
     expectNoTrace(out);
   });
 
-  it.each([0, 1, 2, 3, 4, 5])("base64 of a longer text with the secret %i bytes in: every alignment, the secret's characters and their neighbours gone", (pad) => {
-    const before = 'x-access-token:'.slice(0, pad + 9);
-    const encoded = b64(`${before}${SECRET}:trailing`);
-    const out = redactSecrets(`AUTHORIZATION: basic ${encoded}`, [SECRET]);
-    expect(out).toContain('***');
-    expectNoTrace(out);
-    // What is left is what the surrounding bytes alone make: the prefix's characters before the secret's first.
-    expect(out.startsWith(`AUTHORIZATION: basic ${b64(before).slice(0, Math.floor((before.length * 4) / 3))}`)).toBe(true);
-  });
+  it.each([0, 1, 2, 3, 4, 5])(
+    "base64 of a longer text with the secret %i bytes in: every alignment, the secret's characters and their neighbours gone",
+    (pad) => {
+      const before = 'x-access-token:'.slice(0, pad + 9);
+      const encoded = b64(`${before}${SECRET}:trailing`);
+      const out = redactSecrets(`AUTHORIZATION: basic ${encoded}`, [SECRET]);
+      expect(out).toContain('***');
+      expectNoTrace(out);
+      // What is left is what the surrounding bytes alone make: the prefix's characters before the secret's first.
+      expect(out.startsWith(`AUTHORIZATION: basic ${b64(before).slice(0, Math.floor((before.length * 4) / 3))}`)).toBe(
+        true,
+      );
+    },
+  );
 
   it("base64 wrapped at 76 columns (the `base64` command's output) is read through its line breaks", () => {
     const wrapped = (b64(`${'a'.repeat(50)}${SECRET}${'b'.repeat(50)}`).match(/.{1,76}/g) ?? []).join('\n');
@@ -64,11 +83,15 @@ describe('redactSecrets', () => {
 
   it('every secret of the list, each time it appears, and overlapping matches become one mask', () => {
     const other = 'AIzaSyOtherSecret0000';
-    expect(redactSecrets(`${SECRET}${SECRET} ${other} ${rev(other)} ${SECRET}`, [SECRET, other])).toBe('*** *** *** ***');
+    expect(redactSecrets(`${SECRET}${SECRET} ${other} ${rev(other)} ${SECRET}`, [SECRET, other])).toBe(
+      '*** *** *** ***',
+    );
   });
 
   it(`secrets shorter than ${MIN_SECRET_LENGTH} characters are not looked for: a word or a PIN would blank every mention`, () => {
-    expect(redactSecrets('the pin 1234 and the word secret stay', ['1234', 'secret'])).toBe('the pin 1234 and the word secret stay');
+    expect(redactSecrets('the pin 1234 and the word secret stay', ['1234', 'secret'])).toBe(
+      'the pin 1234 and the word secret stay',
+    );
     expect(redactSecrets('an eight chars: abcdefgh', ['abcdefgh'])).toBe('an eight chars: ***');
   });
 

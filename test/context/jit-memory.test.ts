@@ -15,7 +15,13 @@ function repo(files: Record<string, string>): string {
   return dir;
 }
 
-const envFor = (root: string, memoryFor: ToolEnv['memoryFor']): ToolEnv => ({ root, secrets: [], baseEnv: {}, shellTimeoutMs: 10_000, memoryFor });
+const envFor = (root: string, memoryFor: ToolEnv['memoryFor']): ToolEnv => ({
+  root,
+  secrets: [],
+  baseEnv: {},
+  shellTimeoutMs: 10_000,
+  memoryFor,
+});
 const signal = new AbortController().signal;
 
 describe('createJitMemory', () => {
@@ -27,12 +33,17 @@ describe('createJitMemory', () => {
       'pkg/src/b.ts': 'export const b = 2;\n',
     });
     const upfront = await loadMemory({ memoryRoot: root, cwd: root });
-    const env = envFor(root, createJitMemory({ workspaceRoot: root, memoryRoot: root, alreadyLoaded: upfront.sources }));
+    const env = envFor(
+      root,
+      createJitMemory({ workspaceRoot: root, memoryRoot: root, alreadyLoaded: upfront.sources }),
+    );
 
     const first = await (await readFileTool.prepare({ file_path: 'pkg/src/a.ts' }, env)).run({ signal });
     expect(first.error).toBeUndefined();
     expect(first.forModel).toContain('export const a = 1;');
-    expect(first.forModel).toContain('--- Context from: pkg/GEMINI.md ---\npkg memory: run `npm test -w pkg`\n--- End of context from: pkg/GEMINI.md ---');
+    expect(first.forModel).toContain(
+      '--- Context from: pkg/GEMINI.md ---\npkg memory: run `npm test -w pkg`\n--- End of context from: pkg/GEMINI.md ---',
+    );
     expect(first.forModel).not.toContain('root memory'); // already in the system prompt
 
     const again = await (await readFileTool.prepare({ file_path: 'pkg/src/b.ts' }, env)).run({ signal });
@@ -74,7 +85,12 @@ describe('createJitMemory', () => {
     const ws = repo({ 'x/y.txt': '' });
     symlinkSync(join(outside, 'secret'), join(ws, 'x/GEMINI.md'));
     const warnings: string[] = [];
-    const jit = createJitMemory({ workspaceRoot: ws, memoryRoot: ws, alreadyLoaded: [], onWarning: (w) => warnings.push(w) });
+    const jit = createJitMemory({
+      workspaceRoot: ws,
+      memoryRoot: ws,
+      alreadyLoaded: [],
+      onWarning: (w) => warnings.push(w),
+    });
     const out = await jit(join(ws, 'x'));
     expect(out).toBe('[project memory: x/GEMINI.md leads outside the repository (symlink); not loaded]');
     expect(warnings).toEqual(['x/GEMINI.md leads outside the repository (symlink); not loaded']);

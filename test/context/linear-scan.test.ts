@@ -5,7 +5,17 @@
  * worked out by hand.
  */
 import { describe, expect, it } from 'vitest';
-import { createBracketCloseTable, createNextTable, createWorkMeter, isAsciiLetter, isLineEnd, isSpace, isWordChar, matchesAt, Pieces } from '../../src/context/linear-scan.js';
+import {
+  createBracketCloseTable,
+  createNextTable,
+  createWorkMeter,
+  isAsciiLetter,
+  isLineEnd,
+  isSpace,
+  isWordChar,
+  matchesAt,
+  Pieces,
+} from '../../src/context/linear-scan.js';
 
 /** The code units where `test` and the regex class disagree (none, when they agree). */
 function disagreements(test: (c: number) => boolean, re: RegExp): string[] {

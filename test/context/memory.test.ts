@@ -39,9 +39,18 @@ describe('loadMemory: discovery', () => {
     const root = join(outer, 'ws');
     mkdirSync(root);
     git(root, 'init', '-q', '-b', 'main');
-    writeFiles(root, { 'GEMINI.md': 'repo\n', 'sub/nested/GEMINI.md': 'nested repo root\n', 'sub/nested/deep/GEMINI.md': 'deep\n', 'sub/GEMINI.md': 'sub\n' });
+    writeFiles(root, {
+      'GEMINI.md': 'repo\n',
+      'sub/nested/GEMINI.md': 'nested repo root\n',
+      'sub/nested/deep/GEMINI.md': 'deep\n',
+      'sub/GEMINI.md': 'sub\n',
+    });
     git(join(root, 'sub/nested'), 'init', '-q', '-b', 'main');
-    const m = await loadMemory({ memoryRoot: root, cwd: join(root, 'sub/nested/deep'), globalFile: join(outer, 'home/GEMINI.md') });
+    const m = await loadMemory({
+      memoryRoot: root,
+      cwd: join(root, 'sub/nested/deep'),
+      globalFile: join(outer, 'home/GEMINI.md'),
+    });
     // The nearest .git is sub/nested: files above it (repo, sub) are not this directory's project.
     expect(m.sources).toEqual(['global:GEMINI.md', 'sub/nested/GEMINI.md', 'sub/nested/deep/GEMINI.md']);
     expect(m.text).not.toContain('outer: above the repo');
@@ -61,7 +70,12 @@ describe('loadMemory: discovery', () => {
   });
 
   it('uses every configured file name, per directory in list order', async () => {
-    const root = repo({ 'AGENTS.md': 'agents\n', 'CLAUDE.md': 'claude\n', 'GEMINI.md': 'gemini\n', 'a/CLAUDE.md': 'a claude\n' });
+    const root = repo({
+      'AGENTS.md': 'agents\n',
+      'CLAUDE.md': 'claude\n',
+      'GEMINI.md': 'gemini\n',
+      'a/CLAUDE.md': 'a claude\n',
+    });
     const m = await loadMemory({ memoryRoot: root, cwd: join(root, 'a'), fileNames: ['AGENTS.md', 'CLAUDE.md'] });
     expect(m.sources).toEqual(['AGENTS.md', 'CLAUDE.md', 'a/CLAUDE.md']);
     expect(m.text).not.toContain('gemini');
@@ -79,7 +93,12 @@ describe('readContextSettings', () => {
   it.each([
     ['a string', '{"context":{"fileName":"AGENTS.md"}}', ['AGENTS.md'], []],
     ['a list', '{"context":{"fileName":["AGENTS.md","CLAUDE.md"]}}', ['AGENTS.md', 'CLAUDE.md'], []],
-    ['comments and trailing commas', '{\n// which files\n"context": {"fileName": ["CLAUDE.md",], /* x */},\n}', ['CLAUDE.md'], []],
+    [
+      'comments and trailing commas',
+      '{\n// which files\n"context": {"fileName": ["CLAUDE.md",], /* x */},\n}',
+      ['CLAUDE.md'],
+      [],
+    ],
     ['no context key', '{"model":{"name":"x"}}', undefined, []],
   ])('%s', async (_name, json, fileNames, warnings) => {
     const root = makeTempDir('ctx-set-');
@@ -111,7 +130,8 @@ describe('readContextSettings', () => {
 describe('loadMemory: imports', () => {
   it('expands relative imports in place, marked, but not inside code', async () => {
     const root = repo({
-      'GEMINI.md': 'Start\n@docs/style.md\nSee `@docs/not-an-import.md` and ask @alice.\n```\n@docs/fenced.md\n```\nInstall @types/node first.\nEnd\n',
+      'GEMINI.md':
+        'Start\n@docs/style.md\nSee `@docs/not-an-import.md` and ask @alice.\n```\n@docs/fenced.md\n```\nInstall @types/node first.\nEnd\n',
       'docs/style.md': 'Style: tabs.\n@./more/extra.md\n',
       'docs/more/extra.md': 'Extra rule.\n',
     });
@@ -149,11 +169,31 @@ describe('loadMemory: imports', () => {
   });
 
   it.each([
-    ['self import', { 'GEMINI.md': 'x\n@GEMINI.md\n' }, /GEMINI\.md: import @GEMINI\.md skipped: import cycle \(GEMINI\.md -> GEMINI\.md\)/],
-    ['a cycle', { 'GEMINI.md': 'x\n@a.md\n', 'a.md': 'A\n@b.md\n', 'b.md': 'B\n@a.md\n' }, /b\.md: import @a\.md skipped: import cycle \(GEMINI\.md -> a\.md -> b\.md -> a\.md\)/],
-    ['a missing file', { 'GEMINI.md': 'x\n@docs/gone.md\n' }, /GEMINI\.md: import @docs\/gone\.md skipped: does not exist/],
-    ['../../../etc/passwd', { 'GEMINI.md': 'x\n@../../../etc/passwd\n' }, /GEMINI\.md: import @\.\.\/\.\.\/\.\.\/etc\/passwd skipped: is outside the repository/],
-    ['an absolute path (taken from the repo root)', { 'GEMINI.md': 'x\n@/etc/passwd\n' }, /import @\/etc\/passwd skipped: does not exist/],
+    [
+      'self import',
+      { 'GEMINI.md': 'x\n@GEMINI.md\n' },
+      /GEMINI\.md: import @GEMINI\.md skipped: import cycle \(GEMINI\.md -> GEMINI\.md\)/,
+    ],
+    [
+      'a cycle',
+      { 'GEMINI.md': 'x\n@a.md\n', 'a.md': 'A\n@b.md\n', 'b.md': 'B\n@a.md\n' },
+      /b\.md: import @a\.md skipped: import cycle \(GEMINI\.md -> a\.md -> b\.md -> a\.md\)/,
+    ],
+    [
+      'a missing file',
+      { 'GEMINI.md': 'x\n@docs/gone.md\n' },
+      /GEMINI\.md: import @docs\/gone\.md skipped: does not exist/,
+    ],
+    [
+      '../../../etc/passwd',
+      { 'GEMINI.md': 'x\n@../../../etc/passwd\n' },
+      /GEMINI\.md: import @\.\.\/\.\.\/\.\.\/etc\/passwd skipped: is outside the repository/,
+    ],
+    [
+      'an absolute path (taken from the repo root)',
+      { 'GEMINI.md': 'x\n@/etc/passwd\n' },
+      /import @\/etc\/passwd skipped: does not exist/,
+    ],
   ])('%s: loaded as far as safe, with a warning naming the file', async (_n, files, warning) => {
     const root = repo(files);
     const m = await loadMemory({ memoryRoot: root, cwd: root });
@@ -173,7 +213,10 @@ describe('loadMemory: imports', () => {
     symlinkSync(join(outside, 'secret.md'), join(root, 'sub/GEMINI.md'));
     const m = await loadMemory({ memoryRoot: root, cwd: join(root, 'sub') });
     expect(m.text).not.toContain('TOP SECRET');
-    expect(m.warnings).toEqual(['GEMINI.md: import @docs/link.md skipped: leads outside the repository (symlink)', 'sub/GEMINI.md leads outside the repository (symlink); not loaded']);
+    expect(m.warnings).toEqual([
+      'GEMINI.md: import @docs/link.md skipped: leads outside the repository (symlink)',
+      'sub/GEMINI.md leads outside the repository (symlink); not loaded',
+    ]);
   });
 });
 
@@ -208,7 +251,11 @@ describe('loadMemory: bad files and caps', () => {
   });
 
   it('the total cap names the files left out', async () => {
-    const root = repo({ 'GEMINI.md': 'a'.repeat(900) + '\n', 'x/GEMINI.md': 'b'.repeat(900) + '\n', 'x/y/GEMINI.md': 'c\n' });
+    const root = repo({
+      'GEMINI.md': 'a'.repeat(900) + '\n',
+      'x/GEMINI.md': 'b'.repeat(900) + '\n',
+      'x/y/GEMINI.md': 'c\n',
+    });
     const m = await loadMemory({ memoryRoot: root, cwd: join(root, 'x/y'), maxBytes: 1200 });
     expect(m.sources).toEqual(['GEMINI.md', 'x/GEMINI.md']);
     expect(Buffer.byteLength(m.text)).toBeLessThanOrEqual(1200 + 200);

@@ -9,9 +9,23 @@ describe('parseLoopSettings', () => {
     expect(
       parseLoopSettings({
         model: { skipNextSpeakerCheck: true },
-        agents: { overrides: { codebase_investigator: { enabled: false, modelConfig: { model: ' gemini-2.5-pro ' }, runConfig: { maxTurns: 20, maxTimeMinutes: 5 } } } },
+        agents: {
+          overrides: {
+            codebase_investigator: {
+              enabled: false,
+              modelConfig: { model: ' gemini-2.5-pro ' },
+              runConfig: { maxTurns: 20, maxTimeMinutes: 5 },
+            },
+          },
+        },
       }),
-    ).toEqual({ skipNextSpeakerCheck: true, agentOverrides: { codebase_investigator: { enabled: false, model: 'gemini-2.5-pro', maxTurns: 20, maxTimeMinutes: 5 } }, warnings: [] });
+    ).toEqual({
+      skipNextSpeakerCheck: true,
+      agentOverrides: {
+        codebase_investigator: { enabled: false, model: 'gemini-2.5-pro', maxTurns: 20, maxTimeMinutes: 5 },
+      },
+      warnings: [],
+    });
   });
 
   it.each([
@@ -20,13 +34,33 @@ describe('parseLoopSettings', () => {
     [
       'a string for the check',
       { model: { skipNextSpeakerCheck: 'yes' } },
-      { agentOverrides: {}, warnings: ['.gemini/settings.json model.skipNextSpeakerCheck: expected true or false, got "yes"; ignored'] },
+      {
+        agentOverrides: {},
+        warnings: ['.gemini/settings.json model.skipNextSpeakerCheck: expected true or false, got "yes"; ignored'],
+      },
     ],
-    ['overrides not an object', { agents: { overrides: [] } }, { agentOverrides: {}, warnings: ['.gemini/settings.json agents.overrides: expected an object of agent names; ignored'] }],
-    ['one override not an object', { agents: { overrides: { a: 3 } } }, { agentOverrides: {}, warnings: ['.gemini/settings.json agents.overrides.a: expected an object; ignored'] }],
+    [
+      'overrides not an object',
+      { agents: { overrides: [] } },
+      {
+        agentOverrides: {},
+        warnings: ['.gemini/settings.json agents.overrides: expected an object of agent names; ignored'],
+      },
+    ],
+    [
+      'one override not an object',
+      { agents: { overrides: { a: 3 } } },
+      { agentOverrides: {}, warnings: ['.gemini/settings.json agents.overrides.a: expected an object; ignored'] },
+    ],
     [
       'bad fields, each named',
-      { agents: { overrides: { a: { enabled: 'no', modelConfig: { model: '' }, runConfig: { maxTurns: 0, maxTimeMinutes: 2.5 } } } } },
+      {
+        agents: {
+          overrides: {
+            a: { enabled: 'no', modelConfig: { model: '' }, runConfig: { maxTurns: 0, maxTimeMinutes: 2.5 } },
+          },
+        },
+      },
       {
         agentOverrides: { a: {} },
         warnings: [
@@ -47,9 +81,16 @@ describe('readLoopSettings', () => {
     const root = makeTempDir('settings-');
     expect(await readLoopSettings(root)).toEqual({ agentOverrides: {}, warnings: [] });
     mkdirSync(join(root, '.gemini'));
-    writeFileSync(join(root, '.gemini/settings.json'), '{\n  // off in this repository\n  "model": { "skipNextSpeakerCheck": true, },\n}\n');
+    writeFileSync(
+      join(root, '.gemini/settings.json'),
+      '{\n  // off in this repository\n  "model": { "skipNextSpeakerCheck": true, },\n}\n',
+    );
     expect(await readLoopSettings(root)).toEqual({ skipNextSpeakerCheck: true, agentOverrides: {}, warnings: [] });
     writeFileSync(join(root, '.gemini/settings.json'), '{ nope');
-    expect((await readLoopSettings(root)).warnings).toEqual([expect.stringMatching(/^\.gemini\/settings\.json: not valid JSON \(.+\); the loop and agent settings are left at their defaults$/)]);
+    expect((await readLoopSettings(root)).warnings).toEqual([
+      expect.stringMatching(
+        /^\.gemini\/settings\.json: not valid JSON \(.+\); the loop and agent settings are left at their defaults$/,
+      ),
+    ]);
   });
 });

@@ -8,7 +8,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createWorkMeter } from '../../src/context/linear-scan.js';
-import { fenceUntrusted, MAX_UNTRUSTED_CHARS, neutralizeFences, sanitizeUntrusted } from '../../src/context/untrusted.js';
+import {
+  fenceUntrusted,
+  MAX_UNTRUSTED_CHARS,
+  neutralizeFences,
+  sanitizeUntrusted,
+} from '../../src/context/untrusted.js';
 
 /** Steps per input character the scanners may take; measured at 25-31 on these inputs. */
 const STEPS_PER_CHAR = 40;
@@ -47,7 +52,10 @@ const HTML_PATHOLOGICAL: Array<[string, string]> = [
   ['an unterminated quoted attribute', `<p title="${fill('<b ', K64)}`],
   ['attributes without end', `<p ${fill('a=1 ', K64)}`],
   ['nested hidden elements never closed', fill('<div hidden><b>', K64)],
-  ['end tags that match nothing inside a hidden element', `<div hidden>${'<b>'.repeat(K64 / 8)}${fill('</i>', K64 / 2)}`],
+  [
+    'end tags that match nothing inside a hidden element',
+    `<div hidden>${'<b>'.repeat(K64 / 8)}${fill('</i>', K64 / 2)}`,
+  ],
   ['near-miss end tags in a script', `<script>${fill('</scrip', K64)}`],
   ['near-miss end tags in a textarea', `<textarea>${fill('</textare', K64)}`],
   ['CDATA openers in svg', `<svg>${fill('<![CDATA[', K64)}`],
@@ -72,7 +80,33 @@ describe('sanitizeUntrusted does linear work', () => {
   });
 
   it('on any text over the characters markdown and HTML care about', () => {
-    const alphabet = fc.constantFrom('!', '[', ']', '(', ')', '<', '>', '/', '"', "'", ' ', '\n', '\\', '`', '~', 'a', 'img', 'details', 'hidden', 'href=', 'src=', ':', '-', '<!--', '-->');
+    const alphabet = fc.constantFrom(
+      '!',
+      '[',
+      ']',
+      '(',
+      ')',
+      '<',
+      '>',
+      '/',
+      '"',
+      "'",
+      ' ',
+      '\n',
+      '\\',
+      '`',
+      '~',
+      'a',
+      'img',
+      'details',
+      'hidden',
+      'href=',
+      'src=',
+      ':',
+      '-',
+      '<!--',
+      '-->',
+    );
     fc.assert(
       fc.property(fc.array(alphabet, { minLength: 100, maxLength: 3000, size: 'max' }), (parts) => {
         const input = parts.join('');
@@ -89,7 +123,9 @@ describe('sanitizeUntrusted does linear work', () => {
     const meter = createWorkMeter();
     expect(neutralizeFences(input, meter)).toBe(`(untrusted`);
     expect(meter.steps).toBeLessThanOrEqual(4 * input.length);
-    expect(fenceUntrusted('body', `x${'\n'.repeat(N)}y\n\n`, 'abcdef')).toBe(`<untrusted-body-abcdef>\nx${'\n'.repeat(N)}y\n</untrusted-body-abcdef>`);
+    expect(fenceUntrusted('body', `x${'\n'.repeat(N)}y\n\n`, 'abcdef')).toBe(
+      `<untrusted-body-abcdef>\nx${'\n'.repeat(N)}y\n</untrusted-body-abcdef>`,
+    );
   });
 
   it('caps its input: text past the limit is cut before any work, with a note', () => {

@@ -6,11 +6,31 @@
 import { describe, expect, it } from 'vitest';
 import { createWorkMeter } from '../../src/context/linear-scan.js';
 import { splitLines } from '../../src/context/untrusted-markdown.js';
-import { cutRaw, fenceUntrusted, markInvisible, neutralizeFences, sanitizeUntrusted } from '../../src/context/untrusted.js';
+import {
+  cutRaw,
+  fenceUntrusted,
+  markInvisible,
+  neutralizeFences,
+  sanitizeUntrusted,
+} from '../../src/context/untrusted.js';
 
 describe('hidden HTML elements go, with their content', () => {
   it.each<[string, string]>([
-    ...['script', 'style', 'template', 'noscript', 'iframe', 'object', 'svg', 'math', 'title', 'datalist', 'noembed', 'noframes', 'rp'].map((tag): [string, string] => [`a<${tag}>x</${tag}>b`, 'ab']),
+    ...[
+      'script',
+      'style',
+      'template',
+      'noscript',
+      'iframe',
+      'object',
+      'svg',
+      'math',
+      'title',
+      'datalist',
+      'noembed',
+      'noframes',
+      'rp',
+    ].map((tag): [string, string] => [`a<${tag}>x</${tag}>b`, 'ab']),
     // A void element holds nothing: what follows it is on the page (its end tag means nothing).
     ['a<embed>x</embed>b', 'ax</embed>b'],
     ['a<dialog>x</dialog>b', 'ab'],
@@ -116,9 +136,12 @@ describe('images: alt text and titles go, the address stays', () => {
     expect(sanitizeUntrusted(input)).toBe(out);
   });
 
-  it.each(['![a](u "t" x)', '![a](u', '![a]u', '![a] [r]', '![a][r', '<img src=u'])('not an image on GitHub, so kept as written: %j', (input) => {
-    expect(sanitizeUntrusted(input)).toBe(input);
-  });
+  it.each(['![a](u "t" x)', '![a](u', '![a]u', '![a] [r]', '![a][r', '<img src=u'])(
+    'not an image on GitHub, so kept as written: %j',
+    (input) => {
+      expect(sanitizeUntrusted(input)).toBe(input);
+    },
+  );
 
   it('a tag that only starts like img loses its attributes like any other', () => {
     expect(sanitizeUntrusted('<imgx src=u>')).toBe('<imgx>');
@@ -195,7 +218,10 @@ describe('code fences: shown literally, so kept literally', () => {
     // Four spaces or a tab: not a fence on GitHub, so what follows is rendered (and hidden).
     ['    ```\n<p hidden>secret</p>\n', '    ```\n\n'],
     ['\t```\n<p hidden>secret</p>\n', '\t```\n\n'],
-    ['```\ncode\n    ```\n<p hidden>still code</p>\n```\n<p hidden>y</p>', '```\ncode\n    ```\n<p hidden>still code</p>\n```\n'],
+    [
+      '```\ncode\n    ```\n<p hidden>still code</p>\n```\n<p hidden>y</p>',
+      '```\ncode\n    ```\n<p hidden>still code</p>\n```\n',
+    ],
   ])('%j -> %j', (input, out) => {
     expect(sanitizeUntrusted(input)).toBe(out);
   });
@@ -227,7 +253,9 @@ describe('comments, blank lines, line ends and the size cap', () => {
   });
 
   it('shows every invisible character in code, by its code point', () => {
-    expect(markInvisible('a\u00ADb\u200Bc\uFEFF\u{E0041}\u2064\u2060')).toBe('a[U+00AD]b[U+200B]c[U+FEFF][U+E0041][U+2064][U+2060]');
+    expect(markInvisible('a\u00ADb\u200Bc\uFEFF\u{E0041}\u2064\u2060')).toBe(
+      'a[U+00AD]b[U+200B]c[U+FEFF][U+E0041][U+2064][U+2060]',
+    );
   });
 });
 
@@ -259,7 +287,9 @@ describe('fences the model is given', () => {
   });
 
   it.each(['a-', '-a', 'a--b', 'A', 'a_b'])('refuses the label %j', (label) => {
-    expect(() => fenceUntrusted(label, 'x', 'abcdef')).toThrow(`fence label ${JSON.stringify(label)} must be lowercase words joined by '-'`);
+    expect(() => fenceUntrusted(label, 'x', 'abcdef')).toThrow(
+      `fence label ${JSON.stringify(label)} must be lowercase words joined by '-'`,
+    );
   });
 
   it.each(['abcde', 'ABCDEF', 'abc-def', 'abcdef\n'])('refuses the nonce %j', (nonce) => {

@@ -46,8 +46,13 @@ async function startAgent(script: FakeReply[], onBatchSettled: NonNullable<Agent
 
 describe('a failed save', () => {
   it('ends the run before the model is asked again, so no later call runs', async () => {
-    const { ws, agent } = await startAgent([reply([call('read_file', { file_path: 'a.txt' })]), reply([call('write_file', { file_path: 'c.txt', content: 'c\n' })]), reply([text('Done.')])], () =>
-      Promise.reject(new Error('the disk is full')),
+    const { ws, agent } = await startAgent(
+      [
+        reply([call('read_file', { file_path: 'a.txt' })]),
+        reply([call('write_file', { file_path: 'c.txt', content: 'c\n' })]),
+        reply([text('Done.')]),
+      ],
+      () => Promise.reject(new Error('the disk is full')),
     );
     const { outcome } = await agent.start('read a, write c', () => undefined);
     expect(outcome).toMatchObject({ status: 'error', error: { message: 'the loop failed: the disk is full' } });
@@ -64,8 +69,13 @@ describe("a batch's save and the next request", () => {
     diagnostics.subscribe('undici:request:create', onRequest);
     try {
       let recorder: SessionRecorder | undefined;
-      const { ws, agent } = await startAgent([reply([call('read_file', { file_path: 'a.txt' })]), reply([call('read_file', { file_path: 'b.txt' })]), reply([text('Done.')])], (s) =>
-        recorder!.save(s, 'running'),
+      const { ws, agent } = await startAgent(
+        [
+          reply([call('read_file', { file_path: 'a.txt' })]),
+          reply([call('read_file', { file_path: 'b.txt' })]),
+          reply([text('Done.')]),
+        ],
+        (s) => recorder!.save(s, 'running'),
       );
       // The store the recorder writes through: each write logged as it starts.
       const files = createFileStore({ dir: join(ws, 'sessions') });

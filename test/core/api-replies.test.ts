@@ -1,6 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runLoop } from '../../src/core/loop.js';
-import { call, malformedCall, recorded, reply, startFakeGemini, text, thought, usage, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
+import {
+  call,
+  malformedCall,
+  recorded,
+  reply,
+  startFakeGemini,
+  text,
+  thought,
+  usage,
+  type FakeGemini,
+  type FakeReply,
+} from '../support/fake-gemini.js';
 import { fakeScheduler, makeDeps, newState, recorder, userText } from './helpers.js';
 
 // The loop against replies shaped the way the API sends them, real recorded ones among them
@@ -26,10 +37,24 @@ describe('usage', () => {
   it('usage counts a MALFORMED_FUNCTION_CALL stream at its last chunk: 24,832 tokens, not 24,902', async () => {
     // Recorded: the malformed stream's first chunk says 12,352 and its last 12,282; the retry's
     // last says 12,550. The API counted 12,282 + 12,550.
-    const { outcome, state, rec, fake, deps } = await run([recorded('context-compress-interactive.compress.responses', 0), recorded('context-compress-interactive.compress.responses', 1)]);
+    const { outcome, state, rec, fake, deps } = await run([
+      recorded('context-compress-interactive.compress.responses', 0),
+      recorded('context-compress-interactive.compress.responses', 1),
+    ]);
     expect(outcome.status).toBe('success');
-    expect(state.usage).toEqual({ inputTokens: 24_564, outputTokens: 224, cachedTokens: 11_883, thoughtTokens: 44, totalTokens: 24_832 });
-    expect(state.models['gemini-2.5-pro']).toEqual({ inputTokens: 24_564, outputTokens: 224, totalTokens: 24_832, requests: 2 });
+    expect(state.usage).toEqual({
+      inputTokens: 24_564,
+      outputTokens: 224,
+      cachedTokens: 11_883,
+      thoughtTokens: 44,
+      totalTokens: 24_832,
+    });
+    expect(state.models['gemini-2.5-pro']).toEqual({
+      inputTokens: 24_564,
+      outputTokens: 224,
+      totalTokens: 24_832,
+      requests: 2,
+    });
     expect(rec.of('result')[0].stats.totalTokens).toBe(24_832);
     // Gemini CLI retries a malformed call after 1 s, asking the same thing again.
     expect(rec.of('retry').map((r) => [r.reason, r.waitMs])).toEqual([['invalid_output', 1_000]]);
@@ -45,7 +70,10 @@ describe('usage', () => {
   });
 
   it('an unusable reply that was never used still counts: the retries of empty replies are billed', async () => {
-    const { state, outcome } = await run([reply([], { usage: usage(300, 0) }), reply([text('Here.')], { usage: usage(320, 4) })]);
+    const { state, outcome } = await run([
+      reply([], { usage: usage(300, 0) }),
+      reply([text('Here.')], { usage: usage(320, 4) }),
+    ]);
     expect(outcome).toEqual({ status: 'success', finalText: 'Here.' });
     expect(state.usage.totalTokens).toBe(624);
     expect(state.models['gemini-2.5-pro'].requests).toBe(2);
@@ -65,7 +93,11 @@ describe('empty replies', () => {
   });
 
   it('thoughts with no answer are retried with their own nudge, even after tool results', async () => {
-    const { outcome, fake } = await run([reply([call('read_file', { file_path: 'a.ts' })]), reply([thought('Now I know.')]), reply([text('a.ts is fine.')])]);
+    const { outcome, fake } = await run([
+      reply([call('read_file', { file_path: 'a.ts' })]),
+      reply([thought('Now I know.')]),
+      reply([text('a.ts is fine.')]),
+    ]);
     expect(outcome).toEqual({ status: 'success', finalText: 'a.ts is fine.' });
     expect(fake.requests).toHaveLength(3);
     expect(fake.requests[2].body.systemInstruction?.parts[0].text).toBe(
@@ -74,7 +106,10 @@ describe('empty replies', () => {
   });
 
   it('an empty answer to tool results ends the run (recorded: content with no parts), and no empty turn joins the history', async () => {
-    const { outcome, fake, state, rec } = await run([recorded('hooks-system.allow-tool.responses', 0), recorded('hooks-system.allow-tool.responses', 1)], 'Create approved.txt');
+    const { outcome, fake, state, rec } = await run(
+      [recorded('hooks-system.allow-tool.responses', 0), recorded('hooks-system.allow-tool.responses', 1)],
+      'Create approved.txt',
+    );
     expect(outcome).toEqual({ status: 'success', finalText: '' });
     expect(fake.requests).toHaveLength(2);
     expect(rec.of('retry')).toEqual([]);
@@ -95,12 +130,21 @@ describe('empty replies', () => {
 
 describe('function calls without ids', () => {
   it('two calls to one tool get ids of ours, and their responses go back without ids, in the order asked', async () => {
-    const { sched, fake, state } = await run([reply([call('read_file', { file_path: 'a.ts' }), call('read_file', { file_path: 'b.ts' })]), reply([text('Both read.')])]);
+    const { sched, fake, state } = await run([
+      reply([call('read_file', { file_path: 'a.ts' }), call('read_file', { file_path: 'b.ts' })]),
+      reply([text('Both read.')]),
+    ]);
     expect(sched.runs[0].calls.map((c) => c.id)).toEqual(['call-1-0', 'call-1-1']);
     const [, model, results] = fake.requests[1].body.contents;
     expect(model).toEqual({
       role: 'model',
-      parts: [{ functionCall: { name: 'read_file', args: { file_path: 'a.ts' } }, thoughtSignature: 'fake-signature/read_file' }, { functionCall: { name: 'read_file', args: { file_path: 'b.ts' } } }],
+      parts: [
+        {
+          functionCall: { name: 'read_file', args: { file_path: 'a.ts' } },
+          thoughtSignature: 'fake-signature/read_file',
+        },
+        { functionCall: { name: 'read_file', args: { file_path: 'b.ts' } } },
+      ],
     });
     expect(results.parts).toEqual([
       { functionResponse: { name: 'read_file', response: { output: 'ran read_file' } } },
@@ -110,20 +154,35 @@ describe('function calls without ids', () => {
   });
 
   it('ids stay unique across turns', async () => {
-    const { sched } = await run([reply([call('read_file', { file_path: 'a.ts' })]), reply([text('Next. '), call('read_file', { file_path: 'b.ts' })]), reply([text('Done.')])]);
+    const { sched } = await run([
+      reply([call('read_file', { file_path: 'a.ts' })]),
+      reply([text('Next. '), call('read_file', { file_path: 'b.ts' })]),
+      reply([text('Done.')]),
+    ]);
     expect(sched.runs.map((r) => r.calls.map((c) => c.id))).toEqual([['call-1-0'], ['call-2-1']]);
   });
 
   it("a recorded call goes back exactly as it came: no id, the signature verbatim, the stream's empty last text part dropped", async () => {
     const first = recorded('policy-headless-readonly.responses', 0);
-    const { outcome, fake, state, sched } = await run([first, recorded('policy-headless-readonly.responses', 1)], 'What language is test.txt in?');
+    const { outcome, fake, state, sched } = await run(
+      [first, recorded('policy-headless-readonly.responses', 1)],
+      'What language is test.txt in?',
+    );
     expect(outcome).toEqual({ status: 'success', finalText: 'The language of the file is Latin.' });
     const sent = first.kind === 'chunks' ? first.chunks[2].candidates?.[0].content?.parts?.[0] : undefined;
     expect(sent?.thoughtSignature).toMatch(/^EvkCCvYCAb4/);
-    expect(fake.requests[1].body.contents[1]).toEqual({ role: 'model', parts: [{ text: 'I will read the content of the file to identify its language.\n' }, sent] });
+    expect(fake.requests[1].body.contents[1]).toEqual({
+      role: 'model',
+      parts: [{ text: 'I will read the content of the file to identify its language.\n' }, sent],
+    });
     expect(sched.runs[0].calls).toEqual([{ id: 'call-1-1', name: 'read_file', args: { file_path: 'test.txt' } }]);
-    expect(fake.requests[1].body.contents[2].parts).toEqual([{ functionResponse: { name: 'read_file', response: { output: 'ran read_file' } } }]);
+    expect(fake.requests[1].body.contents[2].parts).toEqual([
+      { functionResponse: { name: 'read_file', response: { output: 'ran read_file' } } },
+    ]);
     // The answer's empty text part carries a signature: it stays.
-    expect(state.history.at(-1)?.parts).toEqual([{ text: 'The language of the file is Latin.' }, { text: '', thoughtSignature: expect.stringMatching(/^EnIKcAG\+Pvb7/) }]);
+    expect(state.history.at(-1)?.parts).toEqual([
+      { text: 'The language of the file is Latin.' },
+      { text: '', thoughtSignature: expect.stringMatching(/^EnIKcAG\+Pvb7/) },
+    ]);
   });
 });

@@ -13,8 +13,10 @@ afterEach(async () => {
 });
 
 const big = (n: number) => 'x'.repeat(n);
-const SNAP1 = '<state_snapshot><overall_goal>fix the bug</overall_goal><files_touched>a.ts</files_touched></state_snapshot>';
-const SNAP2 = '<state_snapshot><overall_goal>fix the bug</overall_goal><files_touched>a.ts\nb.ts</files_touched></state_snapshot>';
+const SNAP1 =
+  '<state_snapshot><overall_goal>fix the bug</overall_goal><files_touched>a.ts</files_touched></state_snapshot>';
+const SNAP2 =
+  '<state_snapshot><overall_goal>fix the bug</overall_goal><files_touched>a.ts\nb.ts</files_touched></state_snapshot>';
 
 describe('compression through the loop', () => {
   it('summarises older history with the model (no tools) once the prompt passes half the window, keeping the newest turns', async () => {
@@ -27,7 +29,11 @@ describe('compression through the loop', () => {
     const sched = fakeScheduler();
     const rec = recorder();
     const state = newState();
-    const outcome = await runLoop({ state, input: userText(`task: ${big(2000)}`) }, makeDeps(fake, sched.scheduler, { contextWindow: 1000 }), rec.emit);
+    const outcome = await runLoop(
+      { state, input: userText(`task: ${big(2000)}`) },
+      makeDeps(fake, sched.scheduler, { contextWindow: 1000 }),
+      rec.emit,
+    );
     expect(outcome).toEqual({ status: 'success', finalText: 'done' });
 
     const summarise = fake.requests[2].body;
@@ -40,8 +46,18 @@ describe('compression through the loop', () => {
     expect(next[0]).toEqual({ role: 'user', parts: [{ text: `${SNAPSHOT_PREFIX}\n\n${SNAP1}` }] });
     expect(JSON.stringify(next)).not.toContain(big(2000)); // the big old turn is gone
     // The newest turns are kept verbatim, with each call still next to its response.
-    expect(next.at(-2)).toEqual({ role: 'model', parts: [{ functionCall: { name: 'read_file', args: { file_path: 'b.ts' } }, thoughtSignature: 'fake-signature/read_file' }] });
-    expect(next.at(-1)?.parts).toEqual([{ functionResponse: { name: 'read_file', response: { output: 'ran read_file' } } }]);
+    expect(next.at(-2)).toEqual({
+      role: 'model',
+      parts: [
+        {
+          functionCall: { name: 'read_file', args: { file_path: 'b.ts' } },
+          thoughtSignature: 'fake-signature/read_file',
+        },
+      ],
+    });
+    expect(next.at(-1)?.parts).toEqual([
+      { functionResponse: { name: 'read_file', response: { output: 'ran read_file' } } },
+    ]);
     expect(next.map((c) => c.role)).toEqual(alternating(next.length));
     expect(rec.of('compressed')).toHaveLength(1);
     expect(rec.of('compressed')[0].beforeTokens).toBe(600);
@@ -55,7 +71,10 @@ describe('compression through the loop', () => {
   });
 
   it('a later compression receives the earlier snapshot to merge', async () => {
-    fake = await startFakeGemini([reply([text(SNAP2)], { usage: usage(300, 40) }), reply([text('ok')], { usage: usage(100, 5) })]);
+    fake = await startFakeGemini([
+      reply([text(SNAP2)], { usage: usage(300, 40) }),
+      reply([text('ok')], { usage: usage(100, 5) }),
+    ]);
     const state = newState();
     state.snapshot = SNAP1;
     state.history = [
@@ -66,7 +85,11 @@ describe('compression through the loop', () => {
     ];
     state.lastPromptTokens = 900;
     const rec = recorder();
-    await runLoop({ state, input: userText('next step') }, makeDeps(fake, fakeScheduler().scheduler, { contextWindow: 1000 }), rec.emit);
+    await runLoop(
+      { state, input: userText('next step') },
+      makeDeps(fake, fakeScheduler().scheduler, { contextWindow: 1000 }),
+      rec.emit,
+    );
     expect(fake.requests[0].body.contents[0].parts[0].text).toContain(SNAP1);
     expect(fake.requests[1].body.contents[0].parts[0].text).toContain(SNAP2);
     expect(state.snapshot).toBe(SNAP2);
@@ -81,7 +104,11 @@ describe('compression through the loop', () => {
     ];
     state.lastPromptTokens = 900;
     const rec = recorder();
-    const outcome = await runLoop({ state, input: userText('go') }, makeDeps(fake, fakeScheduler().scheduler, { contextWindow: 1000 }), rec.emit);
+    const outcome = await runLoop(
+      { state, input: userText('go') },
+      makeDeps(fake, fakeScheduler().scheduler, { contextWindow: 1000 }),
+      rec.emit,
+    );
     expect(outcome.status).toBe('success');
     expect(rec.of('warning').some((w) => /compression failed/.test(w.message))).toBe(true);
     expect(fake.requests[1].body.contents[0].parts[0].text).toBe(big(3000));
@@ -92,7 +119,10 @@ describe('findSplit', () => {
   const u = (t: string): Content => ({ role: 'user', parts: [{ text: t }] });
   const m = (t: string): Content => ({ role: 'model', parts: [{ text: t }] });
   const mc = (id: string): Content => ({ role: 'model', parts: [{ functionCall: { id, name: 'f', args: {} } }] });
-  const ur = (id: string, size = 10): Content => ({ role: 'user', parts: [{ functionResponse: { id, name: 'f', response: { output: big(size) } } }] });
+  const ur = (id: string, size = 10): Content => ({
+    role: 'user',
+    parts: [{ functionResponse: { id, name: 'f', response: { output: big(size) } } }],
+  });
 
   it('never splits between a functionCall and its functionResponse', () => {
     const h = [u(big(1000)), mc('1'), ur('1', 1000), mc('2'), ur('2', 400)];
@@ -111,19 +141,39 @@ describe('findSplit', () => {
   });
 
   it('builds alternating history after the snapshot', () => {
-    expect(buildCompressedHistory('S', [u('k'), m('r')]).map((c) => c.role)).toEqual(['user', 'model', 'user', 'model']);
+    expect(buildCompressedHistory('S', [u('k'), m('r')]).map((c) => c.role)).toEqual([
+      'user',
+      'model',
+      'user',
+      'model',
+    ]);
     expect(buildCompressedHistory('S', [mc('1'), ur('1')]).map((c) => c.role)).toEqual(['user', 'model', 'user']);
   });
 });
 
 describe('repairHistory', () => {
-  const mc = (...ids: string[]): Content => ({ role: 'model', parts: ids.map((id) => ({ functionCall: { id, name: `f${id}`, args: {} } })) });
+  const mc = (...ids: string[]): Content => ({
+    role: 'model',
+    parts: ids.map((id) => ({ functionCall: { id, name: `f${id}`, args: {} } })),
+  });
   const resp = (id: string) => ({ functionResponse: { id, name: `f${id}`, response: { output: 'ok' } } });
 
   it.each<[string, Content[], number]>([
-    ['a whole history is left alone', [{ role: 'user', parts: [{ text: 'a' }] }, mc('1'), { role: 'user', parts: [resp('1')] }], 0],
-    ['a missing response at the end', [{ role: 'user', parts: [{ text: 'a' }] }, mc('1', '2'), { role: 'user', parts: [resp('2')] }], 1],
-    ['calls followed by another model turn', [{ role: 'user', parts: [{ text: 'a' }] }, mc('1'), { role: 'model', parts: [{ text: 'x' }] }], 1],
+    [
+      'a whole history is left alone',
+      [{ role: 'user', parts: [{ text: 'a' }] }, mc('1'), { role: 'user', parts: [resp('1')] }],
+      0,
+    ],
+    [
+      'a missing response at the end',
+      [{ role: 'user', parts: [{ text: 'a' }] }, mc('1', '2'), { role: 'user', parts: [resp('2')] }],
+      1,
+    ],
+    [
+      'calls followed by another model turn',
+      [{ role: 'user', parts: [{ text: 'a' }] }, mc('1'), { role: 'model', parts: [{ text: 'x' }] }],
+      1,
+    ],
     ['an orphan response', [{ role: 'user', parts: [{ text: 'a' }, resp('9')] }], 1],
     ['trailing calls', [{ role: 'user', parts: [{ text: 'a' }] }, mc('1')], 1],
   ])('%s', (_name, history, repaired) => {
@@ -132,7 +182,8 @@ describe('repairHistory', () => {
     // Every model call is answered, in order, by the next turn.
     out.history.forEach((c, i) => {
       const ids = c.role === 'model' ? c.parts.flatMap((p) => (p.functionCall ? [p.functionCall.id] : [])) : [];
-      if (ids.length) expect(out.history[i + 1].parts.slice(0, ids.length).map((p) => p.functionResponse?.id)).toEqual(ids);
+      if (ids.length)
+        expect(out.history[i + 1].parts.slice(0, ids.length).map((p) => p.functionResponse?.id)).toEqual(ids);
     });
     expect(repairHistory(out.history).repaired).toBe(0);
   });

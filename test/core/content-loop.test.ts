@@ -27,7 +27,9 @@ describe('createContentLoopDetector', () => {
     expect(tripsAt(times(9, CHANT))).toBe(0);
     const d = createContentLoopDetector();
     for (let i = 0; i < 9; i++) expect(d.add(CHANT)).toBeUndefined();
-    expect(d.add(CHANT)).toBe(`loop detected: the model wrote the same text 10 times ("${WINDOW.trim()}…"), so the run stopped`);
+    expect(d.add(CHANT)).toBe(
+      `loop detected: the model wrote the same text 10 times ("${WINDOW.trim()}…"), so the run stopped`,
+    );
   });
 
   it('sees a chant split across small pieces the same as one', () => {
@@ -98,7 +100,9 @@ describe('createContentLoopDetector', () => {
     const d = createContentLoopDetector();
     let stop: string | undefined;
     for (let i = 0; i < 10; i++) stop = d.add(` ${CHANT}`);
-    expect(stop).toBe('loop detected: the model wrote the same text 10 times ("I will check the configuration file again before…"), so the run stopped');
+    expect(stop).toBe(
+      'loop detected: the model wrote the same text 10 times ("I will check the configuration file again before…"), so the run stopped',
+    );
   });
 
   it('reset() forgets everything', () => {
@@ -145,9 +149,12 @@ describe('createContentLoopDetector', () => {
     expect(tripsAt([...times(5, CHANT), '*emphasis* matters', ...times(5, CHANT)])).toBe(11);
   });
 
-  it.each([['-----'], ['====='], ['___'], ['***'], ['─────'], ['+-+-+']])('a divider %j is skipped and restarts the count', (divider) => {
-    expect(tripsAt([...times(9, CHANT), divider, ...times(9, CHANT)])).toBe(0);
-  });
+  it.each([['-----'], ['====='], ['___'], ['***'], ['─────'], ['+-+-+']])(
+    'a divider %j is skipped and restarts the count',
+    (divider) => {
+      expect(tripsAt([...times(9, CHANT), divider, ...times(9, CHANT)])).toBe(0);
+    },
+  );
 
   it('does not count text inside a code block, nor the piece that closes it', () => {
     expect(tripsAt(['```js\n', ...times(12, CHANT), `${CHANT}\`\`\``, ...times(9, CHANT)])).toBe(0);

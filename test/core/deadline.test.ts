@@ -45,7 +45,11 @@ describe("the run's deadline", () => {
     const agent = await prepareAgent({
       model: { name: 'gemini-2.5-flash', apiKey: 'AIza-deadline-test', baseUrl: gemini.baseUrl },
       workspace: { root, memoryRoot: root },
-      policy: { context: 'action', mode: 'default', user: [{ inline: '[[rule]]\ntoolName = "hang"\ndecision = "allow"\npriority = 100\n', label: 'test' }] },
+      policy: {
+        context: 'action',
+        mode: 'default',
+        user: [{ inline: '[[rule]]\ntoolName = "hang"\ndecision = "allow"\npriority = 100\n', label: 'test' }],
+      },
       task: { command: 'question' },
       tools: { extra: [hangTool as unknown as Tool] },
       limits: { maxWallMs: 300 },

@@ -26,7 +26,13 @@ describe('prepareExtensions', () => {
     const root = makeTempDir('agent-action-ext-');
     for (const o of [undefined, { mcp: { servers: [] }, hooks: [] }]) {
       const { env, touched } = watchedEnv({ PATH: '/usr/bin:/bin', GH_TOKEN: 'ghp_not-a-real-token' });
-      const ext = await prepareExtensions(o, { root, sandbox: createSandbox({ mode: 'off', hostEnv: {} }), baseEnv: env, secrets: [], warn: () => undefined });
+      const ext = await prepareExtensions(o, {
+        root,
+        sandbox: createSandbox({ mode: 'off', hostEnv: {} }),
+        baseEnv: env,
+        secrets: [],
+        warn: () => undefined,
+      });
       expect(ext.mcp).toBeUndefined();
       expect(ext.hooks).toBeUndefined();
       await ext.close();
@@ -37,10 +43,32 @@ describe('prepareExtensions', () => {
   it("gives a hook's command the allow-listed environment and its own env block, nothing else", async () => {
     const root = makeTempDir('agent-action-ext-');
     const out = join(root, 'env.txt');
-    const { env, touched } = watchedEnv({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOOK_OUT: out, GH_TOKEN: 'a-named-secret', NOTE: 'holds the-run-secret inside', KEPT: 'plain' });
+    const { env, touched } = watchedEnv({
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOOK_OUT: out,
+      GH_TOKEN: 'a-named-secret',
+      NOTE: 'holds the-run-secret inside',
+      KEPT: 'plain',
+    });
     const ext = await prepareExtensions(
-      { hooks: [{ event: 'SessionEnd', sequential: true, hooks: [{ name: 'dump', command: 'env > "$HOOK_OUT"', timeoutMs: 30_000, env: { HOOK_OUT: out }, source: 'test' }] }] },
-      { root, sandbox: createSandbox({ mode: 'off', hostEnv: {} }), baseEnv: env, secrets: ['the-run-secret'], warn: () => undefined },
+      {
+        hooks: [
+          {
+            event: 'SessionEnd',
+            sequential: true,
+            hooks: [
+              { name: 'dump', command: 'env > "$HOOK_OUT"', timeoutMs: 30_000, env: { HOOK_OUT: out }, source: 'test' },
+            ],
+          },
+        ],
+      },
+      {
+        root,
+        sandbox: createSandbox({ mode: 'off', hostEnv: {} }),
+        baseEnv: env,
+        secrets: ['the-run-secret'],
+        warn: () => undefined,
+      },
     );
     expect(touched()).toBe(true);
     await ext.close();

@@ -37,7 +37,8 @@ describe('content loop: the same text over and over', () => {
     expect(r.outcome).toEqual({
       status: 'limit',
       which: 'loop',
-      message: 'loop detected: the model wrote the same text 10 times ("I will check the configuration file again before g…"), so the run stopped',
+      message:
+        'loop detected: the model wrote the same text 10 times ("I will check the configuration file again before g…"), so the run stopped',
     });
     // The stream was left at the 10th piece: the rest never reached the history or the stream.
     expect(r.state.history.at(-1)).toEqual({ role: 'model', parts: [{ text: CHANT.repeat(10) }] });
@@ -46,7 +47,11 @@ describe('content loop: the same text over and over', () => {
 
   it('counts across text-only turns of one run, and forgets at a tool call', async () => {
     // 5 + 4 repetitions with a tool call between: never 10 in a row.
-    const r = await run([reply(Array.from({ length: 5 }, () => text(CHANT))), reply([call('read_file', { file_path: 'a.ts' })]), reply(Array.from({ length: 9 }, () => text(CHANT)))]);
+    const r = await run([
+      reply(Array.from({ length: 5 }, () => text(CHANT))),
+      reply([call('read_file', { file_path: 'a.ts' })]),
+      reply(Array.from({ length: 9 }, () => text(CHANT))),
+    ]);
     expect(r.outcome.status).toBe('success');
   });
 
@@ -59,7 +64,10 @@ describe('content loop: the same text over and over', () => {
 describe('no progress: turns that bring no new call and no new text', () => {
   // Two calls in turn (never 5 identical in a row, so the identical-call guard stays quiet) with
   // the same text: from the third turn on, each turn repeats what was seen.
-  const cycle = (n: number) => Array.from({ length: n }, (_, i) => reply([text('Checking again.'), call('read_file', { file_path: i % 2 ? 'b.ts' : 'a.ts' })]));
+  const cycle = (n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      reply([text('Checking again.'), call('read_file', { file_path: i % 2 ? 'b.ts' : 'a.ts' })]),
+    );
 
   it('7 such turns in a row run on', async () => {
     const r = await run([...cycle(9), reply([text('Found it: b.ts has the bug.')])]);
@@ -72,7 +80,8 @@ describe('no progress: turns that bring no new call and no new text', () => {
     expect(r.outcome).toEqual({
       status: 'limit',
       which: 'loop',
-      message: 'loop detected: 8 turns in a row brought no new tool call and no new text (the last one repeated "Checking again."), so the run stopped',
+      message:
+        'loop detected: 8 turns in a row brought no new tool call and no new text (the last one repeated "Checking again."), so the run stopped',
     });
     expect(r.fake.requests).toHaveLength(10);
     expect(r.sched.runs).toHaveLength(9); // the 10th turn's call never ran

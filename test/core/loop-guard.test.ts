@@ -8,7 +8,8 @@ import type { FunctionCall } from '../../src/model/wire.js';
 
 const A: FunctionCall = { name: 'read_file', args: { file_path: 'a.ts' } };
 const B: FunctionCall = { name: 'read_file', args: { file_path: 'b.ts' } };
-const stopMessage = 'loop detected: the model called read_file with the same arguments 5 times in a row, so the run stopped';
+const stopMessage =
+  'loop detected: the model called read_file with the same arguments 5 times in a row, so the run stopped';
 
 const fresh = (): RunState => createRunState('sess-1', 'gemini-2.5-flash', 'default');
 
@@ -86,8 +87,12 @@ describe('recordCalls: the loop guard', () => {
 describe('callKey', () => {
   // Keys are saved with the session (RunState.recentCalls), so their form is part of the format.
   it('is the name and the arguments as JSON with sorted keys', () => {
-    expect(callKey({ name: 'grep_search', args: { pattern: 'x', dir: 'a' } })).toBe('grep_search {"dir":"a","pattern":"x"}');
-    expect(callKey({ name: 'grep_search', args: { dir: 'a', pattern: 'x' } })).toBe('grep_search {"dir":"a","pattern":"x"}');
+    expect(callKey({ name: 'grep_search', args: { pattern: 'x', dir: 'a' } })).toBe(
+      'grep_search {"dir":"a","pattern":"x"}',
+    );
+    expect(callKey({ name: 'grep_search', args: { dir: 'a', pattern: 'x' } })).toBe(
+      'grep_search {"dir":"a","pattern":"x"}',
+    );
   });
 
   it('treats missing arguments as empty ones', () => {
@@ -111,13 +116,17 @@ describe('recordTurn: no progress', () => {
     const state = fresh();
     expect(recordTurn(state, turn('Checking.', A))).toBeUndefined(); // new: progress
     for (let i = 0; i < 7; i++) expect(recordTurn(state, turn('Checking.', A))).toBeUndefined();
-    expect(recordTurn(state, turn('Checking.', A))).toBe('loop detected: 8 turns in a row brought no new tool call and no new text (the last one repeated "Checking."), so the run stopped');
+    expect(recordTurn(state, turn('Checking.', A))).toBe(
+      'loop detected: 8 turns in a row brought no new tool call and no new text (the last one repeated "Checking."), so the run stopped',
+    );
   });
 
   it('names the calls when the repeated turn had no text', () => {
     const state = fresh();
     stopsAtTurn(repeat(8, turn('', A, B)), state);
-    expect(recordTurn(state, turn('', A, B))).toBe('loop detected: 8 turns in a row brought no new tool call and no new text (the last one repeated read_file, read_file), so the run stopped');
+    expect(recordTurn(state, turn('', A, B))).toBe(
+      'loop detected: 8 turns in a row brought no new tool call and no new text (the last one repeated read_file, read_file), so the run stopped',
+    );
   });
 
   it('cuts a long repeated text to 80 characters', () => {
@@ -132,9 +141,15 @@ describe('recordTurn: no progress', () => {
   });
 
   it('a new call, or a new text, is progress and restarts the count', () => {
-    expect(stopsAtTurn([turn('t', A), ...repeat(7, turn('t', A)), turn('t', A, B), ...repeat(7, turn('t', A))])).toBe(0);
-    expect(stopsAtTurn([turn('t', A), ...repeat(7, turn('t', A)), turn('new words', A), ...repeat(7, turn('t', A))])).toBe(0);
-    expect(stopsAtTurn([turn('t', A), ...repeat(7, turn('t', A)), turn('t', A, B), ...repeat(8, turn('t', A))])).toBe(17);
+    expect(stopsAtTurn([turn('t', A), ...repeat(7, turn('t', A)), turn('t', A, B), ...repeat(7, turn('t', A))])).toBe(
+      0,
+    );
+    expect(
+      stopsAtTurn([turn('t', A), ...repeat(7, turn('t', A)), turn('new words', A), ...repeat(7, turn('t', A))]),
+    ).toBe(0);
+    expect(stopsAtTurn([turn('t', A), ...repeat(7, turn('t', A)), turn('t', A, B), ...repeat(8, turn('t', A))])).toBe(
+      17,
+    );
   });
 
   it('counts alternating calls as no progress once both were seen', () => {
@@ -143,7 +158,12 @@ describe('recordTurn: no progress', () => {
   });
 
   it('compares texts by their words: spacing and line breaks do not make a text new', () => {
-    expect(stopsAtTurn([turn('Check  it.'), ...Array.from({ length: 8 }, (_, i) => turn(i % 2 ? ' Check it. ' : 'Check\nit.'))])).toBe(9);
+    expect(
+      stopsAtTurn([
+        turn('Check  it.'),
+        ...Array.from({ length: 8 }, (_, i) => turn(i % 2 ? ' Check it. ' : 'Check\nit.')),
+      ]),
+    ).toBe(9);
   });
 
   it('a text-only turn with nothing new counts, and an empty text never counts as new', () => {

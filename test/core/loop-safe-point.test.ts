@@ -11,7 +11,10 @@ import type { ModelChunk, ModelClient } from '../../src/model/client.js';
 import { fakeScheduler, makeDeps, newState, recorder, userText } from './helpers.js';
 import type { FakeGemini } from '../support/fake-gemini.js';
 
-const call = (name: string, id: string): ModelChunk => ({ parts: [{ functionCall: { id, name, args: { file_path: `${id}.ts` } } }], finishReason: 'STOP' });
+const call = (name: string, id: string): ModelChunk => ({
+  parts: [{ functionCall: { id, name, args: { file_path: `${id}.ts` } } }],
+  finishReason: 'STOP',
+});
 const done: ModelChunk = { parts: [{ text: 'done' }], finishReason: 'STOP' };
 const nextMacrotask = () => new Promise<void>((r) => setImmediate(r));
 
@@ -83,11 +86,17 @@ describe('runLoop: the safe point save', () => {
     const { value: outcome, unhandled } = await withUnhandled(() =>
       runLoop(
         { state: newState(), input: userText('read a and b') },
-        makeDeps(noServer, sched.scheduler, { model, onBatchSettled: () => nextMacrotask().then(() => Promise.reject(new Error('disk full'))) }),
+        makeDeps(noServer, sched.scheduler, {
+          model,
+          onBatchSettled: () => nextMacrotask().then(() => Promise.reject(new Error('disk full'))),
+        }),
         rec.emit,
       ),
     );
-    expect(outcome).toMatchObject({ status: 'error', error: { kind: 'internal', message: 'the loop failed: disk full' } });
+    expect(outcome).toMatchObject({
+      status: 'error',
+      error: { kind: 'internal', message: 'the loop failed: disk full' },
+    });
     expect(model.requests).toBe(1);
     expect(sched.runs.map((r) => r.calls[0]!.id)).toEqual(['a']);
     expect(rec.of('result')).toHaveLength(1);
@@ -123,9 +132,15 @@ describe('runLoop: the safe point save', () => {
       },
     };
     const state = newState();
-    state.history.push({ role: 'user', parts: [{ text: 'read a' }] }, { role: 'model', parts: [{ functionCall: { id: 'a', name: 'read_file', args: {} } }] });
+    state.history.push(
+      { role: 'user', parts: [{ text: 'read a' }] },
+      { role: 'model', parts: [{ functionCall: { id: 'a', name: 'read_file', args: {} } }] },
+    );
     state.open = { version: 1, calls: [{ call: { id: 'a', name: 'read_file', args: {} } }] };
-    const deps = makeDeps(noServer, fakeScheduler().scheduler, { model: asking, onBatchSettled: () => nextMacrotask().then(() => void saved++) });
+    const deps = makeDeps(noServer, fakeScheduler().scheduler, {
+      model: asking,
+      onBatchSettled: () => nextMacrotask().then(() => void saved++),
+    });
     const outcome = await runLoop({ state, input: { answers: [{ id: 'a', kind: 'approve' }] } }, deps, recorder().emit);
     expect(outcome.status).toBe('success');
     expect(savedAtRequest).toEqual([1]);

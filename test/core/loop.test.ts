@@ -3,7 +3,17 @@ import { runLoop } from '../../src/core/loop.js';
 import { INTERRUPTED_RESPONSE } from '../../src/core/history-repair.js';
 import type { RunState } from '../../src/core/run-state.js';
 import { estimateCostUsd } from '../../src/model/pricing.js';
-import { call, fault, reply, startFakeGemini, text, thought, usage, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
+import {
+  call,
+  fault,
+  reply,
+  startFakeGemini,
+  text,
+  thought,
+  usage,
+  type FakeGemini,
+  type FakeReply,
+} from '../support/fake-gemini.js';
 import { fakeScheduler, makeDeps, MODEL, newState, recorder, userText } from './helpers.js';
 
 let fake: FakeGemini | undefined;
@@ -65,20 +75,37 @@ describe('runLoop: the basic turn cycle', () => {
     const { fake, sched, rec } = await setup([reply([call('read_file', { file_path: 'a.ts' })]), reply([text('ok')])]);
     await runLoop({ state: newState(), input: userText('go') }, makeDeps(fake, sched.scheduler), rec.emit);
     expect(sched.runs[0].calls[0].id).toBeTruthy();
-    expect(fake.requests[1].body.contents[1].parts).toEqual([{ functionCall: { name: 'read_file', args: { file_path: 'a.ts' } }, thoughtSignature: 'fake-signature/read_file' }]);
-    expect(fake.requests[1].body.contents[2].parts).toEqual([{ functionResponse: { name: 'read_file', response: { output: 'ran read_file' } } }]);
+    expect(fake.requests[1].body.contents[1].parts).toEqual([
+      {
+        functionCall: { name: 'read_file', args: { file_path: 'a.ts' } },
+        thoughtSignature: 'fake-signature/read_file',
+      },
+    ]);
+    expect(fake.requests[1].body.contents[2].parts).toEqual([
+      { functionResponse: { name: 'read_file', response: { output: 'ran read_file' } } },
+    ]);
   });
 
   it('ends with a fatal_tool error when a tool fails fatally', async () => {
-    const { fake, sched, rec } = await setup([reply([call('run_shell_command', { command: 'x' })])], { fatal: 'run_shell_command' });
-    const outcome = await runLoop({ state: newState(), input: userText('go') }, makeDeps(fake, sched.scheduler), rec.emit);
+    const { fake, sched, rec } = await setup([reply([call('run_shell_command', { command: 'x' })])], {
+      fatal: 'run_shell_command',
+    });
+    const outcome = await runLoop(
+      { state: newState(), input: userText('go') },
+      makeDeps(fake, sched.scheduler),
+      rec.emit,
+    );
     expect(outcome).toMatchObject({ status: 'error', error: { kind: 'fatal_tool', message: 'disk on fire' } });
   });
 });
 
 describe('runLoop: retries with separate budgets', () => {
   it('honours Retry-After on 429 through the injected clock', async () => {
-    const { fake, sched, rec } = await setup([fault.status(429, { retryAfter: '7' }), fault.status(429, { retryAfter: '3' }), reply([text('ok')])]);
+    const { fake, sched, rec } = await setup([
+      fault.status(429, { retryAfter: '7' }),
+      fault.status(429, { retryAfter: '3' }),
+      reply([text('ok')]),
+    ]);
     const deps = makeDeps(fake, sched.scheduler);
     const outcome = await runLoop({ state: newState(), input: userText('hi') }, deps, rec.emit);
     expect(outcome.status).toBe('success');
@@ -101,14 +128,29 @@ describe('runLoop: retries with separate budgets', () => {
     ];
     // The script spends two of the invalid-output budget (3) between the others.
     const { fake, sched, rec } = await setup(script);
-    const outcome = await runLoop({ state: newState(), input: userText('hi') }, makeDeps(fake, sched.scheduler), rec.emit);
+    const outcome = await runLoop(
+      { state: newState(), input: userText('hi') },
+      makeDeps(fake, sched.scheduler),
+      rec.emit,
+    );
     expect(outcome).toEqual({ status: 'success', finalText: 'finally' });
-    expect(rec.of('retry').map((r) => r.reason)).toEqual(['invalid_output', 'rate_limited', 'network', 'rate_limited', 'invalid_output', 'server']);
+    expect(rec.of('retry').map((r) => r.reason)).toEqual([
+      'invalid_output',
+      'rate_limited',
+      'network',
+      'rate_limited',
+      'invalid_output',
+      'server',
+    ]);
   });
 
   it('fails the turn once the invalid-output budget is spent, empty replies included', async () => {
     const { fake, sched, rec } = await setup([reply([]), reply([]), reply([]), reply([]), reply([text('never')])]);
-    const outcome = await runLoop({ state: newState(), input: userText('hi') }, makeDeps(fake, sched.scheduler), rec.emit);
+    const outcome = await runLoop(
+      { state: newState(), input: userText('hi') },
+      makeDeps(fake, sched.scheduler),
+      rec.emit,
+    );
     expect(outcome).toMatchObject({ status: 'error', error: { kind: 'general' } });
     expect(fake.requests).toHaveLength(4); // the first try and 3 retries
   });
@@ -129,8 +171,15 @@ describe('runLoop: retries with separate budgets', () => {
     [401, 'auth'],
     [403, 'auth'],
   ])('never retries %i (error kind %s), and reports the API message', async (status, kind) => {
-    const { fake, sched, rec } = await setup([fault.status(status, { message: 'nope from the API' }), reply([text('never')])]);
-    const outcome = await runLoop({ state: newState(), input: userText('hi') }, makeDeps(fake, sched.scheduler), rec.emit);
+    const { fake, sched, rec } = await setup([
+      fault.status(status, { message: 'nope from the API' }),
+      reply([text('never')]),
+    ]);
+    const outcome = await runLoop(
+      { state: newState(), input: userText('hi') },
+      makeDeps(fake, sched.scheduler),
+      rec.emit,
+    );
     expect(outcome).toMatchObject({ status: 'error', error: { kind } });
     expect(outcome.status === 'error' && outcome.error.message).toContain('nope from the API');
     expect(fake.requests).toHaveLength(1);
@@ -152,14 +201,22 @@ describe('runLoop: retries with separate budgets', () => {
 
   it('retries an error object sent mid-stream as the failure it names', async () => {
     const { fake, sched, rec } = await setup([fault.errorFrame(503, 'overloaded'), reply([text('ok')])]);
-    const outcome = await runLoop({ state: newState(), input: userText('hi') }, makeDeps(fake, sched.scheduler), rec.emit);
+    const outcome = await runLoop(
+      { state: newState(), input: userText('hi') },
+      makeDeps(fake, sched.scheduler),
+      rec.emit,
+    );
     expect(outcome.status).toBe('success');
     expect(rec.of('retry').map((r) => r.reason)).toEqual(['server']);
   });
 
   it('fails on a blocked reply without retrying', async () => {
     const { fake, sched, rec } = await setup([reply([text('x')], { finishReason: 'SAFETY' })]);
-    const outcome = await runLoop({ state: newState(), input: userText('hi') }, makeDeps(fake, sched.scheduler), rec.emit);
+    const outcome = await runLoop(
+      { state: newState(), input: userText('hi') },
+      makeDeps(fake, sched.scheduler),
+      rec.emit,
+    );
     expect(outcome).toMatchObject({ status: 'error' });
     expect(fake.requests).toHaveLength(1);
   });
@@ -177,7 +234,10 @@ describe('runLoop: history repair', () => {
     expect(outcome.status).toBe('success');
     expect(fake.requests[0].body.contents[2]).toEqual({
       role: 'user',
-      parts: [{ functionResponse: { id: 'c9', name: 'read_file', response: { error: INTERRUPTED_RESPONSE } } }, { text: 'continue' }],
+      parts: [
+        { functionResponse: { id: 'c9', name: 'read_file', response: { error: INTERRUPTED_RESPONSE } } },
+        { text: 'continue' },
+      ],
     });
     expect(rec.of('warning')[0].message).toMatch(/repaired/);
   });
@@ -185,9 +245,17 @@ describe('runLoop: history repair', () => {
 
 describe('runLoop: limits', () => {
   it('stops cleanly at the turn cap', async () => {
-    const { fake, sched, rec } = await setup([reply([call('read_file', { file_path: '1' })]), reply([call('read_file', { file_path: '2' })]), reply([text('never asked')])]);
+    const { fake, sched, rec } = await setup([
+      reply([call('read_file', { file_path: '1' })]),
+      reply([call('read_file', { file_path: '2' })]),
+      reply([text('never asked')]),
+    ]);
     const state = newState();
-    const outcome = await runLoop({ state, input: userText('go') }, makeDeps(fake, sched.scheduler, { limits: { maxTurns: 2 } }), rec.emit);
+    const outcome = await runLoop(
+      { state, input: userText('go') },
+      makeDeps(fake, sched.scheduler, { limits: { maxTurns: 2 } }),
+      rec.emit,
+    );
     expect(outcome).toMatchObject({ status: 'limit', which: 'turns' });
     expect(fake.requests).toHaveLength(2);
     expect(state.turns).toBe(2);
@@ -196,7 +264,11 @@ describe('runLoop: limits', () => {
   });
 
   it('stops at the wall-clock cap between turns', async () => {
-    const { fake, sched: _s, rec } = await setup([reply([call('read_file', { file_path: '1' })]), reply([text('never asked')])]);
+    const {
+      fake,
+      sched: _s,
+      rec,
+    } = await setup([reply([call('read_file', { file_path: '1' })]), reply([text('never asked')])]);
     const deps = makeDeps(fake, fakeScheduler().scheduler, { limits: { maxWallMs: 60_000 } });
     const sched = fakeScheduler({ onRun: () => deps.clock.advance(61_000) });
     deps.scheduler = sched.scheduler;
@@ -225,28 +297,54 @@ describe('runLoop: limits', () => {
   });
 
   it('stops at the token and cost caps', async () => {
-    const { fake, sched, rec } = await setup([reply([call('read_file', { file_path: '1' })], { usage: usage(5000, 100) }), reply([text('never')])]);
-    const outcome = await runLoop({ state: newState(), input: userText('go') }, makeDeps(fake, sched.scheduler, { limits: { maxTotalTokens: 1000 } }), rec.emit);
+    const { fake, sched, rec } = await setup([
+      reply([call('read_file', { file_path: '1' })], { usage: usage(5000, 100) }),
+      reply([text('never')]),
+    ]);
+    const outcome = await runLoop(
+      { state: newState(), input: userText('go') },
+      makeDeps(fake, sched.scheduler, { limits: { maxTotalTokens: 1000 } }),
+      rec.emit,
+    );
     expect(outcome).toMatchObject({ status: 'limit', which: 'tokens' });
   });
 
   it('detects a loop: the same call 5 times in a row', async () => {
     const same = () => reply([call('read_file', { file_path: 'same.ts' })]);
-    const { fake, sched, rec } = await setup([reply([call('read_file', { file_path: 'other.ts' })]), ...Array.from({ length: 5 }, same), reply([text('never')])]);
-    const outcome = await runLoop({ state: newState(), input: userText('go') }, makeDeps(fake, sched.scheduler), rec.emit);
+    const { fake, sched, rec } = await setup([
+      reply([call('read_file', { file_path: 'other.ts' })]),
+      ...Array.from({ length: 5 }, same),
+      reply([text('never')]),
+    ]);
+    const outcome = await runLoop(
+      { state: newState(), input: userText('go') },
+      makeDeps(fake, sched.scheduler),
+      rec.emit,
+    );
     expect(outcome).toMatchObject({ status: 'limit', which: 'loop' });
     expect(outcome.status === 'limit' && outcome.message).toMatch(/read_file with the same arguments 5 times in a row/);
     expect(sched.runs).toHaveLength(5); // the other call and 4 identical ones; the 5th identical call never ran
   });
 
   it('treats argument order as the same call (stable args)', async () => {
-    const { fake, sched, rec } = await setup(Array.from({ length: 5 }, (_, i) => reply([call('grep_search', i % 2 ? { pattern: 'x', dir: 'a' } : { dir: 'a', pattern: 'x' })])));
-    const outcome = await runLoop({ state: newState(), input: userText('go') }, makeDeps(fake, sched.scheduler), rec.emit);
+    const { fake, sched, rec } = await setup(
+      Array.from({ length: 5 }, (_, i) =>
+        reply([call('grep_search', i % 2 ? { pattern: 'x', dir: 'a' } : { dir: 'a', pattern: 'x' })]),
+      ),
+    );
+    const outcome = await runLoop(
+      { state: newState(), input: userText('go') },
+      makeDeps(fake, sched.scheduler),
+      rec.emit,
+    );
     expect(outcome).toMatchObject({ status: 'limit', which: 'loop' });
   });
 
   it('tells the scheduler a turn was cut off at MAX_TOKENS', async () => {
-    const { fake, sched, rec } = await setup([reply([call('run_shell_command', { command: 'echo hi' })], { finishReason: 'MAX_TOKENS' }), reply([text('ok')])]);
+    const { fake, sched, rec } = await setup([
+      reply([call('run_shell_command', { command: 'echo hi' })], { finishReason: 'MAX_TOKENS' }),
+      reply([text('ok')]),
+    ]);
     await runLoop({ state: newState(), input: userText('go') }, makeDeps(fake, sched.scheduler), rec.emit);
     expect(sched.runs[0].opts.truncated).toBe(true);
   });
@@ -267,38 +365,76 @@ describe('runLoop: accounting', () => {
   it('sums usage, cost and per-model counts', async () => {
     const u1 = usage(1000, 200, { cachedContentTokenCount: 400, thoughtsTokenCount: 50 });
     const u2 = usage(1500, 100);
-    const { fake, sched, rec } = await setup([reply([call('read_file', { file_path: 'a' })], { usage: u1 }), reply([text('done')], { usage: u2 })]);
+    const { fake, sched, rec } = await setup([
+      reply([call('read_file', { file_path: 'a' })], { usage: u1 }),
+      reply([text('done')], { usage: u2 }),
+    ]);
     const state = newState();
     await runLoop({ state, input: userText('go') }, makeDeps(fake, sched.scheduler), rec.emit);
-    expect(state.usage).toEqual({ inputTokens: 2500, outputTokens: 300, cachedTokens: 400, thoughtTokens: 50, totalTokens: 1250 + 1600 });
+    expect(state.usage).toEqual({
+      inputTokens: 2500,
+      outputTokens: 300,
+      cachedTokens: 400,
+      thoughtTokens: 50,
+      totalTokens: 1250 + 1600,
+    });
     const expected =
-      estimateCostUsd(MODEL, { inputTokens: 1000, outputTokens: 200, cachedTokens: 400, thoughtTokens: 50, totalTokens: 1250 }) +
-      estimateCostUsd(MODEL, { inputTokens: 1500, outputTokens: 100, cachedTokens: 0, thoughtTokens: 0, totalTokens: 1600 });
+      estimateCostUsd(MODEL, {
+        inputTokens: 1000,
+        outputTokens: 200,
+        cachedTokens: 400,
+        thoughtTokens: 50,
+        totalTokens: 1250,
+      }) +
+      estimateCostUsd(MODEL, {
+        inputTokens: 1500,
+        outputTokens: 100,
+        cachedTokens: 0,
+        thoughtTokens: 0,
+        totalTokens: 1600,
+      });
     expect(state.costUsd).toBeCloseTo(expected, 12);
     expect(state.costUsd).toBeGreaterThan(0);
     expect(state.models[MODEL]).toEqual({ inputTokens: 2500, outputTokens: 300, totalTokens: 2850, requests: 2 });
     expect(state.toolCalls).toBe(1);
     expect(state.lastPromptTokens).toBe(1500);
-    expect(rec.of('result')[0].stats).toMatchObject({ turns: 2, totalTokens: 2850, toolCalls: 1, costUsd: state.costUsd });
+    expect(rec.of('result')[0].stats).toMatchObject({
+      turns: 2,
+      totalTokens: 2850,
+      toolCalls: 1,
+      costUsd: state.costUsd,
+    });
   });
 });
 
 describe('runLoop: suspend and resume', () => {
   it('suspends on pending approvals and resumes from a JSON round-tripped state', async () => {
     const { fake, sched, rec } = await setup(
-      [reply([call('read_file', { file_path: 'a' }), call('run_shell_command', { command: 'npm test' })], { usage: usage(100, 10) }), reply([text('all green')])],
+      [
+        reply([call('read_file', { file_path: 'a' }), call('run_shell_command', { command: 'npm test' })], {
+          usage: usage(100, 10),
+        }),
+        reply([text('all green')]),
+      ],
       { ask: ['run_shell_command'] },
     );
     const state = newState();
     const first = await runLoop({ state, input: userText('test it') }, makeDeps(fake, sched.scheduler), rec.emit);
-    expect(first).toMatchObject({ status: 'awaiting_approval', pending: [{ id: 'call-1-1', name: 'run_shell_command' }] });
+    expect(first).toMatchObject({
+      status: 'awaiting_approval',
+      pending: [{ id: 'call-1-1', name: 'run_shell_command' }],
+    });
     expect(rec.of('approval_request')[0]).toMatchObject({ sessionId: 'sess-1', calls: [{ id: 'call-1-1' }] });
     expect(state.open).toBeDefined();
 
     const restored = JSON.parse(JSON.stringify(state)) as RunState;
     expect(restored).toEqual(state); // nothing in it fails to serialize
     const rec2 = recorder();
-    const second = await runLoop({ state: restored, input: { answers: [{ id: 'call-1-1', kind: 'approve' }] } }, makeDeps(fake, sched.scheduler), rec2.emit);
+    const second = await runLoop(
+      { state: restored, input: { answers: [{ id: 'call-1-1', kind: 'approve' }] } },
+      makeDeps(fake, sched.scheduler),
+      rec2.emit,
+    );
     expect(second).toEqual({ status: 'success', finalText: 'all green' });
     expect(rec2.events[0]).toMatchObject({ type: 'init', resumed: true });
     expect(sched.resumes[0].open).toEqual(state.open);
@@ -316,7 +452,11 @@ describe('runLoop: suspend and resume', () => {
 
   it('refuses answers when nothing is pending', async () => {
     const { fake, sched, rec } = await setup([]);
-    const outcome = await runLoop({ state: newState(), input: { answers: [{ id: 'x', kind: 'approve' }] } }, makeDeps(fake, sched.scheduler), rec.emit);
+    const outcome = await runLoop(
+      { state: newState(), input: { answers: [{ id: 'x', kind: 'approve' }] } },
+      makeDeps(fake, sched.scheduler),
+      rec.emit,
+    );
     expect(outcome).toMatchObject({ status: 'error', error: { kind: 'input' } });
   });
 });

@@ -26,7 +26,8 @@ let agent: Agent | undefined;
 beforeAll(async () => {
   sandbox = createSandbox({ mode: 'required', hostEnv: {} });
   const s = await sandbox.status();
-  if (s.kind !== 'sandboxed') throw new Error(`bubblewrap is needed for these tests (.ci/run installs it): ${JSON.stringify(s)}`);
+  if (s.kind !== 'sandboxed')
+    throw new Error(`bubblewrap is needed for these tests (.ci/run installs it): ${JSON.stringify(s)}`);
   ws = makeTempDir('agent-action-mcp-agent-');
   await bundleTestServer(join(ws, 'srv/server.mjs'));
 });
@@ -37,10 +38,17 @@ afterEach(async () => {
   gemini = undefined;
 });
 
-async function prepare(settings: Record<string, unknown>, replies: Parameters<typeof startFakeGemini>[0], o: { start?: McpStartMode; mode?: ApprovalMode } = {}) {
+async function prepare(
+  settings: Record<string, unknown>,
+  replies: Parameters<typeof startFakeGemini>[0],
+  o: { start?: McpStartMode; mode?: ApprovalMode } = {},
+) {
   mkdirSync(join(ws, '.gemini'), { recursive: true });
   writeFileSync(join(ws, '.gemini/settings.json'), JSON.stringify(settings));
-  const ext = await readExtensionSettings({ files: [{ path: join(ws, '.gemini/settings.json'), label: '.gemini/settings.json', origin: 'repository' }], env: { PATH: process.env.PATH ?? '' } });
+  const ext = await readExtensionSettings({
+    files: [{ path: join(ws, '.gemini/settings.json'), label: '.gemini/settings.json', origin: 'repository' }],
+    env: { PATH: process.env.PATH ?? '' },
+  });
   expect(ext.warnings).toEqual([]);
   gemini = await startFakeGemini(replies);
   agent = await prepareAgent({
@@ -52,52 +60,85 @@ async function prepare(settings: Record<string, unknown>, replies: Parameters<ty
     secrets: [],
     io: { channel: { decide: async () => 'defer' } },
     commands: { sandbox, baseEnv: { PATH: process.env.PATH } },
-    extensions: { mcp: { servers: ext.servers, selection: ext.selection, start: o.start ?? 'eager' }, hooks: ext.hooks, graceMs: 200 },
+    extensions: {
+      mcp: { servers: ext.servers, selection: ext.selection, start: o.start ?? 'eager' },
+      hooks: ext.hooks,
+      graceMs: 200,
+    },
   });
   const events: LoopEvent[] = [];
   return { events, run: (prompt: string) => agent!.start(prompt, (e) => events.push(e)) };
 }
 
 const server = (extra: Record<string, unknown> = {}) => ({ command: 'node', args: ['srv/server.mjs', 't'], ...extra });
-const declared = (g: FakeGemini, i: number) => (g.requests[i]!.body.tools?.[0]?.functionDeclarations ?? []).map((d) => d.name);
+const declared = (g: FakeGemini, i: number) =>
+  (g.requests[i]!.body.tools?.[0]?.functionDeclarations ?? []).map((d) => d.name);
 const responsesOf = (g: FakeGemini, i: number) => g.requests[i]!.body.contents.at(-1)!.parts;
 
 describe('MCP servers in a run', () => {
   it('a trusted server: its tools are offered, its calls allowed by the rule trust implies, results and images sent back', async () => {
-    const t = await prepare({ mcpServers: { t: server({ trust: true }) } }, [reply([call('mcp_t_echo', { text: 'ping' })]), reply([call('mcp_t_image', {})]), reply([text('Done.')])]);
+    const t = await prepare({ mcpServers: { t: server({ trust: true }) } }, [
+      reply([call('mcp_t_echo', { text: 'ping' })]),
+      reply([call('mcp_t_image', {})]),
+      reply([text('Done.')]),
+    ]);
     const run = await t.run('Use the server.');
     expect(run.outcome).toEqual({ status: 'success', finalText: 'Done.' });
     const [response, image] = responsesOf(gemini!, 2);
     expect(response).toEqual({
       functionResponse: {
         name: 'mcp_t_image',
-        response: { output: "<untrusted_context>\none pixel:\n</untrusted_context>\n[Tool 'image' provided the following image data with mime-type: image/png]" },
+        response: {
+          output:
+            "<untrusted_context>\none pixel:\n</untrusted_context>\n[Tool 'image' provided the following image data with mime-type: image/png]",
+        },
       },
     });
     expect(image).toEqual({ inlineData: { mimeType: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) } });
     expect(declared(gemini!, 0)).toEqual(expect.arrayContaining(['read_file', 'mcp_t_echo', 'mcp_t_read_file']));
-    expect(gemini!.requests[0]!.body.systemInstruction?.parts[0]?.text).toContain('fenced between <untrusted_context> and </untrusted_context>');
-    expect(responsesOf(gemini!, 1)).toEqual([{ functionResponse: { name: 'mcp_t_echo', response: { output: '<untrusted_context>\nt says: ping\n</untrusted_context>' } } }]);
+    expect(gemini!.requests[0]!.body.systemInstruction?.parts[0]?.text).toContain(
+      'fenced between <untrusted_context> and </untrusted_context>',
+    );
+    expect(responsesOf(gemini!, 1)).toEqual([
+      {
+        functionResponse: {
+          name: 'mcp_t_echo',
+          response: { output: '<untrusted_context>\nt says: ping\n</untrusted_context>' },
+        },
+      },
+    ]);
   });
 
   it('without trust: no rule allows a server tool, not even one named like an allowed built-in', async () => {
-    const t = await prepare({ mcpServers: { t: server() } }, [reply([call('mcp_t_echo', { text: 'ping' }), call('mcp_t_read_file', { file_path: 'README.md' })]), reply([text('Denied.')])]);
+    const t = await prepare({ mcpServers: { t: server() } }, [
+      reply([call('mcp_t_echo', { text: 'ping' }), call('mcp_t_read_file', { file_path: 'README.md' })]),
+      reply([text('Denied.')]),
+    ]);
     await t.run('Use the server.');
     const parts = responsesOf(gemini!, 1);
     expect(parts.map((p) => (p.functionResponse as { response: Record<string, string> }).response.error)).toEqual([
-      expect.stringContaining('mcp_t_echo was not run: policy denied it. no rule matched; the action denies unmatched calls'),
+      expect.stringContaining(
+        'mcp_t_echo was not run: policy denied it. no rule matched; the action denies unmatched calls',
+      ),
       expect.stringContaining('mcp_t_read_file was not run: policy denied it. no rule matched'),
     ]);
   });
 
   it('plan mode: the rule trust implies does not apply (as in Gemini CLI), so the call is denied', async () => {
-    const t = await prepare({ mcpServers: { t: server({ trust: true }) } }, [reply([call('mcp_t_echo', { text: 'ping' })]), reply([text('ok')])], { mode: 'plan' });
+    const t = await prepare(
+      { mcpServers: { t: server({ trust: true }) } },
+      [reply([call('mcp_t_echo', { text: 'ping' })]), reply([text('ok')])],
+      { mode: 'plan' },
+    );
     await t.run('Plan.');
     expect(JSON.stringify(responsesOf(gemini!, 1))).toContain('policy denied it');
   });
 
   it('mcp.allowed allows a server’s tools and keeps every other server from starting', async () => {
-    const t = await prepare({ mcpServers: { t: server(), u: server({ args: ['srv/server.mjs', 'u'] }) }, mcp: { allowed: ['u'] } }, [reply([call('mcp_u_echo', { text: 'hi' })]), reply([text('ok')])]);
+    const t = await prepare(
+      { mcpServers: { t: server(), u: server({ args: ['srv/server.mjs', 'u'] }) }, mcp: { allowed: ['u'] } },
+      [reply([call('mcp_u_echo', { text: 'hi' })]), reply([text('ok')])],
+    );
     await t.run('Go.');
     expect(agent!.mcp!.status().map((s) => [s.name, s.state])).toEqual([
       ['t', 'blocked'],
@@ -117,11 +158,20 @@ describe('MCP servers in a run', () => {
   });
 
   it('a server that does not start: a warning, no tools, and the run goes on', async () => {
-    const t = await prepare({ mcpServers: { broken: { command: 'node', args: ['srv/no-such-file.mjs'] } } }, [reply([call('mcp_broken_x', {})]), reply([text('ok')])]);
-    expect(agent!.warnings.find((w) => w.startsWith('MCP server broken (.gemini/settings.json) did not start: exited with code 1'))).toBeDefined();
+    const t = await prepare({ mcpServers: { broken: { command: 'node', args: ['srv/no-such-file.mjs'] } } }, [
+      reply([call('mcp_broken_x', {})]),
+      reply([text('ok')]),
+    ]);
+    expect(
+      agent!.warnings.find((w) =>
+        w.startsWith('MCP server broken (.gemini/settings.json) did not start: exited with code 1'),
+      ),
+    ).toBeDefined();
     const run = await t.run('Go.');
     expect(run.outcome.status).toBe('success');
-    expect(JSON.stringify(responsesOf(gemini!, 1))).toContain('mcp_broken_x is unavailable: MCP server broken did not start');
+    expect(JSON.stringify(responsesOf(gemini!, 1))).toContain(
+      'mcp_broken_x is unavailable: MCP server broken did not start',
+    );
   });
 
   it('hooks see an MCP call with its server (mcp_context), as Gemini CLI passes it', async () => {
@@ -129,7 +179,17 @@ describe('MCP servers in a run', () => {
     copyFileSync(join(REPO_ROOT, 'test/fixtures/hooks/log.mjs'), join(ws, '.gemini/hooks/log.mjs'));
     writeFileSync(join(ws, 'hook-log.jsonl'), '');
     const t = await prepare(
-      { mcpServers: { t: server({ trust: true }) }, hooks: { BeforeTool: [{ matcher: '^mcp_t_', hooks: [{ type: 'command', command: 'node $GEMINI_PROJECT_DIR/.gemini/hooks/log.mjs' }] }] } },
+      {
+        mcpServers: { t: server({ trust: true }) },
+        hooks: {
+          BeforeTool: [
+            {
+              matcher: '^mcp_t_',
+              hooks: [{ type: 'command', command: 'node $GEMINI_PROJECT_DIR/.gemini/hooks/log.mjs' }],
+            },
+          ],
+        },
+      },
       [reply([call('mcp_t_echo', { text: 'ping' })]), reply([text('ok')])],
     );
     await t.run('Go.');

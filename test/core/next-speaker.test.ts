@@ -7,7 +7,17 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runLoop } from '../../src/core/loop.js';
 import { createNextSpeakerCheck, nextSpeakerPrompt, parseNextSpeaker } from '../../src/core/next-speaker.js';
 import { estimateCostUsd } from '../../src/model/pricing.js';
-import { call, fault, reply, speaker, startFakeGemini, text, usage, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
+import {
+  call,
+  fault,
+  reply,
+  speaker,
+  startFakeGemini,
+  text,
+  usage,
+  type FakeGemini,
+  type FakeReply,
+} from '../support/fake-gemini.js';
 import { fakeScheduler, makeDeps, newState, recorder, userText } from './helpers.js';
 
 let fake: FakeGemini | undefined;
@@ -24,7 +34,9 @@ async function run(script: FakeReply[], verdicts: FakeReply[], max?: number) {
   const sched = fakeScheduler();
   const rec = recorder();
   const state = newState();
-  const deps = makeDeps(fake, sched.scheduler, { afterTextTurn: createNextSpeakerCheck({ model: CHECKER, ...(max === undefined ? {} : { maxContinuations: max }) }) });
+  const deps = makeDeps(fake, sched.scheduler, {
+    afterTextTurn: createNextSpeakerCheck({ model: CHECKER, ...(max === undefined ? {} : { maxContinuations: max }) }),
+  });
   const outcome = await runLoop({ state, input: userText('fix the bug') }, deps, rec.emit);
   return { fake, state, rec, outcome };
 }
@@ -32,7 +44,11 @@ async function run(script: FakeReply[], verdicts: FakeReply[], max?: number) {
 describe('the next-speaker check', () => {
   it('a turn judged "continue" gets "Please continue." and the loop goes on to finish the job', async () => {
     const r = await run(
-      [reply([text('I fixed the sign. Next, I will run the tests.')]), reply([call('run_shell_command', { command: 'npm test' })]), reply([text('All tests pass.')])],
+      [
+        reply([text('I fixed the sign. Next, I will run the tests.')]),
+        reply([call('run_shell_command', { command: 'npm test' })]),
+        reply([text('All tests pass.')]),
+      ],
       [speaker('model', 'it announced its next step'), speaker('user')],
     );
     expect(r.outcome).toEqual({ status: 'success', finalText: 'All tests pass.' });
@@ -51,7 +67,10 @@ describe('the next-speaker check', () => {
     expect(check.body.tools).toBeUndefined();
     expect(check.body.generationConfig).toMatchObject({
       responseMimeType: 'application/json',
-      responseJsonSchema: { required: ['reasoning', 'next_speaker'], properties: { next_speaker: { enum: ['user', 'model'] } } },
+      responseJsonSchema: {
+        required: ['reasoning', 'next_speaker'],
+        properties: { next_speaker: { enum: ['user', 'model'] } },
+      },
     });
     expect(r.fake.utilityRequests).toHaveLength(2);
   });
@@ -68,8 +87,20 @@ describe('the next-speaker check', () => {
     expect(r.state.models[CHECKER]).toEqual({ inputTokens: 40, outputTokens: 12, totalTokens: 52, requests: 1 });
     expect(r.state.usage.totalTokens).toBe(505 + 52);
     const cost =
-      estimateCostUsd('gemini-2.5-flash', { inputTokens: 500, outputTokens: 5, cachedTokens: 0, thoughtTokens: 0, totalTokens: 505 }) +
-      estimateCostUsd(CHECKER, { inputTokens: 40, outputTokens: 12, cachedTokens: 0, thoughtTokens: 0, totalTokens: 52 });
+      estimateCostUsd('gemini-2.5-flash', {
+        inputTokens: 500,
+        outputTokens: 5,
+        cachedTokens: 0,
+        thoughtTokens: 0,
+        totalTokens: 505,
+      }) +
+      estimateCostUsd(CHECKER, {
+        inputTokens: 40,
+        outputTokens: 12,
+        cachedTokens: 0,
+        thoughtTokens: 0,
+        totalTokens: 52,
+      });
     expect(r.state.costUsd).toBeCloseTo(cost, 12);
   });
 
@@ -83,21 +114,32 @@ describe('the next-speaker check', () => {
   });
 
   it('a configured limit of 1 continues once', async () => {
-    const r = await run([reply([text('Next, I will test.')]), reply([text('Next, I will lint.')])], [speaker('model'), speaker('model')], 1);
+    const r = await run(
+      [reply([text('Next, I will test.')]), reply([text('Next, I will lint.')])],
+      [speaker('model'), speaker('model')],
+      1,
+    );
     expect(r.fake.requests).toHaveLength(2);
     expect(r.fake.utilityRequests).toHaveLength(1);
   });
 
   it('a failed check ends the run with a warning, not an error', async () => {
-    const r = await run([reply([text('Next, I will test.')])], [fault.status(400, { message: 'schema not supported' })]);
+    const r = await run(
+      [reply([text('Next, I will test.')])],
+      [fault.status(400, { message: 'schema not supported' })],
+    );
     expect(r.outcome).toEqual({ status: 'success', finalText: 'Next, I will test.' });
-    expect(r.rec.of('warning').map((w) => w.message)).toEqual([expect.stringContaining('the next-speaker check failed, so the run ends here')]);
+    expect(r.rec.of('warning').map((w) => w.message)).toEqual([
+      expect.stringContaining('the next-speaker check failed, so the run ends here'),
+    ]);
   });
 
   it('an answer that is not the JSON asked for ends the run with a warning', async () => {
     const r = await run([reply([text('Next, I will test.')])], [reply([text('the model, probably')])]);
     expect(r.outcome.status).toBe('success');
-    expect(r.rec.of('warning').map((w) => w.message)).toEqual(['the next-speaker check gave no usable answer, so the run ends here']);
+    expect(r.rec.of('warning').map((w) => w.message)).toEqual([
+      'the next-speaker check gave no usable answer, so the run ends here',
+    ]);
   });
 });
 

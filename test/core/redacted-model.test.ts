@@ -19,8 +19,19 @@ const request = (): ModelRequest => ({
   signal: new AbortController().signal,
   contents: [
     { role: 'user', parts: [{ text: `issue body ${rev}` }] },
-    { role: 'model', parts: [{ functionCall: { id: 'a', name: 'reply', args: { body: `posted ${hex}`, nested: [{ deep: SECRET }], n: 3 } }, thoughtSignature: 'c2lnbmF0dXJl' }] },
-    { role: 'user', parts: [{ functionResponse: { id: 'a', name: 'reply', response: { output: `echo ${SECRET}`, [SECRET]: true } } }] },
+    {
+      role: 'model',
+      parts: [
+        {
+          functionCall: { id: 'a', name: 'reply', args: { body: `posted ${hex}`, nested: [{ deep: SECRET }], n: 3 } },
+          thoughtSignature: 'c2lnbmF0dXJl',
+        },
+      ],
+    },
+    {
+      role: 'user',
+      parts: [{ functionResponse: { id: 'a', name: 'reply', response: { output: `echo ${SECRET}`, [SECRET]: true } } }],
+    },
   ],
 });
 
@@ -30,8 +41,19 @@ describe('redactRequest', () => {
     expect(out.systemInstruction).toBe('memory says ***');
     expect(out.contents).toEqual([
       { role: 'user', parts: [{ text: 'issue body ***' }] },
-      { role: 'model', parts: [{ functionCall: { id: 'a', name: 'reply', args: { body: 'posted ***', nested: [{ deep: '***' }], n: 3 } }, thoughtSignature: 'c2lnbmF0dXJl' }] },
-      { role: 'user', parts: [{ functionResponse: { id: 'a', name: 'reply', response: { output: 'echo ***', '***': true } } }] },
+      {
+        role: 'model',
+        parts: [
+          {
+            functionCall: { id: 'a', name: 'reply', args: { body: 'posted ***', nested: [{ deep: '***' }], n: 3 } },
+            thoughtSignature: 'c2lnbmF0dXJl',
+          },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [{ functionResponse: { id: 'a', name: 'reply', response: { output: 'echo ***', '***': true } } }],
+      },
     ]);
   });
 

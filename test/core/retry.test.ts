@@ -8,7 +8,8 @@ import { fakeClock } from './helpers.js';
 // Every expected number here is a literal from the retry policy: rate limits 8 retries, server
 // errors 4, network errors 4, unusable output 3 (Gemini CLI's, waiting 1 s, 2 s, 4 s), the rest none.
 
-const fail = (kind: ModelFailureKind, opts: { retryAfterMs?: number } = {}) => new ModelFailure(kind, `${kind} failure`, opts);
+const fail = (kind: ModelFailureKind, opts: { retryAfterMs?: number } = {}) =>
+  new ModelFailure(kind, `${kind} failure`, opts);
 
 /** An attempt function that throws the given failures in order, then returns 'done'. */
 function script(failures: ModelFailure[], onAttempt?: (progress: { visible: boolean }, n: number) => void) {
@@ -36,7 +37,8 @@ function deps(over: Partial<RetryDeps> = {}) {
   return { deps: d, events, clock };
 }
 
-const repeat = (n: number, kind: ModelFailureKind, opts?: { retryAfterMs?: number }) => Array.from({ length: n }, () => fail(kind, opts));
+const repeat = (n: number, kind: ModelFailureKind, opts?: { retryAfterMs?: number }) =>
+  Array.from({ length: n }, () => fail(kind, opts));
 
 describe('withRetry: each kind spends its own budget, up to its limit and no further', () => {
   it.each([
@@ -57,15 +59,18 @@ describe('withRetry: each kind spends its own budget, up to its limit and no fur
     ['server', 4],
     ['network', 4],
     ['invalid_output', 3],
-  ] as const)('%s: one failure more than %i retries gives up with that failure, without sleeping again', async (kind, limit) => {
-    const failures = repeat(limit + 1, kind);
-    const s = script(failures);
-    const { deps: d, clock } = deps();
-    const r = await withRetry(s.attempt, d);
-    expect(r).toEqual({ ok: false, failure: failures[limit] });
-    expect(s.attempts()).toBe(limit + 1);
-    expect(clock.sleeps).toHaveLength(limit);
-  });
+  ] as const)(
+    '%s: one failure more than %i retries gives up with that failure, without sleeping again',
+    async (kind, limit) => {
+      const failures = repeat(limit + 1, kind);
+      const s = script(failures);
+      const { deps: d, clock } = deps();
+      const r = await withRetry(s.attempt, d);
+      expect(r).toEqual({ ok: false, failure: failures[limit] });
+      expect(s.attempts()).toBe(limit + 1);
+      expect(clock.sleeps).toHaveLength(limit);
+    },
+  );
 
   it.each(['bad_request', 'auth', 'safety', 'aborted'] as const)('%s is never retried', async (kind) => {
     const failures = [fail(kind)];
@@ -95,7 +100,14 @@ describe('withRetry: each kind spends its own budget, up to its limit and no fur
   });
 
   it('a kind that has spent its budget fails even after other kinds came in between', async () => {
-    const failures = [fail('invalid_output'), fail('server'), fail('invalid_output'), fail('network'), fail('invalid_output'), fail('invalid_output')];
+    const failures = [
+      fail('invalid_output'),
+      fail('server'),
+      fail('invalid_output'),
+      fail('network'),
+      fail('invalid_output'),
+      fail('invalid_output'),
+    ];
     const s = script(failures);
     const { deps: d } = deps();
     await expect(withRetry(s.attempt, d)).resolves.toEqual({ ok: false, failure: failures[5] });
@@ -217,7 +229,8 @@ describe('withRetry: a retry after visible text says so', () => {
     expect(events.map((e) => e.type)).toEqual(['warning', 'retry', 'retry', 'warning', 'retry']);
     expect(events[0]).toEqual({
       type: 'warning',
-      message: "the model's reply was interrupted after text was shown (network failure); that partial reply is discarded and the turn is asked again",
+      message:
+        "the model's reply was interrupted after text was shown (network failure); that partial reply is discarded and the turn is asked again",
     });
   });
 
@@ -234,8 +247,16 @@ describe('instructionAfter: a retry after an empty reply tells the model so', ()
 
   it.each<[string, ModelFailure | undefined, string]>([
     ['the first attempt', undefined, 'Be brief.'],
-    ['an empty reply', invalid('no_response_text'), 'Be brief.\n\nYour previous reply was empty: no text and no tool call. Give your answer now, or call a tool.'],
-    ['thoughts and no answer', invalid('thinking_only'), 'Be brief.\n\nYour previous reply had thoughts but no answer and no tool call. Give your answer now, or call a tool.'],
+    [
+      'an empty reply',
+      invalid('no_response_text'),
+      'Be brief.\n\nYour previous reply was empty: no text and no tool call. Give your answer now, or call a tool.',
+    ],
+    [
+      'thoughts and no answer',
+      invalid('thinking_only'),
+      'Be brief.\n\nYour previous reply had thoughts but no answer and no tool call. Give your answer now, or call a tool.',
+    ],
     ['a malformed function call', invalid('malformed_function_call'), 'Be brief.'],
     ['a server error', fail('server'), 'Be brief.'],
   ])('after %s', (_name, previous, expected) => {

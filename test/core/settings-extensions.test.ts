@@ -10,7 +10,10 @@ import { makeTempDir, writeFiles } from '../support/git-repo.js';
 
 function files(project: unknown, user?: unknown) {
   const dir = makeTempDir('agent-action-settings-');
-  writeFiles(dir, { 'project/.gemini/settings.json': JSON.stringify(project), ...(user !== undefined && { 'home/.gemini/settings.json': JSON.stringify(user) }) });
+  writeFiles(dir, {
+    'project/.gemini/settings.json': JSON.stringify(project),
+    ...(user !== undefined && { 'home/.gemini/settings.json': JSON.stringify(user) }),
+  });
   return [
     { path: join(dir, 'home/.gemini/settings.json'), label: '~/.gemini/settings.json', origin: 'user' as const },
     { path: join(dir, 'project/.gemini/settings.json'), label: '.gemini/settings.json', origin: 'repository' as const },
@@ -21,8 +24,14 @@ describe('readExtensionSettings', () => {
   it('servers from both files (the project’s wins by name), hooks from both, $VAR from the given environment only', async () => {
     const ext = await readExtensionSettings({
       files: files(
-        { mcpServers: { a: { command: 'project-a', env: { K: '$VISIBLE $HIDDEN' } } }, hooks: { BeforeTool: [{ hooks: [{ type: 'command', command: 'p' }] }] } },
-        { mcpServers: { a: { command: 'user-a' }, b: { command: 'user-b' } }, hooks: { AfterTool: [{ hooks: [{ type: 'command', command: 'u' }] }] } },
+        {
+          mcpServers: { a: { command: 'project-a', env: { K: '$VISIBLE $HIDDEN' } } },
+          hooks: { BeforeTool: [{ hooks: [{ type: 'command', command: 'p' }] }] },
+        },
+        {
+          mcpServers: { a: { command: 'user-a' }, b: { command: 'user-b' } },
+          hooks: { AfterTool: [{ hooks: [{ type: 'command', command: 'u' }] }] },
+        },
       ),
       env: { VISIBLE: 'v' },
     });
@@ -38,13 +47,25 @@ describe('readExtensionSettings', () => {
   });
 
   it('the workflow’s input servers win by name over the repository’s', async () => {
-    const input = { name: 'a', source: { label: "input 'mcp-servers'", origin: 'workflow' as const }, transport: { kind: 'stdio' as const, command: 'workflow-a', args: [], env: {} }, trust: false };
-    const ext = await readExtensionSettings({ files: files({ mcpServers: { a: { command: 'repo-a' } } }), inputServers: [input], env: {} });
+    const input = {
+      name: 'a',
+      source: { label: "input 'mcp-servers'", origin: 'workflow' as const },
+      transport: { kind: 'stdio' as const, command: 'workflow-a', args: [], env: {} },
+      trust: false,
+    };
+    const ext = await readExtensionSettings({
+      files: files({ mcpServers: { a: { command: 'repo-a' } } }),
+      inputServers: [input],
+      env: {},
+    });
     expect(ext.servers).toEqual([input]);
   });
 
   it('problems name the file and the field', async () => {
-    const ext = await readExtensionSettings({ files: files({ mcpServers: { s: { args: [] } }, hooks: { OnWhatever: [] } }), env: {} });
+    const ext = await readExtensionSettings({
+      files: files({ mcpServers: { s: { args: [] } }, hooks: { OnWhatever: [] } }),
+      env: {},
+    });
     expect(ext.warnings).toEqual([
       '.gemini/settings.json mcpServers.s: left out: needs `command` (a stdio server) or `url`/`httpUrl` (an HTTP server)',
       '.gemini/settings.json hooks.OnWhatever: is not a hook event (one of SessionStart, SessionEnd, BeforeAgent, AfterAgent, BeforeModel, AfterModel, BeforeToolSelection, BeforeTool, AfterTool, PreCompress, Notification); skipped',
@@ -52,12 +73,26 @@ describe('readExtensionSettings', () => {
   });
 
   it('implied rules: trust and mcp.allowed allow (not in plan), mcp.excluded denies; a repository’s in the Workspace tier, under the workflow’s', async () => {
-    const ext = await readExtensionSettings({ files: files({ mcpServers: { t: { command: 'x', trust: true }, u: { command: 'y' } }, mcp: { allowed: ['u'], excluded: ['v'] } }), env: {} });
+    const ext = await readExtensionSettings({
+      files: files({
+        mcpServers: { t: { command: 'x', trust: true }, u: { command: 'y' } },
+        mcp: { allowed: ['u'], excluded: ['v'] },
+      }),
+      env: {},
+    });
     expect(ext.selection).toEqual({ allowed: ['u'], excluded: ['v'] });
     expect(ext.policy.user).toEqual([]);
-    const workflowDeny = { inline: '[[rule]]\ntoolName = "mcp_t_*"\ndecision = "deny"\npriority = 100\n', label: 'workflow policy' };
-    const engine = await loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { workspace: ext.policy.workspace, user: [workflowDeny] } });
-    const decide = async (toolName: string, server: string, mode: 'default' | 'plan' = 'default') => (await engine.decide({ toolName, args: {}, mcpServer: server }, mode)).decision;
+    const workflowDeny = {
+      inline: '[[rule]]\ntoolName = "mcp_t_*"\ndecision = "deny"\npriority = 100\n',
+      label: 'workflow policy',
+    };
+    const engine = await loadPolicy({
+      context: 'action',
+      useBuiltinDefaults: false,
+      tiers: { workspace: ext.policy.workspace, user: [workflowDeny] },
+    });
+    const decide = async (toolName: string, server: string, mode: 'default' | 'plan' = 'default') =>
+      (await engine.decide({ toolName, args: {}, mcpServer: server }, mode)).decision;
     // The workflow's User-tier deny outranks the repository's trust (Gemini CLI would put trust in its User tier, above it).
     expect(await decide('mcp_t_x', 't')).toBe('deny');
     expect(await decide('mcp_u_x', 'u')).toBe('allow');
@@ -68,8 +103,15 @@ describe('readExtensionSettings', () => {
   });
 
   it('--allowed-mcp-server-names replaces mcp.allowed and its rules sit in the User tier', async () => {
-    const ext = await readExtensionSettings({ files: files({ mcp: { allowed: ['a'] } }), allowedNames: ['b'], env: {} });
+    const ext = await readExtensionSettings({
+      files: files({ mcp: { allowed: ['a'] } }),
+      allowedNames: ['b'],
+      env: {},
+    });
     expect(ext.selection.allowed).toEqual(['b']);
-    expect(ext.policy).toEqual({ workspace: [], user: [serverRule('b', { decision: 'allow', priority: 100, label: '--allowed-mcp-server-names' })] });
+    expect(ext.policy).toEqual({
+      workspace: [],
+      user: [serverRule('b', { decision: 'allow', priority: 100, label: '--allowed-mcp-server-names' })],
+    });
   });
 });

@@ -25,7 +25,14 @@ afterEach(async () => {
 
 const script = (root: string) => [
   reply([text('Reading. '), call('read_file', { file_path: 'src/app.ts' })]),
-  reply([call('replace', { file_path: join(root, 'src/app.ts'), instruction: 'make it 42', old_string: 'answer = 41', new_string: 'answer = 42' })]),
+  reply([
+    call('replace', {
+      file_path: join(root, 'src/app.ts'),
+      instruction: 'make it 42',
+      old_string: 'answer = 41',
+      new_string: 'answer = 42',
+    }),
+  ]),
   reply([text('Done.')]),
 ];
 
@@ -42,8 +49,15 @@ async function observe(which: 'gemini-cli' | 'agent-action'): Promise<Observed> 
   const root = createRepo({ 'src/app.ts': 'export const answer = 41;\n' }).dir;
   const home = makeTempDir('agent-action-home-');
   const fake = await startFakeGemini(script(root));
-  const env = which === 'gemini-cli' ? geminiCliEnv({ baseUrl: fake.baseUrl, home }) : { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: home };
-  const ed = await startAcpAgent({ env, cwd: root, ...(which === 'gemini-cli' ? { program: [GEMINI_CLI, '--acp', '-m', MODEL] } : { args: ['-m', MODEL] }) });
+  const env =
+    which === 'gemini-cli'
+      ? geminiCliEnv({ baseUrl: fake.baseUrl, home })
+      : { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: home };
+  const ed = await startAcpAgent({
+    env,
+    cwd: root,
+    ...(which === 'gemini-cli' ? { program: [GEMINI_CLI, '--acp', '-m', MODEL] } : { args: ['-m', MODEL] }),
+  });
   cleanups.push(
     () => rmSync(root, { recursive: true, force: true }),
     () => rmSync(home, { recursive: true, force: true }),
@@ -53,7 +67,10 @@ async function observe(which: 'gemini-cli' | 'agent-action'): Promise<Observed> 
   const init = await ed.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
   const session = await ed.agent.request('session/new', { cwd: root, mcpServers: [] });
   ed.permissions.answer(() => 'proceed_once');
-  const response = await ed.agent.request('session/prompt', { sessionId: session.sessionId, prompt: [{ type: 'text', text: 'make the answer 42' }] });
+  const response = await ed.agent.request('session/prompt', {
+    sessionId: session.sessionId,
+    prompt: [{ type: 'text', text: 'make the answer 42' }],
+  });
   return { init, modes: session.modes, response, ed, root, fake };
 }
 
@@ -62,7 +79,10 @@ function finalCalls(updates: readonly SessionNotification[], root: string) {
   const calls = new Map<string, Record<string, unknown>>();
   for (const { update: u } of updates) {
     if (u.sessionUpdate !== 'tool_call' && u.sessionUpdate !== 'tool_call_update') continue;
-    calls.set(u.toolCallId, { ...calls.get(u.toolCallId), ...Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined)) });
+    calls.set(u.toolCallId, {
+      ...calls.get(u.toolCallId),
+      ...Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined)),
+    });
   }
   return [...calls.values()].map((c) => ({
     kind: c.kind,
@@ -73,7 +93,9 @@ function finalCalls(updates: readonly SessionNotification[], root: string) {
 }
 
 const diffsOf = (content: ToolCallContent[] | undefined, root: string) =>
-  (content ?? []).flatMap((c) => (c.type === 'diff' ? [{ path: relative(root, c.path), oldText: c.oldText, newText: c.newText, meta: c._meta }] : []));
+  (content ?? []).flatMap((c) =>
+    c.type === 'diff' ? [{ path: relative(root, c.path), oldText: c.oldText, newText: c.newText, meta: c._meta }] : [],
+  );
 
 describe('agent-action --acp and gemini --acp, side by side', () => {
   it('give an editor the same capabilities, modes, tool calls, permission request, text and stop reason', async () => {
@@ -81,7 +103,10 @@ describe('agent-action --acp and gemini --acp, side by side', () => {
     const ours = await observe('agent-action');
 
     const caps = (init: unknown) => {
-      const i = init as { protocolVersion: number; agentCapabilities: Record<string, unknown> & { promptCapabilities: Record<string, unknown> } };
+      const i = init as {
+        protocolVersion: number;
+        agentCapabilities: Record<string, unknown> & { promptCapabilities: Record<string, unknown> };
+      };
       return {
         protocolVersion: i.protocolVersion,
         loadSession: i.agentCapabilities.loadSession,
@@ -100,17 +125,30 @@ describe('agent-action --acp and gemini --acp, side by side', () => {
         kind: 'edit',
         status: 'completed',
         locations: ['src/app.ts'],
-        diffs: [{ path: 'src/app.ts', oldText: 'export const answer = 41;\n', newText: 'export const answer = 42;\n', meta: { kind: 'modify' } }],
+        diffs: [
+          {
+            path: 'src/app.ts',
+            oldText: 'export const answer = 41;\n',
+            newText: 'export const answer = 42;\n',
+            meta: { kind: 'modify' },
+          },
+        ],
       },
     ]);
 
     const asked = (o: Observed) =>
-      o.ed.permissions.asked.map((p) => ({ options: p.options, kind: p.toolCall.kind, status: p.toolCall.status, diffs: diffsOf(p.toolCall.content ?? undefined, o.root) }));
+      o.ed.permissions.asked.map((p) => ({
+        options: p.options,
+        kind: p.toolCall.kind,
+        status: p.toolCall.status,
+        diffs: diffsOf(p.toolCall.content ?? undefined, o.root),
+      }));
     expect(asked(ours)).toEqual(asked(gemini));
     expect(asked(ours)).toHaveLength(1);
 
     expect(agentText(ours.ed.updates)).toBe(agentText(gemini.ed.updates));
-    for (const o of [gemini, ours]) expect(readFileSync(join(o.root, 'src/app.ts'), 'utf8')).toBe('export const answer = 42;\n');
+    for (const o of [gemini, ours])
+      expect(readFileSync(join(o.root, 'src/app.ts'), 'utf8')).toBe('export const answer = 42;\n');
     expect(ours.fake.requests).toHaveLength(gemini.fake.requests.length);
   });
 });

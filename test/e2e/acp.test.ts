@@ -9,8 +9,23 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { projectSessionsDir } from '../../src/session/file-store.js';
-import { agentText, clientCapabilitiesOf, startAcpAgent, type AcpAgentOptions, type AcpAgentProcess } from '../support/acp-client.js';
-import { call, fault, reply, startFakeGemini, text, thought, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
+import {
+  agentText,
+  clientCapabilitiesOf,
+  startAcpAgent,
+  type AcpAgentOptions,
+  type AcpAgentProcess,
+} from '../support/acp-client.js';
+import {
+  call,
+  fault,
+  reply,
+  startFakeGemini,
+  text,
+  thought,
+  type FakeGemini,
+  type FakeReply,
+} from '../support/fake-gemini.js';
 import { bundleTestServer } from '../support/mcp-server.js';
 import { createRepo, makeTempDir } from '../support/git-repo.js';
 
@@ -26,7 +41,10 @@ interface World {
   env: Record<string, string>;
 }
 
-async function world(script: FakeReply[], files: Record<string, string> = { 'README.md': '# demo\n', 'src/app.ts': 'export const answer = 41;\n' }): Promise<World> {
+async function world(
+  script: FakeReply[],
+  files: Record<string, string> = { 'README.md': '# demo\n', 'src/app.ts': 'export const answer = 41;\n' },
+): Promise<World> {
   const root = createRepo(files).dir;
   const state = makeTempDir('agent-action-state-');
   const fake = await startFakeGemini(script);
@@ -35,7 +53,12 @@ async function world(script: FakeReply[], files: Record<string, string> = { 'REA
     () => rmSync(state, { recursive: true, force: true }),
     () => fake.close(),
   );
-  return { root, state, fake, env: { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: state } };
+  return {
+    root,
+    state,
+    fake,
+    env: { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: state },
+  };
 }
 
 async function editor(w: World, o: Omit<AcpAgentOptions, 'env'> = {}): Promise<AcpAgentProcess> {
@@ -43,7 +66,10 @@ async function editor(w: World, o: Omit<AcpAgentOptions, 'env'> = {}): Promise<A
   cleanups.push(async () => {
     if (ed.child.exitCode === null && ed.child.signalCode === null) await ed.close();
   });
-  const init = await ed.agent.request('initialize', { protocolVersion: 1, clientCapabilities: clientCapabilitiesOf(o) });
+  const init = await ed.agent.request('initialize', {
+    protocolVersion: 1,
+    clientCapabilities: clientCapabilitiesOf(o),
+  });
   expect(init.protocolVersion).toBe(1);
   return ed;
 }
@@ -52,13 +78,17 @@ async function newSession(ed: AcpAgentProcess, w: World, extra: { mcpServers?: n
   return ed.agent.request('session/new', { cwd: w.root, mcpServers: extra.mcpServers ?? [] });
 }
 
-const prompt = (ed: AcpAgentProcess, sessionId: string, t: string) => ed.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: t }] });
+const prompt = (ed: AcpAgentProcess, sessionId: string, t: string) =>
+  ed.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: t }] });
 
-const sessionFile = (w: World, id: string) => join(projectSessionsDir(join(w.state, 'agent-action'), w.root), `${id}.json`);
+const sessionFile = (w: World, id: string) =>
+  join(projectSessionsDir(join(w.state, 'agent-action'), w.root), `${id}.json`);
 const readSession = (w: World, id: string) => JSON.parse(readFileSync(sessionFile(w, id), 'utf8'));
 
-const forCall = (ed: AcpAgentProcess, id: string) => ed.updates.map((n) => n.update).filter((u) => 'toolCallId' in u && u.toolCallId === id);
-const isUpdate = (id: string, status: string) => (u: SessionUpdate) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === id && u.status === status;
+const forCall = (ed: AcpAgentProcess, id: string) =>
+  ed.updates.map((n) => n.update).filter((u) => 'toolCallId' in u && u.toolCallId === id);
+const isUpdate = (id: string, status: string) => (u: SessionUpdate) =>
+  u.sessionUpdate === 'tool_call_update' && u.toolCallId === id && u.status === status;
 
 /** Resolves once the session's file holds a document that passes `test` (each save renames a new file in). */
 function sessionSaved(w: World, id: string, test: (doc: { state: { history: unknown[] } }) => boolean): Promise<void> {
@@ -150,7 +180,11 @@ function isGone(pid: number): boolean {
 describe('agent-action --acp over stdio', () => {
   it('initializes, creates a session, streams thoughts, text, a read and an asked edit with its diff, and saves the session', async () => {
     const w = await world([
-      reply([thought('Looking at the app first.'), text('Reading it. '), call('read_file', { file_path: 'src/app.ts' })]),
+      reply([
+        thought('Looking at the app first.'),
+        text('Reading it. '),
+        call('read_file', { file_path: 'src/app.ts' }),
+      ]),
       reply([call('replace', { file_path: 'src/app.ts', old_string: 'answer = 41', new_string: 'answer = 42' })]),
       reply([text('Done: the answer is 42.')]),
     ]);
@@ -160,7 +194,11 @@ describe('agent-action --acp over stdio', () => {
     expect(init).toMatchObject({
       protocolVersion: 1,
       agentInfo: { name: 'agent-action' },
-      agentCapabilities: { loadSession: true, promptCapabilities: { embeddedContext: true }, mcpCapabilities: { http: true, sse: true } },
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { embeddedContext: true },
+        mcpCapabilities: { http: true, sse: true },
+      },
     });
     const session = await newSession(ed, w);
     expect(session.modes).toEqual({
@@ -178,12 +216,31 @@ describe('agent-action --acp over stdio', () => {
     expect(r.stopReason).toBe('end_turn');
     expect(readFileSync(join(w.root, 'src/app.ts'), 'utf8')).toBe('export const answer = 42;\n');
 
-    expect(ed.updates[0]!.update).toEqual({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'Looking at the app first.' } });
-    expect(ed.updates[1]!.update).toEqual({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Reading it. ' } });
+    expect(ed.updates[0]!.update).toEqual({
+      sessionUpdate: 'agent_thought_chunk',
+      content: { type: 'text', text: 'Looking at the app first.' },
+    });
+    expect(ed.updates[1]!.update).toEqual({
+      sessionUpdate: 'agent_message_chunk',
+      content: { type: 'text', text: 'Reading it. ' },
+    });
     const app = join(w.root, 'src/app.ts');
     expect(forCall(ed, 'call-1-2')).toEqual([
-      { sessionUpdate: 'tool_call', toolCallId: 'call-1-2', title: 'read_file src/app.ts', kind: 'read', status: 'pending', rawInput: { file_path: 'src/app.ts' } },
-      { sessionUpdate: 'tool_call_update', toolCallId: 'call-1-2', title: 'read src/app.ts', kind: 'read', locations: [{ path: app }] },
+      {
+        sessionUpdate: 'tool_call',
+        toolCallId: 'call-1-2',
+        title: 'read_file src/app.ts',
+        kind: 'read',
+        status: 'pending',
+        rawInput: { file_path: 'src/app.ts' },
+      },
+      {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: 'call-1-2',
+        title: 'read src/app.ts',
+        kind: 'read',
+        locations: [{ path: app }],
+      },
       { sessionUpdate: 'tool_call_update', toolCallId: 'call-1-2', status: 'in_progress' },
       expect.objectContaining({
         sessionUpdate: 'tool_call_update',
@@ -192,14 +249,32 @@ describe('agent-action --acp over stdio', () => {
         content: [{ type: 'content', content: { type: 'text', text: 'read src/app.ts (1 lines)' } }],
       }),
     ]);
-    const diff = { type: 'diff', path: app, oldText: 'export const answer = 41;\n', newText: 'export const answer = 42;\n', _meta: { kind: 'modify' } };
-    expect(forCall(ed, 'call-2-0').map((u) => ('status' in u ? u.status : undefined))).toEqual(['pending', undefined, 'in_progress', 'completed']);
+    const diff = {
+      type: 'diff',
+      path: app,
+      oldText: 'export const answer = 41;\n',
+      newText: 'export const answer = 42;\n',
+      _meta: { kind: 'modify' },
+    };
+    expect(forCall(ed, 'call-2-0').map((u) => ('status' in u ? u.status : undefined))).toEqual([
+      'pending',
+      undefined,
+      'in_progress',
+      'completed',
+    ]);
     expect(forCall(ed, 'call-2-0').at(-1)).toMatchObject({ status: 'completed', content: [diff] });
     // The edit was asked about (default mode), with the diff and Gemini CLI's three options.
     expect(ed.permissions.asked).toHaveLength(1);
     expect(ed.permissions.asked[0]).toMatchObject({
       sessionId: session.sessionId,
-      toolCall: { toolCallId: 'call-2-0', title: 'edit src/app.ts (+1 -1)', kind: 'edit', status: 'pending', locations: [{ path: app }], content: [diff] },
+      toolCall: {
+        toolCallId: 'call-2-0',
+        title: 'edit src/app.ts (+1 -1)',
+        kind: 'edit',
+        status: 'pending',
+        locations: [{ path: app }],
+        content: [diff],
+      },
       options: [
         { optionId: 'proceed_always', name: 'Allow for this session', kind: 'allow_always' },
         { optionId: 'proceed_once', name: 'Allow', kind: 'allow_once' },
@@ -211,7 +286,14 @@ describe('agent-action --acp over stdio', () => {
     expect(JSON.stringify(w.fake.requests[1]!.body.contents.at(-1))).toContain('export const answer = 41;');
 
     const saved = readSession(w, session.sessionId);
-    expect(saved).toMatchObject({ origin: 'local', id: session.sessionId, root: w.root, title: 'make the answer 42', status: 'idle', trigger: { command: 'acp' } });
+    expect(saved).toMatchObject({
+      origin: 'local',
+      id: session.sessionId,
+      root: w.root,
+      title: 'make the answer 42',
+      status: 'idle',
+      trigger: { command: 'acp' },
+    });
     expect(saved.state.history).toHaveLength(6);
   });
 
@@ -229,18 +311,26 @@ describe('agent-action --acp over stdio', () => {
     expect(ed.permissions.asked.map((a) => a.toolCall.toolCallId)).toEqual(['call-1-0', 'call-2-0']);
     for (const f of ['one.txt', 'two.txt', 'three.txt']) expect(existsSync(join(w.root, f))).toBe(true);
     // The same narrowed Workspace-tier rule `/agent approve always` adds: this command's prefix, this mode and the more permissive ones.
-    expect(readSession(w, sessionId).state.addedRules).toEqual([{ toolName: 'run_shell_command', commandPrefix: 'touch', modes: ['default', 'autoEdit', 'yolo'] }]);
+    expect(readSession(w, sessionId).state.addedRules).toEqual([
+      { toolName: 'run_shell_command', commandPrefix: 'touch', modes: ['default', 'autoEdit', 'yolo'] },
+    ]);
   });
 
   it('tells the model when the person rejects a call, and runs nothing', async () => {
-    const w = await world([reply([call('run_shell_command', { command: 'touch nope.txt' })]), reply([text('Understood, I will not.')])]);
+    const w = await world([
+      reply([call('run_shell_command', { command: 'touch nope.txt' })]),
+      reply([text('Understood, I will not.')]),
+    ]);
     const ed = await editor(w);
     const { sessionId } = await newSession(ed, w);
     ed.permissions.answer(() => 'cancel');
     expect((await prompt(ed, sessionId, 'make a file')).stopReason).toBe('end_turn');
     expect(existsSync(join(w.root, 'nope.txt'))).toBe(false);
     expect(w.fake.requests[1]!.body.contents.at(-1)!.parts[0]).toEqual({
-      functionResponse: { name: 'run_shell_command', response: { error: 'run_shell_command was not run: it was denied. Reason: the user rejected it in the editor' } },
+      functionResponse: {
+        name: 'run_shell_command',
+        response: { error: 'run_shell_command was not run: it was denied. Reason: the user rejected it in the editor' },
+      },
     });
     expect(forCall(ed, 'call-1-0').at(-1)).toMatchObject({ status: 'failed' });
   });
@@ -256,11 +346,16 @@ describe('agent-action --acp over stdio', () => {
     expect((await prompt(ed, sessionId, 'second question')).stopReason).toBe('end_turn');
     expect(agentText(ed.updates)).toBe('Thinking about itHere is the second answer.');
     // The second request carries both questions (the cancelled turn left no model reply behind).
-    expect(w.fake.requests[1]!.body.contents).toEqual([{ role: 'user', parts: [{ text: 'first question' }, { text: 'second question' }] }]);
+    expect(w.fake.requests[1]!.body.contents).toEqual([
+      { role: 'user', parts: [{ text: 'first question' }, { text: 'second question' }] },
+    ]);
   });
 
   it('cancels a turn during a long command: its processes are killed and the model hears it was cancelled', async () => {
-    const w = await world([reply([call('run_shell_command', { command: 'sleep 3001 3>sleep.fifo & echo $! > sleep.pid; wait' })]), reply([text('Noted.')])]);
+    const w = await world([
+      reply([call('run_shell_command', { command: 'sleep 3001 3>sleep.fifo & echo $! > sleep.pid; wait' })]),
+      reply([text('Noted.')]),
+    ]);
     // The sleep holds the FIFO open until it dies: the test waits for that, not for a clock.
     const sleepDied = closedByWriters(join(w.root, 'sleep.fifo'));
     const ed = await editor(w);
@@ -282,7 +377,10 @@ describe('agent-action --acp over stdio', () => {
   });
 
   it('loads a session after its process was killed mid-turn: replays the history, then continues it', async () => {
-    const w = await world([reply([text('Let me read it.'), call('read_file', { file_path: 'README.md' })]), fault.hang([])]);
+    const w = await world([
+      reply([text('Let me read it.'), call('read_file', { file_path: 'README.md' })]),
+      fault.hang([]),
+    ]);
     const first = await editor(w);
     const { sessionId } = await newSession(first, w);
     void prompt(first, sessionId, 'what is in the readme?').catch(() => undefined);
@@ -300,14 +398,23 @@ describe('agent-action --acp over stdio', () => {
     expect(second.updates.map((n) => n.update)).toEqual([
       { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'what is in the readme?' } },
       { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Let me read it.' } },
-      expect.objectContaining({ sessionUpdate: 'tool_call', toolCallId: 'call-1-1', kind: 'read', status: 'completed', title: 'read_file README.md' }),
+      expect.objectContaining({
+        sessionUpdate: 'tool_call',
+        toolCallId: 'call-1-1',
+        kind: 'read',
+        status: 'completed',
+        title: 'read_file README.md',
+      }),
     ]);
     expect((await prompt(second, sessionId, 'and in one word?')).stopReason).toBe('end_turn');
     // The model sees the whole conversation, the new message joined to the tool's response.
     const contents = w.fake.requests[2]!.body.contents;
     expect(contents.map((c) => c.role)).toEqual(['user', 'model', 'user']);
     expect(contents[0]).toEqual({ role: 'user', parts: [{ text: 'what is in the readme?' }] });
-    expect(contents[2]!.parts).toEqual([{ functionResponse: { name: 'read_file', response: { output: '# demo' } } }, { text: 'and in one word?' }]);
+    expect(contents[2]!.parts).toEqual([
+      { functionResponse: { name: 'read_file', response: { output: '# demo' } } },
+      { text: 'and in one word?' },
+    ]);
   });
 
   it('kills the running command and exits when the client disconnects mid-turn, saving the session', async () => {
@@ -327,14 +434,29 @@ describe('agent-action --acp over stdio', () => {
   });
 
   it("asks the model's own question through the editor's form and returns the answer", async () => {
-    const w = await world([reply([call('ask_user', { questions: [{ question: 'Which colour should the button be?', header: 'Colour', type: 'text' }] })]), reply([text('Blue it is.')])]);
+    const w = await world([
+      reply([
+        call('ask_user', {
+          questions: [{ question: 'Which colour should the button be?', header: 'Colour', type: 'text' }],
+        }),
+      ]),
+      reply([text('Blue it is.')]),
+    ]);
     const ed = await editor(w, { elicit: () => ({ action: 'accept', content: { answer: 'blue' } }) });
     const { sessionId } = await newSession(ed, w);
     expect((await prompt(ed, sessionId, 'style the button')).stopReason).toBe('end_turn');
     expect(ed.elicitations).toEqual([
-      expect.objectContaining({ mode: 'form', sessionId, toolCallId: 'call-1-0', message: 'Which colour should the button be?', requestedSchema: expect.objectContaining({ required: ['answer'] }) }),
+      expect.objectContaining({
+        mode: 'form',
+        sessionId,
+        toolCallId: 'call-1-0',
+        message: 'Which colour should the button be?',
+        requestedSchema: expect.objectContaining({ required: ['answer'] }),
+      }),
     ]);
-    expect(w.fake.requests[1]!.body.contents.at(-1)!.parts[0]).toEqual({ functionResponse: { name: 'ask_user', response: { output: 'blue' } } });
+    expect(w.fake.requests[1]!.body.contents.at(-1)!.parts[0]).toEqual({
+      functionResponse: { name: 'ask_user', response: { output: 'blue' } },
+    });
   });
 
   it("offers a question's choices as permission options when the editor has no forms", async () => {
@@ -361,7 +483,9 @@ describe('agent-action --acp over stdio', () => {
     ed.permissions.answer(() => 'choice-2');
     expect((await prompt(ed, sessionId, 'pick a database')).stopReason).toBe('end_turn');
     expect(ed.permissions.asked[0]!.options.map((o) => o.name)).toEqual(['Postgres', 'SQLite: a file', "Don't answer"]);
-    expect(w.fake.requests[1]!.body.contents.at(-1)!.parts[0]).toMatchObject({ functionResponse: { response: { output: 'SQLite: a file' } } });
+    expect(w.fake.requests[1]!.body.contents.at(-1)!.parts[0]).toMatchObject({
+      functionResponse: { response: { output: 'SQLite: a file' } },
+    });
   });
 
   it('reads and writes files through the editor when it offers fs: unsaved buffers are seen, the disk is left to the editor', async () => {
@@ -377,9 +501,17 @@ describe('agent-action --acp over stdio', () => {
     ed.permissions.answer(() => 'proceed_once');
     expect((await prompt(ed, sessionId, 'bump it')).stopReason).toBe('end_turn');
     expect(JSON.stringify(w.fake.requests[1]!.body.contents.at(-1))).toContain('// unsaved edit');
-    expect(ed.fsCalls.filter((c) => c.method === 'write')).toEqual([{ method: 'write', path: app, content: 'export const answer = 43; // unsaved edit\n' }]);
+    expect(ed.fsCalls.filter((c) => c.method === 'write')).toEqual([
+      { method: 'write', path: app, content: 'export const answer = 43; // unsaved edit\n' },
+    ]);
     expect(ed.permissions.asked[0]!.toolCall.content).toEqual([
-      { type: 'diff', path: app, oldText: 'export const answer = 41; // unsaved edit\n', newText: 'export const answer = 43; // unsaved edit\n', _meta: { kind: 'modify' } },
+      {
+        type: 'diff',
+        path: app,
+        oldText: 'export const answer = 41; // unsaved edit\n',
+        newText: 'export const answer = 43; // unsaved edit\n',
+        _meta: { kind: 'modify' },
+      },
     ]);
     expect(readFileSync(app, 'utf8')).toBe('export const answer = 41;\n');
   });
@@ -391,15 +523,26 @@ describe('agent-action --acp over stdio', () => {
     const ed = await editor(w);
     const { sessionId } = await ed.agent.request('session/new', {
       cwd: w.root,
-      mcpServers: [{ name: 'docs', command: 'node', args: ['srv/server.mjs', 'docs'], env: [{ name: 'DOCS_TOKEN', value: 's3cret-token' }] }],
+      mcpServers: [
+        {
+          name: 'docs',
+          command: 'node',
+          args: ['srv/server.mjs', 'docs'],
+          env: [{ name: 'DOCS_TOKEN', value: 's3cret-token' }],
+        },
+      ],
     });
     await ed.agent.request('session/set_mode', { sessionId, modeId: 'yolo' });
     expect((await prompt(ed, sessionId, 'hi')).stopReason).toBe('end_turn');
-    const declared = (w.fake.requests[0]!.body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name);
+    const declared = (w.fake.requests[0]!.body.tools ?? [])
+      .flatMap((t) => t.functionDeclarations ?? [])
+      .map((d) => d.name);
     expect(declared).toContain('mcp_docs_echo');
     expect(JSON.stringify(w.fake.requests[1]!.body.contents)).toContain('docs says: hi');
     expect(forCall(ed, 'call-1-0').at(-1)).toMatchObject({ status: 'completed' });
-    expect(readSession(w, sessionId).mcpServers).toEqual([{ name: 'docs', transport: 'stdio', command: 'node', args: ['srv/server.mjs', 'docs'], envNames: ['DOCS_TOKEN'] }]);
+    expect(readSession(w, sessionId).mcpServers).toEqual([
+      { name: 'docs', transport: 'stdio', command: 'node', args: ['srv/server.mjs', 'docs'], envNames: ['DOCS_TOKEN'] },
+    ]);
     expect(readFileSync(sessionFile(w, sessionId), 'utf8')).not.toContain('s3cret-token');
   });
 
@@ -410,9 +553,17 @@ describe('agent-action --acp over stdio', () => {
       code: -32602,
       message: expect.stringContaining('cwd must be an absolute path, not "relative/dir"'),
     });
-    await expect(prompt(ed, 'no-such-session', 'hi')).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('no session no-such-session') });
-    await expect(ed.agent.request('session/load', { sessionId: 'missing', cwd: w.root, mcpServers: [] })).rejects.toMatchObject({ code: -32002 });
+    await expect(prompt(ed, 'no-such-session', 'hi')).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('no session no-such-session'),
+    });
+    await expect(
+      ed.agent.request('session/load', { sessionId: 'missing', cwd: w.root, mcpServers: [] }),
+    ).rejects.toMatchObject({ code: -32002 });
     const { sessionId } = await newSession(ed, w);
-    await expect(ed.agent.request('session/set_mode', { sessionId, modeId: 'turbo' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('unknown mode "turbo"') });
+    await expect(ed.agent.request('session/set_mode', { sessionId, modeId: 'turbo' })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('unknown mode "turbo"'),
+    });
   });
 });

@@ -23,7 +23,21 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const OUTPUTS = ['status', 'summary', 'session-id', 'branch', 'pull-request', 'review-id', 'labels', 'turns', 'tokens', 'cost-usd', 'shards', 'shard-count', 'api-calls'];
+const OUTPUTS = [
+  'status',
+  'summary',
+  'session-id',
+  'branch',
+  'pull-request',
+  'review-id',
+  'labels',
+  'turns',
+  'tokens',
+  'cost-usd',
+  'shards',
+  'shard-count',
+  'api-calls',
+];
 const track = (r: ActionRun) => (dirs.push(r.env.RUNNER_TEMP), r);
 
 async function start(body = '/agent fix') {
@@ -39,39 +53,70 @@ async function start(body = '/agent fix') {
 describe('the bundled action, on a broken event file', () => {
   it.each([
     ['empty', '', 'is empty: expected the webhook event as a JSON object'],
-    ['truncated', '{\n  "action": "created",\n  "issue": {\n    "number": 1,\n    "title": "a b', 'is not valid JSON, truncated or corrupt ('],
+    [
+      'truncated',
+      '{\n  "action": "created",\n  "issue": {\n    "number": 1,\n    "title": "a b',
+      'is not valid JSON, truncated or corrupt (',
+    ],
     ['not JSON', 'action=created&issue=1', 'is not valid JSON, truncated or corrupt ('],
     ['a JSON array', '[{"action": "created"}]', 'holds a JSON array: expected the webhook event as a JSON object'],
-  ])('%s: exit 1, status failed, all outputs, one ::error naming the file, no stack trace', async (_label, eventText, problem) => {
-    const { job } = await start();
-    const r = track(
-      await runAction({
-        eventName: 'issue_comment',
-        payload: null,
-        eventText,
-        job,
-        inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'gemini-base-url': gemini.baseUrl },
-        env: { GITHUB_API_URL: gh.url },
-      }),
-    );
+  ])(
+    '%s: exit 1, status failed, all outputs, one ::error naming the file, no stack trace',
+    async (_label, eventText, problem) => {
+      const { job } = await start();
+      const r = track(
+        await runAction({
+          eventName: 'issue_comment',
+          payload: null,
+          eventText,
+          job,
+          inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'gemini-base-url': gemini.baseUrl },
+          env: { GITHUB_API_URL: gh.url },
+        }),
+      );
 
-    expect(r.code, r.stdout + r.stderr).toBe(1);
-    expect(Object.keys(r.outputs).sort()).toEqual([...OUTPUTS].sort());
-    expect(r.outputs).toMatchObject({ status: 'failed', 'session-id': '', branch: '', 'pull-request': '', 'review-id': '', labels: '', turns: '0', tokens: '0', 'cost-usd': '0' });
-    const file = r.env.GITHUB_EVENT_PATH;
-    expect(r.outputs.summary).toBe(r.annotations[0]?.message);
-    expect(r.annotations).toEqual([{ level: 'error', message: expect.stringContaining(`the event payload file ${file} (GITHUB_EVENT_PATH) ${problem}`), properties: { title: 'event payload' } }]);
-    expect(r.stdout.match(/^::error/gm)).toHaveLength(1);
-    expect(r.stdout + r.stderr).not.toMatch(/\n\s+at |SyntaxError|node:internal/);
-    expect(gh.requests).toEqual([]);
-    expect(gemini.requests).toEqual([]);
-  });
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      expect(Object.keys(r.outputs).sort()).toEqual([...OUTPUTS].sort());
+      expect(r.outputs).toMatchObject({
+        status: 'failed',
+        'session-id': '',
+        branch: '',
+        'pull-request': '',
+        'review-id': '',
+        labels: '',
+        turns: '0',
+        tokens: '0',
+        'cost-usd': '0',
+      });
+      const file = r.env.GITHUB_EVENT_PATH;
+      expect(r.outputs.summary).toBe(r.annotations[0]?.message);
+      expect(r.annotations).toEqual([
+        {
+          level: 'error',
+          message: expect.stringContaining(`the event payload file ${file} (GITHUB_EVENT_PATH) ${problem}`),
+          properties: { title: 'event payload' },
+        },
+      ]);
+      expect(r.stdout.match(/^::error/gm)).toHaveLength(1);
+      expect(r.stdout + r.stderr).not.toMatch(/\n\s+at |SyntaxError|node:internal/);
+      expect(gh.requests).toEqual([]);
+      expect(gemini.requests).toEqual([]);
+    },
+  );
 });
 
 describe('the bundled action, /agent alone', () => {
   it('replies once with the list of commands; success; no model, no progress comment, no reaction', async () => {
     const { job, payload } = await start('/agent');
-    const r = track(await runAction({ eventName: 'issue_comment', payload, job, inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'gemini-base-url': gemini.baseUrl }, env: { GITHUB_API_URL: gh.url } }));
+    const r = track(
+      await runAction({
+        eventName: 'issue_comment',
+        payload,
+        job,
+        inputs: { 'gemini-api-key': 'AIza-e2e-0000', 'gemini-base-url': gemini.baseUrl },
+        env: { GITHUB_API_URL: gh.url },
+      }),
+    );
 
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.outputs.status).toBe('success');

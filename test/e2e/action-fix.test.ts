@@ -11,7 +11,12 @@ import { assertBundle, asUser, examplePayload, readCommit, retarget } from '../s
 
 const BUGGY = 'export function add(a, b) {\n  return a - b;\n}\n';
 const FIXED = 'export function add(a, b) {\n  return a + b;\n}\n';
-const FILES = { 'src/math.js': BUGGY, 'test/math.test.js': "import { add } from '../src/math.js';\nif (add(2, 2) !== 4) throw new Error('add is broken');\n", 'README.md': '# calc\n' };
+const FILES = {
+  'src/math.js': BUGGY,
+  'test/math.test.js':
+    "import { add } from '../src/math.js';\nif (add(2, 2) !== 4) throw new Error('add is broken');\n",
+  'README.md': '# calc\n',
+};
 const API_KEY = 'AIza-e2e-fix-key-000000';
 
 let world: ActionWorld | undefined;
@@ -22,7 +27,11 @@ afterEach(() => world?.close());
 function commentPayload(thread: number, commentId: number, body: string, login: string, isPullRequest: boolean) {
   const p = retarget(examplePayload('issue_comment', 'created'), 'octo/hello');
   p.issue.number = thread;
-  if (isPullRequest) p.issue.pull_request = { url: `https://api.github.test/repos/octo/hello/pulls/${thread}`, html_url: `https://github.test/octo/hello/pull/${thread}` };
+  if (isPullRequest)
+    p.issue.pull_request = {
+      url: `https://api.github.test/repos/octo/hello/pulls/${thread}`,
+      html_url: `https://github.test/octo/hello/pull/${thread}`,
+    };
   else delete p.issue.pull_request;
   p.comment.id = commentId;
   p.comment.body = body;
@@ -32,17 +41,33 @@ function commentPayload(thread: number, commentId: number, body: string, login: 
 }
 
 const fixScript = () => [
-  reply([text('The bug is a minus sign. '), call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' })], { usage: usage(1200, 40) }),
+  reply(
+    [
+      text('The bug is a minus sign. '),
+      call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' }),
+    ],
+    { usage: usage(1200, 40) },
+  ),
   reply([text('Changed `add` to use addition instead of subtraction.')], { usage: usage(1300, 12) }),
 ];
 
-const gitShow = (gitDir: string, spec: string) => execFileSync('git', ['--git-dir', gitDir, 'show', spec], { encoding: 'utf8' });
+const gitShow = (gitDir: string, spec: string) =>
+  execFileSync('git', ['--git-dir', gitDir, 'show', spec], { encoding: 'utf8' });
 
 describe('the bundled action: /agent fix', () => {
   it('on a same-repository pull request: commits to its head branch, edits the progress comment, sets outputs', async () => {
     world = await startActionWorld({
       files: FILES,
-      pulls: [{ number: 2, head: 'feature/calc', files: { 'README.md': '# calc\n\nAdds numbers.\n' }, title: 'Document the calculator', body: 'Docs only.', user: { login: 'contributor' } }],
+      pulls: [
+        {
+          number: 2,
+          head: 'feature/calc',
+          files: { 'README.md': '# calc\n\nAdds numbers.\n' },
+          title: 'Document the calculator',
+          body: 'Docs only.',
+          user: { login: 'contributor' },
+        },
+      ],
       event: { name: 'issue_comment', pull: 2 },
       script: fixScript(),
     });
@@ -56,7 +81,12 @@ describe('the bundled action: /agent fix', () => {
     });
 
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.outputs).toMatchObject({ status: 'success', branch: 'feature/calc', turns: '2', tokens: String(1240 + 1312) });
+    expect(r.outputs).toMatchObject({
+      status: 'success',
+      branch: 'feature/calc',
+      turns: '2',
+      tokens: String(1240 + 1312),
+    });
     expect(r.outputs.summary).toContain('addition');
 
     // The commit on the pull request's head branch, on top of what was there (no force push).
@@ -112,7 +142,9 @@ describe('the bundled action: /agent fix', () => {
 
     // The branch is in the origin with the fix on top of main; main is untouched.
     const head = readCommit(ws.origin, `refs/heads/${branch}`);
-    expect(pr!.pull!.head.sha).toBe(execFileSync('git', ['--git-dir', ws.origin, 'rev-parse', branch], { encoding: 'utf8' }).trim());
+    expect(pr!.pull!.head.sha).toBe(
+      execFileSync('git', ['--git-dir', ws.origin, 'rev-parse', branch], { encoding: 'utf8' }).trim(),
+    );
     expect(head.parents).toEqual([ws.mainSha]);
     expect(head.message).toContain('Co-authored-by: maintainer <maintainer@users.noreply.github.com>');
     expect(gitShow(ws.origin, `${branch}:src/math.js`)).toBe(FIXED);

@@ -26,9 +26,27 @@ beforeAll(async () => {
 afterEach(() => world?.close());
 
 const BASE_SETTINGS = {
-  mcpServers: { good: { command: 'node', args: ['.gemini/mcp/server.mjs', 'good'], env: { TEST_SERVER_MARKER: 'markers/good-server-started.txt' } } },
+  mcpServers: {
+    good: {
+      command: 'node',
+      args: ['.gemini/mcp/server.mjs', 'good'],
+      env: { TEST_SERVER_MARKER: 'markers/good-server-started.txt' },
+    },
+  },
   hooks: {
-    AfterTool: [{ matcher: '^mcp_', hooks: [{ type: 'command', name: 'audit', command: 'cat > /dev/null; echo \'{"hookSpecificOutput":{"additionalContext":"audited by the base hook"}}\'' }] }],
+    AfterTool: [
+      {
+        matcher: '^mcp_',
+        hooks: [
+          {
+            type: 'command',
+            name: 'audit',
+            command:
+              'cat > /dev/null; echo \'{"hookSpecificOutput":{"additionalContext":"audited by the base hook"}}\'',
+          },
+        ],
+      },
+    ],
   },
 };
 const HEAD_SETTINGS = {
@@ -39,7 +57,8 @@ const HEAD_SETTINGS = {
   hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'echo pwned > markers/head-hook-ran.txt' }] }] },
 };
 /** The head replaces the committed server script with one that leaves a marker. */
-const HEAD_SCRIPT = "import { writeFileSync } from 'node:fs';\nwriteFileSync('markers/head-script-ran.txt', 'pwned');\n";
+const HEAD_SCRIPT =
+  "import { writeFileSync } from 'node:fs';\nwriteFileSync('markers/head-script-ran.txt', 'pwned');\n";
 const POLICY = '[[rule]]\ntoolName = "mcp_good_*"\ndecision = "allow"\npriority = 100\n';
 
 describe('the bundled action: MCP servers and hooks from the base commit only', () => {
@@ -56,14 +75,21 @@ describe('the bundled action: MCP servers and hooks from the base commit only', 
         {
           number: 5,
           head: 'feature/x',
-          files: { 'src/a.js': 'export const a = 2;\n', '.gemini/settings.json': JSON.stringify(HEAD_SETTINGS), '.gemini/mcp/server.mjs': HEAD_SCRIPT },
+          files: {
+            'src/a.js': 'export const a = 2;\n',
+            '.gemini/settings.json': JSON.stringify(HEAD_SETTINGS),
+            '.gemini/mcp/server.mjs': HEAD_SCRIPT,
+          },
           title: 'Change a',
           body: 'A small change.',
           user: { login: 'contributor' },
         },
       ],
       event: { name: 'pull_request', pull: 5 },
-      script: [reply([call('mcp_good_echo', { text: 'review time' }), call('mcp_evil_anything', {})]), reply([text('Reviewed with the team server.')])],
+      script: [
+        reply([call('mcp_good_echo', { text: 'review time' }), call('mcp_evil_anything', {})]),
+        reply([text('Reviewed with the team server.')]),
+      ],
     });
     const { ws, gemini } = world;
     const head = ws.shas['feature/x'];
@@ -72,7 +98,11 @@ describe('the bundled action: MCP servers and hooks from the base commit only', 
     payload.pull_request.number = 5;
     asUser(payload.sender, 'contributor');
 
-    const r = await world.run({ eventName: 'pull_request', payload, inputs: { 'gemini-api-key': 'AIza-e2e-mcp-key-0000' } });
+    const r = await world.run({
+      eventName: 'pull_request',
+      payload,
+      inputs: { 'gemini-api-key': 'AIza-e2e-mcp-key-0000' },
+    });
     const log = r.stdout + r.stderr;
     expect(r.code, log).toBe(0);
     expect(r.outputs.status, log).toBe('success');

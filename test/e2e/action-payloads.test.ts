@@ -21,7 +21,16 @@ import { EXPECTED_ROUTES, exampleKey, HANDLED_EVENTS } from '../support/webhook-
 import type { Command } from '../../src/action/event-command.js';
 
 /** Events a workflow using this action subscribes to (handled), and a few it may receive anyway. */
-const BUNDLE_EVENTS = ['issue_comment', 'pull_request_review_comment', 'pull_request', 'issues', 'workflow_dispatch', 'pull_request_review', 'push', 'discussion_comment'];
+const BUNDLE_EVENTS = [
+  'issue_comment',
+  'pull_request_review_comment',
+  'pull_request',
+  'issues',
+  'workflow_dispatch',
+  'pull_request_review',
+  'push',
+  'discussion_comment',
+];
 
 let gemini: FakeGemini;
 beforeAll(async () => {
@@ -36,11 +45,20 @@ const remotes = new Map<string, Remote>();
 function remoteFor(p: Payload): Remote {
   const repository = String(p.repository?.full_name ?? 'octo/hello');
   const issue = p.issue ?? p.pull_request;
-  const pull = (p.pull_request || issue?.pull_request) && typeof issue?.number === 'number' ? (issue.number as number) : undefined;
+  const pull =
+    (p.pull_request || issue?.pull_request) && typeof issue?.number === 'number' ? (issue.number as number) : undefined;
   const key = `${repository}#${pull ?? ''}`;
   if (!remotes.has(key)) {
-    const pulls = pull !== undefined ? [{ number: pull, head: 'changes', files: { 'src/a.js': 'export const a = 2;\n' } }] : [];
-    remotes.set(key, createRemote({ repository, files: { 'README.md': '# Hello-World\n', 'src/a.js': 'export const a = 1;\n' }, pulls }));
+    const pulls =
+      pull !== undefined ? [{ number: pull, head: 'changes', files: { 'src/a.js': 'export const a = 2;\n' } }] : [];
+    remotes.set(
+      key,
+      createRemote({
+        repository,
+        files: { 'README.md': '# Hello-World\n', 'src/a.js': 'export const a = 1;\n' },
+        pulls,
+      }),
+    );
   }
   return remotes.get(key)!;
 }
@@ -62,8 +80,16 @@ function jobOf(event: string, p: Payload): Job {
 /** A fake GitHub holding what the payload points at: its repository, issue or pull request, and users. */
 async function fakeFor(p: Payload): Promise<FakeGitHub> {
   const [owner, repo] = String(p.repository?.full_name ?? 'octo/hello').split('/');
-  const users = [p.sender?.login, p.comment?.user?.login, p.review?.user?.login].filter((l): l is string => typeof l === 'string');
-  const gh = await startFakeGitHub(createFakeGitHubState({ owner, repo, permissions: { ...Object.fromEntries(users.map((u) => [u, 'admin' as const])), reader: 'read' } }));
+  const users = [p.sender?.login, p.comment?.user?.login, p.review?.user?.login].filter(
+    (l): l is string => typeof l === 'string',
+  );
+  const gh = await startFakeGitHub(
+    createFakeGitHubState({
+      owner,
+      repo,
+      permissions: { ...Object.fromEntries(users.map((u) => [u, 'admin' as const])), reader: 'read' },
+    }),
+  );
   const remote = remoteFor(p);
   gh.state.resolveRef = refsOf(remote.dir);
   const issue = p.issue ?? p.pull_request;
@@ -90,12 +116,16 @@ const inputs = () => ({ 'gemini-api-key': 'AIza-sweep-0000', 'gemini-base-url': 
 /** Enough closing replies for any run: each routed run asks the model once and finishes. */
 const feedModel = () => gemini.push(reply([text('Nothing to change here.')]), reply([text('Nothing to change here.')]));
 
-const cases = readWebhookExamples().flatMap((d) => d.examples.map((payload, i) => [exampleKey(d.name, i, payload), d.name, payload as Payload] as const));
+const cases = readWebhookExamples().flatMap((d) =>
+  d.examples.map((payload, i) => [exampleKey(d.name, i, payload), d.name, payload as Payload] as const),
+);
 
-const expectedRoute = (key: string, event: string): Command => (HANDLED_EVENTS.includes(event) ? EXPECTED_ROUTES[key] : { kind: 'skip', reason: `event '${event}' is not handled` });
+const expectedRoute = (key: string, event: string): Command =>
+  HANDLED_EVENTS.includes(event) ? EXPECTED_ROUTES[key] : { kind: 'skip', reason: `event '${event}' is not handled` };
 
 /** The thread a routed command's result must be posted on: its own, or the labelled issue (42) that triage-all finds. */
-const threadOf = (c: Command): number => (c.kind === 'skip' ? 0 : c.kind === 'triage-all' ? 42 : c.trigger.thread!.number);
+const threadOf = (c: Command): number =>
+  c.kind === 'skip' ? 0 : c.kind === 'triage-all' ? 42 : c.trigger.thread!.number;
 
 describe('every @octokit/webhooks-examples payload through runAction()', () => {
   it.each(cases)('%s ends as routed', async (key, event, payload) => {
@@ -144,19 +174,35 @@ describe('one payload per event type through the bundled dist/index.js', () => {
   const picks = BUNDLE_EVENTS.map((name) => {
     const d = defs.find((x) => x.name === name);
     // The first example whose action routes to work when there is one, else the first.
-    const ex = d?.examples.find((p) => ['opened', 'created', undefined].includes(p.action as string | undefined)) ?? d?.examples[0];
+    const ex =
+      d?.examples.find((p) => ['opened', 'created', undefined].includes(p.action as string | undefined)) ??
+      d?.examples[0];
     return [name, ex as Payload | undefined] as const;
   }).filter((x): x is readonly [string, Payload] => x[1] !== undefined);
 
   it('has a payload for every handled event type', () => {
-    expect(picks.map(([n]) => n)).toEqual(expect.arrayContaining(['issue_comment', 'pull_request_review_comment', 'pull_request', 'issues', 'workflow_dispatch']));
+    expect(picks.map(([n]) => n)).toEqual(
+      expect.arrayContaining([
+        'issue_comment',
+        'pull_request_review_comment',
+        'pull_request',
+        'issues',
+        'workflow_dispatch',
+      ]),
+    );
   });
 
   it.each(picks)('%s: exit 0 with status success or skipped', async (event, payload) => {
     const gh = await fakeFor(payload);
     try {
       feedModel();
-      const r = await runAction({ eventName: event, payload, job: jobOf(event, payload), inputs: inputs(), env: { GITHUB_API_URL: gh.url } });
+      const r = await runAction({
+        eventName: event,
+        payload,
+        job: jobOf(event, payload),
+        inputs: inputs(),
+        env: { GITHUB_API_URL: gh.url },
+      });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(['success', 'skipped']).toContain(r.outputs.status);
       expect(r.annotations.filter((a) => a.level === 'error')).toEqual([]);

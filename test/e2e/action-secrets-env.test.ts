@@ -35,7 +35,12 @@ const RUNNER_SECRETS = {
   GITHUB_TOKEN: 'ghs_jobEnvSecret8888',
   GH_TOKEN: 'ghs_ghCliSecret9999',
 };
-const SECRET_NAMES = ['INPUT_GEMINI-API-KEY', 'INPUT_SESSION-KEY', 'INPUT_GITHUB-TOKEN', ...Object.keys(RUNNER_SECRETS)];
+const SECRET_NAMES = [
+  'INPUT_GEMINI-API-KEY',
+  'INPUT_SESSION-KEY',
+  'INPUT_GITHUB-TOKEN',
+  ...Object.keys(RUNNER_SECRETS),
+];
 
 describe('the bundled action keeps no secret in its environment', () => {
   it('a command printing env, and every git the action runs, see none of them', async () => {
@@ -50,7 +55,10 @@ describe('the bundled action keeps no secret in its environment', () => {
       files: { 'src/x.js': 'export const x = 1 - 1;\n' },
       event: { name: 'issue_comment' },
       script: [
-        reply([call('run_shell_command', { command: 'env', description: 'look around' }), call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' })]),
+        reply([
+          call('run_shell_command', { command: 'env', description: 'look around' }),
+          call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' }),
+        ]),
         reply([text('x is now 1 + 1.')]),
       ],
     });
@@ -73,17 +81,21 @@ describe('the bundled action keeps no secret in its environment', () => {
     expect(inputToken).toMatch(/^ghs_/);
 
     // What the command printed went back to the model: it answered the call, without a secret.
-    const [envResult] = functionResponses(gemini.requests[1].body).filter((f) => f.id === 'e1' || f.name === 'run_shell_command');
+    const [envResult] = functionResponses(gemini.requests[1].body).filter(
+      (f) => f.id === 'e1' || f.name === 'run_shell_command',
+    );
     expect(envResult).toBeDefined();
     const printed = JSON.stringify(envResult.response);
-    for (const secret of [...Object.values(INPUT_SECRETS), ...Object.values(RUNNER_SECRETS), inputToken]) expect(printed).not.toContain(secret);
+    for (const secret of [...Object.values(INPUT_SECRETS), ...Object.values(RUNNER_SECRETS), inputToken])
+      expect(printed).not.toContain(secret);
     for (const name of SECRET_NAMES) expect(printed).not.toContain(`${name}=`);
 
     // Every git the action ran (status, add, commit, push...) inherited no secret either. The
     // github-token input is left out here: handing it to the one `git push` that needs it is allowed.
     const logged = readFileSync(gitLog, 'utf8');
     expect(logged.match(/^=== git /gm)?.length ?? 0).toBeGreaterThan(2);
-    for (const secret of [...Object.values(INPUT_SECRETS), ...Object.values(RUNNER_SECRETS)]) expect(logged).not.toContain(secret);
+    for (const secret of [...Object.values(INPUT_SECRETS), ...Object.values(RUNNER_SECRETS)])
+      expect(logged).not.toContain(secret);
     for (const name of SECRET_NAMES) expect(logged).not.toContain(`${name}=`);
   });
 });

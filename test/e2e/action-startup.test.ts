@@ -24,8 +24,18 @@ const NODE24 = join(ROOT, 'test/node24/node_modules/.bin/node');
  * minifies with esbuild's keepNames, so a function defined in a file is named there in a string
  * (`x(f,"publishChanges")`); an unminified build declares it (`function publishChanges(`).
  */
-const NOT_FOR_ROUTING = ['publishChanges', 'publishIssueFix', 'commitWorktree', 'publishReview', 'publishLabels', 'runTriagePlan', 'suspendSession', 'tellRefusedReplier'];
-const holds = (code: string) => NOT_FOR_ROUTING.filter((name) => new RegExp(`function \\w*${name}\\(|,"${name}"\\)`).test(code));
+const NOT_FOR_ROUTING = [
+  'publishChanges',
+  'publishIssueFix',
+  'commitWorktree',
+  'publishReview',
+  'publishLabels',
+  'runTriagePlan',
+  'suspendSession',
+  'tellRefusedReplier',
+];
+const holds = (code: string) =>
+  NOT_FOR_ROUTING.filter((name) => new RegExp(`function \\w*${name}\\(|,"${name}"\\)`).test(code));
 const chunksOf = (dir: string) => readdirSync(dir).filter((f) => /^\d+\.index\.js$/.test(f));
 
 let gh: FakeGitHub;
@@ -49,7 +59,10 @@ describe('the action bundle loads only what a command needs', () => {
 
   it('skips a comment that is not for the agent from a dist/ without those chunks', async () => {
     const pkg = makeTempDir('action-startup-');
-    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'agent-action', version: '0.1.0', type: 'module' }));
+    writeFileSync(
+      join(pkg, 'package.json'),
+      JSON.stringify({ name: 'agent-action', version: '0.1.0', type: 'module' }),
+    );
     const dist = join(pkg, 'dist');
     mkdirSync(dist);
     cpSync(join(DIST, 'policies'), join(dist, 'policies'), { recursive: true });

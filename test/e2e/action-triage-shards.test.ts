@@ -25,8 +25,23 @@ beforeAll(() => {
 });
 beforeEach(async () => {
   job = createJob({ 'README.md': '# hello\n', 'GEMINI.md': GEMINI_MD }, { name: 'schedule' });
-  gh = await startFakeGitHub(createFakeGitHubState({ labels: ['bug', 'docs', 'enhancement', 'needs-triage'].map((name) => ({ name, color: 'ededed', description: null })) }));
-  for (let n = 1; n <= 8; n++) gh.addIssue({ number: n, title: `Issue ${n}`, body: `Report ${n}.`, labels: ['needs-triage'], created_at: new Date(Date.UTC(2026, 0, n)).toISOString() });
+  gh = await startFakeGitHub(
+    createFakeGitHubState({
+      labels: ['bug', 'docs', 'enhancement', 'needs-triage'].map((name) => ({
+        name,
+        color: 'ededed',
+        description: null,
+      })),
+    }),
+  );
+  for (let n = 1; n <= 8; n++)
+    gh.addIssue({
+      number: n,
+      title: `Issue ${n}`,
+      body: `Report ${n}.`,
+      labels: ['needs-triage'],
+      created_at: new Date(Date.UTC(2026, 0, n)).toISOString(),
+    });
   gemini = await startFakeGemini();
 });
 afterEach(() => closeAll(gh, gemini));
@@ -53,7 +68,9 @@ describe('the bundled action: triage plan, then its shards', () => {
     const plan = await run({ mode: 'triage-plan', 'shard-size': '3', 'max-shards': '2', 'max-parallel': '2' });
 
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
-    const matrix = JSON.parse(plan.outputs.shards) as { include: Array<{ shard: number; issues: number[]; 'writes-per-minute': number; 'writes-per-hour': number }> };
+    const matrix = JSON.parse(plan.outputs.shards) as {
+      include: Array<{ shard: number; issues: number[]; 'writes-per-minute': number; 'writes-per-hour': number }>;
+    };
     expect(matrix).toEqual({
       include: [
         { shard: 1, issues: [1, 2, 3], 'writes-per-minute': 40, 'writes-per-hour': 250 },
@@ -89,7 +106,9 @@ describe('the bundled action: triage plan, then its shards', () => {
       expect(Number(shard.outputs.tokens)).toBe(entry.shard === 1 ? 7 * 2040 : 6 * 2040);
       for (const n of entry.issues)
         expect(shard.summary).toMatch(
-          new RegExp(`\\| #${n} Issue ${n} \\| triaged \\| .* \\| \\[comment\\]\\(https://github\\.test/octo/hello/issues/${n}#issuecomment-\\d+\\) \\| \\d+ \\| \\$0\\.\\d+ \\|`),
+          new RegExp(
+            `\\| #${n} Issue ${n} \\| triaged \\| .* \\| \\[comment\\]\\(https://github\\.test/octo/hello/issues/${n}#issuecomment-\\d+\\) \\| \\d+ \\| \\$0\\.\\d+ \\|`,
+          ),
         );
     }
     expect([1, 2, 3, 4, 6, 7].map((n) => gh.state.issues.get(n)!.labels)).toEqual([
@@ -111,15 +130,25 @@ describe('the bundled action: triage plan, then its shards', () => {
     expect(JSON.stringify(first.contents[0])).toContain('the section \\"Triage\\" of the project memory (GEMINI.md)');
 
     const next = await run({ mode: 'triage-plan', 'shard-size': '3', 'max-shards': '2', 'max-parallel': '2' });
-    expect(JSON.parse(next.outputs.shards)).toEqual({ include: [{ shard: 1, issues: [8], 'writes-per-minute': 80, 'writes-per-hour': 500 }] });
+    expect(JSON.parse(next.outputs.shards)).toEqual({
+      include: [{ shard: 1, issues: [8], 'writes-per-minute': 80, 'writes-per-hour': 500 }],
+    });
   });
 
   it('a shard killed while the model works on its 4th issue resumes on re-run: the first three skipped, nothing written twice', async () => {
-    scriptIssues(gemini, { 1: triageReplies(['bug']), 2: triageReplies(['docs']), 3: triageReplies(['bug'], { reply: 'Steps to reproduce?' }), 4: [fault.hang()] });
+    scriptIssues(gemini, {
+      1: triageReplies(['bug']),
+      2: triageReplies(['docs']),
+      3: triageReplies(['bug'], { reply: 'Steps to reproduce?' }),
+      4: [fault.hang()],
+    });
     const kill = new AbortController();
     void gemini.until((q) => triageKeyOf(q) === '#4').then(() => kill.abort());
 
-    const killed = await run({ ...KEY, mode: 'triage', issues: '[1, 2, 3, 4, 5]', 'triage-concurrency': '1' }, kill.signal);
+    const killed = await run(
+      { ...KEY, mode: 'triage', issues: '[1, 2, 3, 4, 5]', 'triage-concurrency': '1' },
+      kill.signal,
+    );
 
     expect(killed.code).toBeNull(); // SIGKILL: the runner died
     expect(bot().map((c) => c.issue_number)).toEqual([1, 2, 3]);
@@ -139,8 +168,14 @@ describe('the bundled action: triage plan, then its shards', () => {
         .filter((q) => q.method !== 'GET' && q.path !== '/graphql')
         .slice(writesBefore)
         .map((q) => `${q.method} ${q.path}`),
-    ).toEqual(['POST /repos/octo/hello/issues/4/labels', 'POST /repos/octo/hello/issues/4/comments', 'POST /repos/octo/hello/issues/5/labels', 'POST /repos/octo/hello/issues/5/comments']);
+    ).toEqual([
+      'POST /repos/octo/hello/issues/4/labels',
+      'POST /repos/octo/hello/issues/4/comments',
+      'POST /repos/octo/hello/issues/5/labels',
+      'POST /repos/octo/hello/issues/5/comments',
+    ]);
     expect(new Set(gemini.requests.slice(askedBefore).map(triageKeyOf))).toEqual(new Set(['#4', '#5']));
-    for (const n of [1, 2, 3]) expect(rerun.summary).toMatch(new RegExp(`\\| #${n} Issue ${n} \\| skipped: already triaged`));
+    for (const n of [1, 2, 3])
+      expect(rerun.summary).toMatch(new RegExp(`\\| #${n} Issue ${n} \\| skipped: already triaged`));
   });
 });

@@ -42,7 +42,10 @@ describe('the bundled action: a run that dies is continued', () => {
   it('checkpoints after a batch, is killed mid-run, and `/agent continue` resumes from the checkpoint', async () => {
     t = await openThread([
       // Run 1, turn 1: an allowed command (adds a binary file, deletes a tracked one).
-      reply([text('Preparing. '), call('run_shell_command', { command: 'node scripts/prep.js', description: 'prepare assets' })]),
+      reply([
+        text('Preparing. '),
+        call('run_shell_command', { command: 'node scripts/prep.js', description: 'prepare assets' }),
+      ]),
       // Run 1, turn 2: the model never answers; the runner is killed.
       fault.hang(),
       // Run 2 (`/agent continue`): the model finishes.
@@ -62,7 +65,11 @@ describe('the bundled action: a run that dies is continued', () => {
       inputs: { 'gemini-api-key': API_KEY, 'gemini-base-url': t.gemini.baseUrl, policy: ALLOW_PREP },
       // A killed runner leaves its temporary files (the trusted snapshot) behind, as on a runner whose
       // job is cancelled: its TMPDIR is a test directory, removed after the file.
-      env: { GITHUB_API_URL: t.gh.url, AGENT_ACTION_CHECKPOINT_SECONDS: '0', TMPDIR: makeTempDir('agent-action-killed-tmp-') },
+      env: {
+        GITHUB_API_URL: t.gh.url,
+        AGENT_ACTION_CHECKPOINT_SECONDS: '0',
+        TMPDIR: makeTempDir('agent-action-killed-tmp-'),
+      },
       kill: death.signal,
     });
     expect(first.code, logOf(first)).toBeNull(); // killed, not exited

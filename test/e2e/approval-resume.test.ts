@@ -40,9 +40,21 @@ describe('the bundled action: ask a maintainer, then resume', () => {
   it('suspends on an ask rule, and an approval resumes in a fresh clone with the same history and a byte-identical work tree', async () => {
     t = await openThread([
       // Run 1, turn 1: an edit (allowed in autoEdit).
-      reply([text('Fixing the sign. '), call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' })], { usage: usage(1000, 30) }),
+      reply(
+        [
+          text('Fixing the sign. '),
+          call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' }),
+        ],
+        { usage: usage(1000, 30) },
+      ),
       // Run 1, turn 2: one batch: an allowed command (binary file added, tracked file deleted) and an asked one.
-      reply([call('run_shell_command', { command: 'node scripts/prep.js', description: 'prepare assets' }), shell(FINGERPRINT_CMD)], { usage: usage(1100, 20) }),
+      reply(
+        [
+          call('run_shell_command', { command: 'node scripts/prep.js', description: 'prepare assets' }),
+          shell(FINGERPRINT_CMD),
+        ],
+        { usage: usage(1100, 20) },
+      ),
       // Run 2 (after approval): the model finishes.
       reply([text('Fixed `add`; the fingerprint looks right.')], { usage: usage(1300, 15) }),
     ]);
@@ -58,7 +70,9 @@ describe('the bundled action: ask a maintainer, then resume', () => {
     expect(Object.keys(refs)).toEqual([id]);
     const doc = readSessionDoc(t.ws.origin, id);
     expect(doc.request.status).toBe('open');
-    expect(doc.pending.map((p: any) => [p.id, p.name, p.args.command])).toEqual([['call-2-1', 'run_shell_command', FINGERPRINT_CMD]]);
+    expect(doc.pending.map((p: any) => [p.id, p.name, p.args.command])).toEqual([
+      ['call-2-1', 'run_shell_command', FINGERPRINT_CMD],
+    ]);
     expect(doc.thread).toEqual({ number: ISSUE, kind: 'issue' });
 
     // The question: the call, the rule (file and line), the answers, the hidden marker.
@@ -67,7 +81,8 @@ describe('the bundled action: ask a maintainer, then resume', () => {
     const q = questions[0].body;
     expect(q).toContain(FINGERPRINT_CMD);
     expect(q).toMatch(/shell\.toml:\d+/);
-    for (const answer of ['/agent approve', '/agent approve always', '/agent deny <reason>']) expect(q).toContain(answer);
+    for (const answer of ['/agent approve', '/agent approve always', '/agent deny <reason>'])
+      expect(q).toContain(answer);
     // Where the approved command will run: this runner's real bubblewrap, network off (the defaults).
     expect(q).toContain('If approved, it runs in the bubblewrap sandbox (network off).');
     expect(first.summary).toContain('\nCommands ran in the bubblewrap sandbox (network off).\n');
@@ -138,7 +153,11 @@ describe('the bundled action: ask a maintainer, then resume', () => {
   });
 
   it('approve always: a second identical call in the same session runs without asking', async () => {
-    t = await openThread([reply([shell(FINGERPRINT_CMD)]), reply([text('Once more to be sure. '), shell(FINGERPRINT_CMD)]), reply([text('Both runs agree.')])]);
+    t = await openThread([
+      reply([shell(FINGERPRINT_CMD)]),
+      reply([text('Once more to be sure. '), shell(FINGERPRINT_CMD)]),
+      reply([text('Both runs agree.')]),
+    ]);
     const first = await runFix(t);
     expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
 
@@ -174,7 +193,9 @@ describe('the bundled action: ask a maintainer, then resume', () => {
     expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
     const [question] = markedComments(t.gh, 'approval ');
     expect(question.body).toContain('Should add() also accept strings?');
-    expect(question.body).toMatch(/1\. Numbers only: keep the signature\n2\. Coerce strings: parse numeric strings first/);
+    expect(question.body).toMatch(
+      /1\. Numbers only: keep the signature\n2\. Coerce strings: parse numeric strings first/,
+    );
     expect(question.body).toContain('/agent answer');
 
     const second = await runReply(t, '/agent answer 2');

@@ -12,7 +12,17 @@ import { join, relative } from 'node:path';
 import { startFakeGemini, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeComment, type FakeGitHub } from '../support/fake-github.js';
 import { GIT_IDENTITY, makeTempDir } from '../support/git-repo.js';
-import { asUser, BUNDLE, closeAll, commitsBetweenOf, examplePayload, refsOf, retarget, runAction, type ActionRun } from '../support/e2e-runner.js';
+import {
+  asUser,
+  BUNDLE,
+  closeAll,
+  commitsBetweenOf,
+  examplePayload,
+  refsOf,
+  retarget,
+  runAction,
+  type ActionRun,
+} from '../support/e2e-runner.js';
 import type { WorldRepo } from '../support/action-world.js';
 import { createRemote, jobFor, type Job, type Remote } from '../support/runner-model.js';
 
@@ -66,7 +76,8 @@ export const FILES: Record<string, string> = {
 };
 
 /** User-tier rule (the `policy` input): prep is allowed; everything else keeps the shipped rules. */
-export const ALLOW_PREP = '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "node scripts/prep.js"\ndecision = "allow"\npriority = 100\n';
+export const ALLOW_PREP =
+  '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "node scripts/prep.js"\ndecision = "allow"\npriority = 100\n';
 
 export interface Thread {
   remote: Remote;
@@ -112,7 +123,13 @@ export function commentPayload(c: FakeComment, type: 'User' | 'Bot' = 'User') {
   return p;
 }
 
-function run(t: Thread, comment: FakeComment, job: Job, inputs: Record<string, string>, type: 'User' | 'Bot' = 'User'): Promise<ActionRun> {
+function run(
+  t: Thread,
+  comment: FakeComment,
+  job: Job,
+  inputs: Record<string, string>,
+  type: 'User' | 'Bot' = 'User',
+): Promise<ActionRun> {
   return runAction({
     eventName: 'issue_comment',
     payload: commentPayload(comment, type),
@@ -133,19 +150,28 @@ export function runFix(t: Thread, inputs: Record<string, string> = {}): Promise<
 export const replyJob = (t: Thread): Job => jobFor(t.remote, { name: 'issue_comment' });
 
 /** A later workflow run for a reply comment, on a new runner (replyJob, or the job given). */
-export function runReply(t: Thread, body: string, o: { login?: string; type?: 'User' | 'Bot'; inputs?: Record<string, string>; comment?: FakeComment; job?: Job } = {}): Promise<ActionRun> {
-  const comment = o.comment ?? t.gh.addComment(ISSUE, body, { login: o.login ?? 'maintainer', ...(o.type ? { type: o.type } : {}) });
+export function runReply(
+  t: Thread,
+  body: string,
+  o: { login?: string; type?: 'User' | 'Bot'; inputs?: Record<string, string>; comment?: FakeComment; job?: Job } = {},
+): Promise<ActionRun> {
+  const comment =
+    o.comment ?? t.gh.addComment(ISSUE, body, { login: o.login ?? 'maintainer', ...(o.type ? { type: o.type } : {}) });
   return run(t, comment, o.job ?? replyJob(t), o.inputs ?? {}, o.type);
 }
 
 /** A clone on a developer's machine (not a runner's): all of the origin, as `git clone` makes it. */
 export function developerClone(origin: string): string {
   const dir = makeTempDir('agent-action-clone-');
-  execFileSync('git', ['clone', '-q', origin, dir], { env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' }, stdio: 'ignore' });
+  execFileSync('git', ['clone', '-q', origin, dir], {
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' },
+    stdio: 'ignore',
+  });
   return dir;
 }
 
-export const bareGit = (origin: string, ...args: string[]) => execFileSync('git', ['--git-dir', origin, ...args], { encoding: 'utf8' }).trim();
+export const bareGit = (origin: string, ...args: string[]) =>
+  execFileSync('git', ['--git-dir', origin, ...args], { encoding: 'utf8' }).trim();
 
 /** `refs/agent-action/sessions/<id>` -> commit, as the origin holds them. */
 export function sessionRefs(origin: string): Record<string, string> {
@@ -167,7 +193,8 @@ export function readSessionDoc(origin: string, id: string): any {
 }
 
 /** Comments agent-action posted whose body carries a marker of `kind`. */
-export const markedComments = (gh: FakeGitHub, kind: string) => gh.state.comments.filter((c) => c.body.includes(`<!-- agent-action:${kind}`));
+export const markedComments = (gh: FakeGitHub, kind: string) =>
+  gh.state.comments.filter((c) => c.body.includes(`<!-- agent-action:${kind}`));
 
 /** The same listing FINGERPRINT_JS prints, computed by the test from a directory. */
 export function fingerprint(dir: string): string {
@@ -191,7 +218,9 @@ export function fingerprint(dir: string): string {
 }
 
 /** Every functionResponse the model received in one request, in order. */
-export function functionResponses(body: { contents: Array<{ role: string; parts: Array<Record<string, any>> }> }): Array<{ name: string; id?: string; response: any }> {
+export function functionResponses(body: {
+  contents: Array<{ role: string; parts: Array<Record<string, any>> }>;
+}): Array<{ name: string; id?: string; response: any }> {
   return body.contents.flatMap((c) => c.parts.filter((p) => p.functionResponse).map((p) => p.functionResponse));
 }
 
@@ -200,12 +229,18 @@ export const logOf = (r: ActionRun) => `exit ${r.code}\n${r.stdout}\n${r.stderr}
 
 /** Replaces a session ref with a new commit holding `text` as session.json, as anyone with push access can. */
 export function pushSessionText(origin: string, id: string, text: string): string {
-  const blob = execFileSync('git', ['--git-dir', origin, 'hash-object', '-w', '--stdin'], { input: text }).toString().trim();
+  const blob = execFileSync('git', ['--git-dir', origin, 'hash-object', '-w', '--stdin'], { input: text })
+    .toString()
+    .trim();
   const tree = execFileSync('git', ['--git-dir', origin, 'mktree'], { input: `100644 blob ${blob}\tsession.json\n` })
     .toString()
     .trim();
   const parent = sessionRefs(origin)[id];
-  const commit = execFileSync('git', ['--git-dir', origin, 'commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', 'rewritten'], { env: { ...process.env, ...GIT_IDENTITY } })
+  const commit = execFileSync(
+    'git',
+    ['--git-dir', origin, 'commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', 'rewritten'],
+    { env: { ...process.env, ...GIT_IDENTITY } },
+  )
     .toString()
     .trim();
   bareGit(origin, 'update-ref', `${SESSION_PREFIX}${id}`, commit);

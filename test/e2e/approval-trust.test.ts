@@ -9,7 +9,21 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runAction } from '../support/e2e-runner.js';
 import { call, reply, text } from '../support/fake-gemini.js';
-import { API_KEY, assertBundle, bundlePath, commentPayload, ISSUE, logOf, markedComments, openThread, readSessionDoc, replyJob, runFix, runReply, type Thread } from './approval-support.js';
+import {
+  API_KEY,
+  assertBundle,
+  bundlePath,
+  commentPayload,
+  ISSUE,
+  logOf,
+  markedComments,
+  openThread,
+  readSessionDoc,
+  replyJob,
+  runFix,
+  runReply,
+  type Thread,
+} from './approval-support.js';
 
 let t: Thread | undefined;
 beforeAll(assertBundle);
@@ -25,7 +39,8 @@ console.log('planted');
 `;
 const PWN = `node -e "require('fs').writeFileSync('pwned.txt', 'the planted policy allowed this')"`;
 /** User-tier rule (the workflow's `policy` input): the planting script may run. */
-const ALLOW_PLANT = '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "node scripts/plant.js"\ndecision = "allow"\npriority = 100\n';
+const ALLOW_PLANT =
+  '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "node scripts/plant.js"\ndecision = "allow"\npriority = 100\n';
 
 const asks = () => reply([call('run_shell_command', { command: 'node scripts/fingerprint.js' })]);
 const refusals = (th: Thread) => markedComments(th.gh, 'approval-reply');
@@ -81,7 +96,9 @@ describe('the bundled action: a resumed run trusts only signed sessions and comm
     const r = await runReply(t, '/agent approve', { inputs: { 'gemini-api-key': 'AIza-rotated-key-1111' } });
     expect(r.code, logOf(r)).toBe(0);
     expect(r.outputs.status, logOf(r)).toBe('skipped');
-    expect(refusals(t).at(-1)?.body).toMatch(/signed with a different key: the session key or Gemini API key changed since the request; ask again/);
+    expect(refusals(t).at(-1)?.body).toMatch(
+      /signed with a different key: the session key or Gemini API key changed since the request; ask again/,
+    );
     expect(t.gemini.requests).toHaveLength(1);
     expect(readSessionDoc(t.ws.origin, first.outputs['session-id']).request.status).toBe('open');
   });
@@ -96,7 +113,9 @@ describe('the bundled action: a resumed run trusts only signed sessions and comm
     question.body = question.body.replace(`calls=${shown}`, 'calls=0123456789ab');
     const r = await runReply(t, '/agent approve');
     expect(r.outputs.status, logOf(r)).toBe('failed');
-    expect(r.outputs.summary).toMatch(/are not the ones the question showed \(digest 0123456789ab, saved calls [0-9a-f]{12}\)/);
+    expect(r.outputs.summary).toMatch(
+      /are not the ones the question showed \(digest 0123456789ab, saved calls [0-9a-f]{12}\)/,
+    );
     expect(t.gemini.requests).toHaveLength(1);
   });
 });

@@ -21,17 +21,33 @@ function installedCopy(): string {
 }
 
 const check = (root: string) =>
-  spawnSync(NODE24, [join(root, 'dist/cli/index.js'), 'policy', 'check', '--tool', 'write_file', '--args', '{"file_path":".github/workflows/ci.yml","content":"x"}', '--json'], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '' },
-  });
+  spawnSync(
+    NODE24,
+    [
+      join(root, 'dist/cli/index.js'),
+      'policy',
+      'check',
+      '--tool',
+      'write_file',
+      '--args',
+      '{"file_path":".github/workflows/ci.yml","content":"x"}',
+      '--json',
+    ],
+    {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+    },
+  );
 
 describe('the built-in policies beside the bundle', () => {
   it('are the ones decided by, read from dist/policies/', () => {
     const root = installedCopy();
     const r = check(root);
     expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'deny', rule: { source: join(root, 'dist/policies/edits.toml'), tier: 'default' } });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      decision: 'deny',
+      rule: { source: join(root, 'dist/policies/edits.toml'), tier: 'default' },
+    });
   });
 
   it('a broken one is a configuration error naming the file and line, not a stack trace', () => {

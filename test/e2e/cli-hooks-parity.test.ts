@@ -15,7 +15,17 @@ import { makeTempDir, writeFiles } from '../support/git-repo.js';
 const LOG_HOOK = `node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>require('fs').appendFileSync('hook-log.jsonl',s.trim()+'\\\\n'))"`;
 const SETTINGS = {
   hooks: {
-    SessionStart: [{ hooks: [{ type: 'command', name: 'ctx', command: `echo '{"hookSpecificOutput":{"additionalContext":"The team uses tabs."}}'` }] }],
+    SessionStart: [
+      {
+        hooks: [
+          {
+            type: 'command',
+            name: 'ctx',
+            command: `echo '{"hookSpecificOutput":{"additionalContext":"The team uses tabs."}}'`,
+          },
+        ],
+      },
+    ],
     BeforeTool: [{ matcher: 'read_file', hooks: [{ type: 'command', name: 'log', command: LOG_HOOK }] }],
   },
 };
@@ -34,19 +44,31 @@ function workspace(): string {
 
 describe('hooks: our CLI and Gemini CLI', () => {
   it('same stream-json events (no hook events), SessionStart context in the same place, the same BeforeTool input fields', async () => {
-    if (!existsSync(join(process.cwd(), 'dist/cli/index.js'))) throw new Error('dist/cli/index.js is missing: run `npm run build` first');
+    if (!existsSync(join(process.cwd(), 'dist/cli/index.js')))
+      throw new Error('dist/cli/index.js is missing: run `npm run build` first');
     const args = ['-p', 'What do the notes say?', '-o', 'stream-json', '-m', 'gemini-2.5-flash'];
 
     const theirs = await startFakeGemini(script());
     fakes.push(theirs);
     const gws = workspace();
-    const g = await runGeminiCli([...args, '--yolo'], { baseUrl: theirs.baseUrl, cwd: gws, home: makeTempDir('agent-action-hooks-parity-home-'), settings: { hooksConfig: { enabled: true } } });
+    const g = await runGeminiCli([...args, '--yolo'], {
+      baseUrl: theirs.baseUrl,
+      cwd: gws,
+      home: makeTempDir('agent-action-hooks-parity-home-'),
+      settings: { hooksConfig: { enabled: true } },
+    });
     expect(g.code, g.stderr).toBe(0);
 
     const mine = await startFakeGemini(script());
     fakes.push(mine);
     const ows = workspace();
-    const o = await runBuiltCli([...args, '--yolo', '--cwd', ows], { env: { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: mine.baseUrl, HOME: makeTempDir('agent-action-hooks-parity-home-') } });
+    const o = await runBuiltCli([...args, '--yolo', '--cwd', ows], {
+      env: {
+        GEMINI_API_KEY: 'test-key',
+        GOOGLE_GEMINI_BASE_URL: mine.baseUrl,
+        HOME: makeTempDir('agent-action-hooks-parity-home-'),
+      },
+    });
     expect(o.code, o.stderr).toBe(0);
 
     const types = (stdout: string) =>
@@ -61,7 +83,9 @@ describe('hooks: our CLI and Gemini CLI', () => {
       f.requests[0]!.body.contents.filter((c) => c.role === 'user')
         .map((c) => c.parts.map((p) => String(p.text ?? '')).join(''))
         .join('\n');
-    expect(firstUserText(theirs)).toContain('<hook_context>The team uses tabs.</hook_context>\n\nWhat do the notes say?');
+    expect(firstUserText(theirs)).toContain(
+      '<hook_context>The team uses tabs.</hook_context>\n\nWhat do the notes say?',
+    );
     expect(firstUserText(mine)).toContain('<hook_context>The team uses tabs.</hook_context>\n\nWhat do the notes say?');
 
     const logged = (ws: string) =>

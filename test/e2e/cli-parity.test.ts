@@ -16,7 +16,9 @@ import { makeTempDir, writeFiles } from '../support/git-repo.js';
 const MODEL = 'gemini-2.5-flash';
 const PROMPT = 'What do the notes say?';
 const script = (): FakeReply[] => [
-  reply([text('I will read the notes. '), call('read_file', { file_path: 'notes.txt' })], { usage: usage(100, 10, { cachedContentTokenCount: 40 }) }),
+  reply([text('I will read the notes. '), call('read_file', { file_path: 'notes.txt' })], {
+    usage: usage(100, 10, { cachedContentTokenCount: 40 }),
+  }),
   reply([text('Now the folder.'), call('list_directory', { dir_path: '.' })], { usage: usage(150, 8) }),
   reply([text('The notes say 42.')], { usage: usage(200, 5) }),
 ];
@@ -46,7 +48,9 @@ async function both(format: 'text' | 'json' | 'stream-json', limits: { maxTurns?
     const mine = await startFakeGemini(script());
     fakes.push(mine);
     const ourLimits = limits.maxTurns ? ['--max-turns', String(limits.maxTurns)] : [];
-    const ours = await runBuiltCli([...args, '--cwd', ws, ...ourLimits], { env: { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: mine.baseUrl } });
+    const ours = await runBuiltCli([...args, '--cwd', ws, ...ourLimits], {
+      env: { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: mine.baseUrl },
+    });
     return { gemini, ours, requests: [theirs.requests.length, mine.requests.length] };
   } finally {
     for (const f of fakes) await f.close();
@@ -94,7 +98,12 @@ function normalizeStream(stdout: string) {
 function normalizeTimes(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(normalizeTimes);
   if (v && typeof v === 'object') {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, /latency|duration/i.test(k) && typeof x === 'number' ? '<ms>' : normalizeTimes(x)]));
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [
+        k,
+        /latency|duration/i.test(k) && typeof x === 'number' ? '<ms>' : normalizeTimes(x),
+      ]),
+    );
   }
   return v;
 }
@@ -120,9 +129,23 @@ describe('the built CLI against Gemini CLI on the same session', () => {
 
     expect(JSON.stringify(mine, null, 1)).toBe(JSON.stringify(theirs, null, 1));
     // And the shape we promise, spelled out.
-    expect(mine.map((e) => e.type)).toEqual(['init', 'message', 'message', 'tool_use', 'tool_result', 'message', 'tool_use', 'tool_result', 'message', 'result']);
+    expect(mine.map((e) => e.type)).toEqual([
+      'init',
+      'message',
+      'message',
+      'tool_use',
+      'tool_result',
+      'message',
+      'tool_use',
+      'tool_result',
+      'message',
+      'result',
+    ]);
     expect(mine[1]).toMatchObject({ role: 'user', content: PROMPT });
-    expect(mine.at(-1)).toMatchObject({ status: 'success', stats: { input_tokens: 450, output_tokens: 23, cached: 40, input: 410, tool_calls: 2 } });
+    expect(mine.at(-1)).toMatchObject({
+      status: 'success',
+      stats: { input_tokens: 450, output_tokens: 23, cached: 40, input: 410, tool_calls: 2 },
+    });
   });
 
   it('json: the final answer as response, and Gemini CLI stats', async () => {

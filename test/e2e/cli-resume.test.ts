@@ -9,7 +9,18 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectSessionsDir } from '../../src/session/file-store.js';
 import { runBuiltCli } from '../support/cli-runner.js';
-import { call, fakeSignature, fault, gated, reply, startFakeGemini, text, usage, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
+import {
+  call,
+  fakeSignature,
+  fault,
+  gated,
+  reply,
+  startFakeGemini,
+  text,
+  usage,
+  type FakeGemini,
+  type FakeReply,
+} from '../support/fake-gemini.js';
 import { createRepo, makeTempDir } from '../support/git-repo.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -54,11 +65,23 @@ describe('CLI sessions', () => {
     expect(second.code, second.stderr).toBe(0);
     const events = jsonLines(second.stdout);
     expect(events[0]).toMatchObject({ type: 'init', session_id: id });
-    expect(events.at(-1)).toMatchObject({ type: 'result', status: 'success', stats: { input_tokens: 200, output_tokens: 5 } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'result',
+      status: 'success',
+      stats: { input_tokens: 200, output_tokens: 5 },
+    });
     expect(fake.requests[2]!.body.contents).toEqual([
       { role: 'user', parts: [{ text: 'remember the word apple, and read the readme' }] },
       // As the API sent it (no id, a thought signature), and answered without an id.
-      { role: 'model', parts: [{ functionCall: { name: 'read_file', args: { file_path: 'README.md' } }, thoughtSignature: fakeSignature('read_file') }] },
+      {
+        role: 'model',
+        parts: [
+          {
+            functionCall: { name: 'read_file', args: { file_path: 'README.md' } },
+            thoughtSignature: fakeSignature('read_file'),
+          },
+        ],
+      },
       { role: 'user', parts: [{ functionResponse: { name: 'read_file', response: { output: '# demo' } } }] },
       { role: 'model', parts: [{ text: 'Noted: the word is apple.' }] },
       { role: 'user', parts: [{ text: 'which word?' }] },
@@ -70,7 +93,11 @@ describe('CLI sessions', () => {
 
   it('lists, picks by number and deletes sessions as Gemini CLI does, oldest first', async () => {
     const { cli } = await setup([reply([text('one')]), reply([text('two')]), reply([text('two again')])]);
-    expect(await cli(['--list-sessions'])).toEqual({ code: 0, stdout: 'No previous sessions found for this project.\n', stderr: '' });
+    expect(await cli(['--list-sessions'])).toEqual({
+      code: 0,
+      stdout: 'No previous sessions found for this project.\n',
+      stderr: '',
+    });
     const a = JSON.parse((await cli(['-p', 'first task', '-o', 'json'])).stdout).session_id;
     const b = JSON.parse((await cli(['-p', 'second task', '-o', 'json'])).stdout).session_id;
     const list = await cli(['--list-sessions']);
@@ -83,12 +110,16 @@ describe('CLI sessions', () => {
     const resumed = await cli(['--resume', '2', '-p', 'again', '-o', 'json']);
     expect(JSON.parse(resumed.stdout).session_id).toBe(b);
     const deleted = await cli(['--delete-session', '1']);
-    expect(deleted).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Deleted session 1: first task \((Just now|\d+ minutes? ago)\)\n$/) });
+    expect(deleted).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^Deleted session 1: first task \((Just now|\d+ minutes? ago)\)\n$/),
+    });
     expect((await cli(['--list-sessions'])).stdout).toContain(`  1. second task`);
     const bad = await cli(['--resume', '7', '-p', 'x']);
     expect(bad).toMatchObject({
       code: 42,
-      stderr: 'Error: Invalid session identifier "7". Use --list-sessions to see available sessions, then use --resume {number}, --resume {uuid}, or --resume latest.\n',
+      stderr:
+        'Error: Invalid session identifier "7". Use --list-sessions to see available sessions, then use --resume {number}, --resume {uuid}, or --resume latest.\n',
     });
   });
 
@@ -106,20 +137,30 @@ describe('CLI sessions', () => {
         `^Error: session file ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} cannot be read: session document is not JSON: .+\\. It is left out; delete it with --delete-session ${a}\\.\\n$`,
       ),
     );
-    expect(list.stdout).toMatch(new RegExp(`Available sessions for this project \\(1\\):\\n  1\\. second task .*\\[${b}\\]\\n$`));
+    expect(list.stdout).toMatch(
+      new RegExp(`Available sessions for this project \\(1\\):\\n  1\\. second task .*\\[${b}\\]\\n$`),
+    );
 
     const resumeBroken = await cli(['--resume', a, '-p', 'x']);
     expect(resumeBroken.code).toBe(42);
-    expect(resumeBroken.stderr).toContain(`Error: session ${a} cannot be used: its file ${file} is damaged (session document is not JSON:`);
+    expect(resumeBroken.stderr).toContain(
+      `Error: session ${a} cannot be used: its file ${file} is damaged (session document is not JSON:`,
+    );
     expect((await cli(['--resume', 'latest', '-p', 'go on', '-o', 'json'])).code).toBe(0);
-    expect(await cli(['--delete-session', a])).toMatchObject({ code: 0, stdout: `Deleted session ${a} (damaged file ${file})\n` });
+    expect(await cli(['--delete-session', a])).toMatchObject({
+      code: 0,
+      stdout: `Deleted session ${a} (damaged file ${file})\n`,
+    });
     expect(readdirSync(dir)).toEqual([`${b}.json`]);
   });
 
   it('writes the session before the first request, and saves it again as the run goes on', async () => {
     let release!: () => void;
     const answer = new Promise<void>((r) => (release = r));
-    const { fake, cli, dir } = await setup([gated(answer, reply([call('read_file', { file_path: 'README.md' })])), reply([text('read it')])]);
+    const { fake, cli, dir } = await setup([
+      gated(answer, reply([call('read_file', { file_path: 'README.md' })])),
+      reply([text('read it')]),
+    ]);
     const run = cli(['-p', 'read the readme', '-o', 'json']);
     await fake.untilRequests(1);
     // The request is out and its answer held: the session was saved first (before the prompt joins).
@@ -144,18 +185,28 @@ describe('CLI sessions', () => {
   });
 
   it('runs on, with one warning, when the session cannot be saved', async () => {
-    const { root, state, fake } = await setup([reply([call('read_file', { file_path: 'README.md' })]), reply([text('It is a demo.')])]);
+    const { root, state, fake } = await setup([
+      reply([call('read_file', { file_path: 'README.md' })]),
+      reply([text('It is a demo.')]),
+    ]);
     const notADir = join(state, 'file');
     writeFileSync(notADir, '');
-    const r = await runBuiltCli(['-p', 'what is this?', '--cwd', root], { env: { GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: notADir } });
+    const r = await runBuiltCli(['-p', 'what is this?', '--cwd', root], {
+      env: { GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: notADir },
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('It is a demo.\n');
-    expect(r.stderr).toMatch(/^Warning: ENOTDIR: not a directory, mkdir '[^']+'; this run goes on without saving its session\.\n$/);
+    expect(r.stderr).toMatch(
+      /^Warning: ENOTDIR: not a directory, mkdir '[^']+'; this run goes on without saving its session\.\n$/,
+    );
   });
 
   it('refuses --approve on a session that waits for nothing, and says so', async () => {
     const { cli } = await setup([reply([text('done')])]);
     expect((await cli(['-p', 'a task'])).code).toBe(0);
-    expect(await cli(['--resume', 'latest', '--approve'])).toMatchObject({ code: 42, stderr: 'Error: --approve: this session has no call waiting for an answer\n' });
+    expect(await cli(['--resume', 'latest', '--approve'])).toMatchObject({
+      code: 42,
+      stderr: 'Error: --approve: this session has no call waiting for an answer\n',
+    });
   });
 });

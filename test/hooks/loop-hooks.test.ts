@@ -27,7 +27,8 @@ let agent: Agent | undefined;
 beforeAll(async () => {
   sandbox = createSandbox({ mode: 'required', hostEnv: {} });
   const s = await sandbox.status();
-  if (s.kind !== 'sandboxed') throw new Error(`bubblewrap is needed for these tests (.ci/run installs it): ${JSON.stringify(s)}`);
+  if (s.kind !== 'sandboxed')
+    throw new Error(`bubblewrap is needed for these tests (.ci/run installs it): ${JSON.stringify(s)}`);
 });
 afterEach(async () => {
   await agent?.close();
@@ -38,7 +39,9 @@ afterEach(async () => {
 
 const script = (name: string, extra: Record<string, unknown> = {}) => ({
   type: 'command',
-  command: name.endsWith('.mjs') ? `node $GEMINI_PROJECT_DIR/.gemini/hooks/${name}` : `$GEMINI_PROJECT_DIR/.gemini/hooks/${name}`,
+  command: name.endsWith('.mjs')
+    ? `node $GEMINI_PROJECT_DIR/.gemini/hooks/${name}`
+    : `$GEMINI_PROJECT_DIR/.gemini/hooks/${name}`,
   ...extra,
 });
 const inline = (json: unknown) => ({ type: 'command', command: `echo '${JSON.stringify(json)}'` });
@@ -47,7 +50,8 @@ async function start(hooks: Record<string, unknown>, replies: Parameters<typeof 
   const ws = makeTempDir('agent-action-loop-hooks-');
   mkdirSync(join(ws, '.gemini/hooks'), { recursive: true });
   writeFileSync(join(ws, 'README.md'), '# loop hooks\n');
-  for (const f of readdirSync(join(REPO_ROOT, 'test/fixtures/hooks'))) copyFileSync(join(REPO_ROOT, 'test/fixtures/hooks', f), join(ws, '.gemini/hooks', f));
+  for (const f of readdirSync(join(REPO_ROOT, 'test/fixtures/hooks')))
+    copyFileSync(join(REPO_ROOT, 'test/fixtures/hooks', f), join(ws, '.gemini/hooks', f));
   const { groups, problems } = parseHooks(hooks, 'test settings');
   expect(problems).toEqual([]);
   gemini = await startFakeGemini(replies);
@@ -66,7 +70,10 @@ async function start(hooks: Record<string, unknown>, replies: Parameters<typeof 
   return { ws, events, run: (prompt: string) => agent!.start(prompt, (e) => events.push(e)) };
 }
 
-const userTexts = (g: FakeGemini, i: number) => g.requests[i]!.body.contents.filter((c) => c.role === 'user').map((c) => c.parts.map((p) => String(p.text ?? '')).join(' | '));
+const userTexts = (g: FakeGemini, i: number) =>
+  g.requests[i]!.body.contents.filter((c) => c.role === 'user').map((c) =>
+    c.parts.map((p) => String(p.text ?? '')).join(' | '),
+  );
 const logOf = (ws: string) =>
   existsSync(join(ws, 'hook-log.jsonl'))
     ? readFileSync(join(ws, 'hook-log.jsonl'), 'utf8')
@@ -77,7 +84,13 @@ const logOf = (ws: string) =>
 
 describe('hooks around the loop', () => {
   it('SessionStart context goes before the prompt, BeforeAgent context after it, both fenced and escaped', async () => {
-    const t = await start({ SessionStart: [{ matcher: 'startup', hooks: [script('context.mjs')] }], BeforeAgent: [{ hooks: [script('context.mjs')] }] }, [reply([text('Done.')])]);
+    const t = await start(
+      {
+        SessionStart: [{ matcher: 'startup', hooks: [script('context.mjs')] }],
+        BeforeAgent: [{ hooks: [script('context.mjs')] }],
+      },
+      [reply([text('Done.')])],
+    );
     const run = await t.run('Summarize the repository.');
     expect(run.outcome).toEqual({ status: 'success', finalText: 'Done.' });
     expect(userTexts(gemini!, 0)).toEqual([
@@ -88,14 +101,21 @@ describe('hooks around the loop', () => {
   it('BeforeAgent exit 2: the prompt is not sent and the run says why', async () => {
     const t = await start({ BeforeAgent: [{ hooks: [script('block.sh')] }] }, [reply([text('never')])]);
     const run = await t.run('Do something.');
-    expect(run.outcome).toMatchObject({ status: 'error', error: { message: "a BeforeAgent hook blocked the prompt: blocked by the team's hook: no network tools in CI" } });
+    expect(run.outcome).toMatchObject({
+      status: 'error',
+      error: { message: "a BeforeAgent hook blocked the prompt: blocked by the team's hook: no network tools in CI" },
+    });
     expect(gemini!.requests).toHaveLength(0);
   });
 
   it('BeforeModel adds a message to each request (not to the saved history); BeforeToolSelection NONE sends no tools', async () => {
-    const t = await start({ BeforeModel: [{ hooks: [script('add-message.mjs')] }], BeforeToolSelection: [{ hooks: [inline({ hookSpecificOutput: { toolConfig: { mode: 'NONE' } } })] }] }, [
-      reply([text('Done.')]),
-    ]);
+    const t = await start(
+      {
+        BeforeModel: [{ hooks: [script('add-message.mjs')] }],
+        BeforeToolSelection: [{ hooks: [inline({ hookSpecificOutput: { toolConfig: { mode: 'NONE' } } })] }],
+      },
+      [reply([text('Done.')])],
+    );
     const run = await t.run('Hello.');
     expect(userTexts(gemini!, 0)).toEqual(['Hello.', 'Reminder from a hook: 1 messages so far.']);
     expect(gemini!.requests[0]!.body.tools).toBeUndefined();
@@ -103,15 +123,40 @@ describe('hooks around the loop', () => {
   });
 
   it('BeforeToolSelection ANY with names: the request forces a call of those tools', async () => {
-    const t = await start({ BeforeToolSelection: [{ hooks: [inline({ hookSpecificOutput: { toolConfig: { mode: 'ANY', allowedFunctionNames: ['read_file'] } } })] }] }, [reply([text('Done.')])]);
+    const t = await start(
+      {
+        BeforeToolSelection: [
+          {
+            hooks: [
+              inline({ hookSpecificOutput: { toolConfig: { mode: 'ANY', allowedFunctionNames: ['read_file'] } } }),
+            ],
+          },
+        ],
+      },
+      [reply([text('Done.')])],
+    );
     await t.run('Hello.');
-    expect(gemini!.requests[0]!.body.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['read_file'] } });
+    expect(gemini!.requests[0]!.body.toolConfig).toEqual({
+      functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['read_file'] },
+    });
   });
 
   it('BeforeModel blocks with a stand-in reply: the model is not asked and the stand-in is the answer', async () => {
     const t = await start(
       {
-        BeforeModel: [{ hooks: [inline({ decision: 'deny', reason: 'offline', hookSpecificOutput: { llm_response: { candidates: [{ content: { role: 'model', parts: ['Cached answer.'] } }] } } })] }],
+        BeforeModel: [
+          {
+            hooks: [
+              inline({
+                decision: 'deny',
+                reason: 'offline',
+                hookSpecificOutput: {
+                  llm_response: { candidates: [{ content: { role: 'model', parts: ['Cached answer.'] } }] },
+                },
+              }),
+            ],
+          },
+        ],
       },
       [],
     );
@@ -121,13 +166,25 @@ describe('hooks around the loop', () => {
   });
 
   it('AfterModel exit 2: the reply is refused and the run ends saying which hook and why', async () => {
-    const t = await start({ AfterModel: [{ hooks: [script('block.sh')] }] }, [reply([text('Something the team’s filter refuses.')])]);
+    const t = await start({ AfterModel: [{ hooks: [script('block.sh')] }] }, [
+      reply([text('Something the team’s filter refuses.')]),
+    ]);
     const run = await t.run('Hello.');
-    expect(run.outcome).toMatchObject({ status: 'error', error: { message: expect.stringContaining("the model's reply was blocked by an AfterModel hook: blocked by the team's hook") } });
+    expect(run.outcome).toMatchObject({
+      status: 'error',
+      error: {
+        message: expect.stringContaining(
+          "the model's reply was blocked by an AfterModel hook: blocked by the team's hook",
+        ),
+      },
+    });
   });
 
   it('AfterAgent rejects the first final reply: its reason goes back as a prompt, and the retry is accepted', async () => {
-    const t = await start({ AfterAgent: [{ hooks: [script('demand-tests.mjs')] }] }, [reply([text('All done.')]), reply([text('Tests pass; done.')])]);
+    const t = await start({ AfterAgent: [{ hooks: [script('demand-tests.mjs')] }] }, [
+      reply([text('All done.')]),
+      reply([text('Tests pass; done.')]),
+    ]);
     const run = await t.run('Fix it.');
     expect(run.outcome).toEqual({ status: 'success', finalText: 'Tests pass; done.' });
     expect(userTexts(gemini!, 1).at(-1)).toBe('Run the tests before you finish (you said: All done.)');
@@ -140,12 +197,22 @@ describe('hooks around the loop', () => {
       '[[rule]]\ntoolName = "read_file"\ndecision = "allow"\npriority = 100\n',
     );
     const run = await t.run('Read it.');
-    expect(run.outcome).toEqual({ status: 'success', finalText: 'Agent execution stopped by hook: the change window is closed' });
+    expect(run.outcome).toEqual({
+      status: 'success',
+      finalText: 'Agent execution stopped by hook: the change window is closed',
+    });
     expect(gemini!.requests).toHaveLength(1);
   });
 
   it('every hook run is an event (for the job summary); SessionEnd runs when the agent closes; no hook sees a credential', async () => {
-    const t = await start({ SessionStart: [{ hooks: [script('log.mjs')] }], SessionEnd: [{ hooks: [script('log.mjs')] }], PreCompress: [{ hooks: [script('log.mjs')] }] }, [reply([text('Done.')])]);
+    const t = await start(
+      {
+        SessionStart: [{ hooks: [script('log.mjs')] }],
+        SessionEnd: [{ hooks: [script('log.mjs')] }],
+        PreCompress: [{ hooks: [script('log.mjs')] }],
+      },
+      [reply([text('Done.')])],
+    );
     await t.run('Hi.');
     await agent!.close();
     const log = logOf(t.ws);
@@ -164,7 +231,10 @@ describe('hooks around the loop', () => {
     const ws = makeTempDir('agent-action-compress-hooks-');
     mkdirSync(join(ws, '.gemini/hooks'), { recursive: true });
     copyFileSync(join(REPO_ROOT, 'test/fixtures/hooks/log.mjs'), join(ws, '.gemini/hooks/log.mjs'));
-    const { groups } = parseHooks({ PreCompress: [{ hooks: [script('log.mjs')] }], BeforeModel: [{ hooks: [script('log.mjs')] }] }, 'test settings');
+    const { groups } = parseHooks(
+      { PreCompress: [{ hooks: [script('log.mjs')] }], BeforeModel: [{ hooks: [script('log.mjs')] }] },
+      'test settings',
+    );
     const system = createHookSystem({ groups, sandbox, workspace: ws, env: { PATH: process.env.PATH ?? '' } });
     system.attach('s1', () => undefined);
     gemini = await startFakeGemini([
@@ -174,11 +244,25 @@ describe('hooks around the loop', () => {
       reply([text('done')], { usage: usage(200, 5) }),
     ]);
     const model = createGeminiClient({ apiKey: 'k', baseUrl: gemini.baseUrl, model: 'gemini-2.5-flash' });
-    const deps = makeDeps(gemini, fakeScheduler().scheduler, { contextWindow: 1000, hooks: system, model: system.wrapModel(model), compressionModel: model });
-    const outcome = await runLoop({ state: newState(), input: userText(`task: ${'x'.repeat(2000)}`) }, deps, () => undefined);
+    const deps = makeDeps(gemini, fakeScheduler().scheduler, {
+      contextWindow: 1000,
+      hooks: system,
+      model: system.wrapModel(model),
+      compressionModel: model,
+    });
+    const outcome = await runLoop(
+      { state: newState(), input: userText(`task: ${'x'.repeat(2000)}`) },
+      deps,
+      () => undefined,
+    );
     expect(outcome).toEqual({ status: 'success', finalText: 'done' });
     expect(gemini.requests).toHaveLength(4);
-    expect(logOf(ws).map((e) => e.hook_event_name)).toEqual(['BeforeModel', 'BeforeModel', 'PreCompress', 'BeforeModel']);
+    expect(logOf(ws).map((e) => e.hook_event_name)).toEqual([
+      'BeforeModel',
+      'BeforeModel',
+      'PreCompress',
+      'BeforeModel',
+    ]);
     expect(logOf(ws)[2]).toMatchObject({ trigger: 'auto' });
   });
 });

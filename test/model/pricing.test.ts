@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseRetryAfter } from '../../src/model/classify.js';
-import { contextWindowOf, DEFAULT_CONTEXT_WINDOW, estimateCostUsd, formatUsd, hasKnownPrice, roundUsd } from '../../src/model/pricing.js';
+import {
+  contextWindowOf,
+  DEFAULT_CONTEXT_WINDOW,
+  estimateCostUsd,
+  formatUsd,
+  hasKnownPrice,
+  roundUsd,
+} from '../../src/model/pricing.js';
 import { parseUsage } from '../../src/model/usage.js';
 import type { Usage } from '../../src/model/wire.js';
 
@@ -44,7 +51,15 @@ describe('estimateCostUsd', () => {
 
 describe('parseUsage', () => {
   it('maps usageMetadata fields', () => {
-    expect(parseUsage({ promptTokenCount: 10, candidatesTokenCount: 4, cachedContentTokenCount: 3, thoughtsTokenCount: 2, totalTokenCount: 16 })).toEqual({
+    expect(
+      parseUsage({
+        promptTokenCount: 10,
+        candidatesTokenCount: 4,
+        cachedContentTokenCount: 3,
+        thoughtsTokenCount: 2,
+        totalTokenCount: 16,
+      }),
+    ).toEqual({
       inputTokens: 10,
       outputTokens: 4,
       cachedTokens: 3,

@@ -16,35 +16,66 @@ describe('parseReplyFailure', () => {
     ['no finish reason, answering a person', [{ text: 'and' }], undefined, false, 'no_finish_reason'],
     ['no finish reason, answering tool results', [{ text: 'and' }], undefined, true, undefined],
     ['MALFORMED_FUNCTION_CALL without a call', [thought], 'MALFORMED_FUNCTION_CALL', true, 'malformed_function_call'],
-    ['MALFORMED_FUNCTION_CALL even with text', [{ text: 'I will call it' }], 'MALFORMED_FUNCTION_CALL', false, 'malformed_function_call'],
+    [
+      'MALFORMED_FUNCTION_CALL even with text',
+      [{ text: 'I will call it' }],
+      'MALFORMED_FUNCTION_CALL',
+      false,
+      'malformed_function_call',
+    ],
     ['UNEXPECTED_TOOL_CALL', [], 'UNEXPECTED_TOOL_CALL', false, 'unexpected_tool_call'],
     ['nothing, answering a person', [], 'STOP', false, 'no_response_text'],
     ['nothing, answering tool results', [], 'STOP', true, undefined],
     ['only a newline, answering a person', [{ text: '\n' }], 'STOP', false, 'no_response_text'],
-    ['only a zero-width space and an HTML comment', [{ text: '\u200B<!-- hidden -->' }], 'STOP', false, 'no_response_text'],
-    ['an empty text part with a signature, answering tool results', [{ text: '', thoughtSignature: 'sig' }], 'STOP', true, undefined],
+    [
+      'only a zero-width space and an HTML comment',
+      [{ text: '\u200B<!-- hidden -->' }],
+      'STOP',
+      false,
+      'no_response_text',
+    ],
+    [
+      'an empty text part with a signature, answering tool results',
+      [{ text: '', thoughtSignature: 'sig' }],
+      'STOP',
+      true,
+      undefined,
+    ],
     ['thoughts only, answering a person', [thought], 'STOP', false, 'thinking_only'],
     ['thoughts only, answering tool results', [thought], 'STOP', true, 'thinking_only'],
     ['nothing before MAX_TOKENS, even after tool results', [], 'MAX_TOKENS', true, 'max_tokens_empty'],
     ['text cut at MAX_TOKENS', [{ text: 'The answer is' }], 'MAX_TOKENS', false, undefined],
     ['nothing with OTHER, even after tool results', [], 'OTHER', true, 'other_empty'],
   ])('%s', (_name, parts, finishReason, toolResults, expected) => {
-    const failure = parseReplyFailure({ parts, ...(finishReason ? { finishReason } : {}) }, { answersToolResults: toolResults });
+    const failure = parseReplyFailure(
+      { parts, ...(finishReason ? { finishReason } : {}) },
+      { answersToolResults: toolResults },
+    );
     expect(failure?.invalid).toBe(expected);
     if (failure) expect(failure.kind).toBe('invalid_output');
   });
 
   it('carries the usage the stream reported', () => {
     const usage = { inputTokens: 10, outputTokens: 0, cachedTokens: 0, thoughtTokens: 0, totalTokens: 10 };
-    expect(parseReplyFailure({ parts: [], finishReason: 'MALFORMED_FUNCTION_CALL', usage }, { answersToolResults: false })?.usage).toEqual(usage);
+    expect(
+      parseReplyFailure({ parts: [], finishReason: 'MALFORMED_FUNCTION_CALL', usage }, { answersToolResults: false })
+        ?.usage,
+    ).toEqual(usage);
   });
 });
 
 describe('answersToolResults', () => {
-  const results: Content = { role: 'user', parts: [{ functionResponse: { name: 'read_file', response: { output: 'x' } } }] };
+  const results: Content = {
+    role: 'user',
+    parts: [{ functionResponse: { name: 'read_file', response: { output: 'x' } } }],
+  };
   it.each<[string, Content[], boolean]>([
     ['tool results last', [results], true],
-    ['tool results and a person who wrote too', [{ ...results, parts: [...results.parts, { text: 'and also' }] }], false],
+    [
+      'tool results and a person who wrote too',
+      [{ ...results, parts: [...results.parts, { text: 'and also' }] }],
+      false,
+    ],
     ['a person', [{ role: 'user', parts: [{ text: 'hi' }] }], false],
     ['nothing', [], false],
   ])('%s', (_name, contents, expected) => {

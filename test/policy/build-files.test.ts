@@ -69,19 +69,46 @@ describe('build files (Gemini CLI build file protection)', () => {
     'FindFoo.cmake',
     'RULES.MK',
   ])('%j, at the root and in a folder, is a build file', (name) => {
-    expect([isBuildFile(name), isBuildFile(`a/b/${name}`), isBuildFile(`a\\b\\${name}`), isBuildFile(`${name}/`), isBuildFile(`a//${name}\0`)]).toEqual([true, true, true, true, true]);
+    expect([
+      isBuildFile(name),
+      isBuildFile(`a/b/${name}`),
+      isBuildFile(`a\\b\\${name}`),
+      isBuildFile(`${name}/`),
+      isBuildFile(`a//${name}\0`),
+    ]).toEqual([true, true, true, true, true]);
   });
 
-  it.each(['Makefile.am', 'xMakefile', 'Dockerfile-old', 'dockerfile', 'package.json5', 'PACKAGE.JSON', '.mk', 'mk', 'a.mk.txt', 'bzl', '', '/', 'a/'])('%j is not a build file', (name) => {
+  it.each([
+    'Makefile.am',
+    'xMakefile',
+    'Dockerfile-old',
+    'dockerfile',
+    'package.json5',
+    'PACKAGE.JSON',
+    '.mk',
+    'mk',
+    'a.mk.txt',
+    'bzl',
+    '',
+    '/',
+    'a/',
+  ])('%j is not a build file', (name) => {
     expect(isBuildFile(name)).toBe(false);
   });
 
-  it.each(['write', 'edit', 'replace', 'patch', 'update', 'create', 'append', 'save'])('a tool whose name has the word %j edits', (word) => {
-    expect(editedBuildFile({ toolName: `mcp_fs_${word}_file`, args: { path: 'go.mod' } }, [`mcp_fs_${word}_file`])).toBe('go.mod');
-    expect(editedBuildFile({ toolName: `x`, args: { file: 'go.mod' } }, ['x', `${word.toUpperCase()}-it`])).toBe('go.mod');
-    // Only whole words: "rewrite", "saved" and "creates" are not the word.
-    expect(editedBuildFile({ toolName: `re${word}s`, args: { path: 'go.mod' } }, [`re${word}s`])).toBeUndefined();
-  });
+  it.each(['write', 'edit', 'replace', 'patch', 'update', 'create', 'append', 'save'])(
+    'a tool whose name has the word %j edits',
+    (word) => {
+      expect(
+        editedBuildFile({ toolName: `mcp_fs_${word}_file`, args: { path: 'go.mod' } }, [`mcp_fs_${word}_file`]),
+      ).toBe('go.mod');
+      expect(editedBuildFile({ toolName: `x`, args: { file: 'go.mod' } }, ['x', `${word.toUpperCase()}-it`])).toBe(
+        'go.mod',
+      );
+      // Only whole words: "rewrite", "saved" and "creates" are not the word.
+      expect(editedBuildFile({ toolName: `re${word}s`, args: { path: 'go.mod' } }, [`re${word}s`])).toBeUndefined();
+    },
+  );
 
   it('takes the first path argument Gemini CLI reads, trimmed, and ignores what is not a string', () => {
     const edit = (args: Record<string, unknown>) => editedBuildFile({ toolName: 'write_file', args }, ['write_file']);

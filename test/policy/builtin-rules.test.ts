@@ -13,7 +13,9 @@ import { makeTempDir } from '../support/git-repo.js';
 
 const OK = '[[rule]]\ntoolName = "read_file"\ndecision = "allow"\npriority = 1\n';
 
-async function errorOf(p: Promise<unknown>): Promise<{ kind: string; message: string; site: unknown; details: unknown }> {
+async function errorOf(
+  p: Promise<unknown>,
+): Promise<{ kind: string; message: string; site: unknown; details: unknown }> {
   const e = await p.then(
     () => undefined,
     (err: unknown) => err,
@@ -38,7 +40,12 @@ describe('the built-in policies', () => {
     expect(await readBuiltinRules()).toBe(first);
     // And a loaded engine decides by them at the Default tier.
     const { engine } = await loadPolicyWithDiagnostics({ context: 'headless', tiers: {} });
-    expect(await engine.decide({ toolName: 'write_file', args: { file_path: '.github/workflows/ci.yml', content: 'x' } }, 'yolo')).toMatchObject({
+    expect(
+      await engine.decide(
+        { toolName: 'write_file', args: { file_path: '.github/workflows/ci.yml', content: 'x' } },
+        'yolo',
+      ),
+    ).toMatchObject({
       decision: 'deny',
       rule: { source: join(builtinPoliciesDir(), 'edits.toml'), tier: 'default' },
     });
@@ -51,7 +58,9 @@ describe('the built-in policies', () => {
     const e = await errorOf(readBuiltinRules(dir));
     expect(e.kind).toBe('config');
     expect(e.message).toMatch(
-      new RegExp(`^agent-action's own policies are broken \\(reinstall the action\\): ${join(dir, 'b.toml').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:6:\\d+: error: TOML does not parse`),
+      new RegExp(
+        `^agent-action's own policies are broken \\(reinstall the action\\): ${join(dir, 'b.toml').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:6:\\d+: error: TOML does not parse`,
+      ),
     );
     expect(e.site).toMatchObject({ file: join(dir, 'b.toml'), line: 6 });
   });
@@ -60,7 +69,9 @@ describe('the built-in policies', () => {
     const dir = makeTempDir('builtin-warning-');
     writeFileSync(join(dir, 'a.toml'), `${OK}[[rules]]\n`);
     const e = await errorOf(readBuiltinRules(dir));
-    expect(e.message).toBe(`agent-action's own policies are broken (reinstall the action): ${join(dir, 'a.toml')}:5:1: warning: unknown top-level key "rules" ignored (did you mean [[rule]]?)`);
+    expect(e.message).toBe(
+      `agent-action's own policies are broken (reinstall the action): ${join(dir, 'a.toml')}:5:1: warning: unknown top-level key "rules" ignored (did you mean [[rule]]?)`,
+    );
   });
 
   it('every problem is listed, and the count of the others is in the message', async () => {
@@ -74,9 +85,13 @@ describe('the built-in policies', () => {
 
   it('a folder without rules is broken too, and so is one that cannot be read', async () => {
     const empty = makeTempDir('builtin-empty-');
-    expect((await errorOf(readBuiltinRules(empty))).message).toBe(`agent-action's own policies are broken (reinstall the action): ${empty}:0:0: error: holds no rules`);
+    expect((await errorOf(readBuiltinRules(empty))).message).toBe(
+      `agent-action's own policies are broken (reinstall the action): ${empty}:0:0: error: holds no rules`,
+    );
     const gone = join(empty, 'gone');
-    expect((await errorOf(readBuiltinRules(gone))).message).toMatch(/^agent-action's own policies are broken \(reinstall the action\): .*gone:0:0: error: cannot read policy: ENOENT/);
+    expect((await errorOf(readBuiltinRules(gone))).message).toMatch(
+      /^agent-action's own policies are broken \(reinstall the action\): .*gone:0:0: error: cannot read policy: ENOENT/,
+    );
   });
 
   it('a failed read is not kept: the folder is read again next time', async () => {
@@ -84,6 +99,8 @@ describe('the built-in policies', () => {
     writeFileSync(join(dir, 'a.toml'), 'x = \n');
     await errorOf(readBuiltinRules(dir));
     writeFileSync(join(dir, 'a.toml'), OK);
-    expect(await readBuiltinRules(dir)).toMatchObject([{ toolNames: ['read_file'], source: join(dir, 'a.toml'), line: 1 }]);
+    expect(await readBuiltinRules(dir)).toMatchObject([
+      { toolNames: ['read_file'], source: join(dir, 'a.toml'), line: 1 },
+    ]);
   });
 });

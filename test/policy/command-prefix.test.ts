@@ -40,7 +40,14 @@ describe('parseCommandPrefix', () => {
 /** A sub-command as the splitter hands it over; `$…` words are known only at run time. */
 const part = (text: string, assignments: string[] = []): ShellPart => {
   const words = text.split(' ').slice(assignments.length);
-  return { text, words, literal: words.map((w) => !w.startsWith('$')), assignments, redirected: false, writesFile: false };
+  return {
+    text,
+    words,
+    literal: words.map((w) => !w.startsWith('$')),
+    assignments,
+    redirected: false,
+    writesFile: false,
+  };
 };
 
 describe('prefixMatches', () => {
@@ -64,9 +71,14 @@ describe('prefixMatches', () => {
     ['ls *', 'ls *"x"', [], false, [false, true, true]],
     ['ls *', 'ls * x', [], true, [false, true, true]],
     ['ls *', 'A=1 ls * x', ['A=1'], false, [false, false, false]],
-  ])('%j against %j (assignments %j, environment changed %s): allow/deny/ask_user %j', (prefix, text, assignments, changed, want) => {
-    const t = { part: part(text, assignments), environmentChanged: changed };
-    const c = parseCommandPrefix(prefix);
-    expect([prefixMatches(c, t, 'allow'), prefixMatches(c, t, 'deny'), prefixMatches(c, t, 'ask_user')]).toEqual(want);
-  });
+  ])(
+    '%j against %j (assignments %j, environment changed %s): allow/deny/ask_user %j',
+    (prefix, text, assignments, changed, want) => {
+      const t = { part: part(text, assignments), environmentChanged: changed };
+      const c = parseCommandPrefix(prefix);
+      expect([prefixMatches(c, t, 'allow'), prefixMatches(c, t, 'deny'), prefixMatches(c, t, 'ask_user')]).toEqual(
+        want,
+      );
+    },
+  );
 });

@@ -5,15 +5,36 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadPolicy } from '../../src/policy/load.js';
-import type { ApprovalMode, Decision, PolicyContext, PolicyQuery, PolicyVerdict, RuleRef } from '../../src/policy/types.js';
+import type {
+  ApprovalMode,
+  Decision,
+  PolicyContext,
+  PolicyQuery,
+  PolicyVerdict,
+  RuleRef,
+} from '../../src/policy/types.js';
 
-const rule = (fields: string, decision = 'allow', priority = 100) => `[[rule]]\n${fields}\ndecision = "${decision}"\npriority = ${priority}\n`;
-const engine = (toml: string, context: PolicyContext = 'action') => loadPolicy({ context, useBuiltinDefaults: false, workspace: '/ws', tiers: { user: [{ inline: toml, label: 'user.toml' }] } });
+const rule = (fields: string, decision = 'allow', priority = 100) =>
+  `[[rule]]\n${fields}\ndecision = "${decision}"\npriority = ${priority}\n`;
+const engine = (toml: string, context: PolicyContext = 'action') =>
+  loadPolicy({
+    context,
+    useBuiltinDefaults: false,
+    workspace: '/ws',
+    tiers: { user: [{ inline: toml, label: 'user.toml' }] },
+  });
 const shell = (command: string): PolicyQuery => ({ toolName: 'run_shell_command', args: { command } });
 const tool = (toolName: string, args: Record<string, unknown> = {}): PolicyQuery => ({ toolName, args });
-const ref = (decision: Decision, priority = 4.1, line = 1): RuleRef => ({ source: 'user.toml', line, tier: 'user', priority, decision });
+const ref = (decision: Decision, priority = 4.1, line = 1): RuleRef => ({
+  source: 'user.toml',
+  line,
+  tier: 'user',
+  priority,
+  decision,
+});
 const SHELL_ALLOW = rule('toolName = "run_shell_command"');
-const by = (decision: string, priority = '4.100', line = 1) => `${decision} by rule at user.toml:${line} (user tier, priority ${priority})`;
+const by = (decision: string, priority = '4.100', line = 1) =>
+  `${decision} by rule at user.toml:${line} (user tier, priority ${priority})`;
 
 describe('verdict reasons', () => {
   it.each<[string, string, PolicyContext, PolicyQuery, ApprovalMode, PolicyVerdict]>([
@@ -23,28 +44,75 @@ describe('verdict reasons', () => {
       'action',
       shell('npm test'),
       'default',
-      { decision: 'allow', rule: ref('allow'), reason: '"npm test": allow by rule "tests" at user.toml:1 (user tier, priority 4.100)' },
+      {
+        decision: 'allow',
+        rule: ref('allow'),
+        reason: '"npm test": allow by rule "tests" at user.toml:1 (user tier, priority 4.100)',
+      },
     ],
-    ['sub-commands are numbered', SHELL_ALLOW, 'action', shell('ls x && ls y'), 'default', { decision: 'allow', rule: ref('allow'), reason: `sub-command 1 of 2 ("ls x"): ${by('allow')}` }],
-    ['no rule, in the action', rule('toolName = "y"'), 'action', tool('x'), 'default', { decision: 'deny', rule: null, reason: 'no rule matched; the action denies unmatched calls' }],
-    ['no rule, in the action, yolo', rule('toolName = "y"'), 'action', tool('x'), 'yolo', { decision: 'deny', rule: null, reason: 'no rule matched; the action denies unmatched calls' }],
-    ['no rule, interactive', rule('toolName = "y"'), 'interactive', tool('x'), 'default', { decision: 'ask_user', rule: null, reason: 'no rule matched; unmatched calls are asked about' }],
+    [
+      'sub-commands are numbered',
+      SHELL_ALLOW,
+      'action',
+      shell('ls x && ls y'),
+      'default',
+      { decision: 'allow', rule: ref('allow'), reason: `sub-command 1 of 2 ("ls x"): ${by('allow')}` },
+    ],
+    [
+      'no rule, in the action',
+      rule('toolName = "y"'),
+      'action',
+      tool('x'),
+      'default',
+      { decision: 'deny', rule: null, reason: 'no rule matched; the action denies unmatched calls' },
+    ],
+    [
+      'no rule, in the action, yolo',
+      rule('toolName = "y"'),
+      'action',
+      tool('x'),
+      'yolo',
+      { decision: 'deny', rule: null, reason: 'no rule matched; the action denies unmatched calls' },
+    ],
+    [
+      'no rule, interactive',
+      rule('toolName = "y"'),
+      'interactive',
+      tool('x'),
+      'default',
+      { decision: 'ask_user', rule: null, reason: 'no rule matched; unmatched calls are asked about' },
+    ],
     [
       'no rule, interactive, yolo',
       rule('toolName = "y"'),
       'interactive',
       tool('x'),
       'yolo',
-      { decision: 'allow', rule: null, reason: 'no rule matched; yolo mode allows unmatched calls (as Gemini CLI does)' },
+      {
+        decision: 'allow',
+        rule: null,
+        reason: 'no rule matched; yolo mode allows unmatched calls (as Gemini CLI does)',
+      },
     ],
-    ['no rule, headless', rule('toolName = "y"'), 'headless', tool('x'), 'default', { decision: 'deny', rule: null, reason: 'no rule matched; headless runs deny unmatched calls' }],
+    [
+      'no rule, headless',
+      rule('toolName = "y"'),
+      'headless',
+      tool('x'),
+      'default',
+      { decision: 'deny', rule: null, reason: 'no rule matched; headless runs deny unmatched calls' },
+    ],
     [
       'no rule, headless, yolo',
       rule('toolName = "y"'),
       'headless',
       tool('x'),
       'yolo',
-      { decision: 'allow', rule: null, reason: 'no rule matched; yolo mode allows unmatched calls (as Gemini CLI does)' },
+      {
+        decision: 'allow',
+        rule: null,
+        reason: 'no rule matched; yolo mode allows unmatched calls (as Gemini CLI does)',
+      },
     ],
     [
       'ask_user where nobody can be asked',
@@ -52,7 +120,11 @@ describe('verdict reasons', () => {
       'headless',
       tool('x'),
       'default',
-      { decision: 'deny', rule: ref('ask_user'), reason: `${by('ask_user')}; nobody can be asked in a headless run, so it is denied` },
+      {
+        decision: 'deny',
+        rule: ref('ask_user'),
+        reason: `${by('ask_user')}; nobody can be asked in a headless run, so it is denied`,
+      },
     ],
     [
       'a deny message',
@@ -60,7 +132,11 @@ describe('verdict reasons', () => {
       'action',
       tool('x'),
       'default',
-      { decision: 'deny', rule: { ...ref('deny'), denyMessage: 'use the release script' }, reason: `${by('deny')}: use the release script` },
+      {
+        decision: 'deny',
+        rule: { ...ref('deny'), denyMessage: 'use the release script' },
+        reason: `${by('deny')}: use the release script`,
+      },
     ],
     [
       'a deny message is not shown when the rule allows',
@@ -88,7 +164,11 @@ describe('verdict reasons', () => {
       'action',
       shell('rm -rf x'),
       'default',
-      { decision: 'ask_user', rule: ref('allow'), reason: `"rm -rf x": destructive command, always asked outside yolo mode (${by('allow')})` },
+      {
+        decision: 'ask_user',
+        rule: ref('allow'),
+        reason: `"rm -rf x": destructive command, always asked outside yolo mode (${by('allow')})`,
+      },
     ],
     [
       'a known read-only command',
@@ -96,7 +176,11 @@ describe('verdict reasons', () => {
       'interactive',
       shell('ls'),
       'default',
-      { decision: 'allow', rule: ref('ask_user', 4.001), reason: `"ls": known read-only command, raised from ask_user to allow (${by('ask_user', '4.001')})` },
+      {
+        decision: 'allow',
+        rule: ref('ask_user', 4.001),
+        reason: `"ls": known read-only command, raised from ask_user to allow (${by('ask_user', '4.001')})`,
+      },
     ],
     [
       'a redirection',
@@ -104,7 +188,11 @@ describe('verdict reasons', () => {
       'action',
       shell('echo a > f.txt'),
       'default',
-      { decision: 'ask_user', rule: ref('allow'), reason: `"echo a": redirection needs approval unless the rule sets allowRedirection (${by('allow')})` },
+      {
+        decision: 'ask_user',
+        rule: ref('allow'),
+        reason: `"echo a": redirection needs approval unless the rule sets allowRedirection (${by('allow')})`,
+      },
     ],
     [
       'a write outside the workspace',
@@ -112,7 +200,12 @@ describe('verdict reasons', () => {
       'action',
       shell('echo a > /etc/x'),
       'default',
-      { decision: 'deny', rule: null, reason: 'a redirection writes "/etc/x", and it is outside the workspace; only yolo mode lets a command write there' },
+      {
+        decision: 'deny',
+        rule: null,
+        reason:
+          'a redirection writes "/etc/x", and it is outside the workspace; only yolo mode lets a command write there',
+      },
     ],
     [
       'a write into .git',
@@ -120,7 +213,12 @@ describe('verdict reasons', () => {
       'action',
       shell('echo a > .git/config'),
       'autoEdit',
-      { decision: 'deny', rule: null, reason: 'a redirection writes ".git/config", and it is inside .git/, which only people change; only yolo mode lets a command write there' },
+      {
+        decision: 'deny',
+        rule: null,
+        reason:
+          'a redirection writes ".git/config", and it is inside .git/, which only people change; only yolo mode lets a command write there',
+      },
     ],
     [
       'what the splitter cannot account for',
@@ -152,7 +250,11 @@ describe('verdict reasons', () => {
       'action',
       shell('eval "$X"'),
       'yolo',
-      { decision: 'allow', rule: ref('allow'), reason: `the policy cannot tell everything this command runs (\`eval\` of a string built at run time: "eval \\"$X\\""); yolo mode: ${by('allow')}` },
+      {
+        decision: 'allow',
+        rule: ref('allow'),
+        reason: `the policy cannot tell everything this command runs (\`eval\` of a string built at run time: "eval \\"$X\\""); yolo mode: ${by('allow')}`,
+      },
     ],
     [
       '…in yolo, under a rule that allows by the command text',
@@ -172,7 +274,11 @@ describe('verdict reasons', () => {
       'action',
       shell('eval "$X"'),
       'default',
-      { decision: 'deny', rule: ref('deny'), reason: `the policy cannot tell everything this command runs (\`eval\` of a string built at run time: "eval \\"$X\\""); ${by('deny')}` },
+      {
+        decision: 'deny',
+        rule: ref('deny'),
+        reason: `the policy cannot tell everything this command runs (\`eval\` of a string built at run time: "eval \\"$X\\""); ${by('deny')}`,
+      },
     ],
     [
       '…with no rule at all',
@@ -183,7 +289,8 @@ describe('verdict reasons', () => {
       {
         decision: 'deny',
         rule: null,
-        reason: 'the policy cannot tell everything this command runs (`eval` of a string built at run time: "eval \\"$X\\""); no rule matched; the action denies unmatched calls',
+        reason:
+          'the policy cannot tell everything this command runs (`eval` of a string built at run time: "eval \\"$X\\""); no rule matched; the action denies unmatched calls',
       },
     ],
     [
@@ -192,7 +299,11 @@ describe('verdict reasons', () => {
       'action',
       shell('ls && cat x'),
       'default',
-      { decision: 'deny', rule: ref('deny', 4.2, 5), reason: 'deny for the whole command by rule at user.toml:5 (user tier, priority 4.200)' },
+      {
+        decision: 'deny',
+        rule: ref('deny', 4.2, 5),
+        reason: 'deny for the whole command by rule at user.toml:5 (user tier, priority 4.200)',
+      },
     ],
   ])('%s', async (_name, toml, context, q, mode, verdict) => {
     expect(await (await engine(toml, context)).decide(q, mode)).toEqual(verdict);
@@ -219,6 +330,10 @@ describe('verdict reasons', () => {
         },
       },
     };
-    expect(await e.decide(q, 'default')).toEqual({ decision: 'deny', rule: null, reason: 'policy check failed, so the call is denied: boom' });
+    expect(await e.decide(q, 'default')).toEqual({
+      decision: 'deny',
+      rule: null,
+      reason: 'policy check failed, so the call is denied: boom',
+    });
   });
 });

@@ -8,7 +8,10 @@ import { makeTempDir } from '../support/git-repo.js';
 
 const GEMINI_POLICIES = '/work/shared/reference/gemini-cli-policies';
 
-function engineOf(toml: string | Partial<Record<TierName, string>>, context: PolicyContext = 'action'): Promise<PolicyEngine> {
+function engineOf(
+  toml: string | Partial<Record<TierName, string>>,
+  context: PolicyContext = 'action',
+): Promise<PolicyEngine> {
   const tiers = typeof toml === 'string' ? { user: toml } : toml;
   return loadPolicy({
     context,
@@ -17,8 +20,13 @@ function engineOf(toml: string | Partial<Record<TierName, string>>, context: Pol
   });
 }
 const shell = (command: string): PolicyQuery => ({ toolName: 'run_shell_command', args: { command } });
-const call = (toolName: string, args: Record<string, unknown> = {}, extra: Partial<PolicyQuery> = {}): PolicyQuery => ({ toolName, args, ...extra });
-const rule = (fields: string, decision = 'allow', priority = 100) => `[[rule]]\n${fields}\ndecision = "${decision}"\npriority = ${priority}\n`;
+const call = (toolName: string, args: Record<string, unknown> = {}, extra: Partial<PolicyQuery> = {}): PolicyQuery => ({
+  toolName,
+  args,
+  ...extra,
+});
+const rule = (fields: string, decision = 'allow', priority = 100) =>
+  `[[rule]]\n${fields}\ndecision = "${decision}"\npriority = ${priority}\n`;
 
 describe('rule fields', () => {
   it.each<[string, string, PolicyQuery, 'allow' | 'deny']>([
@@ -32,7 +40,12 @@ describe('rule fields', () => {
     ['mcp_<server>_* same server', 'toolName = "mcp_gh_*"', call('search', {}, { mcpServer: 'gh' }), 'allow'],
     ['mcp_<server>_* other server', 'toolName = "mcp_gh_*"', call('search', {}, { mcpServer: 'jira' }), 'deny'],
     ['mcpName + short name', 'toolName = "search"\nmcpName = "gh"', call('search', {}, { mcpServer: 'gh' }), 'allow'],
-    ['mcpName + FQN call', 'toolName = "search"\nmcpName = "gh"', call('mcp_gh_search', {}, { mcpServer: 'gh' }), 'allow'],
+    [
+      'mcpName + FQN call',
+      'toolName = "search"\nmcpName = "gh"',
+      call('mcp_gh_search', {}, { mcpServer: 'gh' }),
+      'allow',
+    ],
     ['mcpName other server', 'toolName = "search"\nmcpName = "gh"', call('search', {}, { mcpServer: 'jira' }), 'deny'],
     ['mcpName not an MCP call', 'toolName = "search"\nmcpName = "gh"', call('search'), 'deny'],
     ['mcpName = "*"', 'toolName = "*"\nmcpName = "*"', call('x', {}, { mcpServer: 'any' }), 'allow'],
@@ -40,16 +53,46 @@ describe('rule fields', () => {
     ['subagent matches', 'toolName = "*"\nsubagent = "helper"', call('x', {}, { subagent: 'helper' }), 'allow'],
     ['subagent differs', 'toolName = "*"\nsubagent = "helper"', call('x', {}, { subagent: 'other' }), 'deny'],
     ['subagent absent', 'toolName = "*"\nsubagent = "helper"', call('x'), 'deny'],
-    ['argsPattern sorted keys', 'toolName = "t"\nargsPattern = \'"a":1\\x00,\\x00"b":2\'', call('t', { b: 2, a: 1 }), 'allow'],
-    ['argsPattern nested keys sorted', 'toolName = "t"\nargsPattern = \'\\{"x":1,"y":2\\}\'', call('t', { o: { y: 2, x: 1 } }), 'allow'],
+    [
+      'argsPattern sorted keys',
+      'toolName = "t"\nargsPattern = \'"a":1\\x00,\\x00"b":2\'',
+      call('t', { b: 2, a: 1 }),
+      'allow',
+    ],
+    [
+      'argsPattern nested keys sorted',
+      'toolName = "t"\nargsPattern = \'\\{"x":1,"y":2\\}\'',
+      call('t', { o: { y: 2, x: 1 } }),
+      'allow',
+    ],
     ['argsPattern no match', 'toolName = "t"\nargsPattern = \'"a":2\'', call('t', { a: 1 }), 'deny'],
-    ['argsPattern NUL frames cannot be forged', 'toolName = "t"\nargsPattern = \'\\x00"p":"x"\\x00\'', call('t', { q: '\u0000"p":"x"\u0000' }), 'deny'],
-    ['annotations match', 'toolName = "*"\ntoolAnnotations = { readOnlyHint = true }', call('t', {}, { annotations: { readOnlyHint: true, x: 1 } }), 'allow'],
-    ['annotations differ', 'toolName = "*"\ntoolAnnotations = { readOnlyHint = true }', call('t', {}, { annotations: { readOnlyHint: false } }), 'deny'],
+    [
+      'argsPattern NUL frames cannot be forged',
+      'toolName = "t"\nargsPattern = \'\\x00"p":"x"\\x00\'',
+      call('t', { q: '\u0000"p":"x"\u0000' }),
+      'deny',
+    ],
+    [
+      'annotations match',
+      'toolName = "*"\ntoolAnnotations = { readOnlyHint = true }',
+      call('t', {}, { annotations: { readOnlyHint: true, x: 1 } }),
+      'allow',
+    ],
+    [
+      'annotations differ',
+      'toolName = "*"\ntoolAnnotations = { readOnlyHint = true }',
+      call('t', {}, { annotations: { readOnlyHint: false } }),
+      'deny',
+    ],
     ['annotations absent', 'toolName = "*"\ntoolAnnotations = { readOnlyHint = true }', call('t'), 'deny'],
     ['alias search_file_content -> grep_search', 'toolName = "search_file_content"', call('grep_search'), 'allow'],
     ['alias grep_search -> search_file_content', 'toolName = "grep_search"', call('search_file_content'), 'allow'],
-    ['invoke_agent by agent name', 'toolName = "codebase_investigator"', call('invoke_agent', { agent_name: 'codebase_investigator' }), 'allow'],
+    [
+      'invoke_agent by agent name',
+      'toolName = "codebase_investigator"',
+      call('invoke_agent', { agent_name: 'codebase_investigator' }),
+      'allow',
+    ],
   ])('%s', async (_n, fields, q, want) => {
     const e = await engineOf(rule(fields));
     expect((await e.decide(q, 'default')).decision).toBe(want);
@@ -59,14 +102,26 @@ describe('rule fields', () => {
     const e = await engineOf(rule('toolName = "x"\ndenyMessage = "not today"', 'deny'));
     const v = await e.decide(call('x'), 'default');
     expect(v.reason).toContain('not today');
-    expect(v.rule).toMatchObject({ source: 'user.toml', line: 1, tier: 'user', priority: 4.1, denyMessage: 'not today' });
+    expect(v.rule).toMatchObject({
+      source: 'user.toml',
+      line: 1,
+      tier: 'user',
+      priority: 4.1,
+      denyMessage: 'not today',
+    });
   });
 });
 
 describe('tiers, priorities and modes', () => {
   it('final priority = tier + priority/1000: a low workspace rule beats a high default rule', async () => {
-    const e = await engineOf({ default: rule('toolName = "x"', 'allow', 999), workspace: rule('toolName = "x"', 'deny', 0) });
-    expect(await e.decide(call('x'), 'default')).toMatchObject({ decision: 'deny', rule: { tier: 'workspace', priority: 3 } });
+    const e = await engineOf({
+      default: rule('toolName = "x"', 'allow', 999),
+      workspace: rule('toolName = "x"', 'deny', 0),
+    });
+    expect(await e.decide(call('x'), 'default')).toMatchObject({
+      decision: 'deny',
+      rule: { tier: 'workspace', priority: 3 },
+    });
   });
 
   it.each<[TierName, TierName]>([
@@ -75,12 +130,20 @@ describe('tiers, priorities and modes', () => {
     ['user', 'workspace'],
     ['admin', 'user'],
   ])('%s beats %s', async (high, low) => {
-    const e = await engineOf({ [low]: rule('toolName = "x"', 'allow', 999), [high]: rule('toolName = "x"', 'deny', 1) });
+    const e = await engineOf({
+      [low]: rule('toolName = "x"', 'allow', 999),
+      [high]: rule('toolName = "x"', 'deny', 1),
+    });
     expect((await e.decide(call('x'), 'default')).rule?.tier).toBe(high);
   });
 
   it('within a tier the higher priority wins; ties go to the first loaded', async () => {
-    const e = await engineOf(rule('toolName = "x"', 'ask_user', 5) + rule('toolName = "x"', 'deny', 5) + rule('toolName = "y"', 'deny', 1) + rule('toolName = "y"', 'allow', 2));
+    const e = await engineOf(
+      rule('toolName = "x"', 'ask_user', 5) +
+        rule('toolName = "x"', 'deny', 5) +
+        rule('toolName = "y"', 'deny', 1) +
+        rule('toolName = "y"', 'allow', 2),
+    );
     expect((await e.decide(call('x'), 'default')).decision).toBe('ask_user');
     expect((await e.decide(call('y'), 'default')).decision).toBe('allow');
   });
@@ -111,7 +174,10 @@ describe('contexts', () => {
     ['interactive', 'ask_user'],
     ['headless', 'allow'],
   ])('interactive = true/false rules in %s', async (context, want) => {
-    const e = await engineOf(rule('toolName = "x"\ninteractive = true', 'ask_user') + rule('toolName = "x"\ninteractive = false', 'allow'), context);
+    const e = await engineOf(
+      rule('toolName = "x"\ninteractive = true', 'ask_user') + rule('toolName = "x"\ninteractive = false', 'allow'),
+      context,
+    );
     expect((await e.decide(call('x'), 'default')).decision).toBe(want);
   });
 
@@ -168,12 +234,17 @@ describe('shell commands against a prefix rule for "npm test"', () => {
     const e = await engineOf(policy);
     expect((await e.decide(shell('npm test > out'), 'autoEdit')).decision).toBe('allow');
     expect((await e.decide(shell('npm test > out'), 'yolo')).decision).toBe('allow');
-    const r = await engineOf(rule('toolName = "run_shell_command"\ncommandPrefix = "npm test"\nallowRedirection = true'));
+    const r = await engineOf(
+      rule('toolName = "run_shell_command"\ncommandPrefix = "npm test"\nallowRedirection = true'),
+    );
     expect((await r.decide(shell('npm test > out'), 'default')).decision).toBe('allow');
   });
 
   it('commandRegex is tested after "command":" in each sub-command\'s arguments, as in Gemini CLI', async () => {
-    const e = await engineOf(rule(`toolName = "run_shell_command"\ncommandRegex = 'make( [a-z]+)?"'`) + rule('toolName = "run_shell_command"\ncommandRegex = "ninja$"'));
+    const e = await engineOf(
+      rule(`toolName = "run_shell_command"\ncommandRegex = 'make( [a-z]+)?"'`) +
+        rule('toolName = "run_shell_command"\ncommandRegex = "ninja$"'),
+    );
     expect((await e.decide(shell('make build'), 'default')).decision).toBe('allow');
     expect((await e.decide(shell('make build x'), 'default')).decision).toBe('deny');
     expect((await e.decide(shell('echo make build'), 'default')).decision).toBe('deny');
@@ -189,7 +260,10 @@ describe('shell commands against a prefix rule for "npm test"', () => {
   });
 
   it('an argsPattern deny also sees the whole command line', async () => {
-    const e = await engineOf(rule('toolName = "run_shell_command"', 'allow', 1) + rule('toolName = "run_shell_command"\nargsPattern = "curl[^|]*\\\\|\\\\s*sh"', 'deny', 2));
+    const e = await engineOf(
+      rule('toolName = "run_shell_command"', 'allow', 1) +
+        rule('toolName = "run_shell_command"\nargsPattern = "curl[^|]*\\\\|\\\\s*sh"', 'deny', 2),
+    );
     expect((await e.decide(shell('curl x | sh'), 'default')).decision).toBe('deny');
     expect((await e.decide(shell('curl x'), 'default')).decision).toBe('allow');
   });
@@ -203,7 +277,11 @@ describe('shell commands against a prefix rule for "npm test"', () => {
   });
 
   it('known read-only commands are raised from ask_user to allow, but not past a command rule', async () => {
-    const e = await engineOf(rule('toolName = "run_shell_command"', 'ask_user', 1) + rule('toolName = "run_shell_command"\ncommandPrefix = "wc"', 'ask_user', 2), 'interactive');
+    const e = await engineOf(
+      rule('toolName = "run_shell_command"', 'ask_user', 1) +
+        rule('toolName = "run_shell_command"\ncommandPrefix = "wc"', 'ask_user', 2),
+      'interactive',
+    );
     expect((await e.decide(shell('uname -a'), 'default')).decision).toBe('allow');
     expect((await e.decide(shell('git status && git diff HEAD'), 'default')).decision).toBe('allow');
     expect((await e.decide(shell('wc -l x'), 'default')).decision).toBe('ask_user');
@@ -230,7 +308,12 @@ describe('the shipped defaults (policies/)', () => {
     ['edit in plan', call('write_file', { file_path: 'a.ts' }), 'plan', 'deny'],
     ['workflow write in yolo', call('write_file', { file_path: '.github/workflows/ci.yml' }), 'yolo', 'deny'],
     ['workflow write via ..', call('replace', { file_path: 'src/../.github/workflows/ci.yml' }), 'autoEdit', 'deny'],
-    ['absolute workflow path', call('write_file', { file_path: '/home/runner/work/r/r/.github/workflows/x.yml' }), 'yolo', 'deny'],
+    [
+      'absolute workflow path',
+      call('write_file', { file_path: '/home/runner/work/r/r/.github/workflows/x.yml' }),
+      'yolo',
+      'deny',
+    ],
     ['policy write', call('write_file', { file_path: '.gemini/policies/p.toml' }), 'yolo', 'deny'],
     ['shell read-only prefix', shell('git log -n 5'), 'default', 'allow'],
     ['shell known read-only', shell('uname -a'), 'default', 'allow'],
@@ -247,11 +330,36 @@ describe('the shipped defaults (policies/)', () => {
     ['build file edit in yolo', call('replace', { file_path: 'sub/Makefile' }), 'yolo', 'ask_user'],
     ['build file edit in plan', call('replace', { file_path: 'Makefile' }), 'plan', 'deny'],
     // A redirection is an edit too: `cat x.json > package.json` then an allowed `npm test` runs anything.
-    ['redirection into package.json in autoEdit', call('run_shell_command', { command: 'cat evil.json > package.json' }), 'autoEdit', 'ask_user'],
-    ['appending to a nested Makefile in autoEdit', call('run_shell_command', { command: 'grep -h . a.mk >> sub/Makefile' }), 'autoEdit', 'ask_user'],
-    ['redirection into a .bzl file in autoEdit', call('run_shell_command', { command: 'ls > defs.bzl' }), 'autoEdit', 'ask_user'],
-    ['redirection into an ordinary file in autoEdit', call('run_shell_command', { command: 'cat a.json > notes.json' }), 'autoEdit', 'allow'],
-    ['redirection into package.json in yolo', call('run_shell_command', { command: 'cat evil.json > package.json' }), 'yolo', 'allow'],
+    [
+      'redirection into package.json in autoEdit',
+      call('run_shell_command', { command: 'cat evil.json > package.json' }),
+      'autoEdit',
+      'ask_user',
+    ],
+    [
+      'appending to a nested Makefile in autoEdit',
+      call('run_shell_command', { command: 'grep -h . a.mk >> sub/Makefile' }),
+      'autoEdit',
+      'ask_user',
+    ],
+    [
+      'redirection into a .bzl file in autoEdit',
+      call('run_shell_command', { command: 'ls > defs.bzl' }),
+      'autoEdit',
+      'ask_user',
+    ],
+    [
+      'redirection into an ordinary file in autoEdit',
+      call('run_shell_command', { command: 'cat a.json > notes.json' }),
+      'autoEdit',
+      'allow',
+    ],
+    [
+      'redirection into package.json in yolo',
+      call('run_shell_command', { command: 'cat evil.json > package.json' }),
+      'yolo',
+      'allow',
+    ],
   ])('%s', async (_n, q, mode, want) => {
     const { engine } = await load();
     expect((await engine.decide(q, mode)).decision).toBe(want);
@@ -265,14 +373,20 @@ describe('the shipped defaults (policies/)', () => {
   });
 
   it('a higher tier overrides the workflow deny', async () => {
-    const engine = await loadPolicy({ context: 'action', tiers: { admin: [{ inline: rule('toolName = "write_file"'), label: 'admin.toml' }] } });
-    expect((await engine.decide(call('write_file', { file_path: '.github/workflows/ci.yml' }), 'default')).decision).toBe('allow');
+    const engine = await loadPolicy({
+      context: 'action',
+      tiers: { admin: [{ inline: rule('toolName = "write_file"'), label: 'admin.toml' }] },
+    });
+    expect(
+      (await engine.decide(call('write_file', { file_path: '.github/workflows/ci.yml' }), 'default')).decision,
+    ).toBe('allow');
   });
 
   it("the policies folder is the checkout's from src/, and the build's copy beside the bundles in dist/", () => {
     const root = makeTempDir('policies-layout-');
     writeFileSync(join(root, 'package.json'), '{"name": "agent-action"}');
-    for (const d of ['policies', 'src/policy', 'dist/policies', 'dist/cli']) mkdirSync(join(root, d), { recursive: true });
+    for (const d of ['policies', 'src/policy', 'dist/policies', 'dist/cli'])
+      mkdirSync(join(root, d), { recursive: true });
     expect(builtinPoliciesDir(join(root, 'src/policy/load.ts'))).toBe(join(root, 'policies'));
     expect(builtinPoliciesDir(join(root, 'dist/index.js'))).toBe(join(root, 'dist/policies'));
     expect(builtinPoliciesDir(join(root, 'dist/cli/index.js'))).toBe(join(root, 'dist/policies'));
@@ -280,11 +394,16 @@ describe('the shipped defaults (policies/)', () => {
 });
 
 describe("Gemini CLI's built-in policy files at the Default tier", () => {
-  const load = (context: PolicyContext) => loadPolicyWithDiagnostics({ context, useBuiltinDefaults: false, tiers: { default: [GEMINI_POLICIES] } });
+  const load = (context: PolicyContext) =>
+    loadPolicyWithDiagnostics({ context, useBuiltinDefaults: false, tiers: { default: [GEMINI_POLICIES] } });
 
   it('load; conseca.toml and the nested checkers in write.toml are reported as not supported', async () => {
     const { warnings } = await load('interactive');
-    expect(warnings.filter((w) => /not supported/.test(w.message)).map((w) => w.file.split('/').pop())).toEqual(['conseca.toml', 'write.toml', 'write.toml']);
+    expect(warnings.filter((w) => /not supported/.test(w.message)).map((w) => w.file.split('/').pop())).toEqual([
+      'conseca.toml',
+      'write.toml',
+      'write.toml',
+    ]);
     expect(warnings.some((w) => w.file.endsWith('sandbox-default.toml'))).toBe(true);
   });
 
@@ -297,14 +416,42 @@ describe("Gemini CLI's built-in policy files at the Default tier", () => {
     ['ask_user in yolo still asks', 'interactive', call('ask_user'), 'yolo', 'ask_user', 1.999],
     ['ask_user denied when not interactive', 'headless', call('ask_user'), 'default', 'deny', 1.999],
     ['plan mode catch-all deny', 'interactive', shell('ls'), 'plan', 'deny', 1.04],
-    ['plan file write allowed in plan', 'interactive', call('write_file', { file_path: 'plans/p.md' }), 'plan', 'allow', 1.07],
-    ['source write denied in plan', 'interactive', call('write_file', { file_path: 'src/a.ts' }), 'plan', 'deny', 1.065],
+    [
+      'plan file write allowed in plan',
+      'interactive',
+      call('write_file', { file_path: 'plans/p.md' }),
+      'plan',
+      'allow',
+      1.07,
+    ],
+    [
+      'source write denied in plan',
+      'interactive',
+      call('write_file', { file_path: 'src/a.ts' }),
+      'plan',
+      'deny',
+      1.065,
+    ],
     ['enter_plan_mode denied in plan', 'interactive', call('enter_plan_mode'), 'plan', 'deny', 1.07],
     ['exit_plan_mode outside plan denied', 'interactive', call('exit_plan_mode'), 'default', 'deny', 1.05],
     ['invoke_agent allowed', 'interactive', call('invoke_agent', { agent_name: 'x' }), 'default', 'allow', 1.05],
-    ['subagent allowed in plan', 'interactive', call('invoke_agent', { agent_name: 'codebase_investigator' }), 'plan', 'allow', 1.05],
+    [
+      'subagent allowed in plan',
+      'interactive',
+      call('invoke_agent', { agent_name: 'codebase_investigator' }),
+      'plan',
+      'allow',
+      1.05,
+    ],
     ['discovered tools asked', 'interactive', call('discovered_tool_build'), 'default', 'ask_user', 1.01],
-    ['MCP read-only tool asked in plan', 'interactive', call('q', {}, { mcpServer: 'db', annotations: { readOnlyHint: true } }), 'plan', 'ask_user', 1.05],
+    [
+      'MCP read-only tool asked in plan',
+      'interactive',
+      call('q', {}, { mcpServer: 'db', annotations: { readOnlyHint: true } }),
+      'plan',
+      'ask_user',
+      1.05,
+    ],
   ])('%s', async (_n, context, q, mode, want, priority) => {
     const { engine } = await load(context);
     const v = await engine.decide(q, mode);
@@ -317,8 +464,15 @@ describe('"always" approvals', () => {
   it('adds a narrowed shell rule at Workspace 950, for this mode and more permissive ones', async () => {
     const e = await engineOf({ default: rule('toolName = "run_shell_command"', 'ask_user', 10) });
     const added = await e.allowAlways(shell('npm test -- a && git push origin main'), 'default');
-    expect(added).toEqual({ toolName: 'run_shell_command', commandPrefix: ['npm test', 'git push'], modes: ['default', 'autoEdit', 'yolo'] });
-    expect(await e.decide(shell('npm test -- other'), 'autoEdit')).toMatchObject({ decision: 'allow', rule: { tier: 'workspace', priority: 3.95, source: 'always-approval' } });
+    expect(added).toEqual({
+      toolName: 'run_shell_command',
+      commandPrefix: ['npm test', 'git push'],
+      modes: ['default', 'autoEdit', 'yolo'],
+    });
+    expect(await e.decide(shell('npm test -- other'), 'autoEdit')).toMatchObject({
+      decision: 'allow',
+      rule: { tier: 'workspace', priority: 3.95, source: 'always-approval' },
+    });
     expect((await e.decide(shell('npm run build'), 'default')).decision).toBe('ask_user');
     expect((await e.decide(shell('npm test && curl x'), 'default')).decision).toBe('ask_user');
     expect((await e.decide(shell('npm test'), 'plan')).decision).toBe('ask_user');
@@ -341,9 +495,15 @@ describe('"always" approvals', () => {
   it('narrows edits to the approved file', async () => {
     const e = await engineOf({ default: rule('toolName = "write_file"', 'ask_user', 10) });
     await e.allowAlways(call('write_file', { file_path: 'src/a (1).ts', content: 'x' }), 'autoEdit');
-    expect((await e.decide(call('write_file', { file_path: 'src/a (1).ts', content: 'y' }), 'yolo')).decision).toBe('allow');
-    expect((await e.decide(call('write_file', { file_path: 'src/b.ts', content: 'y' }), 'autoEdit')).decision).toBe('ask_user');
-    expect((await e.decide(call('write_file', { file_path: 'src/a (1).ts', content: 'y' }), 'default')).decision).toBe('ask_user');
+    expect((await e.decide(call('write_file', { file_path: 'src/a (1).ts', content: 'y' }), 'yolo')).decision).toBe(
+      'allow',
+    );
+    expect((await e.decide(call('write_file', { file_path: 'src/b.ts', content: 'y' }), 'autoEdit')).decision).toBe(
+      'ask_user',
+    );
+    expect((await e.decide(call('write_file', { file_path: 'src/a (1).ts', content: 'y' }), 'default')).decision).toBe(
+      'ask_user',
+    );
   });
 
   it('an unparseable command is approved exactly, nothing more', async () => {
@@ -386,7 +546,10 @@ describe('loading errors', () => {
     const err = await loadPolicy({
       context: 'action',
       useBuiltinDefaults: false,
-      tiers: { user: [{ inline: '[[rule]]\ndecision = "allow"\npriority = 1\n', label: 'a.toml' }], admin: [{ inline: 'x = = 1', label: 'b.toml' }, '/nonexistent/policy.toml'] },
+      tiers: {
+        user: [{ inline: '[[rule]]\ndecision = "allow"\npriority = 1\n', label: 'a.toml' }],
+        admin: [{ inline: 'x = = 1', label: 'b.toml' }, '/nonexistent/policy.toml'],
+      },
     }).catch((e: unknown) => e);
     expect(isAgentError(err) && err.kind).toBe('config');
     if (!isAgentError(err)) return;
@@ -398,7 +561,11 @@ describe('loading errors', () => {
   });
 
   it('an optional path that does not exist is skipped', async () => {
-    const e = await loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { workspace: [{ path: '/nonexistent/.gemini/policies', optional: true }] } });
+    const e = await loadPolicy({
+      context: 'action',
+      useBuiltinDefaults: false,
+      tiers: { workspace: [{ path: '/nonexistent/.gemini/policies', optional: true }] },
+    });
     expect((await e.decide(call('x'), 'default')).decision).toBe('deny');
   });
 });
@@ -423,7 +590,10 @@ describe('commandPrefix with quotes (#10): matches the very command it names', (
   });
 
   it('deny and ask_user prefixes also match as text, as Gemini CLI does, so they never deny less', async () => {
-    const e = await engineOf(rule('toolName = "run_shell_command"', 'allow', 1) + rule('toolName = "run_shell_command"\ncommandPrefix = \'git commit -m "fix\'', 'deny', 2));
+    const e = await engineOf(
+      rule('toolName = "run_shell_command"', 'allow', 1) +
+        rule('toolName = "run_shell_command"\ncommandPrefix = \'git commit -m "fix\'', 'deny', 2),
+    );
     expect((await e.decide(shell('git commit -m "fix later"'), 'default')).decision).toBe('deny');
     expect((await e.decide(shell('git commit -m "wip"'), 'default')).decision).toBe('allow');
   });
@@ -502,7 +672,13 @@ describe('destructive forms are asked about, whatever allows them', () => {
 describe('issue #11: attacks on the shell splitter, with the shipped defaults and an `npm test` rule', () => {
   const WS = '/home/runner/work/r/r';
   const load = (context: PolicyContext = 'action') =>
-    loadPolicy({ context, workspace: WS, tiers: { user: [{ inline: rule('toolName = "run_shell_command"\ncommandPrefix = "npm test"'), label: 'user.toml' }] } });
+    loadPolicy({
+      context,
+      workspace: WS,
+      tiers: {
+        user: [{ inline: rule('toolName = "run_shell_command"\ncommandPrefix = "npm test"'), label: 'user.toml' }],
+      },
+    });
 
   it.each<[string, string, string, string]>([
     // command, default, autoEdit, yolo
@@ -551,11 +727,11 @@ describe('issue #11: attacks on the shell splitter, with the shipped defaults an
     ['git log -n 3 | cat', 'allow', 'allow', 'allow'],
   ])('%j -> default %s, autoEdit %s, yolo %s', async (command, inDefault, inAutoEdit, inYolo) => {
     const e = await load();
-    expect([(await e.decide(shell(command), 'default')).decision, (await e.decide(shell(command), 'autoEdit')).decision, (await e.decide(shell(command), 'yolo')).decision]).toEqual([
-      inDefault,
-      inAutoEdit,
-      inYolo,
-    ]);
+    expect([
+      (await e.decide(shell(command), 'default')).decision,
+      (await e.decide(shell(command), 'autoEdit')).decision,
+      (await e.decide(shell(command), 'yolo')).decision,
+    ]).toEqual([inDefault, inAutoEdit, inYolo]);
   });
 
   it('nobody can be asked in a headless run: what would be asked is denied', async () => {
@@ -566,8 +742,12 @@ describe('issue #11: attacks on the shell splitter, with the shipped defaults an
 
   it('says why, naming what it could not account for or the file it refused', async () => {
     const e = await load();
-    expect((await e.decide(shell('eval "$X"'), 'default')).reason).toMatch(/cannot tell everything this command runs \(`eval` of a string built at run time/);
-    expect((await e.decide(shell('echo x >> .git/config'), 'autoEdit')).reason).toMatch(/writes "\.git\/config", and it is inside \.git\//);
+    expect((await e.decide(shell('eval "$X"'), 'default')).reason).toMatch(
+      /cannot tell everything this command runs \(`eval` of a string built at run time/,
+    );
+    expect((await e.decide(shell('echo x >> .git/config'), 'autoEdit')).reason).toMatch(
+      /writes "\.git\/config", and it is inside \.git\//,
+    );
     expect((await e.decide(shell('echo x >> "$GITHUB_ENV"'), 'autoEdit')).reason).toMatch(/only known at run time/);
   });
 
@@ -578,7 +758,10 @@ describe('issue #11: attacks on the shell splitter, with the shipped defaults an
 
   it("relative targets resolve from the call's dir_path", async () => {
     const e = await load();
-    const q = (command: string, dir_path: string): PolicyQuery => ({ toolName: 'run_shell_command', args: { command, dir_path } });
+    const q = (command: string, dir_path: string): PolicyQuery => ({
+      toolName: 'run_shell_command',
+      args: { command, dir_path },
+    });
     expect((await e.decide(q('npm test > ../.git/config', 'sub'), 'autoEdit')).decision).toBe('deny');
     expect((await e.decide(q('npm test > ../out.txt', 'sub'), 'autoEdit')).decision).toBe('allow');
     expect((await e.decide(q('npm test > ../../out.txt', 'sub'), 'autoEdit')).decision).toBe('deny');
@@ -597,7 +780,13 @@ describe('issue #11: attacks on the shell splitter, with the shipped defaults an
 
 describe('a deny prefix is not dodged by assignments in front of the command', () => {
   const rules = `${rule('toolName = "run_shell_command"')}${rule('toolName = "run_shell_command"\ncommandPrefix = "git push"', 'deny', 200)}`;
-  it.each(['git push', 'A=1 git push', 'GIT_DIR=x git push origin', 'FOO=1 BAR=2 git push --force', 'cd x && A=1 git push'])('%j is denied', async (command) => {
+  it.each([
+    'git push',
+    'A=1 git push',
+    'GIT_DIR=x git push origin',
+    'FOO=1 BAR=2 git push --force',
+    'cd x && A=1 git push',
+  ])('%j is denied', async (command) => {
     const e = await engineOf(rules);
     expect((await e.decide(shell(command), 'default')).decision).toBe('deny');
   });
@@ -609,18 +798,42 @@ describe('a deny prefix is not dodged by assignments in front of the command', (
 });
 
 describe('closing a descriptor is not a write', () => {
-  it.each(['ls 2>&-', 'ls >&-', 'ls 3>&- 2>/dev/null'])('%j is allowed by a rule that allows redirections', async (command) => {
-    const e = await engineOf(rule('toolName = "run_shell_command"\nallowRedirection = true'));
-    expect((await e.decide(shell(command), 'default')).decision).toBe('allow');
-  });
+  it.each(['ls 2>&-', 'ls >&-', 'ls 3>&- 2>/dev/null'])(
+    '%j is allowed by a rule that allows redirections',
+    async (command) => {
+      const e = await engineOf(rule('toolName = "run_shell_command"\nallowRedirection = true'));
+      expect((await e.decide(shell(command), 'default')).decision).toBe('allow');
+    },
+  );
 });
 
 describe('what a rule matches, edge by edge', () => {
   it.each<[string, string, PolicyQuery, ApprovalMode, PolicyContext, 'allow' | 'deny']>([
     ['modes = [] is every mode', 'toolName = "x"\nmodes = []', call('x'), 'plan', 'action', 'allow'],
-    ['interactive = false where nobody can be asked', 'toolName = "x"\ninteractive = false', call('x'), 'default', 'headless', 'allow'],
-    ['interactive = false where a person can be asked', 'toolName = "x"\ninteractive = false', call('x'), 'default', 'action', 'deny'],
-    ['interactive = true where nobody can be asked', 'toolName = "x"\ninteractive = true', call('x'), 'default', 'headless', 'deny'],
+    [
+      'interactive = false where nobody can be asked',
+      'toolName = "x"\ninteractive = false',
+      call('x'),
+      'default',
+      'headless',
+      'allow',
+    ],
+    [
+      'interactive = false where a person can be asked',
+      'toolName = "x"\ninteractive = false',
+      call('x'),
+      'default',
+      'action',
+      'deny',
+    ],
+    [
+      'interactive = true where nobody can be asked',
+      'toolName = "x"\ninteractive = true',
+      call('x'),
+      'default',
+      'headless',
+      'deny',
+    ],
     ['mcpName = "*" needs an MCP call', 'toolName = "*"\nmcpName = "*"', call('x'), 'default', 'action', 'deny'],
     [
       'every annotation must match',
@@ -638,16 +851,72 @@ describe('what a rule matches, edge by edge', () => {
       'action',
       'allow',
     ],
-    ['the server read from an mcp_ name', 'toolName = "search"\nmcpName = "srv"', call('mcp_srv_search'), 'default', 'action', 'allow'],
-    ['an mcp_ name with an empty server is no MCP call', 'toolName = "mcp_*"', call('mcp__search'), 'default', 'action', 'deny'],
-    ['an mcp_ name with nothing after the server is no MCP call', 'toolName = "mcp_*"', call('mcp_srv_'), 'default', 'action', 'deny'],
-    ['mcp_<server>_* is that server only', 'toolName = "mcp_srv_*"', call('mcp_srv2_search'), 'default', 'action', 'deny'],
-    ['a server-qualified rule for a short call name', 'toolName = "mcp_srv_search"', call('search', {}, { mcpServer: 'srv' }), 'default', 'action', 'allow'],
+    [
+      'the server read from an mcp_ name',
+      'toolName = "search"\nmcpName = "srv"',
+      call('mcp_srv_search'),
+      'default',
+      'action',
+      'allow',
+    ],
+    [
+      'an mcp_ name with an empty server is no MCP call',
+      'toolName = "mcp_*"',
+      call('mcp__search'),
+      'default',
+      'action',
+      'deny',
+    ],
+    [
+      'an mcp_ name with nothing after the server is no MCP call',
+      'toolName = "mcp_*"',
+      call('mcp_srv_'),
+      'default',
+      'action',
+      'deny',
+    ],
+    [
+      'mcp_<server>_* is that server only',
+      'toolName = "mcp_srv_*"',
+      call('mcp_srv2_search'),
+      'default',
+      'action',
+      'deny',
+    ],
+    [
+      'a server-qualified rule for a short call name',
+      'toolName = "mcp_srv_search"',
+      call('search', {}, { mcpServer: 'srv' }),
+      'default',
+      'action',
+      'allow',
+    ],
     ['a glob matches an alias too', 'toolName = "search_*"', call('grep_search'), 'default', 'action', 'allow'],
     ['a glob needs its head', 'toolName = "read_*"', call('write_file'), 'default', 'action', 'deny'],
-    ['an agent name that is not a string names nothing', 'toolName = "helper"', call('invoke_agent', { agent_name: 5 }), 'default', 'action', 'deny'],
-    ['an agent name outside invoke_agent names nothing', 'toolName = "helper"', call('other', { agent_name: 'helper' }), 'default', 'action', 'deny'],
-    ['argsPattern sees no undefined member', 'toolName = "t"\nargsPattern = \'^\\{\\}$\'', call('t', { a: undefined }), 'default', 'action', 'allow'],
+    [
+      'an agent name that is not a string names nothing',
+      'toolName = "helper"',
+      call('invoke_agent', { agent_name: 5 }),
+      'default',
+      'action',
+      'deny',
+    ],
+    [
+      'an agent name outside invoke_agent names nothing',
+      'toolName = "helper"',
+      call('other', { agent_name: 'helper' }),
+      'default',
+      'action',
+      'deny',
+    ],
+    [
+      'argsPattern sees no undefined member',
+      'toolName = "t"\nargsPattern = \'^\\{\\}$\'',
+      call('t', { a: undefined }),
+      'default',
+      'action',
+      'allow',
+    ],
     [
       'argsPattern sees each member framed, keys sorted',
       'toolName = "t"\nargsPattern = \'^\\{\\x00"a":1\\x00,\\x00"b":\\{"c":2,"d":3\\}\\x00\\}$\'',
@@ -656,8 +925,22 @@ describe('what a rule matches, edge by edge', () => {
       'action',
       'allow',
     ],
-    ['a command rule needs a command', 'toolName = "run_shell_command"\ncommandRegex = ".*"', call('run_shell_command', { command: 5 }), 'default', 'action', 'deny'],
-    ['a prefix rule needs a command', 'toolName = "run_shell_command"\ncommandPrefix = "ls"', call('run_shell_command', {}), 'default', 'action', 'deny'],
+    [
+      'a command rule needs a command',
+      'toolName = "run_shell_command"\ncommandRegex = ".*"',
+      call('run_shell_command', { command: 5 }),
+      'default',
+      'action',
+      'deny',
+    ],
+    [
+      'a prefix rule needs a command',
+      'toolName = "run_shell_command"\ncommandPrefix = "ls"',
+      call('run_shell_command', {}),
+      'default',
+      'action',
+      'deny',
+    ],
   ])('%s', async (_name, fields, q, mode, context, want) => {
     const e = await engineOf(rule(fields), context);
     expect((await e.decide(q, mode)).decision).toBe(want);
@@ -667,7 +950,10 @@ describe('what a rule matches, edge by edge', () => {
     const allow = await engineOf(rule('toolName = "run_shell_command"\ncommandPrefix = ["git status", "export"]'));
     expect((await allow.decide(shell('git status'), 'default')).decision).toBe('allow');
     expect((await allow.decide(shell('export PATH=/tmp/x; git status'), 'default')).decision).toBe('deny');
-    const deny = await engineOf(rule('toolName = "run_shell_command"') + rule('toolName = "run_shell_command"\ncommandPrefix = "git push"', 'deny', 200));
+    const deny = await engineOf(
+      rule('toolName = "run_shell_command"') +
+        rule('toolName = "run_shell_command"\ncommandPrefix = "git push"', 'deny', 200),
+    );
     expect((await deny.decide(shell('export PATH=/tmp/x; git push'), 'default')).decision).toBe('deny');
     const regex = await engineOf(rule('toolName = "run_shell_command"\ncommandRegex = "git status"'));
     expect((await regex.decide(shell('git status'), 'default')).decision).toBe('allow');

@@ -16,16 +16,41 @@ import { makeTempDir } from '../support/git-repo.js';
 beforeAll(() => loadBashGrammar());
 
 const shell = (command: string): PolicyQuery => ({ toolName: 'run_shell_command', args: { command } });
-const rule = (fields: string, decision = 'allow', priority = 100) => `[[rule]]\n${fields}\ndecision = "${decision}"\npriority = ${priority}\n`;
+const rule = (fields: string, decision = 'allow', priority = 100) =>
+  `[[rule]]\n${fields}\ndecision = "${decision}"\npriority = ${priority}\n`;
 const FROM_DEFAULT = ['default', 'autoEdit', 'yolo'];
 
 describe('narrowedRule: what an "always" approval allows from now on', () => {
-  it.each(['git', 'npm', 'npx', 'pnpm', 'yarn', 'cargo', 'go', 'docker', 'kubectl', 'gh', 'pip', 'pip3', 'make', 'dotnet', 'mvn', 'gradle', 'bundle', 'rake', 'poetry', 'uv', 'deno', 'bun'])(
-    '%s: the command and its sub-command',
-    (tool) => {
-      expect(narrowedRule(shell(`${tool} build --all`), 'default')).toEqual({ toolName: 'run_shell_command', commandPrefix: `${tool} build`, modes: FROM_DEFAULT });
-    },
-  );
+  it.each([
+    'git',
+    'npm',
+    'npx',
+    'pnpm',
+    'yarn',
+    'cargo',
+    'go',
+    'docker',
+    'kubectl',
+    'gh',
+    'pip',
+    'pip3',
+    'make',
+    'dotnet',
+    'mvn',
+    'gradle',
+    'bundle',
+    'rake',
+    'poetry',
+    'uv',
+    'deno',
+    'bun',
+  ])('%s: the command and its sub-command', (tool) => {
+    expect(narrowedRule(shell(`${tool} build --all`), 'default')).toEqual({
+      toolName: 'run_shell_command',
+      commandPrefix: `${tool} build`,
+      modes: FROM_DEFAULT,
+    });
+  });
 
   it.each<[string, string | string[] | undefined]>([
     ['ls -la', 'ls'],
@@ -48,7 +73,11 @@ describe('narrowedRule: what an "always" approval allows from now on', () => {
     ['$CMD x', '\\x00"command":"\\$CMD x"\\x00'],
     ['', '\\x00"command":""\\x00'],
   ])('%j is approved exactly: %s', (command, argsPattern) => {
-    expect(narrowedRule(shell(command), 'default')).toEqual({ toolName: 'run_shell_command', argsPattern, modes: FROM_DEFAULT });
+    expect(narrowedRule(shell(command), 'default')).toEqual({
+      toolName: 'run_shell_command',
+      argsPattern,
+      modes: FROM_DEFAULT,
+    });
   });
 
   it.each([
@@ -61,15 +90,30 @@ describe('narrowedRule: what an "always" approval allows from now on', () => {
   });
 
   it('files by their exact path; MCP tools by their full name', () => {
-    expect(narrowedRule({ toolName: 'write_file', args: { file_path: 'a.b(c)[1]+$.ts', content: 'x' } }, 'default')).toEqual({
+    expect(
+      narrowedRule({ toolName: 'write_file', args: { file_path: 'a.b(c)[1]+$.ts', content: 'x' } }, 'default'),
+    ).toEqual({
       toolName: 'write_file',
       argsPattern: '\\x00"file_path":"a\\.b\\(c\\)\\[1\\]\\+\\$\\.ts"\\x00',
       modes: FROM_DEFAULT,
     });
-    expect(narrowedRule({ toolName: 'list_directory', args: { dir_path: 'src/' } }, 'yolo')).toEqual({ toolName: 'list_directory', argsPattern: '\\x00"dir_path":"src\\/"\\x00', modes: ['yolo'] });
-    expect(narrowedRule({ toolName: 'search', mcpServer: 'srv', args: {} }, 'yolo')).toEqual({ toolName: 'mcp_srv_search', modes: ['yolo'] });
-    expect(narrowedRule({ toolName: 'mcp_srv_search', mcpServer: 'srv', args: {} }, 'yolo')).toEqual({ toolName: 'mcp_srv_search', modes: ['yolo'] });
-    expect(narrowedRule({ toolName: 'run_shell_command', args: { command: 5 } }, 'yolo')).toEqual({ toolName: 'run_shell_command', modes: ['yolo'] });
+    expect(narrowedRule({ toolName: 'list_directory', args: { dir_path: 'src/' } }, 'yolo')).toEqual({
+      toolName: 'list_directory',
+      argsPattern: '\\x00"dir_path":"src\\/"\\x00',
+      modes: ['yolo'],
+    });
+    expect(narrowedRule({ toolName: 'search', mcpServer: 'srv', args: {} }, 'yolo')).toEqual({
+      toolName: 'mcp_srv_search',
+      modes: ['yolo'],
+    });
+    expect(narrowedRule({ toolName: 'mcp_srv_search', mcpServer: 'srv', args: {} }, 'yolo')).toEqual({
+      toolName: 'mcp_srv_search',
+      modes: ['yolo'],
+    });
+    expect(narrowedRule({ toolName: 'run_shell_command', args: { command: 5 } }, 'yolo')).toEqual({
+      toolName: 'run_shell_command',
+      modes: ['yolo'],
+    });
   });
 
   it("a sub-agent's call: narrowed exactly as the main agent's, and scoped to that sub-agent", () => {
@@ -86,7 +130,9 @@ describe('narrowedRule: what an "always" approval allows from now on', () => {
       modes: FROM_DEFAULT,
       subagent: 'codebase_investigator',
     });
-    expect(narrowedRule(asChild({ toolName: 'write_file', args: { file_path: 'a.md', content: 'x' } }), 'autoEdit')).toEqual({
+    expect(
+      narrowedRule(asChild({ toolName: 'write_file', args: { file_path: 'a.md', content: 'x' } }), 'autoEdit'),
+    ).toEqual({
       toolName: 'write_file',
       argsPattern: '\\x00"file_path":"a\\.md"\\x00',
       modes: ['autoEdit', 'yolo'],
@@ -95,7 +141,9 @@ describe('narrowedRule: what an "always" approval allows from now on', () => {
   });
 
   it('invoke_agent: the agent it named, not every agent', () => {
-    expect(narrowedRule({ toolName: 'invoke_agent', args: { agent_name: 'writer', prompt: 'Write NOTES.md' } }, 'default')).toEqual({
+    expect(
+      narrowedRule({ toolName: 'invoke_agent', args: { agent_name: 'writer', prompt: 'Write NOTES.md' } }, 'default'),
+    ).toEqual({
       toolName: 'invoke_agent',
       argsPattern: '\\x00"agent_name":"writer"\\x00',
       modes: FROM_DEFAULT,
@@ -104,10 +152,18 @@ describe('narrowedRule: what an "always" approval allows from now on', () => {
 });
 
 describe('approved rules in the engine', () => {
-  const load = (toml: string) => loadPolicy({ context: 'interactive', useBuiltinDefaults: false, tiers: { workspace: [{ inline: toml, label: 'ws.toml' }] } });
+  const load = (toml: string) =>
+    loadPolicy({
+      context: 'interactive',
+      useBuiltinDefaults: false,
+      tiers: { workspace: [{ inline: toml, label: 'ws.toml' }] },
+    });
 
   it('an approval does not outrank a workspace rule of the same priority loaded before it', async () => {
-    const e = await load(rule('toolName = "write_file"', 'deny', 950) + rule('toolName = "write_file"\nargsPattern = "never"', 'ask_user', 1));
+    const e = await load(
+      rule('toolName = "write_file"', 'deny', 950) +
+        rule('toolName = "write_file"\nargsPattern = "never"', 'ask_user', 1),
+    );
     await e.allowAlways({ toolName: 'write_file', args: { file_path: 'a' } }, 'default');
     expect((await e.decide({ toolName: 'write_file', args: { file_path: 'a' } }, 'default')).decision).toBe('deny');
   });
@@ -116,7 +172,10 @@ describe('approved rules in the engine', () => {
     // The deny is loaded second (order 1): an approval numbered from 0 again would tie it and win.
     const e = await load(rule('toolName = "other"', 'allow', 1) + rule('toolName = "write_file"', 'deny', 950));
     await e.allowAlways({ toolName: 'write_file', args: { file_path: 'a' } }, 'default');
-    expect(await e.decide({ toolName: 'write_file', args: { file_path: 'a' } }, 'default')).toMatchObject({ decision: 'deny', rule: { source: 'ws.toml', line: 5 } });
+    expect(await e.decide({ toolName: 'write_file', args: { file_path: 'a' } }, 'default')).toMatchObject({
+      decision: 'deny',
+      rule: { source: 'ws.toml', line: 5 },
+    });
   });
 
   it('an approval is a workspace rule at priority 950, from the approval source', async () => {
@@ -152,12 +211,22 @@ describe('approved rules in the engine', () => {
     const e = await load(rule('toolName = "write_file"', 'ask_user', 949));
     await e.allowAlways({ toolName: 'write_file', args: { file_path: 'a' } }, 'default');
     expect((await e.decide({ toolName: 'write_file', args: { file_path: 'a' } }, 'default')).decision).toBe('allow');
-    expect(e.added).toEqual([{ toolName: 'write_file', argsPattern: '\\x00"file_path":"a"\\x00', modes: FROM_DEFAULT }]);
+    expect(e.added).toEqual([
+      { toolName: 'write_file', argsPattern: '\\x00"file_path":"a"\\x00', modes: FROM_DEFAULT },
+    ]);
   });
 
   it.each<[string, unknown, string]>([
-    ['no tool name', { toolName: '', modes: ['default'] }, 'a saved "always" rule is malformed: {"toolName":"","modes":["default"]}'],
-    ['a tool name that is not a string', { toolName: 5, modes: ['default'] }, 'a saved "always" rule is malformed: {"toolName":5,"modes":["default"]}'],
+    [
+      'no tool name',
+      { toolName: '', modes: ['default'] },
+      'a saved "always" rule is malformed: {"toolName":"","modes":["default"]}',
+    ],
+    [
+      'a tool name that is not a string',
+      { toolName: 5, modes: ['default'] },
+      'a saved "always" rule is malformed: {"toolName":5,"modes":["default"]}',
+    ],
     ['no modes', { toolName: 'x' }, 'a saved "always" rule is malformed: {"toolName":"x"}'],
     [
       'a catastrophic pattern',
@@ -173,10 +242,17 @@ describe('approved rules in the engine', () => {
   it("a sub-agent's approval allows that sub-agent's identical call only: the main agent and other sub-agents are still asked", async () => {
     const e = await load(rule('toolName = "run_shell_command"', 'ask_user'));
     const added = await e.allowAlways({ ...shell('npm test'), subagent: 'writer' }, 'default');
-    expect(added).toEqual({ toolName: 'run_shell_command', commandPrefix: 'npm test', modes: FROM_DEFAULT, subagent: 'writer' });
+    expect(added).toEqual({
+      toolName: 'run_shell_command',
+      commandPrefix: 'npm test',
+      modes: FROM_DEFAULT,
+      subagent: 'writer',
+    });
     expect((await e.decide({ ...shell('npm test'), subagent: 'writer' }, 'default')).decision).toBe('allow');
     expect((await e.decide({ ...shell('npm test -- a'), subagent: 'writer' }, 'default')).decision).toBe('allow');
-    expect((await e.decide({ ...shell('npm test && curl x'), subagent: 'writer' }, 'default')).decision).toBe('ask_user');
+    expect((await e.decide({ ...shell('npm test && curl x'), subagent: 'writer' }, 'default')).decision).toBe(
+      'ask_user',
+    );
     expect((await e.decide(shell('npm test'), 'default')).decision).toBe('ask_user');
     expect((await e.decide({ ...shell('npm test'), subagent: 'helper' }, 'default')).decision).toBe('ask_user');
     // Saved with the session and restored in the next process: still that sub-agent's only.
@@ -188,8 +264,12 @@ describe('approved rules in the engine', () => {
 
   it('a saved sub-agent scope that is not a name is refused', async () => {
     const e = await load(rule('toolName = "x"', 'ask_user'));
-    expect(() => e.restoreAdded([{ toolName: 'x', modes: ['default'], subagent: '' }])).toThrow('a saved "always" rule is malformed');
-    expect(() => e.restoreAdded([{ toolName: 'x', modes: ['default'], subagent: 5 as never }])).toThrow('a saved "always" rule is malformed');
+    expect(() => e.restoreAdded([{ toolName: 'x', modes: ['default'], subagent: '' }])).toThrow(
+      'a saved "always" rule is malformed',
+    );
+    expect(() => e.restoreAdded([{ toolName: 'x', modes: ['default'], subagent: 5 as never }])).toThrow(
+      'a saved "always" rule is malformed',
+    );
     expect(e.added).toEqual([]);
   });
 
@@ -223,22 +303,39 @@ describe('loading policy files', () => {
 
   it('a folder: its .toml files, in name order, nothing else', async () => {
     const e = await loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { user: [join(dir, 'p')] } });
-    expect(await e.decide({ toolName: 'x', args: {} }, 'default')).toMatchObject({ decision: 'allow', rule: { source: join(dir, 'p', 'a.toml') } });
+    expect(await e.decide({ toolName: 'x', args: {} }, 'default')).toMatchObject({
+      decision: 'allow',
+      rule: { source: join(dir, 'p', 'a.toml') },
+    });
   });
 
   it('a path that is neither a file nor a folder is an error naming it', async () => {
-    const err = await errorOf(loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { user: ['/dev/null'] } }));
+    const err = await errorOf(
+      loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { user: ['/dev/null'] } }),
+    );
     expect(isAgentError(err) && err.message).toBe('bad policy: /dev/null:0:0: error: not a file or a folder');
   });
 
   it('a missing path is an error unless optional; several errors are counted', async () => {
-    const err = await errorOf(loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { user: [join(dir, 'none.toml'), { inline: 'x = = 1', label: 'i.toml' }] } }));
-    expect(isAgentError(err) && err.message).toMatch(new RegExp(`^bad policy: ${join(dir, 'none.toml')}:0:0: error: cannot read policy: ENOENT[^(]*\\(and 1 more\\)$`));
+    const err = await errorOf(
+      loadPolicy({
+        context: 'action',
+        useBuiltinDefaults: false,
+        tiers: { user: [join(dir, 'none.toml'), { inline: 'x = = 1', label: 'i.toml' }] },
+      }),
+    );
+    expect(isAgentError(err) && err.message).toMatch(
+      new RegExp(`^bad policy: ${join(dir, 'none.toml')}:0:0: error: cannot read policy: ENOENT[^(]*\\(and 1 more\\)$`),
+    );
     expect(isAgentError(err) && err.site).toEqual({ file: join(dir, 'none.toml'), line: 0, column: 0 });
   });
 
   it('warnings do not stop loading', async () => {
-    const e = await loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { user: [{ inline: `${rule('toolName = "x"')}colour = 1\n`, label: 'w.toml' }] } });
+    const e = await loadPolicy({
+      context: 'action',
+      useBuiltinDefaults: false,
+      tiers: { user: [{ inline: `${rule('toolName = "x"')}colour = 1\n`, label: 'w.toml' }] },
+    });
     expect((await e.decide({ toolName: 'x', args: {} }, 'default')).decision).toBe('allow');
   });
 

@@ -67,7 +67,11 @@ priority = 1
 `;
 
 const sh = (command: string): PolicyQuery => ({ toolName: 'run_shell_command', args: { command } });
-const call = (toolName: string, args: Record<string, unknown> = {}, extra: Partial<PolicyQuery> = {}): PolicyQuery => ({ toolName, args, ...extra });
+const call = (toolName: string, args: Record<string, unknown> = {}, extra: Partial<PolicyQuery> = {}): PolicyQuery => ({
+  toolName,
+  args,
+  ...extra,
+});
 
 const CALLS: PolicyQuery[] = [
   call('read_file', { file_path: 'a.ts' }),
@@ -249,7 +253,10 @@ describe("decisions against Gemini CLI's own engine", () => {
             const listed = command !== undefined ? DIFFERENCES[command] : undefined;
             const way: Direction = STRICTNESS[mine] > STRICTNESS[theirs] ? 'stricter' : 'looser';
             if (listed && listed.direction === way) seen.add(command!);
-            else unexplained.push(`${name} / ${context} / ${mode}: ${q.toolName} ${JSON.stringify(command ?? q.args)}: Gemini CLI ${theirs}, ours ${mine}`);
+            else
+              unexplained.push(
+                `${name} / ${context} / ${mode}: ${q.toolName} ${JSON.stringify(command ?? q.args)}: Gemini CLI ${theirs}, ours ${mine}`,
+              );
           }
         }
       }

@@ -7,32 +7,73 @@
 import { describe, expect, it } from 'vitest';
 import { parsePolicyToml } from '../../src/policy/load-toml.js';
 
-const at = (text: string) => parsePolicyToml(text, 'p.toml').diagnostics.map((d) => `${d.line}:${d.column} ${d.severity}: ${d.message}`);
+const at = (text: string) =>
+  parsePolicyToml(text, 'p.toml').diagnostics.map((d) => `${d.line}:${d.column} ${d.severity}: ${d.message}`);
 const BAD = 'decision must be allow, deny or ask_user, not "no"';
 const CHECKER = 'warning: [[safety_checker]] is not supported by agent-action; the table is ignored';
 
 describe('positions', () => {
   it.each<[string, string, string[]]>([
-    ['a spaced [[ rule ]] header', '[[ rule ]]\ntoolName = "x"\npriority = 1\ndecision = "no"\n', [`4:1 error: rule #1: ${BAD}`]],
-    ['a quoted [["rule"]] header', '[["rule"]]\ntoolName = "x"\npriority = 1\ndecision = "no"\n', [`4:1 error: rule #1: ${BAD}`]],
-    ['an indented header, for an error without a key', '\n  [[rule]]\n  toolName = "x"\n  priority = 1\n', ['2:3 error: rule #1: decision is missing (allow, deny or ask_user)']],
-    ['a header-like string is not a header', '[[rule]]\ntoolName = "x"\npriority = 1\ndecision = "[[rule]]"\n', ['4:1 error: rule #1: decision must be allow, deny or ask_user, not "[[rule]]"']],
+    [
+      'a spaced [[ rule ]] header',
+      '[[ rule ]]\ntoolName = "x"\npriority = 1\ndecision = "no"\n',
+      [`4:1 error: rule #1: ${BAD}`],
+    ],
+    [
+      'a quoted [["rule"]] header',
+      '[["rule"]]\ntoolName = "x"\npriority = 1\ndecision = "no"\n',
+      [`4:1 error: rule #1: ${BAD}`],
+    ],
+    [
+      'an indented header, for an error without a key',
+      '\n  [[rule]]\n  toolName = "x"\n  priority = 1\n',
+      ['2:3 error: rule #1: decision is missing (allow, deny or ask_user)'],
+    ],
+    [
+      'a header-like string is not a header',
+      '[[rule]]\ntoolName = "x"\npriority = 1\ndecision = "[[rule]]"\n',
+      ['4:1 error: rule #1: decision must be allow, deny or ask_user, not "[[rule]]"'],
+    ],
     [
       'a key of another array table before the rules is not theirs',
       '[[foo]]\ndecision = 1\n[[rule]]\ntoolName = "a"\ndecision = "allow"\npriority = 1\n[[rule]]\ntoolName = "b"\ndecision = "allow"\npriority = 1\n[[rule]]\ntoolName = "c"\npriority = 1\ndecision = "no"\n',
       ['1:1 warning: unknown top-level key "foo" ignored', `14:1 error: rule #3: ${BAD}`],
     ],
-    ['a top-level key on the first line, indented', '  foo = 1\n', ['1:3 warning: unknown top-level key "foo" ignored']],
+    [
+      'a top-level key on the first line, indented',
+      '  foo = 1\n',
+      ['1:3 warning: unknown top-level key "foo" ignored'],
+    ],
     ['a top-level key on a later line', '\n\n foo = 1\n', ['3:2 warning: unknown top-level key "foo" ignored']],
     [
       'a safety checker table after another table',
       'x = 1\n[foo]\na = 1\n[safety_checker]\nb = 1\n',
-      ['1:1 warning: unknown top-level key "x" ignored', '2:1 warning: unknown top-level key "foo" ignored', `4:1 ${CHECKER}`],
+      [
+        '1:1 warning: unknown top-level key "x" ignored',
+        '2:1 warning: unknown top-level key "foo" ignored',
+        `4:1 ${CHECKER}`,
+      ],
     ],
-    ['a safety checker array after another array', '[[foo]]\na = 1\n[[safety_checker]]\nb = 1\n', ['1:1 warning: unknown top-level key "foo" ignored', `3:1 ${CHECKER}`]],
-    ['a spaced [ safety_checker ] table', 'x = 1\n[ safety_checker ]\na = 1\n', ['1:1 warning: unknown top-level key "x" ignored', `2:1 ${CHECKER}`]],
-    ['a spaced [[ safety_checker ]] array', 'x = 1\n[[ safety_checker ]]\na = 1\n', ['1:1 warning: unknown top-level key "x" ignored', `2:1 ${CHECKER}`]],
-    ['a safety checker that is a value, not a table', 'x = 1\nsafety_checker = 5\n', ['1:1 warning: unknown top-level key "x" ignored', `1:1 ${CHECKER}`]],
+    [
+      'a safety checker array after another array',
+      '[[foo]]\na = 1\n[[safety_checker]]\nb = 1\n',
+      ['1:1 warning: unknown top-level key "foo" ignored', `3:1 ${CHECKER}`],
+    ],
+    [
+      'a spaced [ safety_checker ] table',
+      'x = 1\n[ safety_checker ]\na = 1\n',
+      ['1:1 warning: unknown top-level key "x" ignored', `2:1 ${CHECKER}`],
+    ],
+    [
+      'a spaced [[ safety_checker ]] array',
+      'x = 1\n[[ safety_checker ]]\na = 1\n',
+      ['1:1 warning: unknown top-level key "x" ignored', `2:1 ${CHECKER}`],
+    ],
+    [
+      'a safety checker that is a value, not a table',
+      'x = 1\nsafety_checker = 5\n',
+      ['1:1 warning: unknown top-level key "x" ignored', `1:1 ${CHECKER}`],
+    ],
     [
       'a safety checker array inside a rule',
       '[[rule]]\ntoolName = "x"\ndecision = "allow"\npriority = 1\n[[rule.safety_checker]]\ntype = "in-process"\n',
@@ -63,7 +104,11 @@ describe('a bad value is reported once, and its old spelling is still checked', 
         '6:1 error: rule #1: allow_redirection must be true or false, not 2',
       ],
     ],
-    ['a pattern that is not a string is not also compiled', 'argsPattern = ["("]', ['5:1 error: rule #1: argsPattern must be a non-empty string, not ["("]']],
+    [
+      'a pattern that is not a string is not also compiled',
+      'argsPattern = ["("]',
+      ['5:1 error: rule #1: argsPattern must be a non-empty string, not ["("]'],
+    ],
   ])('%s', (_n, fields, want) => {
     expect(at(`[[rule]]\ntoolName = "x"\ndecision = "deny"\npriority = 1\n${fields}\n`)).toEqual(want);
   });
@@ -79,8 +124,8 @@ describe('what comes back besides diagnostics', () => {
   });
 
   it('a rule with only the required keys has no other key at all, not even undefined ones', () => {
-    expect(parsePolicyToml('[[rule]]\ntoolName = "x"\ndecision = "deny"\npriority = 2\n', 'p.toml').rules).toStrictEqual([
-      { toolNames: ['x'], decision: 'deny', priority: 2, source: 'p.toml', line: 1 },
-    ]);
+    expect(
+      parsePolicyToml('[[rule]]\ntoolName = "x"\ndecision = "deny"\npriority = 2\n', 'p.toml').rules,
+    ).toStrictEqual([{ toolNames: ['x'], decision: 'deny', priority: 2, source: 'p.toml', line: 1 }]);
   });
 });

@@ -11,7 +11,8 @@ import { builtinPoliciesDir, loadPolicy, loadPolicyWithDiagnostics, type PolicyS
 import type { TierName } from '../../src/policy/types.js';
 import { makeTempDir } from '../support/git-repo.js';
 
-const rule = (fields: string, decision = 'allow', priority = 100) => `[[rule]]\n${fields}\ndecision = "${decision}"\npriority = ${priority}\n`;
+const rule = (fields: string, decision = 'allow', priority = 100) =>
+  `[[rule]]\n${fields}\ndecision = "${decision}"\npriority = ${priority}\n`;
 const inline = (text: string, label: string): PolicySource => ({ inline: text, label });
 const errorOf = (p: Promise<unknown>) =>
   p.then(
@@ -27,7 +28,11 @@ describe('tiers', () => {
     ['user', 4.007],
     ['admin', 5.007],
   ])('a file in the %s tier is read, at final priority %d', async (tier, priority) => {
-    const e = await loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { [tier]: [inline(rule('toolName = "x"', 'allow', 7), `${tier}.toml`)] } });
+    const e = await loadPolicy({
+      context: 'action',
+      useBuiltinDefaults: false,
+      tiers: { [tier]: [inline(rule('toolName = "x"', 'allow', 7), `${tier}.toml`)] },
+    });
     expect(await e.decide({ toolName: 'x', args: {} }, 'default')).toEqual({
       decision: 'allow',
       rule: { source: `${tier}.toml`, line: 1, tier, priority, decision: 'allow' },
@@ -44,7 +49,9 @@ describe('tiers', () => {
       admin: [inline(rule('toolName = "e"', 'allow', 0), 'a.toml')],
     };
     const e = await loadPolicy({ context: 'interactive', useBuiltinDefaults: false, tiers });
-    const sources = await Promise.all(['a', 'b', 'c', 'd', 'e'].map(async (t) => (await e.decide({ toolName: t, args: {} }, 'default')).rule?.source));
+    const sources = await Promise.all(
+      ['a', 'b', 'c', 'd', 'e'].map(async (t) => (await e.decide({ toolName: t, args: {} }, 'default')).rule?.source),
+    );
     expect(sources).toEqual(['d.toml', 'x.toml', 'w.toml', 'u.toml', 'a.toml']);
   });
 
@@ -52,9 +59,17 @@ describe('tiers', () => {
     const e = await loadPolicy({
       context: 'action',
       useBuiltinDefaults: false,
-      tiers: { user: [inline(rule('toolName = "x"', 'deny', 5), 'first.toml'), inline(rule('toolName = "x"', 'allow', 5), 'second.toml')] },
+      tiers: {
+        user: [
+          inline(rule('toolName = "x"', 'deny', 5), 'first.toml'),
+          inline(rule('toolName = "x"', 'allow', 5), 'second.toml'),
+        ],
+      },
     });
-    expect(await e.decide({ toolName: 'x', args: {} }, 'default')).toMatchObject({ decision: 'deny', rule: { source: 'first.toml' } });
+    expect(await e.decide({ toolName: 'x', args: {} }, 'default')).toMatchObject({
+      decision: 'deny',
+      rule: { source: 'first.toml' },
+    });
   });
 });
 
@@ -65,7 +80,11 @@ describe('the shipped defaults', () => {
       decision: 'allow',
       rule: { source: join(builtinPoliciesDir(), 'agents.toml'), tier: 'default', priority: 1.05 },
     });
-    const off = await loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { user: [inline(rule('toolName = "y"'), 'u.toml')] } });
+    const off = await loadPolicy({
+      context: 'action',
+      useBuiltinDefaults: false,
+      tiers: { user: [inline(rule('toolName = "y"'), 'u.toml')] },
+    });
     expect(await off.decide({ toolName: 'invoke_agent', args: { agent_name: 'x' } }, 'default')).toEqual({
       decision: 'deny',
       rule: null,
@@ -84,7 +103,10 @@ describe('the shipped defaults', () => {
     } catch (e) {
       err = e;
     }
-    expect(isAgentError(err) && [err.kind, err.message]).toEqual(['config', "cannot find agent-action's policies/ folder above /"]);
+    expect(isAgentError(err) && [err.kind, err.message]).toEqual([
+      'config',
+      "cannot find agent-action's policies/ folder above /",
+    ]);
   });
 });
 
@@ -100,7 +122,11 @@ describe('sources', () => {
   });
 
   it('a folder is read in name order, whatever order the file system lists it in', async () => {
-    const { warnings } = await loadPolicyWithDiagnostics({ context: 'action', useBuiltinDefaults: false, tiers: { user: [join(dir, 'many')] } });
+    const { warnings } = await loadPolicyWithDiagnostics({
+      context: 'action',
+      useBuiltinDefaults: false,
+      tiers: { user: [join(dir, 'many')] },
+    });
     expect(warnings.map((w) => `${w.file.slice(dir.length)} ${w.message}`)).toEqual([
       '/many/a.toml unknown top-level key "key_a" ignored',
       '/many/b.toml unknown top-level key "key_b" ignored',
@@ -122,17 +148,28 @@ describe('sources', () => {
         ],
       },
     });
-    expect(await e.decide({ toolName: 'x', args: {} }, 'default')).toMatchObject({ decision: 'ask_user', rule: { source: join(dir, 'p.toml'), tier: 'workspace', priority: 3.003 } });
+    expect(await e.decide({ toolName: 'x', args: {} }, 'default')).toMatchObject({
+      decision: 'ask_user',
+      rule: { source: join(dir, 'p.toml'), tier: 'workspace', priority: 3.003 },
+    });
   });
 
   it('an optional path that cannot be read for another reason than absence is still an error', async () => {
     const bad = join(dir, 'not-a-folder', 'p.toml');
-    const err = await errorOf(loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { user: [{ path: bad, optional: true }] } }));
-    expect(isAgentError(err) && err.message).toMatch(new RegExp(`^bad policy: ${bad}:0:0: error: cannot read policy: ENOTDIR`));
+    const err = await errorOf(
+      loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { user: [{ path: bad, optional: true }] } }),
+    );
+    expect(isAgentError(err) && err.message).toMatch(
+      new RegExp(`^bad policy: ${bad}:0:0: error: cannot read policy: ENOTDIR`),
+    );
   });
 
   it('an empty folder adds no rules and no error', async () => {
-    const { engine, warnings } = await loadPolicyWithDiagnostics({ context: 'action', useBuiltinDefaults: false, tiers: { user: [join(dir, 'empty')] } });
+    const { engine, warnings } = await loadPolicyWithDiagnostics({
+      context: 'action',
+      useBuiltinDefaults: false,
+      tiers: { user: [join(dir, 'empty')] },
+    });
     expect(warnings).toEqual([]);
     expect((await engine.decide({ toolName: 'x', args: {} }, 'default')).decision).toBe('deny');
   });
@@ -153,13 +190,21 @@ describe('diagnostics', () => {
   });
 
   it('one error: the message names file, line and column; no count', async () => {
-    const err = await errorOf(loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { user: [inline(rule('toolName = "x"', 'maybe'), 'e.toml')] } }));
-    expect(isAgentError(err) && { kind: err.kind, message: err.message, site: err.site, details: err.details }).toEqual({
-      kind: 'config',
-      message: 'bad policy: e.toml:3:1: error: rule #1: decision must be allow, deny or ask_user, not "maybe"',
-      site: { file: 'e.toml', line: 3, column: 1 },
-      details: ['e.toml:3:1: error: rule #1: decision must be allow, deny or ask_user, not "maybe"'],
-    });
+    const err = await errorOf(
+      loadPolicy({
+        context: 'action',
+        useBuiltinDefaults: false,
+        tiers: { user: [inline(rule('toolName = "x"', 'maybe'), 'e.toml')] },
+      }),
+    );
+    expect(isAgentError(err) && { kind: err.kind, message: err.message, site: err.site, details: err.details }).toEqual(
+      {
+        kind: 'config',
+        message: 'bad policy: e.toml:3:1: error: rule #1: decision must be allow, deny or ask_user, not "maybe"',
+        site: { file: 'e.toml', line: 3, column: 1 },
+        details: ['e.toml:3:1: error: rule #1: decision must be allow, deny or ask_user, not "maybe"'],
+      },
+    );
   });
 
   it('every error of every file is carried; the first is the site; warnings are not among them', async () => {
@@ -174,7 +219,8 @@ describe('diagnostics', () => {
       }),
     );
     expect(isAgentError(err) && { message: err.message, site: err.site, details: err.details }).toEqual({
-      message: 'bad policy: a.toml:5:1: error: rule #1: priority must be an integer from 0 to 999, not 1000 (1000 and above would jump into the next tier) (and 2 more)',
+      message:
+        'bad policy: a.toml:5:1: error: rule #1: priority must be an integer from 0 to 999, not 1000 (1000 and above would jump into the next tier) (and 2 more)',
       site: { file: 'a.toml', line: 5, column: 1 },
       details: [
         'a.toml:5:1: error: rule #1: priority must be an integer from 0 to 999, not 1000 (1000 and above would jump into the next tier)',
@@ -189,9 +235,18 @@ describe('the workspace', () => {
   const policy = rule('toolName = "run_shell_command"\ncommandPrefix = "echo"\nallowRedirection = true');
   it('is where a redirection may write: without it, every absolute target counts as outside', async () => {
     const q = { toolName: 'run_shell_command', args: { command: 'echo x > /ws/out.txt' } };
-    const inside = await loadPolicy({ context: 'action', useBuiltinDefaults: false, workspace: '/ws', tiers: { user: [inline(policy, 'u.toml')] } });
+    const inside = await loadPolicy({
+      context: 'action',
+      useBuiltinDefaults: false,
+      workspace: '/ws',
+      tiers: { user: [inline(policy, 'u.toml')] },
+    });
     expect((await inside.decide(q, 'default')).decision).toBe('allow');
-    const unknown = await loadPolicy({ context: 'action', useBuiltinDefaults: false, tiers: { user: [inline(policy, 'u.toml')] } });
+    const unknown = await loadPolicy({
+      context: 'action',
+      useBuiltinDefaults: false,
+      tiers: { user: [inline(policy, 'u.toml')] },
+    });
     expect((await unknown.decide(q, 'default')).decision).toBe('deny');
   });
 });

@@ -20,7 +20,9 @@ function policyFile(text: string): string {
 
 describe('agent-action policy check', () => {
   it('prints the decision first, then the rule with file, line, tier and final priority', async () => {
-    const file = policyFile('# c\n\n[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "npm test"\ndecision = "allow"\npriority = 250\n');
+    const file = policyFile(
+      '# c\n\n[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "npm test"\ndecision = "allow"\npriority = 250\n',
+    );
     const r = await run('--tool', 'run_shell_command', '--args', '{"command":"npm test"}', '--policy', file);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
@@ -33,7 +35,11 @@ describe('agent-action policy check', () => {
     const r = await run('--tool', 'read_file', '--args', '{"file_path":"a"}', '--json');
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out).toEqual({ decision: 'allow', rule: { source: expect.stringMatching(/policies\/read-only\.toml$/), line: 6, tier: 'default', priority: 1.05 }, reason: expect.any(String) });
+    expect(out).toEqual({
+      decision: 'allow',
+      rule: { source: expect.stringMatching(/policies\/read-only\.toml$/), line: 6, tier: 'default', priority: 1.05 },
+      reason: expect.any(String),
+    });
   });
 
   it.each([
@@ -48,25 +54,48 @@ describe('agent-action policy check', () => {
   });
 
   it('--mode auto_edit maps to autoEdit; headless prints the effective decision', async () => {
-    expect((await run('--tool', 'write_file', '--args', '{"file_path":"a"}', '--mode', 'auto_edit')).stdout).toMatch(/^allow\n/);
-    expect((await run('--tool', 'write_file', '--args', '{"file_path":"a"}', '--context', 'headless')).stdout).toMatch(/^deny\n/);
+    expect((await run('--tool', 'write_file', '--args', '{"file_path":"a"}', '--mode', 'auto_edit')).stdout).toMatch(
+      /^allow\n/,
+    );
+    expect((await run('--tool', 'write_file', '--args', '{"file_path":"a"}', '--context', 'headless')).stdout).toMatch(
+      /^deny\n/,
+    );
   });
 
   it('tiers from flags: an admin deny beats a workspace allow', async () => {
     const allow = policyFile('[[rule]]\ntoolName = "x"\ndecision = "allow"\npriority = 999\n');
     const deny = policyFile('[[rule]]\ntoolName = "x"\ndecision = "deny"\npriority = 0\n');
     const r = await run('--tool', 'x', '--no-defaults', '--workspace-policy', allow, '--admin-policy', deny, '--json');
-    expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'deny', rule: { source: deny, tier: 'admin', priority: 5 } });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      decision: 'deny',
+      rule: { source: deny, tier: 'admin', priority: 5 },
+    });
   });
 
   it('MCP server, annotations and subagent flags reach the query', async () => {
-    const file = policyFile('[[rule]]\ntoolName = "*"\nmcpName = "db"\nsubagent = "s"\ntoolAnnotations = { readOnlyHint = true }\ndecision = "allow"\npriority = 1\n');
-    const r = await run('--tool', 'query', '--server', 'db', '--annotations', '{"readOnlyHint":true}', '--subagent', 's', '--no-defaults', '--policy', file);
+    const file = policyFile(
+      '[[rule]]\ntoolName = "*"\nmcpName = "db"\nsubagent = "s"\ntoolAnnotations = { readOnlyHint = true }\ndecision = "allow"\npriority = 1\n',
+    );
+    const r = await run(
+      '--tool',
+      'query',
+      '--server',
+      'db',
+      '--annotations',
+      '{"readOnlyHint":true}',
+      '--subagent',
+      's',
+      '--no-defaults',
+      '--policy',
+      file,
+    );
     expect(r.stdout).toMatch(/^allow\n/);
   });
 
   it('exit 52 with every diagnostic for a bad policy file', async () => {
-    const file = policyFile('[[rule]]\ntoolName = "x"\npriority = 5\n\n[[rule]]\ntoolName = "y"\ndecision = "allow"\npriority = 1000\n');
+    const file = policyFile(
+      '[[rule]]\ntoolName = "x"\npriority = 5\n\n[[rule]]\ntoolName = "y"\ndecision = "allow"\npriority = 1000\n',
+    );
     const r = await run('--tool', 'x', '--policy', file);
     expect(r.code).toBe(52);
     expect(r.stdout).toBe('');

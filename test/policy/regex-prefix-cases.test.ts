@@ -52,7 +52,11 @@ describe('createPrefixedRegex', () => {
   it('a literal without "key": is its own anchor', () => {
     const r = createPrefixedRegex(/abc\d/);
     expect(r.literal).toBe('abc');
-    expect([r.test(createArgsText('xxabc1')), r.test(createArgsText('abcx abc')), r.test(createArgsText('ab abc9'))]).toEqual([true, false, true]);
+    expect([
+      r.test(createArgsText('xxabc1')),
+      r.test(createArgsText('abcx abc')),
+      r.test(createArgsText('ab abc9')),
+    ]).toEqual([true, false, true]);
   });
 
   it('a pattern without a literal is tested as it is', () => {

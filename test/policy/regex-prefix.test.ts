@@ -37,7 +37,25 @@ describe('leadingLiteral', () => {
 });
 
 describe('createPrefixedRegex', () => {
-  const atom = fc.constantFrom('a', 'b', '"', ':', '\\x00', '\\.', '.', '\\d', '[ab]', '[^"]', '\\s', ' ', 'x', '\\u0061', '\\b', '$', '^');
+  const atom = fc.constantFrom(
+    'a',
+    'b',
+    '"',
+    ':',
+    '\\x00',
+    '\\.',
+    '.',
+    '\\d',
+    '[ab]',
+    '[^"]',
+    '\\s',
+    ' ',
+    'x',
+    '\\u0061',
+    '\\b',
+    '$',
+    '^',
+  );
   const quant = fc.constantFrom('', '', '', '*', '+', '?', '{2}', '{0,2}');
   const piece: fc.Arbitrary<string> = fc.letrec<{ seq: string; piece: string }>((tie) => ({
     piece: fc.oneof(
@@ -49,7 +67,9 @@ describe('createPrefixedRegex', () => {
     ),
     seq: fc.array(tie('piece'), { minLength: 1, maxLength: 4 }).map((ps) => ps.join('')),
   })).seq;
-  const text = fc.array(fc.constantFrom('a', 'b', '"', ':', '\u0000', '.', '1', ' ', 'x', 'ab', '"a":'), { maxLength: 24 }).map((cs) => cs.join(''));
+  const text = fc
+    .array(fc.constantFrom('a', 'b', '"', ':', '\u0000', '.', '1', ' ', 'x', 'ab', '"a":'), { maxLength: 24 })
+    .map((cs) => cs.join(''));
 
   it('gives the same answer as regex.test on generated patterns and texts', () => {
     fc.assert(
@@ -61,7 +81,8 @@ describe('createPrefixedRegex', () => {
           return; // not every generated pattern is valid JavaScript
         }
         const prefixed = createPrefixedRegex(regex);
-        for (const t of texts) expect(prefixed.test(createArgsText(t)), `/${source}/ on ${JSON.stringify(t)}`).toBe(regex.test(t));
+        for (const t of texts)
+          expect(prefixed.test(createArgsText(t)), `/${source}/ on ${JSON.stringify(t)}`).toBe(regex.test(t));
       }),
       { seed: 20260116, numRuns: 3000 },
     );

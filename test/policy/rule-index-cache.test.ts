@@ -9,7 +9,8 @@ import { parsePolicyToml } from '../../src/policy/load-toml.js';
 import type { Subject } from '../../src/policy/match.js';
 import { createRuleIndex } from '../../src/policy/rule-index.js';
 
-const index = (toml: string) => createRuleIndex(placeRules([{ tier: 'user', rules: parsePolicyToml(toml, 'p.toml').rules }]));
+const index = (toml: string) =>
+  createRuleIndex(placeRules([{ tier: 'user', rules: parsePolicyToml(toml, 'p.toml').rules }]));
 const rule = (fields: string, priority: number) => `[[rule]]\n${fields}\ndecision = "allow"\npriority = ${priority}\n`;
 
 describe('one names array, asked again with something else changed', () => {
@@ -30,7 +31,9 @@ describe('one names array, asked again with something else changed', () => {
   it('another MCP server', () => {
     const idx = index(rule('toolName = "*"\nmcpName = "gh"', 2) + rule('toolName = "*"', 1));
     const names = ['t'];
-    expect(idx.firstMatch({ names, args: {}, mcpServer: 'jira' }, { mode: 'default', context: 'action' })?.line).toBe(6);
+    expect(idx.firstMatch({ names, args: {}, mcpServer: 'jira' }, { mode: 'default', context: 'action' })?.line).toBe(
+      6,
+    );
     expect(idx.firstMatch({ names, args: {}, mcpServer: 'gh' }, { mode: 'default', context: 'action' })?.line).toBe(1);
   });
 
@@ -45,6 +48,8 @@ describe('one names array, asked again with something else changed', () => {
   it('the same shape again: the same answer', () => {
     const idx = index(rule('toolName = "x"\nmodes = ["plan"]', 2) + rule('toolName = "x"', 1));
     const names = ['x'];
-    expect([1, 2].map(() => idx.firstMatch({ names, args: {} }, { mode: 'plan', context: 'action' })?.line)).toEqual([1, 1]);
+    expect([1, 2].map(() => idx.firstMatch({ names, args: {} }, { mode: 'plan', context: 'action' })?.line)).toEqual([
+      1, 1,
+    ]);
   });
 });

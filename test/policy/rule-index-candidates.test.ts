@@ -13,7 +13,13 @@ import { placeRules } from '../../src/policy/engine.js';
 import { parsePolicyToml } from '../../src/policy/load-toml.js';
 import { compileRule, LazyArgsText, subjectOf, type CompiledRule, type Subject } from '../../src/policy/match.js';
 import { ALWAYS_SOURCE, type Rule } from '../../src/policy/rule.js';
-import { candidateLists, createLinearRuleIndex, createRuleIndex, createShape, type RuleIndex } from '../../src/policy/rule-index.js';
+import {
+  candidateLists,
+  createLinearRuleIndex,
+  createRuleIndex,
+  createShape,
+  type RuleIndex,
+} from '../../src/policy/rule-index.js';
 import { loadBashGrammar, splitShell } from '../../src/policy/shell/split.js';
 
 beforeAll(() => loadBashGrammar());
@@ -25,8 +31,10 @@ const rulesOf = (toml: string, extra: Rule[] = []) =>
   ]);
 /** The rules compiled as the index compiles them (in sorted order, each knowing its place). */
 const index = (toml: string, extra: Rule[] = []): CompiledRule[] => rulesOf(toml, extra).map(compileRule);
-const rule = (tool: string, fields: string, decision: string, priority: number) => `[[rule]]\ntoolName = "${tool}"\n${fields}\ndecision = "${decision}"\npriority = ${priority}\n`;
-const shell = (fields: string, decision: string, priority: number) => rule('run_shell_command', fields, decision, priority);
+const rule = (tool: string, fields: string, decision: string, priority: number) =>
+  `[[rule]]\ntoolName = "${tool}"\n${fields}\ndecision = "${decision}"\npriority = ${priority}\n`;
+const shell = (fields: string, decision: string, priority: number) =>
+  rule('run_shell_command', fields, decision, priority);
 /** Matches every shell call: the one rule every lookup keeps. */
 const anyShell = shell('', 'ask_user', 1);
 
@@ -45,7 +53,8 @@ function kept(rules: readonly CompiledRule[], s: Subject, subset?: 'argsPattern'
 }
 
 describe('command-prefix rules: kept by the first word or token of a sub-command', () => {
-  const idx = () => index(shell('commandPrefix = "git"', 'deny', 9) + shell('commandPrefix = "ls"', 'allow', 8) + anyShell);
+  const idx = () =>
+    index(shell('commandPrefix = "git"', 'deny', 9) + shell('commandPrefix = "ls"', 'allow', 8) + anyShell);
 
   it('kept for a sub-command they begin, each once, in priority order', () => {
     expect(kept(idx(), sub('git log'))).toEqual([9, 1]);
@@ -68,14 +77,22 @@ describe('command-prefix rules: kept by the first word or token of a sub-command
   });
 
   it('an empty prefix can match any sub-command: kept for every one', () => {
-    const empty: Rule = { toolNames: ['run_shell_command'], decision: 'deny', priority: 9, commandPrefixes: [''], source: 'extra', line: 0 };
+    const empty: Rule = {
+      toolNames: ['run_shell_command'],
+      decision: 'deny',
+      priority: 9,
+      commandPrefixes: [''],
+      source: 'extra',
+      line: 0,
+    };
     const withEmpty = index(anyShell, [empty]);
     expect(kept(withEmpty, sub('git log'))).toEqual([9, 1]);
   });
 });
 
 describe('text matching: deny and ask_user prefixes by first token, plain allow prefixes by first word only', () => {
-  const idx = () => index(shell('commandPrefix = "git"', 'deny', 9) + shell('commandPrefix = "npm"', 'allow', 8) + anyShell);
+  const idx = () =>
+    index(shell('commandPrefix = "git"', 'deny', 9) + shell('commandPrefix = "npm"', 'allow', 8) + anyShell);
 
   it('a deny prefix is kept where the text starts with it though the first word differs', () => {
     // `git"x"` is the word gitx, but its text starts with the token git.
@@ -118,23 +135,49 @@ describe('patterns: kept only where their literal start occurs', () => {
 
 describe('commandRegex patterns: only sub-commands can match them', () => {
   it('not kept for the whole call, kept for a sub-command that holds their start', () => {
-    const idx = () => index(shell('commandRegex = "git"', 'deny', 9) + rule('write_file', 'argsPattern = \'"dir":"x\'', 'deny', 8) + anyShell);
+    const idx = () =>
+      index(
+        shell('commandRegex = "git"', 'deny', 9) +
+          rule('write_file', 'argsPattern = \'"dir":"x\'', 'deny', 8) +
+          anyShell,
+      );
     expect(kept(idx(), whole('git log'))).toEqual([1]);
     expect(kept(idx(), sub('git log'))).toEqual([9, 1]);
     expect(kept(idx(), sub('ls'))).toEqual([1]);
   });
 
   it('an argsPattern with the same start is kept for the whole call', () => {
-    const idx = () => index(shell('commandRegex = "git"', 'deny', 9) + shell('argsPattern = \'"command":"ls\'', 'deny', 8) + anyShell);
+    const idx = () =>
+      index(shell('commandRegex = "git"', 'deny', 9) + shell('argsPattern = \'"command":"ls\'', 'deny', 8) + anyShell);
     expect(kept(idx(), whole('ls -la'))).toEqual([8, 1]);
   });
 });
 
 describe('the subsets', () => {
-  const approvedPattern: Rule = { toolNames: ['run_shell_command'], decision: 'allow', priority: 950, argsPattern: /"command":"make x"/, source: ALWAYS_SOURCE, line: 0 };
+  const approvedPattern: Rule = {
+    toolNames: ['run_shell_command'],
+    decision: 'allow',
+    priority: 950,
+    argsPattern: /"command":"make x"/,
+    source: ALWAYS_SOURCE,
+    line: 0,
+  };
   // An approval without an argsPattern (a command prefix) is not an approved command line.
-  const approvedPrefix: Rule = { toolNames: ['run_shell_command'], decision: 'allow', priority: 960, commandPrefixes: ['make'], source: ALWAYS_SOURCE, line: 0 };
-  const approvedAny: Rule = { toolNames: ['run_shell_command'], decision: 'allow', priority: 970, source: ALWAYS_SOURCE, line: 0 };
+  const approvedPrefix: Rule = {
+    toolNames: ['run_shell_command'],
+    decision: 'allow',
+    priority: 960,
+    commandPrefixes: ['make'],
+    source: ALWAYS_SOURCE,
+    line: 0,
+  };
+  const approvedAny: Rule = {
+    toolNames: ['run_shell_command'],
+    decision: 'allow',
+    priority: 970,
+    source: ALWAYS_SOURCE,
+    line: 0,
+  };
   const toml = shell('argsPattern = "make"', 'deny', 5) + anyShell;
   const extra = [approvedPattern, approvedPrefix, approvedAny];
 
@@ -148,12 +191,18 @@ describe('the subsets', () => {
     ['the index', () => createRuleIndex(rulesOf(toml, extra))],
     ['the linear lookup', () => createLinearRuleIndex(rulesOf(toml, extra))],
   ])('%s: an approval without an argsPattern never answers for the approved command lines', (_n, create) => {
-    expect(create().firstMatch(whole('make y'), { mode: 'default', context: 'action' }, 'approvedCommand')).toBeUndefined();
-    expect(create().firstMatch(whole('make x'), { mode: 'default', context: 'action' }, 'approvedCommand')?.priority).toBe(950);
+    expect(
+      create().firstMatch(whole('make y'), { mode: 'default', context: 'action' }, 'approvedCommand'),
+    ).toBeUndefined();
+    expect(
+      create().firstMatch(whole('make x'), { mode: 'default', context: 'action' }, 'approvedCommand')?.priority,
+    ).toBe(950);
   });
 
   it('a shape keeps only the rules whose mode and context fit, before any call is looked at', () => {
-    const fitting = index(shell('argsPattern = "make"\nmodes = ["yolo"]', 'deny', 9) + shell('interactive = false', 'deny', 8) + anyShell);
+    const fitting = index(
+      shell('argsPattern = "make"\nmodes = ["yolo"]', 'deny', 9) + shell('interactive = false', 'deny', 8) + anyShell,
+    );
     expect(kept(fitting, sub('make x'))).toEqual([1]);
   });
 });

@@ -10,7 +10,14 @@ import { subjectOf } from '../../src/policy/match.js';
 import { ALWAYS_SOURCE, type Rule } from '../../src/policy/rule.js';
 import { createLinearRuleIndex, createRuleIndex, type RuleIndex } from '../../src/policy/rule-index.js';
 
-const approved: Rule = { toolNames: ['run_shell_command'], decision: 'allow', priority: 950, argsPattern: /"command":"make x"/, source: ALWAYS_SOURCE, line: 0 };
+const approved: Rule = {
+  toolNames: ['run_shell_command'],
+  decision: 'allow',
+  priority: 950,
+  argsPattern: /"command":"make x"/,
+  source: ALWAYS_SOURCE,
+  line: 0,
+};
 const toml = [
   '[[rule]]\ntoolName = "run_shell_command"\ndecision = "ask_user"\npriority = 999\n',
   '[[rule]]\ntoolName = "run_shell_command"\nargsPattern = "make"\ndecision = "deny"\npriority = 1\n',
@@ -27,15 +34,30 @@ describe.each<[string, () => RuleIndex]>([
   ['the linear lookup', () => createLinearRuleIndex(sorted)],
 ])('%s', (_n, create) => {
   it('all rules: the highest', () => {
-    expect(create().firstMatch(make, { mode: 'default', context: 'action' })).toMatchObject({ source: 'p.toml', line: 1 });
+    expect(create().firstMatch(make, { mode: 'default', context: 'action' })).toMatchObject({
+      source: 'p.toml',
+      line: 1,
+    });
   });
 
   it('argsPattern rules: the highest of those, from any source', () => {
-    expect(create().firstMatch(make, { mode: 'default', context: 'action' }, 'argsPattern')).toMatchObject({ source: 'p.toml', line: 5 });
+    expect(create().firstMatch(make, { mode: 'default', context: 'action' }, 'argsPattern')).toMatchObject({
+      source: 'p.toml',
+      line: 5,
+    });
   });
 
   it('approved command lines: only rules from approvals', () => {
-    expect(create().firstMatch(make, { mode: 'default', context: 'action' }, 'approvedCommand')).toMatchObject({ source: ALWAYS_SOURCE, line: 0 });
-    expect(create().firstMatch(subjectOf({ toolName: 'run_shell_command', args: { command: 'make y' } }), { mode: 'default', context: 'action' }, 'approvedCommand')).toBeUndefined();
+    expect(create().firstMatch(make, { mode: 'default', context: 'action' }, 'approvedCommand')).toMatchObject({
+      source: ALWAYS_SOURCE,
+      line: 0,
+    });
+    expect(
+      create().firstMatch(
+        subjectOf({ toolName: 'run_shell_command', args: { command: 'make y' } }),
+        { mode: 'default', context: 'action' },
+        'approvedCommand',
+      ),
+    ).toBeUndefined();
   });
 });

@@ -11,7 +11,20 @@ import { parsePolicyToml } from '../../src/policy/load-toml.js';
 import { createLinearRuleIndex, createRuleIndex } from '../../src/policy/rule-index.js';
 import type { ApprovalMode, PolicyContext, PolicyQuery, TierName } from '../../src/policy/types.js';
 
-const toolName = fc.constantFrom('run_shell_command', 'read_file', 'write_file', '*', 'mcp_*', 'mcp_s1_*', 'read_*', 'search', 'grep_search', 'search_file_content', 'invoke_agent', 'helper');
+const toolName = fc.constantFrom(
+  'run_shell_command',
+  'read_file',
+  'write_file',
+  '*',
+  'mcp_*',
+  'mcp_s1_*',
+  'read_*',
+  'search',
+  'grep_search',
+  'search_file_content',
+  'invoke_agent',
+  'helper',
+);
 const prefix = fc.constantFrom(
   'git',
   'git log',
@@ -35,7 +48,22 @@ const prefix = fc.constantFrom(
   '$HOME/x y',
   'git "log',
 );
-const regex = fc.constantFrom('git .*', 'ls( |$)', 'rm -rf', 'g', '.*', 'git log', 'make4 [a-z]+', 'echo \\$', 'npm (test|run)', 'git"', '[a-z]+ -la', '(?:git|npm) status', '\\\\', 'l');
+const regex = fc.constantFrom(
+  'git .*',
+  'ls( |$)',
+  'rm -rf',
+  'g',
+  '.*',
+  'git log',
+  'make4 [a-z]+',
+  'echo \\$',
+  'npm (test|run)',
+  'git"',
+  '[a-z]+ -la',
+  '(?:git|npm) status',
+  '\\\\',
+  'l',
+);
 const argsPattern = fc.constantFrom(
   '\\x00"command":"git',
   '"file_path":"src/',
@@ -68,11 +96,17 @@ const rule = fc
 type RuleSpec = typeof rule extends fc.Arbitrary<infer T> ? T : never;
 
 function toml(r: RuleSpec): string {
-  const lines = ['[[rule]]', `toolName = ${JSON.stringify(r.toolName)}`, `decision = "${r.decision}"`, `priority = ${r.priority}`];
+  const lines = [
+    '[[rule]]',
+    `toolName = ${JSON.stringify(r.toolName)}`,
+    `decision = "${r.decision}"`,
+    `priority = ${r.priority}`,
+  ];
   if (r.modes) lines.push(`modes = ${JSON.stringify(r.modes)}`);
   if (r.interactive !== undefined) lines.push(`interactive = ${r.interactive}`);
   if (r.mcpName) lines.push(`mcpName = "${r.mcpName}"`);
-  if (r.command && 'commandPrefix' in r.command) lines.push(`commandPrefix = ${JSON.stringify(r.command.commandPrefix)}`);
+  if (r.command && 'commandPrefix' in r.command)
+    lines.push(`commandPrefix = ${JSON.stringify(r.command.commandPrefix)}`);
   if (r.command && 'commandRegex' in r.command) lines.push(`commandRegex = ${JSON.stringify(r.command.commandRegex)}`);
   // Literal TOML strings: the pattern's backslashes stay as written.
   if (r.command && 'argsPattern' in r.command) lines.push(`argsPattern = '${r.command.argsPattern}'`);
@@ -123,14 +157,32 @@ const command = fc
   .array(fc.tuple(simple, fc.constantFrom(' && ', ' | ', '; ', ' || ')), { minLength: 1, maxLength: 3 })
   .map((xs) => xs.map(([s, sep], i) => (i < xs.length - 1 ? s + sep : s)).join(''));
 const query: fc.Arbitrary<PolicyQuery> = fc.oneof(
-  fc.record({ toolName: fc.constant('run_shell_command'), args: fc.record({ command, dir_path: fc.constantFrom(undefined, 'sub', '.') }, { requiredKeys: ['command'] }) }),
+  fc.record({
+    toolName: fc.constant('run_shell_command'),
+    args: fc.record({ command, dir_path: fc.constantFrom(undefined, 'sub', '.') }, { requiredKeys: ['command'] }),
+  }),
   // Another "command" key inside the arguments: patterns see it too.
   command.map((c) => ({ toolName: 'run_shell_command', args: { command: c, nested: { command: 'rm -rf /' } } })),
   fc.record({
-    toolName: fc.constantFrom('read_file', 'write_file', 'search_file_content', 'grep_search', 'helper', 'mcp_s1_tool', 'invoke_agent'),
-    args: fc.record({ file_path: fc.constantFrom('src/a.ts', 'package.json', 'secret.txt'), agent_name: fc.constantFrom('helper', 'other') }),
+    toolName: fc.constantFrom(
+      'read_file',
+      'write_file',
+      'search_file_content',
+      'grep_search',
+      'helper',
+      'mcp_s1_tool',
+      'invoke_agent',
+    ),
+    args: fc.record({
+      file_path: fc.constantFrom('src/a.ts', 'package.json', 'secret.txt'),
+      agent_name: fc.constantFrom('helper', 'other'),
+    }),
   }),
-  fc.record({ toolName: fc.constantFrom('search', 'tool'), mcpServer: fc.constantFrom('s1', 's2'), args: fc.constant({ q: 'git log' }) }),
+  fc.record({
+    toolName: fc.constantFrom('search', 'tool'),
+    mcpServer: fc.constantFrom('s1', 's2'),
+    args: fc.constant({ q: 'git log' }),
+  }),
 );
 
 describe('the rule index', () => {
@@ -155,7 +207,8 @@ describe('the rule index', () => {
           const setting = { mode, context, workspace: '/work/space' };
           // Twice: the second pass runs on the index's remembered candidate lists.
           for (let pass = 0; pass < 2; pass++) {
-            for (const q of queries) expect(decide(indexed, setting, q), JSON.stringify(q)).toEqual(decide(linear, setting, q));
+            for (const q of queries)
+              expect(decide(indexed, setting, q), JSON.stringify(q)).toEqual(decide(linear, setting, q));
           }
         },
       ),
@@ -165,9 +218,21 @@ describe('the rule index', () => {
 
   // The bucket edges, each with a rule the index must not skip (its line is the expected decider).
   it.each<[string, string, string]>([
-    ['a deny prefix that is not plain words, matched by text past its first token', 'commandPrefix = ["$HOME/x y"]', '$HOME/x y z'],
-    ['a deny prefix whose words match while the environment changed (text match only)', 'commandPrefix = ["npm test"]', 'v=1; npm test'],
-    ['a commandRegex whose literal has no token end (keyed by its first character)', 'commandRegex = "gitx"', 'gitxyz status'],
+    [
+      'a deny prefix that is not plain words, matched by text past its first token',
+      'commandPrefix = ["$HOME/x y"]',
+      '$HOME/x y z',
+    ],
+    [
+      'a deny prefix whose words match while the environment changed (text match only)',
+      'commandPrefix = ["npm test"]',
+      'v=1; npm test',
+    ],
+    [
+      'a commandRegex whose literal has no token end (keyed by its first character)',
+      'commandRegex = "gitx"',
+      'gitxyz status',
+    ],
     ['a commandRegex matching another "command" key inside the arguments', 'commandRegex = "rm -rf"', 'ls'],
   ])('%s', async (_what, match, command) => {
     const rules = `[[rule]]\ntoolName = "*"\ndecision = "allow"\npriority = 1\n[[rule]]\ntoolName = "run_shell_command"\n${match}\ndecision = "deny"\npriority = 9\n`;

@@ -12,7 +12,11 @@ const base: Rule = { toolNames: ['run_shell_command'], decision: 'allow', priori
 describe('isCommandSpecific', () => {
   it.each<[string, Partial<Rule>, boolean]>([
     ['no command field', {}, false],
-    ['other fields only', { mcpName: 's', subagent: 'a', modes: ['default'], allowRedirection: true, toolAnnotations: { x: 1 } }, false],
+    [
+      'other fields only',
+      { mcpName: 's', subagent: 'a', modes: ['default'], allowRedirection: true, toolAnnotations: { x: 1 } },
+      false,
+    ],
     ['commandPrefix alone', { commandPrefixes: ['git log'] }, true],
     ['commandRegex alone', { commandRegex: /"command":"ls/ }, true],
     ['argsPattern alone', { argsPattern: /"x"/ }, true],
@@ -23,7 +27,17 @@ describe('isCommandSpecific', () => {
 
 describe('formatDiagnostic', () => {
   it('file:line:column: severity: message', () => {
-    expect(formatDiagnostic({ severity: 'warning', file: 'a/p.toml', line: 7, column: 3, message: 'unknown key "x" ignored' })).toBe('a/p.toml:7:3: warning: unknown key "x" ignored');
-    expect(formatDiagnostic({ severity: 'error', file: 'q.toml', line: 0, column: 0, message: 'm' })).toBe('q.toml:0:0: error: m');
+    expect(
+      formatDiagnostic({
+        severity: 'warning',
+        file: 'a/p.toml',
+        line: 7,
+        column: 3,
+        message: 'unknown key "x" ignored',
+      }),
+    ).toBe('a/p.toml:7:3: warning: unknown key "x" ignored');
+    expect(formatDiagnostic({ severity: 'error', file: 'q.toml', line: 0, column: 0, message: 'm' })).toBe(
+      'q.toml:0:0: error: m',
+    );
   });
 });

@@ -7,7 +7,13 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boundedArgv, describeBounds, formatBytes, parseHardLimits, type ProcessBounds } from '../../src/sandbox/bounds.js';
+import {
+  boundedArgv,
+  describeBounds,
+  formatBytes,
+  parseHardLimits,
+  type ProcessBounds,
+} from '../../src/sandbox/bounds.js';
 import { createSandbox } from '../../src/sandbox/sandbox.js';
 import type { ExitStatus, Sandbox } from '../../src/sandbox/types.js';
 import { makeBindableDir } from '../support/bindable-dir.js';
@@ -33,14 +39,16 @@ describe('boundedArgv', () => {
   });
 
   it('never above a hard limit already in force (a process cannot raise one), and an unbounded one is left out', () => {
-    expect(boundedArgv({ prlimit: '/usr/bin/prlimit', bounds: { processes: 1024, openFiles: 8192 }, hard: { nproc: 500, nofile: 4096, as: 4 * GiB } }, ['true'])).toEqual([
-      '/usr/bin/prlimit',
-      '--nproc=500',
-      '--nofile=4096',
-      '--core=0',
-      '--',
-      'true',
-    ]);
+    expect(
+      boundedArgv(
+        {
+          prlimit: '/usr/bin/prlimit',
+          bounds: { processes: 1024, openFiles: 8192 },
+          hard: { nproc: 500, nofile: 4096, as: 4 * GiB },
+        },
+        ['true'],
+      ),
+    ).toEqual(['/usr/bin/prlimit', '--nproc=500', '--nofile=4096', '--core=0', '--', 'true']);
   });
 });
 
@@ -60,8 +68,12 @@ describe('parseHardLimits', () => {
 
 describe('describeBounds', () => {
   it('says each bound in words', () => {
-    expect(describeBounds({ processes: 1024, memoryBytes: 8 * GiB, fileSizeBytes: 512 * 1024 ** 2 })).toBe('1024 processes and threads a call, 8 GiB of address space a process, files up to 512 MiB');
-    expect(describeBounds({ processes: 64 })).toBe('64 processes and threads a call, unbounded address space, files of any size');
+    expect(describeBounds({ processes: 1024, memoryBytes: 8 * GiB, fileSizeBytes: 512 * 1024 ** 2 })).toBe(
+      '1024 processes and threads a call, 8 GiB of address space a process, files up to 512 MiB',
+    );
+    expect(describeBounds({ processes: 64 })).toBe(
+      '64 processes and threads a call, unbounded address space, files of any size',
+    );
     expect(formatBytes(1536)).toBe('1536 bytes');
   });
 });
@@ -71,12 +83,21 @@ describe('in the sandbox', () => {
   let sandbox: Sandbox;
   beforeAll(() => {
     dir = makeBindableDir('bounds-test-');
-    sandbox = createSandbox({ mode: 'required', hostEnv: {}, bounds: { processes: 96, memoryBytes: 4 * GiB, fileSizeBytes: 1024 ** 2, openFiles: 256 } });
+    sandbox = createSandbox({
+      mode: 'required',
+      hostEnv: {},
+      bounds: { processes: 96, memoryBytes: 4 * GiB, fileSizeBytes: 1024 ** 2, openFiles: 256 },
+    });
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   async function run(command: string): Promise<{ status: ExitStatus; out: string }> {
-    const p = await sandbox.spawn({ argv: ['bash', '-c', command], workspace: dir, cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+    const p = await sandbox.spawn({
+      argv: ['bash', '-c', command],
+      workspace: dir,
+      cwd: dir,
+      env: { PATH: '/usr/bin:/bin' },
+    });
     let out = '';
     p.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
     p.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
@@ -97,7 +118,9 @@ describe('in the sandbox', () => {
   }, 120_000);
 
   it('a process that keeps forking (python) ends its call the same way', async () => {
-    const r = await run('python3 -c "import os, time\nwhile True:\n  try:\n    os.fork()\n  except OSError:\n    time.sleep(0.01)"');
+    const r = await run(
+      'python3 -c "import os, time\nwhile True:\n  try:\n    os.fork()\n  except OSError:\n    time.sleep(0.01)"',
+    );
     expect(r.status).toMatchObject({ exceeded: 'processes' });
   }, 120_000);
 

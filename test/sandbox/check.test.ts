@@ -24,11 +24,18 @@ const PATH = '/usr/local/bin:/usr/bin:/bin';
 
 describe('runSandboxCheck with the real bubblewrap', () => {
   it('finds every protection in place and says so, item by item', async () => {
-    const r = await runSandboxCheck({ env: { PATH, HOME: '/home/checker', CHECK_CANARY: 'not-a-secret-value' }, secretValues: [CANARY, 'abc'] });
+    const r = await runSandboxCheck({
+      env: { PATH, HOME: '/home/checker', CHECK_CANARY: 'not-a-secret-value' },
+      secretValues: [CANARY, 'abc'],
+    });
     expect(r.usable).toBe(true);
     expect(r.network).toBe(false);
     expect(r.status).toMatchObject({ kind: 'sandboxed', bwrap: '/usr/bin/bwrap', network: false });
-    const ns = (n: string) => ({ name: `${n} namespace`, ok: true, detail: expect.stringMatching(new RegExp(`^new \\(${n}:\\[\\d+\\]\\)$`)) as unknown });
+    const ns = (n: string) => ({
+      name: `${n} namespace`,
+      ok: true,
+      detail: expect.stringMatching(new RegExp(`^new \\(${n}:\\[\\d+\\]\\)$`)) as unknown,
+    });
     expect(r.items).toEqual([
       { name: 'bubblewrap', ok: true, detail: expect.stringMatching(/^\/usr\/bin\/bwrap \d+\.\d+/) as unknown },
       ns('user'),
@@ -42,14 +49,27 @@ describe('runSandboxCheck with the real bubblewrap', () => {
       { name: 'workspace', ok: true, detail: 'writable, changes persist' },
       { name: '.git read-only', ok: true, detail: 'writing .git/config failed' },
       { name: '.git/config credentials', ok: true, detail: 'extraheader removed from the copy inside' },
-      { name: '.gemini and .github read-only', ok: true, detail: 'writing policies and workflows failed (an absent .gemini too)' },
+      {
+        name: '.gemini and .github read-only',
+        ok: true,
+        detail: 'writing policies and workflows failed (an absent .gemini too)',
+      },
       { name: 'runner file commands', ok: true, detail: 'GITHUB_ENV and RUNNER_TEMP unreachable' },
       { name: 'home', ok: true, detail: 'empty' },
-      { name: 'fresh /proc', ok: true, detail: expect.stringMatching(/^[1-9] processes visible; this process's environ is not$/) as unknown },
+      {
+        name: 'fresh /proc',
+        ok: true,
+        detail: expect.stringMatching(/^[1-9] processes visible; this process's environ is not$/) as unknown,
+      },
       { name: 'secrets', ok: true, detail: 'none of 2 secret values visible (env, /proc/*/environ)' },
       { name: 'kill on exit', ok: true, detail: 'a setsid background process died with the call' },
       { name: 'network off', ok: true, detail: 'connecting to a loopback server of the host failed' },
-      { name: 'bounds', ok: true, detail: '1024 processes and threads a call, 8 GiB of address space a process, files up to 1 GiB, 8192 open files a process' },
+      {
+        name: 'bounds',
+        ok: true,
+        detail:
+          '1024 processes and threads a call, 8 GiB of address space a process, files up to 1 GiB, 8192 open files a process',
+      },
     ]);
     expect(r.hiddenPathEntries).toEqual([]);
   });
@@ -57,7 +77,11 @@ describe('runSandboxCheck with the real bubblewrap', () => {
   it('with the network allowed: the network namespace is shared and no network item is judged', async () => {
     const r = await runSandboxCheck({ env: { PATH }, secretValues: [], network: true });
     expect(r.network).toBe(true);
-    expect(r.items.find((i) => i.name === 'network namespace')).toEqual({ name: 'network namespace', ok: true, detail: 'shared with the host: the network is allowed' });
+    expect(r.items.find((i) => i.name === 'network namespace')).toEqual({
+      name: 'network namespace',
+      ok: true,
+      detail: 'shared with the host: the network is allowed',
+    });
     // Only the network namespace changes: the other five are still judged as namespaces, and no network item.
     expect(r.items.map((i) => i.name)).toEqual([
       'bubblewrap',
@@ -80,7 +104,11 @@ describe('runSandboxCheck with the real bubblewrap', () => {
       'kill on exit',
       'bounds',
     ]);
-    expect(r.items.find((i) => i.name === 'secrets')).toEqual({ name: 'secrets', ok: true, detail: 'none of 0 secret values visible (env, /proc/*/environ)' });
+    expect(r.items.find((i) => i.name === 'secrets')).toEqual({
+      name: 'secrets',
+      ok: true,
+      detail: 'none of 0 secret values visible (env, /proc/*/environ)',
+    });
     expect(r.usable).toBe(true);
   });
 
@@ -89,7 +117,13 @@ describe('runSandboxCheck with the real bubblewrap', () => {
     const toolchain = makeBindableDir('check-toolchain-');
     onTestFinished(() => rmSync(toolchain, { recursive: true, force: true }));
     // `test` exists relative to this process's folder, but a relative entry is looked up from the command's own folder.
-    const r = await runSandboxCheck({ env: { PATH: `/home/someone/.cargo/bin:/tmp:${PATH}:/nonexistent/bin:/tmp:relative/bin:test:${toolchain}`, HOME: '/home/someone' }, secretValues: [] });
+    const r = await runSandboxCheck({
+      env: {
+        PATH: `/home/someone/.cargo/bin:/tmp:${PATH}:/nonexistent/bin:/tmp:relative/bin:test:${toolchain}`,
+        HOME: '/home/someone',
+      },
+      secretValues: [],
+    });
     // /home/someone/.cargo/bin does not exist here: nothing to miss; /tmp exists and is not bound; the toolchain folder is bound.
     expect(r.hiddenPathEntries).toEqual(['/tmp']);
   });
@@ -97,7 +131,12 @@ describe('runSandboxCheck with the real bubblewrap', () => {
 
 describe('runSandboxCheck when bubblewrap is refused', () => {
   it('reports the refusal with its reason and fix, and nothing else', async () => {
-    const refused: ProbeResult = { ok: false, kind: 'missing', bwrap: '/nonexistent/bwrap', message: 'bubblewrap is not installed (/nonexistent/bwrap not found)' };
+    const refused: ProbeResult = {
+      ok: false,
+      kind: 'missing',
+      bwrap: '/nonexistent/bwrap',
+      message: 'bubblewrap is not installed (/nonexistent/bwrap not found)',
+    };
     const r = await runSandboxCheck({ env: { PATH }, secretValues: [], probe: async () => refused });
     expect(r).toEqual({
       usable: false,
@@ -107,7 +146,8 @@ describe('runSandboxCheck when bubblewrap is refused', () => {
         {
           name: 'bubblewrap',
           ok: false,
-          detail: 'bubblewrap is not installed (/nonexistent/bwrap not found). To fix: install bubblewrap before this step (`sudo apt-get install -y bubblewrap` on Debian and Ubuntu)',
+          detail:
+            'bubblewrap is not installed (/nonexistent/bwrap not found). To fix: install bubblewrap before this step (`sudo apt-get install -y bubblewrap` on Debian and Ubuntu)',
         },
       ],
       hiddenPathEntries: [],
@@ -159,25 +199,66 @@ describe('runSandboxCheck with a bubblewrap that confines nothing', () => {
     const tag = `${process.pid}-${Date.now()}`;
     const probe = async (): Promise<ProbeResult> => ({ ok: true, bwrap, version: '0.8.0' });
     try {
-      const r = await runSandboxCheck({ env: { PATH, HOME: home, CHECK_RUN: tag, LEAKED: CANARY }, secretValues: [CANARY, 'abc'], bwrap, probe });
+      const r = await runSandboxCheck({
+        env: { PATH, HOME: home, CHECK_RUN: tag, LEAKED: CANARY },
+        secretValues: [CANARY, 'abc'],
+        bwrap,
+        probe,
+      });
       expect(r.usable).toBe(false);
       const byName = Object.fromEntries(r.items.map((i) => [i.name, i]));
       expect(byName['bubblewrap']).toEqual({ name: 'bubblewrap', ok: true, detail: `${bwrap} 0.8.0` });
       for (const n of ['user', 'mnt', 'pid', 'ipc', 'uts', 'net']) {
         const host = execFileSync('readlink', [`/proc/self/ns/${n}`], { encoding: 'utf8' }).trim();
-        expect(byName[`${n} namespace`]).toEqual({ name: `${n} namespace`, ok: false, detail: `not isolated (${host})` });
+        expect(byName[`${n} namespace`]).toEqual({
+          name: `${n} namespace`,
+          ok: false,
+          detail: `not isolated (${host})`,
+        });
       }
-      expect(byName['capabilities']).toEqual({ name: 'capabilities', ok: false, detail: expect.stringMatching(/^effective set [0-9a-f]*[1-9a-f][0-9a-f]*$/) as unknown });
+      expect(byName['capabilities']).toEqual({
+        name: 'capabilities',
+        ok: false,
+        detail: expect.stringMatching(/^effective set [0-9a-f]*[1-9a-f][0-9a-f]*$/) as unknown,
+      });
       expect(byName['workspace']).toEqual({ name: 'workspace', ok: true, detail: 'writable, changes persist' });
-      expect(byName['.git read-only']).toEqual({ name: '.git read-only', ok: false, detail: 'a command could write .git/config' });
-      expect(byName['.git/config credentials']).toEqual({ name: '.git/config credentials', ok: false, detail: "actions/checkout's token header is visible inside" });
-      expect(byName['.gemini and .github read-only']).toEqual({ name: '.gemini and .github read-only', ok: false, detail: 'a command could write .gemini/ or .github/' });
-      expect(byName['runner file commands']).toEqual({ name: 'runner file commands', ok: false, detail: 'a command could append to GITHUB_ENV' });
+      expect(byName['.git read-only']).toEqual({
+        name: '.git read-only',
+        ok: false,
+        detail: 'a command could write .git/config',
+      });
+      expect(byName['.git/config credentials']).toEqual({
+        name: '.git/config credentials',
+        ok: false,
+        detail: "actions/checkout's token header is visible inside",
+      });
+      expect(byName['.gemini and .github read-only']).toEqual({
+        name: '.gemini and .github read-only',
+        ok: false,
+        detail: 'a command could write .gemini/ or .github/',
+      });
+      expect(byName['runner file commands']).toEqual({
+        name: 'runner file commands',
+        ok: false,
+        detail: 'a command could append to GITHUB_ENV',
+      });
       expect(byName['home']).toEqual({ name: 'home', ok: false, detail: '1 entries visible' });
-      expect(byName['fresh /proc']).toEqual({ name: 'fresh /proc', ok: false, detail: expect.stringMatching(/^host processes visible \(\d+ pids, own pid visible\)$/) as unknown });
+      expect(byName['fresh /proc']).toEqual({
+        name: 'fresh /proc',
+        ok: false,
+        detail: expect.stringMatching(/^host processes visible \(\d+ pids, own pid visible\)$/) as unknown,
+      });
       expect(byName['secrets']).toEqual({ name: 'secrets', ok: false, detail: '1 of 2 secret values visible inside' });
-      expect(byName['kill on exit']).toEqual({ name: 'kill on exit', ok: false, detail: 'a setsid background process outlived the call' });
-      expect(byName['network off']).toEqual({ name: 'network off', ok: false, detail: 'a command reached a loopback server of the host' });
+      expect(byName['kill on exit']).toEqual({
+        name: 'kill on exit',
+        ok: false,
+        detail: 'a setsid background process outlived the call',
+      });
+      expect(byName['network off']).toEqual({
+        name: 'network off',
+        ok: false,
+        detail: 'a command reached a loopback server of the host',
+      });
     } finally {
       for (const pid of leftoversOf(tag)) process.kill(pid, 'SIGKILL');
     }
@@ -270,7 +351,12 @@ describe('runSandboxCheck judging what the probe reports', () => {
     else process.env.TMPDIR = savedTmpdir;
   });
   const scripted = (o: { says?: string[]; act?: string; secretValues?: string[]; env?: Record<string, string> }) =>
-    runSandboxCheck({ env: { PATH, CHECK_SAYS: (o.says ?? ALL_GOOD).join('\n'), CHECK_ACT: o.act ?? WRITE_OK, ...o.env }, secretValues: o.secretValues ?? [], bwrap, probe });
+    runSandboxCheck({
+      env: { PATH, CHECK_SAYS: (o.says ?? ALL_GOOD).join('\n'), CHECK_ACT: o.act ?? WRITE_OK, ...o.env },
+      secretValues: o.secretValues ?? [],
+      bwrap,
+      probe,
+    });
 
   it('every item ok when the report and the workspace are as they should be; the scratch folder is laid out like a checkout and removed', async () => {
     const layout = join(root, 'layout.txt');
@@ -281,9 +367,13 @@ describe('runSandboxCheck judging what the probe reports', () => {
     expect(r.usable).toBe(true);
     const [files, pwd, config] = readFileSync(layout, 'utf8').split(/\n(?=\/|\[core\])/);
     // .gemini is the sandbox's placeholder for the absent folder, there only during the call.
-    expect(files).toBe('.\n./.gemini\n./.git\n./.git/config\n./.github\n./.github/workflows\n./_runner_temp\n./_runner_temp/env');
+    expect(files).toBe(
+      '.\n./.gemini\n./.git\n./.git/config\n./.github\n./.github/workflows\n./_runner_temp\n./_runner_temp/env',
+    );
     expect(pwd).toMatch(new RegExp(`^${tmp}/agent-action-check-[A-Za-z0-9]{6}/workspace$`));
-    expect(config).toBe('[core]\n\tbare = false\n[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Y2hlY2s=\n');
+    expect(config).toBe(
+      '[core]\n\tbare = false\n[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Y2hlY2s=\n',
+    );
     expect(readdirSync(tmp)).toEqual([]);
     expect(servers()).toBe(before);
   });
@@ -293,7 +383,11 @@ describe('runSandboxCheck judging what the probe reports', () => {
     expect(r.usable).toBe(false);
     expect(r.items).toEqual([
       { name: 'bubblewrap', ok: true, detail: `${bwrap} 0.8.0` },
-      ...['user', 'mnt', 'pid', 'ipc', 'uts', 'net'].map((n) => ({ name: `${n} namespace`, ok: false, detail: 'not isolated (unreadable)' })),
+      ...['user', 'mnt', 'pid', 'ipc', 'uts', 'net'].map((n) => ({
+        name: `${n} namespace`,
+        ok: false,
+        detail: 'not isolated (unreadable)',
+      })),
       { name: 'capabilities', ok: false, detail: 'effective set unknown' },
       { name: 'remount read-only binds', ok: false, detail: 'a command could make .git writable' },
       { name: 'workspace', ok: false, detail: 'a write inside did not reach the workspace' },
@@ -318,19 +412,58 @@ describe('runSandboxCheck judging what the probe reports', () => {
 
   // [why, lines printed before the good report (the first of a key counts), what the command did, the item]
   it.each<[string, string[], string, { name: string; ok: boolean; detail: string }]>([
-    ['capabilities not all zero, even ending in zeros', ['cap_eff=0000000000000010'], WRITE_OK, { name: 'capabilities', ok: false, detail: 'effective set 0000000000000010' }],
-    ['a remount that worked', ['remount=yes'], WRITE_OK, { name: 'remount read-only binds', ok: false, detail: 'a command could make .git writable' }],
-    ['the first value of a key counts, not a later one', ['home_entries=3'], WRITE_OK, { name: 'home', ok: false, detail: '3 entries visible' }],
+    [
+      'capabilities not all zero, even ending in zeros',
+      ['cap_eff=0000000000000010'],
+      WRITE_OK,
+      { name: 'capabilities', ok: false, detail: 'effective set 0000000000000010' },
+    ],
+    [
+      'a remount that worked',
+      ['remount=yes'],
+      WRITE_OK,
+      { name: 'remount read-only binds', ok: false, detail: 'a command could make .git writable' },
+    ],
+    [
+      'the first value of a key counts, not a later one',
+      ['home_entries=3'],
+      WRITE_OK,
+      { name: 'home', ok: false, detail: '3 entries visible' },
+    ],
     ['a line without "=" names nothing', ['home_entries0'], WRITE_OK, { name: 'home', ok: true, detail: 'empty' }],
-    ['a value is read without surrounding blanks', ['home_entries=0 \r'], WRITE_OK, { name: 'home', ok: true, detail: 'empty' }],
-    ['.git/config changed although the write was reported to fail', [], `${WRITE_OK}; echo '[evil]' >> .git/config`, { name: '.git read-only', ok: false, detail: 'writing .git/config failed' }],
-    ['.gemini written', ['gemini_write=yes'], WRITE_OK, { name: '.gemini and .github read-only', ok: false, detail: 'a command could write .gemini/ or .github/' }],
-    ['.github written', ['github_write=yes'], WRITE_OK, { name: '.gemini and .github read-only', ok: false, detail: 'a command could write .gemini/ or .github/' }],
+    [
+      'a value is read without surrounding blanks',
+      ['home_entries=0 \r'],
+      WRITE_OK,
+      { name: 'home', ok: true, detail: 'empty' },
+    ],
+    [
+      '.git/config changed although the write was reported to fail',
+      [],
+      `${WRITE_OK}; echo '[evil]' >> .git/config`,
+      { name: '.git read-only', ok: false, detail: 'writing .git/config failed' },
+    ],
+    [
+      '.gemini written',
+      ['gemini_write=yes'],
+      WRITE_OK,
+      { name: '.gemini and .github read-only', ok: false, detail: 'a command could write .gemini/ or .github/' },
+    ],
+    [
+      '.github written',
+      ['github_write=yes'],
+      WRITE_OK,
+      { name: '.gemini and .github read-only', ok: false, detail: 'a command could write .gemini/ or .github/' },
+    ],
     [
       'a .gemini left behind although both writes were reported to fail',
       [],
       `${WRITE_OK}; touch .gemini/left`,
-      { name: '.gemini and .github read-only', ok: false, detail: 'writing policies and workflows failed (an absent .gemini too)' },
+      {
+        name: '.gemini and .github read-only',
+        ok: false,
+        detail: 'writing policies and workflows failed (an absent .gemini too)',
+      },
     ],
     [
       'GITHUB_ENV appended to although the write was reported to fail',
@@ -338,17 +471,42 @@ describe('runSandboxCheck judging what the probe reports', () => {
       `${WRITE_OK}; echo BASH_ENV=/x >> _runner_temp/env`,
       { name: 'runner file commands', ok: false, detail: 'GITHUB_ENV and RUNNER_TEMP unreachable' },
     ],
-    ['ten processes', ['proc_pids=10'], WRITE_OK, { name: 'fresh /proc', ok: false, detail: 'host processes visible (10 pids, own pid absent)' }],
-    ['nine processes', ['proc_pids=9'], WRITE_OK, { name: 'fresh /proc', ok: true, detail: "9 processes visible; this process's environ is not" }],
-    ['no process at all', ['proc_pids=0'], WRITE_OK, { name: 'fresh /proc', ok: false, detail: 'host processes visible (0 pids, own pid absent)' }],
-    ["this process's environment visible", ['host_pid=visible'], WRITE_OK, { name: 'fresh /proc', ok: false, detail: 'host processes visible (3 pids, own pid visible)' }],
+    [
+      'ten processes',
+      ['proc_pids=10'],
+      WRITE_OK,
+      { name: 'fresh /proc', ok: false, detail: 'host processes visible (10 pids, own pid absent)' },
+    ],
+    [
+      'nine processes',
+      ['proc_pids=9'],
+      WRITE_OK,
+      { name: 'fresh /proc', ok: true, detail: "9 processes visible; this process's environ is not" },
+    ],
+    [
+      'no process at all',
+      ['proc_pids=0'],
+      WRITE_OK,
+      { name: 'fresh /proc', ok: false, detail: 'host processes visible (0 pids, own pid absent)' },
+    ],
+    [
+      "this process's environment visible",
+      ['host_pid=visible'],
+      WRITE_OK,
+      { name: 'fresh /proc', ok: false, detail: 'host processes visible (3 pids, own pid visible)' },
+    ],
     [
       'a connection reported as closed that the server saw',
       [],
       `${WRITE_OK}; (exec 5<>/dev/tcp/127.0.0.1/$port)`,
       { name: 'network off', ok: false, detail: 'a command reached a loopback server of the host' },
     ],
-    ['a connection reported as open that the server did not see', ['net=open'], WRITE_OK, { name: 'network off', ok: false, detail: 'a command reached a loopback server of the host' }],
+    [
+      'a connection reported as open that the server did not see',
+      ['net=open'],
+      WRITE_OK,
+      { name: 'network off', ok: false, detail: 'a command reached a loopback server of the host' },
+    ],
     [
       'the server listens on 127.0.0.1 only: another loopback address does not reach it',
       [],
@@ -364,6 +522,10 @@ describe('runSandboxCheck judging what the probe reports', () => {
   it('counts a secret only in the environment section, and only one of at least four characters', async () => {
     const says = ['outside-secret-1', ...ALL_GOOD.slice(0, -1), 'X=abcd', 'ENVIRON_END', 'after-secret-2'];
     const r = await scripted({ says, secretValues: ['abc', 'abcd', 'outside-secret-1', 'after-secret-2'] });
-    expect(r.items.find((i) => i.name === 'secrets')).toEqual({ name: 'secrets', ok: false, detail: '1 of 4 secret values visible inside' });
+    expect(r.items.find((i) => i.name === 'secrets')).toEqual({
+      name: 'secrets',
+      ok: false,
+      detail: '1 of 4 secret values visible inside',
+    });
   });
 });

@@ -47,16 +47,30 @@ describe('commandEnvOf', () => {
   });
 
   it('a listed variable holding a run secret (8 characters or more) is left out; a shorter value matches innocent text and is not looked for', () => {
-    expect(commandEnvOf({ GITHUB_REF: 'refs/heads/ghs_secret123', GITHUB_SHA: 'abc', CI: 'true' }, ['ghs_secret123', 'abc'])).toEqual({ GITHUB_SHA: 'abc', CI: 'true' });
+    expect(
+      commandEnvOf({ GITHUB_REF: 'refs/heads/ghs_secret123', GITHUB_SHA: 'abc', CI: 'true' }, ['ghs_secret123', 'abc']),
+    ).toEqual({ GITHUB_SHA: 'abc', CI: 'true' });
   });
 
   it("names are exact: a listed name's prefix or a case variant is not listed", () => {
-    for (const name of ['PATHX', 'path', 'GITHUB_REPOSITORY_X', 'XLC_ALL', 'lc_all', 'GITHUB_', 'RUNNER_TEMP', 'RUNNER_WORKSPACE']) expect(isPassedVariable(name), name).toBe(false);
+    for (const name of [
+      'PATHX',
+      'path',
+      'GITHUB_REPOSITORY_X',
+      'XLC_ALL',
+      'lc_all',
+      'GITHUB_',
+      'RUNNER_TEMP',
+      'RUNNER_WORKSPACE',
+    ])
+      expect(isPassedVariable(name), name).toBe(false);
   });
 
   it('the list holds no variable the runner uses for a secret or a file command, and gives a reason for each entry', () => {
     for (const [name, why] of Object.entries(PASSED_VARIABLES)) {
-      expect(name).not.toMatch(/TOKEN|^ACTIONS_|^INPUT_|^GITHUB_(ENV|PATH|OUTPUT|STATE|STEP_SUMMARY|EVENT_PATH)$|^RUNNER_(TEMP|WORKSPACE)$/);
+      expect(name).not.toMatch(
+        /TOKEN|^ACTIONS_|^INPUT_|^GITHUB_(ENV|PATH|OUTPUT|STATE|STEP_SUMMARY|EVENT_PATH)$|^RUNNER_(TEMP|WORKSPACE)$/,
+      );
       expect(why.length, name).toBeGreaterThan(5);
     }
   });

@@ -28,12 +28,18 @@ let sandbox: Sandbox;
 beforeAll(async () => {
   sandbox = createSandbox({ mode: 'required', hostEnv: {} });
   const s = await sandbox.status();
-  if (s.kind !== 'sandboxed') throw new Error(`bubblewrap is needed for these tests (.ci/run installs it): ${JSON.stringify(s)}`);
+  if (s.kind !== 'sandboxed')
+    throw new Error(`bubblewrap is needed for these tests (.ci/run installs it): ${JSON.stringify(s)}`);
 });
 
 /** A checkout as actions/checkout leaves it: a credential header in .git/config, workflows, policies. */
 function checkout(files: Record<string, string> = {}): string {
-  const { dir } = createRepo({ 'README.md': '# r\n', '.github/workflows/ci.yml': 'on: push\n', '.gemini/policies/team.toml': '# team\n', ...files });
+  const { dir } = createRepo({
+    'README.md': '# r\n',
+    '.github/workflows/ci.yml': 'on: push\n',
+    '.gemini/policies/team.toml': '# team\n',
+    ...files,
+  });
   dirs.push(dir);
   git(dir, 'config', 'http.https://github.com/.extraheader', CREDENTIAL);
   return dir;
@@ -64,7 +70,10 @@ describe('inside the sandbox: the repository', () => {
     ['.git itself', 'mv .git .git-moved || rm -rf .git'],
   ])('writing %s fails, and the host file is unchanged', async (_what, command) => {
     const dir = checkout();
-    const before = { config: readFileSync(join(dir, '.git/config'), 'utf8'), hooks: execFileSync('ls', [join(dir, '.git/hooks')], { encoding: 'utf8' }) };
+    const before = {
+      config: readFileSync(join(dir, '.git/config'), 'utf8'),
+      hooks: execFileSync('ls', [join(dir, '.git/hooks')], { encoding: 'utf8' }),
+    };
     const out = await shell(envFor(dir), command);
     expect(out.forModel).toMatch(/Read-only file system|Device or resource busy|Permission denied/);
     expect(out.forModel).not.toContain('Exit Code: 0');
@@ -86,7 +95,10 @@ describe('inside the sandbox: the repository', () => {
 
   it('.git/config inside has no credential; git still reads the repository', async () => {
     const dir = checkout();
-    const out = await shell(envFor(dir), 'cat .git/config; git config --get remote.origin.url; git log --oneline | wc -l; git status --short | wc -l');
+    const out = await shell(
+      envFor(dir),
+      'cat .git/config; git config --get remote.origin.url; git log --oneline | wc -l; git status --short | wc -l',
+    );
     expect(out.forModel).not.toContain('AUTHORIZATION');
     expect(out.forModel).not.toContain('eC1hY2Nlc3MtdG9rZW46');
     expect(out.forModel).toContain('[http "https://github.com/"]');
@@ -105,7 +117,10 @@ describe('inside the sandbox: the repository', () => {
 
   it('cannot remount its read-only binds or gain capabilities, even when the agent runs as root', async () => {
     const dir = checkout();
-    const out = await shell(envFor(dir), "grep CapEff /proc/self/status; mount -o remount,rw,bind .git 2>&1; echo '[x]' >> .git/config 2>&1; unshare -U true 2>&1; echo done");
+    const out = await shell(
+      envFor(dir),
+      "grep CapEff /proc/self/status; mount -o remount,rw,bind .git 2>&1; echo '[x]' >> .git/config 2>&1; unshare -U true 2>&1; echo done",
+    );
     expect(out.forModel).toMatch(/CapEff:\s+0000000000000000/);
     expect(out.forModel).toContain('Read-only file system');
     expect(readFileSync(join(dir, '.git/config'), 'utf8')).not.toContain('[x]');
@@ -115,7 +130,10 @@ describe('inside the sandbox: the repository', () => {
 describe('inside the sandbox: the host', () => {
   it("sees a fresh /proc: no other process's environ, not the agent's", async () => {
     const dir = checkout();
-    const env = envFor(dir, { secrets: [SECRET], baseEnv: { PATH: process.env.PATH, HOME: '/root', GITHUB_TOKEN: SECRET, INPUT_GITHUB_TOKEN: SECRET } });
+    const env = envFor(dir, {
+      secrets: [SECRET],
+      baseEnv: { PATH: process.env.PATH, HOME: '/root', GITHUB_TOKEN: SECRET, INPUT_GITHUB_TOKEN: SECRET },
+    });
     const out = await shell(
       env,
       `ls /proc | grep -c '^[0-9]*$'; test -e /proc/${process.pid} && echo agent-visible || echo agent-absent; test -e /proc/${process.ppid} && echo parent-visible || echo parent-absent; cat /proc/[0-9]*/environ | tr '\\0' '\\n' | rev`,
@@ -164,7 +182,9 @@ describe('inside the sandbox: the host', () => {
       envFor(dir, { sandbox: sb, baseEnv: { PATH: process.env.PATH, ...hostEnv } }),
       [
         'env | grep -c -E "^(RUNNER_TEMP|GITHUB_ENV|GITHUB_PATH|GITHUB_OUTPUT|GITHUB_STEP_SUMMARY|GITHUB_EVENT_PATH)=" || true',
-        ...Object.values(files).map((f) => `{ echo 'BASH_ENV=/tmp/evil' >> ${f}; } 2>/dev/null && echo wrote || echo refused`),
+        ...Object.values(files).map(
+          (f) => `{ echo 'BASH_ENV=/tmp/evil' >> ${f}; } 2>/dev/null && echo wrote || echo refused`,
+        ),
         `ls ${runner} 2>&1 | head -1`,
       ].join('; '),
     );
@@ -183,7 +203,10 @@ describe('inside the sandbox: the host', () => {
       const off = await shell(envFor(dir), attempt);
       expect(off.forModel).toMatch(/Connection refused|Network is unreachable/);
       expect(connections).toBe(0);
-      const on = await shell(envFor(dir, { sandbox: createSandbox({ mode: 'required', network: true, hostEnv: {} }) }), attempt);
+      const on = await shell(
+        envFor(dir, { sandbox: createSandbox({ mode: 'required', network: true, hostEnv: {} }) }),
+        attempt,
+      );
       expect(outputOf(on)).toMatch(/^hello\n/);
       expect(connections).toBe(1);
     } finally {
@@ -196,7 +219,8 @@ describe('inside the sandbox: every process ends with the call', () => {
   const marker = () => `1000.${process.pid}${Math.floor(Math.random() * 1e6)}`;
 
   /** Leaves the process group and session, and waits until it has, so the escape is real. */
-  const escape = (m: string) => `setsid sh -c 'echo $$ > .escaped; exec sleep ${m}' >/dev/null 2>&1 & while [ ! -s .escaped ]; do sleep 0.01; done; echo escaped`;
+  const escape = (m: string) =>
+    `setsid sh -c 'echo $$ > .escaped; exec sleep ${m}' >/dev/null 2>&1 & while [ ! -s .escaped ]; do sleep 0.01; done; echo escaped`;
 
   it('a setsid background process dies with the command (it would survive unconfined)', async () => {
     const dir = checkout();
@@ -220,7 +244,10 @@ describe('inside the sandbox: every process ends with the call', () => {
   it('a timeout kills the command and what it started, in and out of its group', async () => {
     const dir = checkout();
     const m = marker();
-    const { timer, running, printed } = await startShellWithManualTimer(envFor(dir, { shellTimeoutMs: 500 }), `${escape(m)}; bash -c 'sleep ${m}' & wait`);
+    const { timer, running, printed } = await startShellWithManualTimer(
+      envFor(dir, { shellTimeoutMs: 500 }),
+      `${escape(m)}; bash -c 'sleep ${m}' & wait`,
+    );
     // The timeout fires once the escape is done (an event), not after 500 ms of wall clock.
     await printed('escaped');
     timer.fire(500);
@@ -232,7 +259,10 @@ describe('inside the sandbox: every process ends with the call', () => {
 
   it('a command that ignores SIGTERM is killed after the grace period', async () => {
     const dir = checkout();
-    const { timer, running, printed } = await startShellWithManualTimer(envFor(dir, { shellTimeoutMs: 300, shellGraceMs: 100 }), "trap '' TERM; echo started; while :; do sleep 0.05; done");
+    const { timer, running, printed } = await startShellWithManualTimer(
+      envFor(dir, { shellTimeoutMs: 300, shellGraceMs: 100 }),
+      "trap '' TERM; echo started; while :; do sleep 0.05; done",
+    );
     await printed('started');
     timer.fire(300);
     // SIGTERM was ignored: the grace timer is what ends it (without escalation, the call never ends).
@@ -280,22 +310,40 @@ describe('the sandbox interface, for hooks and MCP servers', () => {
     expect(out).toContain('usr-ro');
     expect(existsSync(join(cache, 'c.txt'))).toBe(false);
 
-    const q = await sandbox.spawn({ argv: ['bash', '-c', `echo c > ${cache}/c.txt`], workspace: dir, cwd: dir, env: { PATH: '/usr/bin:/bin' }, writable: [cache] });
+    const q = await sandbox.spawn({
+      argv: ['bash', '-c', `echo c > ${cache}/c.txt`],
+      workspace: dir,
+      cwd: dir,
+      env: { PATH: '/usr/bin:/bin' },
+      writable: [cache],
+    });
     q.stdout.resume();
     q.stderr.resume();
     expect((await q.closed).code).toBe(0);
     expect(readFileSync(join(cache, 'c.txt'), 'utf8')).toBe('c\n');
 
     // A folder that would expose what the sandbox hides is refused, not bound.
-    await expect(sandbox.spawn({ argv: ['true'], workspace: dir, cwd: dir, env: { PATH: '/usr/bin:/bin', HOME: '/root' }, writable: ['/root'] })).rejects.toThrow(
-      'sandbox: these folders cannot be made writable: /root',
-    );
+    await expect(
+      sandbox.spawn({
+        argv: ['true'],
+        workspace: dir,
+        cwd: dir,
+        env: { PATH: '/usr/bin:/bin', HOME: '/root' },
+        writable: ['/root'],
+      }),
+    ).rejects.toThrow('sandbox: these folders cannot be made writable: /root');
   });
 
   it('a long-lived process keeps an absent .gemini protected while short calls come and go', async () => {
     const { dir } = createRepo({ 'README.md': '# r\n' });
     dirs.push(dir);
-    const server = await sandbox.spawn({ argv: ['bash', '-c', 'read x; mkdir .gemini/p 2>&1 || echo still-protected'], workspace: dir, cwd: dir, env: { PATH: '/usr/bin:/bin' }, stdin: 'pipe' });
+    const server = await sandbox.spawn({
+      argv: ['bash', '-c', 'read x; mkdir .gemini/p 2>&1 || echo still-protected'],
+      workspace: dir,
+      cwd: dir,
+      env: { PATH: '/usr/bin:/bin' },
+      stdin: 'pipe',
+    });
     let out = '';
     server.stdout.on('data', (c: Buffer) => (out += c));
     server.stderr.on('data', (c: Buffer) => (out += c));

@@ -53,13 +53,28 @@ describe('sanitizeGitConfig', () => {
   });
 
   it.each([
-    ['[remote "origin"]\n\turl = https://x-access-token:ghs_abcdefgh@github.com/o/r.git\n', '[remote "origin"]\n\turl = https://github.com/o/r.git\n'],
-    ['[url "https://ghp_tokenvalue123@github.com/"]\n\tinsteadOf = https://github.com/\n', '[url "https://github.com/"]\n\tinsteadOf = https://github.com/\n'],
-    ['[credential]\n\thelper = store --file=/home/runner/.git-credentials\n\tusername = bot\n[core]\n\tbare = false\n', '[credential]\n[core]\n\tbare = false\n'],
-    ['[credential "https://github.com"]\n\thelper = !f() { echo password=$TOKEN; }; f\n', '[credential "https://github.com"]\n'],
+    [
+      '[remote "origin"]\n\turl = https://x-access-token:ghs_abcdefgh@github.com/o/r.git\n',
+      '[remote "origin"]\n\turl = https://github.com/o/r.git\n',
+    ],
+    [
+      '[url "https://ghp_tokenvalue123@github.com/"]\n\tinsteadOf = https://github.com/\n',
+      '[url "https://github.com/"]\n\tinsteadOf = https://github.com/\n',
+    ],
+    [
+      '[credential]\n\thelper = store --file=/home/runner/.git-credentials\n\tusername = bot\n[core]\n\tbare = false\n',
+      '[credential]\n[core]\n\tbare = false\n',
+    ],
+    [
+      '[credential "https://github.com"]\n\thelper = !f() { echo password=$TOKEN; }; f\n',
+      '[credential "https://github.com"]\n',
+    ],
     ['[http]\n\tExtraHeader = Authorization: Bearer abc\n', '[http]\n'],
     // A value continued onto the next line goes with it.
-    ['[http]\n\textraheader = AUTHORIZATION: \\\nbasic Zm9vYmFyYmF6\n\tsslVerify = true\n', '[http]\n\tsslVerify = true\n'],
+    [
+      '[http]\n\textraheader = AUTHORIZATION: \\\nbasic Zm9vYmFyYmF6\n\tsslVerify = true\n',
+      '[http]\n\tsslVerify = true\n',
+    ],
     // `[section] key = value` on one line.
     ['[credential] helper = store\n[core] editor = vi\n', '[credential]\n[core] editor = vi\n'],
     // Old-style subsection syntax.

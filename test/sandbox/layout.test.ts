@@ -9,7 +9,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/common/errors.js';
 import { makeBindableDir } from '../support/bindable-dir.js';
-import { chooseToolchainDirs, chooseWritableDirs, readHiddenEntries, readProtectedLayout, readResolvConfTarget, readSystemEntries, readToolchainDirs } from '../../src/sandbox/layout.js';
+import {
+  chooseToolchainDirs,
+  chooseWritableDirs,
+  readHiddenEntries,
+  readProtectedLayout,
+  readResolvConfTarget,
+  readSystemEntries,
+  readToolchainDirs,
+} from '../../src/sandbox/layout.js';
 
 let root: string;
 beforeAll(() => {
@@ -85,14 +93,34 @@ describe('readSystemEntries', () => {
 describe('chooseToolchainDirs', () => {
   const o = { bound: [] as string[], home: '/u/me', hidden: ['/r/_temp'], workspace: '/w/repo' };
 
-  it.each(['/home', '/root', '/tmp', '/var', '/run', '/proc', '/sys', '/dev', '/mnt', '/media', '/srv', '/boot', '/lost+found'])('never binds a PATH folder under %s', (top) => {
+  it.each([
+    '/home',
+    '/root',
+    '/tmp',
+    '/var',
+    '/run',
+    '/proc',
+    '/sys',
+    '/dev',
+    '/mnt',
+    '/media',
+    '/srv',
+    '/boot',
+    '/lost+found',
+  ])('never binds a PATH folder under %s', (top) => {
     expect(chooseToolchainDirs(`${top}/tools/bin:/snap/bin`, o)).toEqual(['/snap/bin']);
     expect(chooseToolchainDirs(top, o)).toEqual([]);
   });
 
   it('never binds the home, the workspace, a hidden path or anything inside them; normalizes and deduplicates the rest', () => {
-    expect(chooseToolchainDirs('/u/me/.cargo/bin:/u/me:/w/repo/node_modules/.bin:/w/repo:/r/_temp/bin:/r/_temp', o)).toEqual([]);
-    expect(chooseToolchainDirs('/u/mine/bin:/w/repository/bin:/r/_temporary', o)).toEqual(['/u/mine/bin', '/w/repository/bin', '/r/_temporary']);
+    expect(
+      chooseToolchainDirs('/u/me/.cargo/bin:/u/me:/w/repo/node_modules/.bin:/w/repo:/r/_temp/bin:/r/_temp', o),
+    ).toEqual([]);
+    expect(chooseToolchainDirs('/u/mine/bin:/w/repository/bin:/r/_temporary', o)).toEqual([
+      '/u/mine/bin',
+      '/w/repository/bin',
+      '/r/_temporary',
+    ]);
     expect(chooseToolchainDirs('/a//b/../c/:/a/c:/a/c///', o)).toEqual(['/a/c']);
     expect(chooseToolchainDirs('//:/x', o)).toEqual(['/x']);
     expect(chooseToolchainDirs(undefined, o)).toEqual([]);
@@ -102,17 +130,40 @@ describe('chooseToolchainDirs', () => {
 });
 
 describe('chooseWritableDirs', () => {
-  it.each(['/', '/proc', '/sys', '/dev', '/etc', '/usr', '/tmp', '/home', '/root', '/run', '/var'])('refuses %s itself', (dir) => {
-    expect(chooseWritableDirs([dir, `${dir}/`], { home: '/u/me', hidden: [] }).refused).toEqual([dir, `${dir}/`]);
-  });
+  it.each(['/', '/proc', '/sys', '/dev', '/etc', '/usr', '/tmp', '/home', '/root', '/run', '/var'])(
+    'refuses %s itself',
+    (dir) => {
+      expect(chooseWritableDirs([dir, `${dir}/`], { home: '/u/me', hidden: [] }).refused).toEqual([dir, `${dir}/`]);
+    },
+  );
 
   it('a folder related to any one of several hidden paths is refused', () => {
-    expect(chooseWritableDirs(['/r/a/x', '/r/b', '/r/c'], { home: '/u/me', hidden: ['/r/a', '/r/b/y'] })).toEqual({ allowed: ['/r/c'], refused: ['/r/a/x', '/r/b'] });
+    expect(chooseWritableDirs(['/r/a/x', '/r/b', '/r/c'], { home: '/u/me', hidden: ['/r/a', '/r/b/y'] })).toEqual({
+      allowed: ['/r/c'],
+      refused: ['/r/a/x', '/r/b'],
+    });
   });
 
   it('allows a folder inside them, normalized; refuses the home and above, a hidden path, inside or above it', () => {
-    const r = chooseWritableDirs(['/proc/x', '/etc/cache/', '/var//cache/npm', '/u', '/u/me', '/u/me/.npm', '/r/_temp/x', '/r', '/rx/_temp', 'rel/x'], { home: '/u/me', hidden: ['/r/_temp'] });
-    expect(r).toEqual({ allowed: ['/proc/x', '/etc/cache', '/var/cache/npm', '/u/me/.npm', '/rx/_temp'], refused: ['/u', '/u/me', '/r/_temp/x', '/r', 'rel/x'] });
+    const r = chooseWritableDirs(
+      [
+        '/proc/x',
+        '/etc/cache/',
+        '/var//cache/npm',
+        '/u',
+        '/u/me',
+        '/u/me/.npm',
+        '/r/_temp/x',
+        '/r',
+        '/rx/_temp',
+        'rel/x',
+      ],
+      { home: '/u/me', hidden: ['/r/_temp'] },
+    );
+    expect(r).toEqual({
+      allowed: ['/proc/x', '/etc/cache', '/var/cache/npm', '/u/me/.npm', '/rx/_temp'],
+      refused: ['/u', '/u/me', '/r/_temp/x', '/r', 'rel/x'],
+    });
   });
 });
 
@@ -128,7 +179,16 @@ describe('readToolchainDirs', () => {
       'link-to-file': { link: 'tools/file' },
     });
     const o = { bound: [], home: '/u/me', hidden: [], workspace: `${d}/ws` };
-    const path = [`${d}/tools/bin`, `${d}/link-to-tools`, `${d}/absent`, `${d}/tools/file`, `${d}/link-into-ws`, `${d}/link-to-file`, `${d}/other/bin`, '/tmp'].join(':');
+    const path = [
+      `${d}/tools/bin`,
+      `${d}/link-to-tools`,
+      `${d}/absent`,
+      `${d}/tools/file`,
+      `${d}/link-into-ws`,
+      `${d}/link-to-file`,
+      `${d}/other/bin`,
+      '/tmp',
+    ].join(':');
     expect(await readToolchainDirs(path, o)).toEqual([`${d}/tools/bin`, `${d}/other/bin`]);
     expect(await readToolchainDirs(`${d}/link-to-tools`, o)).toEqual([`${d}/tools/bin`]);
   });
@@ -136,7 +196,11 @@ describe('readToolchainDirs', () => {
 
 describe('readProtectedLayout', () => {
   it('present folders and files by kind, absent ones by path, and a regular .git/config to sanitize', async () => {
-    const d = tree('protected-1', { '.git/config': '[core]\n', '.github/workflows/ci.yml': 'on: push\n', 'README.md': 'x' });
+    const d = tree('protected-1', {
+      '.git/config': '[core]\n',
+      '.github/workflows/ci.yml': 'on: push\n',
+      'README.md': 'x',
+    });
     expect(await readProtectedLayout(d)).toEqual({
       present: [
         { path: `${d}/.git`, kind: 'dir' },
@@ -166,16 +230,24 @@ describe('readProtectedLayout', () => {
 
   it("an empty workspace: all three absent; a config under .gemini is not git's", async () => {
     const d = tree('protected-empty', {});
-    expect(await readProtectedLayout(d)).toEqual({ present: [], absent: [`${d}/.git`, `${d}/.gemini`, `${d}/.github`] });
+    expect(await readProtectedLayout(d)).toEqual({
+      present: [],
+      absent: [`${d}/.git`, `${d}/.gemini`, `${d}/.github`],
+    });
     const g = tree('protected-gemini-config', { '.gemini/config': 'x' });
-    expect(await readProtectedLayout(g)).toEqual({ present: [{ path: `${g}/.gemini`, kind: 'dir' }], absent: [`${g}/.git`, `${g}/.github`] });
+    expect(await readProtectedLayout(g)).toEqual({
+      present: [{ path: `${g}/.gemini`, kind: 'dir' }],
+      absent: [`${g}/.git`, `${g}/.github`],
+    });
   });
 
   it.each(['.git', '.gemini', '.github'])('refuses %s as a symlink, naming it', async (name) => {
     const d = tree(`protected-link${name}`, { target: {}, [name]: { link: 'target' } });
     const e = await rejection(readProtectedLayout(d));
     expect(isAgentError(e) && e.kind).toBe('config');
-    expect((e as Error).message).toBe(`${d}/${name} is a symbolic link: the sandbox cannot protect it (replace it with a folder)`);
+    expect((e as Error).message).toBe(
+      `${d}/${name} is a symbolic link: the sandbox cannot protect it (replace it with a folder)`,
+    );
     expect(isAgentError(e) && e.site).toEqual({ file: `${d}/${name}` });
   });
 
@@ -183,15 +255,24 @@ describe('readProtectedLayout', () => {
     const d = tree('protected-config-link', { '.git/real': '[core]\n', '.git/config': { link: 'real' } });
     const e = await rejection(readProtectedLayout(d));
     expect(isAgentError(e) && e.kind).toBe('config');
-    expect((e as Error).message).toBe(`${d}/.git/config is a symbolic link: the sandbox cannot replace it with a sanitized copy`);
+    expect((e as Error).message).toBe(
+      `${d}/.git/config is a symbolic link: the sandbox cannot replace it with a sanitized copy`,
+    );
     expect(isAgentError(e) && e.site).toEqual({ file: `${d}/.git/config` });
   });
 });
 
 describe('readHiddenEntries', () => {
   it('gives each existing path by its real path and kind, and leaves out what does not exist', async () => {
-    const d = tree('hidden', { temp: {}, 'env-file': 'x', 'link-to-temp': { link: 'temp' }, dangling: { link: 'nowhere' } });
-    expect(await readHiddenEntries([`${d}/temp`, `${d}/env-file`, `${d}/link-to-temp`, `${d}/absent`, `${d}/dangling`])).toEqual([
+    const d = tree('hidden', {
+      temp: {},
+      'env-file': 'x',
+      'link-to-temp': { link: 'temp' },
+      dangling: { link: 'nowhere' },
+    });
+    expect(
+      await readHiddenEntries([`${d}/temp`, `${d}/env-file`, `${d}/link-to-temp`, `${d}/absent`, `${d}/dangling`]),
+    ).toEqual([
       { path: `${d}/temp`, kind: 'dir' },
       { path: `${d}/env-file`, kind: 'file' },
       { path: `${d}/temp`, kind: 'dir' },

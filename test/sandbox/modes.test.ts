@@ -28,7 +28,12 @@ import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { createRepo } from '../support/git-repo.js';
 import { call, makeEnv } from '../tools/helpers.js';
 
-const APPARMOR: ProbeResult = { ok: false, kind: 'userns_denied', bwrap: '/usr/bin/bwrap', message: 'bwrap: setting up uid map: Permission denied' };
+const APPARMOR: ProbeResult = {
+  ok: false,
+  kind: 'userns_denied',
+  bwrap: '/usr/bin/bwrap',
+  message: 'bwrap: setting up uid map: Permission denied',
+};
 
 /** A probe that answers from a list, one per call, and counts its calls. */
 function scriptedProbe(...answers: ProbeResult[]) {
@@ -75,7 +80,9 @@ describe('createSandbox when bubblewrap is refused', () => {
 
     const out = await call(makeEnv(dir, { sandbox }), 'run_shell_command', { command: 'touch ran2' });
     expect(out.error?.code).toBe('denied');
-    expect(out.forModel).toContain('run_shell_command is unavailable: the sandbox is required and unavailable: bubblewrap may not create user namespaces here');
+    expect(out.forModel).toContain(
+      'run_shell_command is unavailable: the sandbox is required and unavailable: bubblewrap may not create user namespaces here',
+    );
     expect(out.forModel).toContain('use read_file, glob, grep_search and the edit tools instead');
     expect(existsSync(join(dir, 'ran2'))).toBe(false);
     expect(probe.calls).toBe(1);
@@ -85,13 +92,17 @@ describe('createSandbox when bubblewrap is refused', () => {
     const sandbox = createSandbox({ mode: 'auto', hostEnv: {}, probe: scriptedProbe(APPARMOR) });
     const s = await sandbox.status();
     expect(s.kind).toBe('unconfined');
-    expect(s.kind === 'unconfined' && s.warning).toMatch(/^commands run without the sandbox: bubblewrap may not create user namespaces here: .*To fix: .*apparmor_restrict_unprivileged_userns=0/);
+    expect(s.kind === 'unconfined' && s.warning).toMatch(
+      /^commands run without the sandbox: bubblewrap may not create user namespaces here: .*To fix: .*apparmor_restrict_unprivileged_userns=0/,
+    );
     // The job summary's line carries the warning, reason and fix included.
     expect(describeSandboxRun({ mode: 'auto', status: s })).toMatch(
       /^⚠️ Commands ran unconfined \(sandbox: auto, no sandbox here\): commands run without the sandbox: bubblewrap may not create user namespaces here: .*To fix: .*apparmor_restrict_unprivileged_userns=0.*\.$/,
     );
     const dir = repo();
-    const out = await call(makeEnv(dir, { sandbox }), 'run_shell_command', { command: 'echo "home=$HOME" > ran.txt; cat ran.txt' });
+    const out = await call(makeEnv(dir, { sandbox }), 'run_shell_command', {
+      command: 'echo "home=$HOME" > ran.txt; cat ran.txt',
+    });
     expect(out.forModel).toContain('Exit Code: 0');
     expect(existsSync(join(dir, 'ran.txt'))).toBe(true);
   });
@@ -108,10 +119,17 @@ describe('createSandbox when bubblewrap is refused', () => {
   it('a remedy that works: probes again and sandboxes, saying what it did', async () => {
     const probe = scriptedProbe(APPARMOR, await realOk());
     const ran: string[][] = [];
-    const remedy = createAppArmorRemedy({ readSysctl: async () => '1', isRoot: false, run: async (f, a) => (ran.push([f, ...a]), { code: 0, output: '' }) });
+    const remedy = createAppArmorRemedy({
+      readSysctl: async () => '1',
+      isRoot: false,
+      run: async (f, a) => (ran.push([f, ...a]), { code: 0, output: '' }),
+    });
     const sandbox = createSandbox({ mode: 'required', hostEnv: {}, probe, remedy });
     const s = await sandbox.status();
-    expect(s).toMatchObject({ kind: 'sandboxed', remedy: expect.stringContaining('ran `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`') });
+    expect(s).toMatchObject({
+      kind: 'sandboxed',
+      remedy: expect.stringContaining('ran `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`'),
+    });
     expect(ran).toEqual([['sudo', '-n', 'sysctl', '-w', 'kernel.apparmor_restrict_unprivileged_userns=0']]);
     expect(probe.calls).toBe(2);
     // And commands really are sandboxed now.
@@ -122,7 +140,11 @@ describe('createSandbox when bubblewrap is refused', () => {
 
   it('a remedy that cannot run (no passwordless sudo): refused, and the reason says what was tried', async () => {
     const probe = scriptedProbe(APPARMOR);
-    const remedy = createAppArmorRemedy({ readSysctl: async () => '1', isRoot: false, run: async () => ({ code: 1, output: 'sudo: a password is required\n' }) });
+    const remedy = createAppArmorRemedy({
+      readSysctl: async () => '1',
+      isRoot: false,
+      run: async () => ({ code: 1, output: 'sudo: a password is required\n' }),
+    });
     const s = await createSandbox({ mode: 'required', hostEnv: {}, probe, remedy }).status();
     expect(s.kind === 'refused' && s.reason).toBe(
       'bubblewrap may not create user namespaces here: bwrap: setting up uid map: Permission denied (tried: could not run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (no passwordless sudo?): sudo: a password is required)',
@@ -146,12 +168,26 @@ describe('createAppArmorRemedy', () => {
   });
 
   it.each([
-    ['0', APPARMOR, "user namespaces are refused, but not by AppArmor's kernel.apparmor_restrict_unprivileged_userns (it is 0)"],
-    [undefined, APPARMOR, "user namespaces are refused, but not by AppArmor's kernel.apparmor_restrict_unprivileged_userns (it is absent)"],
-    ['1', { ok: false, kind: 'missing', bwrap: '/usr/bin/bwrap', message: 'bubblewrap is not installed' } as ProbeResult, 'no remedy for: bubblewrap is not installed'],
+    [
+      '0',
+      APPARMOR,
+      "user namespaces are refused, but not by AppArmor's kernel.apparmor_restrict_unprivileged_userns (it is 0)",
+    ],
+    [
+      undefined,
+      APPARMOR,
+      "user namespaces are refused, but not by AppArmor's kernel.apparmor_restrict_unprivileged_userns (it is absent)",
+    ],
+    [
+      '1',
+      { ok: false, kind: 'missing', bwrap: '/usr/bin/bwrap', message: 'bubblewrap is not installed' } as ProbeResult,
+      'no remedy for: bubblewrap is not installed',
+    ],
   ])('sysctl %s: does nothing', async (value, failure, message) => {
     const { ran, run } = recorder();
-    const r = await createAppArmorRemedy({ readSysctl: async () => value, isRoot: false, run }).apply(failure as Extract<ProbeResult, { ok: false }>);
+    const r = await createAppArmorRemedy({ readSysctl: async () => value, isRoot: false, run }).apply(
+      failure as Extract<ProbeResult, { ok: false }>,
+    );
     expect(r.applied).toBe(false);
     expect(r.message.startsWith(message)).toBe(true);
     expect(ran).toEqual([]);
@@ -176,7 +212,11 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
           };
           return;
         }
-        yield { parts: [{ text: 'I could not run the tests: no shell here.' }], finishReason: 'STOP', usage: { inputTokens: 20, outputTokens: 8, cachedTokens: 0, thoughtTokens: 0, totalTokens: 28 } };
+        yield {
+          parts: [{ text: 'I could not run the tests: no shell here.' }],
+          finishReason: 'STOP',
+          usage: { inputTokens: 20, outputTokens: 8, cachedTokens: 0, thoughtTokens: 0, totalTokens: 28 },
+        };
       },
     };
   }
@@ -211,7 +251,12 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
       {
         kind: 'question',
         text: 'why do the tests fail?',
-        trigger: { requester: { login: 'maintainer', isBot: false }, thread: { number: n, isPullRequest: false }, comment: { id: trigger.id, kind: 'issue', body: trigger.body }, needsWrite: false },
+        trigger: {
+          requester: { login: 'maintainer', isBot: false },
+          thread: { number: n, isPullRequest: false },
+          comment: { id: trigger.id, kind: 'issue', body: trigger.body },
+          needsWrite: false,
+        },
       },
       { number: n, isPullRequest: false },
     ] as const;
@@ -221,12 +266,28 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
     const { github, trigger, dir, settings, runner } = await askOnIssue(1);
     expect(settings.sandbox).toBe('required'); // the Action's default
     const lines: Array<[string, string]> = [];
-    const log: Log = { info: (l) => lines.push(['info', l]), notice: (l) => lines.push(['notice', l]), warning: (l) => lines.push(['warning', l]), group: (_t, fn) => fn() };
-    const remedy = createAppArmorRemedy({ readSysctl: async () => '1', isRoot: false, run: async () => ({ code: 1, output: 'sudo: a password is required' }) });
+    const log: Log = {
+      info: (l) => lines.push(['info', l]),
+      notice: (l) => lines.push(['notice', l]),
+      warning: (l) => lines.push(['warning', l]),
+      group: (_t, fn) => fn(),
+    };
+    const remedy = createAppArmorRemedy({
+      readSysctl: async () => '1',
+      isRoot: false,
+      run: async () => ({ code: 1, output: 'sudo: a password is required' }),
+    });
     const sandbox = await prepareActionSandbox({ settings, log, hostEnv: {}, probe: scriptedProbe(APPARMOR), remedy });
     const requests: ModelRequest[] = [];
     const summaries: string[] = [];
-    const octokit = createGitHubClient({ token: settings.githubToken, baseUrl: github.url, secrets: [], log: () => undefined, pacing: 'none', retryAfterBaseMs: 1 });
+    const octokit = createGitHubClient({
+      token: settings.githubToken,
+      baseUrl: github.url,
+      secrets: [],
+      log: () => undefined,
+      pacing: 'none',
+      retryAfterBaseMs: 1,
+    });
 
     const result = await runCommand(
       {
@@ -248,7 +309,9 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
     expect(result.status).toBe('success');
     const toolResult = JSON.stringify(requests[1].contents.at(-1));
     expect(toolResult).toContain('run_shell_command is unavailable: the sandbox is required and unavailable');
-    const warning = lines.find(([level, l]) => level === 'warning' && l.startsWith('sandbox: shell commands are refused'));
+    const warning = lines.find(
+      ([level, l]) => level === 'warning' && l.startsWith('sandbox: shell commands are refused'),
+    );
     expect(warning?.[1]).toContain('sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0');
     expect(warning?.[1]).toContain('tried: could not run');
     const progress = github.state.comments.find((c) => c.body.includes('<!-- agent-action:progress'));
@@ -281,7 +344,14 @@ describe('the Action with sandbox: required on a runner that refuses it', () => 
       group: (_t, fn) => fn(),
     };
     const requests: ModelRequest[] = [];
-    const octokit = createGitHubClient({ token: settings.githubToken, baseUrl: github.url, secrets: [], log: () => undefined, pacing: 'none', retryAfterBaseMs: 1 });
+    const octokit = createGitHubClient({
+      token: settings.githubToken,
+      baseUrl: github.url,
+      secrets: [],
+      log: () => undefined,
+      pacing: 'none',
+      retryAfterBaseMs: 1,
+    });
 
     const running = runCommand(
       {

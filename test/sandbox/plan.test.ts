@@ -39,7 +39,16 @@ const at = (args: string[], ...seq: string[]) => args.findIndex((_, i) => seq.ev
 describe('buildBwrapArgs', () => {
   it('unshares every namespace, drops capabilities and dies with its parent', () => {
     const a = buildBwrapArgs(plan());
-    for (const flag of ['--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session']) {
+    for (const flag of [
+      '--unshare-user',
+      '--disable-userns',
+      '--unshare-pid',
+      '--unshare-net',
+      '--unshare-ipc',
+      '--unshare-uts',
+      '--die-with-parent',
+      '--new-session',
+    ]) {
       expect(a, flag).toContain(flag);
     }
     expect(at(a, '--cap-drop', 'ALL')).toBeGreaterThanOrEqual(0);
@@ -95,14 +104,21 @@ describe('buildBwrapArgs', () => {
     );
     const hide = at(a, '--tmpfs', '/w/repo/_temp', '--remount-ro', '/w/repo/_temp');
     expect(hide).toBeGreaterThan(at(a, '--bind', '/w/repo', '/w/repo'));
-    expect(at(a, '--ro-bind', '/dev/null', '/opt/tools/event.json')).toBeGreaterThan(at(a, '--ro-bind', '/opt/tools', '/opt/tools'));
+    expect(at(a, '--ro-bind', '/dev/null', '/opt/tools/event.json')).toBeGreaterThan(
+      at(a, '--ro-bind', '/opt/tools', '/opt/tools'),
+    );
     expect(a).not.toContain('/w/repo/_temp/env');
     expect(a).not.toContain('/home/runner/work/_temp');
   });
 });
 
 describe('chooseToolchainDirs', () => {
-  const o = { bound: ['/usr', '/opt'], home: '/home/runner', hidden: ['/home/runner/work/_temp', '/srv/runner-temp'], workspace: '/w/repo' };
+  const o = {
+    bound: ['/usr', '/opt'],
+    home: '/home/runner',
+    hidden: ['/home/runner/work/_temp', '/srv/runner-temp'],
+    workspace: '/w/repo',
+  };
   it.each([
     ['/usr/local/bin:/usr/bin', []], // already under /usr
     ['/opt/hostedtoolcache/node/22/x64/bin', []], // under /opt
@@ -134,10 +150,25 @@ describe('isNeverBound', () => {
 
 describe('chooseWritableDirs', () => {
   it('allows specific folders and refuses what would expose what the sandbox hides', () => {
-    const r = chooseWritableDirs(['/tmp/hook-cache', '/home/runner/.npm/', '/opt/cache', '/', '/tmp', '/home', '/home/runner', '/usr', '/r/_temp/sub', '/r', 'relative'], {
-      home: '/home/runner',
-      hidden: ['/r/_temp'],
-    });
+    const r = chooseWritableDirs(
+      [
+        '/tmp/hook-cache',
+        '/home/runner/.npm/',
+        '/opt/cache',
+        '/',
+        '/tmp',
+        '/home',
+        '/home/runner',
+        '/usr',
+        '/r/_temp/sub',
+        '/r',
+        'relative',
+      ],
+      {
+        home: '/home/runner',
+        hidden: ['/r/_temp'],
+      },
+    );
     expect(r.allowed).toEqual(['/tmp/hook-cache', '/home/runner/.npm', '/opt/cache']);
     expect(r.refused).toEqual(['/', '/tmp', '/home', '/home/runner', '/usr', '/r/_temp/sub', '/r', 'relative']);
   });
@@ -147,7 +178,10 @@ describe('probe failures', () => {
   it.each([
     ['bwrap: setting up uid map: Permission denied', 'userns_denied'],
     ['bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted', 'userns_denied'],
-    ['bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.', 'userns_denied'],
+    [
+      'bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.',
+      'userns_denied',
+    ],
     ['bwrap: Creating new namespace failed: Operation not permitted', 'userns_denied'],
     ["bwrap: Can't mount proc on /newroot/proc: Operation not permitted", 'failed'],
     ['bwrap: execvp true: No such file or directory', 'failed'],
@@ -156,14 +190,29 @@ describe('probe failures', () => {
   });
 
   it('explains the AppArmor refusal with the sysctl that fixes it', () => {
-    const e = explainFailure({ ok: false, kind: 'userns_denied', bwrap: '/usr/bin/bwrap', message: 'bwrap: setting up uid map: Permission denied\nmore' });
-    expect(e.reason).toBe('bubblewrap may not create user namespaces here: bwrap: setting up uid map: Permission denied');
+    const e = explainFailure({
+      ok: false,
+      kind: 'userns_denied',
+      bwrap: '/usr/bin/bwrap',
+      message: 'bwrap: setting up uid map: Permission denied\nmore',
+    });
+    expect(e.reason).toBe(
+      'bubblewrap may not create user namespaces here: bwrap: setting up uid map: Permission denied',
+    );
     expect(e.fix).toContain('sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0');
     expect(e.fix).toContain('/usr/bin/bwrap');
   });
 
   it('explains a missing bwrap with the package to install, and says what the remedy tried', () => {
-    const e = explainFailure({ ok: false, kind: 'missing', bwrap: '/usr/bin/bwrap', message: 'bubblewrap is not installed (/usr/bin/bwrap not found)' }, 'no remedy for: x');
+    const e = explainFailure(
+      {
+        ok: false,
+        kind: 'missing',
+        bwrap: '/usr/bin/bwrap',
+        message: 'bubblewrap is not installed (/usr/bin/bwrap not found)',
+      },
+      'no remedy for: x',
+    );
     expect(e.reason).toBe('bubblewrap is not installed (/usr/bin/bwrap not found) (tried: no remedy for: x)');
     expect(e.fix).toContain('apt-get install -y bubblewrap');
   });
@@ -237,8 +286,19 @@ describe('small pure helpers', () => {
       GITHUB_WORKSPACE: '/w',
       OTHER: 'relative/path',
     };
-    expect(runnerPathsOf(env)).toEqual(['/r/_temp', '/r/_temp/_runner_file_commands/set_env_1', '/r/_temp/p', '/r/o', '/r/s', '/r/st', '/r/_temp/_github_workflow/event.json']);
-    expect(withoutRunnerVariables(env as Record<string, string>)).toEqual({ GITHUB_WORKSPACE: '/w', OTHER: 'relative/path' });
+    expect(runnerPathsOf(env)).toEqual([
+      '/r/_temp',
+      '/r/_temp/_runner_file_commands/set_env_1',
+      '/r/_temp/p',
+      '/r/o',
+      '/r/s',
+      '/r/st',
+      '/r/_temp/_github_workflow/event.json',
+    ]);
+    expect(withoutRunnerVariables(env as Record<string, string>)).toEqual({
+      GITHUB_WORKSPACE: '/w',
+      OTHER: 'relative/path',
+    });
   });
 
   it("names the runner's own credential files from the Node it runs the action on, and nothing for any other Node", () => {
@@ -252,7 +312,9 @@ describe('small pure helpers', () => {
       '/opt/actions-runner/.setup_info',
       '/opt/actions-runner/_diag',
     ]);
-    expect(runnerInstallSecrets('/home/runner/runners/2.330.0/externals/node20_alpine/bin/node')[0]).toBe('/home/runner/runners/2.330.0/.credentials');
+    expect(runnerInstallSecrets('/home/runner/runners/2.330.0/externals/node20_alpine/bin/node')[0]).toBe(
+      '/home/runner/runners/2.330.0/.credentials',
+    );
     expect(runnerInstallSecrets('/usr/bin/node')).toEqual([]);
     expect(runnerInstallSecrets('/opt/hostedtoolcache/node/24.1.0/x64/bin/node')).toEqual([]);
   });
@@ -344,7 +406,15 @@ describe('buildBwrapArgs, the whole command line', () => {
   });
 
   it('with the network on, an older bwrap, a home under /tmp, and a symlinked protected path', () => {
-    const a = buildBwrapArgs(plan({ network: true, disableUserns: false, home: '/tmp/h', system: [], protectedPaths: [{ path: '/w/repo/.gemini', kind: 'symlink', target: '/' }] }));
+    const a = buildBwrapArgs(
+      plan({
+        network: true,
+        disableUserns: false,
+        home: '/tmp/h',
+        system: [],
+        protectedPaths: [{ path: '/w/repo/.gemini', kind: 'symlink', target: '/' }],
+      }),
+    );
     expect(a).toEqual([
       '--unshare-user',
       '--unshare-pid',
@@ -387,9 +457,29 @@ describe('buildBwrapArgs, the whole command line', () => {
 
 describe('buildBwrapArgs, the parts the full command line above leaves out', () => {
   it('binds a trusted folder read-only over its protected path, after the protected folders', () => {
-    const a = buildBwrapArgs(plan({ protectedPaths: [{ path: '/w/repo/.gemini', kind: 'dir' }], overlays: [{ source: '/srv/trusted/.gemini', path: '/w/repo/.gemini' }] }));
-    expect(a.slice(-12)).toEqual(['--ro-bind', '/w/repo/.gemini', '/w/repo/.gemini', '--ro-bind', '/srv/trusted/.gemini', '/w/repo/.gemini', '--chdir', '/w/repo/src', '--', 'bash', '-c', 'true']);
-    expect(at(a, '--ro-bind', '/srv/trusted/.gemini', '/w/repo/.gemini')).toBeGreaterThan(at(a, '--ro-bind', '/w/repo/.gemini', '/w/repo/.gemini'));
+    const a = buildBwrapArgs(
+      plan({
+        protectedPaths: [{ path: '/w/repo/.gemini', kind: 'dir' }],
+        overlays: [{ source: '/srv/trusted/.gemini', path: '/w/repo/.gemini' }],
+      }),
+    );
+    expect(a.slice(-12)).toEqual([
+      '--ro-bind',
+      '/w/repo/.gemini',
+      '/w/repo/.gemini',
+      '--ro-bind',
+      '/srv/trusted/.gemini',
+      '/w/repo/.gemini',
+      '--chdir',
+      '/w/repo/src',
+      '--',
+      'bash',
+      '-c',
+      'true',
+    ]);
+    expect(at(a, '--ro-bind', '/srv/trusted/.gemini', '/w/repo/.gemini')).toBeGreaterThan(
+      at(a, '--ro-bind', '/w/repo/.gemini', '/w/repo/.gemini'),
+    );
   });
 
   it.each<{ why: string; hidden: BwrapPlan['hidden']; masked: string[]; emptied: string[]; absent: string[] }>([
@@ -434,7 +524,16 @@ describe('buildBwrapArgs, the parts the full command line above leaves out', () 
 
 describe('runner paths, the variables that name none', () => {
   it('unset, empty and relative values name nothing; the same path twice is one', () => {
-    expect(runnerPathsOf({ RUNNER_TEMP: '/r/t', GITHUB_ENV: '', GITHUB_PATH: 'relative/p', GITHUB_OUTPUT: undefined, GITHUB_STATE: '/r/t', GITHUB_STEP_SUMMARY: '/r/s' })).toEqual(['/r/t', '/r/s']);
+    expect(
+      runnerPathsOf({
+        RUNNER_TEMP: '/r/t',
+        GITHUB_ENV: '',
+        GITHUB_PATH: 'relative/p',
+        GITHUB_OUTPUT: undefined,
+        GITHUB_STATE: '/r/t',
+        GITHUB_STEP_SUMMARY: '/r/s',
+      }),
+    ).toEqual(['/r/t', '/r/s']);
     expect(runnerPathsOf({})).toEqual([]);
   });
 

@@ -7,7 +7,15 @@ import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync 
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { fromExitCode, procProbe, processState, readJsonLines, spawnBwrap, waitForNamespaceEnd, type NamespaceProbe } from '../../src/sandbox/process-bwrap.js';
+import {
+  fromExitCode,
+  procProbe,
+  processState,
+  readJsonLines,
+  spawnBwrap,
+  waitForNamespaceEnd,
+  type NamespaceProbe,
+} from '../../src/sandbox/process-bwrap.js';
 
 let root: string;
 beforeAll(() => {
@@ -70,9 +78,21 @@ describe('waitForNamespaceEnd', () => {
   });
 
   it('keeps polling, one pause between reads, while PID 1 is alive in the same namespace', async () => {
-    const s = scripted(['pid:[777]', 'pid:[777]', 'pid:[777]'], ['4242 (bwrap) S 1', '4242 (bwrap) R 1', '4242 (bwrap) Z 1']);
+    const s = scripted(
+      ['pid:[777]', 'pid:[777]', 'pid:[777]'],
+      ['4242 (bwrap) S 1', '4242 (bwrap) R 1', '4242 (bwrap) Z 1'],
+    );
     await waitForNamespaceEnd(info, s.probe);
-    expect(s.calls).toEqual(['link 4242', 'stat 4242', 'pause', 'link 4242', 'stat 4242', 'pause', 'link 4242', 'stat 4242']);
+    expect(s.calls).toEqual([
+      'link 4242',
+      'stat 4242',
+      'pause',
+      'link 4242',
+      'stat 4242',
+      'pause',
+      'link 4242',
+      'stat 4242',
+    ]);
   });
 
   it('stops when the link changes while the process stays alive', async () => {
@@ -231,7 +251,10 @@ describe('spawnBwrap with a script standing in for bwrap', () => {
   });
 
   it('a status line without an exit code after the one with it keeps the reported code', async () => {
-    const bwrap = script('reports-then-more', `echo "{\\"child-pid\\": 99999997}" >&3\necho '{"exit-code": 6}' >&3\necho '{"other": 1}' >&3\nexit 0`);
+    const bwrap = script(
+      'reports-then-more',
+      `echo "{\\"child-pid\\": 99999997}" >&3\necho '{"exit-code": 6}' >&3\necho '{"other": 1}' >&3\nexit 0`,
+    );
     const p = spawnBwrap({ bwrap, args: [], env: {} });
     p.stdout.resume();
     p.stderr.resume();

@@ -39,7 +39,10 @@ describe('countTasks', () => {
 
   it('stops reading once the bound is reached (a bomb does not make the count itself a load)', async () => {
     const reads: number[] = [];
-    const wide = { 1: { 1: Array.from({ length: 50 }, (_, i) => 100 + i) }, ...Object.fromEntries(Array.from({ length: 50 }, (_, i) => [100 + i, { [100 + i]: [200 + i] }])) };
+    const wide = {
+      1: { 1: Array.from({ length: 50 }, (_, i) => 100 + i) },
+      ...Object.fromEntries(Array.from({ length: 50 }, (_, i) => [100 + i, { [100 + i]: [200 + i] }])),
+    };
     expect(await countTasks(1, 10, treeReader(wide, reads))).toBeGreaterThanOrEqual(10);
     expect(reads.some((pid) => pid >= 200)).toBe(false);
   });
@@ -56,14 +59,20 @@ describe('watchTaskCount', () => {
       },
       children: async () => [],
     };
-    const atFire = await new Promise<number[]>((resolve) => watchTaskCount(1, 8, { onLimit: () => resolve([...sizes]), intervalMs: 1, reader }));
+    const atFire = await new Promise<number[]>((resolve) =>
+      watchTaskCount(1, 8, { onLimit: () => resolve([...sizes]), intervalMs: 1, reader }),
+    );
     expect(atFire).toEqual([3, 4, 5, 6, 7, 8]);
   });
 
   it('a stopped watch never fires', async () => {
     let fired = false;
     let reads = 0;
-    const watch = watchTaskCount(1, 2, { onLimit: () => (fired = true), intervalMs: 1, reader: { tasks: async () => (reads++, [1, 2, 3]), children: async () => [] } });
+    const watch = watchTaskCount(1, 2, {
+      onLimit: () => (fired = true),
+      intervalMs: 1,
+      reader: { tasks: async () => (reads++, [1, 2, 3]), children: async () => [] },
+    });
     watch.stop();
     await new Promise((r) => setImmediate(r));
     expect(reads).toBe(0);

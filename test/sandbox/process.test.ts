@@ -44,7 +44,12 @@ const marker = () => `1000.${process.pid}${Math.floor(Math.random() * 1e6)}`;
 
 describe('spawnDirect', () => {
   it('runs the command in its folder with exactly the given environment, and reads its exit code', async () => {
-    const p = spawnDirect({ argv: ['bash', '-c', 'pwd; echo "v=$V home=${HOME-unset}"; echo err >&2; exit 3'], workspace: root, cwd: root, env: { V: 'x', PATH: '/usr/bin:/bin' } });
+    const p = spawnDirect({
+      argv: ['bash', '-c', 'pwd; echo "v=$V home=${HOME-unset}"; echo err >&2; exit 3'],
+      workspace: root,
+      cwd: root,
+      env: { V: 'x', PATH: '/usr/bin:/bin' },
+    });
     expect(p.sandboxed).toBe(false);
     expect(p.pid).toBeGreaterThan(0);
     expect(p.stdin).toBeNull();
@@ -55,7 +60,13 @@ describe('spawnDirect', () => {
   });
 
   it('talks on stdin when asked to', async () => {
-    const p = spawnDirect({ argv: ['bash', '-c', 'read l; echo "got $l"'], workspace: root, cwd: root, env: { PATH: '/usr/bin:/bin' }, stdin: 'pipe' });
+    const p = spawnDirect({
+      argv: ['bash', '-c', 'read l; echo "got $l"'],
+      workspace: root,
+      cwd: root,
+      env: { PATH: '/usr/bin:/bin' },
+      stdin: 'pipe',
+    });
     p.stdin!.end('hi\n');
     expect((await outputOf(p)).stdout).toBe('got hi\n');
   });
@@ -70,7 +81,12 @@ describe('spawnDirect', () => {
 
   it('a background process left in the group after the command exited is a straggler until it is killed', async () => {
     const m = marker();
-    const p = spawnDirect({ argv: ['bash', '-c', `sleep ${m} >/dev/null 2>&1 &`], workspace: root, cwd: root, env: { PATH: '/usr/bin:/bin' } });
+    const p = spawnDirect({
+      argv: ['bash', '-c', `sleep ${m} >/dev/null 2>&1 &`],
+      workspace: root,
+      cwd: root,
+      env: { PATH: '/usr/bin:/bin' },
+    });
     p.stdout.resume();
     p.stderr.resume();
     expect(await p.exited).toEqual({ code: 0, signal: null });
@@ -83,7 +99,12 @@ describe('spawnDirect', () => {
 
   it('terminate and kill signal the whole group; stragglers are seen until then', async () => {
     const m = marker();
-    const p = spawnDirect({ argv: ['bash', '-c', `sleep ${m} & echo started; wait`], workspace: root, cwd: root, env: { PATH: '/usr/bin:/bin' } });
+    const p = spawnDirect({
+      argv: ['bash', '-c', `sleep ${m} & echo started; wait`],
+      workspace: root,
+      cwd: root,
+      env: { PATH: '/usr/bin:/bin' },
+    });
     const started = new Promise<void>((r) => p.stdout.once('data', () => r()));
     p.stderr.resume();
     await started;
@@ -97,7 +118,12 @@ describe('spawnDirect', () => {
     while (p.hasStragglers()) await new Promise((r) => setTimeout(r, 10)); // the test's timeout bounds the wait
     expect(p.hasStragglers()).toBe(false);
 
-    const q = spawnDirect({ argv: ['bash', '-c', `trap '' TERM; sleep ${m} & echo started; wait`], workspace: root, cwd: root, env: { PATH: '/usr/bin:/bin' } });
+    const q = spawnDirect({
+      argv: ['bash', '-c', `trap '' TERM; sleep ${m} & echo started; wait`],
+      workspace: root,
+      cwd: root,
+      env: { PATH: '/usr/bin:/bin' },
+    });
     const qStarted = new Promise<void>((r) => q.stdout.once('data', () => r()));
     q.stderr.resume();
     await qStarted;
@@ -139,7 +165,16 @@ describe('spawnBwrap with the real bubblewrap', () => {
     expect(p.sandboxed).toBe(true);
     const info = await p.started;
     expect(info?.childPid).toBeGreaterThan(0);
-    expect(Object.keys(info?.namespaces ?? {}).sort()).toEqual(expect.arrayContaining(['cgroup-namespace', 'ipc-namespace', 'mnt-namespace', 'net-namespace', 'pid-namespace', 'uts-namespace']));
+    expect(Object.keys(info?.namespaces ?? {}).sort()).toEqual(
+      expect.arrayContaining([
+        'cgroup-namespace',
+        'ipc-namespace',
+        'mnt-namespace',
+        'net-namespace',
+        'pid-namespace',
+        'uts-namespace',
+      ]),
+    );
     expect(Object.keys(info?.namespaces ?? {}).every((k) => k.endsWith('-namespace'))).toBe(true);
     const out = await outputOf(p);
     // The file bound with --ro-bind-data reads what was written to descriptor 4; the command is PID 2 (bwrap's init is 1).
@@ -150,14 +185,22 @@ describe('spawnBwrap with the real bubblewrap', () => {
   });
 
   it('a command killed by a signal reads as that signal, not as 128+N', async () => {
-    const p = spawnBwrap({ bwrap: '/usr/bin/bwrap', args: await realArgs(['bash', '-c', 'kill -KILL $$']), env: { PATH: '/usr/bin:/bin' } });
+    const p = spawnBwrap({
+      bwrap: '/usr/bin/bwrap',
+      args: await realArgs(['bash', '-c', 'kill -KILL $$']),
+      env: { PATH: '/usr/bin:/bin' },
+    });
     await outputOf(p);
     expect(await p.closed).toEqual({ code: null, signal: 'SIGKILL' });
   });
 
   it('terminate sends SIGTERM to the command; kill ends everything, including what left the group', async () => {
     const m = marker();
-    const p = spawnBwrap({ bwrap: '/usr/bin/bwrap', args: await realArgs(['bash', '-c', `setsid sleep ${m} & echo started; wait`]), env: { PATH: '/usr/bin:/bin' } });
+    const p = spawnBwrap({
+      bwrap: '/usr/bin/bwrap',
+      args: await realArgs(['bash', '-c', `setsid sleep ${m} & echo started; wait`]),
+      env: { PATH: '/usr/bin:/bin' },
+    });
     const started = new Promise<void>((r) => p.stdout.once('data', () => r()));
     p.stderr.resume();
     await started;
@@ -167,7 +210,11 @@ describe('spawnBwrap with the real bubblewrap', () => {
     p.terminate(); // over: nothing to signal, no throw
     p.kill();
 
-    const q = spawnBwrap({ bwrap: '/usr/bin/bwrap', args: await realArgs(['bash', '-c', `trap '' TERM; setsid sleep ${m} & echo started; wait`]), env: { PATH: '/usr/bin:/bin' } });
+    const q = spawnBwrap({
+      bwrap: '/usr/bin/bwrap',
+      args: await realArgs(['bash', '-c', `trap '' TERM; setsid sleep ${m} & echo started; wait`]),
+      env: { PATH: '/usr/bin:/bin' },
+    });
     const qStarted = new Promise<void>((r) => q.stdout.once('data', () => r()));
     q.stderr.resume();
     await qStarted;
@@ -207,7 +254,11 @@ describe('spawnBwrap reading what a bwrap reports', () => {
       await new Promise<void>((r) => p.stdout.once('data', () => r()));
       p.stderr.resume();
       p[how]();
-      expect(await p.closed).toEqual({ code: null, signal: 'SIGKILL', startError: 'bubblewrap could not set up the sandbox' });
+      expect(await p.closed).toEqual({
+        code: null,
+        signal: 'SIGKILL',
+        startError: 'bubblewrap could not set up the sandbox',
+      });
     }
   });
 
@@ -230,7 +281,10 @@ describe('spawnBwrap reading what a bwrap reports', () => {
   });
 
   it('a later status line without a child pid leaves the sandbox pid as it was: terminate still reaches the command', async () => {
-    const bwrap = script('reports-more', `echo "{\\"child-pid\\": $$}" >&3\necho '{"cgroup-namespace": 5}' >&3\necho ready\nexec sleep 1000`);
+    const bwrap = script(
+      'reports-more',
+      `echo "{\\"child-pid\\": $$}" >&3\necho '{"cgroup-namespace": 5}' >&3\necho ready\nexec sleep 1000`,
+    );
     const p = spawnBwrap({ bwrap, args: [], env: { PATH: '/usr/bin:/bin' } });
     await new Promise<void>((r) => p.stdout.once('data', () => r()));
     expect(await p.started).toMatchObject({ namespaces: {} });
@@ -263,22 +317,46 @@ describe('probeBwrap and readBwrapVersion', () => {
   });
 
   it('a missing bwrap, and one whose --version fails', async () => {
-    expect(await readBwrapVersion('/nonexistent/bwrap')).toEqual({ ok: false, message: 'bubblewrap is not installed (/nonexistent/bwrap not found)' });
+    expect(await readBwrapVersion('/nonexistent/bwrap')).toEqual({
+      ok: false,
+      message: 'bubblewrap is not installed (/nonexistent/bwrap not found)',
+    });
     const broken = script('broken-version', 'echo no >&2; exit 2');
     const v = await readBwrapVersion(broken);
     expect(v.ok).toBe(false);
     expect(!v.ok && v.message.startsWith(`${broken} --version failed: Command failed: ${broken} --version`)).toBe(true);
-    expect(await readBwrapVersion(script('odd-version', 'echo "  custom build  "'))).toEqual({ ok: true, version: 'custom build' });
-    expect(await readBwrapVersion(script('two-part-version', 'echo "bubblewrap 1.2"'))).toEqual({ ok: true, version: '1.2' });
-    expect(await readBwrapVersion(script('long-version', 'echo "bubblewrap 10.12.345 (git)"'))).toEqual({ ok: true, version: '10.12.345' });
+    expect(await readBwrapVersion(script('odd-version', 'echo "  custom build  "'))).toEqual({
+      ok: true,
+      version: 'custom build',
+    });
+    expect(await readBwrapVersion(script('two-part-version', 'echo "bubblewrap 1.2"'))).toEqual({
+      ok: true,
+      version: '1.2',
+    });
+    expect(await readBwrapVersion(script('long-version', 'echo "bubblewrap 10.12.345 (git)"'))).toEqual({
+      ok: true,
+      version: '10.12.345',
+    });
     let ran = false;
-    const r = await probeBwrap('/nonexistent/bwrap', async () => ((ran = true), { code: 0, stderr: '', started: true }));
-    expect(r).toEqual({ ok: false, kind: 'missing', bwrap: '/nonexistent/bwrap', message: 'bubblewrap is not installed (/nonexistent/bwrap not found)' });
+    const r = await probeBwrap(
+      '/nonexistent/bwrap',
+      async () => ((ran = true), { code: 0, stderr: '', started: true }),
+    );
+    expect(r).toEqual({
+      ok: false,
+      kind: 'missing',
+      bwrap: '/nonexistent/bwrap',
+      message: 'bubblewrap is not installed (/nonexistent/bwrap not found)',
+    });
     expect(ran).toBe(false);
   });
 
   it.each([
-    [{ code: 1, stderr: '  bwrap: setting up uid map: Permission denied\n', started: false }, 'userns_denied', 'bwrap: setting up uid map: Permission denied'],
+    [
+      { code: 1, stderr: '  bwrap: setting up uid map: Permission denied\n', started: false },
+      'userns_denied',
+      'bwrap: setting up uid map: Permission denied',
+    ],
     [{ code: 1, stderr: '', started: false }, 'failed', 'exit code 1'],
     [{ code: null, stderr: '', started: false }, 'failed', 'exit code null'],
     [{ code: 0, stderr: '', started: false }, 'failed', 'exit code 0'],

@@ -9,7 +9,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAppArmorRemedy, readAppArmorSysctl } from '../../src/sandbox/remedy.js';
 import type { ProbeResult } from '../../src/sandbox/types.js';
 
-const APPARMOR: Extract<ProbeResult, { ok: false }> = { ok: false, kind: 'userns_denied', bwrap: '/usr/bin/bwrap', message: 'bwrap: setting up uid map: Permission denied' };
+const APPARMOR: Extract<ProbeResult, { ok: false }> = {
+  ok: false,
+  kind: 'userns_denied',
+  bwrap: '/usr/bin/bwrap',
+  message: 'bwrap: setting up uid map: Permission denied',
+};
 
 let bin: string;
 const PATH = process.env.PATH;
@@ -26,7 +31,10 @@ afterEach(() => {
 /** A stand-in for `name` that records its arguments, prints `output` and exits with `code`. */
 function standIn(name: string, code: number, output: string): void {
   const path = join(bin, name);
-  writeFileSync(path, `#!/bin/bash\necho "${name} $*" >> '${join(bin, 'calls')}'\nprintf '%s' '${output}' >&2\nexit ${code}\n`);
+  writeFileSync(
+    path,
+    `#!/bin/bash\necho "${name} $*" >> '${join(bin, 'calls')}'\nprintf '%s' '${output}' >&2\nexit ${code}\n`,
+  );
   chmodSync(path, 0o755);
 }
 const calls = () => (existsSync(join(bin, 'calls')) ? readFileSync(join(bin, 'calls'), 'utf8') : '');
@@ -38,7 +46,8 @@ describe('createAppArmorRemedy with the real command runner', () => {
     const r = await createAppArmorRemedy({ readSysctl: async () => '1', isRoot: true }).apply(APPARMOR);
     expect(r).toEqual({
       applied: true,
-      message: "ran `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`: Ubuntu's AppArmor restriction on unprivileged user namespaces kept bubblewrap from starting",
+      message:
+        "ran `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`: Ubuntu's AppArmor restriction on unprivileged user namespaces kept bubblewrap from starting",
     });
     expect(calls()).toBe('sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\n');
   });
@@ -47,7 +56,11 @@ describe('createAppArmorRemedy with the real command runner', () => {
     standIn('sudo', 1, 'sudo: a password is required\n');
     process.env.PATH = `${bin}:${PATH}`;
     const r = await createAppArmorRemedy({ readSysctl: async () => '1', isRoot: false }).apply(APPARMOR);
-    expect(r).toEqual({ applied: false, message: 'could not run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (no passwordless sudo?): sudo: a password is required' });
+    expect(r).toEqual({
+      applied: false,
+      message:
+        'could not run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (no passwordless sudo?): sudo: a password is required',
+    });
     expect(calls()).toBe('sudo -n sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\n');
   });
 
@@ -55,14 +68,22 @@ describe('createAppArmorRemedy with the real command runner', () => {
     standIn('sudo', 3, '  \n');
     process.env.PATH = `${bin}:${PATH}`;
     const r = await createAppArmorRemedy({ readSysctl: async () => '1', isRoot: false }).apply(APPARMOR);
-    expect(r).toEqual({ applied: false, message: 'could not run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (no passwordless sudo?): exit code 3' });
+    expect(r).toEqual({
+      applied: false,
+      message:
+        'could not run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (no passwordless sudo?): exit code 3',
+    });
   });
 
   it('a command that is not there: the spawn error', async () => {
     mkdirSync(join(bin, 'empty'), { recursive: true });
     process.env.PATH = join(bin, 'empty'); // neither sudo nor sysctl
     const r = await createAppArmorRemedy({ readSysctl: async () => '1', isRoot: false }).apply(APPARMOR);
-    expect(r).toEqual({ applied: false, message: 'could not run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (no passwordless sudo?): spawn sudo ENOENT' });
+    expect(r).toEqual({
+      applied: false,
+      message:
+        'could not run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (no passwordless sudo?): spawn sudo ENOENT',
+    });
   });
 
   it("reads the real sysctl: where it is absent (not Ubuntu's AppArmor) nothing is run", async () => {
@@ -88,7 +109,11 @@ describe('createAppArmorRemedy with the real command runner', () => {
     standIn('sysctl', 0, '');
     process.env.PATH = `${bin}:${PATH}`;
     await createAppArmorRemedy({ readSysctl: async () => '1' }).apply(APPARMOR);
-    expect(calls()).toBe(process.getuid?.() === 0 ? 'sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\n' : 'sudo -n sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\n');
+    expect(calls()).toBe(
+      process.getuid?.() === 0
+        ? 'sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\n'
+        : 'sudo -n sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\n',
+    );
   });
 });
 
@@ -97,7 +122,12 @@ describe('the remedy for other failures, and the sysctl reader', () => {
     let read = false;
     standIn('sudo', 0, '');
     process.env.PATH = `${bin}:${PATH}`;
-    const r = await createAppArmorRemedy({ readSysctl: async () => ((read = true), '1'), isRoot: false }).apply({ ok: false, kind, bwrap: '/usr/bin/bwrap', message: 'it broke' });
+    const r = await createAppArmorRemedy({ readSysctl: async () => ((read = true), '1'), isRoot: false }).apply({
+      ok: false,
+      kind,
+      bwrap: '/usr/bin/bwrap',
+      message: 'it broke',
+    });
     expect(r).toEqual({ applied: false, message: 'no remedy for: it broke' });
     expect(read).toBe(false);
     expect(calls()).toBe('');

@@ -46,8 +46,11 @@ async function outputOf(p: ConfinedProcess): Promise<string> {
   return out;
 }
 
-const run = async (s: Sandbox, req: Omit<SpawnRequest, 'workspace' | 'cwd'> & { workspace?: string; cwd?: string }, ws = req.workspace ?? workspace()) =>
-  outputOf(await s.spawn({ ...req, workspace: ws, cwd: req.cwd ?? ws }));
+const run = async (
+  s: Sandbox,
+  req: Omit<SpawnRequest, 'workspace' | 'cwd'> & { workspace?: string; cwd?: string },
+  ws = req.workspace ?? workspace(),
+) => outputOf(await s.spawn({ ...req, workspace: ws, cwd: req.cwd ?? ws }));
 
 const bash = (command: string) => ['bash', '-c', command];
 
@@ -62,28 +65,68 @@ describe('the environment inside', () => {
     const ws = workspace();
     const out = await run(sandbox, {
       argv: ['env'],
-      env: { PATH, FOO: 'bar', HOME: '/home/u', TMPDIR: '/tmp/host', XDG_RUNTIME_DIR: '/run/user/0', RUNNER_TEMP: '/r/_temp', GITHUB_ENV: '/r/_temp/env', GITHUB_EVENT_PATH: '/r/e.json' },
+      env: {
+        PATH,
+        FOO: 'bar',
+        HOME: '/home/u',
+        TMPDIR: '/tmp/host',
+        XDG_RUNTIME_DIR: '/run/user/0',
+        RUNNER_TEMP: '/r/_temp',
+        GITHUB_ENV: '/r/_temp/env',
+        GITHUB_EVENT_PATH: '/r/e.json',
+      },
       workspace: ws,
     });
     // PWD is bwrap's (--chdir).
-    expect(out.split('\n').filter(Boolean).sort()).toEqual(['FOO=bar', 'HOME=/home/u', 'NO_UPDATE_NOTIFIER=1', `PATH=${PATH}`, `PWD=${ws}`, 'npm_config_update_notifier=false']);
+    expect(out.split('\n').filter(Boolean).sort()).toEqual([
+      'FOO=bar',
+      'HOME=/home/u',
+      'NO_UPDATE_NOTIFIER=1',
+      `PATH=${PATH}`,
+      `PWD=${ws}`,
+      'npm_config_update_notifier=false',
+    ]);
   });
 
   it("the caller's update-notifier settings win over the defaults", async () => {
     const ws = workspace();
-    const out = await run(sandbox, { argv: ['env'], env: { PATH, npm_config_update_notifier: 'true', NO_UPDATE_NOTIFIER: '' }, workspace: ws });
-    expect(out.split('\n').filter(Boolean).sort()).toEqual(['HOME=/home/sandbox', 'NO_UPDATE_NOTIFIER=', `PATH=${PATH}`, `PWD=${ws}`, 'npm_config_update_notifier=true']);
+    const out = await run(sandbox, {
+      argv: ['env'],
+      env: { PATH, npm_config_update_notifier: 'true', NO_UPDATE_NOTIFIER: '' },
+      workspace: ws,
+    });
+    expect(out.split('\n').filter(Boolean).sort()).toEqual([
+      'HOME=/home/sandbox',
+      'NO_UPDATE_NOTIFIER=',
+      `PATH=${PATH}`,
+      `PWD=${ws}`,
+      'npm_config_update_notifier=true',
+    ]);
   });
 
   it('a HOME inside the workspace becomes an empty /home/sandbox; a HOME elsewhere is an empty folder at its path', async () => {
     const ws = workspace({ 'home/.bashrc': 'x' });
-    expect(await run(sandbox, { argv: bash('echo "$HOME $(ls -A "$HOME" | wc -l)"'), env: { PATH, HOME: join(ws, 'home') } }, ws)).toBe('/home/sandbox 0\n');
-    expect(await run(sandbox, { argv: bash('echo "$HOME $(ls -A "$HOME" | wc -l)"; touch "$HOME/x" && echo writable'), env: { PATH, HOME: '/root' } })).toBe('/root 0\nwritable\n');
+    expect(
+      await run(
+        sandbox,
+        { argv: bash('echo "$HOME $(ls -A "$HOME" | wc -l)"'), env: { PATH, HOME: join(ws, 'home') } },
+        ws,
+      ),
+    ).toBe('/home/sandbox 0\n');
+    expect(
+      await run(sandbox, {
+        argv: bash('echo "$HOME $(ls -A "$HOME" | wc -l)"; touch "$HOME/x" && echo writable'),
+        env: { PATH, HOME: '/root' },
+      }),
+    ).toBe('/root 0\nwritable\n');
   });
 
   it('the sandbox unconfined (off) also drops the runner variables', async () => {
     const off = createSandbox({ mode: 'off', hostEnv: {} });
-    const out = await run(off, { argv: ['env'], env: { PATH, A: '1', RUNNER_TEMP: '/r', GITHUB_PATH: '/r/p', GITHUB_OUTPUT: '/r/o' } });
+    const out = await run(off, {
+      argv: ['env'],
+      env: { PATH, A: '1', RUNNER_TEMP: '/r', GITHUB_PATH: '/r/p', GITHUB_OUTPUT: '/r/o' },
+    });
     expect(out.split('\n').filter(Boolean).sort()).toEqual(['A=1', `PATH=${PATH}`]);
   });
 });
@@ -92,7 +135,14 @@ describe('what the process sees of the host', () => {
   it("hides the runner's temp folder named in the host environment, inside the workspace too", async () => {
     const ws = workspace({ '_temp/env': 'secret\n', 'file.txt': 'ok\n' });
     const s = createSandbox({ mode: 'required', hostEnv: { RUNNER_TEMP: join(ws, '_temp') } });
-    const out = await run(s, { argv: bash('ls -A _temp | wc -l; cat file.txt; touch _temp/x 2>/dev/null && echo wrote || echo refused'), env: { PATH } }, ws);
+    const out = await run(
+      s,
+      {
+        argv: bash('ls -A _temp | wc -l; cat file.txt; touch _temp/x 2>/dev/null && echo wrote || echo refused'),
+        env: { PATH },
+      },
+      ws,
+    );
     expect(out).toBe('0\nok\nrefused\n');
     expect(existsSync(join(ws, '_temp/x'))).toBe(false);
   });
@@ -102,10 +152,17 @@ describe('what the process sees of the host', () => {
     mkdirSync(tools);
     writeFileSync(join(tools, 'tool.txt'), 'a tool\n');
     const s = createSandbox({ mode: 'required', hostEnv: {}, readOnly: [tools, '/tmp'] });
-    const out = await run(s, { argv: bash(`cat ${tools}/tool.txt; touch ${tools}/x 2>/dev/null && echo wrote || echo read-only; ls -A /tmp | wc -l`), env: { PATH } });
+    const out = await run(s, {
+      argv: bash(
+        `cat ${tools}/tool.txt; touch ${tools}/x 2>/dev/null && echo wrote || echo read-only; ls -A /tmp | wc -l`,
+      ),
+      env: { PATH },
+    });
     expect(out).toBe('a tool\nread-only\n0\n');
     // Without the option the folder is not there at all.
-    expect(await run(sandbox, { argv: bash(`test -e ${tools} && echo there || echo absent`), env: { PATH } })).toBe('absent\n');
+    expect(await run(sandbox, { argv: bash(`test -e ${tools} && echo there || echo absent`), env: { PATH } })).toBe(
+      'absent\n',
+    );
   });
 
   it("the network namespace: fresh by default, the host's when the request allows the network", async () => {
@@ -120,14 +177,23 @@ describe('what the process sees of the host', () => {
   });
 
   it('no user namespace can be made inside (bwrap >= 0.8: --disable-userns), and no capability is left', async () => {
-    const out = await run(sandbox, { argv: bash('unshare --user true 2>/dev/null && echo nested || echo refused; grep ^CapEff /proc/self/status'), env: { PATH } });
+    const out = await run(sandbox, {
+      argv: bash('unshare --user true 2>/dev/null && echo nested || echo refused; grep ^CapEff /proc/self/status'),
+      env: { PATH },
+    });
     expect(out).toBe('refused\nCapEff:\t0000000000000000\n');
   });
 
   it('starts in the given folder of the workspace, by its real path', async () => {
     const ws = workspace({ 'src/a': 'x' });
     symlinkSync(ws, join(root, `link-${n}`));
-    expect(await run(sandbox, { argv: ['pwd'], env: { PATH }, workspace: join(root, `link-${n}`), cwd: join(root, `link-${n}`, 'src') }, join(root, `link-${n}`))).toBe(`${ws}/src\n`);
+    expect(
+      await run(
+        sandbox,
+        { argv: ['pwd'], env: { PATH }, workspace: join(root, `link-${n}`), cwd: join(root, `link-${n}`, 'src') },
+        join(root, `link-${n}`),
+      ),
+    ).toBe(`${ws}/src\n`);
   });
 });
 
@@ -147,12 +213,16 @@ describe('requests the sandbox refuses', () => {
     symlinkSync('target', join(ws, '.github'));
     const e = await errorOf(sandbox.spawn({ argv: ['true'], workspace: ws, cwd: ws, env: {} }));
     expect(isAgentError(e) && e.kind).toBe('config');
-    expect((e as Error).message).toBe(`sandbox: ${ws}/.github is a symbolic link: the sandbox cannot protect it (replace it with a folder)`);
+    expect((e as Error).message).toBe(
+      `sandbox: ${ws}/.github is a symbolic link: the sandbox cannot protect it (replace it with a folder)`,
+    );
   });
 
   it('writable folders that would expose the host, all named', async () => {
     const ws = workspace();
-    const e2 = await errorOf(sandbox.spawn({ argv: ['true'], workspace: ws, cwd: ws, env: {}, writable: ['/etc', '/var/cache/x', 'rel'] }));
+    const e2 = await errorOf(
+      sandbox.spawn({ argv: ['true'], workspace: ws, cwd: ws, env: {}, writable: ['/etc', '/var/cache/x', 'rel'] }),
+    );
     expect(isAgentError(e2) && e2.kind).toBe('config');
     expect((e2 as Error).message).toBe('sandbox: these folders cannot be made writable: /etc, rel');
   });
@@ -164,12 +234,24 @@ describe("a trusted .gemini/ over the work tree's", () => {
     const trusted = join(root, `trusted-${++n}`);
     mkdirSync(trusted);
     writeFileSync(join(trusted, 'settings.json'), 'from the trusted commit\n');
-    const out = await run(sandbox, { argv: bash('cat .gemini/settings.json; (echo x > .gemini/new) 2>/dev/null && echo wrote || echo read-only'), env: { PATH }, configDir: trusted }, ws);
+    const out = await run(
+      sandbox,
+      {
+        argv: bash('cat .gemini/settings.json; (echo x > .gemini/new) 2>/dev/null && echo wrote || echo read-only'),
+        env: { PATH },
+        configDir: trusted,
+      },
+      ws,
+    );
     expect(out).toBe('from the trusted commit\nread-only\n');
-    expect(execFileSync('cat', [join(ws, '.gemini/settings.json')], { encoding: 'utf8' })).toBe('from the pull request\n');
+    expect(execFileSync('cat', [join(ws, '.gemini/settings.json')], { encoding: 'utf8' })).toBe(
+      'from the pull request\n',
+    );
     // Where the work tree has none, the trusted one still shows, and no placeholder is left behind.
     const bare = workspace();
-    expect(await run(sandbox, { argv: ['cat', '.gemini/settings.json'], env: { PATH }, configDir: trusted }, bare)).toBe('from the trusted commit\n');
+    expect(
+      await run(sandbox, { argv: ['cat', '.gemini/settings.json'], env: { PATH }, configDir: trusted }, bare),
+    ).toBe('from the trusted commit\n');
     expect(existsSync(join(bare, '.gemini'))).toBe(false);
   });
 
@@ -181,9 +263,19 @@ describe("a trusted .gemini/ over the work tree's", () => {
       expect((e as Error).message).toBe(`sandbox: the trusted configuration folder ${configDir} is not a folder`);
     }
     const withFile = workspace({ '.gemini': 'a file', trusted: {} });
-    const e = await errorOf(sandbox.spawn({ argv: ['true'], workspace: withFile, cwd: withFile, env: {}, configDir: join(withFile, 'trusted') }));
+    const e = await errorOf(
+      sandbox.spawn({
+        argv: ['true'],
+        workspace: withFile,
+        cwd: withFile,
+        env: {},
+        configDir: join(withFile, 'trusted'),
+      }),
+    );
     expect(isAgentError(e) && e.kind).toBe('config');
-    expect((e as Error).message).toBe(`sandbox: ${withFile}/.gemini is not a folder, so the trusted .gemini/ cannot be put in its place`);
+    expect((e as Error).message).toBe(
+      `sandbox: ${withFile}/.gemini is not a folder, so the trusted .gemini/ cannot be put in its place`,
+    );
   });
 });
 
@@ -213,7 +305,17 @@ describe('placeholders for absent protected folders', () => {
 
   it('processes started at the same time on a fresh workspace share the placeholders, and the last one removes them', async () => {
     const ws = workspace();
-    const ps = await Promise.all([1, 2, 3, 4].map(() => sandbox.spawn({ argv: bash('read x; test -d .gemini && echo ok'), env: { PATH }, stdin: 'pipe', workspace: ws, cwd: ws })));
+    const ps = await Promise.all(
+      [1, 2, 3, 4].map(() =>
+        sandbox.spawn({
+          argv: bash('read x; test -d .gemini && echo ok'),
+          env: { PATH },
+          stdin: 'pipe',
+          workspace: ws,
+          cwd: ws,
+        }),
+      ),
+    );
     for (const p of ps) p.stdin!.end('\n');
     expect(await Promise.all(ps.map(outputOf))).toEqual(['ok\n', 'ok\n', 'ok\n', 'ok\n']);
     for (const name of ['.git', '.gemini', '.github']) expect(existsSync(join(ws, name))).toBe(false);
@@ -230,7 +332,12 @@ describe('placeholders for absent protected folders', () => {
 });
 
 describe('status', () => {
-  const refused: ProbeResult = { ok: false, kind: 'failed', bwrap: '/usr/bin/bwrap', message: "\n  bwrap: Can't mount proc on /newroot/proc: Operation not permitted\nmore detail" };
+  const refused: ProbeResult = {
+    ok: false,
+    kind: 'failed',
+    bwrap: '/usr/bin/bwrap',
+    message: "\n  bwrap: Can't mount proc on /newroot/proc: Operation not permitted\nmore detail",
+  };
 
   it('auto without a sandbox: the warning carries the reason and the fix', async () => {
     const s = await createSandbox({ mode: 'auto', hostEnv: {}, probe: async () => refused }).status();
@@ -244,7 +351,8 @@ describe('status', () => {
   it('off: the warning says what unconfined means', async () => {
     expect(await createSandbox({ mode: 'off', hostEnv: {} }).status()).toEqual({
       kind: 'unconfined',
-      warning: 'the sandbox is off: commands run with the full access of this process (its files, its network, its other processes)',
+      warning:
+        'the sandbox is off: commands run with the full access of this process (its files, its network, its other processes)',
     });
   });
 
@@ -259,14 +367,20 @@ describe('status', () => {
     expect(calls).toBe(2);
     expect(s).toEqual({
       kind: 'refused',
-      reason: "bubblewrap failed: bwrap: Can't mount proc on /newroot/proc: Operation not permitted (tried: ran the fix)",
+      reason:
+        "bubblewrap failed: bwrap: Can't mount proc on /newroot/proc: Operation not permitted (tried: ran the fix)",
       fix: 'run `agent-action sandbox check` on this machine to see which part fails',
     });
   });
 
   it('a remedy that did nothing: probed once; a later spawn is refused with the same reason', async () => {
     let calls = 0;
-    const s = createSandbox({ mode: 'required', hostEnv: {}, probe: async () => (calls++, refused), remedy: { apply: async () => ({ applied: false, message: 'nothing to do' }) } });
+    const s = createSandbox({
+      mode: 'required',
+      hostEnv: {},
+      probe: async () => (calls++, refused),
+      remedy: { apply: async () => ({ applied: false, message: 'nothing to do' }) },
+    });
     const ws = workspace();
     const e = await errorOf(s.spawn({ argv: ['true'], workspace: ws, cwd: ws, env: {} }));
     expect((e as Error).message).toBe(
@@ -305,10 +419,17 @@ describe('status', () => {
 
 describe('explainFailure', () => {
   it('names the bwrap that may not create namespaces, and what the remedy tried', () => {
-    expect(explainFailure({ ok: false, kind: 'userns_denied', bwrap: '/opt/bwrap', message: 'uid map denied\nsecond' }, 'sysctl absent')).toEqual({
+    expect(
+      explainFailure(
+        { ok: false, kind: 'userns_denied', bwrap: '/opt/bwrap', message: 'uid map denied\nsecond' },
+        'sysctl absent',
+      ),
+    ).toEqual({
       reason: 'bubblewrap may not create user namespaces here: uid map denied (tried: sysctl absent)',
       fix: 'on Ubuntu 23.10 and later (the ubuntu-24.04 runners), AppArmor restricts unprivileged user namespaces: run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` in a step before this one, or install an AppArmor profile that allows /opt/bwrap to use them',
     });
-    expect(explainFailure({ ok: false, kind: 'failed', bwrap: '/opt/bwrap', message: '' }).reason).toBe('bubblewrap failed: ');
+    expect(explainFailure({ ok: false, kind: 'failed', bwrap: '/opt/bwrap', message: '' }).reason).toBe(
+      'bubblewrap failed: ',
+    );
   });
 });

@@ -72,7 +72,11 @@ describe('a cancelled call', () => {
     const emit = (e: SchedulerEvent) => {
       if (e.type === 'tool_result') results.push({ status: e.error?.code ?? 'ok', alive: pidAlive(pid) });
     };
-    const batch = scheduler.run([{ id: 's', name: 'run_shell_command', args: { command } }], batchOpts({ signal: ac.signal }), emit);
+    const batch = scheduler.run(
+      [{ id: 's', name: 'run_shell_command', args: { command } }],
+      batchOpts({ signal: ac.signal }),
+      emit,
+    );
     await fileAppears(join(root, 'ready'));
     pid = Number(readFileSync(join(root, 'pid'), 'utf8'));
     ac.abort();
@@ -134,7 +138,9 @@ describe('a cancelled call', () => {
     const r = await batch;
     expect(sawAbort).toBe(true);
     expect(states.at(-1)).toBe('cancelled');
-    expect(r.responses[0]!.functionResponse!.response).toEqual({ error: 'gated was cancelled: stopped once the gate opened' });
+    expect(r.responses[0]!.functionResponse!.response).toEqual({
+      error: 'gated was cancelled: stopped once the gate opened',
+    });
   });
 
   it('whose tool never settles is abandoned at the grace period, on the injected timer', async () => {
@@ -173,7 +179,9 @@ describe('a cancelled call', () => {
     const r = await batch;
     expect(states.at(-1)).toBe('cancelled');
     expect(r.responses[0]!.functionResponse!.response).toEqual({
-      error: expect.stringMatching(/^hang was cancelled: the run was cancelled, and hang did not stop within 7 s of it, so it was abandoned/),
+      error: expect.stringMatching(
+        /^hang was cancelled: the run was cancelled, and hang did not stop within 7 s of it, so it was abandoned/,
+      ),
     });
   });
 });

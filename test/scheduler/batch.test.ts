@@ -1,18 +1,42 @@
 import { describe, expect, it } from 'vitest';
-import { buildResponses, cutText, emptyStreak, fitToBudget, groupCalls, nextStreak, responseTextOf, toolErrorOf } from '../../src/scheduler/batch.js';
+import {
+  buildResponses,
+  cutText,
+  emptyStreak,
+  fitToBudget,
+  groupCalls,
+  nextStreak,
+  responseTextOf,
+  toolErrorOf,
+} from '../../src/scheduler/batch.js';
 import type { Call } from '../../src/scheduler/call-state.js';
 import { ToolFailure, type ToolKind } from '../../src/tools/define-tool.js';
 
 describe('groupCalls (Gemini CLI: edits and wait_for_previous calls run alone)', () => {
-  const c = (kind: ToolKind | undefined, waitForPrevious?: boolean) => ({ kind, ...(waitForPrevious === undefined ? {} : { waitForPrevious }) });
+  const c = (kind: ToolKind | undefined, waitForPrevious?: boolean) => ({
+    kind,
+    ...(waitForPrevious === undefined ? {} : { waitForPrevious }),
+  });
   it.each<[string, ReturnType<typeof c>[], number[][]]>([
-    ['calls without the flag run together, whatever their kind', [c('read'), c('execute'), c('other'), c('search')], [[0, 1, 2, 3]]],
+    [
+      'calls without the flag run together, whatever their kind',
+      [c('read'), c('execute'), c('other'), c('search')],
+      [[0, 1, 2, 3]],
+    ],
     ['wait_for_previous: false is the same as leaving it out', [c('read'), c('execute', false)], [[0, 1]]],
-    ['a call with wait_for_previous: true runs alone, after all before it', [c('read'), c('read'), c('execute', true), c('read')], [[0, 1], [2], [3]]],
+    [
+      'a call with wait_for_previous: true runs alone, after all before it',
+      [c('read'), c('read'), c('execute', true), c('read')],
+      [[0, 1], [2], [3]],
+    ],
     ['the flag on the first call changes nothing before it', [c('read', true), c('read')], [[0], [1]]],
     ['edits run alone and in order, even without the flag', [c('edit'), c('edit', false)], [[0], [1]]],
     ['an edit splits a run of reads', [c('read'), c('search'), c('edit'), c('read')], [[0, 1], [2], [3]]],
-    ['unknown tools may run beside others (they fail before running)', [c('read'), c(undefined), c('read')], [[0, 1, 2]]],
+    [
+      'unknown tools may run beside others (they fail before running)',
+      [c('read'), c(undefined), c('read')],
+      [[0, 1, 2]],
+    ],
     ['empty', [], []],
   ])('%s', (_, placements, groups) => {
     expect(groupCalls(placements)).toEqual(groups);
@@ -44,7 +68,13 @@ describe('fitToBudget', () => {
 });
 
 describe('responses', () => {
-  const base = (order: number, id?: string) => ({ id: id ?? `call-${order}`, ...(id ? { wireId: id } : {}), name: 'note_read', args: {}, order });
+  const base = (order: number, id?: string) => ({
+    id: id ?? `call-${order}`,
+    ...(id ? { wireId: id } : {}),
+    name: 'note_read',
+    args: {},
+    order,
+  });
   it('are in the model order, output or error, never empty, echoing the model id', () => {
     const calls: Call[] = [
       { status: 'denied', base: base(2, 'z'), rule: null, reason: 'no rule matched' },
@@ -56,18 +86,30 @@ describe('responses', () => {
       { functionResponse: { id: 'x', name: 'note_read', response: { output: '(the tool returned no output)' } } },
       { functionResponse: { name: 'note_read', response: { error: 'missing path' } } },
       { functionResponse: { id: 'z', name: 'note_read', response: { error: 'no rule matched' } } },
-      { functionResponse: { id: 'w', name: 'note_read', response: { error: 'note_read was cancelled: the run was cancelled' } } },
+      {
+        functionResponse: {
+          id: 'w',
+          name: 'note_read',
+          response: { error: 'note_read was cancelled: the run was cancelled' },
+        },
+      },
     ]);
   });
 
   it('a failure with no message still says something', () => {
-    expect(responseTextOf({ status: 'failed', base: base(0), error: { code: 'timeout', message: '' } }).text).toBe('note_read failed (timeout)');
+    expect(responseTextOf({ status: 'failed', base: base(0), error: { code: 'timeout', message: '' } }).text).toBe(
+      'note_read failed (timeout)',
+    );
   });
 });
 
 describe('toolErrorOf', () => {
   it.each<[string, unknown, { code: string; message: string }]>([
-    ['a ToolFailure keeps its code', new ToolFailure('outside_workspace', '../x is outside'), { code: 'outside_workspace', message: '../x is outside' }],
+    [
+      'a ToolFailure keeps its code',
+      new ToolFailure('outside_workspace', '../x is outside'),
+      { code: 'outside_workspace', message: '../x is outside' },
+    ],
     ['any other error is failed', new TypeError('boom'), { code: 'failed', message: 'boom' }],
     ['a thrown string', 'bad', { code: 'failed', message: 'bad' }],
   ])('%s', (_, thrown, expected) => {

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/common/errors.js';
-import { canMove, isSettled, move, NEXT, receiveCall, SETTLED_STATUSES, type Call, type CallBase, type CallStatus } from '../../src/scheduler/call-state.js';
+import {
+  canMove,
+  isSettled,
+  move,
+  NEXT,
+  receiveCall,
+  SETTLED_STATUSES,
+  type Call,
+  type CallBase,
+  type CallStatus,
+} from '../../src/scheduler/call-state.js';
 
 const base: CallBase = { id: 'c1', name: 'note_read', args: { path: 'a.txt' }, order: 0 };
 
@@ -24,7 +34,18 @@ const SAMPLE: { [S in CallStatus]: Extract<Call, { status: S }> } = {
 };
 
 /** Every status, written out: a new status must be added here (and its moves below) on purpose. */
-const STATUSES: CallStatus[] = ['received', 'validating', 'prepared', 'awaiting_approval', 'scheduled', 'executing', 'succeeded', 'failed', 'denied', 'cancelled'];
+const STATUSES: CallStatus[] = [
+  'received',
+  'validating',
+  'prepared',
+  'awaiting_approval',
+  'scheduled',
+  'executing',
+  'succeeded',
+  'failed',
+  'denied',
+  'cancelled',
+];
 const TERMINAL: CallStatus[] = ['succeeded', 'failed', 'denied', 'cancelled'];
 
 /** The legal moves, written by hand from the lifecycle (not read from the table under test). */
@@ -98,7 +119,13 @@ describe('call state transitions', () => {
   });
 
   it('keeps the model id verbatim and synthesizes one when it is missing', () => {
-    expect(receiveCall({ id: 'abc', name: 'x', args: { a: 1 } }, 3).base).toEqual({ id: 'abc', wireId: 'abc', name: 'x', args: { a: 1 }, order: 3 });
+    expect(receiveCall({ id: 'abc', name: 'x', args: { a: 1 } }, 3).base).toEqual({
+      id: 'abc',
+      wireId: 'abc',
+      name: 'x',
+      args: { a: 1 },
+      order: 3,
+    });
     expect(receiveCall({ name: 'x' }, 2).base).toEqual({ id: 'call-2-x', name: 'x', args: {}, order: 2 });
   });
 });

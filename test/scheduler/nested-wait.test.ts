@@ -37,14 +37,23 @@ function delegate(resumes: Array<{ saved: unknown; answers: readonly ApprovalAns
         suspended: {
           pending: [
             { id: 'i1', name: 'note_write', args: {}, title: 'inner write', rule: null },
-            { id: 'i2', name: 'ask_user', args: {}, title: 'inner question', rule: null, question: { question: 'Which one?' } },
+            {
+              id: 'i2',
+              name: 'ask_user',
+              args: {},
+              title: 'inner question',
+              rule: null,
+              question: { question: 'Which one?' },
+            },
           ],
           saved: { step: 1, task: args.task },
         },
       }),
       resumeSuspended: async (_ctx, saved, answers) => {
         resumes.push({ saved, answers });
-        return { output: { forModel: `finished ${args.task} with ${answers.map((a) => `${a.id}=${a.kind}`).join(',')}` } };
+        return {
+          output: { forModel: `finished ${args.task} with ${answers.map((a) => `${a.id}=${a.kind}`).join(',')}` },
+        };
       },
     }),
   }) as Tool;
@@ -66,9 +75,15 @@ describe('a call waiting inside', () => {
       ['d1/i2', 'inner question'],
     ]);
     expect(r.open?.calls).toEqual([
-      expect.objectContaining({ status: 'awaiting_approval', base: expect.objectContaining({ id: 'd1' }), nested: { pending: r.pending, saved: { step: 1, task: 'docs' } } }),
+      expect.objectContaining({
+        status: 'awaiting_approval',
+        base: expect.objectContaining({ id: 'd1' }),
+        nested: { pending: r.pending, saved: { step: 1, task: 'docs' } },
+      }),
     ]);
-    expect(events.filter((e) => e.type === 'tool_state').map((e) => (e.type === 'tool_state' ? e.status : ''))).toEqual(['validating', 'prepared', 'scheduled', 'executing', 'awaiting_approval']);
+    expect(events.filter((e) => e.type === 'tool_state').map((e) => (e.type === 'tool_state' ? e.status : ''))).toEqual(
+      ['validating', 'prepared', 'scheduled', 'executing', 'awaiting_approval'],
+    );
     expect(events.some((e) => e.type === 'tool_result')).toBe(false);
   });
 
@@ -103,15 +118,26 @@ describe('a call waiting inside', () => {
         ],
       },
     ]);
-    expect(done.responses.map((p) => p.functionResponse?.response)).toEqual([{ output: 'finished docs with i1=approve,i2=answer' }, { error: 'no note missing.txt' }]);
+    expect(done.responses.map((p) => p.functionResponse?.response)).toEqual([
+      { output: 'finished docs with i1=approve,i2=answer' },
+      { error: 'no note missing.txt' },
+    ]);
   });
 
   it('checks answers against the inner calls before anything runs', async () => {
     const first = setup();
-    const r = await first.scheduler.run([{ id: 'd1', name: 'delegate', args: { task: 'docs' } }], batchOpts(), first.emit);
+    const r = await first.scheduler.run(
+      [{ id: 'd1', name: 'delegate', args: { task: 'docs' } }],
+      batchOpts(),
+      first.emit,
+    );
     const later = setup();
-    const err = await later.scheduler.resume({ open: r.open!, answers: [{ id: 'd1/i1', kind: 'approve' }] }, batchOpts(), later.emit).catch((e: unknown) => e);
-    expect(isAgentError(err) && err.message).toBe('call d1/i2 (inner question) has no answer; every waiting call needs one');
+    const err = await later.scheduler
+      .resume({ open: r.open!, answers: [{ id: 'd1/i1', kind: 'approve' }] }, batchOpts(), later.emit)
+      .catch((e: unknown) => e);
+    expect(isAgentError(err) && err.message).toBe(
+      'call d1/i2 (inner question) has no answer; every waiting call needs one',
+    );
     const wrongKind = await later.scheduler
       .resume(
         {
@@ -131,8 +157,16 @@ describe('a call waiting inside', () => {
 
   it.each<[string, unknown, RegExp]>([
     ['nothing waits inside', { pending: [], saved: {} }, /call d1 waits inside but lists nothing that waits/],
-    ['an inner call of another call', { pending: [{ id: 'x/i1', name: 'n', args: {}, title: 't', rule: null }], saved: {} }, /call d1 holds a waiting call that is not its own/],
-    ['nothing saved', { pending: [{ id: 'd1/i1', name: 'n', args: {}, title: 't', rule: null }] }, /call d1 waits inside but saved nothing to go on from/],
+    [
+      'an inner call of another call',
+      { pending: [{ id: 'x/i1', name: 'n', args: {}, title: 't', rule: null }], saved: {} },
+      /call d1 holds a waiting call that is not its own/,
+    ],
+    [
+      'nothing saved',
+      { pending: [{ id: 'd1/i1', name: 'n', args: {}, title: 't', rule: null }] },
+      /call d1 waits inside but saved nothing to go on from/,
+    ],
   ])('a saved batch is refused when %s', (_, nested, message) => {
     const call = {
       status: 'awaiting_approval',

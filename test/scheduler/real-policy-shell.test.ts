@@ -25,7 +25,11 @@ it('decides a compound shell command by its rules and runs it, loading the gramm
     channel: createDeferChannel(),
     env: { ...envFor(root), sandbox: createSandbox({ mode: 'off', hostEnv: {} }) },
   });
-  const r = await scheduler.run([{ id: 's', name: 'run_shell_command', args: { command: 'echo one && echo two' } }], batchOpts(), () => {});
+  const r = await scheduler.run(
+    [{ id: 's', name: 'run_shell_command', args: { command: 'echo one && echo two' } }],
+    batchOpts(),
+    () => {},
+  );
   expect(r.pending).toEqual([]);
   expect(r.responses[0]!.functionResponse!.response).toEqual({ output: expect.stringMatching(/one\ntwo/) });
 });

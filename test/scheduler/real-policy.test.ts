@@ -56,8 +56,18 @@ it('with the real policy engine: allow, deny message, unmatched deny, ask -> app
     batchOpts(),
     () => {},
   );
-  expect(first.pending).toEqual([expect.objectContaining({ id: 'w', title: 'create notes.md', rule: expect.objectContaining({ decision: 'ask_user', source: 'test.toml' }) })]);
-  const done = await scheduler.resume({ open: first.open!, answers: [{ id: 'w', kind: 'approve', always: true }] }, batchOpts(), () => {});
+  expect(first.pending).toEqual([
+    expect.objectContaining({
+      id: 'w',
+      title: 'create notes.md',
+      rule: expect.objectContaining({ decision: 'ask_user', source: 'test.toml' }),
+    }),
+  ]);
+  const done = await scheduler.resume(
+    { open: first.open!, answers: [{ id: 'w', kind: 'approve', always: true }] },
+    batchOpts(),
+    () => {},
+  );
   expect(outputs(done)).toEqual([
     { output: expect.stringContaining('alpha') },
     { error: expect.stringContaining('The secrets folder is off limits.') },

@@ -16,7 +16,10 @@ const BAD: FunctionCall = { id: 'bad', name: 'note_write', args: { path: 'b.txt'
 async function suspend(): Promise<{ root: string; open: OpenBatch }> {
   const root = makeTempDir('sched-resume-');
   writeFiles(root, { 'a.txt': 'alpha', 'b.txt': 'beta' });
-  const { scheduler, emit } = createTestScheduler(createTestKit(), root, { policy: createTablePolicy(TABLE), channel: createDeferChannel() });
+  const { scheduler, emit } = createTestScheduler(createTestKit(), root, {
+    policy: createTablePolicy(TABLE),
+    channel: createDeferChannel(),
+  });
   const r = await scheduler.run(
     [
       { id: 'r1', name: 'note_read', args: { path: 'a.txt' } },
@@ -75,14 +78,19 @@ beforeAll(async () => {
   }
   const file = join(makeTempDir('sched-open-'), 'input.json');
   writeFileSync(file, JSON.stringify(inputs));
-  const child = spawnSync(process.execPath, ['--import', 'tsx', FIXTURE, file], { encoding: 'utf8', cwd: join(import.meta.dirname, '..', '..') });
+  const child = spawnSync(process.execPath, ['--import', 'tsx', FIXTURE, file], {
+    encoding: 'utf8',
+    cwd: join(import.meta.dirname, '..', '..'),
+  });
   spawnStatus = child.status;
   const lines = child.stdout.trim().split('\n').filter(Boolean);
-  if (lines.length !== names.length) throw new Error(`resume process printed ${lines.length} results (status ${child.status}): ${child.stderr}`);
+  if (lines.length !== names.length)
+    throw new Error(`resume process printed ${lines.length} results (status ${child.status}): ${child.stderr}`);
   names.forEach((name, i) => (results[name] = JSON.parse(lines[i])));
 });
 
-const responsesOf = (r: any) => r.responses.map((p: { functionResponse: { response: unknown } }) => p.functionResponse.response);
+const responsesOf = (r: any) =>
+  r.responses.map((p: { functionResponse: { response: unknown } }) => p.functionResponse.response);
 const fileIn = (name: Name) => readFileSync(join(roots[name], 'b.txt'), 'utf8');
 
 describe('resume in another process', () => {
@@ -97,11 +105,19 @@ describe('resume in another process', () => {
       { functionResponse: { id: 'r1', name: 'note_read', response: { output: 'alpha' } } },
       { functionResponse: { id: 'w1', name: 'note_write', response: { output: 'wrote b.txt' } } },
       { functionResponse: { id: 'q1', name: 'ask_user', response: { output: 'main, please' } } },
-      { functionResponse: { id: 'bad', name: 'note_write', response: { error: expect.stringContaining("missing required field 'content'") } } },
+      {
+        functionResponse: {
+          id: 'bad',
+          name: 'note_write',
+          response: { error: expect.stringContaining("missing required field 'content'") },
+        },
+      },
     ]);
     expect(fileIn('approve')).toBe('approved content');
     expect(out.log).toEqual(['start:b.txt', 'end:b.txt']); // the read of a.txt ran before, not again
-    expect(out.events.filter((e: { type: string }) => e.type === 'tool_result').map((e: { id: string }) => e.id)).toEqual(['w1', 'q1', 'bad', 'bad']);
+    expect(
+      out.events.filter((e: { type: string }) => e.type === 'tool_result').map((e: { id: string }) => e.id),
+    ).toEqual(['w1', 'q1', 'bad', 'bad']);
   });
 
   it('carries the repeated-validation streak across the suspension', () => {

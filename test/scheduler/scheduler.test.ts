@@ -2,7 +2,13 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/common/errors.js';
-import { createAllowChannel, createDenyChannel, createDeferChannel, NOBODY_TO_ANSWER, NOBODY_TO_ASK } from '../../src/scheduler/channels.js';
+import {
+  createAllowChannel,
+  createDenyChannel,
+  createDeferChannel,
+  NOBODY_TO_ANSWER,
+  NOBODY_TO_ASK,
+} from '../../src/scheduler/channels.js';
 import { createScheduler, toolSourceFrom, TRUNCATED_REFUSAL } from '../../src/scheduler/scheduler.js';
 import { readFileTool } from '../../src/tools/builtin/read-file.js';
 import { createToolRegistry } from '../../src/tools/registry.js';
@@ -10,11 +16,29 @@ import { replaceTool } from '../../src/tools/builtin/replace.js';
 import { writeFileTool } from '../../src/tools/builtin/write-file.js';
 import type { BatchResult } from '../../src/scheduler/types.js';
 import { makeTempDir, writeFiles } from '../support/git-repo.js';
-import { batchOpts, envFor, createBarrier, createScriptedChannel, createTablePolicy, createTestKit, createTestScheduler, type TestKit } from './support.js';
+import {
+  batchOpts,
+  envFor,
+  createBarrier,
+  createScriptedChannel,
+  createTablePolicy,
+  createTestKit,
+  createTestScheduler,
+  type TestKit,
+} from './support.js';
 
-const allowAll = () => createTablePolicy({ note_read: 'allow', note_write: 'allow', ask_user: 'allow', break_run: 'allow' });
-const read = (path: string, extra: Record<string, unknown> = {}, id?: string) => ({ ...(id ? { id } : {}), name: 'note_read', args: { path, ...extra } });
-const write = (path: string, content: string, id?: string) => ({ ...(id ? { id } : {}), name: 'note_write', args: { path, content } });
+const allowAll = () =>
+  createTablePolicy({ note_read: 'allow', note_write: 'allow', ask_user: 'allow', break_run: 'allow' });
+const read = (path: string, extra: Record<string, unknown> = {}, id?: string) => ({
+  ...(id ? { id } : {}),
+  name: 'note_read',
+  args: { path, ...extra },
+});
+const write = (path: string, content: string, id?: string) => ({
+  ...(id ? { id } : {}),
+  name: 'note_write',
+  args: { path, content },
+});
 const outputs = (r: BatchResult) => r.responses.map((p) => p.functionResponse!.response);
 
 let root: string;
@@ -29,7 +53,11 @@ describe('batching', () => {
   it('runs consecutive reads at the same time (each waits for the other to have started)', async () => {
     kit.barriers.set('pair', createBarrier(2));
     const { scheduler, emit } = createTestScheduler(kit, root, { policy: allowAll(), channel: createDenyChannel() });
-    const r = await scheduler.run([read('a.txt', { barrier: 'pair' }), read('b.txt', { barrier: 'pair' })], batchOpts(), emit);
+    const r = await scheduler.run(
+      [read('a.txt', { barrier: 'pair' }), read('b.txt', { barrier: 'pair' })],
+      batchOpts(),
+      emit,
+    );
     expect(outputs(r)).toEqual([{ output: 'alpha' }, { output: 'beta' }]);
     // Both started before either ended: they overlapped.
     expect(kit.log.slice(0, 2).sort()).toEqual(['start:a.txt', 'start:b.txt']);
@@ -37,8 +65,16 @@ describe('batching', () => {
 
   it('caps parallel reads at maxParallel: with 1, the pair can never meet', async () => {
     kit.barriers.set('pair', createBarrier(2, 300));
-    const { scheduler, emit } = createTestScheduler(kit, root, { policy: allowAll(), channel: createDenyChannel(), maxParallel: 1 });
-    const r = await scheduler.run([read('a.txt', { barrier: 'pair' }), read('b.txt', { barrier: 'pair' })], batchOpts(), emit);
+    const { scheduler, emit } = createTestScheduler(kit, root, {
+      policy: allowAll(),
+      channel: createDenyChannel(),
+      maxParallel: 1,
+    });
+    const r = await scheduler.run(
+      [read('a.txt', { barrier: 'pair' }), read('b.txt', { barrier: 'pair' })],
+      batchOpts(),
+      emit,
+    );
     expect(outputs(r)[0]).toEqual({ error: expect.stringContaining('only 1 of 2 calls ever started') });
     expect(kit.log).toEqual(['start:a.txt', 'start:b.txt', 'end:b.txt']);
   });
@@ -47,20 +83,47 @@ describe('batching', () => {
     kit.barriers.set('pair', createBarrier(2));
     const { scheduler, emit } = createTestScheduler(kit, root, { policy: allowAll(), channel: createDenyChannel() });
     const r = await scheduler.run(
-      [read('a.txt', { barrier: 'pair' }), read('b.txt', { barrier: 'pair' }), write('x.txt', 'one'), write('y.txt', 'two'), read('x.txt'), write('x.txt', 'three')],
+      [
+        read('a.txt', { barrier: 'pair' }),
+        read('b.txt', { barrier: 'pair' }),
+        write('x.txt', 'one'),
+        write('y.txt', 'two'),
+        read('x.txt'),
+        write('x.txt', 'three'),
+      ],
       batchOpts(),
       emit,
     );
-    expect(kit.log.slice(4)).toEqual(['start:x.txt', 'end:x.txt', 'start:y.txt', 'end:y.txt', 'start:x.txt', 'end:x.txt', 'start:x.txt', 'end:x.txt']);
+    expect(kit.log.slice(4)).toEqual([
+      'start:x.txt',
+      'end:x.txt',
+      'start:y.txt',
+      'end:y.txt',
+      'start:x.txt',
+      'end:x.txt',
+      'start:x.txt',
+      'end:x.txt',
+    ]);
     // The read of x.txt saw the first write, not the last: order was kept.
-    expect(outputs(r)).toEqual([{ output: 'alpha' }, { output: 'beta' }, { output: 'wrote x.txt' }, { output: 'wrote y.txt' }, { output: 'one' }, { output: 'wrote x.txt' }]);
+    expect(outputs(r)).toEqual([
+      { output: 'alpha' },
+      { output: 'beta' },
+      { output: 'wrote x.txt' },
+      { output: 'wrote y.txt' },
+      { output: 'one' },
+      { output: 'wrote x.txt' },
+    ]);
     expect(readFileSync(join(root, 'x.txt'), 'utf8')).toBe('three');
   });
 
   it("returns results in the model's order even when a later call finishes first", async () => {
     kit.gates.set('slow', kit.ended('fast'));
     const { scheduler, emit } = createTestScheduler(kit, root, { policy: allowAll(), channel: createDenyChannel() });
-    const r = await scheduler.run([read('a.txt', { label: 'slow' }, 'id-1'), read('b.txt', { label: 'fast' }, 'id-2')], batchOpts(), emit);
+    const r = await scheduler.run(
+      [read('a.txt', { label: 'slow' }, 'id-1'), read('b.txt', { label: 'fast' }, 'id-2')],
+      batchOpts(),
+      emit,
+    );
     expect(kit.log.indexOf('end:fast')).toBeLessThan(kit.log.indexOf('end:slow'));
     expect(r.responses.map((p) => [p.functionResponse!.id, p.functionResponse!.response])).toEqual([
       ['id-1', { output: 'alpha' }],
@@ -72,7 +135,15 @@ describe('batching', () => {
 describe('validation', () => {
   it('answers an unknown tool with a did-you-mean, and bad arguments naming the field', async () => {
     const { scheduler, emit } = createTestScheduler(kit, root, { policy: allowAll(), channel: createDenyChannel() });
-    const r = await scheduler.run([{ name: 'note_raed', args: { path: 'a.txt' } }, { name: 'note_write', args: { path: 'a.txt' } }, read('../etc/passwd')], batchOpts(), emit);
+    const r = await scheduler.run(
+      [
+        { name: 'note_raed', args: { path: 'a.txt' } },
+        { name: 'note_write', args: { path: 'a.txt' } },
+        read('../etc/passwd'),
+      ],
+      batchOpts(),
+      emit,
+    );
     expect(outputs(r)).toEqual([
       { error: expect.stringMatching(/unknown tool note_raed.*did you mean note_read/) },
       { error: expect.stringContaining("missing required field 'content'") },
@@ -96,10 +167,15 @@ describe('validation', () => {
 
 describe('policy and approvals', () => {
   it('denies without running, with the rule deny message', async () => {
-    const policy = createTablePolicy({ note_read: 'allow', note_write: 'deny' }, 'deny', { note_write: 'Edits are not allowed in review runs.' });
+    const policy = createTablePolicy({ note_read: 'allow', note_write: 'deny' }, 'deny', {
+      note_write: 'Edits are not allowed in review runs.',
+    });
     const { scheduler, emit } = createTestScheduler(kit, root, { policy, channel: createAllowChannel() });
     const r = await scheduler.run([write('a.txt', 'changed'), read('a.txt')], batchOpts(), emit);
-    expect(outputs(r)).toEqual([{ error: expect.stringContaining('Edits are not allowed in review runs.') }, { output: 'alpha' }]);
+    expect(outputs(r)).toEqual([
+      { error: expect.stringContaining('Edits are not allowed in review runs.') },
+      { output: 'alpha' },
+    ]);
     expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('alpha');
     // Policy saw the prepared call's policy arguments.
     expect(policy.queries[0]).toEqual({ toolName: 'note_write', args: { path: 'a.txt', content: 'changed' } });
@@ -116,7 +192,9 @@ describe('policy and approvals', () => {
   it('ask_user with the allow channel runs the call; "always" adds a rule', async () => {
     const policy = createTablePolicy({ note_write: 'ask_user' });
     const { scheduler, emit } = createTestScheduler(kit, root, { policy, channel: createAllowChannel() });
-    expect(outputs(await scheduler.run([write('a.txt', 'changed')], batchOpts(), emit))).toEqual([{ output: 'wrote a.txt' }]);
+    expect(outputs(await scheduler.run([write('a.txt', 'changed')], batchOpts(), emit))).toEqual([
+      { output: 'wrote a.txt' },
+    ]);
     expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('changed');
     expect(policy.added).toEqual([]);
 
@@ -178,21 +256,35 @@ describe('deferred calls', () => {
   it('runs the allowed calls to the end and returns the open batch as plain JSON', async () => {
     const policy = createTablePolicy({ note_read: 'allow', note_write: 'ask_user' });
     const { scheduler, emit, events } = createTestScheduler(kit, root, { policy, channel: createDeferChannel() });
-    const r = await scheduler.run([read('a.txt', {}, 'r1'), write('b.txt', 'new', 'w1'), read('c.txt', {}, 'r2')], batchOpts(), emit);
+    const r = await scheduler.run(
+      [read('a.txt', {}, 'r1'), write('b.txt', 'new', 'w1'), read('c.txt', {}, 'r2')],
+      batchOpts(),
+      emit,
+    );
     expect(r.responses).toEqual([]);
-    expect(r.pending).toEqual([expect.objectContaining({ id: 'w1', title: 'overwrite b.txt', preview: '--- b.txt\n-beta\n+new\n' })]);
+    expect(r.pending).toEqual([
+      expect.objectContaining({ id: 'w1', title: 'overwrite b.txt', preview: '--- b.txt\n-beta\n+new\n' }),
+    ]);
     expect(kit.log).toEqual(['start:a.txt', 'end:a.txt', 'start:c.txt', 'end:c.txt']);
     expect(readFileSync(join(root, 'b.txt'), 'utf8')).toBe('beta');
     const open = r.open!;
     expect(JSON.parse(JSON.stringify(open))).toEqual(open);
-    expect((open.calls as { status: string }[]).map((c) => c.status)).toEqual(['succeeded', 'awaiting_approval', 'succeeded']);
+    expect((open.calls as { status: string }[]).map((c) => c.status)).toEqual([
+      'succeeded',
+      'awaiting_approval',
+      'succeeded',
+    ]);
     expect(events.filter((e) => e.type === 'tool_result').map((e) => e.id)).toEqual(['r1', 'r2']);
   });
 
   it('resume rejects a missing answer, an unknown id and a wrong kind before running anything', async () => {
     const policy = createTablePolicy({ note_write: 'ask_user', ask_user: 'allow' });
     const { scheduler, emit } = createTestScheduler(kit, root, { policy, channel: createDeferChannel() });
-    const r = await scheduler.run([write('b.txt', 'new', 'w1'), { id: 'q1', name: 'ask_user', args: { question: 'Why?' } }], batchOpts(), emit);
+    const r = await scheduler.run(
+      [write('b.txt', 'new', 'w1'), { id: 'q1', name: 'ask_user', args: { question: 'Why?' } }],
+      batchOpts(),
+      emit,
+    );
     const cases = [
       [[{ id: 'w1', kind: 'approve' }], /q1.*has no answer/],
       [
@@ -219,7 +311,9 @@ describe('deferred calls', () => {
       ],
     ] as const;
     for (const [answers, message] of cases) {
-      const err = await scheduler.resume({ open: r.open!, answers: answers as never }, batchOpts(), emit).catch((e: unknown) => e);
+      const err = await scheduler
+        .resume({ open: r.open!, answers: answers as never }, batchOpts(), emit)
+        .catch((e: unknown) => e);
       expect(isAgentError(err) && err.kind).toBe('input');
       expect(String((err as Error).message)).toMatch(message);
     }
@@ -243,7 +337,10 @@ describe('deferred calls', () => {
       batchOpts(),
       emit,
     );
-    expect(outputs(done)).toEqual([{ error: expect.stringContaining('has changed since it was asked') }, { error: expect.stringMatching(/can no longer be prepared.*no note c\.txt/) }]);
+    expect(outputs(done)).toEqual([
+      { error: expect.stringContaining('has changed since it was asked') },
+      { error: expect.stringMatching(/can no longer be prepared.*no note c\.txt/) },
+    ]);
     expect(readFileSync(join(root, 'b.txt'), 'utf8')).toBe('edited by someone else');
   });
 });
@@ -251,14 +348,22 @@ describe('deferred calls', () => {
 describe('refusals, budget, fatal, cancel, events', () => {
   it('refuses edit and execute calls of a truncated turn, and still runs its reads', async () => {
     const { scheduler, emit } = createTestScheduler(kit, root, { policy: allowAll(), channel: createAllowChannel() });
-    const r = await scheduler.run([write('a.txt', 'half'), read('b.txt'), { name: 'break_run', args: {} }], batchOpts({ truncated: true }), emit);
+    const r = await scheduler.run(
+      [write('a.txt', 'half'), read('b.txt'), { name: 'break_run', args: {} }],
+      batchOpts({ truncated: true }),
+      emit,
+    );
     expect(outputs(r)).toEqual([{ error: TRUNCATED_REFUSAL }, { output: 'beta' }, { error: TRUNCATED_REFUSAL }]);
     expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('alpha');
   });
 
   it('cuts the largest outputs first to fit the batch budget, with a note', async () => {
     writeFiles(root, { 'big.txt': 'B'.repeat(5000), 'mid.txt': 'M'.repeat(3000) });
-    const { scheduler, emit, events } = createTestScheduler(kit, root, { policy: allowAll(), channel: createAllowChannel(), outputBudgetChars: 4000 });
+    const { scheduler, emit, events } = createTestScheduler(kit, root, {
+      policy: allowAll(),
+      channel: createAllowChannel(),
+      outputBudgetChars: 4000,
+    });
     const r = await scheduler.run([read('a.txt'), read('big.txt'), read('mid.txt')], batchOpts(), emit);
     const [small, big, mid] = outputs(r).map((o) => String(o.output));
     expect(small).toBe('alpha');
@@ -270,9 +375,17 @@ describe('refusals, budget, fatal, cancel, events', () => {
 
   it('a fatal tool error ends the batch: later calls are cancelled and the result carries it', async () => {
     const { scheduler, emit } = createTestScheduler(kit, root, { policy: allowAll(), channel: createAllowChannel() });
-    const r = await scheduler.run([read('a.txt'), { name: 'break_run', args: {} }, write('b.txt', 'no')], batchOpts(), emit);
+    const r = await scheduler.run(
+      [read('a.txt'), { name: 'break_run', args: {} }, write('b.txt', 'no')],
+      batchOpts(),
+      emit,
+    );
     expect(r.fatal).toEqual({ code: 'fatal', message: 'the sandbox is gone' });
-    expect(outputs(r)).toEqual([{ output: 'alpha' }, { error: 'the sandbox is gone' }, { error: expect.stringContaining('was cancelled: an earlier call failed fatally') }]);
+    expect(outputs(r)).toEqual([
+      { output: 'alpha' },
+      { error: 'the sandbox is gone' },
+      { error: expect.stringContaining('was cancelled: an earlier call failed fatally') },
+    ]);
     expect(readFileSync(join(root, 'b.txt'), 'utf8')).toBe('beta');
   });
 
@@ -282,7 +395,10 @@ describe('refusals, budget, fatal, cancel, events', () => {
     const { scheduler, emit } = createTestScheduler(kit, root, { policy: allowAll(), channel: createDeferChannel() });
     const r = await scheduler.run([read('a.txt'), write('b.txt', 'x')], batchOpts({ signal: ac.signal }), emit);
     expect(r.pending).toEqual([]);
-    expect(outputs(r).map((o) => String(o.error))).toEqual([expect.stringContaining('cancelled'), expect.stringContaining('cancelled')]);
+    expect(outputs(r).map((o) => String(o.error))).toEqual([
+      expect.stringContaining('cancelled'),
+      expect.stringContaining('cancelled'),
+    ]);
     expect(kit.log).toEqual([]);
   });
 

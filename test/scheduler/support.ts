@@ -2,7 +2,15 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Type } from 'typebox';
-import type { AddedRule, ApprovalMode, Decision, PolicyEngine, PolicyQuery, PolicyVerdict, RuleRef } from '../../src/policy/types.js';
+import type {
+  AddedRule,
+  ApprovalMode,
+  Decision,
+  PolicyEngine,
+  PolicyQuery,
+  PolicyVerdict,
+  RuleRef,
+} from '../../src/policy/types.js';
 import { createScheduler, type SchedulerOptions } from '../../src/scheduler/scheduler.js';
 import type { ApprovalChannel, SchedulerEvent } from '../../src/scheduler/types.js';
 import { defineTool, ToolFailure, type Tool, type ToolEnv } from '../../src/tools/define-tool.js';
@@ -24,7 +32,10 @@ export function createBarrier(parties: number, guardMs = 5_000) {
       if (arrived >= parties) release();
       let timer: NodeJS.Timeout | undefined;
       const guard = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`barrier: only ${arrived} of ${parties} calls ever started`)), guardMs);
+        timer = setTimeout(
+          () => reject(new Error(`barrier: only ${arrived} of ${parties} calls ever started`)),
+          guardMs,
+        );
       });
       try {
         await Promise.race([all, guard]);
@@ -40,7 +51,8 @@ export type Barrier = ReturnType<typeof createBarrier>;
 function inside(root: string, path: string): string {
   const abs = resolve(root, path);
   const rel = relative(root, abs);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new ToolFailure('outside_workspace', `${path} is outside the workspace`);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel))
+    throw new ToolFailure('outside_workspace', `${path} is outside the workspace`);
   return abs;
 }
 
@@ -67,7 +79,10 @@ export function createTestKit() {
     name: 'note_read',
     kind: 'read',
     description: 'Read a note file.',
-    params: Type.Object({ path: Type.String(), barrier: Type.Optional(Type.String()), label: Type.Optional(Type.String()) }, { additionalProperties: false }),
+    params: Type.Object(
+      { path: Type.String(), barrier: Type.Optional(Type.String()), label: Type.Optional(Type.String()) },
+      { additionalProperties: false },
+    ),
     async prepare(args, env) {
       const abs = inside(env.root, args.path);
       if (!existsSync(abs)) throw new ToolFailure('not_found', `no note ${args.path}`);
@@ -161,7 +176,11 @@ export function envFor(root: string): ToolEnv {
  * A policy engine that decides by tool name from a table (unknown names get `fallback`), and
  * remembers "always" approvals as allow rules. Enough for the scheduler; the real engine is tested in policy/.
  */
-export function createTablePolicy(table: Record<string, Decision>, fallback: Decision = 'deny', denyMessages: Record<string, string> = {}): PolicyEngine & { queries: PolicyQuery[] } {
+export function createTablePolicy(
+  table: Record<string, Decision>,
+  fallback: Decision = 'deny',
+  denyMessages: Record<string, string> = {},
+): PolicyEngine & { queries: PolicyQuery[] } {
   const added: AddedRule[] = [];
   const queries: PolicyQuery[] = [];
   const ruleFor = (toolName: string, decision: Decision, source = 'test-table'): RuleRef => ({
@@ -181,11 +200,19 @@ export function createTablePolicy(table: Record<string, Decision>, fallback: Dec
     async decide(query: PolicyQuery, _mode: ApprovalMode): Promise<PolicyVerdict> {
       queries.push(query);
       if (added.some((r) => r.toolName === query.toolName)) {
-        return { decision: 'allow', rule: ruleFor(query.toolName, 'allow', 'always-approval'), reason: 'approved always earlier' };
+        return {
+          decision: 'allow',
+          rule: ruleFor(query.toolName, 'allow', 'always-approval'),
+          reason: 'approved always earlier',
+        };
       }
       const decision = table[query.toolName];
       if (!decision) return { decision: fallback, rule: null, reason: `no rule matches ${query.toolName}` };
-      return { decision, rule: ruleFor(query.toolName, decision), reason: `the table says ${decision} for ${query.toolName}` };
+      return {
+        decision,
+        rule: ruleFor(query.toolName, decision),
+        reason: `the table says ${decision} for ${query.toolName}`,
+      };
     },
     async allowAlways(query: PolicyQuery, mode: ApprovalMode): Promise<AddedRule> {
       const rule: AddedRule = { toolName: query.toolName, modes: [mode] };
@@ -199,7 +226,9 @@ export function createTablePolicy(table: Record<string, Decision>, fallback: Dec
 }
 
 /** Records every answer it is asked for and gives the scripted one (or defers). */
-export function createScriptedChannel(answer: (p: Parameters<ApprovalChannel['decide']>[0]) => Awaited<ReturnType<ApprovalChannel['decide']>>) {
+export function createScriptedChannel(
+  answer: (p: Parameters<ApprovalChannel['decide']>[0]) => Awaited<ReturnType<ApprovalChannel['decide']>>,
+) {
   const asked: Parameters<ApprovalChannel['decide']>[0][] = [];
   const channel: ApprovalChannel = {
     decide: async (p) => {
@@ -210,7 +239,11 @@ export function createScriptedChannel(answer: (p: Parameters<ApprovalChannel['de
   return { channel, asked };
 }
 
-export function createTestScheduler(kit: TestKit, root: string, over: Partial<SchedulerOptions> & Pick<SchedulerOptions, 'policy' | 'channel'>) {
+export function createTestScheduler(
+  kit: TestKit,
+  root: string,
+  over: Partial<SchedulerOptions> & Pick<SchedulerOptions, 'policy' | 'channel'>,
+) {
   const events: SchedulerEvent[] = [];
   const scheduler = createScheduler({ tools: kit.source, env: envFor(root), ...over });
   return { scheduler, events, emit: (e: SchedulerEvent) => events.push(e) };

@@ -12,10 +12,20 @@ import type { BatchResult } from '../../src/scheduler/types.js';
 import { defineTool, type Tool } from '../../src/tools/define-tool.js';
 import { createToolRegistry } from '../../src/tools/registry.js';
 import { makeTempDir, writeFiles } from '../support/git-repo.js';
-import { batchOpts, createBarrier, createTablePolicy, createTestKit, createTestScheduler, type TestKit } from './support.js';
+import {
+  batchOpts,
+  createBarrier,
+  createTablePolicy,
+  createTestKit,
+  createTestScheduler,
+  type TestKit,
+} from './support.js';
 
 const read = (path: string, extra: Record<string, unknown> = {}) => ({ name: 'note_read', args: { path, ...extra } });
-const write = (path: string, content: string, extra: Record<string, unknown> = {}) => ({ name: 'note_write', args: { path, content, ...extra } });
+const write = (path: string, content: string, extra: Record<string, unknown> = {}) => ({
+  name: 'note_write',
+  args: { path, content, ...extra },
+});
 const outputs = (r: BatchResult) => r.responses.map((p) => p.functionResponse!.response);
 
 let root: string;
@@ -32,7 +42,10 @@ function execTool(k: TestKit): Tool {
     name: 'note_exec',
     kind: 'execute',
     description: 'Run a note command.',
-    params: Type.Object({ label: Type.String(), barrier: Type.Optional(Type.String()) }, { additionalProperties: false }),
+    params: Type.Object(
+      { label: Type.String(), barrier: Type.Optional(Type.String()) },
+      { additionalProperties: false },
+    ),
     prepare: (args) => ({
       title: `exec ${args.label}`,
       paths: [],
@@ -58,7 +71,11 @@ describe('wait_for_previous', () => {
     kit.barriers.set('trio', createBarrier(3));
     const { scheduler: s, emit } = scheduler([execTool(kit)]);
     const r = await s.run(
-      [read('a.txt', { barrier: 'trio' }), { name: 'note_exec', args: { label: 'test', barrier: 'trio' } }, read('b.txt', { barrier: 'trio', wait_for_previous: false })],
+      [
+        read('a.txt', { barrier: 'trio' }),
+        { name: 'note_exec', args: { label: 'test', barrier: 'trio' } },
+        read('b.txt', { barrier: 'trio', wait_for_previous: false }),
+      ],
       batchOpts(),
       emit,
     );
@@ -69,7 +86,16 @@ describe('wait_for_previous', () => {
   it('a call with wait_for_previous: true starts only after every call before it ended, and the rest wait for it', async () => {
     kit.barriers.set('pair', createBarrier(2));
     const { scheduler: s, emit } = scheduler();
-    const r = await s.run([read('a.txt', { barrier: 'pair' }), read('b.txt', { barrier: 'pair' }), read('c.txt', { wait_for_previous: true }), read('a.txt', { label: 'after' })], batchOpts(), emit);
+    const r = await s.run(
+      [
+        read('a.txt', { barrier: 'pair' }),
+        read('b.txt', { barrier: 'pair' }),
+        read('c.txt', { wait_for_previous: true }),
+        read('a.txt', { label: 'after' }),
+      ],
+      batchOpts(),
+      emit,
+    );
     expect(outputs(r)).toEqual([{ output: 'alpha' }, { output: 'beta' }, { output: 'gamma' }, { output: 'alpha' }]);
     expect(kit.log.slice(0, 2).sort()).toEqual(['start:a.txt', 'start:b.txt']);
     expect(kit.log.slice(2, 4).sort()).toEqual(['end:a.txt', 'end:b.txt']);
@@ -79,13 +105,21 @@ describe('wait_for_previous', () => {
   it('without the flag, the same third call overlaps the first two (the barrier of three is met)', async () => {
     kit.barriers.set('trio', createBarrier(3));
     const { scheduler: s, emit } = scheduler();
-    const r = await s.run([read('a.txt', { barrier: 'trio' }), read('b.txt', { barrier: 'trio' }), read('c.txt', { barrier: 'trio' })], batchOpts(), emit);
+    const r = await s.run(
+      [read('a.txt', { barrier: 'trio' }), read('b.txt', { barrier: 'trio' }), read('c.txt', { barrier: 'trio' })],
+      batchOpts(),
+      emit,
+    );
     expect(outputs(r)).toEqual([{ output: 'alpha' }, { output: 'beta' }, { output: 'gamma' }]);
   });
 
   it('edits of one file never overlap, even when the model says they need not wait', async () => {
     const { scheduler: s, emit } = scheduler();
-    const r = await s.run([write('x.txt', 'one', { wait_for_previous: false }), write('x.txt', 'two', { wait_for_previous: false })], batchOpts(), emit);
+    const r = await s.run(
+      [write('x.txt', 'one', { wait_for_previous: false }), write('x.txt', 'two', { wait_for_previous: false })],
+      batchOpts(),
+      emit,
+    );
     expect(outputs(r)).toEqual([{ output: 'wrote x.txt' }, { output: 'wrote x.txt' }]);
     expect(kit.log).toEqual(['start:x.txt', 'end:x.txt', 'start:x.txt', 'end:x.txt']);
     expect(readFileSync(join(root, 'x.txt'), 'utf8')).toBe('two');

@@ -21,7 +21,9 @@ afterEach(() => closeAll(gh));
 describe("a triaged marker from another account, through the bundle's triage plan", () => {
   it("a bot quoting the marker does not make the plan skip the issue; the action's own marker does", async () => {
     const job = createJob({ 'README.md': '# hello\n' }, { name: 'schedule' });
-    gh = await startFakeGitHub(createFakeGitHubState({ labels: ['needs-triage'].map((name) => ({ name, color: 'ededed', description: null })) }));
+    gh = await startFakeGitHub(
+      createFakeGitHubState({ labels: ['needs-triage'].map((name) => ({ name, color: 'ededed', description: null })) }),
+    );
     for (const n of [1, 2]) {
       gh.addIssue({
         number: n,
@@ -34,7 +36,12 @@ describe("a triaged marker from another account, through the bundle's triage pla
     }
     const later = new Date(Date.UTC(2026, 1, 1)).toISOString();
     // #1: quoted by another bot after the stranger's edit. #2: the action's own marker.
-    gh.addComment(1, `> quoting the issue\n${markerBody(gh.state.issues.get(1)!.updated_at)}`, { login: 'quote-bot[bot]', type: 'Bot' }, later);
+    gh.addComment(
+      1,
+      `> quoting the issue\n${markerBody(gh.state.issues.get(1)!.updated_at)}`,
+      { login: 'quote-bot[bot]', type: 'Bot' },
+      later,
+    );
     gh.addComment(2, markerBody(gh.state.issues.get(2)!.updated_at), BOT, later);
 
     const plan = await runAction({

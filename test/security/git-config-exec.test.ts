@@ -10,7 +10,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBundle, assertContained, expectNoMarkers, logOf, openHostile, resultOf, scriptCalls, type Hostile } from './harness.js';
+import {
+  assertBundle,
+  assertContained,
+  expectNoMarkers,
+  logOf,
+  openHostile,
+  resultOf,
+  scriptCalls,
+  type Hostile,
+} from './harness.js';
 
 let h: Hostile | undefined;
 beforeAll(assertBundle);
@@ -33,8 +42,14 @@ describe('git config execution', () => {
       shell("echo '[core]' >> .git/config"),
       shell(`echo '${fsmonitor(h.marker('fsmonitor'))}' >> .git/config`),
       shell(`echo 'touch ${h.marker('hook')}' > .git/hooks/pre-commit`),
-      ['write_file', { file_path: '.git/config', content: `[core]\n${fsmonitor(h.marker('write-file')).replace('\\t', '\t')}\n` }],
-      ['write_file', { file_path: 'src/../.git/hooks/pre-push', content: `#!/bin/sh\ntouch ${h.marker('write-hook')}\n` }],
+      [
+        'write_file',
+        { file_path: '.git/config', content: `[core]\n${fsmonitor(h.marker('write-file')).replace('\\t', '\t')}\n` },
+      ],
+      [
+        'write_file',
+        { file_path: 'src/../.git/hooks/pre-push', content: `#!/bin/sh\ntouch ${h.marker('write-hook')}\n` },
+      ],
       FIX,
     ]);
 
@@ -56,7 +71,9 @@ describe('git config execution', () => {
     const m = (n: string) => h!.marker(n);
     const sent = scriptCalls(h, [
       shell(`printf '[core]\\n${fsmonitor(m('fsmonitor'))}\\n' >> .git/config`),
-      shell(`git config core.hooksPath hooks; git config filter.pwn.clean 'touch ${m('filter')}'; git config include.path ../evil.cfg`),
+      shell(
+        `git config core.hooksPath hooks; git config filter.pwn.clean 'touch ${m('filter')}'; git config include.path ../evil.cfg`,
+      ),
       shell(`printf '#!/bin/sh\\ntouch ${m('hook')}\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit`),
       shell(`echo '* filter=pwn diff=pwn merge=pwn' > .git/info/attributes`),
       // What the work tree may hold (it is writable): these must be inert for the action's git.
@@ -80,7 +97,8 @@ describe('git config execution', () => {
 
     expectNoMarkers(h);
     expect(r.outputs.status, logOf(r)).toBe('success');
-    for (const c of sent.slice(0, 4)) expect(resultOf(h, c)).toMatch(/Read-only file system|could not lock config file|Permission denied/);
+    for (const c of sent.slice(0, 4))
+      expect(resultOf(h, c)).toMatch(/Read-only file system|could not lock config file|Permission denied/);
     expect(resultOf(h, sent[4])).toContain('planted');
     expect(readFileSync(join(h.ws.dir, '.git/config'), 'utf8')).toBe(configBefore);
     assertContained(h, [r]);

@@ -28,11 +28,15 @@ describe('the leak scan', () => {
   });
 
   it('names the secret and where it was found', () => {
-    expect(findLeaks(c, { 'a comment': `the token is ${reverse(c.githubToken)}` })).toEqual([expect.objectContaining({ secret: 'githubToken', where: 'a comment' })]);
+    expect(findLeaks(c, { 'a comment': `the token is ${reverse(c.githubToken)}` })).toEqual([
+      expect.objectContaining({ secret: 'githubToken', where: 'a comment' }),
+    ]);
   });
 
   it('finds nothing in text that only shares prefixes and hosts with the canaries', () => {
-    const text = 'ghs_ github_pat_ AIzaSy https://pipelines.actions.test/ postgres://app: x-access-token: ' + Buffer.from('https://api.github.com/graphql').toString('hex');
+    const text =
+      'ghs_ github_pat_ AIzaSy https://pipelines.actions.test/ postgres://app: x-access-token: ' +
+      Buffer.from('https://api.github.com/graphql').toString('hex');
     expect(findLeaks(c, { here: text })).toEqual([]);
     expect(findLeaks(createCanaries(), { here: JSON.stringify(c) }).length).toBe(0);
   });
@@ -40,7 +44,25 @@ describe('the leak scan', () => {
 
 describe('proseOf', () => {
   it('drops fenced code and code spans, keeps HTML blocks whole (no fence starts inside one)', () => {
-    const md = ['@a `@b`', '```', '@c', '```', '<details>', '````', '@d', '', '`````x', '@e', '````', '@f', '`````', '~~~', '@g', '~~~', '@h'].join('\n');
+    const md = [
+      '@a `@b`',
+      '```',
+      '@c',
+      '```',
+      '<details>',
+      '````',
+      '@d',
+      '',
+      '`````x',
+      '@e',
+      '````',
+      '@f',
+      '`````',
+      '~~~',
+      '@g',
+      '~~~',
+      '@h',
+    ].join('\n');
     expect(proseOf(md).match(/@\w/g)).toEqual(['@a', '@d', '@h']);
   });
 });

@@ -32,9 +32,27 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { addPullFromRemote, shasOf, type WorldRepo } from '../support/action-world.js';
-import { asUser, BUNDLE, closeAll, commitsBetweenOf, examplePayload, parseOutputFile, refsOf, retarget, runAction, type ActionRun } from '../support/e2e-runner.js';
+import {
+  asUser,
+  BUNDLE,
+  closeAll,
+  commitsBetweenOf,
+  examplePayload,
+  parseOutputFile,
+  refsOf,
+  retarget,
+  runAction,
+  type ActionRun,
+} from '../support/e2e-runner.js';
 import { responseTo } from '../support/call-results.js';
-import { call as wireCall, reply, startFakeGemini, text, type FakeGemini, type WirePart } from '../support/fake-gemini.js';
+import {
+  call as wireCall,
+  reply,
+  startFakeGemini,
+  text,
+  type FakeGemini,
+  type WirePart,
+} from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeComment, type FakeGitHub } from '../support/fake-github.js';
 import { makeTempDir } from '../support/git-repo.js';
 import { createRemote, jobEventOf, jobFor, type Job, type Remote } from '../support/runner-model.js';
@@ -107,7 +125,9 @@ export function createCanaries(): Canaries {
 /** Every canary value with its name, as the random part a leak would carry (a URL's host is no secret). */
 function canaryValues(c: Canaries): Array<[string, string]> {
   const { jobEnv, ...rest } = c;
-  return [...Object.entries(rest), ...Object.entries(jobEnv).map(([k, v]) => [`env ${k}`, v] as [string, string])].map(([k, v]) => [k, secretPart(v)]);
+  return [...Object.entries(rest), ...Object.entries(jobEnv).map(([k, v]) => [`env ${k}`, v] as [string, string])].map(
+    ([k, v]) => [k, secretPart(v)],
+  );
 }
 
 /** The random part of a canary: its longest run of 16 or more letters and digits (prefixes like `ghs_` are no secret). */
@@ -154,7 +174,11 @@ export interface Leak {
 }
 
 /** Every place in `haystacks` (name -> text) where a window of a form of a canary (or of an `extra` secret) appears. */
-export function findLeaks(canaries: Canaries, haystacks: Record<string, string>, extra: ReadonlyArray<[string, string]> = []): Leak[] {
+export function findLeaks(
+  canaries: Canaries,
+  haystacks: Record<string, string>,
+  extra: ReadonlyArray<[string, string]> = [],
+): Leak[] {
   const windows = new Map<number, Map<string, string>>();
   for (const [name, value] of [...canaryValues(canaries), ...extra]) {
     for (const [form, w] of leakForms(value)) {
@@ -198,12 +222,23 @@ function createRunnerFiles(c: Canaries, under?: string): RunnerFiles {
   const commands = join(temp, '_runner_file_commands');
   const githubHome = join(temp, '_github_home');
   for (const d of [join(home, '.ssh'), join(home, '.docker'), commands, githubHome]) mkdirSync(d, { recursive: true });
-  writeFileSync(join(home, '.ssh/id_ed25519'), `-----BEGIN OPENSSH PRIVATE KEY-----\n${c.sshKey}\n-----END OPENSSH PRIVATE KEY-----\n`, { mode: 0o600 });
+  writeFileSync(
+    join(home, '.ssh/id_ed25519'),
+    `-----BEGIN OPENSSH PRIVATE KEY-----\n${c.sshKey}\n-----END OPENSSH PRIVATE KEY-----\n`,
+    { mode: 0o600 },
+  );
   writeFileSync(join(home, '.npmrc'), `//registry.npmjs.org/:_authToken=${c.npmToken}\n`);
   writeFileSync(join(home, '.docker/config.json'), JSON.stringify({ auths: { 'ghcr.io': { auth: c.dockerAuth } } }));
-  writeFileSync(join(githubHome, '.gitconfig'), `[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic ${checkoutHeaderValue(c.githubHomeToken)}\n`);
+  writeFileSync(
+    join(githubHome, '.gitconfig'),
+    `[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic ${checkoutHeaderValue(c.githubHomeToken)}\n`,
+  );
   const id = randomUUID();
-  const files = { githubEnv: join(commands, `set_env_${id}`), githubPath: join(commands, `add_path_${id}`), githubState: join(commands, `save_state_${id}`) };
+  const files = {
+    githubEnv: join(commands, `set_env_${id}`),
+    githubPath: join(commands, `add_path_${id}`),
+    githubState: join(commands, `save_state_${id}`),
+  };
   for (const f of Object.values(files)) writeFileSync(f, '');
   const canaryDir = makeTempDir('agent-action-canary-');
   return { home, temp, githubHome, canaryDir, ...files };
@@ -268,7 +303,9 @@ export async function openHostile(o: HostileOptions = {}): Promise<Hostile> {
   const canaries = createCanaries();
   const runner = createRunnerFiles(canaries, o.runnerDir);
   const files = { 'README.md': '# hello\n', 'src/app.js': 'export const fixed = false;\n', ...o.files };
-  const pulls = o.pull ? [{ number: PULL, head: 'feature', files: o.pull.files, ...(o.pull.fork ? { fork: 'stranger/hello' } : {}) }] : [];
+  const pulls = o.pull
+    ? [{ number: PULL, head: 'feature', files: o.pull.files, ...(o.pull.fork ? { fork: 'stranger/hello' } : {}) }]
+    : [];
   const remote = createRemote({ files, pulls });
   // actions/checkout with persist-credentials left on: its own token in .git/config's extraheader.
   const checkout = { token: canaries.checkoutToken };
@@ -287,7 +324,12 @@ export async function openHostile(o: HostileOptions = {}): Promise<Hostile> {
     thread = PULL;
     addPullFromRemote(gh, remote, { ...pulls[0], title: o.title ?? 'Change things', body: o.body ?? 'Please merge.' });
   } else {
-    gh.addIssue({ number: ISSUE, title: o.title ?? 'fixed should be true', body: o.body ?? 'Set fixed to true.', user: { login: 'reporter' } });
+    gh.addIssue({
+      number: ISSUE,
+      title: o.title ?? 'fixed should be true',
+      body: o.body ?? 'Set fixed to true.',
+      user: { login: 'reporter' },
+    });
   }
   const gemini = await startFakeGemini([]);
   const workspaces = [ws.dir];
@@ -303,7 +345,10 @@ export async function openHostile(o: HostileOptions = {}): Promise<Hostile> {
     workspaces,
     marker: (name) => join(runner.canaryDir, name),
     runEvent: (eventName, payload, ro = {}) => {
-      if (!ro.fresh && eventName !== job.event.name) throw new Error(`hostile harness: a ${eventName} run in the first job (a ${job.event.name} event); pass fresh, or the event, to openHostile`);
+      if (!ro.fresh && eventName !== job.event.name)
+        throw new Error(
+          `hostile harness: a ${eventName} run in the first job (a ${job.event.name} event); pass fresh, or the event, to openHostile`,
+        );
       const runJob = ro.fresh ? jobFor(remote, jobEventOf(eventName, payload), checkout) : job;
       if (!workspaces.includes(runJob.checkout.dir)) workspaces.push(runJob.checkout.dir);
       return runAction({
@@ -370,16 +415,24 @@ function commentEvent(c: FakeComment, onPull: boolean): Record<string, any> {
 
 /** Everything of the bare origin: every object (any ref, reachable or not) and every ref name. */
 function readOriginText(origin: string): string {
-  const refs = execFileSync('git', ['--git-dir', origin, 'for-each-ref', '--format=%(refname) %(objectname)'], { encoding: 'utf8' });
-  const objects = execFileSync('git', ['--git-dir', origin, 'cat-file', '--batch-all-objects', '--batch'], { maxBuffer: 512 * 1024 * 1024 }).toString('latin1');
+  const refs = execFileSync('git', ['--git-dir', origin, 'for-each-ref', '--format=%(refname) %(objectname)'], {
+    encoding: 'utf8',
+  });
+  const objects = execFileSync('git', ['--git-dir', origin, 'cat-file', '--batch-all-objects', '--batch'], {
+    maxBuffer: 512 * 1024 * 1024,
+  }).toString('latin1');
   // Session documents hold the work tree as a base64 patch: decoded, so what it carries is searched as text.
-  const patches = [...objects.matchAll(/"patchBase64":\s*"([A-Za-z0-9+/=]*)"/g)].map((m) => Buffer.from(m[1], 'base64').toString('latin1'));
+  const patches = [...objects.matchAll(/"patchBase64":\s*"([A-Za-z0-9+/=]*)"/g)].map((m) =>
+    Buffer.from(m[1], 'base64').toString('latin1'),
+  );
   return [refs, objects, ...patches].join('\n');
 }
 
 /** Refs of the bare origin, name -> commit. */
 export function readOriginRefs(origin: string): Record<string, string> {
-  const out = execFileSync('git', ['--git-dir', origin, 'for-each-ref', '--format=%(refname) %(objectname)'], { encoding: 'utf8' });
+  const out = execFileSync('git', ['--git-dir', origin, 'for-each-ref', '--format=%(refname) %(objectname)'], {
+    encoding: 'utf8',
+  });
   return Object.fromEntries(
     out
       .split('\n')
@@ -400,8 +453,19 @@ function collectOutside(h: Hostile, runs: readonly ActionRun[]): Record<string, 
   const s = h.gh.state;
   const out: Record<string, string> = {
     'requests to the model': h.gemini.requests.map((q) => JSON.stringify(q.body)).join('\n'),
-    'requests to GitHub': h.gh.requests.map((q) => `${q.method} ${q.path} ${JSON.stringify(q.query)} ${typeof q.body === 'string' ? q.body : JSON.stringify(q.body)}`).join('\n'),
-    'GitHub state': JSON.stringify({ comments: s.comments, reviews: s.reviews, issues: [...s.issues.values()], labels: s.labels, refs: [...s.refs] }),
+    'requests to GitHub': h.gh.requests
+      .map(
+        (q) =>
+          `${q.method} ${q.path} ${JSON.stringify(q.query)} ${typeof q.body === 'string' ? q.body : JSON.stringify(q.body)}`,
+      )
+      .join('\n'),
+    'GitHub state': JSON.stringify({
+      comments: s.comments,
+      reviews: s.reviews,
+      issues: [...s.issues.values()],
+      labels: s.labels,
+      refs: [...s.refs],
+    }),
     'the bare origin': readOriginText(h.ws.origin),
   };
   runs.forEach((r, i) => {
@@ -434,7 +498,11 @@ function runLaterStep(h: Hostile): { stdout: string; addedEnv: Record<string, st
   const dir = makeTempDir('agent-action-later-step-');
   const script = join(dir, 'step.sh');
   writeFileSync(script, 'echo later-step-ran\n');
-  const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { cwd: h.ws.dir, env, encoding: 'utf8' });
+  const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], {
+    cwd: h.ws.dir,
+    env,
+    encoding: 'utf8',
+  });
   return { stdout: `${r.stdout}${r.stderr}`, addedEnv, addedPath };
 }
 
@@ -443,7 +511,11 @@ function runLaterStep(h: Hostile): { stdout: string; addedEnv: Record<string, st
  * anything that left, no workflow command the action did not mean, the runner's file commands
  * untouched and a later step as clean as before.
  */
-export function assertContained(h: Hostile, runs: readonly ActionRun[], extraSecrets: ReadonlyArray<[string, string]> = []): void {
+export function assertContained(
+  h: Hostile,
+  runs: readonly ActionRun[],
+  extraSecrets: ReadonlyArray<[string, string]> = [],
+): void {
   expectNoMarkers(h);
   const leaks = findLeaks(h.canaries, collectOutside(h, runs), extraSecrets);
   expect(leaks, 'secrets that left the runner').toEqual([]);
@@ -451,7 +523,8 @@ export function assertContained(h: Hostile, runs: readonly ActionRun[], extraSec
     const foreign = r.stdout.split(/\r?\n/).filter((l) => l.startsWith('::') && !OWN_COMMANDS.test(l));
     expect(foreign, 'workflow commands in the job log').toEqual([]);
   }
-  for (const f of [h.runner.githubEnv, h.runner.githubPath, h.runner.githubState]) expect(readFileSync(f, 'utf8'), f).toBe('');
+  for (const f of [h.runner.githubEnv, h.runner.githubPath, h.runner.githubState])
+    expect(readFileSync(f, 'utf8'), f).toBe('');
   const later = runLaterStep(h);
   expect(later.stdout).toBe('later-step-ran\n');
   expect(readdirSync(h.runner.canaryDir), 'markers after a later step').toEqual([]);
@@ -491,7 +564,11 @@ export function resultOf(h: Hostile, which: string | WirePart): string {
 }
 
 /** One call per model turn (so each result is known before the next call), then the closing words. */
-export function scriptCalls(h: Hostile, calls: ReadonlyArray<readonly [string, Record<string, unknown>]>, final = 'Done.'): WirePart[] {
+export function scriptCalls(
+  h: Hostile,
+  calls: ReadonlyArray<readonly [string, Record<string, unknown>]>,
+  final = 'Done.',
+): WirePart[] {
   const parts = calls.map(([name, args]) => call(name, args));
   for (const p of parts) h.gemini.push(reply([p]));
   h.gemini.push(reply([text(final)]));

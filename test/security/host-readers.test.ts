@@ -14,7 +14,16 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, text } from '../support/fake-gemini.js';
-import { assertBundle, call, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
+import {
+  assertBundle,
+  call,
+  assertContained,
+  expectNoMarkers,
+  logOf,
+  openHostile,
+  resultOf,
+  type Hostile,
+} from './harness.js';
 
 let h: Hostile | undefined;
 beforeAll(assertBundle);
@@ -72,7 +81,8 @@ describe('the action reading a trapped work tree', () => {
     expectNoMarkers(h);
     expect(r.outputs.status, logOf(r)).toBe('success');
     expect(resultOf(h, 'make')).toContain('no hard link');
-    for (const id of ['t1', 't2', 't4', 't5', 't6', 't7', 't8', 't11', 't12', 't13']) expect(resultOf(h, id), id).toMatch(/outside the workspace|dangling symlink/);
+    for (const id of ['t1', 't2', 't4', 't5', 't6', 't7', 't8', 't11', 't12', 't13'])
+      expect(resultOf(h, id), id).toMatch(/outside the workspace|dangling symlink/);
     expect(resultOf(h, 't3')).toContain('not a regular file');
     // Writing replaces the FIFO by a file (a rename), never writes into it: no reader is waiting on the other end.
     expect(resultOf(h, 't14')).toMatch(/Successfully overwrote fifo.txt|not a regular file/);
@@ -99,7 +109,8 @@ describe('the action reading a trapped work tree', () => {
     const third = await h.runComment('/agent approve', { fresh: true });
     expectNoMarkers(h);
     expect(third.outputs.status, logOf(third)).toBe('success');
-    for (const id of ['t1', 't2', 't4', 't5', 't6', 't7', 't8', 't11', 't12', 't13']) expect(resultOf(h, id), id).toMatch(/outside the workspace|dangling symlink/);
+    for (const id of ['t1', 't2', 't4', 't5', 't6', 't7', 't8', 't11', 't12', 't13'])
+      expect(resultOf(h, id), id).toMatch(/outside the workspace|dangling symlink/);
     assertContained(h, [first, second, third]);
   });
 });

@@ -33,7 +33,10 @@ describe('hostile input, through the bundle', () => {
     const job = createJob({ 'evil.txt': evil }, { name: 'issues' });
     gh = await startFakeGitHub();
     gh.addIssue({ number: 3, title: 'Where is the marker?', body: 'Find it.', user: { login: 'stranger' } });
-    gemini = await startFakeGemini([reply([call('grep_search', { pattern: '^(a|a)*$|^match me$', case_sensitive: true })]), reply([text('Found it on line 201.')])]);
+    gemini = await startFakeGemini([
+      reply([call('grep_search', { pattern: '^(a|a)*$|^match me$', case_sensitive: true })]),
+      reply([text('Found it on line 201.')]),
+    ]);
 
     const r = await runAction({
       eventName: 'issues',
@@ -54,7 +57,12 @@ describe('hostile input, through the bundle', () => {
   it('a crafted 256 KB issue body: sanitized and cut, and the run goes on', async () => {
     const job = createJob({ 'README.md': '# hello\n' }, { name: 'issues' });
     gh = await startFakeGitHub();
-    gh.addIssue({ number: 4, title: 'Images', body: `VISIBLE-START ${'!['.repeat(128 * 1024)}`, user: { login: 'stranger' } });
+    gh.addIssue({
+      number: 4,
+      title: 'Images',
+      body: `VISIBLE-START ${'!['.repeat(128 * 1024)}`,
+      user: { login: 'stranger' },
+    });
     gemini = await startFakeGemini([reply([text('Nothing to triage.')])]);
 
     const r = await runAction({

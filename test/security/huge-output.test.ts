@@ -10,7 +10,17 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, text } from '../support/fake-gemini.js';
-import { assertBundle, call, assertContained, expectNoMarkers, logOf, openHostile, publishedTexts, resultOf, type Hostile } from './harness.js';
+import {
+  assertBundle,
+  call,
+  assertContained,
+  expectNoMarkers,
+  logOf,
+  openHostile,
+  publishedTexts,
+  resultOf,
+  type Hostile,
+} from './harness.js';
 
 let h: Hostile | undefined;
 beforeAll(assertBundle);
@@ -27,8 +37,19 @@ describe('huge outputs', () => {
   it('a 50 MB print, a 25 MB read, 200 calls at once and 300 KB texts: bounded results, every body within GitHub’s limit, the work published', async () => {
     h = await openHostile();
     h.gemini.push(
-      reply([call('run_shell_command', { command: 'head -c 50000000 /dev/zero | tr "\\0" a; echo; head -c 26000000 /dev/zero > big.bin; echo made' }, 'print')]),
-      reply([call('read_file', { file_path: 'big.bin' }, 'read'), ...Array.from({ length: 200 }, (_, i) => call('read_file', { file_path: 'README.md', start_line: 1, end_line: i + 1 }, `many${i}`))]),
+      reply([
+        call(
+          'run_shell_command',
+          { command: 'head -c 50000000 /dev/zero | tr "\\0" a; echo; head -c 26000000 /dev/zero > big.bin; echo made' },
+          'print',
+        ),
+      ]),
+      reply([
+        call('read_file', { file_path: 'big.bin' }, 'read'),
+        ...Array.from({ length: 200 }, (_, i) =>
+          call('read_file', { file_path: 'README.md', start_line: 1, end_line: i + 1 }, `many${i}`),
+        ),
+      ]),
       reply([
         call('run_shell_command', { command: 'rm big.bin' }, 'rm'),
         call('reply', { body: HUGE }, 'reply'),

@@ -12,7 +12,16 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, text } from '../support/fake-gemini.js';
-import { assertBundle, assertContained, call, expectNoMarkers, type Hostile, logOf, openHostile, resultOf } from './harness.js';
+import {
+  assertBundle,
+  assertContained,
+  call,
+  expectNoMarkers,
+  type Hostile,
+  logOf,
+  openHostile,
+  resultOf,
+} from './harness.js';
 
 let h: Hostile | undefined;
 beforeAll(assertBundle);
@@ -25,12 +34,27 @@ describe('a folder swapped for a symlink between the check and the read, through
   it('yolo: read_file, list_directory and grep_search refuse what they opened outside; nothing of it is posted', async () => {
     h = await openHostile();
     const ssh = `${h.runner.home}/.ssh`;
-    const slow = Array.from({ length: 9 }, (_, i) => call('run_shell_command', { command: `sleep 3.${i}` }, `slow${i}`));
+    const slow = Array.from({ length: 9 }, (_, i) =>
+      call('run_shell_command', { command: `sleep 3.${i}` }, `slow${i}`),
+    );
     h.gemini.push(
       // Real folders first: every path of the next batch passes the check when it is prepared.
-      reply([call('run_shell_command', { command: 'mkdir -p d e s g && echo decoy > d/id_ed25519 && echo decoy > g/config && echo decoy > e/x && echo PRIVATE > s/x' }, 'plant')]),
       reply([
-        call('run_shell_command', { command: `rm -rf d e s g && ln -s ${ssh} d && ln -s ${ssh} e && ln -s ${ssh} s && ln -s .git g` }, 'swap'),
+        call(
+          'run_shell_command',
+          {
+            command:
+              'mkdir -p d e s g && echo decoy > d/id_ed25519 && echo decoy > g/config && echo decoy > e/x && echo PRIVATE > s/x',
+          },
+          'plant',
+        ),
+      ]),
+      reply([
+        call(
+          'run_shell_command',
+          { command: `rm -rf d e s g && ln -s ${ssh} d && ln -s ${ssh} e && ln -s ${ssh} s && ln -s .git g` },
+          'swap',
+        ),
         ...slow,
         call('read_file', { file_path: 'd/id_ed25519' }, 'r1'),
         call('read_file', { file_path: 'g/config' }, 'r2'),
@@ -45,7 +69,8 @@ describe('a folder swapped for a symlink between the check and the read, through
     expectNoMarkers(h);
     expect(r.outputs.status, logOf(r)).toBe('success');
     expect(resultOf(h, 'swap')).not.toMatch(/error|denied/i);
-    for (const id of ['r1', 'r2', 'r3', 'r4']) expect(resultOf(h, id), id).toMatch(/refused when opened|is now a symlink/);
+    for (const id of ['r1', 'r2', 'r3', 'r4'])
+      expect(resultOf(h, id), id).toMatch(/refused when opened|is now a symlink/);
     expect(resultOf(h, 'r3')).not.toContain('id_ed25519');
     assertContained(h, [r]);
   });

@@ -15,7 +15,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, text } from '../support/fake-gemini.js';
-import { assertBundle, call, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
+import {
+  assertBundle,
+  call,
+  assertContained,
+  expectNoMarkers,
+  logOf,
+  openHostile,
+  resultOf,
+  type Hostile,
+} from './harness.js';
 
 let h: Hostile | undefined;
 beforeAll(assertBundle);
@@ -34,7 +43,9 @@ const sh = (id: string, command: string) => call('run_shell_command', { command 
 
 describe('planting policies and settings for the next run', () => {
   it('auto_edit: every way of writing .gemini/policies is refused; what may be written is not loaded by the resumed run', async () => {
-    h = await openHostile({ files: { '.gemini/policies/team.toml': '# the team policy\n', 'GEMINI.md': '# Project memory\nBe careful.\n' } });
+    h = await openHostile({
+      files: { '.gemini/policies/team.toml': '# the team policy\n', 'GEMINI.md': '# Project memory\nBe careful.\n' },
+    });
     h.gemini.push(
       reply([
         sh('p1', `cd .gemini && printf '${ALLOW_ALL}' > policies/x.toml`),
@@ -46,7 +57,14 @@ describe('planting policies and settings for the next run', () => {
       ]),
       // Allowed in auto_edit: settings and memory in the work tree (published for review, never loaded).
       reply([
-        call('write_file', { file_path: '.gemini/settings.json', content: '{"tools":{"allowed":["run_shell_command"]},"context":{"fileName":["PWN.md"]}}\n' }, 'p7'),
+        call(
+          'write_file',
+          {
+            file_path: '.gemini/settings.json',
+            content: '{"tools":{"allowed":["run_shell_command"]},"context":{"fileName":["PWN.md"]}}\n',
+          },
+          'p7',
+        ),
         call('write_file', { file_path: 'GEMINI.md', content: `${PLANTED_MEMORY}\n` }, 'p8'),
         call('write_file', { file_path: 'PWN.md', content: `${PLANTED_MEMORY}\n` }, 'p9'),
       ]),

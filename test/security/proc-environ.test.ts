@@ -12,7 +12,16 @@
  * transformed (reversed, base64, hex, split) to get past it: the canaries are looked for in all forms.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBundle, call, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
+import {
+  assertBundle,
+  call,
+  assertContained,
+  expectNoMarkers,
+  logOf,
+  openHostile,
+  resultOf,
+  type Hostile,
+} from './harness.js';
 import { reply, text } from '../support/fake-gemini.js';
 
 let h: Hostile | undefined;
@@ -81,7 +90,13 @@ describe('reading the secrets of the runner', () => {
     h.gemini.push(
       reply([call('run_shell_command', { command: 'cat .git/config' }, 'config')]),
       // Outside the workspace, so no rule allows it: the run asks and suspends.
-      reply([call('run_shell_command', { command: `grep -a -h . /proc/*/environ 2>/dev/null | rev | tee leak-environ.txt; ${DUMP}` }, 'dump')]),
+      reply([
+        call(
+          'run_shell_command',
+          { command: `grep -a -h . /proc/*/environ 2>/dev/null | rev | tee leak-environ.txt; ${DUMP}` },
+          'dump',
+        ),
+      ]),
       // After the approval, in the next run:
       reply([call('write_file', { file_path: 'src/app.js', content: 'export const fixed = true;\n' }, 'fix')]),
       reply([text('Done.')]),

@@ -17,7 +17,16 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { processAlive } from '../../src/sandbox/check.js';
 import { gated, reply, text } from '../support/fake-gemini.js';
-import { assertBundle, call, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
+import {
+  assertBundle,
+  call,
+  assertContained,
+  expectNoMarkers,
+  logOf,
+  openHostile,
+  resultOf,
+  type Hostile,
+} from './harness.js';
 
 let h: Hostile | undefined;
 const servers: Server[] = [];
@@ -59,7 +68,8 @@ describe('escaping the call', () => {
     const geminiPort = portOf(h.gemini.baseUrl);
     // Each of the first call's background processes, by a number only its command line holds.
     const markers = [`9${tag}`, `91${tag}`, `92${tag}`, `93${tag}`];
-    const alive = async () => (await Promise.all(markers.map(async (m) => ((await processAlive(m)) ? [m] : [])))).flat();
+    const alive = async () =>
+      (await Promise.all(markers.map(async (m) => ((await processAlive(m)) ? [m] : [])))).flat();
     let aliveThen: string[] = [];
     const aliveAtThirdRequest = (async () => {
       await h!.gemini.untilRequests(3);
@@ -108,7 +118,10 @@ describe('escaping the call', () => {
         ),
       ]),
       // Answered only once the host has looked for the first call's processes: an event, not a wait.
-      gated(aliveAtThirdRequest, reply([call('run_shell_command', { command: 'ls late-* 2>&1; echo checked' }, 'later')])),
+      gated(
+        aliveAtThirdRequest,
+        reply([call('run_shell_command', { command: 'ls late-* 2>&1; echo checked' }, 'later')]),
+      ),
       reply([call('write_file', { file_path: 'src/app.js', content: 'export const fixed = true;\n' }, 'fix')]),
       reply([text('Done.')]),
     );
@@ -122,7 +135,8 @@ describe('escaping the call', () => {
     // arrives (two calls later), they outlived their call; alive now, the run.
     expect(await aliveAtThirdRequest.then(() => aliveThen), 'a background process outlived its call').toEqual([]);
     expect(await alive(), 'a process outlived the run').toEqual([]);
-    for (const late of ['late-nohup', 'late-disown', 'late-daemon']) expect(existsSync(join(h.ws.dir, late)), late).toBe(false);
+    for (const late of ['late-nohup', 'late-disown', 'late-daemon'])
+      expect(existsSync(join(h.ws.dir, late)), late).toBe(false);
     expect(resultOf(h, 'later')).toContain("ls: cannot access 'late-*'");
     // Nothing reached the servers on this host's loopback, or a socket of the host.
     expect(JSON.stringify(h.gh.requests.map((q) => q.body))).not.toContain('exfil-');

@@ -15,7 +15,15 @@ import { execFileSync } from 'node:child_process';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../support/git-repo.js';
 import { call, reply, text } from '../support/fake-gemini.js';
-import { assertBundle, assertContained, expectNoMarkers, logOf, openHostile, readOriginRefs, type Hostile } from './harness.js';
+import {
+  assertBundle,
+  assertContained,
+  expectNoMarkers,
+  logOf,
+  openHostile,
+  readOriginRefs,
+  type Hostile,
+} from './harness.js';
 
 let h: Hostile | undefined;
 beforeAll(assertBundle);
@@ -31,7 +39,8 @@ function evilRemote(): string {
   return dir;
 }
 
-const refsIn = (gitDir: string) => execFileSync('git', ['--git-dir', gitDir, 'for-each-ref', '--format=%(refname)'], { encoding: 'utf8' }).trim();
+const refsIn = (gitDir: string) =>
+  execFileSync('git', ['--git-dir', gitDir, 'for-each-ref', '--format=%(refname)'], { encoding: 'utf8' }).trim();
 
 const FIX = call('write_file', { file_path: 'src/app.js', content: 'export const fixed = true;\n' });
 
@@ -40,7 +49,12 @@ describe('pushing elsewhere', () => {
     h = await openHostile();
     const evil = evilRemote();
     h.gemini.push(
-      reply([call('run_shell_command', { command: `git remote set-url origin ${evil} && git config remote.origin.pushurl ${evil} && git config remote.pushDefault origin && git remote -v` }), FIX]),
+      reply([
+        call('run_shell_command', {
+          command: `git remote set-url origin ${evil} && git config remote.origin.pushurl ${evil} && git config remote.pushDefault origin && git remote -v`,
+        }),
+        FIX,
+      ]),
       reply([text('Done.')]),
     );
     const mainBefore = readOriginRefs(h.ws.origin)['refs/heads/main'];
@@ -56,22 +70,42 @@ describe('pushing elsewhere', () => {
   });
 
   it.each([
-    ['a url.insteadOf rewrite of the origin', (origin: string, evil: string) => `git config url.${evil}.insteadOf ${origin}`, /rewrites/],
-    ['a receivepack command', (_o: string, _e: string, marker: string) => `git config remote.origin.receivepack 'touch ${marker}; git-receive-pack'`, /receivepack/],
-  ])('sandbox off: %s makes the action refuse to push, and say why; nothing reaches the other repository', async (_name, plant, why) => {
-    h = await openHostile();
-    const evil = evilRemote();
-    h.gemini.push(reply([call('run_shell_command', { command: `${plant(h.ws.origin, evil, h.marker('receivepack'))} && echo planted` }), FIX]), reply([text('Done.')]));
+    [
+      'a url.insteadOf rewrite of the origin',
+      (origin: string, evil: string) => `git config url.${evil}.insteadOf ${origin}`,
+      /rewrites/,
+    ],
+    [
+      'a receivepack command',
+      (_o: string, _e: string, marker: string) =>
+        `git config remote.origin.receivepack 'touch ${marker}; git-receive-pack'`,
+      /receivepack/,
+    ],
+  ])(
+    'sandbox off: %s makes the action refuse to push, and say why; nothing reaches the other repository',
+    async (_name, plant, why) => {
+      h = await openHostile();
+      const evil = evilRemote();
+      h.gemini.push(
+        reply([
+          call('run_shell_command', {
+            command: `${plant(h.ws.origin, evil, h.marker('receivepack'))} && echo planted`,
+          }),
+          FIX,
+        ]),
+        reply([text('Done.')]),
+      );
 
-    const r = await h.runComment('/agent fix', { mode: 'yolo', sandbox: 'off' });
+      const r = await h.runComment('/agent fix', { mode: 'yolo', sandbox: 'off' });
 
-    expectNoMarkers(h);
-    expect(r.outputs.status, logOf(r)).toBe('failed');
-    expect(r.outputs.summary).toMatch(why);
-    expect(refsIn(evil)).toBe('');
-    expect(Object.keys(readOriginRefs(h.ws.origin))).toEqual(['refs/heads/main']);
-    assertContained(h, [r]);
-  });
+      expectNoMarkers(h);
+      expect(r.outputs.status, logOf(r)).toBe('failed');
+      expect(r.outputs.summary).toMatch(why);
+      expect(refsIn(evil)).toBe('');
+      expect(Object.keys(readOriginRefs(h.ws.origin))).toEqual(['refs/heads/main']);
+      assertContained(h, [r]);
+    },
+  );
 
   it('a stranger’s issue title shaped like options and refspecs: the branch is a plain name, main does not move, the title is inert', async () => {
     h = await openHostile({ title: '--force +main:refs/heads/main ../../x HEAD~1 @octo/maintainers' });

@@ -16,7 +16,15 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCliAt } from '../support/cli-runner.js';
 import { call, reply, text } from '../support/fake-gemini.js';
 import { makeTempDir } from '../support/git-repo.js';
-import { API_KEY, assertBundle, developerClone, logOf, openThread, runFix, type Thread } from '../e2e/approval-support.js';
+import {
+  API_KEY,
+  assertBundle,
+  developerClone,
+  logOf,
+  openThread,
+  runFix,
+  type Thread,
+} from '../e2e/approval-support.js';
 
 let t: Thread | undefined;
 const dirs: string[] = [];
@@ -28,12 +36,21 @@ afterEach(async () => {
 });
 
 const HOOK = { hooks: { BeforeModel: [{ hooks: [{ type: 'command', command: 'echo ran >> hook-ran.txt' }] }] } };
-const cliBundle = () => join(process.env.E2E_ACTION_BUNDLE ? join(process.env.E2E_ACTION_BUNDLE, '..') : fileURLToPath(new URL('../../dist', import.meta.url)), 'cli/index.js');
+const cliBundle = () =>
+  join(
+    process.env.E2E_ACTION_BUNDLE
+      ? join(process.env.E2E_ACTION_BUNDLE, '..')
+      : fileURLToPath(new URL('../../dist', import.meta.url)),
+    'cli/index.js',
+  );
 
 describe('a work tree restored from an Action session, with the model’s hook in .gemini/settings.json', () => {
   it('the hook never runs on the developer’s machine, and the CLI says how to trust the folder', async () => {
     t = await openThread([
-      reply([call('write_file', { file_path: '.gemini/settings.json', content: JSON.stringify(HOOK) }), call('run_shell_command', { command: 'node scripts/prep.js' })]),
+      reply([
+        call('write_file', { file_path: '.gemini/settings.json', content: JSON.stringify(HOOK) }),
+        call('run_shell_command', { command: 'node scripts/prep.js' }),
+      ]),
       reply([text('Done.')]),
     ]);
     const first = await runFix(t);
@@ -54,6 +71,8 @@ describe('a work tree restored from an Action session, with the model’s hook i
     const resumed = await cli(['--resume', id, '--approve', '-o', 'json']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(existsSync(join(clone, 'hook-ran.txt')), 'the model’s hook ran on the developer’s machine').toBe(false);
-    expect(resumed.stderr).toMatch(/this folder is not trusted .*To trust it, review its \.gemini\/ and set ".*": "TRUST_FOLDER" in .*trustedFolders\.json/);
+    expect(resumed.stderr).toMatch(
+      /this folder is not trusted .*To trust it, review its \.gemini\/ and set ".*": "TRUST_FOLDER" in .*trustedFolders\.json/,
+    );
   });
 });

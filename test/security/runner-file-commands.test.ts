@@ -16,7 +16,16 @@ import { execFileSync } from 'node:child_process';
 import { dirname } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, reply, text } from '../support/fake-gemini.js';
-import { assertBundle, assertContained, expectNoMarkers, logOf, openHostile, resultOf, scriptCalls, type Hostile } from './harness.js';
+import {
+  assertBundle,
+  assertContained,
+  expectNoMarkers,
+  logOf,
+  openHostile,
+  resultOf,
+  scriptCalls,
+  type Hostile,
+} from './harness.js';
 
 let h: Hostile | undefined;
 beforeAll(assertBundle);
@@ -31,7 +40,14 @@ const shell = (command: string) => ['run_shell_command', { command }] as const;
 function payloads(marker: string) {
   const script = `${dirname(marker)}/evil.sh`;
   return {
-    env: [`BASH_ENV=${script}`, `NODE_OPTIONS=--require ${script}`, `LD_PRELOAD=${script}`, 'ENV<<EOF', script, 'EOF'].join('\\n'),
+    env: [
+      `BASH_ENV=${script}`,
+      `NODE_OPTIONS=--require ${script}`,
+      `LD_PRELOAD=${script}`,
+      'ENV<<EOF',
+      script,
+      'EOF',
+    ].join('\\n'),
     path: dirname(marker),
     output: 'status=success\\nbranch<<EOF\\nmain\\nEOF',
     state: `post=touch ${marker}`,
@@ -92,7 +108,9 @@ describe("the runner's file commands", () => {
         ].join('; '),
       ),
       // Links in the work tree to the runner's files, made inside the sandbox (where they dangle)...
-      shell(`ln -s ${r0.githubEnv} env-link && ln -s ${r0.temp}/_runner_file_commands cmds && ln -s /proc/self/environ self-environ && ls -l env-link cmds self-environ`),
+      shell(
+        `ln -s ${r0.githubEnv} env-link && ln -s ${r0.temp}/_runner_file_commands cmds && ln -s /proc/self/environ self-environ && ls -l env-link cmds self-environ`,
+      ),
       // ...and followed by the file tools, which run in the action's own process.
       ['write_file', { file_path: 'env-link', content: `BASH_ENV=${dirname(h.marker('x'))}/evil.sh\n` }],
       ['read_file', { file_path: 'self-environ' }],
@@ -119,10 +137,14 @@ describe("the runner's file commands", () => {
 
   it('the job log carries no workflow command the model wrote, even where a tool result and the closing words are full of them', async () => {
     h = await openHostile();
-    const commands = '::set-output name=status::pwned\n::save-state name=post::pwned\n::add-path::/tmp\n::set-env name=BASH_ENV::/tmp/x\n::stop-commands::abc\n::add-mask::x';
+    const commands =
+      '::set-output name=status::pwned\n::save-state name=post::pwned\n::add-path::/tmp\n::set-env name=BASH_ENV::/tmp/x\n::stop-commands::abc\n::add-mask::x';
     h.gemini.push(
       reply([text(`Looking.\n${commands}`), call('run_shell_command', { command: `echo '${commands}'` })]),
-      reply([call('add_review_comment', { path: 'README.md', line: 1, body: commands }), call('reply', { body: commands })]),
+      reply([
+        call('add_review_comment', { path: 'README.md', line: 1, body: commands }),
+        call('reply', { body: commands }),
+      ]),
       reply([text(commands)]),
     );
 

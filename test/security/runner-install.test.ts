@@ -17,7 +17,16 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/e2e-runner.js';
 import { reply, text } from '../support/fake-gemini.js';
-import { assertBundle, call, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
+import {
+  assertBundle,
+  call,
+  assertContained,
+  expectNoMarkers,
+  logOf,
+  openHostile,
+  resultOf,
+  type Hostile,
+} from './harness.js';
 
 let h: Hostile | undefined;
 let runnerRoot: string | undefined;
@@ -37,7 +46,10 @@ function installRunner(secret: string): { root: string; node: string } {
   mkdirSync(join(root, '_diag'));
   const node = join(bin, 'node');
   linkSync(realpathSync(join(REPO_ROOT, 'test/node24/node_modules/.bin/node')), node);
-  writeFileSync(join(root, '.credentials'), JSON.stringify({ scheme: 'OAuth', data: { clientId: `client-${secret}` } }));
+  writeFileSync(
+    join(root, '.credentials'),
+    JSON.stringify({ scheme: 'OAuth', data: { clientId: `client-${secret}` } }),
+  );
   writeFileSync(join(root, '.credentials_rsaparams'), JSON.stringify({ d: secret, modulus: 'AQAB' }));
   writeFileSync(join(root, '.runner'), JSON.stringify({ agentId: 7, gitHubUrl: 'https://github.com/octo/hello' }));
   writeFileSync(join(root, '.env'), `RUNNER_SECRET=${secret}\n`);

@@ -22,7 +22,8 @@ afterEach(async () => {
 });
 
 const REF = (id: string) => `refs/agent-action/sessions/${id}`;
-const docAt = (origin: string, commit: string) => JSON.parse(bareGit(origin, 'show', `${commit}:session.json`)) as { sequence?: number; request: { status: string } };
+const docAt = (origin: string, commit: string) =>
+  JSON.parse(bareGit(origin, 'show', `${commit}:session.json`)) as { sequence?: number; request: { status: string } };
 
 describe('a session ref rewound to its own signed claimed version', () => {
   it('after the approved run finished, `/agent continue` refuses the old version and nothing runs again', async () => {

@@ -17,7 +17,16 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, text } from '../support/fake-gemini.js';
-import { assertBundle, call, assertContained, expectNoMarkers, logOf, openHostile, resultOf, type Hostile } from './harness.js';
+import {
+  assertBundle,
+  call,
+  assertContained,
+  expectNoMarkers,
+  logOf,
+  openHostile,
+  resultOf,
+  type Hostile,
+} from './harness.js';
 
 let h: Hostile | undefined;
 beforeAll(assertBundle);
@@ -26,7 +35,8 @@ afterEach(async () => {
   h = undefined;
 });
 
-const ALLOW_NPM_TEST = '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "npm test"\ndecision = "allow"\npriority = 100\n';
+const ALLOW_NPM_TEST =
+  '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "npm test"\ndecision = "allow"\npriority = 100\n';
 const PACKAGE_JSON = '{ "name": "app", "private": true, "scripts": { "test": "echo tests pass" } }\n';
 
 /** Each runs `touch pwned-<n>` if bash gets to it. */
@@ -76,7 +86,11 @@ describe('splitter bypasses against a prefix rule and the read-only rules', () =
         ...calls,
         // The build file route: an allowed edit of an ordinary file, copied over package.json by a
         // "read-only" command's redirection, then the allowed `npm test`.
-        call('write_file', { file_path: 'evil.json', content: '{ "scripts": { "test": "touch pwned-build" } }\n' }, 'e1'),
+        call(
+          'write_file',
+          { file_path: 'evil.json', content: '{ "scripts": { "test": "touch pwned-build" } }\n' },
+          'e1',
+        ),
         call('run_shell_command', { command: 'cat evil.json > package.json' }, 'e2'),
         call('run_shell_command', { command: 'npm test' }, 'e3'),
       ]),
@@ -112,10 +126,22 @@ describe('splitter bypasses against a prefix rule and the read-only rules', () =
 
   it('a team rule allowing every command: destructive commands are still asked, also hidden where the splitter cannot see (arithmetic, prompt expansion)', async () => {
     h = await openHostile({ files: { 'keep/data.txt': 'precious\n' } });
-    const hidden = ['rm -rf keep', "x='a[$(rm -rf keep)]'; echo $((x))", "p='$(rm -rf keep)'; echo ${p@P}", 'x=keep; rm -rf "$x"', "eval 'rm -rf keep'"];
-    h.gemini.push(reply(hidden.map((command, i) => call('run_shell_command', { command }, `d${i + 1}`))), reply([text('Done.')]));
+    const hidden = [
+      'rm -rf keep',
+      "x='a[$(rm -rf keep)]'; echo $((x))",
+      "p='$(rm -rf keep)'; echo ${p@P}",
+      'x=keep; rm -rf "$x"',
+      "eval 'rm -rf keep'",
+    ];
+    h.gemini.push(
+      reply(hidden.map((command, i) => call('run_shell_command', { command }, `d${i + 1}`))),
+      reply([text('Done.')]),
+    );
 
-    const first = await h.runComment('/agent fix', { mode: 'autoEdit', inputs: { policy: '[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 100\n' } });
+    const first = await h.runComment('/agent fix', {
+      mode: 'autoEdit',
+      inputs: { policy: '[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 100\n' },
+    });
     expectNoMarkers(h);
     expect(existsSync(join(h.ws.dir, 'keep/data.txt')), 'keep/ was removed').toBe(true);
     expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');

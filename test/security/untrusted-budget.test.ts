@@ -51,7 +51,9 @@ describe('the untrusted-text budget', () => {
     const system = JSON.stringify(first.systemInstruction);
     expect(system).not.toContain('MAINTAINER-START');
     expect(system).not.toContain('STRANGER-START');
-    const conversation = first.contents.flatMap((c) => c.parts.map((p) => (typeof p.text === 'string' ? p.text : ''))).join('');
+    const conversation = first.contents
+      .flatMap((c) => c.parts.map((p) => (typeof p.text === 'string' ? p.text : '')))
+      .join('');
     expect(conversation.split('MAINTAINER-START')).toHaveLength(2);
     expect(conversation.split('STRANGER-START')).toHaveLength(2);
     // The stranger's comment: 4,000 characters shown; the request: 8,000.
@@ -60,7 +62,9 @@ describe('the untrusted-text budget', () => {
     // The progress comment's last edit tells the maintainers what the model did not see.
     const progress = gh.state.comments.find((c) => c.issue_number === 5 && c.body.includes('agent-action:progress'))!;
     // (The stranger's login is named, not mentioned: a note must not page them.)
-    expect(progress.body).toContain('Some text was too long for the model and was cut: comment 1 by @\u200Bstranger (996014 characters)');
+    expect(progress.body).toContain(
+      'Some text was too long for the model and was cut: comment 1 by @\u200Bstranger (996014 characters)',
+    );
     expect(progress.body).toContain("the maintainer's request (992034 characters)");
   });
 });

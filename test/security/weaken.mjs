@@ -29,20 +29,37 @@ const DEFENCES = {
     ['function neutralizersFor(entries) {', 'function neutralizersFor(entries) { return [];'],
   ],
   // Redirections writing outside the workspace or into .git/.github/.gemini, or to a run-time target.
-  'redirect-targets': [['function whyWriteRefused(path, place, changesDirectory) {', 'function whyWriteRefused(path, place, changesDirectory) { return undefined;']],
+  'redirect-targets': [
+    [
+      'function whyWriteRefused(path, place, changesDirectory) {',
+      'function whyWriteRefused(path, place, changesDirectory) { return undefined;',
+    ],
+  ],
   // A redirection writing a build file is asked about like an edit of it.
-  'redirect-build-files': [['function buildFileWriteUnits(split) {', 'function buildFileWriteUnits(split) { return [];']],
+  'redirect-build-files': [
+    ['function buildFileWriteUnits(split) {', 'function buildFileWriteUnits(split) { return [];'],
+  ],
   // The file tools' refusal of .git/.
   'git-dir-gate': [['function touchesGitDir(rel) {', 'function touchesGitDir(rel) { return false;']],
   // The sandbox's credential-free copy of .git/config.
-  'git-config-copy': [['function sanitizeGitConfig(text) {', 'function sanitizeGitConfig(text) { return { text, changed: 0 };']],
+  'git-config-copy': [
+    ['function sanitizeGitConfig(text) {', 'function sanitizeGitConfig(text) { return { text, changed: 0 };'],
+  ],
   // Secrets removed from process.env at start, and the allow-list of what a command's environment holds.
   'env-secrets': [
     ['function dropSecretsFromEnv(env, secrets) {', 'function dropSecretsFromEnv(env, secrets) { return [];'],
-    ['function commandEnvOf(base, secrets) {', 'function commandEnvOf(base, secrets) { return Object.fromEntries(Object.entries(base).filter((e) => e[1] !== undefined));'],
+    [
+      'function commandEnvOf(base, secrets) {',
+      'function commandEnvOf(base, secrets) { return Object.fromEntries(Object.entries(base).filter((e) => e[1] !== undefined));',
+    ],
   ],
   // Only the command environment's allow-list (process.env is still cleaned at start): every variable of the job reaches commands.
-  'scrub-env': [['function commandEnvOf(base, secrets) {', 'function commandEnvOf(base, secrets) { return Object.fromEntries(Object.entries(base).filter((e) => e[1] !== undefined));']],
+  'scrub-env': [
+    [
+      'function commandEnvOf(base, secrets) {',
+      'function commandEnvOf(base, secrets) { return Object.fromEntries(Object.entries(base).filter((e) => e[1] !== undefined));',
+    ],
+  ],
   // The runner's files and variables hidden from sandboxed commands.
   'runner-paths': [
     ['async function readHiddenEntries(paths) {', 'async function readHiddenEntries(paths) { return [];'],
@@ -54,10 +71,18 @@ const DEFENCES = {
     ['const makeInertLine = (text) =>', 'const makeInertLine = (text) => text; const makeInertLineUnused = (text) =>'],
   ],
   // Session signatures: any document verifies.
-  'session-signature': [['function verifySession(body, signature, key) {', 'function verifySession(body, signature, key) { return { ok: true };']],
+  'session-signature': [
+    [
+      'function verifySession(body, signature, key) {',
+      'function verifySession(body, signature, key) { return { ok: true };',
+    ],
+  ],
   // The push remote read at the start: network commands go to `origin` as .git/config now says.
   'push-remote': [
-    ['finalArgs = args.map((a) => (a === GIT_REMOTE ? name : a));', "finalArgs = args.map((a) => (a === GIT_REMOTE ? 'origin' : a));"],
+    [
+      'finalArgs = args.map((a) => (a === GIT_REMOTE ? name : a));',
+      "finalArgs = args.map((a) => (a === GIT_REMOTE ? 'origin' : a));",
+    ],
     ['function assertNotRewritten(url, entries) {', 'function assertNotRewritten(url, entries) { return;'],
     ['function assertNoRemoteCommands(entries) {', 'function assertNoRemoteCommands(entries) { return;'],
   ],
@@ -74,31 +99,61 @@ const DEFENCES = {
   // The shipped rule that keeps the edit tools out of .gemini/policies/.
   'policy-file-rule': [['[^"]*\\.gemini[\\\\/]+policies[\\\\/"]\'', "never-matches'", 'dist/policies/edits.toml']],
   // What the job log shows: a build that prints the model's closing words, workflow commands and all.
-  'log-model-text': [['function summaryOf(o) {', "function summaryOf(o) { if (o.status === 'success') process.stdout.write(`${o.finalText}\\n`);"]],
+  'log-model-text': [
+    [
+      'function summaryOf(o) {',
+      "function summaryOf(o) { if (o.status === 'success') process.stdout.write(`${o.finalText}\\n`);",
+    ],
+  ],
   // Invisible and direction characters in a question.
   'reveal-hidden': [['function revealHidden(text) {', 'function revealHidden(text) { return { text, count: 0 };']],
   // The splitter's fail-closed rule: what it cannot account for may be allowed by a rule's text.
-  'fail-closed': [['function decideUnaccounted(c, split, whole) {', 'function decideUnaccounted(c, split, whole) { return decideWhole(c.rules, c.setting.context, whole, c.mode);']],
+  'fail-closed': [
+    [
+      'function decideUnaccounted(c, split, whole) {',
+      'function decideUnaccounted(c, split, whole) { return decideWhole(c.rules, c.setting.context, whole, c.mode);',
+    ],
+  ],
   // Hidden markers on inline review comments (a PAT's comment must not become a command).
-  'review-comment-marker': [['function markedInline(comments) {', 'function markedInline(comments) { return comments;']],
+  'review-comment-marker': [
+    ['function markedInline(comments) {', 'function markedInline(comments) { return comments;'],
+  ],
   // Comments (of the conversation and of a review thread) written or edited after the trigger reach the model.
-  'comment-cutoff': [['const cutoff = trigger ? Date.parse(trigger.createdAt) : Number.POSITIVE_INFINITY;', 'const cutoff = Number.POSITIVE_INFINITY;']],
+  'comment-cutoff': [
+    [
+      'const cutoff = trigger ? Date.parse(trigger.createdAt) : Number.POSITIVE_INFINITY;',
+      'const cutoff = Number.POSITIVE_INFINITY;',
+    ],
+  ],
   // The runner's own files under a bound folder (a self-hosted runner in /opt).
-  'runner-install': [['function runnerInstallSecrets(execPath) {', 'function runnerInstallSecrets(execPath) { return [];']],
+  'runner-install': [
+    ['function runnerInstallSecrets(execPath) {', 'function runnerInstallSecrets(execPath) { return [];'],
+  ],
   // The pull request's head fetched and checked out, whatever the workflow checked out (test/e2e/action-pull-tree.test.ts).
   'pull-head': [['if (!o.pull)\n        return { head: checkedOut,', 'if (true)\n        return { head: checkedOut,']],
   // What earlier steps of the job left in the work tree, kept out of the agent's commit.
-  leftovers: [['const leftovers = new Map((o.start?.leftovers ?? []).map((l) => [l.path, l]));', 'const leftovers = new Map();']],
+  leftovers: [
+    ['const leftovers = new Map((o.start?.leftovers ?? []).map((l) => [l.path, l]));', 'const leftovers = new Map();'],
+  ],
   // The file tools' open-time check (test/security/open-time-race.test.ts): the descriptor's real path is not looked at.
-  'open-time-check': [['function assertOpenedInside(root, fd, o) {', 'function assertOpenedInside(root, fd, o) { return openedPathOf(fd, o.openedAs) ?? o.openedAs;']],
+  'open-time-check': [
+    [
+      'function assertOpenedInside(root, fd, o) {',
+      'function assertOpenedInside(root, fd, o) { return openedPathOf(fd, o.openedAs) ?? o.openedAs;',
+    ],
+  ],
   // A file over GitHub's 100 MB limit or `max-file-size`, kept out of the agent's commit.
   'file-size': [['if (bytes !== undefined && bytes > limit)\n', 'if (false)\n']],
   // Hidden HTML elements of untrusted text (the tokenizer still reads tags: only the hiding test goes).
   'hidden-html': [['function hides(t) {', 'function hides(t) { return false;']],
   // Sessions move forward only: every version, however old, is accepted.
-  'session-forward': [['function checkForward(ledger, doc) {', 'function checkForward(ledger, doc) { return { ok: true };']],
+  'session-forward': [
+    ['function checkForward(ledger, doc) {', 'function checkForward(ledger, doc) { return { ok: true };'],
+  ],
   // The CLI's folder trust: every folder is trusted, a restored work tree's .gemini/ included.
-  'folder-trust': [['function readFolderTrust(root, env) {', 'function readFolderTrust(root, env) { return { trusted: true };']],
+  'folder-trust': [
+    ['function readFolderTrust(root, env) {', 'function readFolderTrust(root, env) { return { trusted: true };'],
+  ],
   // "Is this ours": every comment's author counts as the action's own account (triage markers, questions, the ledger).
   'own-marker': [['function isOurs(author, own) {', 'function isOurs(author, own) { return true;']],
 };
@@ -108,14 +163,20 @@ const DEFENCES = {
 const [out, ...given] = process.argv.slice(2);
 const names = given.length === 1 && given[0] === '--all' ? Object.keys(DEFENCES) : given;
 if (!out || names.length === 0 || names.some((n) => !DEFENCES[n])) {
-  console.error(`usage: node test/security/weaken.mjs <out-dir> <defence>... | --all\ndefences: ${Object.keys(DEFENCES).join(', ')}`);
+  console.error(
+    `usage: node test/security/weaken.mjs <out-dir> <defence>... | --all\ndefences: ${Object.keys(DEFENCES).join(', ')}`,
+  );
   process.exit(2);
 }
 const dir = resolve(out);
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 cpSync(join(root, 'package.json'), join(dir, 'package.json'));
-const build = spawnSync(process.execPath, [join(root, 'scripts/build.mjs'), '--out', join(dir, 'dist'), '--no-minify'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+const build = spawnSync(
+  process.execPath,
+  [join(root, 'scripts/build.mjs'), '--out', join(dir, 'dist'), '--no-minify'],
+  { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+);
 if (build.status !== 0) {
   console.error(`weaken: building the readable copy failed (exit ${build.status})`);
   process.exit(1);
@@ -130,14 +191,19 @@ for (const name of names) {
       const file = join(dir, rel);
       const code = readFileSync(file, 'utf8');
       // A call into another module reads `(0,module/* name */.id)(...)` in ncc's output: such a text is a RegExp.
-      const m = typeof from === 'string' ? { index: code.indexOf(from), text: from } : { index: code.search(from), text: code.match(from)?.[0] ?? '' };
+      const m =
+        typeof from === 'string'
+          ? { index: code.indexOf(from), text: from }
+          : { index: code.search(from), text: code.match(from)?.[0] ?? '' };
       if (m.index < 0) continue;
       writeFileSync(file, code.slice(0, m.index) + to + code.slice(m.index + m.text.length));
       found++;
     }
     if (found === 0) {
       rmSync(dir, { recursive: true, force: true }); // never leave a copy that weakens less than asked
-      console.error(`weaken ${name}: ${typeof from === 'string' ? JSON.stringify(from) : from} is not in ${target ?? 'dist/*.js'} (renamed?)`);
+      console.error(
+        `weaken ${name}: ${typeof from === 'string' ? JSON.stringify(from) : from} is not in ${target ?? 'dist/*.js'} (renamed?)`,
+      );
       process.exit(1);
     }
   }

@@ -25,7 +25,9 @@ function localDoc(id: string, over: Partial<LocalSessionDoc> = {}): LocalSession
     { role: 'model', parts: [{ text: 'It asks the model.', thoughtSignature: 'c2ln' }] },
   ];
   state.turns = 1;
-  state.addedRules = [{ toolName: 'run_shell_command', commandPrefix: 'npm test', modes: ['default', 'autoEdit', 'yolo'] }];
+  state.addedRules = [
+    { toolName: 'run_shell_command', commandPrefix: 'npm test', modes: ['default', 'autoEdit', 'yolo'] },
+  ];
   return {
     version: 2,
     origin: 'local',
@@ -64,7 +66,10 @@ describe('file session store', () => {
     const updated = await store.update('s-1', read!.version, { ...doc, status: 'running' });
     expect(updated.ok).toBe(true);
     // The version read before the update is stale now: a second writer with it is refused.
-    expect(await store.update('s-1', read!.version, { ...doc, title: 'lost update' })).toMatchObject({ ok: false, reason: 'conflict' });
+    expect(await store.update('s-1', read!.version, { ...doc, title: 'lost update' })).toMatchObject({
+      ok: false,
+      reason: 'conflict',
+    });
     const again = await store.read('s-1');
     expect(again?.parsed.ok && again.parsed.doc.status).toBe('running');
     expect(await store.delete('s-1', read!.version)).toMatchObject({ ok: false });
@@ -102,16 +107,25 @@ describe('file session store', () => {
     const { status: _s, ...noStatus } = localDoc('d');
     await store.create(localDoc('d'));
     writeFileSync(join(dir, 'd.json'), JSON.stringify(noStatus));
-    expect((await store.read('d'))?.parsed).toEqual({ ok: false, error: { code: 'invalid', message: 'session document: missing field `session.status`' } });
+    expect((await store.read('d'))?.parsed).toEqual({
+      ok: false,
+      error: { code: 'invalid', message: 'session document: missing field `session.status`' },
+    });
     writeFileSync(join(dir, 'e.json'), JSON.stringify(localDoc('f')));
-    expect((await store.read('e'))?.parsed).toMatchObject({ ok: false, error: { message: 'session document: the file is named e but holds session f' } });
+    expect((await store.read('e'))?.parsed).toMatchObject({
+      ok: false,
+      error: { message: 'session document: the file is named e but holds session f' },
+    });
   });
 
   it('keeps the two kinds of document apart: the action never reads a local one, nor the reverse', () => {
     const local = JSON.stringify(localDoc('g'));
     // An unsigned local document never passes the action's signature check, whatever it claims.
     expect(parseSession(local, TEST_KEY)).toMatchObject({ ok: false, error: { code: 'unsigned' } });
-    expect(parseLocalSession(JSON.stringify(sampleSession()))).toMatchObject({ ok: false, error: { message: 'session document: `origin` is undefined; a local session has "local"' } });
+    expect(parseLocalSession(JSON.stringify(sampleSession()))).toMatchObject({
+      ok: false,
+      error: { message: 'session document: `origin` is undefined; a local session has "local"' },
+    });
   });
 
   it('refuses an id that could name a path outside the folder', async () => {
@@ -142,9 +156,20 @@ describe('file session store', () => {
       { length: 6 },
       (_, i) =>
         new Promise<string>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, JSON.stringify(localDoc('race', { title: `writer ${i}` }))], {
-            stdio: ['ignore', 'pipe', 'inherit'],
-          });
+          const child = spawn(
+            process.execPath,
+            [
+              '--import',
+              'tsx',
+              '--input-type=module',
+              '-e',
+              script,
+              JSON.stringify(localDoc('race', { title: `writer ${i}` })),
+            ],
+            {
+              stdio: ['ignore', 'pipe', 'inherit'],
+            },
+          );
           let out = '';
           child.stdout.on('data', (d) => (out += d));
           child.on('error', reject);

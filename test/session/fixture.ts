@@ -12,7 +12,10 @@ export function sampleSession(over: Partial<SessionDoc> = {}): SessionDoc {
     { role: 'user', parts: [{ text: 'Fix the failing test in src/sum.ts' }] },
     {
       role: 'model',
-      parts: [{ text: 'I will run the tests.', thoughtSignature: 'c2lnbmF0dXJl' }, { functionCall: { id: 'call-1', name: 'run_shell_command', args: { command: 'npm install left-pad' } } }],
+      parts: [
+        { text: 'I will run the tests.', thoughtSignature: 'c2lnbmF0dXJl' },
+        { functionCall: { id: 'call-1', name: 'run_shell_command', args: { command: 'npm install left-pad' } } },
+      ],
     },
   ];
   state.turns = 1;
@@ -47,7 +50,11 @@ export function sampleSession(over: Partial<SessionDoc> = {}): SessionDoc {
       status: 'open',
     },
     branch: 'agent/fix-7',
-    worktree: { baseCommit: 'a'.repeat(40), tree: 'b'.repeat(40), patchBase64: Buffer.from('diff --git a/x b/x\n').toString('base64') },
+    worktree: {
+      baseCommit: 'a'.repeat(40),
+      tree: 'b'.repeat(40),
+      patchBase64: Buffer.from('diff --git a/x b/x\n').toString('base64'),
+    },
     trustedCommit: 'c'.repeat(40),
     updatedAt: '2026-01-01T00:00:00.000Z',
     ...over,

@@ -56,7 +56,8 @@ beforeAll(() => {
 afterAll(() => rmSync(repo, { recursive: true, force: true }));
 
 /** Every value git sees for `key` under `env`, in the order it reads them (the last one wins). */
-const valuesOf = (key: string, env: Record<string, string>): string[] => execFileSync('git', ['config', '--get-all', key], { cwd: repo, env, encoding: 'utf8' }).split('\n').slice(0, -1);
+const valuesOf = (key: string, env: Record<string, string>): string[] =>
+  execFileSync('git', ['config', '--get-all', key], { cwd: repo, env, encoding: 'utf8' }).split('\n').slice(0, -1);
 
 describe("the action's git reads inert values for every key that runs code", () => {
   it.each(INERT)('%s: the repository says %j, git uses %j', (key, hostile, inert) => {
@@ -134,7 +135,8 @@ describe("the caller's environment", () => {
       ].sort(),
     );
     for (const k of passed) expect(env[k]).toBe(base[k as keyof typeof base]);
-    for (const k of ['GIT_DIR', 'GIT_CONFIG_PARAMETERS', 'GIT_SSH_COMMAND', 'GIT_EXEC_PATH']) expect(env).not.toHaveProperty(k);
+    for (const k of ['GIT_DIR', 'GIT_CONFIG_PARAMETERS', 'GIT_SSH_COMMAND', 'GIT_EXEC_PATH'])
+      expect(env).not.toHaveProperty(k);
   });
 
   it('sets git to read no system or global config, prompt nobody, and run no editor or pager', () => {
@@ -164,7 +166,10 @@ describe("the caller's environment", () => {
   });
 
   it("the caller's extra variables are applied last", () => {
-    const env = createGitEnv({ base: { PATH: '/bin' }, extra: { LC_ALL: 'C.UTF-8', GIT_INDEX_FILE: '/tmp/index', PATH: '/opt/bin' } });
+    const env = createGitEnv({
+      base: { PATH: '/bin' },
+      extra: { LC_ALL: 'C.UTF-8', GIT_INDEX_FILE: '/tmp/index', PATH: '/opt/bin' },
+    });
     expect(env).toMatchObject({ LC_ALL: 'C.UTF-8', GIT_INDEX_FILE: '/tmp/index', PATH: '/opt/bin' });
   });
 });

@@ -35,7 +35,12 @@ afterEach(() => {
 
 /** git as a person or a careless tool runs it: the repository's config fully in force. */
 const plainGit = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 const tryPlainGit = (cwd: string, ...args: string[]) => {
   try {
     plainGit(cwd, ...args);
@@ -45,7 +50,12 @@ const tryPlainGit = (cwd: string, ...args: string[]) => {
 };
 /** git without system or global config: for setup before arming, bare repositories, and `git config`. */
 const cleanGit = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }, stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim();
 
 const HOOKS = [
   'pre-commit',
@@ -104,21 +114,36 @@ const VECTORS: Vector[] = [
   {
     marker: 'fsmonitor (through include.path)',
     config: () => `[include]\n\tpath = evil-include.cfg`,
-    files: (m, dir) => writeFileSync(join(dir, '.git/evil-include.cfg'), `[core]\n\tfsmonitor = "${m('fsmonitor (through include.path)')}; false"\n`),
+    files: (m, dir) =>
+      writeFileSync(
+        join(dir, '.git/evil-include.cfg'),
+        `[core]\n\tfsmonitor = "${m('fsmonitor (through include.path)')}; false"\n`,
+      ),
     control: (h) => tryPlainGit(h.dir, 'status', '--porcelain'),
   },
   {
     marker: 'hook-pre-commit',
     files: (m, dir) => {
       for (const hook of HOOKS) {
-        writeFileSync(join(dir, '.git/hooks', hook), `#!/bin/sh\n${m(`hook-${hook}`)}\ncat >/dev/null 2>&1 || true\nexit 0\n`);
+        writeFileSync(
+          join(dir, '.git/hooks', hook),
+          `#!/bin/sh\n${m(`hook-${hook}`)}\ncat >/dev/null 2>&1 || true\nexit 0\n`,
+        );
         chmodSync(join(dir, '.git/hooks', hook), 0o755);
       }
     },
     control: (h) => (writeFiles(h.dir, { 'c.md': 'c\n' }), tryPlainGit(h.dir, 'commit', '-q', '-am', 'x')),
   },
-  { marker: 'editor', config: (m) => `[core]\n\teditor = "${m('editor')}; true"`, control: (h) => tryPlainGit(h.dir, 'commit', '--allow-empty', '-q') },
-  { marker: 'ssh', config: (m) => `[core]\n\tsshCommand = "${m('ssh')}; false"`, control: (h) => tryPlainGit(h.dir, 'ls-remote', 'ssh://git@example.invalid/o/r.git') },
+  {
+    marker: 'editor',
+    config: (m) => `[core]\n\teditor = "${m('editor')}; true"`,
+    control: (h) => tryPlainGit(h.dir, 'commit', '--allow-empty', '-q'),
+  },
+  {
+    marker: 'ssh',
+    config: (m) => `[core]\n\tsshCommand = "${m('ssh')}; false"`,
+    control: (h) => tryPlainGit(h.dir, 'ls-remote', 'ssh://git@example.invalid/o/r.git'),
+  },
   {
     marker: 'alternate-refs',
     config: (m) => `[core]\n\talternateRefsCommand = "${m('alternate-refs')}; true"`,
@@ -150,12 +175,14 @@ const VECTORS: Vector[] = [
   },
   {
     marker: 'filter-clean',
-    config: (m) => `[filter "evil"]\n\tclean = "${m('filter-clean')}; cat"\n\tsmudge = "${m('filter-smudge')}; cat"\n\trequired = true`,
+    config: (m) =>
+      `[filter "evil"]\n\tclean = "${m('filter-clean')}; cat"\n\tsmudge = "${m('filter-smudge')}; cat"\n\trequired = true`,
     control: (h) => (writeFiles(h.dir, { 'a.txt': 'changed\n' }), tryPlainGit(h.dir, 'add', 'a.txt')),
   },
   {
     marker: 'filter-smudge',
-    config: (m) => `[filter "evil"]\n\tclean = "${m('filter-clean')}; cat"\n\tsmudge = "${m('filter-smudge')}; cat"\n\trequired = true`,
+    config: (m) =>
+      `[filter "evil"]\n\tclean = "${m('filter-clean')}; cat"\n\tsmudge = "${m('filter-smudge')}; cat"\n\trequired = true`,
     control: (h) => (rmSync(join(h.dir, 'a.txt')), tryPlainGit(h.dir, 'checkout', '--', 'a.txt')),
   },
   {
@@ -176,7 +203,11 @@ const VECTORS: Vector[] = [
   {
     marker: 'diff-external (through includeIf onbranch)',
     config: () => `[includeIf "onbranch:**"]\n\tpath = evil-onbranch.cfg`,
-    files: (m, dir) => writeFileSync(join(dir, '.git/evil-onbranch.cfg'), `[diff]\n\texternal = "${m('diff-external (through includeIf onbranch)')}; true"\n`),
+    files: (m, dir) =>
+      writeFileSync(
+        join(dir, '.git/evil-onbranch.cfg'),
+        `[diff]\n\texternal = "${m('diff-external (through includeIf onbranch)')}; true"\n`,
+      ),
     control: (h) => (writeFiles(h.dir, { 'a.txt': 'changed\n' }), tryPlainGit(h.dir, 'diff')),
   },
   {
@@ -264,21 +295,42 @@ describe("the action's git with every vector armed", () => {
     expect(created.ok).toBe(true);
     const read = await store.read(doc.id);
     expect(read?.parsed.ok).toBe(true);
-    expect((await store.update(doc.id, read!.version, { ...doc, updatedAt: '2026-01-02T00:00:00.000Z' })).ok).toBe(true);
+    expect((await store.update(doc.id, read!.version, { ...doc, updatedAt: '2026-01-02T00:00:00.000Z' })).ok).toBe(
+      true,
+    );
     expect(await store.list()).toHaveLength(1);
 
-    const trusted = await readTrustedConfig({ workspace: h.dir, commit: start, contextFileNames: ['GEMINI.md'], into: makeTempDir('agent-action-snapshot-') });
+    const trusted = await readTrustedConfig({
+      workspace: h.dir,
+      commit: start,
+      contextFileNames: ['GEMINI.md'],
+      into: makeTempDir('agent-action-snapshot-'),
+    });
     expect(readdirSync(trusted.memoryRoot)).toContain('GEMINI.md');
 
     const signal = new AbortController().signal;
-    expect(await listFiles(h.dir, h.dir, { respectGitIgnore: true, respectGeminiIgnore: false, signal })).toContain('new/c.txt');
+    expect(await listFiles(h.dir, h.dir, { respectGitIgnore: true, respectGeminiIgnore: false, signal })).toContain(
+      'new/c.txt',
+    );
     const found: string[] = [];
-    await gitGrep({ root: h.dir, absDir: h.dir, regex: compileLinearRegex('pattern', 'two', false), ignoreCase: false, keepPath: () => true, signal }, (m) => (found.push(m.file), true));
+    await gitGrep(
+      {
+        root: h.dir,
+        absDir: h.dir,
+        regex: compileLinearRegex('pattern', 'two', false),
+        ignoreCase: false,
+        keepPath: () => true,
+        signal,
+      },
+      (m) => (found.push(m.file), true),
+    );
 
     // A caller that forgets --no-textconv/--no-ext-diff: the drivers are still inert (the diff fails instead).
     await runGit(h.dir, ['diff', 'HEAD']);
     expect(await readRemoteBranchExists(h.dir, 'main', { url: 'ssh://git@example.invalid/o/r.git' })).toBe(false);
-    expect(await readRemoteBranchExists(h.dir, 'main', { url: `ext::sh -c touch% ${join(h.markers, 'ext-transport')}` })).toBe(false);
+    expect(
+      await readRemoteBranchExists(h.dir, 'main', { url: `ext::sh -c touch% ${join(h.markers, 'ext-transport')}` }),
+    ).toBe(false);
 
     await restoreWorktree(h.dir, snap);
     expect(readFileText(join(h.dir, 'a.txt'))).toBe('two\n');
@@ -326,7 +378,9 @@ describe('config the command scope cannot override is refused, and nothing runs'
     expect(h.marked()).toContain('uploadpack');
     for (const f of h.marked()) rmSync(join(h.markers, f));
     await expect(readHasChanges(h.dir)).rejects.toThrow(/sets remote\.origin\.uploadpack \(a command git runs\)/);
-    await expect(createGitRefStore({ root: h.dir, remote: { url: h.origin }, key: TEST_KEY }).read('s-1')).rejects.toThrow(/remote\.origin\.uploadpack/);
+    await expect(
+      createGitRefStore({ root: h.dir, remote: { url: h.origin }, key: TEST_KEY }).read('s-1'),
+    ).rejects.toThrow(/remote\.origin\.uploadpack/);
     expect(h.marked()).toEqual([]);
   });
 
@@ -335,8 +389,12 @@ describe('config the command scope cannot override is refused, and nothing runs'
     const secrets = tempDir('agent-action-home-');
     writeFiles(secrets, { '.ssh/id_rsa': 'PRIVATE KEY\n' });
     cleanGit(h.dir, 'config', 'core.worktree', secrets);
-    expect(plainGit(h.dir, '-c', 'core.fsmonitor=false', 'status', '--porcelain', '--untracked-files=all')).toContain('.ssh/id_rsa');
-    await expect(commitWorktree(h.dir, { subject: 'x' })).rejects.toThrow(/sets core\.worktree to .*runs git only on the checked-out work tree/);
+    expect(plainGit(h.dir, '-c', 'core.fsmonitor=false', 'status', '--porcelain', '--untracked-files=all')).toContain(
+      '.ssh/id_rsa',
+    );
+    await expect(commitWorktree(h.dir, { subject: 'x' })).rejects.toThrow(
+      /sets core\.worktree to .*runs git only on the checked-out work tree/,
+    );
     expect(cleanGit(h.origin, 'ls-tree', '-r', '--name-only', 'main')).not.toContain('id_rsa');
   });
 
@@ -347,7 +405,9 @@ describe('config the command scope cannot override is refused, and nothing runs'
     cleanGit(h.dir, 'config', `url.${elsewhere}.insteadOf`, h.origin);
     writeFiles(h.dir, { 'c.md': 'c\n' });
     await commitWorktree(h.dir, { subject: 'x' });
-    await expect(pushHead(h.dir, 'feature', { remote: { url: h.origin } })).rejects.toThrow(/rewrites .* \(url\..*\.insteadof = /);
+    await expect(pushHead(h.dir, 'feature', { remote: { url: h.origin } })).rejects.toThrow(
+      /rewrites .* \(url\..*\.insteadof = /,
+    );
     expect(cleanGit(elsewhere, 'for-each-ref')).toBe('');
     // The same push with plain git lands in the other repository.
     tryPlainGit(h.dir, '-c', 'core.hooksPath=/dev/null', 'push', '-q', h.origin, 'HEAD:refs/heads/feature');
@@ -373,7 +433,11 @@ describe('configuration from outside the repository, and helpers by name', () =>
     });
     process.env.HOME = home;
     process.env.XDG_CONFIG_HOME = join(home, '.config');
-    execFileSync('git', ['status', '--porcelain'], { cwd: h.dir, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' }, stdio: 'ignore' });
+    execFileSync('git', ['status', '--porcelain'], {
+      cwd: h.dir,
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' },
+      stdio: 'ignore',
+    });
     expect(h.marked()).toEqual(['global-fsmonitor']);
     rmSync(join(h.markers, 'global-fsmonitor'));
     writeFiles(h.dir, { 'a.txt': 'two\n' });

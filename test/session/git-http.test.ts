@@ -12,7 +12,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { commitWorktree, pushHead } from '../../src/action/publish/commits.js';
 import { createGitRefStore } from '../../src/session/git-ref-store.js';
 import { GIT_IDENTITY, makeTempDir, writeFiles } from '../support/git-repo.js';
-import { basicCredentials, startGitHttpServer, startRecordingProxy, type GitHttpServer } from '../support/git-http-server.js';
+import {
+  basicCredentials,
+  startGitHttpServer,
+  startRecordingProxy,
+  type GitHttpServer,
+} from '../support/git-http-server.js';
 import { sampleSession, TEST_KEY } from './fixture.js';
 
 const TOKEN = 'ghs_perProcessToken000000000000000000001';
@@ -35,13 +40,25 @@ afterEach(async () => {
 });
 
 const cleanGit = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }, stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim();
 /** Asynchronous: the server answering it runs in this process. */
-const cleanGitAsync = (cwd: string, ...args: string[]) => promisify(execFile)('git', args, { cwd, env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+const cleanGitAsync = (cwd: string, ...args: string[]) =>
+  promisify(execFile)('git', args, {
+    cwd,
+    env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+  });
 /** Plain git with the repository's config in force, asynchronous (the server is in this process). */
 const plainGit = async (cwd: string, ...args: string[]) => {
   try {
-    await promisify(execFile)('git', args, { cwd, env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' } });
+    await promisify(execFile)('git', args, {
+      cwd,
+      env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' },
+    });
   } catch {
     // What ran before git failed is what the test looks at.
   }

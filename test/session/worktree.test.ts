@@ -1,4 +1,14 @@
-import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { captureWorktree, restoreWorktree } from '../../src/session/worktree.js';
@@ -96,7 +106,9 @@ describe('work-tree snapshot', () => {
     const clone = makeTempDir('agent-action-clone-');
     git(clone, 'clone', '-q', '--depth=1', `file://${remote}`, '.');
     expect(() => git(clone, 'cat-file', '-e', `${snap.baseCommit}^{commit}`)).toThrow();
-    await expect(restoreWorktree(clone, snap)).rejects.toThrow(/is not in this clone and could not be fetched: no remote/);
+    await expect(restoreWorktree(clone, snap)).rejects.toThrow(
+      /is not in this clone and could not be fetched: no remote/,
+    );
     await restoreWorktree(clone, snap, { remote: { url: `file://${remote}` } });
     expect(readFileSync(join(clone, 'a.txt'), 'utf8')).toBe('b\n');
     expect(lstatSync(join(clone, 'later.txt'), { throwIfNoEntry: false })).toBeUndefined();
@@ -105,22 +117,28 @@ describe('work-tree snapshot', () => {
   it('fails with the reason when the patch no longer applies', async () => {
     const { dir } = changedRepo();
     const snap = await captureWorktree(dir);
-    const broken = Buffer.from(snap.patchBase64, 'base64').toString('latin1').replace('export const a = 1;', 'export const a = 9;');
-    await expect(restoreWorktree(dir, { ...snap, patchBase64: Buffer.from(broken, 'latin1').toString('base64') })).rejects.toThrow(
-      /the saved work-tree patch no longer applies on [0-9a-f]{12}: .*src\/app\.ts/s,
-    );
+    const broken = Buffer.from(snap.patchBase64, 'base64')
+      .toString('latin1')
+      .replace('export const a = 1;', 'export const a = 9;');
+    await expect(
+      restoreWorktree(dir, { ...snap, patchBase64: Buffer.from(broken, 'latin1').toString('base64') }),
+    ).rejects.toThrow(/the saved work-tree patch no longer applies on [0-9a-f]{12}: .*src\/app\.ts/s);
   });
 
   it('fails when the restored tree differs from the recorded one', async () => {
     const { dir } = changedRepo();
     const snap = await captureWorktree(dir);
-    await expect(restoreWorktree(dir, { ...snap, tree: 'c'.repeat(40) })).rejects.toThrow(/differs from the saved one \(tree cccccccccccc\)/);
+    await expect(restoreWorktree(dir, { ...snap, tree: 'c'.repeat(40) })).rejects.toThrow(
+      /differs from the saved one \(tree cccccccccccc\)/,
+    );
   });
 
   it('fails when the base commit is unknown everywhere', async () => {
     const { dir } = createRepo({ 'a.txt': 'a\n' }, { remote: true });
     const snap = await captureWorktree(dir);
-    await expect(restoreWorktree(dir, { ...snap, baseCommit: 'd'.repeat(40) })).rejects.toThrow(/base commit d{40} is not in this clone/);
+    await expect(restoreWorktree(dir, { ...snap, baseCommit: 'd'.repeat(40) })).rejects.toThrow(
+      /base commit d{40} is not in this clone/,
+    );
   });
 
   it('restores over a dirty work tree of the same repository', async () => {

@@ -82,7 +82,14 @@ export function clientCapabilitiesOf(o: Pick<AcpAgentOptions, 'fs' | 'elicit'>):
 }
 
 export async function startAcpAgent(o: AcpAgentOptions): Promise<AcpAgentProcess> {
-  const { GEMINI_API_KEY: _k, GOOGLE_API_KEY: _g, GOOGLE_GEMINI_BASE_URL: _b, GEMINI_MODEL: _m, XDG_STATE_HOME: _x, ...rest } = process.env;
+  const {
+    GEMINI_API_KEY: _k,
+    GOOGLE_API_KEY: _g,
+    GOOGLE_GEMINI_BASE_URL: _b,
+    GEMINI_MODEL: _m,
+    XDG_STATE_HOME: _x,
+    ...rest
+  } = process.env;
   const ownState = o.env.XDG_STATE_HOME === undefined ? mkdtempSync(join(tmpdir(), 'agent-action-state-')) : undefined;
   const child = spawn(NODE, o.program ?? [BUILT_CLI, '--acp', ...(o.args ?? [])], {
     cwd: o.cwd,
@@ -144,7 +151,9 @@ export async function startAcpAgent(o: AcpAgentOptions): Promise<AcpAgentProcess
       return elicit(params);
     });
   }
-  const connection = app.connect(ndJsonStream(Writable.toWeb(child.stdin!), Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
+  const connection = app.connect(
+    ndJsonStream(Writable.toWeb(child.stdin!), Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>),
+  );
 
   return {
     child,
@@ -175,4 +184,8 @@ export async function startAcpAgent(o: AcpAgentOptions): Promise<AcpAgentProcess
 
 /** The text of every agent_message_chunk of `updates`, joined. */
 export const agentText = (updates: readonly SessionNotification[]): string =>
-  updates.map((n) => (n.update.sessionUpdate === 'agent_message_chunk' && n.update.content.type === 'text' ? n.update.content.text : '')).join('');
+  updates
+    .map((n) =>
+      n.update.sessionUpdate === 'agent_message_chunk' && n.update.content.type === 'text' ? n.update.content.text : '',
+    )
+    .join('');

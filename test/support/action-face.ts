@@ -8,14 +8,22 @@ import type { ActionFace } from '../../src/action/main.js';
 
 const inputKey = (name: string): string => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
 
-export function createTestFace(env: Record<string, string | undefined>, extra: Partial<ActionFace> = {}): ActionFace & { lines: string[]; masked: string[] } {
+export function createTestFace(
+  env: Record<string, string | undefined>,
+  extra: Partial<ActionFace> = {},
+): ActionFace & { lines: string[]; masked: string[] } {
   const lines: string[] = [];
   const masked: string[] = [];
   return {
     getInput: (name) => (env[inputKey(name)] ?? '').trim(),
     env,
     setSecret: (s) => void masked.push(s),
-    log: { info: (l) => lines.push(l), notice: (l) => lines.push(l), warning: (l) => lines.push(`warning: ${l}`), group: (_t, fn) => fn() },
+    log: {
+      info: (l) => lines.push(l),
+      notice: (l) => lines.push(l),
+      warning: (l) => lines.push(`warning: ${l}`),
+      group: (_t, fn) => fn(),
+    },
     retryAfterBaseMs: 1,
     lines,
     masked,

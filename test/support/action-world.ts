@@ -11,7 +11,17 @@
 import { closeAll, commitsBetweenOf, refsOf, runAction, type ActionRun, type RunActionOptions } from './e2e-runner.js';
 import { startFakeGemini, type FakeGemini, type FakeReply } from './fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub, type FakeIssue, type FakeUser } from './fake-github.js';
-import { createRemote, jobFor, pullFiles, type CheckoutOptions, type Job, type JobEvent, type PullSpec, type Remote, type RemoteSpec } from './runner-model.js';
+import {
+  createRemote,
+  jobFor,
+  pullFiles,
+  type CheckoutOptions,
+  type Job,
+  type JobEvent,
+  type PullSpec,
+  type Remote,
+  type RemoteSpec,
+} from './runner-model.js';
 
 /** A pull request on the remote, and what the fake GitHub says about it besides its commits. */
 export interface WorldPull extends PullSpec {
@@ -47,7 +57,11 @@ export interface ActionWorld {
 }
 
 /** The fake GitHub's pull request for one of the remote's: head, base and files as the remote has them. */
-export function addPullFromRemote(gh: FakeGitHub, remote: Remote, p: Pick<WorldPull, 'number' | 'title' | 'body' | 'user' | 'draft'>): FakeIssue {
+export function addPullFromRemote(
+  gh: FakeGitHub,
+  remote: Remote,
+  p: Pick<WorldPull, 'number' | 'title' | 'body' | 'user' | 'draft'>,
+): FakeIssue {
   const state = remote.pull(p.number);
   return gh.addPull({
     number: p.number,
@@ -96,8 +110,16 @@ export async function startActionWorld(o: WorldSpec): Promise<ActionWorld> {
     gemini,
     run: (r) => {
       const runJob = r.job ?? job;
-      if (r.eventName !== runJob.event.name) throw new Error(`action world: a ${r.eventName} run in the job of a ${runJob.event.name} event; pass the job a ${r.eventName} event starts`);
-      return runAction({ ...r, job: runJob, inputs: { 'gemini-base-url': gemini.baseUrl, ...r.inputs }, env: { GITHUB_API_URL: gh.url, ...r.env } });
+      if (r.eventName !== runJob.event.name)
+        throw new Error(
+          `action world: a ${r.eventName} run in the job of a ${runJob.event.name} event; pass the job a ${r.eventName} event starts`,
+        );
+      return runAction({
+        ...r,
+        job: runJob,
+        inputs: { 'gemini-base-url': gemini.baseUrl, ...r.inputs },
+        env: { GITHUB_API_URL: gh.url, ...r.env },
+      });
     },
     close: () => closeAll(gh, gemini),
   };

@@ -13,7 +13,9 @@ export function useBashTrees(): (source: string, type: string) => Node {
   beforeAll(async () => {
     await Parser.init();
     parser = new Parser();
-    parser.setLanguage(await Language.load(createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm')));
+    parser.setLanguage(
+      await Language.load(createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm')),
+    );
   });
   afterAll(() => {
     for (const t of trees) t.delete();

@@ -27,7 +27,10 @@ export function responseTo(requests: readonly RecordedRequest[], part: WirePart)
   }
   const all = [...found.values()];
   if (all.length === 0) throw new Error(`the model never got a result for ${JSON.stringify(wanted)}`);
-  if (all.length > 1) throw new Error(`calls equal to ${JSON.stringify(wanted)} got ${all.length} different results: give them different arguments`);
+  if (all.length > 1)
+    throw new Error(
+      `calls equal to ${JSON.stringify(wanted)} got ${all.length} different results: give them different arguments`,
+    );
   return all[0];
 }
 
@@ -38,7 +41,8 @@ function responsesIn(contents: Contents, wanted: unknown): Array<Record<string, 
     const calls = turn.parts.filter((p) => p.functionCall);
     const answers = (contents[k + 1]?.parts ?? []).filter((p) => p.functionResponse);
     calls.forEach((p, j) => {
-      if (isDeepStrictEqual(p.functionCall, wanted) && answers[j]) out.push(answers[j].functionResponse as Record<string, unknown>);
+      if (isDeepStrictEqual(p.functionCall, wanted) && answers[j])
+        out.push(answers[j].functionResponse as Record<string, unknown>);
     });
   });
   return out;

@@ -48,11 +48,24 @@ export interface SpawnOptions {
 
 function runProgram(script: string, args: readonly string[], opts: SpawnOptions = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const { GEMINI_API_KEY: _k, GOOGLE_API_KEY: _g, GOOGLE_GEMINI_BASE_URL: _b, GEMINI_MODEL: _m, XDG_STATE_HOME: _x, ...rest } = process.env;
-    const ownState = opts.env?.XDG_STATE_HOME === undefined ? mkdtempSync(join(tmpdir(), 'agent-action-state-')) : undefined;
+    const {
+      GEMINI_API_KEY: _k,
+      GOOGLE_API_KEY: _g,
+      GOOGLE_GEMINI_BASE_URL: _b,
+      GEMINI_MODEL: _m,
+      XDG_STATE_HOME: _x,
+      ...rest
+    } = process.env;
+    const ownState =
+      opts.env?.XDG_STATE_HOME === undefined ? mkdtempSync(join(tmpdir(), 'agent-action-state-')) : undefined;
     // The folder-trust file goes in the run's state folder too: `session import --restore-worktree` writes it.
     const trustFile = join(opts.env?.XDG_STATE_HOME ?? ownState!, 'trustedFolders.json');
-    const env = { ...rest, ...(ownState ? { XDG_STATE_HOME: ownState } : {}), GEMINI_CLI_TRUSTED_FOLDERS_PATH: trustFile, ...opts.env };
+    const env = {
+      ...rest,
+      ...(ownState ? { XDG_STATE_HOME: ownState } : {}),
+      GEMINI_CLI_TRUSTED_FOLDERS_PATH: trustFile,
+      ...opts.env,
+    };
     const input = opts.stdinFrom === undefined ? undefined : openSync(opts.stdinFrom, 'r');
     const [file, ...argv] = [...(opts.launcher ?? []), NODE, script, ...args];
     const child = spawn(file!, argv, { cwd: opts.cwd, env, stdio: [input ?? 'pipe', 'pipe', 'pipe'] });
@@ -86,12 +99,19 @@ export const runCliAt = (cli: string, args: readonly string[], opts: SpawnOption
  * Gemini CLI, headless, against `baseUrl`: an API key, a HOME of its own with the settings a
  * first run needs (API-key auth, no folder-trust prompt, no telemetry, no update check), plus `settings`.
  */
-export function runGeminiCli(args: readonly string[], o: { baseUrl: string; cwd: string; home: string; settings?: Record<string, unknown>; timeoutMs?: number }): Promise<CliRun> {
+export function runGeminiCli(
+  args: readonly string[],
+  o: { baseUrl: string; cwd: string; home: string; settings?: Record<string, unknown>; timeoutMs?: number },
+): Promise<CliRun> {
   return runProgram(GEMINI_CLI, args, { cwd: o.cwd, timeoutMs: o.timeoutMs, env: geminiCliEnv(o) });
 }
 
 /** Gemini CLI's environment: a HOME with the settings a first run needs (see runGeminiCli), written here. */
-export function geminiCliEnv(o: { baseUrl: string; home: string; settings?: Record<string, unknown> }): Record<string, string> {
+export function geminiCliEnv(o: {
+  baseUrl: string;
+  home: string;
+  settings?: Record<string, unknown>;
+}): Record<string, string> {
   mkdirSync(join(o.home, '.gemini'), { recursive: true });
   const settings = {
     security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
@@ -101,5 +121,11 @@ export function geminiCliEnv(o: { baseUrl: string; home: string; settings?: Reco
     ...o.settings,
   };
   writeFileSync(join(o.home, '.gemini', 'settings.json'), JSON.stringify(settings));
-  return { HOME: o.home, GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: o.baseUrl, GEMINI_CLI_TRUST_WORKSPACE: 'true', NO_COLOR: '1' };
+  return {
+    HOME: o.home,
+    GEMINI_API_KEY: 'test-key',
+    GOOGLE_GEMINI_BASE_URL: o.baseUrl,
+    GEMINI_CLI_TRUST_WORKSPACE: 'true',
+    NO_COLOR: '1',
+  };
 }

@@ -116,13 +116,17 @@ function parseAnnotations(stdout: string): Annotation[] {
   return out;
 }
 
-const decodeCommand = (s: string) => s.replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%25/g, '%');
+const decodeCommand = (s: string) =>
+  s.replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%25/g, '%');
 
 /** Variables of the test process a runner would not have: they must not leak into the child. */
 const LEAKY = /^(INPUT_|GITHUB_|RUNNER_|ACTIONS_|GEMINI_|GOOGLE_|GIT_|VITEST|NODE_OPTIONS$)/;
 
 /** The environment of a runner's step running this action (no git identity, as on GitHub). */
-export function createRunnerEnv(o: RunActionOptions, files: { eventPath: string; outputPath: string; summaryPath: string; temp: string; home: string }): Record<string, string> {
+export function createRunnerEnv(
+  o: RunActionOptions,
+  files: { eventPath: string; outputPath: string; summaryPath: string; temp: string; home: string },
+): Record<string, string> {
   const base: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !LEAKY.test(k)) base[k] = v;
   const token = RUNNER_TOKEN;
@@ -167,20 +171,36 @@ export function createRunnerEnv(o: RunActionOptions, files: { eventPath: string;
     if (given === undefined && input.default === undefined) continue; // the runner sets no variable then
     env[`INPUT_${input.name.replace(/ /g, '_').toUpperCase()}`] = given ?? evaluateDefault(input.default ?? '', ctx);
   }
-  for (const [name, value] of Object.entries(o.inputs ?? {})) env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
+  for (const [name, value] of Object.entries(o.inputs ?? {}))
+    env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
   return env;
 }
 
-const definedOnly = (r: Record<string, string | undefined>) => Object.fromEntries(Object.entries(r).filter((e): e is [string, string] => e[1] !== undefined));
+const definedOnly = (r: Record<string, string | undefined>) =>
+  Object.fromEntries(Object.entries(r).filter((e): e is [string, string] => e[1] !== undefined));
 
 export async function runAction(o: RunActionOptions): Promise<ActionRun> {
   const temp = makeTempDir('agent-action-runner-');
-  const files = { eventPath: join(temp, 'event.json'), outputPath: join(temp, 'output'), summaryPath: join(temp, 'step_summary'), temp, home: join(temp, 'home') };
+  const files = {
+    eventPath: join(temp, 'event.json'),
+    outputPath: join(temp, 'output'),
+    summaryPath: join(temp, 'step_summary'),
+    temp,
+    home: join(temp, 'home'),
+  };
   mkdirSync(files.home);
   writeFileSync(files.eventPath, o.eventText ?? JSON.stringify(o.payload, null, 2));
-  for (const f of [files.outputPath, files.summaryPath, join(temp, 'env'), join(temp, 'path'), join(temp, 'state')]) writeFileSync(f, '');
+  for (const f of [files.outputPath, files.summaryPath, join(temp, 'env'), join(temp, 'path'), join(temp, 'state')])
+    writeFileSync(f, '');
   const env = createRunnerEnv(o, files);
-  const { code, stdout, stderr } = await spawnNode(o.bundle ?? BUNDLE, o.job.checkout.dir, env, o.timeoutMs ?? 180_000, o.node, o.kill);
+  const { code, stdout, stderr } = await spawnNode(
+    o.bundle ?? BUNDLE,
+    o.job.checkout.dir,
+    env,
+    o.timeoutMs ?? 180_000,
+    o.node,
+    o.kill,
+  );
   return {
     code,
     stdout,
@@ -225,7 +245,12 @@ function spawnNode(
 export function refsOf(gitDir: string): (name: string) => string | undefined {
   return (name) => {
     try {
-      return execFileSync('git', ['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `refs/${name}^{commit}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || undefined;
+      return (
+        execFileSync('git', ['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `refs/${name}^{commit}`], {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+        }).trim() || undefined
+      );
     } catch {
       return undefined;
     }
@@ -236,7 +261,12 @@ export function refsOf(gitDir: string): (name: string) => string | undefined {
 export function commitsBetweenOf(gitDir: string): (base: string, head: string) => number | undefined {
   return (base, head) => {
     try {
-      return Number(execFileSync('git', ['--git-dir', gitDir, 'rev-list', '--count', `${base}..${head}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+      return Number(
+        execFileSync('git', ['--git-dir', gitDir, 'rev-list', '--count', `${base}..${head}`], {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+        }).trim(),
+      );
     } catch {
       return undefined;
     }
@@ -244,8 +274,15 @@ export function commitsBetweenOf(gitDir: string): (base: string, head: string) =
 }
 
 /** A commit's author, committer and message in the bare origin, for assertions. */
-export function readCommit(gitDir: string, ref: string): { author: string; committer: string; message: string; parents: string[] } {
-  const out = execFileSync('git', ['--git-dir', gitDir, 'log', '-1', '--format=%an <%ae>%x00%cn <%ce>%x00%P%x00%B', ref], { encoding: 'utf8', env: { ...process.env, ...GIT_IDENTITY } });
+export function readCommit(
+  gitDir: string,
+  ref: string,
+): { author: string; committer: string; message: string; parents: string[] } {
+  const out = execFileSync(
+    'git',
+    ['--git-dir', gitDir, 'log', '-1', '--format=%an <%ae>%x00%cn <%ce>%x00%P%x00%B', ref],
+    { encoding: 'utf8', env: { ...process.env, ...GIT_IDENTITY } },
+  );
   const [author, committer, parents, message] = out.split('\0');
   return { author, committer, parents: parents.split(' ').filter(Boolean), message: message.trim() };
 }
@@ -284,7 +321,11 @@ export function retarget(payload: Record<string, any>, fullName: string): Record
 }
 
 /** A real `issue_comment` payload for a maintainer's comment (`id`, `body`) on issue `issue`, in octo/hello. */
-export function issueCommentPayload(issue: number, comment: { id: number; body: string }, login = 'maintainer'): Record<string, any> {
+export function issueCommentPayload(
+  issue: number,
+  comment: { id: number; body: string },
+  login = 'maintainer',
+): Record<string, any> {
   const payload = retarget(examplePayload('issue_comment', 'created'), 'octo/hello');
   payload.issue.number = issue;
   delete payload.issue.pull_request;

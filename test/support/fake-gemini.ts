@@ -111,7 +111,11 @@ export interface FakeGemini {
 // ---- builders -----------------------------------------------------------------------------
 
 export const text = (t: string): WirePart => ({ text: t });
-export const thought = (t: string, signature?: string): WirePart => ({ text: t, thought: true, ...(signature ? { thoughtSignature: signature } : {}) });
+export const thought = (t: string, signature?: string): WirePart => ({
+  text: t,
+  thought: true,
+  ...(signature ? { thoughtSignature: signature } : {}),
+});
 /** A function call as the Gemini API sends it: with no `id` (the API sends none; callers make their own). */
 export const call = (name: string, args: Record<string, unknown> = {}): WirePart => ({ functionCall: { name, args } });
 export const usage = (prompt: number, output: number, extra: Partial<WireUsage> = {}): WireUsage => ({
@@ -144,14 +148,20 @@ export function reply(parts: WirePart[], opts: { finishReason?: string | null; u
  * finishReason MALFORMED_FUNCTION_CALL whose usage counts the prompt alone, fewer tokens than the
  * chunks before it (recorded: a thought chunk at 12,352 in total, then the finish at 12,282).
  */
-export function malformedCall(thoughts: WirePart[] = [], opts: { promptTokens?: number; thoughtTokens?: number } = {}): FakeReply {
+export function malformedCall(
+  thoughts: WirePart[] = [],
+  opts: { promptTokens?: number; thoughtTokens?: number } = {},
+): FakeReply {
   const prompt = opts.promptTokens ?? 10;
   const thinking = opts.thoughtTokens ?? 8;
   const before = thoughts.map((p): WireChunk => ({
     candidates: [{ content: { role: 'model', parts: [p] }, index: 0 }],
     usageMetadata: { promptTokenCount: prompt, thoughtsTokenCount: thinking, totalTokenCount: prompt + thinking },
   }));
-  const finish: WireChunk = { candidates: [{ finishReason: 'MALFORMED_FUNCTION_CALL', index: 0 }], usageMetadata: { promptTokenCount: prompt, totalTokenCount: prompt } };
+  const finish: WireChunk = {
+    candidates: [{ finishReason: 'MALFORMED_FUNCTION_CALL', index: 0 }],
+    usageMetadata: { promptTokenCount: prompt, totalTokenCount: prompt },
+  };
   return { kind: 'chunks', chunks: [...before, finish] };
 }
 
@@ -165,11 +175,19 @@ function signFirstCall(parts: WirePart[]): WirePart[] {
 function chunksOf(parts: WirePart[], opts: { finishReason?: string | null; usage?: WireUsage } = {}): WireChunk[] {
   const finishReason = opts.finishReason === null ? undefined : (opts.finishReason ?? 'STOP');
   const u = opts.usage ?? usage(10, 5);
-  if (parts.length === 0) return [{ candidates: [{ content: { role: 'model' }, ...(finishReason ? { finishReason } : {}), index: 0 }], usageMetadata: u }];
+  if (parts.length === 0)
+    return [
+      {
+        candidates: [{ content: { role: 'model' }, ...(finishReason ? { finishReason } : {}), index: 0 }],
+        usageMetadata: u,
+      },
+    ];
   return parts.map((p, i) => {
     const last = i === parts.length - 1;
     return {
-      candidates: [{ content: { role: 'model', parts: [p] }, index: 0, ...(last && finishReason ? { finishReason } : {}) }],
+      candidates: [
+        { content: { role: 'model', parts: [p] }, index: 0, ...(last && finishReason ? { finishReason } : {}) },
+      ],
       usageMetadata: last ? u : runningUsage(u, (i + 1) / parts.length),
     };
   });
@@ -194,28 +212,46 @@ export function recorded(file: string, index: number): FakeReply {
     .split('\n')
     .filter((l) => l.trim());
   const line = lines[index];
-  if (line === undefined) throw new Error(`fake-gemini: ${file} has ${lines.length} recorded replies, not one at index ${index}`);
+  if (line === undefined)
+    throw new Error(`fake-gemini: ${file} has ${lines.length} recorded replies, not one at index ${index}`);
   const { response } = JSON.parse(line) as { method: string; response: WireChunk | WireChunk[] };
   return { kind: 'chunks', chunks: Array.isArray(response) ? response : [response] };
 }
 
 /** A next-speaker check's answer, as the structured-output JSON text a model returns. */
-export const speaker = (who: 'user' | 'model', reasoning = `the ${who} speaks next`): FakeReply => reply([text(JSON.stringify({ reasoning, next_speaker: who }))], { usage: usage(40, 12) });
+export const speaker = (who: 'user' | 'model', reasoning = `the ${who} speaks next`): FakeReply =>
+  reply([text(JSON.stringify({ reasoning, next_speaker: who }))], { usage: usage(40, 12) });
 
 /** The side channel's answer when nothing is scripted: "user" (the run ends), costing no tokens. */
-const DEFAULT_VERDICT: FakeReply = reply([text(JSON.stringify({ reasoning: 'not scripted: the fake says the user speaks next', next_speaker: 'user' }))], {
-  usage: { promptTokenCount: 0, candidatesTokenCount: 0, totalTokenCount: 0 },
-});
+const DEFAULT_VERDICT: FakeReply = reply(
+  [text(JSON.stringify({ reasoning: 'not scripted: the fake says the user speaks next', next_speaker: 'user' }))],
+  {
+    usage: { promptTokenCount: 0, candidatesTokenCount: 0, totalTokenCount: 0 },
+  },
+);
 
 export const fault = {
   status: (status: number, opts: { retryAfter?: string; message?: string; details?: unknown[] } = {}): FakeReply => ({
     kind: 'status',
     status,
     headers: opts.retryAfter ? { 'retry-after': opts.retryAfter } : {},
-    body: { error: { code: status, message: opts.message ?? `fake error ${status}`, status: STATUS_NAMES[status] ?? 'UNKNOWN', ...(opts.details ? { details: opts.details } : {}) } },
+    body: {
+      error: {
+        code: status,
+        message: opts.message ?? `fake error ${status}`,
+        status: STATUS_NAMES[status] ?? 'UNKNOWN',
+        ...(opts.details ? { details: opts.details } : {}),
+      },
+    },
   }),
-  reset: (before: WirePart[] = []): FakeReply => ({ kind: 'reset', before: chunksOf(before, { finishReason: null }).slice(0, before.length) }),
-  malformed: (before: WirePart[] = []): FakeReply => ({ kind: 'malformed', before: chunksOf(before, { finishReason: null }).slice(0, before.length) }),
+  reset: (before: WirePart[] = []): FakeReply => ({
+    kind: 'reset',
+    before: chunksOf(before, { finishReason: null }).slice(0, before.length),
+  }),
+  malformed: (before: WirePart[] = []): FakeReply => ({
+    kind: 'malformed',
+    before: chunksOf(before, { finishReason: null }).slice(0, before.length),
+  }),
   errorFrame: (code: number, message: string, before: WirePart[] = []): FakeReply => ({
     kind: 'errorFrame',
     before: chunksOf(before, { finishReason: null }).slice(0, before.length),
@@ -223,7 +259,10 @@ export const fault = {
     status: STATUS_NAMES[code] ?? 'UNKNOWN',
     message,
   }),
-  hang: (before: WirePart[] = []): FakeReply => ({ kind: 'hang', before: chunksOf(before, { finishReason: null }).slice(0, before.length) }),
+  hang: (before: WirePart[] = []): FakeReply => ({
+    kind: 'hang',
+    before: chunksOf(before, { finishReason: null }).slice(0, before.length),
+  }),
 };
 
 const STATUS_NAMES: Record<number, string> = {
@@ -265,16 +304,26 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const m = ROUTE.exec(url.pathname);
-    if (req.method !== 'POST' || !m) return sendJson(res, 404, { error: { code: 404, message: `fake-gemini: no route ${req.method} ${url.pathname}`, status: 'NOT_FOUND' } });
+    if (req.method !== 'POST' || !m)
+      return sendJson(res, 404, {
+        error: { code: 404, message: `fake-gemini: no route ${req.method} ${url.pathname}`, status: 'NOT_FOUND' },
+      });
     const raw = await readBody(req);
     let body: RecordedRequest['body'];
     try {
       body = JSON.parse(raw) as RecordedRequest['body'];
     } catch {
-      return sendJson(res, 400, { error: { code: 400, message: 'fake-gemini: request body is not JSON', status: 'INVALID_ARGUMENT' } });
+      return sendJson(res, 400, {
+        error: { code: 400, message: 'fake-gemini: request body is not JSON', status: 'INVALID_ARGUMENT' },
+      });
     }
     const method = m[2] as RecordedRequest['method'];
-    const recorded: RecordedRequest = { model: decodeURIComponent(m[1]), method, body, apiKey: header(req, 'x-goog-api-key') ?? url.searchParams.get('key') ?? undefined };
+    const recorded: RecordedRequest = {
+      model: decodeURIComponent(m[1]),
+      method,
+      body,
+      apiKey: header(req, 'x-goog-api-key') ?? url.searchParams.get('key') ?? undefined,
+    };
     if (body.generationConfig?.responseMimeType === 'application/json') {
       utilityRequests.push(recorded);
       return serve(utilityQueue.shift() ?? DEFAULT_VERDICT, method, res);
@@ -283,12 +332,22 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
     const key = keyOf(recorded);
     const next = (key !== undefined && keyed.get(key)) || queue;
     const reply = next.shift();
-    if (!reply) sendJson(res, 500, { error: { code: 500, message: `fake-gemini: script exhausted${key !== undefined && keyed.has(key) ? ` for ${key}` : ''}`, status: 'INTERNAL' } });
+    if (!reply)
+      sendJson(res, 500, {
+        error: {
+          code: 500,
+          message: `fake-gemini: script exhausted${key !== undefined && keyed.has(key) ? ` for ${key}` : ''}`,
+          status: 'INTERNAL',
+        },
+      });
     else serve(reply, method, res);
     wake(); // after serving: a waiter sees the reply (or the hang) already under way
   };
   // A handler that throws ends that response; the test sees a dropped connection, not an unhandled rejection.
-  const server = createServer((req, res) => void handle(req, res).catch((e: unknown) => res.destroy(e instanceof Error ? e : new Error(String(e)))));
+  const server = createServer(
+    (req, res) =>
+      void handle(req, res).catch((e: unknown) => res.destroy(e instanceof Error ? e : new Error(String(e)))),
+  );
   server.on('connection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
@@ -356,7 +415,16 @@ function mergeChunks(chunks: WireChunk[]): WireChunk {
     .map((c) => c.usageMetadata)
     .filter(Boolean)
     .at(-1);
-  return { candidates: [{ content: { role: 'model', ...(parts.length ? { parts } : {}) }, index: 0, ...(finishReason ? { finishReason } : {}) }], ...(usageMetadata ? { usageMetadata } : {}) };
+  return {
+    candidates: [
+      {
+        content: { role: 'model', ...(parts.length ? { parts } : {}) },
+        index: 0,
+        ...(finishReason ? { finishReason } : {}),
+      },
+    ],
+    ...(usageMetadata ? { usageMetadata } : {}),
+  };
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -27,20 +27,41 @@ interface FieldError {
 }
 
 /** 422 `Validation Failed` with GitHub's error objects. */
-export const validationFailed = (...errors: FieldError[]): RouteResult => ({ status: 422, body: { message: 'Validation Failed', errors } });
+export const validationFailed = (...errors: FieldError[]): RouteResult => ({
+  status: 422,
+  body: { message: 'Validation Failed', errors },
+});
 
 /** 422 `Unprocessable Entity` with plain strings (the review endpoints answer so). */
-export const unprocessable = (...errors: string[]): RouteResult => ({ status: 422, body: { message: 'Unprocessable Entity', errors } });
+export const unprocessable = (...errors: string[]): RouteResult => ({
+  status: 422,
+  body: { message: 'Unprocessable Entity', errors },
+});
 
 /** The refusal of a blank or too long body, or undefined when `body` is fine. */
-export function bodyRefusal(resource: string, body: string | undefined, o: { blankAllowed?: boolean; tooLongCode?: 'custom' | 'unprocessable' } = {}): RouteResult | undefined {
+export function bodyRefusal(
+  resource: string,
+  body: string | undefined,
+  o: { blankAllowed?: boolean; tooLongCode?: 'custom' | 'unprocessable' } = {},
+): RouteResult | undefined {
   if (body === undefined) return undefined;
-  if (!o.blankAllowed && !body.trim()) return validationFailed({ resource, code: 'custom', field: 'body', message: 'body cannot be blank' });
+  if (!o.blankAllowed && !body.trim())
+    return validationFailed({ resource, code: 'custom', field: 'body', message: 'body cannot be blank' });
   if (body.length <= MAX_BODY) return undefined;
   // Creating a comment answers `unprocessable` on `data`; editing one and the other resources `custom` on `body`.
   return o.tooLongCode === 'unprocessable'
-    ? validationFailed({ resource, code: 'unprocessable', field: 'data', message: `Body is too long (maximum is ${MAX_BODY} characters)` })
-    : validationFailed({ resource, code: 'custom', field: 'body', message: `body is too long (maximum is ${MAX_BODY} characters)` });
+    ? validationFailed({
+        resource,
+        code: 'unprocessable',
+        field: 'data',
+        message: `Body is too long (maximum is ${MAX_BODY} characters)`,
+      })
+    : validationFailed({
+        resource,
+        code: 'custom',
+        field: 'body',
+        message: `body is too long (maximum is ${MAX_BODY} characters)`,
+      });
 }
 
 export const isoAt = (s: FakeGitHubState): string => new Date(s.clock()).toISOString();
@@ -56,7 +77,8 @@ export function paged(r: RecordedRequest, items: readonly unknown[], wrap?: (pag
   const page = Math.max(1, Number(r.query.page ?? 1) || 1);
   const last = Math.max(1, Math.ceil(items.length / per));
   const slice = items.slice((page - 1) * per, page * per);
-  const url = (n: number) => `http://${String(r.headers.host)}${encodeURI(r.path)}?${new URLSearchParams({ ...r.query, page: String(n) })}`;
+  const url = (n: number) =>
+    `http://${String(r.headers.host)}${encodeURI(r.path)}?${new URLSearchParams({ ...r.query, page: String(n) })}`;
   const links: string[] = [];
   if (page < last) links.push(`<${url(page + 1)}>; rel="next"`, `<${url(last)}>; rel="last"`);
   if (page > 1) links.push(`<${url(page - 1)}>; rel="prev"`, `<${url(1)}>; rel="first"`);
@@ -66,4 +88,5 @@ export function paged(r: RecordedRequest, items: readonly unknown[], wrap?: (pag
 export const since = (r: RecordedRequest) => (r.query.since ? Date.parse(r.query.since) : Number.NEGATIVE_INFINITY);
 
 /** A JSON body's field, when the body is an object (the spec check has vetted its type). */
-export const field = <T>(r: RecordedRequest, name: string): T | undefined => (r.body && typeof r.body === 'object' ? (r.body as Record<string, T>)[name] : undefined);
+export const field = <T>(r: RecordedRequest, name: string): T | undefined =>
+  r.body && typeof r.body === 'object' ? (r.body as Record<string, T>)[name] : undefined;

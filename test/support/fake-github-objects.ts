@@ -6,7 +6,15 @@
  * the fields the fake does not track keep GitHub's example values. URLs point at
  * https://api.github.test and https://github.test, the fake repository's own.
  */
-import type { FakeComment, FakeFile, FakeGitHubState, FakeIssue, FakeReview, FakeReviewComment, FakeUser } from './fake-github.js';
+import type {
+  FakeComment,
+  FakeFile,
+  FakeGitHubState,
+  FakeIssue,
+  FakeReview,
+  FakeReviewComment,
+  FakeUser,
+} from './fake-github.js';
 import { specExample } from './github-openapi.js';
 
 type Json = Record<string, any>;
@@ -266,10 +274,22 @@ export function commentJson(s: FakeGitHubState, c: FakeComment): Json {
 
 /** reaction. */
 export function reactionJson(r: { id: number; content: string; user: FakeUser; created_at: string }): Json {
-  return { ...specExample('reaction'), id: r.id, node_id: `REA_${r.id}`, user: userJson(r.user), content: r.content, created_at: r.created_at };
+  return {
+    ...specExample('reaction'),
+    id: r.id,
+    node_id: `REA_${r.id}`,
+    user: userJson(r.user),
+    content: r.content,
+    created_at: r.created_at,
+  };
 }
 
-const REVIEW_STATE: Record<string, string> = { COMMENT: 'COMMENTED', APPROVE: 'APPROVED', REQUEST_CHANGES: 'CHANGES_REQUESTED', PENDING: 'PENDING' };
+const REVIEW_STATE: Record<string, string> = {
+  COMMENT: 'COMMENTED',
+  APPROVE: 'APPROVED',
+  REQUEST_CHANGES: 'CHANGES_REQUESTED',
+  PENDING: 'PENDING',
+};
 
 /** pull-request-review. */
 export function reviewJson(s: FakeGitHubState, v: FakeReview): Json {
@@ -354,7 +374,13 @@ export function permissionJson(login: string, permission: string, roleName: stri
     user: {
       ...user,
       role_name: roleName,
-      permissions: { admin: roleName === 'admin', maintain: ['admin', 'maintain'].includes(roleName), push, triage: push || roleName === 'triage', pull: roleName !== 'none' },
+      permissions: {
+        admin: roleName === 'admin',
+        maintain: ['admin', 'maintain'].includes(roleName),
+        push,
+        triage: push || roleName === 'triage',
+        pull: roleName !== 'none',
+      },
     },
   };
 }

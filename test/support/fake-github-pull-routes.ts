@@ -5,7 +5,19 @@
  * with no commits between base and head, an unknown head or base, a body over 65,536 characters,
  * a blank comment, a review comment on a line outside the diff.
  */
-import { bodyRefusal, field, isoAt, notFound, ok, paged, refOf, unprocessable, validationFailed, type RouteResult, type Routes } from './fake-github-answers.js';
+import {
+  bodyRefusal,
+  field,
+  isoAt,
+  notFound,
+  ok,
+  paged,
+  refOf,
+  unprocessable,
+  validationFailed,
+  type RouteResult,
+  type Routes,
+} from './fake-github-answers.js';
 import { fileJson, pullJson, reviewCommentJson, reviewJson } from './fake-github-objects.js';
 import type { FakeGitHubState, FakeIssue, FakeReview, FakeReviewComment, RecordedRequest } from './fake-github.js';
 
@@ -62,7 +74,8 @@ export function hunkOf(patch: string, line: number, side: 'LEFT' | 'RIGHT'): str
     }
     const left = l.startsWith('-') || l.startsWith(' ');
     const right = l.startsWith('+') || l.startsWith(' ');
-    if (side === 'LEFT' ? left && oldLine === line : right && newLine === line) return lines.slice(start, k + 1).join('\n');
+    if (side === 'LEFT' ? left && oldLine === line : right && newLine === line)
+      return lines.slice(start, k + 1).join('\n');
     if (left) oldLine++;
     if (right) newLine++;
   }
@@ -82,10 +95,19 @@ function onDiff(p: Pull['pull'], c: Anchor): boolean {
   const patch = p.files.find((f) => f.filename === c.path)?.patch;
   if (!patch || c.line === undefined) return false;
   const lines = diffLines(patch, (c.side ?? 'RIGHT') as 'LEFT' | 'RIGHT');
-  return lines.has(c.line) && (c.start_line === undefined || diffLines(patch, (c.start_side ?? c.side ?? 'RIGHT') as 'LEFT' | 'RIGHT').has(c.start_line));
+  return (
+    lines.has(c.line) &&
+    (c.start_line === undefined ||
+      diffLines(patch, (c.start_side ?? c.side ?? 'RIGHT') as 'LEFT' | 'RIGHT').has(c.start_line))
+  );
 }
 
-function newReviewComment(s: FakeGitHubState, i: Pull, c: Anchor & { body: string }, o: { review_id: number; in_reply_to_id?: number; commit_id?: string }): FakeReviewComment {
+function newReviewComment(
+  s: FakeGitHubState,
+  i: Pull,
+  c: Anchor & { body: string },
+  o: { review_id: number; in_reply_to_id?: number; commit_id?: string },
+): FakeReviewComment {
   const patch = i.pull.files.find((f) => f.filename === c.path)?.patch ?? '';
   const side = (c.side ?? 'RIGHT') as 'LEFT' | 'RIGHT';
   const rc: FakeReviewComment = {
@@ -121,10 +143,26 @@ function createPull(s: FakeGitHubState, r: RecordedRequest): RouteResult {
   const baseSha = refOf(s, `heads/${base}`);
   if (!baseSha) return validationFailed({ resource: 'PullRequest', field: 'base', code: 'invalid' });
   if (!headSha) return validationFailed({ resource: 'PullRequest', field: 'head', code: 'invalid' });
-  const open = [...s.issues.values()].find((i) => i.state === 'open' && i.pull?.head.ref === head && i.pull.head.repoFullName === `${headOwner}/${s.repo}` && i.pull.base.ref === base);
-  if (open) return validationFailed({ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${headOwner}:${head}.` });
+  const open = [...s.issues.values()].find(
+    (i) =>
+      i.state === 'open' &&
+      i.pull?.head.ref === head &&
+      i.pull.head.repoFullName === `${headOwner}/${s.repo}` &&
+      i.pull.base.ref === base,
+  );
+  if (open)
+    return validationFailed({
+      resource: 'PullRequest',
+      code: 'custom',
+      message: `A pull request already exists for ${headOwner}:${head}.`,
+    });
   const commits = s.commitsBetween?.(baseSha, headSha) ?? (baseSha === headSha ? 0 : 1);
-  if (commits === 0) return validationFailed({ resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${head}` });
+  if (commits === 0)
+    return validationFailed({
+      resource: 'PullRequest',
+      code: 'custom',
+      message: `No commits between ${base} and ${head}`,
+    });
   const refused = bodyRefusal('PullRequest', body, { blankAllowed: true });
   if (refused) return refused;
   const number = s.nextNumber++;
@@ -137,7 +175,12 @@ function createPull(s: FakeGitHubState, r: RecordedRequest): RouteResult {
     labels: [],
     created_at: isoAt(s),
     updated_at: isoAt(s),
-    pull: { head: { ref: head, sha: headSha, repoFullName: `${headOwner}/${s.repo}` }, base: { ref: base, sha: baseSha }, files: [], draft: field<boolean>(r, 'draft') },
+    pull: {
+      head: { ref: head, sha: headSha, repoFullName: `${headOwner}/${s.repo}` },
+      base: { ref: base, sha: baseSha },
+      files: [],
+      draft: field<boolean>(r, 'draft'),
+    },
   };
   s.issues.set(number, i);
   return ok(pullJson(s, i), 201);
@@ -147,13 +190,26 @@ function createPull(s: FakeGitHubState, r: RecordedRequest): RouteResult {
 function createReview(s: FakeGitHubState, i: Pull, r: RecordedRequest): RouteResult {
   const b = (r.body ?? {}) as Partial<FakeReview> & { comments?: Array<Anchor & { body: string; position?: number }> };
   const event = b.event ?? 'PENDING';
-  if (event === 'REQUEST_CHANGES' && !b.body?.trim()) return unprocessable('You need to leave a comment indicating the requested changes.');
+  if (event === 'REQUEST_CHANGES' && !b.body?.trim())
+    return unprocessable('You need to leave a comment indicating the requested changes.');
   if ((b.body?.length ?? 0) > 65_536) return unprocessable('Body is too long (maximum is 65536 characters)');
   for (const c of b.comments ?? []) {
-    if (!onDiff(i.pull, c)) return unprocessable("Pull request review thread line must be part of the diff and Pull request review thread diff hunk can't be blank");
+    if (!onDiff(i.pull, c))
+      return unprocessable(
+        "Pull request review thread line must be part of the diff and Pull request review thread diff hunk can't be blank",
+      );
     if (!c.body?.trim()) return unprocessable("Body can't be blank");
   }
-  const review: FakeReview = { id: s.nextId++, pull_number: i.number, body: b.body ?? '', event, commit_id: b.commit_id, comments: b.comments ?? [], user: s.self, submitted_at: isoAt(s) };
+  const review: FakeReview = {
+    id: s.nextId++,
+    pull_number: i.number,
+    body: b.body ?? '',
+    event,
+    commit_id: b.commit_id,
+    comments: b.comments ?? [],
+    user: s.self,
+    submitted_at: isoAt(s),
+  };
   s.reviews.push(review);
   for (const c of review.comments) newReviewComment(s, i, c, { review_id: review.id, commit_id: review.commit_id });
   return ok(reviewJson(s, review));
@@ -166,8 +222,22 @@ function createReviewComment(s: FakeGitHubState, i: Pull, r: RecordedRequest): R
   if (refused) return refused;
   if (b.in_reply_to !== undefined) return reply(s, i, b.in_reply_to, b.body);
   if (!onDiff(i.pull, b))
-    return validationFailed({ resource: 'PullRequestReviewComment', code: 'custom', field: 'pull_request_review_thread.line', message: 'pull_request_review_thread.line must be part of the diff' });
-  const review: FakeReview = { id: s.nextId++, pull_number: i.number, body: '', event: 'COMMENT', commit_id: b.commit_id, comments: [b], user: s.self, submitted_at: isoAt(s) };
+    return validationFailed({
+      resource: 'PullRequestReviewComment',
+      code: 'custom',
+      field: 'pull_request_review_thread.line',
+      message: 'pull_request_review_thread.line must be part of the diff',
+    });
+  const review: FakeReview = {
+    id: s.nextId++,
+    pull_number: i.number,
+    body: '',
+    event: 'COMMENT',
+    commit_id: b.commit_id,
+    comments: [b],
+    user: s.self,
+    submitted_at: isoAt(s),
+  };
   s.reviews.push(review);
   return ok(reviewCommentJson(s, newReviewComment(s, i, b, { review_id: review.id, commit_id: b.commit_id })), 201);
 }
@@ -177,9 +247,22 @@ function reply(s: FakeGitHubState, i: Pull, to: number, body: string): RouteResu
   const parent = s.reviewComments.find((c) => c.id === to && c.pull_number === i.number);
   if (!parent) return notFound();
   const root = parent.in_reply_to_id ?? parent.id;
-  const review: FakeReview = { id: s.nextId++, pull_number: i.number, body: '', event: 'COMMENT', comments: [], user: s.self, submitted_at: isoAt(s) };
+  const review: FakeReview = {
+    id: s.nextId++,
+    pull_number: i.number,
+    body: '',
+    event: 'COMMENT',
+    comments: [],
+    user: s.self,
+    submitted_at: isoAt(s),
+  };
   s.reviews.push(review);
-  const rc = newReviewComment(s, i, { ...parent, body }, { review_id: review.id, in_reply_to_id: root, commit_id: parent.commit_id });
+  const rc = newReviewComment(
+    s,
+    i,
+    { ...parent, body },
+    { review_id: review.id, in_reply_to_id: root, commit_id: parent.commit_id },
+  );
   rc.diff_hunk = parent.diff_hunk;
   return ok(reviewCommentJson(s, rc), 201);
 }
@@ -189,13 +272,18 @@ export function pullRoutes(): Routes {
     const i = s.issues.get(Number(n));
     return i?.pull ? (i as Pull) : undefined;
   };
-  const review = (s: FakeGitHubState, p: Record<string, string>) => s.reviews.find((v) => v.id === Number(p.review_id) && v.pull_number === Number(p.pull_number));
+  const review = (s: FakeGitHubState, p: Record<string, string>) =>
+    s.reviews.find((v) => v.id === Number(p.review_id) && v.pull_number === Number(p.pull_number));
   return {
     'pulls/list': (_p, r, s) => {
       const head = r.query.head; // owner:branch
       const st = r.query.state ?? 'open';
       const list = [...s.issues.values()].filter(
-        (i) => i.pull && (st === 'all' || i.state === st) && (!head || `${i.pull.head.repoFullName.split('/')[0]}:${i.pull.head.ref}` === head) && (!r.query.base || i.pull.base.ref === r.query.base),
+        (i) =>
+          i.pull &&
+          (st === 'all' || i.state === st) &&
+          (!head || `${i.pull.head.repoFullName.split('/')[0]}:${i.pull.head.ref}` === head) &&
+          (!r.query.base || i.pull.base.ref === r.query.base),
       );
       return paged(
         r,

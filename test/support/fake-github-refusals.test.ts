@@ -43,7 +43,11 @@ const addFeaturePull = () =>
     number: 7,
     title: 'Feature',
     user: { login: 'writer' },
-    pull: { head: { ref: 'feature', sha: FEATURE, repoFullName: 'octo/hello' }, base: { ref: 'main', sha: MAIN }, files: [{ filename: 'a.txt', status: 'modified', patch: PATCH }] },
+    pull: {
+      head: { ref: 'feature', sha: FEATURE, repoFullName: 'octo/hello' },
+      base: { ref: 'main', sha: MAIN },
+      files: [{ filename: 'a.txt', status: 'modified', patch: PATCH }],
+    },
   });
 
 describe('pull requests GitHub will not open', () => {
@@ -51,13 +55,21 @@ describe('pull requests GitHub will not open', () => {
     addFeaturePull();
     const r = await refusal(octokit.rest.pulls.create({ ...repo, title: 'Again', head: 'feature', base: 'main' }));
     expect(r.status).toBe(422);
-    expect(r.data).toMatchObject({ message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message: 'A pull request already exists for octo:feature.' }] });
+    expect(r.data).toMatchObject({
+      message: 'Validation Failed',
+      errors: [{ resource: 'PullRequest', code: 'custom', message: 'A pull request already exists for octo:feature.' }],
+    });
     expect(r.data.documentation_url).toBe('https://docs.github.com/rest/pulls/pulls#create-a-pull-request');
   });
 
   it('a closed pull request for the same head does not block a new one', async () => {
     addFeaturePull().state = 'closed';
-    const { status, data } = await octokit.rest.pulls.create({ ...repo, title: 'Again', head: 'feature', base: 'main' });
+    const { status, data } = await octokit.rest.pulls.create({
+      ...repo,
+      title: 'Again',
+      head: 'feature',
+      base: 'main',
+    });
     expect(status).toBe(201);
     expect(data.head).toMatchObject({ ref: 'feature', sha: FEATURE });
   });
@@ -66,7 +78,9 @@ describe('pull requests GitHub will not open', () => {
     gh.state.commitsBetween = (base, head) => (base === MAIN && head === FEATURE ? 0 : undefined);
     const r = await refusal(octokit.rest.pulls.create({ ...repo, title: 'Nothing', head: 'feature', base: 'main' }));
     expect(r.status).toBe(422);
-    expect(r.data.errors).toEqual([{ resource: 'PullRequest', code: 'custom', message: 'No commits between main and feature' }]);
+    expect(r.data.errors).toEqual([
+      { resource: 'PullRequest', code: 'custom', message: 'No commits between main and feature' },
+    ]);
   });
 
   it('a head at the base commit has no commits, without a resolver', async () => {
@@ -82,9 +96,24 @@ describe('pull requests GitHub will not open', () => {
   });
 
   it('a body over 65,536 characters: 422 "body is too long"', async () => {
-    const r = await refusal(octokit.rest.pulls.create({ ...repo, title: 'Long', head: 'feature', base: 'main', body: 'x'.repeat(65_537) }));
-    expect(r.data.errors).toEqual([{ resource: 'PullRequest', code: 'custom', field: 'body', message: 'body is too long (maximum is 65536 characters)' }]);
-    const { status } = await octokit.rest.pulls.create({ ...repo, title: 'Exactly at the limit', head: 'feature', base: 'main', body: 'x'.repeat(65_536) });
+    const r = await refusal(
+      octokit.rest.pulls.create({ ...repo, title: 'Long', head: 'feature', base: 'main', body: 'x'.repeat(65_537) }),
+    );
+    expect(r.data.errors).toEqual([
+      {
+        resource: 'PullRequest',
+        code: 'custom',
+        field: 'body',
+        message: 'body is too long (maximum is 65536 characters)',
+      },
+    ]);
+    const { status } = await octokit.rest.pulls.create({
+      ...repo,
+      title: 'Exactly at the limit',
+      head: 'feature',
+      base: 'main',
+      body: 'x'.repeat(65_536),
+    });
     expect(status).toBe(201);
   });
 });
@@ -95,12 +124,19 @@ describe('comments GitHub will not take', () => {
   it('a blank comment: 422 "body cannot be blank"', async () => {
     const r = await refusal(octokit.rest.issues.createComment({ ...repo, issue_number: 1, body: '  \n' }));
     expect(r.status).toBe(422);
-    expect(r.data.errors).toEqual([{ resource: 'IssueComment', code: 'custom', field: 'body', message: 'body cannot be blank' }]);
+    expect(r.data.errors).toEqual([
+      { resource: 'IssueComment', code: 'custom', field: 'body', message: 'body cannot be blank' },
+    ]);
     expect(gh.state.comments).toHaveLength(0);
   });
 
   it('a comment with no body at all: 422 "Invalid request", and the test fails at close', async () => {
-    const r = await refusal(octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...repo, issue_number: 1 } as never));
+    const r = await refusal(
+      octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+        ...repo,
+        issue_number: 1,
+      } as never),
+    );
     expect(r.status).toBe(422);
     expect(r.data.message).toMatch(/^Invalid request\.\n\n/);
     expect(gh.takeViolations().flatMap((v) => v.problems)).toEqual([expect.stringMatching(/body/)]);
@@ -108,16 +144,34 @@ describe('comments GitHub will not take', () => {
 
   it('a comment over 65,536 characters: 422 "Body is too long"; an edit to one too', async () => {
     const r = await refusal(octokit.rest.issues.createComment({ ...repo, issue_number: 1, body: 'y'.repeat(65_537) }));
-    expect(r.data.errors).toEqual([{ resource: 'IssueComment', code: 'unprocessable', field: 'data', message: 'Body is too long (maximum is 65536 characters)' }]);
+    expect(r.data.errors).toEqual([
+      {
+        resource: 'IssueComment',
+        code: 'unprocessable',
+        field: 'data',
+        message: 'Body is too long (maximum is 65536 characters)',
+      },
+    ]);
     const { data: c } = await octokit.rest.issues.createComment({ ...repo, issue_number: 1, body: 'short' });
-    const edit = await refusal(octokit.rest.issues.updateComment({ ...repo, comment_id: c.id, body: 'y'.repeat(65_537) }));
-    expect(edit.data.errors).toEqual([{ resource: 'IssueComment', code: 'custom', field: 'body', message: 'body is too long (maximum is 65536 characters)' }]);
+    const edit = await refusal(
+      octokit.rest.issues.updateComment({ ...repo, comment_id: c.id, body: 'y'.repeat(65_537) }),
+    );
+    expect(edit.data.errors).toEqual([
+      {
+        resource: 'IssueComment',
+        code: 'custom',
+        field: 'body',
+        message: 'body is too long (maximum is 65536 characters)',
+      },
+    ]);
     expect(gh.state.comments[0].body).toBe('short');
   });
 
   it('an issue body over 65,536 characters: 422', async () => {
     const r = await refusal(octokit.rest.issues.create({ ...repo, title: 'Long', body: 'z'.repeat(65_537) }));
-    expect(r.data.errors).toEqual([{ resource: 'Issue', code: 'custom', field: 'body', message: 'body is too long (maximum is 65536 characters)' }]);
+    expect(r.data.errors).toEqual([
+      { resource: 'Issue', code: 'custom', field: 'body', message: 'body is too long (maximum is 65536 characters)' },
+    ]);
   });
 });
 
@@ -129,31 +183,76 @@ describe('reviews GitHub will not take', () => {
       { path: 'a.txt', line: 2, side: 'RIGHT', body: 'on the diff' },
       { path: 'a.txt', line: 40, side: 'RIGHT', body: 'off the diff' },
     ];
-    const r = await refusal(octokit.rest.pulls.createReview({ ...repo, pull_number: 7, event: 'COMMENT', body: 'Review', comments }));
+    const r = await refusal(
+      octokit.rest.pulls.createReview({ ...repo, pull_number: 7, event: 'COMMENT', body: 'Review', comments }),
+    );
     expect(r.status).toBe(422);
-    expect(r.data).toMatchObject({ message: 'Unprocessable Entity', errors: ["Pull request review thread line must be part of the diff and Pull request review thread diff hunk can't be blank"] });
+    expect(r.data).toMatchObject({
+      message: 'Unprocessable Entity',
+      errors: [
+        "Pull request review thread line must be part of the diff and Pull request review thread diff hunk can't be blank",
+      ],
+    });
     expect(gh.state.reviews).toHaveLength(0);
   });
 
   it('a review body over 65,536 characters: 422', async () => {
-    const r = await refusal(octokit.rest.pulls.createReview({ ...repo, pull_number: 7, event: 'COMMENT', body: 'r'.repeat(65_537) }));
+    const r = await refusal(
+      octokit.rest.pulls.createReview({ ...repo, pull_number: 7, event: 'COMMENT', body: 'r'.repeat(65_537) }),
+    );
     expect(r.data.errors).toEqual(['Body is too long (maximum is 65536 characters)']);
   });
 
   it('a review comment off the diff: 422 on pull_request_review_thread.line', async () => {
-    const r = await refusal(octokit.rest.pulls.createReviewComment({ ...repo, pull_number: 7, commit_id: FEATURE, path: 'a.txt', line: 40, side: 'RIGHT', body: 'here?' }));
+    const r = await refusal(
+      octokit.rest.pulls.createReviewComment({
+        ...repo,
+        pull_number: 7,
+        commit_id: FEATURE,
+        path: 'a.txt',
+        line: 40,
+        side: 'RIGHT',
+        body: 'here?',
+      }),
+    );
     expect(r.data.errors).toEqual([
-      { resource: 'PullRequestReviewComment', code: 'custom', field: 'pull_request_review_thread.line', message: 'pull_request_review_thread.line must be part of the diff' },
+      {
+        resource: 'PullRequestReviewComment',
+        code: 'custom',
+        field: 'pull_request_review_thread.line',
+        message: 'pull_request_review_thread.line must be part of the diff',
+      },
     ]);
-    const other = await refusal(octokit.rest.pulls.createReviewComment({ ...repo, pull_number: 7, commit_id: FEATURE, path: 'b.txt', line: 1, side: 'RIGHT', body: 'no such file in the diff' }));
+    const other = await refusal(
+      octokit.rest.pulls.createReviewComment({
+        ...repo,
+        pull_number: 7,
+        commit_id: FEATURE,
+        path: 'b.txt',
+        line: 1,
+        side: 'RIGHT',
+        body: 'no such file in the diff',
+      }),
+    );
     expect(other.status).toBe(422);
   });
 
   it('a blank reply in a review thread: 422; a long one too', async () => {
     const c = gh.addReviewComment(7, { path: 'a.txt', line: 2, body: 'Why?', user: { login: 'writer' } });
-    const blank = await refusal(octokit.rest.pulls.createReplyForReviewComment({ ...repo, pull_number: 7, comment_id: c.id, body: '' }));
-    expect(blank.data.errors).toEqual([{ resource: 'PullRequestReviewComment', code: 'custom', field: 'body', message: 'body cannot be blank' }]);
-    const long = await refusal(octokit.rest.pulls.createReplyForReviewComment({ ...repo, pull_number: 7, comment_id: c.id, body: 'q'.repeat(65_537) }));
+    const blank = await refusal(
+      octokit.rest.pulls.createReplyForReviewComment({ ...repo, pull_number: 7, comment_id: c.id, body: '' }),
+    );
+    expect(blank.data.errors).toEqual([
+      { resource: 'PullRequestReviewComment', code: 'custom', field: 'body', message: 'body cannot be blank' },
+    ]);
+    const long = await refusal(
+      octokit.rest.pulls.createReplyForReviewComment({
+        ...repo,
+        pull_number: 7,
+        comment_id: c.id,
+        body: 'q'.repeat(65_537),
+      }),
+    );
     expect(long.status).toBe(422);
   });
 });

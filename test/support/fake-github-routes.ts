@@ -4,8 +4,30 @@
  * fake-github-pull-routes.ts). Writes to an issue move its `updated_at`, as on GitHub. Where GitHub
  * refuses, these refuse alike: a blank or too long comment, an existing ref.
  */
-import { bodyRefusal, field, isoAt, notFound, ok, paged, refOf, since, touch, validationFailed, type RouteResult, type Routes } from './fake-github-answers.js';
-import { commentJson, fullRepoJson, issueJson, labelJson, permissionJson, reactionJson, refJson, searchItemJson } from './fake-github-objects.js';
+import {
+  bodyRefusal,
+  field,
+  isoAt,
+  notFound,
+  ok,
+  paged,
+  refOf,
+  since,
+  touch,
+  validationFailed,
+  type RouteResult,
+  type Routes,
+} from './fake-github-answers.js';
+import {
+  commentJson,
+  fullRepoJson,
+  issueJson,
+  labelJson,
+  permissionJson,
+  reactionJson,
+  refJson,
+  searchItemJson,
+} from './fake-github-objects.js';
 import { pullRoutes } from './fake-github-pull-routes.js';
 import type { FakeComment, FakeGitHubState, FakeIssue, RecordedRequest } from './fake-github.js';
 
@@ -18,9 +40,19 @@ function listIssues(r: RecordedRequest, s: FakeGitHubState): RouteResult {
   const st = r.query.state ?? 'open';
   const sort = r.query.sort ?? 'created';
   const dir = (r.query.direction ?? 'desc') === 'asc' ? 1 : -1;
-  const key = (i: FakeIssue) => (sort === 'updated' ? Date.parse(i.updated_at) : sort === 'comments' ? s.comments.filter((c) => c.issue_number === i.number).length : Date.parse(i.created_at));
+  const key = (i: FakeIssue) =>
+    sort === 'updated'
+      ? Date.parse(i.updated_at)
+      : sort === 'comments'
+        ? s.comments.filter((c) => c.issue_number === i.number).length
+        : Date.parse(i.created_at);
   const list = [...s.issues.values()]
-    .filter((i) => (st === 'all' || i.state === st) && want.every((l) => i.labels.includes(l)) && Date.parse(i.updated_at) >= since(r))
+    .filter(
+      (i) =>
+        (st === 'all' || i.state === st) &&
+        want.every((l) => i.labels.includes(l)) &&
+        Date.parse(i.updated_at) >= since(r),
+    )
     .sort((a, b) => dir * (key(a) - key(b) || a.number - b.number));
   return paged(
     r,
@@ -62,7 +94,12 @@ function searchIssues(r: RecordedRequest, s: FakeGitHubState): RouteResult {
     .filter((i) => filters.every((f) => f(i)) && words.every((w) => `${i.title}\n${i.body}`.toLowerCase().includes(w)))
     .sort((a, b) => b.number - a.number)
     .map((i) => searchItemJson(s, i));
-  return paged(r, hits, (items) => ({ total_count: hits.length, incomplete_results: false, search_type: 'lexical', items }));
+  return paged(r, hits, (items) => ({
+    total_count: hits.length,
+    incomplete_results: false,
+    search_type: 'lexical',
+    items,
+  }));
 }
 
 /**
@@ -92,7 +129,14 @@ function createComment(s: FakeGitHubState, i: FakeIssue, r: RecordedRequest): Ro
   const body = field<string>(r, 'body') ?? '';
   const refused = bodyRefusal('IssueComment', body, { tooLongCode: 'unprocessable' });
   if (refused) return refused;
-  const c: FakeComment = { id: s.nextId++, issue_number: i.number, body, user: s.self, created_at: isoAt(s), updated_at: isoAt(s) };
+  const c: FakeComment = {
+    id: s.nextId++,
+    issue_number: i.number,
+    body,
+    user: s.self,
+    created_at: isoAt(s),
+    updated_at: isoAt(s),
+  };
   s.comments.push(c);
   touch(s, i);
   return ok(commentJson(s, c), 201);
@@ -103,8 +147,19 @@ function createIssue(s: FakeGitHubState, r: RecordedRequest): RouteResult {
   const refused = bodyRefusal('Issue', body, { blankAllowed: true });
   if (refused) return refused;
   const number = s.nextNumber++;
-  const labels = (field<Array<string | { name?: string }>>(r, 'labels') ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter(Boolean);
-  const i: FakeIssue = { number, title: String(field(r, 'title')), body: body ?? '', user: s.self, state: 'open', labels, created_at: isoAt(s), updated_at: isoAt(s) };
+  const labels = (field<Array<string | { name?: string }>>(r, 'labels') ?? [])
+    .map((l) => (typeof l === 'string' ? l : (l.name ?? '')))
+    .filter(Boolean);
+  const i: FakeIssue = {
+    number,
+    title: String(field(r, 'title')),
+    body: body ?? '',
+    user: s.self,
+    state: 'open',
+    labels,
+    created_at: isoAt(s),
+    updated_at: isoAt(s),
+  };
   s.issues.set(number, i);
   return ok(issueJson(s, i), 201);
 }
@@ -112,8 +167,13 @@ function createIssue(s: FakeGitHubState, r: RecordedRequest): RouteResult {
 /** A reaction: 201 when new, 200 with the existing one when this user already reacted so. */
 function react(s: FakeGitHubState, subject: 'issues' | 'pulls', id: number, r: RecordedRequest): RouteResult {
   const content = field<string>(r, 'content') ?? '';
-  const existing = s.reactions.find((x) => x.subject === subject && x.id === id && x.content === content && x.user.login === s.self.login);
-  if (existing) return ok(reactionJson({ ...existing, id: existing.reactionId ?? id, created_at: existing.created_at ?? isoAt(s) }));
+  const existing = s.reactions.find(
+    (x) => x.subject === subject && x.id === id && x.content === content && x.user.login === s.self.login,
+  );
+  if (existing)
+    return ok(
+      reactionJson({ ...existing, id: existing.reactionId ?? id, created_at: existing.created_at ?? isoAt(s) }),
+    );
   const reaction = { subject, id, content, user: s.self, reactionId: s.nextId++, created_at: isoAt(s) };
   s.reactions.push(reaction);
   return ok(reactionJson({ ...reaction, id: reaction.reactionId }), 201);
@@ -141,7 +201,9 @@ export function createRoutes(): Routes {
       if (!issue(s, p.issue_number)) return notFound();
       return paged(
         r,
-        s.comments.filter((c) => c.issue_number === Number(p.issue_number) && Date.parse(c.updated_at) >= since(r)).map((c) => commentJson(s, c)),
+        s.comments
+          .filter((c) => c.issue_number === Number(p.issue_number) && Date.parse(c.updated_at) >= since(r))
+          .map((c) => commentJson(s, c)),
       );
     },
     'issues/create-comment': (p, r, s) => {
@@ -164,8 +226,12 @@ export function createRoutes(): Routes {
       if (i) touch(s, i);
       return ok(commentJson(s, c));
     },
-    'reactions/create-for-issue-comment': (p, r, s) => (comment(s, p.comment_id) ? react(s, 'issues', Number(p.comment_id), r) : notFound()),
-    'reactions/create-for-pull-request-review-comment': (p, r, s) => (s.reviewComments.some((c) => c.id === Number(p.comment_id)) ? react(s, 'pulls', Number(p.comment_id), r) : notFound()),
+    'reactions/create-for-issue-comment': (p, r, s) =>
+      comment(s, p.comment_id) ? react(s, 'issues', Number(p.comment_id), r) : notFound(),
+    'reactions/create-for-pull-request-review-comment': (p, r, s) =>
+      s.reviewComments.some((c) => c.id === Number(p.comment_id))
+        ? react(s, 'pulls', Number(p.comment_id), r)
+        : notFound(),
     'issues/add-labels': (p, r, s) => {
       const i = issue(s, p.issue_number);
       if (!i) return notFound();

@@ -18,7 +18,13 @@ import type { AddressInfo } from 'node:net';
 import type { RouteResult } from './fake-github-answers.js';
 import { hunkOf } from './fake-github-pull-routes.js';
 import { answerGraphql, createRoutes, isoAt } from './fake-github-routes.js';
-import { checkRequest, checkResponse, documentationUrl, matchOperation, type OperationMatch } from './github-openapi.js';
+import {
+  checkRequest,
+  checkResponse,
+  documentationUrl,
+  matchOperation,
+  type OperationMatch,
+} from './github-openapi.js';
 import { missingPermission, readExamplePermissions, type JobPermissions } from './github-permissions.js';
 
 export { diffLines } from './fake-github-routes.js';
@@ -73,7 +79,14 @@ export interface FakeReview {
   body: string;
   event: string;
   commit_id?: string;
-  comments: Array<{ path: string; line?: number; side?: string; start_line?: number; start_side?: string; body: string }>;
+  comments: Array<{
+    path: string;
+    line?: number;
+    side?: string;
+    start_line?: number;
+    start_side?: string;
+    body: string;
+  }>;
   user: FakeUser;
   submitted_at?: string;
 }
@@ -133,7 +146,14 @@ export interface FakeGitHubState {
   issues: Map<number, FakeIssue>;
   comments: FakeComment[];
   /** `subject` is `issues` (an issue comment) or `pulls` (a review comment); `id` the comment's. */
-  reactions: Array<{ subject: string; id: number; content: string; user: FakeUser; reactionId?: number; created_at?: string }>;
+  reactions: Array<{
+    subject: string;
+    id: number;
+    content: string;
+    user: FakeUser;
+    reactionId?: number;
+    created_at?: string;
+  }>;
   reviews: FakeReview[];
   reviewComments: FakeReviewComment[];
   refs: Map<string, string>;
@@ -169,7 +189,16 @@ export interface FakeGitHub {
   /** An inline comment on a pull request's diff (in a review of its own), or a reply when `in_reply_to_id` is given. */
   addReviewComment(
     pullNumber: number,
-    c: { path: string; line: number; body: string; user: FakeUser; side?: 'LEFT' | 'RIGHT'; start_line?: number; in_reply_to_id?: number; createdAt?: string },
+    c: {
+      path: string;
+      line: number;
+      body: string;
+      user: FakeUser;
+      side?: 'LEFT' | 'RIGHT';
+      start_line?: number;
+      in_reply_to_id?: number;
+      createdAt?: string;
+    },
   ): FakeReviewComment;
   /** Requests matching method and path pattern. */
   calls(method: string, path: RegExp): RecordedRequest[];
@@ -182,7 +211,12 @@ export interface FakeGitHub {
 }
 
 export function createFakeGitHubState(
-  init: Partial<Pick<FakeGitHubState, 'owner' | 'repo' | 'defaultBranch' | 'permissions' | 'labels' | 'self' | 'private' | 'jobPermissions'>> = {},
+  init: Partial<
+    Pick<
+      FakeGitHubState,
+      'owner' | 'repo' | 'defaultBranch' | 'permissions' | 'labels' | 'self' | 'private' | 'jobPermissions'
+    >
+  > = {},
 ): FakeGitHubState {
   return {
     owner: init.owner ?? 'octo',
@@ -237,9 +271,13 @@ export async function startFakeGitHub(state: FakeGitHubState = createFakeGitHubS
     requests.push(rec);
     if (rec.method === 'POST' && url.pathname === '/graphql') {
       // Outside the REST description, so outside its check; an injected failure still applies.
-      const failure = failures.find((f) => (!f.method || f.method === rec.method) && f.path.test(rec.path) && (f.times ?? 1) > 0);
+      const failure = failures.find(
+        (f) => (!f.method || f.method === rec.method) && f.path.test(rec.path) && (f.times ?? 1) > 0,
+      );
       if (failure) failure.times = (failure.times ?? 1) - 1;
-      const out = failure ? { status: failure.status, body: { message: `injected ${failure.status}` }, headers: {} } : answerGraphql(rec, state);
+      const out = failure
+        ? { status: failure.status, body: { message: `injected ${failure.status}` }, headers: {} }
+        : answerGraphql(rec, state);
       return send(res, out.status, out.body, out.headers);
     }
     const match = matchOperation(rec.method, url.pathname);
@@ -249,7 +287,8 @@ export async function startFakeGitHub(state: FakeGitHubState = createFakeGitHubS
     }
     if (match && !out.injected) {
       const problems = checkResponse(match, out.status, out.body);
-      if (problems.length) violations.push({ method: rec.method, path: rec.path, problems: problems.map((p) => `the fake's ${p}`) });
+      if (problems.length)
+        violations.push({ method: rec.method, path: rec.path, problems: problems.map((p) => `the fake's ${p}`) });
     }
     if (typeof out.body === 'string') {
       res.writeHead(out.status, { 'content-type': 'text/plain', ...out.headers });
@@ -268,15 +307,21 @@ export async function startFakeGitHub(state: FakeGitHubState = createFakeGitHubS
     const { operation, params } = match;
     const problems = checkRequest(match, rec.query, rec.body);
     if (problems.invalid.length || problems.unknown.length) violation([...problems.invalid, ...problems.unknown]);
-    if (problems.invalid.length) return { status: 422, body: { message: `Invalid request.\n\n${problems.invalid.join('\n')}` } };
-    if (params.owner !== undefined && (params.owner !== state.owner || params.repo !== state.repo)) return { status: 404, body: { message: 'Not Found' } };
-    const failure = failures.find((f) => (!f.method || f.method === rec.method) && f.path.test(rec.path) && (f.times ?? 1) > 0);
+    if (problems.invalid.length)
+      return { status: 422, body: { message: `Invalid request.\n\n${problems.invalid.join('\n')}` } };
+    if (params.owner !== undefined && (params.owner !== state.owner || params.repo !== state.repo))
+      return { status: 404, body: { message: 'Not Found' } };
+    const failure = failures.find(
+      (f) => (!f.method || f.method === rec.method) && f.path.test(rec.path) && (f.times ?? 1) > 0,
+    );
     if (failure) {
       failure.times = (failure.times ?? 1) - 1;
       if (failure.status === 403 && failure.retryAfter !== undefined) {
         return {
           status: 403,
-          body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' },
+          body: {
+            message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+          },
           headers: { 'retry-after': String(failure.retryAfter) },
           injected: true,
         };
@@ -285,11 +330,17 @@ export async function startFakeGitHub(state: FakeGitHubState = createFakeGitHubS
     }
     const handler = routes[operation.operationId];
     if (!handler) {
-      violation([`fake-github does not serve ${operation.operationId} (${operation.method} ${operation.template}); add a route`]);
+      violation([
+        `fake-github does not serve ${operation.operationId} (${operation.method} ${operation.template}); add a route`,
+      ]);
       return { status: 404, body: { message: 'Not Found' } };
     }
     const number = params.issue_number ?? params.pull_number;
-    const missing = missingPermission(operation.operationId, state.jobPermissions, Boolean(number && state.issues.get(Number(number))?.pull));
+    const missing = missingPermission(
+      operation.operationId,
+      state.jobPermissions,
+      Boolean(number && state.issues.get(Number(number))?.pull),
+    );
     if (missing) return { status: 403, body: { message: 'Resource not accessible by integration' } };
     try {
       return handler(params, rec, state);
@@ -354,12 +405,25 @@ export function formatViolations(violations: readonly Violation[]): string {
   return `fake-github: ${violations.length} request(s) outside GitHub's OpenAPI description (@octokit/openapi):\n${lines.join('\n')}`;
 }
 
-function addReviewComment(state: FakeGitHubState, n: number, c: Parameters<FakeGitHub['addReviewComment']>[1]): FakeReviewComment {
+function addReviewComment(
+  state: FakeGitHubState,
+  n: number,
+  c: Parameters<FakeGitHub['addReviewComment']>[1],
+): FakeReviewComment {
   const pull = state.issues.get(n)?.pull;
   if (!pull) throw new Error(`fake-github: addReviewComment: #${n} is not a pull request`);
   const at = c.createdAt ?? isoAt(state);
-  const parent = c.in_reply_to_id === undefined ? undefined : state.reviewComments.find((x) => x.id === c.in_reply_to_id);
-  const review: FakeReview = { id: state.nextId++, pull_number: n, body: '', event: 'COMMENT', comments: [], user: c.user, submitted_at: at };
+  const parent =
+    c.in_reply_to_id === undefined ? undefined : state.reviewComments.find((x) => x.id === c.in_reply_to_id);
+  const review: FakeReview = {
+    id: state.nextId++,
+    pull_number: n,
+    body: '',
+    event: 'COMMENT',
+    comments: [],
+    user: c.user,
+    submitted_at: at,
+  };
   state.reviews.push(review);
   const patch = pull.files.find((f) => f.filename === c.path)?.patch ?? '';
   const rc: FakeReviewComment = {

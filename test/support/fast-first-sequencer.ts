@@ -34,7 +34,8 @@ export default class FastFirstSequencer extends BaseSequencer {
     const related = typeof config.related === 'string' ? [config.related] : (config.related ?? []);
     const imports = related.map((f) => `${relative(config.root, f).replace(/\.ts$/, '')}.js`);
     const direct = (f: TestSpecification) => imports.some((i) => sourceOf(f.moduleId).includes(i));
-    const stateOf = (f: TestSpecification) => cache.getFileTestResults(`${f.project.name}:${relative(config.root, f.moduleId)}`);
+    const stateOf = (f: TestSpecification) =>
+      cache.getFileTestResults(`${f.project.name}:${relative(config.root, f.moduleId)}`);
     const sorted = [...files].sort((a, b) => {
       const da = direct(a);
       if (da !== direct(b)) return da ? -1 : 1;

@@ -11,13 +11,22 @@ type GeminiDecision = 'allow' | 'deny' | 'ask_user';
 
 interface GeminiModule {
   PolicyEngine: new (config: Record<string, unknown>) => {
-    check(call: { name: string; args: Record<string, unknown> }, serverName?: string, annotations?: Record<string, unknown>, subagent?: string): Promise<{ decision: GeminiDecision }>;
+    check(
+      call: { name: string; args: Record<string, unknown> },
+      serverName?: string,
+      annotations?: Record<string, unknown>,
+      subagent?: string,
+    ): Promise<{ decision: GeminiDecision }>;
   };
   NoopSandboxManager: new (options: { workspace: string }) => unknown;
   loadPoliciesFromToml(
     paths: string[],
     tierOf: (path: string) => number,
-  ): Promise<{ rules: unknown[]; checkers: unknown[]; errors: Array<{ severity?: string; message: string; details?: string; filePath?: string }> }>;
+  ): Promise<{
+    rules: unknown[];
+    checkers: unknown[];
+    errors: Array<{ severity?: string; message: string; details?: string; filePath?: string }>;
+  }>;
   initializeShellParsers(): Promise<void>;
   debugLogger: { debug: (...a: unknown[]) => void; log: (...a: unknown[]) => void; warn: (...a: unknown[]) => void };
 }
@@ -34,7 +43,9 @@ export function loadGeminiCore(): Promise<GeminiModule> {
       .filter((f) => /^chunk-[A-Z0-9]+\.js$/.test(f))
       .map((f) => join(GEMINI_BUNDLE, f))
       .filter((f) => statSync(f).size > 1_000_000)
-      .find((f) => /\n {2}PolicyEngine,\n[\s\S]*\n {2}loadPoliciesFromToml,\n/.test(readFileSync(f, 'utf8').slice(-200_000)));
+      .find((f) =>
+        /\n {2}PolicyEngine,\n[\s\S]*\n {2}loadPoliciesFromToml,\n/.test(readFileSync(f, 'utf8').slice(-200_000)),
+      );
     if (!chunk) throw new Error(`no chunk of ${GEMINI_BUNDLE} exports PolicyEngine and loadPoliciesFromToml`);
     const m = (await import(pathToFileURL(chunk).href)) as GeminiModule;
     // Its debug logger writes every decision to the console.
@@ -55,7 +66,9 @@ export interface GeminiEngineOptions {
 }
 
 /** A decision function backed by Gemini CLI's engine; ask_user becomes deny where nobody can be asked, as its scheduler does. */
-export async function createGeminiDecider(o: GeminiEngineOptions): Promise<(q: PolicyQuery) => Promise<GeminiDecision>> {
+export async function createGeminiDecider(
+  o: GeminiEngineOptions,
+): Promise<(q: PolicyQuery) => Promise<GeminiDecision>> {
   const m = await loadGeminiCore();
   const paths: string[] = [];
   const tierOf = new Map<string, number>();

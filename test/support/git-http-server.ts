@@ -27,7 +27,8 @@ export interface GitHttpServer {
 const HTTP_BACKEND = '/usr/lib/git-core/git-http-backend';
 
 /** The credentials of a Basic Authorization header (the scheme is case-insensitive, RFC 7235), or undefined. */
-export const basicCredentials = (header: string | undefined): string | undefined => /^basic\s+(\S+)$/i.exec(header ?? '')?.[1];
+export const basicCredentials = (header: string | undefined): string | undefined =>
+  /^basic\s+(\S+)$/i.exec(header ?? '')?.[1];
 
 /** Serves the bare repositories under `root`; only Basic `x-access-token:<token>` gets in. */
 export async function startGitHttpServer(o: { root: string; token: string }): Promise<GitHttpServer> {
@@ -50,7 +51,11 @@ export async function startGitHttpServer(o: { root: string; token: string }): Pr
 }
 
 /** Runs git-http-backend for one request and hands back its status, headers and body stream. */
-function serveCgi(req: IncomingMessage, root: string, reply: (status: number, headers: Record<string, string>, body: NodeJS.ReadableStream) => void): void {
+function serveCgi(
+  req: IncomingMessage,
+  root: string,
+  reply: (status: number, headers: Record<string, string>, body: NodeJS.ReadableStream) => void,
+): void {
   const u = new URL(req.url ?? '/', 'http://localhost');
   const child = spawn(HTTP_BACKEND, [], {
     env: {

@@ -55,7 +55,10 @@ export function writeFiles(dir: string, files: Record<string, string | Buffer>):
 }
 
 /** A work tree with one commit on `main`, and optionally a bare `origin` it pushed to. */
-export function createRepo(files: Record<string, string | Buffer> = { 'README.md': '# test\n' }, opts: { remote?: boolean } = {}) {
+export function createRepo(
+  files: Record<string, string | Buffer> = { 'README.md': '# test\n' },
+  opts: { remote?: boolean } = {},
+) {
   const dir = makeTempDir('agent-action-repo-');
   git(dir, 'init', '-q', '-b', 'main');
   writeFiles(dir, files);

@@ -60,7 +60,9 @@ function load(): Loaded {
   for (const [template, item] of Object.entries(spec.paths as Json)) {
     for (const [method, op] of Object.entries(item as Json)) {
       if (!['get', 'post', 'put', 'patch', 'delete', 'head'].includes(method)) continue;
-      const parameters = [...((item as Json).parameters ?? []), ...((op as Json).parameters ?? [])].map((p: Json) => resolve(spec, p) as Parameter);
+      const parameters = [...((item as Json).parameters ?? []), ...((op as Json).parameters ?? [])].map(
+        (p: Json) => resolve(spec, p) as Parameter,
+      );
       const multi = new Set(parameters.filter((p) => p.in === 'path' && p['x-multi-segment']).map((p) => p.name));
       const segments = template
         .split('/')
@@ -70,12 +72,26 @@ function load(): Loaded {
           return m ? { param: m[1], multi: multi.has(m[1]) } : { literal: s };
         });
       const list = byMethod.get(method.toUpperCase()) ?? [];
-      list.push({ method: method.toUpperCase(), template, operationId: (op as Json).operationId, segments, spec: op as Json, parameters });
+      list.push({
+        method: method.toUpperCase(),
+        template,
+        operationId: (op as Json).operationId,
+        segments,
+        spec: op as Json,
+        parameters,
+      });
       byMethod.set(method.toUpperCase(), list);
     }
   }
   // inlineRefs off: a pull request embeds simple-user dozens of times; one function each compiles fast.
-  const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: false, inlineRefs: false, code: { optimize: false }, formats: { 'repo.nwo': /^[^/]+\/[^/]+$/ } });
+  const ajv = new Ajv({
+    strict: false,
+    allErrors: false,
+    validateSchema: false,
+    inlineRefs: false,
+    code: { optimize: false },
+    formats: { 'repo.nwo': /^[^/]+\/[^/]+$/ },
+  });
   addFormats.default(ajv);
   loaded = { spec, byMethod, ajv, components: new Set(), validators: new Map() };
   return loaded;
@@ -122,7 +138,8 @@ function forAjv(l: Loaded, node: unknown): any {
  */
 function nullableForAjv(schema: Json): Json {
   if (schema.nullable !== true) return schema;
-  const withNull = Array.isArray(schema.enum) && !schema.enum.includes(null) ? { ...schema, enum: [...schema.enum, null] } : schema;
+  const withNull =
+    Array.isArray(schema.enum) && !schema.enum.includes(null) ? { ...schema, enum: [...schema.enum, null] } : schema;
   if ('type' in withNull) return withNull;
   const { nullable: _, ...rest } = withNull;
   return { anyOf: [rest, { type: 'null' }] };
@@ -190,7 +207,8 @@ export function checkRequest(m: OperationMatch, query: Record<string, string>, b
     const declared = op.parameters.filter((p) => p.in === where);
     const values = where === 'path' ? m.params : query;
     for (const name of Object.keys(values)) {
-      if (!declared.some((p) => p.name === name)) out.unknown.push(`${where} parameter '${name}' is not one ${op.operationId} takes`);
+      if (!declared.some((p) => p.name === name))
+        out.unknown.push(`${where} parameter '${name}' is not one ${op.operationId} takes`);
     }
     const schema = () => ({
       type: 'object',
@@ -246,7 +264,8 @@ function coerce(declared: Parameter[], values: Record<string, string>): Record<s
   return Object.fromEntries(
     Object.entries(values).map(([name, raw]) => {
       const type = declared.find((p) => p.name === name)?.schema?.type;
-      if ((type === 'integer' || type === 'number') && raw.trim() !== '' && Number.isFinite(Number(raw))) return [name, Number(raw)];
+      if ((type === 'integer' || type === 'number') && raw.trim() !== '' && Number.isFinite(Number(raw)))
+        return [name, Number(raw)];
       if (type === 'boolean' && (raw === 'true' || raw === 'false')) return [name, raw === 'true'];
       return [name, raw];
     }),
@@ -257,5 +276,8 @@ function describe(what: string, errors: ErrorObject[] | null | undefined): strin
   // anyOf/oneOf failures repeat each branch's errors; the first few name the field well enough.
   return (errors ?? [])
     .slice(0, 5)
-    .map((e) => `${what}${e.instancePath ? ` ${e.instancePath}` : ''}: ${e.message}${e.params && 'allowedValues' in e.params ? ` (${(e.params.allowedValues as unknown[]).join(', ')})` : ''}`);
+    .map(
+      (e) =>
+        `${what}${e.instancePath ? ` ${e.instancePath}` : ''}: ${e.message}${e.params && 'allowedValues' in e.params ? ` (${(e.params.allowedValues as unknown[]).join(', ')})` : ''}`,
+    );
 }

@@ -70,7 +70,11 @@ const grants = (have: JobPermissions, need: Scope, level: Level): boolean => {
  * The `permissions:` line an operation lacks (`pull-requests: write`), or undefined when the job
  * may do it. An operation missing from the table is the fake's bug and throws.
  */
-export function missingPermission(operationId: string, have: JobPermissions, isPullRequest: boolean): string | undefined {
+export function missingPermission(
+  operationId: string,
+  have: JobPermissions,
+  isPullRequest: boolean,
+): string | undefined {
   const need = OPERATION_NEEDS[operationId];
   if (!need) throw new Error(`github-permissions: no scope recorded for ${operationId}; add it to OPERATION_NEEDS`);
   if (grants(have, need.scope, need.level)) return undefined;

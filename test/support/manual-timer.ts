@@ -46,7 +46,8 @@ export function createManualTimer(): ManualTimer {
       }),
     fire(ms) {
       const due = pending.filter((p) => p.ms === ms);
-      if (due.length === 0) throw new Error(`no pending timer of ${ms} ms (pending: ${pending.map((p) => p.ms).join(', ') || 'none'})`);
+      if (due.length === 0)
+        throw new Error(`no pending timer of ${ms} ms (pending: ${pending.map((p) => p.ms).join(', ') || 'none'})`);
       for (const p of due) {
         pending.splice(pending.indexOf(p), 1);
         p.fire();

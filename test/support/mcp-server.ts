@@ -62,7 +62,10 @@ function freePort(): Promise<number> {
 /** server-everything over Streamable HTTP at http://127.0.0.1:<port>/mcp; resolves once it listens. */
 export async function startEverythingHttp(): Promise<{ url: string; child: ChildProcess; close(): Promise<void> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {

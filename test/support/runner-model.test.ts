@@ -6,7 +6,16 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { git } from './git-repo.js';
-import { checkoutFor, checkoutHeader, CHECKOUT_HEADER_KEY, createRemote, jobFor, jobRefsFor, pullFiles, RUNNER_TOKEN } from './runner-model.js';
+import {
+  checkoutFor,
+  checkoutHeader,
+  CHECKOUT_HEADER_KEY,
+  createRemote,
+  jobFor,
+  jobRefsFor,
+  pullFiles,
+  RUNNER_TOKEN,
+} from './runner-model.js';
 
 const FILES = { 'README.md': '# hello\n', 'src/a.js': 'export const a = 1;\n' };
 
@@ -37,19 +46,29 @@ describe('runner model: GITHUB_REF and GITHUB_SHA per event', () => {
     expect(refs.sha).not.toBe(remote.pull(2).headSha);
   });
 
-  it.each(['pull_request', 'pull_request_review', 'pull_request_review_comment'])('%s runs on refs/pull/N/merge, a merge of head into base', (name) => {
-    const remote = remoteWithPulls();
-    const refs = jobRefsFor(remote, { name, pull: 2 });
-    const pr = remote.pull(2);
-    expect(refs.ref).toBe('refs/pull/2/merge');
-    expect(refs.sha).toBe(pr.mergeSha);
-    expect(git(remote.dir, 'log', '-1', '--format=%P %s', refs.sha)).toBe(`${pr.baseSha} ${pr.headSha} Merge ${pr.headSha} into ${pr.baseSha}`);
-  });
+  it.each(['pull_request', 'pull_request_review', 'pull_request_review_comment'])(
+    '%s runs on refs/pull/N/merge, a merge of head into base',
+    (name) => {
+      const remote = remoteWithPulls();
+      const refs = jobRefsFor(remote, { name, pull: 2 });
+      const pr = remote.pull(2);
+      expect(refs.ref).toBe('refs/pull/2/merge');
+      expect(refs.sha).toBe(pr.mergeSha);
+      expect(git(remote.dir, 'log', '-1', '--format=%P %s', refs.sha)).toBe(
+        `${pr.baseSha} ${pr.headSha} Merge ${pr.headSha} into ${pr.baseSha}`,
+      );
+    },
+  );
 
   it('pull_request_target runs on the base branch; only pull_request and pull_request_target set GITHUB_HEAD_REF', () => {
     const remote = remoteWithPulls();
     const target = jobFor(remote, { name: 'pull_request_target', pull: 3 });
-    expect(target.env).toMatchObject({ GITHUB_REF: 'refs/heads/main', GITHUB_SHA: remote.branches().main, GITHUB_HEAD_REF: 'patch-1', GITHUB_BASE_REF: 'main' });
+    expect(target.env).toMatchObject({
+      GITHUB_REF: 'refs/heads/main',
+      GITHUB_SHA: remote.branches().main,
+      GITHUB_HEAD_REF: 'patch-1',
+      GITHUB_BASE_REF: 'main',
+    });
     expect(jobFor(remote, { name: 'pull_request_review', pull: 2 }).env.GITHUB_HEAD_REF).toBeUndefined();
     expect(jobFor(remote, { name: 'issue_comment', pull: 2 }).env.GITHUB_HEAD_REF).toBeUndefined();
   });
@@ -62,7 +81,10 @@ describe('runner model: GITHUB_REF and GITHUB_SHA per event', () => {
   });
 
   it('a conflicting pull request has no merge ref: GitHub runs no pull_request workflow for it', () => {
-    const remote = createRemote({ files: FILES, pulls: [{ number: 4, head: 'clash', files: { 'src/a.js': 'export const a = 4;\n' } }] });
+    const remote = createRemote({
+      files: FILES,
+      pulls: [{ number: 4, head: 'clash', files: { 'src/a.js': 'export const a = 4;\n' } }],
+    });
     remote.push('main', { 'src/a.js': 'export const a = 5;\n' });
     expect(remote.pull(4).mergeSha).toBeUndefined();
     expect(() => jobRefsFor(remote, { name: 'pull_request', pull: 4 })).toThrow(/no merge ref/);
@@ -70,7 +92,10 @@ describe('runner model: GITHUB_REF and GITHUB_SHA per event', () => {
 
   it('workflow_dispatch runs on the ref chosen', () => {
     const remote = remoteWithPulls();
-    expect(jobRefsFor(remote, { name: 'workflow_dispatch', dispatchRef: 'refs/heads/docs' })).toMatchObject({ ref: 'refs/heads/docs', sha: remote.branches().docs });
+    expect(jobRefsFor(remote, { name: 'workflow_dispatch', dispatchRef: 'refs/heads/docs' })).toMatchObject({
+      ref: 'refs/heads/docs',
+      sha: remote.branches().docs,
+    });
   });
 });
 
@@ -104,7 +129,9 @@ describe('runner model: what actions/checkout leaves in the workspace', () => {
     const dir = checkoutFor(remote, refs, { persistCredentials: false, fetchDepth: 0 }).dir;
     expect(tryGit(dir, 'config', '--local', '--get', CHECKOUT_HEADER_KEY)).toBeUndefined();
     expect(git(dir, 'rev-parse', '--is-shallow-repository')).toBe('false');
-    expect(git(dir, 'for-each-ref', '--format=%(refname)', 'refs/remotes')).toBe('refs/remotes/origin/docs\nrefs/remotes/origin/feature\nrefs/remotes/origin/main');
+    expect(git(dir, 'for-each-ref', '--format=%(refname)', 'refs/remotes')).toBe(
+      'refs/remotes/origin/docs\nrefs/remotes/origin/feature\nrefs/remotes/origin/main',
+    );
   });
 
   it("with ref: refs/pull/N/head the workflow gets the head (also a fork's), detached", () => {
@@ -139,7 +166,23 @@ describe('runner model: the repository on GitHub', () => {
 
   it('pull files are base...head with patches, as GET /pulls/{n}/files lists them', () => {
     const remote = remoteWithPulls();
-    expect(pullFiles(remote, 2)).toEqual([{ filename: 'src/a.js', status: 'modified', patch: '@@ -1 +1 @@\n-export const a = 1;\n+export const a = 2;', additions: 1, deletions: 1 }]);
-    expect(pullFiles(remote, 3)).toEqual([{ filename: 'src/b.js', status: 'added', patch: '@@ -0,0 +1 @@\n+export const b = 3;', additions: 1, deletions: 0 }]);
+    expect(pullFiles(remote, 2)).toEqual([
+      {
+        filename: 'src/a.js',
+        status: 'modified',
+        patch: '@@ -1 +1 @@\n-export const a = 1;\n+export const a = 2;',
+        additions: 1,
+        deletions: 1,
+      },
+    ]);
+    expect(pullFiles(remote, 3)).toEqual([
+      {
+        filename: 'src/b.js',
+        status: 'added',
+        patch: '@@ -0,0 +1 @@\n+export const b = 3;',
+        additions: 1,
+        deletions: 0,
+      },
+    ]);
   });
 });

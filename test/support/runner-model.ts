@@ -159,7 +159,15 @@ export function createRemote(spec: RemoteSpec): Remote {
     } else {
       git(seed, 'push', '-q', 'origin', `HEAD:refs/heads/${p.head}`);
     }
-    const state: PullState = { number: p.number, headRef: p.head, headSha, headRepository, isFork: Boolean(p.fork), baseRef, baseSha };
+    const state: PullState = {
+      number: p.number,
+      headRef: p.head,
+      headSha,
+      headRepository,
+      isFork: Boolean(p.fork),
+      baseRef,
+      baseSha,
+    };
     remakePullRefs(state);
     pulls.set(p.number, state);
   }
@@ -204,7 +212,11 @@ export function createRemote(spec: RemoteSpec): Remote {
 /** `git merge` as GitHub's test merge: the merge commit, or undefined (and the merge undone) on a conflict. */
 function execMerge(dir: string, head: string, message: string): string | undefined {
   try {
-    execFileSync('git', ['merge', '-q', '--no-ff', '--no-edit', '-m', message, head], { cwd: dir, env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1' }, stdio: 'ignore' });
+    execFileSync('git', ['merge', '-q', '--no-ff', '--no-edit', '-m', message, head], {
+      cwd: dir,
+      env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1' },
+      stdio: 'ignore',
+    });
     return git(dir, 'rev-parse', 'HEAD');
   } catch {
     execFileSync('git', ['merge', '--abort'], { cwd: dir, stdio: 'ignore' });
@@ -249,7 +261,11 @@ const DEFAULT_BRANCH_EVENTS = new Set([
 ]);
 
 /** True when jobRefsFor has facts for the event (the table above, the pull request events, workflow_dispatch). */
-export const hasJobFacts = (name: string): boolean => MERGE_REF_EVENTS.has(name) || DEFAULT_BRANCH_EVENTS.has(name) || name === 'pull_request_target' || name === 'workflow_dispatch';
+export const hasJobFacts = (name: string): boolean =>
+  MERGE_REF_EVENTS.has(name) ||
+  DEFAULT_BRANCH_EVENTS.has(name) ||
+  name === 'pull_request_target' ||
+  name === 'workflow_dispatch';
 
 export interface JobEvent {
   name: string;
@@ -265,8 +281,16 @@ export interface JobEvent {
  * `pull_request` member).
  */
 export function jobEventOf(name: string, payload: unknown): JobEvent {
-  const p = (payload ?? {}) as { pull_request?: { number?: unknown }; issue?: { number?: unknown; pull_request?: unknown } };
-  const pull = typeof p.pull_request?.number === 'number' ? p.pull_request.number : p.issue?.pull_request && typeof p.issue.number === 'number' ? p.issue.number : undefined;
+  const p = (payload ?? {}) as {
+    pull_request?: { number?: unknown };
+    issue?: { number?: unknown; pull_request?: unknown };
+  };
+  const pull =
+    typeof p.pull_request?.number === 'number'
+      ? p.pull_request.number
+      : p.issue?.pull_request && typeof p.issue.number === 'number'
+        ? p.issue.number
+        : undefined;
   return { name, ...(pull !== undefined ? { pull } : {}) };
 }
 
@@ -288,9 +312,17 @@ export function jobRefsFor(remote: Remote, event: JobEvent): JobRefs {
   const onBranch = (branch: string) => ({ ref: `refs/heads/${branch}`, sha: remote.branches()[branch] });
   if (MERGE_REF_EVENTS.has(event.name)) {
     if (!pr) throw new Error(`runner model: ${event.name} needs the pull request's number`);
-    if (!pr.mergeSha) throw new Error(`runner model: pull request #${pr.number} conflicts with its base: GitHub makes no merge ref and runs no ${event.name} workflow for it`);
+    if (!pr.mergeSha)
+      throw new Error(
+        `runner model: pull request #${pr.number} conflicts with its base: GitHub makes no merge ref and runs no ${event.name} workflow for it`,
+      );
     const forPr = event.name === 'pull_request' ? { headRef: pr.headRef, baseRef: pr.baseRef } : {};
-    return { ref: `refs/pull/${pr.number}/merge`, sha: pr.mergeSha, ...forPr, restricted: event.name === 'pull_request' && pr.isFork };
+    return {
+      ref: `refs/pull/${pr.number}/merge`,
+      sha: pr.mergeSha,
+      ...forPr,
+      restricted: event.name === 'pull_request' && pr.isFork,
+    };
   }
   if (event.name === 'pull_request_target') {
     if (!pr) throw new Error("runner model: pull_request_target needs the pull request's number");
@@ -330,13 +362,20 @@ export interface Checkout {
 export const RUNNER_TOKEN = 'ghs_e2eRunnerToken0000000000000000000000';
 /** Where actions/checkout writes the token when credentials persist. */
 export const CHECKOUT_HEADER_KEY = 'http.https://github.com/.extraheader';
-export const checkoutHeader = (token: string) => `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`;
+export const checkoutHeader = (token: string) =>
+  `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`;
 
 /** What actions/checkout (its defaults unless told) leaves in GITHUB_WORKSPACE for a job on `refs`. */
 export function checkoutFor(remote: Remote, refs: Pick<JobRefs, 'ref' | 'sha'>, o: CheckoutOptions = {}): Checkout {
   const dir = makeTempDir('agent-action-workspace-');
   // No identity and no system config: the runner's git has none, the action must bring its own.
-  const run = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' }, stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  const run = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim();
   run('init', '-q');
   run('remote', 'add', 'origin', remote.dir);
   const persist = o.persistCredentials ?? true;
@@ -345,11 +384,34 @@ export function checkoutFor(remote: Remote, refs: Pick<JobRefs, 'ref' | 'sha'>, 
   const target = destinationOf(ref);
   const depth = o.fetchDepth ?? 1;
   const spec = target ? `+${commit}:${target.tracking}` : commit;
-  if (depth > 0) run('-c', 'protocol.version=2', 'fetch', '-q', '--no-tags', '--prune', '--no-recurse-submodules', `--depth=${depth}`, 'origin', spec);
+  if (depth > 0)
+    run(
+      '-c',
+      'protocol.version=2',
+      'fetch',
+      '-q',
+      '--no-tags',
+      '--prune',
+      '--no-recurse-submodules',
+      `--depth=${depth}`,
+      'origin',
+      spec,
+    );
   else {
     // getRefSpecForAllHistory: every branch and tag, and a pull ref by its commit.
     const pullSpec = ref.startsWith('refs/pull/') ? [spec] : [];
-    run('-c', 'protocol.version=2', 'fetch', '-q', '--prune', '--no-recurse-submodules', 'origin', '+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*', ...pullSpec);
+    run(
+      '-c',
+      'protocol.version=2',
+      'fetch',
+      '-q',
+      '--prune',
+      '--no-recurse-submodules',
+      'origin',
+      '+refs/heads/*:refs/remotes/origin/*',
+      '+refs/tags/*:refs/tags/*',
+      ...pullSpec,
+    );
   }
   if (target?.branch) run('checkout', '-q', '--force', '-B', target.branch, target.tracking);
   else run('checkout', '-q', '--force', target ? target.tracking : commit);
@@ -389,7 +451,12 @@ export interface Job {
 export function jobFor(remote: Remote, event: JobEvent, o: CheckoutOptions = {}): Job {
   const refs = jobRefsFor(remote, event);
   const checkout = checkoutFor(remote, refs, o);
-  const env: Record<string, string> = { GITHUB_REF: refs.ref, GITHUB_SHA: refs.sha, GITHUB_REPOSITORY: remote.repository, GITHUB_REPOSITORY_OWNER: remote.repository.split('/')[0] };
+  const env: Record<string, string> = {
+    GITHUB_REF: refs.ref,
+    GITHUB_SHA: refs.sha,
+    GITHUB_REPOSITORY: remote.repository,
+    GITHUB_REPOSITORY_OWNER: remote.repository.split('/')[0],
+  };
   if (refs.headRef !== undefined) env.GITHUB_HEAD_REF = refs.headRef;
   if (refs.baseRef !== undefined) env.GITHUB_BASE_REF = refs.baseRef;
   if (refs.ref.startsWith('refs/heads/')) env.GITHUB_REF_NAME = refs.ref.slice('refs/heads/'.length);
@@ -398,10 +465,21 @@ export function jobFor(remote: Remote, event: JobEvent, o: CheckoutOptions = {})
 }
 
 /** The files GitHub lists for a pull request (GET /pulls/{n}/files): base...head, with patches. */
-export function pullFiles(remote: Remote, number: number): Array<{ filename: string; status: 'added' | 'modified' | 'removed' | 'renamed'; patch?: string; additions: number; deletions: number }> {
+export function pullFiles(
+  remote: Remote,
+  number: number,
+): Array<{
+  filename: string;
+  status: 'added' | 'modified' | 'removed' | 'renamed';
+  patch?: string;
+  additions: number;
+  deletions: number;
+}> {
   const p = remote.pull(number);
   const base = git(remote.dir, 'merge-base', p.baseSha, p.headSha);
-  const statuses = git(remote.dir, 'diff', '--no-renames', '--name-status', '-z', base, p.headSha).split('\0').filter(Boolean);
+  const statuses = git(remote.dir, 'diff', '--no-renames', '--name-status', '-z', base, p.headSha)
+    .split('\0')
+    .filter(Boolean);
   const out: ReturnType<typeof pullFiles> = [];
   for (let i = 0; i + 1 < statuses.length; i += 2) {
     const letter = statuses[i];
@@ -423,7 +501,11 @@ export function pullFiles(remote: Remote, number: number): Array<{ filename: str
 }
 
 /** A repository of `files` on "GitHub", and the job `event` starts on it (default: a comment on an issue). */
-export function createJob(files: Files, event: JobEvent = { name: 'issue_comment' }, o: CheckoutOptions = {}): Job & { remote: Remote } {
+export function createJob(
+  files: Files,
+  event: JobEvent = { name: 'issue_comment' },
+  o: CheckoutOptions = {},
+): Job & { remote: Remote } {
   const remote = createRemote({ files });
   return { ...jobFor(remote, event, o), remote };
 }

@@ -2,7 +2,12 @@
 import type { ShellPart, ShellSplit } from '../../src/policy/shell/split.js';
 
 /** One simple command: its text, argv, which words are literal, and what differs from no assignments, no redirection. */
-export const P = (text: string, words: string[], literal: boolean[], o: Partial<Pick<ShellPart, 'assignments' | 'redirected' | 'writesFile'>> = {}): ShellPart => ({
+export const P = (
+  text: string,
+  words: string[],
+  literal: boolean[],
+  o: Partial<Pick<ShellPart, 'assignments' | 'redirected' | 'writesFile'>> = {},
+): ShellPart => ({
   text,
   words,
   literal,

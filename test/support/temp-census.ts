@@ -39,7 +39,9 @@ export default function setup(): () => void {
     const known = [...byPrefix].filter(([p]) => p in KNOWN_SRC_LEAKS);
     const unknown = [...byPrefix].filter(([p]) => !(p in KNOWN_SRC_LEAKS));
     for (const [p, n] of known) {
-      console.warn(`\n!!! temp census: ${n} temporary director${n === 1 ? 'y' : 'ies'} ${p}* left by ${KNOWN_SRC_LEAKS[p]} (removed now)\n`);
+      console.warn(
+        `\n!!! temp census: ${n} temporary director${n === 1 ? 'y' : 'ies'} ${p}* left by ${KNOWN_SRC_LEAKS[p]} (removed now)\n`,
+      );
     }
     if (unknown.length > 0) {
       console.error(

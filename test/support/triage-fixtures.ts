@@ -19,9 +19,11 @@ const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The action's marker as it posts it (the format is the code's; tests use the literal). */
-export const markerBody = (seen: string) => `**Triage** (agent-action): labelled \`bug\`.\n<!-- agent-action:triaged seen=${seen} -->`;
+export const markerBody = (seen: string) =>
+  `**Triage** (agent-action): labelled \`bug\`.\n<!-- agent-action:triaged seen=${seen} -->`;
 
-export type BacklogKind = 'todo' | 'triaged' | 'updated-since' | 'forged-marker' | 'marker-no-label' | 'pull-request' | 'closed' | 'unlabelled';
+export type BacklogKind =
+  'todo' | 'triaged' | 'updated-since' | 'forged-marker' | 'marker-no-label' | 'pull-request' | 'closed' | 'unlabelled';
 
 /**
  * The 500-issue backlog of the plan test and the benchmark, numbered by age (1 oldest): every 5th
@@ -52,16 +54,34 @@ export function seedBacklog(gh: FakeGitHub, kinds: readonly BacklogKind[]): Map<
     const kind = kinds[n - 1];
     byNumber.set(n, kind);
     const created = iso(T0 + n * HOUR);
-    const triagedLabel = kind === 'triaged' || kind === 'updated-since' || kind === 'forged-marker' ? ['agent:triaged'] : [];
+    const triagedLabel =
+      kind === 'triaged' || kind === 'updated-since' || kind === 'forged-marker' ? ['agent:triaged'] : [];
     const labels = kind === 'unlabelled' ? [] : ['needs-triage', ...triagedLabel];
-    const base: Partial<FakeIssue> & { title: string } = { number: n, title: `Issue ${n}`, body: `Something about ${n}.`, labels, created_at: created, state: kind === 'closed' ? 'closed' : 'open' };
-    if (kind === 'pull-request') gh.addPull({ ...base, pull: { head: { ref: `b${n}`, sha: 'a'.repeat(40), repoFullName: 'octo/hello' }, base: { ref: 'main', sha: 'b'.repeat(40) }, files: [] } });
+    const base: Partial<FakeIssue> & { title: string } = {
+      number: n,
+      title: `Issue ${n}`,
+      body: `Something about ${n}.`,
+      labels,
+      created_at: created,
+      state: kind === 'closed' ? 'closed' : 'open',
+    };
+    if (kind === 'pull-request')
+      gh.addPull({
+        ...base,
+        pull: {
+          head: { ref: `b${n}`, sha: 'a'.repeat(40), repoFullName: 'octo/hello' },
+          base: { ref: 'main', sha: 'b'.repeat(40) },
+          files: [],
+        },
+      });
     else gh.addIssue(base);
     // A triage 1000 hours after T0 (after every creation), its marker the issue's last write.
     const triagedAt = iso(T0 + 1000 * HOUR + n * 1000);
-    if (kind === 'triaged' || kind === 'updated-since' || kind === 'marker-no-label') gh.addComment(n, markerBody(created), BOT, triagedAt);
+    if (kind === 'triaged' || kind === 'updated-since' || kind === 'marker-no-label')
+      gh.addComment(n, markerBody(created), BOT, triagedAt);
     if (kind === 'forged-marker') gh.addComment(n, markerBody(created), { login: 'reporter' }, triagedAt);
-    if (kind === 'updated-since') gh.addComment(n, 'It still happens on 2.1.', { login: 'reporter' }, iso(T0 + 1001 * HOUR + n * 1000));
+    if (kind === 'updated-since')
+      gh.addComment(n, 'It still happens on 2.1.', { login: 'reporter' }, iso(T0 + 1001 * HOUR + n * 1000));
   }
   return byNumber;
 }
@@ -116,7 +136,14 @@ export function triageFace(o: {
   const dir = makeTempDir('agent-action-triage-event-');
   const eventPath = join(dir, 'event.json');
   const eventName = o.eventName ?? 'schedule';
-  writeFileSync(eventPath, JSON.stringify(eventName === 'schedule' ? { schedule: '17 3 * * *' } : { inputs: {}, sender: { login: 'maintainer', type: 'User' } }));
+  writeFileSync(
+    eventPath,
+    JSON.stringify(
+      eventName === 'schedule'
+        ? { schedule: '17 3 * * *' }
+        : { inputs: {}, sender: { login: 'maintainer', type: 'User' } },
+    ),
+  );
   const env: Record<string, string | undefined> = {
     GITHUB_REPOSITORY: 'octo/hello',
     GITHUB_EVENT_NAME: eventName,
@@ -132,5 +159,8 @@ export function triageFace(o: {
   };
   for (const [k, v] of Object.entries(o.inputs)) env[`INPUT_${k.toUpperCase()}`] = v;
   const summary = o.summary;
-  return createTestFace(env, { clock: o.clock, writeSummary: summary ? async (md) => void summary.push(md) : undefined });
+  return createTestFace(env, {
+    clock: o.clock,
+    writeSummary: summary ? async (md) => void summary.push(md) : undefined,
+  });
 }

@@ -20,18 +20,45 @@ export function readWebhookDefinitions(): WebhookDefinition[] {
   return createRequire(import.meta.url)('@octokit/webhooks-examples') as WebhookDefinition[];
 }
 
-export const ROUTE_OPTIONS: RouteOptions = { trigger: '/agent', triageLabel: 'needs-triage', fixLabel: 'agent-fix', reviewLabel: 'agent-review' };
+export const ROUTE_OPTIONS: RouteOptions = {
+  trigger: '/agent',
+  triageLabel: 'needs-triage',
+  fixLabel: 'agent-fix',
+  reviewLabel: 'agent-review',
+};
 
 /** The events with a route of their own; every other event is skipped as not handled. */
-export const HANDLED_EVENTS = ['issue_comment', 'pull_request_review_comment', 'pull_request_review', 'pull_request', 'pull_request_target', 'issues', 'workflow_dispatch', 'schedule'];
+export const HANDLED_EVENTS = [
+  'issue_comment',
+  'pull_request_review_comment',
+  'pull_request_review',
+  'pull_request',
+  'pull_request_target',
+  'issues',
+  'workflow_dispatch',
+  'schedule',
+];
 
-export const exampleKey = (event: string, index: number, payload: Record<string, unknown>) => `${event} #${index} ${String(payload.action ?? '-')}`;
+export const exampleKey = (event: string, index: number, payload: Record<string, unknown>) =>
+  `${event} #${index} ${String(payload.action ?? '-')}`;
 
 const skip = (reason: string): Command => ({ kind: 'skip', reason });
 const codertocat = { login: 'Codertocat', isBot: false };
-const triage = (issue: number): Command => ({ kind: 'triage', text: '', trigger: { requester: codertocat, thread: { number: issue, isPullRequest: false }, needsWrite: false } });
-const review = (pr: number): Command => ({ kind: 'review', text: '', trigger: { requester: codertocat, thread: { number: pr, isPullRequest: true }, needsWrite: false } });
-const triageAll = (login: string): Command => ({ kind: 'triage-all', label: 'needs-triage', trigger: { requester: { login, isBot: false }, thread: undefined, needsWrite: false } });
+const triage = (issue: number): Command => ({
+  kind: 'triage',
+  text: '',
+  trigger: { requester: codertocat, thread: { number: issue, isPullRequest: false }, needsWrite: false },
+});
+const review = (pr: number): Command => ({
+  kind: 'review',
+  text: '',
+  trigger: { requester: codertocat, thread: { number: pr, isPullRequest: true }, needsWrite: false },
+});
+const triageAll = (login: string): Command => ({
+  kind: 'triage-all',
+  label: 'needs-triage',
+  trigger: { requester: { login, isBot: false }, thread: undefined, needsWrite: false },
+});
 
 const NOT_A_COMMAND = skip("comment does not start with '/agent'");
 
@@ -134,7 +161,13 @@ const issueFix: Command = {
   trigger: {
     requester: codertocat,
     thread: { number: 1, isPullRequest: false },
-    comment: { id: 492700400, kind: 'issue', body: FIX_BODY, createdAt: '2019-05-15T15:20:21Z', htmlUrl: 'https://github.com/Codertocat/Hello-World/issues/1#issuecomment-492700400' },
+    comment: {
+      id: 492700400,
+      kind: 'issue',
+      body: FIX_BODY,
+      createdAt: '2019-05-15T15:20:21Z',
+      htmlUrl: 'https://github.com/Codertocat/Hello-World/issues/1#issuecomment-492700400',
+    },
     needsWrite: true,
   },
 };
@@ -153,7 +186,13 @@ const reviewFix = (line: number | undefined): Command => ({
       path: 'README.md',
       line,
       // The older shape has no side either; both carry the diff hunk.
-      place: { side: line === undefined ? undefined : 'RIGHT', startLine: undefined, startSide: undefined, diffHunk: '@@ -1 +1 @@\n-# Hello-World', inReplyTo: undefined },
+      place: {
+        side: line === undefined ? undefined : 'RIGHT',
+        startLine: undefined,
+        startSide: undefined,
+        diffHunk: '@@ -1 +1 @@\n-# Hello-World',
+        inReplyTo: undefined,
+      },
     },
     needsWrite: true,
   },
@@ -165,7 +204,13 @@ const reviewBodyFix: Command = {
   trigger: {
     requester: codertocat,
     thread: { number: 2, isPullRequest: true },
-    comment: { id: 237895671, kind: 'review-body', body: FIX_BODY, createdAt: '2019-05-15T15:20:38Z', htmlUrl: 'https://github.com/Codertocat/Hello-World/pull/2#pullrequestreview-237895671' },
+    comment: {
+      id: 237895671,
+      kind: 'review-body',
+      body: FIX_BODY,
+      createdAt: '2019-05-15T15:20:38Z',
+      htmlUrl: 'https://github.com/Codertocat/Hello-World/pull/2#pullrequestreview-237895671',
+    },
     needsWrite: true,
   },
 };

@@ -26,31 +26,46 @@ async function refusal(tools: readonly Tool[], name: string, args: unknown): Pro
   return refused as ToolFailure;
 }
 
-describe.each(builtins.map((t) => [t.name, t] as const))('%s: the compiled check and Value.Check agree', (_name, tool) => {
-  it('on valid arguments and on every kind of broken ones', () => {
-    const check = compiledArgsCheck(tool.params);
-    const verdicts = { valid: 0, invalid: 0 };
-    fc.assert(
-      fc.property(fc.oneof(validOf(tool.params as Schema), mutantOf(tool.params as Schema), junk), (value) => {
-        const expected = Value.Check(tool.params, value);
-        verdicts[expected ? 'valid' : 'invalid']++;
-        expect(check(value) === undefined).toBe(expected);
-      }),
-      { numRuns: 3000 },
-    );
-    // Both verdicts were exercised often: a generator of only junk would prove nothing about valid calls.
-    expect(verdicts.valid).toBeGreaterThan(500);
-    expect(verdicts.invalid).toBeGreaterThan(500);
-  });
-});
+describe.each(builtins.map((t) => [t.name, t] as const))(
+  '%s: the compiled check and Value.Check agree',
+  (_name, tool) => {
+    it('on valid arguments and on every kind of broken ones', () => {
+      const check = compiledArgsCheck(tool.params);
+      const verdicts = { valid: 0, invalid: 0 };
+      fc.assert(
+        fc.property(fc.oneof(validOf(tool.params as Schema), mutantOf(tool.params as Schema), junk), (value) => {
+          const expected = Value.Check(tool.params, value);
+          verdicts[expected ? 'valid' : 'invalid']++;
+          expect(check(value) === undefined).toBe(expected);
+        }),
+        { numRuns: 3000 },
+      );
+      // Both verdicts were exercised often: a generator of only junk would prove nothing about valid calls.
+      expect(verdicts.valid).toBeGreaterThan(500);
+      expect(verdicts.invalid).toBeGreaterThan(500);
+    });
+  },
+);
 
 describe('a bad call is refused before prepare', () => {
   it.each([
     ['read_file', { file_path: 3 }, 'invalid arguments for read_file: /file_path must be string'],
     ['read_file', {}, "invalid arguments for read_file: missing required field 'file_path'"],
-    ['read_file', { file_path: 'a', start_line: 0, limit: 5 }, "invalid arguments for read_file: unknown field 'limit'; /start_line must be >= 1"],
-    ['run_shell_command', { command: '', timeout_ms: 10 }, 'invalid arguments for run_shell_command: /command must NOT have fewer than 1 characters; /timeout_ms must be >= 1000'],
-    ['list_directory', { dir_path: '.', ignore: [1], file_filtering_options: { x: true } }, "invalid arguments for list_directory: /ignore/0 must be string; unknown field 'file_filtering_options/x'"],
+    [
+      'read_file',
+      { file_path: 'a', start_line: 0, limit: 5 },
+      "invalid arguments for read_file: unknown field 'limit'; /start_line must be >= 1",
+    ],
+    [
+      'run_shell_command',
+      { command: '', timeout_ms: 10 },
+      'invalid arguments for run_shell_command: /command must NOT have fewer than 1 characters; /timeout_ms must be >= 1000',
+    ],
+    [
+      'list_directory',
+      { dir_path: '.', ignore: [1], file_filtering_options: { x: true } },
+      "invalid arguments for list_directory: /ignore/0 must be string; unknown field 'file_filtering_options/x'",
+    ],
     ['grep_search', null, "invalid arguments for grep_search: missing required field 'pattern'"],
     [
       'ask_user',
@@ -87,7 +102,9 @@ describe('a bad call is refused before prepare', () => {
         return { title: 't', paths: [], policyArgs: {}, run: async () => ({ forModel: 'done' }) };
       },
     };
-    expect((await refusal([tool], 'own_check', { ok: false })).message).toBe('invalid arguments for own_check: ok must be true');
+    expect((await refusal([tool], 'own_check', { ok: false })).message).toBe(
+      'invalid arguments for own_check: ok must be true',
+    );
     expect(prepared).toBe(0);
     await createToolRegistry([tool]).prepareCall('own_check', { ok: true }, makeEnv('/nonexistent'));
     expect(prepared).toBe(1);
@@ -101,7 +118,11 @@ type Schema = Record<string, unknown>;
 const propsOf = (s: Schema) => (s.properties ?? {}) as Record<string, Schema>;
 const requiredOf = (s: Schema) => (s.required ?? []) as string[];
 const constsOf = (s: Schema): unknown[] | undefined =>
-  Array.isArray(s.enum) ? s.enum : Array.isArray(s.anyOf) && s.anyOf.every((x: Schema) => 'const' in x) ? s.anyOf.map((x: Schema) => x.const) : undefined;
+  Array.isArray(s.enum)
+    ? s.enum
+    : Array.isArray(s.anyOf) && s.anyOf.every((x: Schema) => 'const' in x)
+      ? s.anyOf.map((x: Schema) => x.const)
+      : undefined;
 
 /** Values a schema accepts. */
 function validOf(s: Schema): fc.Arbitrary<unknown> {
@@ -110,7 +131,9 @@ function validOf(s: Schema): fc.Arbitrary<unknown> {
   switch (s.type) {
     case 'object': {
       const props = propsOf(s);
-      return fc.record(Object.fromEntries(Object.entries(props).map(([k, p]) => [k, validOf(p)])), { requiredKeys: requiredOf(s) });
+      return fc.record(Object.fromEntries(Object.entries(props).map(([k, p]) => [k, validOf(p)])), {
+        requiredKeys: requiredOf(s),
+      });
     }
     case 'string': {
       const minLength = (s.minLength as number | undefined) ?? 0;
@@ -118,11 +141,17 @@ function validOf(s: Schema): fc.Arbitrary<unknown> {
       return fc.oneof(fc.string({ minLength, maxLength }), fc.string({ minLength, maxLength, unit: 'binary' }));
     }
     case 'integer':
-      return fc.integer({ min: (s.minimum as number | undefined) ?? -(2 ** 31), max: (s.maximum as number | undefined) ?? 2 ** 31 });
+      return fc.integer({
+        min: (s.minimum as number | undefined) ?? -(2 ** 31),
+        max: (s.maximum as number | undefined) ?? 2 ** 31,
+      });
     case 'boolean':
       return fc.boolean();
     case 'array':
-      return fc.array(validOf(s.items as Schema), { minLength: (s.minItems as number | undefined) ?? 0, maxLength: (s.maxItems as number | undefined) ?? 4 });
+      return fc.array(validOf(s.items as Schema), {
+        minLength: (s.minItems as number | undefined) ?? 0,
+        maxLength: (s.maxItems as number | undefined) ?? 4,
+      });
     default:
       throw new Error(`no generator for schema ${JSON.stringify(s)}`);
   }
@@ -131,7 +160,16 @@ function validOf(s: Schema): fc.Arbitrary<unknown> {
 /** Anything at all, including what JSON cannot carry. */
 const junk: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(null, undefined, [], {}, '', 0, -0, NaN, Infinity, true, 1n, [{}], Object.create(null)),
-  fc.anything({ withBigInt: true, withNullPrototype: true, withBoxedValues: true, withSparseArray: true, withDate: true, withMap: true, withSet: true, withTypedArray: true }),
+  fc.anything({
+    withBigInt: true,
+    withNullPrototype: true,
+    withBoxedValues: true,
+    withSparseArray: true,
+    withDate: true,
+    withMap: true,
+    withSet: true,
+    withTypedArray: true,
+  }),
 );
 
 /** Values just wrong for a schema: its bounds missed by one, the wrong type, the wrong constant. */
@@ -149,8 +187,10 @@ function wrongFor(s: Schema): fc.Arbitrary<unknown> {
   if (s.type === 'string') {
     const min = s.minLength as number | undefined;
     const max = s.maxLength as number | undefined;
-    if (min !== undefined) edges.push('', 'a'.repeat(Math.max(0, min - 1)), '\u{1F600}'.repeat(Math.max(0, min - 1)), '\uD83D');
-    if (max !== undefined) edges.push('a'.repeat(max + 1), '\u{1F600}'.repeat(max), '\u{1F600}'.repeat(max + 1), 'a'.repeat(max));
+    if (min !== undefined)
+      edges.push('', 'a'.repeat(Math.max(0, min - 1)), '\u{1F600}'.repeat(Math.max(0, min - 1)), '\uD83D');
+    if (max !== undefined)
+      edges.push('a'.repeat(max + 1), '\u{1F600}'.repeat(max), '\u{1F600}'.repeat(max + 1), 'a'.repeat(max));
   }
   const parts: fc.Arbitrary<unknown>[] = [fc.constantFrom(...edges), junk];
   if (s.type === 'object' || s.type === 'array') parts.push(mutantOf(s));
@@ -175,8 +215,18 @@ function mutantOf(s: Schema): fc.Arbitrary<unknown> {
     .constantFrom(...keys)
     .chain((k) => fc.tuple(base, fc.constant(k), wrongFor(props[k])))
     .map(([v, k, bad]) => ({ ...v, [k]: bad }));
-  const missing = requiredOf(s).length === 0 ? [] : [fc.tuple(base, fc.constantFrom(...requiredOf(s))).map(([v, k]) => Object.fromEntries(Object.entries(v).filter(([n]) => n !== k)))];
-  const extraName = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', '', keys[0] + ' ', keys[0].toUpperCase()), fc.string());
+  const missing =
+    requiredOf(s).length === 0
+      ? []
+      : [
+          fc
+            .tuple(base, fc.constantFrom(...requiredOf(s)))
+            .map(([v, k]) => Object.fromEntries(Object.entries(v).filter(([n]) => n !== k))),
+        ];
+  const extraName = fc.oneof(
+    fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', '', keys[0] + ' ', keys[0].toUpperCase()),
+    fc.string(),
+  );
   const extra = fc.tuple(base, extraName, fc.anything()).map(([v, k, x]) => {
     const out = { ...v };
     Object.defineProperty(out, k, { value: x, enumerable: true, configurable: true, writable: true });

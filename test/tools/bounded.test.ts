@@ -54,7 +54,9 @@ describe('grep_search runs model regexes in a linear-time engine', () => {
     dirs.push(dir);
     if (!isGit) writeFiles(dir, { 'evil.txt': EVIL_FILE });
     const out = await call(makeEnv(dir), 'grep_search', { pattern: '^(a|a)*$|^match me$', case_sensitive: true });
-    expect(out.forModel).toBe('Found 1 match in 1 file for pattern "^(a|a)*$|^match me$" in the workspace:\n---\nFile: evil.txt\nL201: match me\n---');
+    expect(out.forModel).toBe(
+      'Found 1 match in 1 file for pattern "^(a|a)*$|^match me$" in the workspace:\n---\nFile: evil.txt\nL201: match me\n---',
+    );
   });
 
   it('git grep has a time limit: past it the search is handed to RE2', async () => {
@@ -63,7 +65,15 @@ describe('grep_search runs model regexes in a linear-time engine', () => {
     const { dir } = createRepo({ 'slow.txt': slow });
     dirs.push(dir);
     const matches: GrepMatch[] = [];
-    const q = { root: dir, absDir: dir, regex: compileLinearRegex('p', '^(a|a)*$', false), ignoreCase: false, keepPath: () => true, signal: new AbortController().signal, gitTimeLimitMs: 1 };
+    const q = {
+      root: dir,
+      absDir: dir,
+      regex: compileLinearRegex('p', '^(a|a)*$', false),
+      ignoreCase: false,
+      keepPath: () => true,
+      signal: new AbortController().signal,
+      gitTimeLimitMs: 1,
+    };
     expect(await gitGrep(q, (m) => matches.push(m) > 0)).toBe('timeout');
     expect(await jsGrep(q, (m) => matches.push(m) > 0)).toEqual({ skippedLarge: 0 });
     expect(matches).toEqual([]);
@@ -75,7 +85,14 @@ describe('grep_search runs model regexes in a linear-time engine', () => {
     writeFiles(dir, Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`f${i}.txt`, 'x\n'])));
     const ac = new AbortController();
     let seen = 0;
-    const q = { root: dir, absDir: dir, regex: compileLinearRegex('p', 'x', false), ignoreCase: false, keepPath: () => true, signal: ac.signal };
+    const q = {
+      root: dir,
+      absDir: dir,
+      regex: compileLinearRegex('p', 'x', false),
+      ignoreCase: false,
+      keepPath: () => true,
+      signal: ac.signal,
+    };
     await expect(
       jsGrep(q, () => {
         if (++seen === 1) ac.abort();
@@ -104,7 +121,10 @@ describe('globs and ignore files match in linear time', () => {
     const dir = makeTempDir();
     dirs.push(dir);
     const r = await refusal(makeEnv(dir), 'glob', { pattern: '!(foo)*.ts' });
-    expect(r).toEqual({ code: 'invalid_args', message: 'glob pattern "!(foo)*.ts": negated extglob !(…) is not supported; match the files you want instead' });
+    expect(r).toEqual({
+      code: 'invalid_args',
+      message: 'glob pattern "!(foo)*.ts": negated extglob !(…) is not supported; match the files you want instead',
+    });
   });
 
   it.each([
@@ -173,8 +193,14 @@ describe('every tool call ends when the run does', () => {
     dirs.push(dir);
     execFileSync('mkfifo', [join(dir, 'pipe')]);
     writeFileSync(join(dir, 'ok.txt'), 'ok\n');
-    expect(await refusal(makeEnv(dir), 'read_file', { file_path: 'pipe' })).toEqual({ code: 'invalid_args', message: 'pipe is not a regular file' });
-    expect(await refusal(makeEnv(dir), 'replace', { file_path: 'pipe', old_string: 'a', new_string: 'b' })).toEqual({ code: 'invalid_args', message: 'pipe is not a regular file' });
+    expect(await refusal(makeEnv(dir), 'read_file', { file_path: 'pipe' })).toEqual({
+      code: 'invalid_args',
+      message: 'pipe is not a regular file',
+    });
+    expect(await refusal(makeEnv(dir), 'replace', { file_path: 'pipe', old_string: 'a', new_string: 'b' })).toEqual({
+      code: 'invalid_args',
+      message: 'pipe is not a regular file',
+    });
     // A FIFO named .geminiignore is skipped, not read.
     execFileSync('mkfifo', [join(dir, '.geminiignore')]);
     expect((await call(makeEnv(dir), 'glob', { pattern: '*.txt' })).forModel).toContain('ok.txt');

@@ -19,26 +19,51 @@ const read = (dir: string, f: string) => readFileSync(join(dir, f), 'utf8');
 describe('replace', () => {
   it('replaces exactly one occurrence and previews a unified diff', async () => {
     const dir = repo();
-    const p = await prepare(makeEnv(dir), 'replace', { file_path: 'app.ts', old_string: 'const b = 2;', new_string: 'const b = 3;' });
+    const p = await prepare(makeEnv(dir), 'replace', {
+      file_path: 'app.ts',
+      old_string: 'const b = 2;',
+      new_string: 'const b = 3;',
+    });
     expect(p.title).toBe('edit app.ts (+1 -1)');
     expect(p.paths).toEqual(['app.ts']);
-    expect(p.preview).toContain('--- a/app.ts\n+++ b/app.ts\n@@ -1,3 +1,3 @@\n const a = 1;\n-const b = 2;\n+const b = 3;\n');
+    expect(p.preview).toContain(
+      '--- a/app.ts\n+++ b/app.ts\n@@ -1,3 +1,3 @@\n const a = 1;\n-const b = 2;\n+const b = 3;\n',
+    );
     expect(read(dir, 'app.ts')).toContain('const b = 2;'); // prepare has no side effects
     const out = await p.run({ signal: new AbortController().signal });
-    expect(out).toEqual({ forModel: 'Successfully replaced 1 occurrence in app.ts.', forHuman: 'replaced 1 occurrence in app.ts' });
+    expect(out).toEqual({
+      forModel: 'Successfully replaced 1 occurrence in app.ts.',
+      forHuman: 'replaced 1 occurrence in app.ts',
+    });
     expect(read(dir, 'app.ts')).toBe('const a = 1;\nconst b = 3;\nconst a2 = 1;\n');
   });
 
   it.each([
-    [{ old_string: 'nothing like it', new_string: 'z' }, 'failed', /old_string was not found in dup\.ts.*first line does not appear either/],
-    [{ old_string: '  y();', new_string: 'z' }, 'failed', /not found.*first line \(ignoring whitespace\) appears at line 2/],
+    [
+      { old_string: 'nothing like it', new_string: 'z' },
+      'failed',
+      /old_string was not found in dup\.ts.*first line does not appear either/,
+    ],
+    [
+      { old_string: '  y();', new_string: 'z' },
+      'failed',
+      /not found.*first line \(ignoring whitespace\) appears at line 2/,
+    ],
     [
       { old_string: 'x();', new_string: 'z();' },
       'failed',
       /occurs 3 times in dup\.ts \(lines 1, 3, 4\) but 1 replacement was expected; include more surrounding lines.*or set expected_replacements to 3/,
     ],
-    [{ old_string: 'x();', new_string: 'z();', expected_replacements: 2 }, 'failed', /occurs 3 times .* but 2 replacements were expected/],
-    [{ old_string: 'y();', new_string: 'z();', expected_replacements: 2 }, 'failed', /occurs 1 times .* set expected_replacements to 1/],
+    [
+      { old_string: 'x();', new_string: 'z();', expected_replacements: 2 },
+      'failed',
+      /occurs 3 times .* but 2 replacements were expected/,
+    ],
+    [
+      { old_string: 'y();', new_string: 'z();', expected_replacements: 2 },
+      'failed',
+      /occurs 1 times .* set expected_replacements to 1/,
+    ],
     [{ old_string: 'y();', new_string: 'y();' }, 'invalid_args', /identical/],
     [{ old_string: '', new_string: 'z' }, 'invalid_args', /old_string is empty but dup\.ts exists/],
   ])('%j is refused (%s) and nothing changes', async (args, code, message) => {
@@ -54,20 +79,33 @@ describe('replace', () => {
     [{ allow_multiple: true }, 'z();\ny();\nz();\nz();\n'],
   ])('replaces every occurrence with %j', async (extra, expected) => {
     const dir = repo();
-    const out = await call(makeEnv(dir), 'replace', { file_path: 'dup.ts', old_string: 'x();', new_string: 'z();', ...extra });
+    const out = await call(makeEnv(dir), 'replace', {
+      file_path: 'dup.ts',
+      old_string: 'x();',
+      new_string: 'z();',
+      ...extra,
+    });
     expect(out.forModel).toBe('Successfully replaced 3 occurrences in dup.ts.');
     expect(read(dir, 'dup.ts')).toBe(expected);
   });
 
   it('keeps $ patterns in new_string literal', async () => {
     const dir = repo();
-    await call(makeEnv(dir), 'replace', { file_path: 'app.ts', old_string: 'const b = 2;', new_string: "const b = '$&$1$$';" });
+    await call(makeEnv(dir), 'replace', {
+      file_path: 'app.ts',
+      old_string: 'const b = 2;',
+      new_string: "const b = '$&$1$$';",
+    });
     expect(read(dir, 'app.ts')).toContain("const b = '$&$1$$';");
   });
 
   it('preserves CRLF line endings when the model sends LF', async () => {
     const dir = repo();
-    await call(makeEnv(dir), 'replace', { file_path: 'win.txt', old_string: 'first\nsecond', new_string: 'first\nSECOND\nadded' });
+    await call(makeEnv(dir), 'replace', {
+      file_path: 'win.txt',
+      old_string: 'first\nsecond',
+      new_string: 'first\nSECOND\nadded',
+    });
     expect(read(dir, 'win.txt')).toBe('first\r\nSECOND\r\nadded\r\nthird\r\n');
   });
 
@@ -82,17 +120,29 @@ describe('replace', () => {
 
   it('creates a new file from an empty old_string, refuses binary and missing files', async () => {
     const dir = repo();
-    const p = await prepare(makeEnv(dir), 'replace', { file_path: 'new/file.ts', old_string: '', new_string: 'hello\n' });
+    const p = await prepare(makeEnv(dir), 'replace', {
+      file_path: 'new/file.ts',
+      old_string: '',
+      new_string: 'hello\n',
+    });
     expect(p.title).toBe('create new/file.ts');
     await p.run({ signal: new AbortController().signal });
     expect(read(dir, 'new/file.ts')).toBe('hello\n');
-    expect((await refusal(makeEnv(dir), 'replace', { file_path: 'blob.bin', old_string: 'a', new_string: 'b' })).code).toBe('invalid_args');
-    expect((await refusal(makeEnv(dir), 'replace', { file_path: 'gone.ts', old_string: 'a', new_string: 'b' })).code).toBe('not_found');
+    expect(
+      (await refusal(makeEnv(dir), 'replace', { file_path: 'blob.bin', old_string: 'a', new_string: 'b' })).code,
+    ).toBe('invalid_args');
+    expect(
+      (await refusal(makeEnv(dir), 'replace', { file_path: 'gone.ts', old_string: 'a', new_string: 'b' })).code,
+    ).toBe('not_found');
   });
 
   it('re-checks at run time: a file changed after approval fails instead of applying blindly', async () => {
     const dir = repo();
-    const p = await prepare(makeEnv(dir), 'replace', { file_path: 'app.ts', old_string: 'const b = 2;', new_string: 'const b = 3;' });
+    const p = await prepare(makeEnv(dir), 'replace', {
+      file_path: 'app.ts',
+      old_string: 'const b = 2;',
+      new_string: 'const b = 3;',
+    });
     writeFiles(dir, { 'app.ts': 'rewritten meanwhile\n' });
     const out = await p.run({ signal: new AbortController().signal });
     expect(out.error?.code).toBe('failed');
@@ -108,7 +158,9 @@ describe('write_file', () => {
     expect(p.title).toBe('create a/b/c.txt');
     expect(p.preview).toContain('--- /dev/null\n+++ b/a/b/c.txt');
     expect(existsSync(join(dir, 'a'))).toBe(false);
-    expect((await p.run({ signal: new AbortController().signal })).forModel).toBe('Successfully created a/b/c.txt (3 lines).');
+    expect((await p.run({ signal: new AbortController().signal })).forModel).toBe(
+      'Successfully created a/b/c.txt (3 lines).',
+    );
     expect(read(dir, 'a/b/c.txt')).toBe('x\ny\n');
   });
 

@@ -12,7 +12,12 @@ function countingGit() {
   const runGit: GitListingOptions['runGit'] = (cwd, args) => {
     if (args.includes('--cached')) listings.push(cwd);
     return new Promise((resolve, reject) => {
-      execFile('git', args, { cwd, encoding: 'buffer', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } }, (err, out) => (err ? reject(err) : resolve(out)));
+      execFile(
+        'git',
+        args,
+        { cwd, encoding: 'buffer', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } },
+        (err, out) => (err ? reject(err) : resolve(out)),
+      );
     });
   };
   return { listings, runGit };
@@ -73,7 +78,13 @@ describe('git listing kept between calls', () => {
     const { listing, listings } = aheadListing();
     await listTwice(listing, dir);
     await call(makeEnv(dir), 'write_file', { file_path: 'src/deep/new.ts', content: 'n\n' });
-    expect((await listing.list(dir)).sort()).toEqual(['.gitignore', 'a.ts', 'src/b.ts', 'src/deep/c.ts', 'src/deep/new.ts']);
+    expect((await listing.list(dir)).sort()).toEqual([
+      '.gitignore',
+      'a.ts',
+      'src/b.ts',
+      'src/deep/c.ts',
+      'src/deep/new.ts',
+    ]);
     await listing.settled();
     untilFsClockMoves();
     rmSync(join(dir, 'src/deep/new.ts')); // untracked: gone (a tracked file stays listed, from the index, as git lists it)

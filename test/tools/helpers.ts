@@ -4,7 +4,13 @@ import { createToolRegistry } from '../../src/tools/registry.js';
 import { createManualTimer } from '../support/manual-timer.js';
 
 export function makeEnv(root: string, over: Partial<ToolEnv> = {}): ToolEnv {
-  return { root, secrets: [], baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME }, shellTimeoutMs: 30_000, ...over };
+  return {
+    root,
+    secrets: [],
+    baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME },
+    shellTimeoutMs: 30_000,
+    ...over,
+  };
 }
 
 export const registry = createToolRegistry(createDefaultTools());
@@ -14,13 +20,22 @@ export async function prepare(env: ToolEnv, name: string, args: Record<string, u
 }
 
 /** Prepare and run with a live signal. */
-export async function call(env: ToolEnv, name: string, args: Record<string, unknown>, signal = new AbortController().signal): Promise<ToolOutput> {
+export async function call(
+  env: ToolEnv,
+  name: string,
+  args: Record<string, unknown>,
+  signal = new AbortController().signal,
+): Promise<ToolOutput> {
   const p = await prepare(env, name, args);
   return p.run({ signal });
 }
 
 /** The ToolFailure a prepare throws, as { code, message }. */
-export async function refusal(env: ToolEnv, name: string, args: Record<string, unknown>): Promise<{ code: string; message: string }> {
+export async function refusal(
+  env: ToolEnv,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ code: string; message: string }> {
   try {
     await prepare(env, name, args);
   } catch (e) {
@@ -50,6 +65,7 @@ export async function startShellWithManualTimer(env: ToolEnv, command: string) {
       }
     },
   });
-  const printed = (text: string) => (output.includes(text) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ text, resolve })));
+  const printed = (text: string) =>
+    output.includes(text) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ text, resolve }));
   return { timer, running, printed };
 }

@@ -14,7 +14,10 @@ const refusal = (pattern: string): unknown => {
   }
   return 'accepted';
 };
-const invalid = (why: string) => ({ code: 'invalid_args', message: `/pattern is not a valid regular expression for the linear-time engine (RE2): ${why}` });
+const invalid = (why: string) => ({
+  code: 'invalid_args',
+  message: `/pattern is not a valid regular expression for the linear-time engine (RE2): ${why}`,
+});
 
 describe('compileLinearRegex', () => {
   it.each<[string, string]>([
@@ -35,7 +38,9 @@ describe('compileLinearRegex', () => {
   });
 
   it('names the field it checks', () => {
-    expect(() => compileLinearRegex('exclude_pattern', '(', false)).toThrow('/exclude_pattern is not a valid regular expression');
+    expect(() => compileLinearRegex('exclude_pattern', '(', false)).toThrow(
+      '/exclude_pattern is not a valid regular expression',
+    );
   });
 
   it('translates JavaScript syntax to RE2 (git grep -P reads the same source)', () => {
@@ -57,9 +62,12 @@ describe('compileLinearRegex', () => {
     expect(compileLinearRegex('p', 'B', true).wholeText?.test('a\nb')).toBe(true);
   });
 
-  it.each(['(?s)a.b', '(?i)a', '(?i:a)', '(?-i)a', '\\Aa', 'a\\z', '(?<=a)b', '(?<!x)y'])('no whole-file shortcut for %j, which reads differently across lines', (pattern) => {
-    expect(compileLinearRegex('p', pattern, false).wholeText).toBeUndefined();
-  });
+  it.each(['(?s)a.b', '(?i)a', '(?i:a)', '(?-i)a', '\\Aa', 'a\\z', '(?<=a)b', '(?<!x)y'])(
+    'no whole-file shortcut for %j, which reads differently across lines',
+    (pattern) => {
+      expect(compileLinearRegex('p', pattern, false).wholeText).toBeUndefined();
+    },
+  );
 
   it.each(['^b', 'a.b', '[[:alpha:]]', '\\Ba', '\\bword'])('a whole-file shortcut for %j', (pattern) => {
     expect(compileLinearRegex('p', pattern, false).wholeText).toBeDefined();

@@ -14,7 +14,16 @@
  * line, the outside folder's names and its matching lines.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
@@ -119,7 +128,8 @@ function startSwapper(root: string, folder: string, target: string): Swapper {
   const worker = new Worker(SWAPPER, { eval: true, workerData: { at: join(root, folder), target, ctl } });
   // Blocks until slot i moves off `from` (the swapper's event); Node lets the main thread wait on shared memory.
   const until = (i: number, from: number) => {
-    if (Atomics.wait(ctl, i, from, SWAPPER_GUARD_MS) === 'timed-out') throw new Error('the swapper thread stopped answering');
+    if (Atomics.wait(ctl, i, from, SWAPPER_GUARD_MS) === 'timed-out')
+      throw new Error('the swapper thread stopped answering');
   };
   const command = (c: number) => {
     Atomics.store(ctl, 0, c);
@@ -196,18 +206,83 @@ const grepsOnly = (text: string): boolean =>
 const grepsOnlyOrNone = (text: string): boolean => text.startsWith('No matches found') || grepsOnly(text);
 
 const READ_AND_LIST: Case[] = [
-  { name: 'read_file through a swapped folder', tool: 'read_file', args: { file_path: 'd/victim.txt' }, folder: 'd', to: 'outside', inside: (t) => t === 'inside victim' },
-  { name: 'read_file through a folder swapped for .git', tool: 'read_file', args: { file_path: 'g/config' }, folder: 'g', to: '.git', inside: (t) => t === 'inside config' },
-  { name: 'list_directory of a swapped folder', tool: 'list_directory', args: { dir_path: 'e' }, folder: 'e', to: 'outside', inside: listsOnly(['inside-entry.txt']) },
-  { name: 'list_directory below a swapped folder', tool: 'list_directory', args: { dir_path: 'p/e' }, folder: 'p', to: 'outside', inside: listsOnly(['inside-entry.txt']) },
-  { name: 'list_directory of a folder swapped for .git', tool: 'list_directory', args: { dir_path: 'g' }, folder: 'g', to: '.git', inside: listsOnly(['config']) },
-  { name: 'glob in a swapped folder', tool: 'glob', args: { pattern: '**/*', dir_path: 'e' }, folder: 'e', to: 'outside', inside: globsOnly(['e/inside-entry.txt']) },
-  { name: 'glob below a swapped folder', tool: 'glob', args: { pattern: '**/*', dir_path: 'p/e' }, folder: 'p', to: 'outside', inside: globsOnly(['p/e/inside-entry.txt']) },
+  {
+    name: 'read_file through a swapped folder',
+    tool: 'read_file',
+    args: { file_path: 'd/victim.txt' },
+    folder: 'd',
+    to: 'outside',
+    inside: (t) => t === 'inside victim',
+  },
+  {
+    name: 'read_file through a folder swapped for .git',
+    tool: 'read_file',
+    args: { file_path: 'g/config' },
+    folder: 'g',
+    to: '.git',
+    inside: (t) => t === 'inside config',
+  },
+  {
+    name: 'list_directory of a swapped folder',
+    tool: 'list_directory',
+    args: { dir_path: 'e' },
+    folder: 'e',
+    to: 'outside',
+    inside: listsOnly(['inside-entry.txt']),
+  },
+  {
+    name: 'list_directory below a swapped folder',
+    tool: 'list_directory',
+    args: { dir_path: 'p/e' },
+    folder: 'p',
+    to: 'outside',
+    inside: listsOnly(['inside-entry.txt']),
+  },
+  {
+    name: 'list_directory of a folder swapped for .git',
+    tool: 'list_directory',
+    args: { dir_path: 'g' },
+    folder: 'g',
+    to: '.git',
+    inside: listsOnly(['config']),
+  },
+  {
+    name: 'glob in a swapped folder',
+    tool: 'glob',
+    args: { pattern: '**/*', dir_path: 'e' },
+    folder: 'e',
+    to: 'outside',
+    inside: globsOnly(['e/inside-entry.txt']),
+  },
+  {
+    name: 'glob below a swapped folder',
+    tool: 'glob',
+    args: { pattern: '**/*', dir_path: 'p/e' },
+    folder: 'p',
+    to: 'outside',
+    inside: globsOnly(['p/e/inside-entry.txt']),
+  },
 ];
 
 const GREP: Case[] = [
-  { name: 'grep_search in a swapped folder', tool: 'grep_search', args: { pattern: 'needle', dir_path: 's' }, folder: 's', to: 'outside', inside: grepsOnly, racedInside: grepsOnlyOrNone },
-  { name: 'grep_search in a folder swapped for .git', tool: 'grep_search', args: { pattern: 'needle', dir_path: 's' }, folder: 's', to: '.git', inside: grepsOnly, racedInside: grepsOnlyOrNone },
+  {
+    name: 'grep_search in a swapped folder',
+    tool: 'grep_search',
+    args: { pattern: 'needle', dir_path: 's' },
+    folder: 's',
+    to: 'outside',
+    inside: grepsOnly,
+    racedInside: grepsOnlyOrNone,
+  },
+  {
+    name: 'grep_search in a folder swapped for .git',
+    tool: 'grep_search',
+    args: { pattern: 'needle', dir_path: 's' },
+    folder: 's',
+    to: '.git',
+    inside: grepsOnly,
+    racedInside: grepsOnlyOrNone,
+  },
   {
     name: 'grep_search above a swapped folder',
     tool: 'grep_search',
@@ -260,7 +335,10 @@ function runCases(kind: 'git' | 'plain', cases: Case[]) {
   describe.each(cases)(`$name (${kind} workspace)`, (c) => {
     it(`${c.answersInside ? 'answers only the inside content' : 'refuses'} when the folder was swapped after the call was checked, ${DETERMINISTIC} times`, async () => {
       const { root, outside } = world(kind);
-      const target = c.to === '.git' ? join(root, '.git') : join(outside, c.folder.includes('/') ? c.folder.slice(c.folder.indexOf('/') + 1) : '');
+      const target =
+        c.to === '.git'
+          ? join(root, '.git')
+          : join(outside, c.folder.includes('/') ? c.folder.slice(c.folder.indexOf('/') + 1) : '');
       for (let i = 0; i < DETERMINISTIC; i++) {
         const out = await attackOnce(root, target, c);
         expectNothingOut(out);
@@ -272,7 +350,10 @@ function runCases(kind: 'git' | 'plain', cases: Case[]) {
 
     it(`answers the inside content or refuses while a swapper flips the folder, ${RACED} times`, async () => {
       const { root, outside } = world(kind);
-      const target = c.to === '.git' ? join(root, '.git') : join(outside, c.folder.includes('/') ? c.folder.slice(c.folder.indexOf('/') + 1) : '');
+      const target =
+        c.to === '.git'
+          ? join(root, '.git')
+          : join(outside, c.folder.includes('/') ? c.folder.slice(c.folder.indexOf('/') + 1) : '');
       const swapper = startSwapper(root, c.folder, target);
       const seen = new Map<string, number>();
       try {

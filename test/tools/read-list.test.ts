@@ -34,13 +34,17 @@ describe('read_file', () => {
 
   it('reads a line range', async () => {
     const out = await call(makeEnv(repo()), 'read_file', { file_path: 'long.txt', start_line: 10, end_line: 12 });
-    expect(out.forModel).toBe('[truncated: showing lines 10-12 of 5000; read lines 13-2012 next (start_line: 13)]\nline 10\nline 11\nline 12');
+    expect(out.forModel).toBe(
+      '[truncated: showing lines 10-12 of 5000; read lines 13-2012 next (start_line: 13)]\nline 10\nline 11\nline 12',
+    );
   });
 
   it('caps a long file and says what to read next', async () => {
     const out = await call(makeEnv(repo()), 'read_file', { file_path: 'long.txt' });
     const first = out.forModel.split('\n')[0];
-    expect(first).toBe(`[truncated: showing lines 1-${MAX_LINES} of 5000; read lines ${MAX_LINES + 1}-4000 next (start_line: ${MAX_LINES + 1})]`);
+    expect(first).toBe(
+      `[truncated: showing lines 1-${MAX_LINES} of 5000; read lines ${MAX_LINES + 1}-4000 next (start_line: ${MAX_LINES + 1})]`,
+    );
     expect(out.forModel.split('\n')).toHaveLength(MAX_LINES + 1);
     const tail = await call(makeEnv(repo()), 'read_file', { file_path: 'long.txt', start_line: 4999 });
     expect(tail.forModel).toBe('[showing lines 4999-5000 of 5000]\nline 4999\nline 5000');
@@ -51,7 +55,10 @@ describe('read_file', () => {
     ['crlf.txt', 'one\ntwo'],
     ['latin1.txt', '[file is not valid UTF-8; shown decoded as Windows-1252 (Latin-1)]\ncafé'],
     ['utf16.txt', '[file is UTF-16LE; shown decoded]\nhi there'],
-    ['image.png', 'Cannot display image.png: binary file (12 bytes). Use run_shell_command (e.g. file, xxd | head) to inspect it.'],
+    [
+      'image.png',
+      'Cannot display image.png: binary file (12 bytes). Use run_shell_command (e.g. file, xxd | head) to inspect it.',
+    ],
   ])('%s reads as %j', async (file, expected) => {
     expect((await call(makeEnv(repo()), 'read_file', { file_path: file })).forModel).toBe(expected);
   });
@@ -74,7 +81,9 @@ describe('read_file', () => {
     const lines = Array.from({ length: 30_000 }, (_, i) => `row ${i + 1} ${'x'.repeat(10)}`);
     writeFiles(dir, { 'big.txt': `${lines.join('\n')}\n` });
     const out = await call(makeEnv(dir), 'read_file', { file_path: 'big.txt', start_line: 29_999 });
-    expect(out.forModel).toBe(`[showing lines 29999-30000 of 30000]\nrow 29999 ${'x'.repeat(10)}\nrow 30000 ${'x'.repeat(10)}`);
+    expect(out.forModel).toBe(
+      `[showing lines 29999-30000 of 30000]\nrow 29999 ${'x'.repeat(10)}\nrow 30000 ${'x'.repeat(10)}`,
+    );
   });
 
   it('refuses a file that became a FIFO between prepare and run, rather than block on it', async () => {
@@ -88,14 +97,20 @@ describe('read_file', () => {
   });
 
   it('says when start_line is past the end', async () => {
-    expect((await call(makeEnv(repo()), 'read_file', { file_path: 'small.txt', start_line: 9 })).forModel).toBe('small.txt has 3 lines; start_line 9 is past the end.');
+    expect((await call(makeEnv(repo()), 'read_file', { file_path: 'small.txt', start_line: 9 })).forModel).toBe(
+      'small.txt has 3 lines; start_line 9 is past the end.',
+    );
   });
 
   it('appends just-in-time memory for the directory it read from', async () => {
     const dir = repo();
     const asked: string[] = [];
-    const env = makeEnv(dir, { memoryFor: async (d) => (asked.push(d), d.endsWith('src') ? '--- src/GEMINI.md ---\nmemory' : undefined) });
-    expect((await call(env, 'read_file', { file_path: 'src/app.ts' })).forModel).toBe('export {};\n\n--- src/GEMINI.md ---\nmemory');
+    const env = makeEnv(dir, {
+      memoryFor: async (d) => (asked.push(d), d.endsWith('src') ? '--- src/GEMINI.md ---\nmemory' : undefined),
+    });
+    expect((await call(env, 'read_file', { file_path: 'src/app.ts' })).forModel).toBe(
+      'export {};\n\n--- src/GEMINI.md ---\nmemory',
+    );
     expect((await call(env, 'read_file', { file_path: 'small.txt' })).forModel).toBe('alpha\nbeta\ngamma');
     expect(asked).toEqual([join(dir, 'src'), dir]);
   });
@@ -103,7 +118,9 @@ describe('read_file', () => {
   it('redacts secret values from what it returns', async () => {
     const dir = repo();
     writeFiles(dir, { 'leak.txt': 'token=ghs_abcdef123456\n' });
-    expect((await call(makeEnv(dir, { secrets: ['ghs_abcdef123456'] }), 'read_file', { file_path: 'leak.txt' })).forModel).toBe('token=***');
+    expect(
+      (await call(makeEnv(dir, { secrets: ['ghs_abcdef123456'] }), 'read_file', { file_path: 'leak.txt' })).forModel,
+    ).toBe('token=***');
   });
 });
 
@@ -123,22 +140,38 @@ describe('list_directory', () => {
   });
 
   it('shows ignored entries when asked, and applies its own ignore globs', async () => {
-    const out = await call(makeEnv(repo()), 'list_directory', { dir_path: '.', ignore: ['*.txt', '*.png'], file_filtering_options: { respect_git_ignore: false } });
+    const out = await call(makeEnv(repo()), 'list_directory', {
+      dir_path: '.',
+      ignore: ['*.txt', '*.png'],
+      file_filtering_options: { respect_git_ignore: false },
+    });
     const listed = out.forModel.split('\n').slice(1);
     expect(listed).toEqual(['build/', 'src/', '.gitignore', 'debug.log']);
   });
 
   it('works outside git with nested .gitignore files', async () => {
     const dir = makeTempDir('agent-action-plain-');
-    writeFiles(dir, { '.gitignore': 'tmp/\n', 'pkg/.gitignore': 'secret.txt\n', 'pkg/secret.txt': 's', 'pkg/ok.txt': 'o', 'tmp/x': 'x' });
-    expect((await call(makeEnv(dir), 'list_directory', { dir_path: 'pkg' })).forModel).toBe('Directory listing for pkg:\n.gitignore\nok.txt\n(1 entry ignored by .gitignore/.geminiignore)');
-    expect((await call(makeEnv(dir), 'list_directory', { dir_path: '.' })).forModel).toBe('Directory listing for .:\npkg/\n.gitignore\n(1 entry ignored by .gitignore/.geminiignore)');
+    writeFiles(dir, {
+      '.gitignore': 'tmp/\n',
+      'pkg/.gitignore': 'secret.txt\n',
+      'pkg/secret.txt': 's',
+      'pkg/ok.txt': 'o',
+      'tmp/x': 'x',
+    });
+    expect((await call(makeEnv(dir), 'list_directory', { dir_path: 'pkg' })).forModel).toBe(
+      'Directory listing for pkg:\n.gitignore\nok.txt\n(1 entry ignored by .gitignore/.geminiignore)',
+    );
+    expect((await call(makeEnv(dir), 'list_directory', { dir_path: '.' })).forModel).toBe(
+      'Directory listing for .:\npkg/\n.gitignore\n(1 entry ignored by .gitignore/.geminiignore)',
+    );
   });
 
   it('appends memory and refuses files', async () => {
     const dir = repo();
     const env = makeEnv(dir, { memoryFor: async () => 'MEM' });
-    expect((await call(env, 'list_directory', { dir_path: 'src' })).forModel).toBe('Directory listing for src:\napp.ts\nGEMINI.md\n\nMEM');
+    expect((await call(env, 'list_directory', { dir_path: 'src' })).forModel).toBe(
+      'Directory listing for src:\napp.ts\nGEMINI.md\n\nMEM',
+    );
     expect((await refusal(env, 'list_directory', { dir_path: 'small.txt' })).code).toBe('invalid_args');
     expect((await refusal(env, 'list_directory', { dir_path: 'nope' })).code).toBe('not_found');
   });

@@ -11,7 +11,15 @@ describe('tool registry', () => {
     expect(registry.get('grep_search')?.name).toBe('grep_search');
     expect(registry.get('search_file_content')?.name).toBe('grep_search');
     expect(registry.get('nope')).toBeUndefined();
-    expect(registry.names()).toEqual(['list_directory', 'read_file', 'glob', 'grep_search', 'write_file', 'replace', 'run_shell_command']);
+    expect(registry.names()).toEqual([
+      'list_directory',
+      'read_file',
+      'glob',
+      'grep_search',
+      'write_file',
+      'replace',
+      'run_shell_command',
+    ]);
   });
 
   it.each([
@@ -35,7 +43,11 @@ describe('tool registry', () => {
     ['read_file', { file_path: 'a', start_line: 0 }, '/start_line must be >= 1'],
     ['read_file', { file_path: 'a', limit: 5 }, "unknown field 'limit'"],
     ['replace', { file_path: 'a', old_string: 'x' }, "missing required field 'new_string'"],
-    ['replace', { file_path: 'a', old_string: 'x', new_string: 'y', expected_replacements: 1.5 }, '/expected_replacements must be integer'],
+    [
+      'replace',
+      { file_path: 'a', old_string: 'x', new_string: 'y', expected_replacements: 1.5 },
+      '/expected_replacements must be integer',
+    ],
     ['list_directory', { dir_path: '.', ignore: [1] }, '/ignore/0 must be string'],
     ['run_shell_command', { command: '' }, '/command must NOT have fewer than 1 characters'],
     ['grep_search', null, "missing required field 'pattern'"],
@@ -47,14 +59,22 @@ describe('tool registry', () => {
   });
 
   it('rejects a tool registered twice under one name', () => {
-    const t = defineTool({ name: 'x', kind: 'read', description: 'd', params: Type.Object({}), prepare: () => ({ title: 't', paths: [], policyArgs: {}, run: async () => ({ forModel: 'x' }) }) });
+    const t = defineTool({
+      name: 'x',
+      kind: 'read',
+      description: 'd',
+      params: Type.Object({}),
+      prepare: () => ({ title: 't', paths: [], policyArgs: {}, run: async () => ({ forModel: 'x' }) }),
+    });
     expect(() => createToolRegistry([t, { ...t, aliases: ['y'] }])).toThrow(/registered twice/);
   });
 
   it('sends the same declarations with every request, and nothing can change them in between', () => {
     const a = registry.declarations();
     expect(() => ((a[0].parametersJsonSchema as { type: string }).type = 'mutated')).toThrow(TypeError);
-    expect(() => ((a[0].parametersJsonSchema.properties as Record<string, { type: string }>).dir_path!.type = 'number')).toThrow(TypeError);
+    expect(
+      () => ((a[0].parametersJsonSchema.properties as Record<string, { type: string }>).dir_path!.type = 'number'),
+    ).toThrow(TypeError);
     expect(registry.declarations()[0].parametersJsonSchema.type).toBe('object');
     expect(registry.declarations()).toBe(a);
   });
@@ -65,7 +85,10 @@ describe('tool registry', () => {
       kind: 'read',
       description: 'd',
       params: Type.Object(
-        { side: Type.Optional(Type.Union([Type.Literal('LEFT'), Type.Literal('RIGHT')], { default: 'RIGHT' })), body: Type.String({ minLength: 1, maxLength: 5 }) },
+        {
+          side: Type.Optional(Type.Union([Type.Literal('LEFT'), Type.Literal('RIGHT')], { default: 'RIGHT' })),
+          body: Type.String({ minLength: 1, maxLength: 5 }),
+        },
         { additionalProperties: false },
       ),
       prepare: () => ({ title: 't', paths: [], policyArgs: {}, run: async () => ({ forModel: 'x' }) }),
@@ -74,14 +97,30 @@ describe('tool registry', () => {
     expect(r.declarations()[0]!.parametersJsonSchema).toEqual({
       type: 'object',
       // Every tool also gets Gemini CLI's wait_for_previous (the scheduler reads it).
-      properties: { side: { type: 'string', enum: ['LEFT', 'RIGHT'] }, body: { type: 'string' }, wait_for_previous: expect.objectContaining({ type: 'boolean' }) },
+      properties: {
+        side: { type: 'string', enum: ['LEFT', 'RIGHT'] },
+        body: { type: 'string' },
+        wait_for_previous: expect.objectContaining({ type: 'boolean' }),
+      },
       required: ['body'],
     });
     const env = makeEnv(createRepo().dir);
-    await expect(r.prepareCall('x', { body: '' }, env)).rejects.toMatchObject({ code: 'invalid_args', message: expect.stringContaining('/body must NOT have fewer than 1 characters') });
-    await expect(r.prepareCall('x', { body: 'abcdef' }, env)).rejects.toMatchObject({ code: 'invalid_args', message: expect.stringContaining('/body must NOT have more than 5 characters') });
-    await expect(r.prepareCall('x', { body: 'a', side: 'UP' }, env)).rejects.toMatchObject({ code: 'invalid_args', message: expect.stringContaining('/side') });
-    await expect(r.prepareCall('x', { body: 'a', extra: 1 }, env)).rejects.toMatchObject({ code: 'invalid_args', message: expect.stringContaining("unknown field 'extra'") });
+    await expect(r.prepareCall('x', { body: '' }, env)).rejects.toMatchObject({
+      code: 'invalid_args',
+      message: expect.stringContaining('/body must NOT have fewer than 1 characters'),
+    });
+    await expect(r.prepareCall('x', { body: 'abcdef' }, env)).rejects.toMatchObject({
+      code: 'invalid_args',
+      message: expect.stringContaining('/body must NOT have more than 5 characters'),
+    });
+    await expect(r.prepareCall('x', { body: 'a', side: 'UP' }, env)).rejects.toMatchObject({
+      code: 'invalid_args',
+      message: expect.stringContaining('/side'),
+    });
+    await expect(r.prepareCall('x', { body: 'a', extra: 1 }, env)).rejects.toMatchObject({
+      code: 'invalid_args',
+      message: expect.stringContaining("unknown field 'extra'"),
+    });
   });
 
   it('offers wait_for_previous to every tool but an edit, which runs alone and in order anyway', () => {

@@ -58,7 +58,10 @@ describe.each(trees())('grep_search in a %s tree', (_kind, dir) => {
 
   it.each([
     [{ pattern: 'alpha', case_sensitive: true, names_only: true }, ['src/a.ts', 'src/b.tsx', 'src/untracked.ts']],
-    [{ pattern: 'alpha', include_pattern: '*.{ts,tsx}', exclude_pattern: 'const', names_only: true }, ['src/a.ts', 'src/deep/c.ts', 'src/untracked.ts']],
+    [
+      { pattern: 'alpha', include_pattern: '*.{ts,tsx}', exclude_pattern: 'const', names_only: true },
+      ['src/a.ts', 'src/deep/c.ts', 'src/untracked.ts'],
+    ],
     [{ pattern: 'alpha', dir_path: 'src/deep', names_only: true }, ['src/deep/c.ts']],
     [{ pattern: 'alpha', include_pattern: 'deep/**', dir_path: 'src', names_only: true }, ['src/deep/c.ts']],
     [{ pattern: '\\bBeta\\b\\s*=', case_sensitive: true, names_only: true }, ['src/b.tsx']],
@@ -78,7 +81,9 @@ describe.each(trees())('grep_search in a %s tree', (_kind, dir) => {
   });
 
   it('answers no matches plainly, and is reached by its old name', async () => {
-    expect((await call(env, 'search_file_content', { pattern: 'zzz_nothing' })).forModel).toBe('No matches found for pattern "zzz_nothing" in the workspace.');
+    expect((await call(env, 'search_file_content', { pattern: 'zzz_nothing' })).forModel).toBe(
+      'No matches found for pattern "zzz_nothing" in the workspace.',
+    );
   });
 
   it('a cancelled search reports cancelled', async () => {
@@ -151,19 +156,24 @@ describe('glob and files deleted since the last commit', () => {
     const many = createRepo(files).dir;
     rmSync(join(many, 'f000.ts'));
     const capped = (await call(makeEnv(many), 'glob', { pattern: '*.ts' })).forModel.split('\n');
-    expect(capped[0]).toBe('Found 201 files matching "*.ts" in the workspace (showing the first 200 by path; narrow the pattern to see the rest):');
+    expect(capped[0]).toBe(
+      'Found 201 files matching "*.ts" in the workspace (showing the first 200 by path; narrow the pattern to see the rest):',
+    );
     expect(capped.slice(1, 3)).toEqual(['f001.ts', 'f002.ts']);
     expect(capped).toHaveLength(201);
     // One more gone: the 200 left are all shown, by path, with nothing to narrow.
     rmSync(join(many, 'f001.ts'));
-    expect((await call(makeEnv(many), 'glob', { pattern: '*.ts' })).forModel.split('\n')[0]).toBe('Found 200 files matching "*.ts" in the workspace, by path:');
+    expect((await call(makeEnv(many), 'glob', { pattern: '*.ts' })).forModel.split('\n')[0]).toBe(
+      'Found 200 files matching "*.ts" in the workspace, by path:',
+    );
   });
 });
 
 describe('10,000 files', () => {
   const big = () => {
     const files: Record<string, string> = { '.gitignore': 'skip/\n' };
-    for (let i = 0; i < 10_000; i++) files[`pkg${i % 50}/mod${i}.ts`] = `export const value${i} = ${i};\n${i % 1000 === 0 ? 'NEEDLE here\n' : ''}`;
+    for (let i = 0; i < 10_000; i++)
+      files[`pkg${i % 50}/mod${i}.ts`] = `export const value${i} = ${i};\n${i % 1000 === 0 ? 'NEEDLE here\n' : ''}`;
     for (let i = 0; i < 200; i++) files[`skip/ignored${i}.ts`] = 'NEEDLE ignored\n';
     return files;
   };
@@ -188,7 +198,9 @@ describe('10,000 files', () => {
     expect(g.forModel).toMatch(/^Found 100 matches in 100 files/);
     expect(g.forModel).toContain('[results capped at 100 matches;');
     const gl = await call(makeEnv(dir), 'glob', { pattern: '**/*.ts' });
-    expect(gl.forModel.split('\n')[0]).toBe('Found 10000 files matching "**/*.ts" in the workspace (showing the first 200 by path; narrow the pattern to see the rest):');
+    expect(gl.forModel.split('\n')[0]).toBe(
+      'Found 10000 files matching "**/*.ts" in the workspace (showing the first 200 by path; narrow the pattern to see the rest):',
+    );
     const listed = gl.forModel.split('\n').slice(1);
     expect(listed).toHaveLength(MAX_GLOB_RESULTS);
     // Past the cap the order is the path's (no date per file): the first names in code-unit order.
@@ -197,7 +209,11 @@ describe('10,000 files', () => {
 
   it('git grep sees an edit not yet committed', async () => {
     writeFiles(gitDir, { 'pkg1/mod1.ts': 'FRESH change\n' });
-    const out = await call(makeEnv(gitDir), 'grep_search', { pattern: 'FRESH', case_sensitive: true, names_only: true });
+    const out = await call(makeEnv(gitDir), 'grep_search', {
+      pattern: 'FRESH',
+      case_sensitive: true,
+      names_only: true,
+    });
     expect(out.forModel.split('\n').slice(1)).toEqual(['pkg1/mod1.ts']);
     expect(git(gitDir, 'status', '--porcelain')).toContain('pkg1/mod1.ts');
   });

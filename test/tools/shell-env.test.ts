@@ -45,12 +45,23 @@ describe('isSecretName', () => {
     expect(isSecretName(name)).toBe(true);
   });
 
-  it.each(['PATH', 'HOME', 'TOKENIZER', 'XTOKEN', 'APIKEYS', 'SECRETARY', 'NO_ACTIONS_HERE', 'MY_INPUT_X', 'ACTIONS', 'INPUT', 'ACTIONS_STEP_DEBUG', 'ACTIONS_RUNNER_DEBUG', 'actions_step_debug'])(
-    '%s is not',
-    (name) => {
-      expect(isSecretName(name)).toBe(false);
-    },
-  );
+  it.each([
+    'PATH',
+    'HOME',
+    'TOKENIZER',
+    'XTOKEN',
+    'APIKEYS',
+    'SECRETARY',
+    'NO_ACTIONS_HERE',
+    'MY_INPUT_X',
+    'ACTIONS',
+    'INPUT',
+    'ACTIONS_STEP_DEBUG',
+    'ACTIONS_RUNNER_DEBUG',
+    'actions_step_debug',
+  ])('%s is not', (name) => {
+    expect(isSecretName(name)).toBe(false);
+  });
 });
 
 describe('isSecretName, every credential word', () => {
@@ -80,9 +91,11 @@ describe('isSecretName, every credential word', () => {
     'COOKIE',
     'CONNECTION_STRING',
   ])('%s alone, as a prefix, a suffix and in the middle', (word) => {
-    for (const name of [word, `${word}_FILE`, `MY_${word}`, `MY_${word}_FILE`, word.toLowerCase()]) expect(isSecretName(name), name).toBe(true);
+    for (const name of [word, `${word}_FILE`, `MY_${word}`, `MY_${word}_FILE`, word.toLowerCase()])
+      expect(isSecretName(name), name).toBe(true);
     // A word that is itself two segments (API_KEY) holds KEY as a whole segment either way.
-    if (!word.includes('_')) for (const name of [`${word}X`, `X${word}`, `MY${word}_FILE`]) expect(isSecretName(name), name).toBe(false);
+    if (!word.includes('_'))
+      for (const name of [`${word}X`, `X${word}`, `MY${word}_FILE`]) expect(isSecretName(name), name).toBe(false);
   });
 
   it("a shape is matched at the start only: ACTIONS_ and INPUT_ inside a name are not the runner's", () => {

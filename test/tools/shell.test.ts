@@ -52,7 +52,10 @@ describe('run_shell_command', () => {
 
   it('policyArgs carry the command for policy to split', async () => {
     const { dir } = createRepo();
-    const p = await prepare(makeEnv(dir), 'run_shell_command', { command: 'npm test && echo ok', description: 'tests' });
+    const p = await prepare(makeEnv(dir), 'run_shell_command', {
+      command: 'npm test && echo ok',
+      description: 'tests',
+    });
     expect(p.policyArgs).toEqual({ command: 'npm test && echo ok' });
     expect(p.title).toBe('run `npm test && echo ok`');
   });
@@ -60,7 +63,10 @@ describe('run_shell_command', () => {
   it('unconfined: kills the whole process group on timeout', async () => {
     const { dir } = createRepo();
     const pidFile = join(dir, 'grandchild.pid');
-    const { timer, running } = await startShellWithManualTimer(makeEnv(dir, { shellTimeoutMs: 800, shellGraceMs: 200, sandbox: unconfined }), NESTED(pidFile));
+    const { timer, running } = await startShellWithManualTimer(
+      makeEnv(dir, { shellTimeoutMs: 800, shellGraceMs: 200, sandbox: unconfined }),
+      NESTED(pidFile),
+    );
     // The timeout fires once the grandchild is running (an event), not after 800 ms of wall clock.
     await untilWritten(pidFile);
     // The grandchild can write its pid before the call has started its timer (a loaded machine).
@@ -108,7 +114,9 @@ describe('run_shell_command', () => {
 
   it('unconfined: does not let background processes in its group outlive the command', async () => {
     const { dir } = createRepo();
-    const out = await call(makeEnv(dir, { sandbox: unconfined }), 'run_shell_command', { command: 'sleep 300 & echo $!' });
+    const out = await call(makeEnv(dir, { sandbox: unconfined }), 'run_shell_command', {
+      command: 'sleep 300 & echo $!',
+    });
     const bg = Number(/Output: (\d+)/.exec(out.forModel)?.[1]);
     expect(out.forModel).toContain('Exit Code: 0');
     await untilGone(bg);
@@ -159,7 +167,16 @@ describe('run_shell_command', () => {
         'npm_config_update_notifier',
       ].sort(),
     );
-    for (const bad of ['pg-password-1', 'mysql-password-1', 'redis-password-1', 'KUBE_CONFIG_DATA', 'innocent-value-1', 'model-key-456', secret]) expect(out.forModel).not.toContain(bad);
+    for (const bad of [
+      'pg-password-1',
+      'mysql-password-1',
+      'redis-password-1',
+      'KUBE_CONFIG_DATA',
+      'innocent-value-1',
+      'model-key-456',
+      secret,
+    ])
+      expect(out.forModel).not.toContain(bad);
     expect(out.forModel).toContain('NAMED_BY_WORKFLOW=passed-1');
     expect(out.forModel).toContain('leak: ***');
   });
@@ -177,7 +194,9 @@ describe('run_shell_command', () => {
   it('streams progress lines', async () => {
     const { dir } = createRepo();
     const seen: string[] = [];
-    const p = await prepare(makeEnv(dir, { secrets: ['hidden-value'] }), 'run_shell_command', { command: 'echo one; echo hidden-value' });
+    const p = await prepare(makeEnv(dir, { secrets: ['hidden-value'] }), 'run_shell_command', {
+      command: 'echo one; echo hidden-value',
+    });
     await p.run({ signal: new AbortController().signal, onProgress: (l) => seen.push(l) });
     expect(seen.join('')).toBe('one\n***\n');
   });

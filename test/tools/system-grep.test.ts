@@ -23,7 +23,11 @@ const query = (root: string, pattern: string, over: Partial<GrepQuery> = {}): Gr
   ...over,
 });
 
-async function collect(q: GrepQuery, stopAfter = Infinity, split?: SplitOptions): Promise<{ outcome: string; found: GrepMatch[] }> {
+async function collect(
+  q: GrepQuery,
+  stopAfter = Infinity,
+  split?: SplitOptions,
+): Promise<{ outcome: string; found: GrepMatch[] }> {
   const found: GrepMatch[] = [];
   const outcome = await systemGrep(q, (m) => found.push(m) < stopAfter, split);
   return { outcome, found };
@@ -57,16 +61,26 @@ describe('systemGrep', () => {
     const dir = makeTempDir('sysgrep-');
     writeFiles(dir, { 'x/1.txt': 'NEEDLE\n', 'x/2.txt': 'needle\n', 'y/3.txt': 'needle\n' });
     expect((await collect(query(dir, 'needle'), 1)).found.map((m) => m.file)).toEqual(['x/2.txt']);
-    expect((await collect(query(dir, 'needle', { ignoreCase: true }), 1)).found.map((m) => m.file)).toEqual(['x/1.txt']);
-    expect((await collect(query(dir, 'needle', { ignoreCase: true, keepPath: (f) => f !== 'x/1.txt' }))).found.map((m) => m.file)).toEqual(['x/2.txt', 'y/3.txt']);
-    expect((await collect(query(dir, 'needle', { absDir: join(dir, 'y') }))).found.map((m) => m.file)).toEqual(['y/3.txt']);
+    expect((await collect(query(dir, 'needle', { ignoreCase: true }), 1)).found.map((m) => m.file)).toEqual([
+      'x/1.txt',
+    ]);
+    expect(
+      (await collect(query(dir, 'needle', { ignoreCase: true, keepPath: (f) => f !== 'x/1.txt' }))).found.map(
+        (m) => m.file,
+      ),
+    ).toEqual(['x/2.txt', 'y/3.txt']);
+    expect((await collect(query(dir, 'needle', { absDir: join(dir, 'y') }))).found.map((m) => m.file)).toEqual([
+      'y/3.txt',
+    ]);
   });
 
   it('splits a large tree between greps run side by side, and reports exactly what one grep would, in path order', async () => {
     const dir = makeTempDir('sysgrep-');
     const files: Record<string, string> = {};
     // 40 files; every third has two matches, file 7 five, so a slice's buffer fills part-way through a file.
-    for (let i = 0; i < 40; i++) files[`d${String(i % 4)}/f${String(i).padStart(2, '0')}.txt`] = i === 7 ? 'hit\nhit\nx\nhit\nhit\nhit\n' : i % 3 === 0 ? `hit ${i}\nmiss\nhit again\n` : 'miss\n';
+    for (let i = 0; i < 40; i++)
+      files[`d${String(i % 4)}/f${String(i).padStart(2, '0')}.txt`] =
+        i === 7 ? 'hit\nhit\nx\nhit\nhit\nhit\n' : i % 3 === 0 ? `hit ${i}\nmiss\nhit again\n` : 'miss\n';
     writeFiles(dir, files);
     const one: SplitOptions = { processes: 1, minFiles: 1, maxBuffered: 1000 };
     const sequential = await collect(query(dir, 'hit'), Infinity, one);
@@ -78,10 +92,13 @@ describe('systemGrep', () => {
     ]) {
       expect(await collect(query(dir, 'hit'), Infinity, split), JSON.stringify(split)).toEqual(sequential);
       // The caller has enough in the middle of a later slice: the same first matches as one grep gives.
-      for (const stop of [1, 9, 17, 25]) expect((await collect(query(dir, 'hit'), stop, split)).found).toEqual(sequential.found.slice(0, stop));
+      for (const stop of [1, 9, 17, 25])
+        expect((await collect(query(dir, 'hit'), stop, split)).found).toEqual(sequential.found.slice(0, stop));
     }
     // Fewer files than minFiles per process: one grep.
-    expect(await collect(query(dir, 'hit'), Infinity, { processes: 4, minFiles: 100, maxBuffered: 1 })).toEqual(sequential);
+    expect(await collect(query(dir, 'hit'), Infinity, { processes: 4, minFiles: 100, maxBuffered: 1 })).toEqual(
+      sequential,
+    );
   });
 
   it('a search cancelled while its greps run side by side fails as aborted, and leaves nothing unhandled', async () => {
@@ -91,7 +108,11 @@ describe('systemGrep', () => {
     writeFiles(dir, files);
     const ctrl = new AbortController();
     const found: GrepMatch[] = [];
-    const run = systemGrep(query(dir, 'hit', { signal: ctrl.signal }), (m) => (found.push(m), ctrl.abort(), true), { processes: 3, minFiles: 5, maxBuffered: 1000 });
+    const run = systemGrep(query(dir, 'hit', { signal: ctrl.signal }), (m) => (found.push(m), ctrl.abort(), true), {
+      processes: 3,
+      minFiles: 5,
+      maxBuffered: 1000,
+    });
     await expect(run).rejects.toThrow(/abort/i);
     expect(found.length).toBeGreaterThan(0);
   });
@@ -121,6 +142,14 @@ describe('systemGrep', () => {
     process.env.PATH = `${bin}:${PATH}`;
     expect((await collect(query(dir, 'needle'))).outcome).toBe('unsupported');
     const out = await call(makeEnv(dir), 'grep_search', { pattern: 'needle' });
-    expect(out.forModel).toBe(['Found 1 match in 1 file for pattern "needle" in the workspace:', '---', 'File: b.txt', 'L1: needle', '---'].join('\n'));
+    expect(out.forModel).toBe(
+      [
+        'Found 1 match in 1 file for pattern "needle" in the workspace:',
+        '---',
+        'File: b.txt',
+        'L1: needle',
+        '---',
+      ].join('\n'),
+    );
   });
 });

@@ -16,7 +16,13 @@ function counted() {
     askGit: async (dir) => {
       asked.push(dir);
       try {
-        return execFileSync('git', ['rev-parse', '--is-inside-work-tree'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() === 'true';
+        return (
+          execFileSync('git', ['rev-parse', '--is-inside-work-tree'], {
+            cwd: dir,
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+          }).trim() === 'true'
+        );
       } catch {
         return false;
       }

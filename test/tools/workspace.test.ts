@@ -28,29 +28,56 @@ function setup() {
 describe('resolveInWorkspace', () => {
   it('resolves relative and absolute paths inside the root, and new files under real parents', async () => {
     const { dir } = setup();
-    await expect(resolveInWorkspace(dir, 'src/a.ts', 'read')).resolves.toEqual({ abs: join(dir, 'src/a.ts'), rel: 'src/a.ts', exists: true });
+    await expect(resolveInWorkspace(dir, 'src/a.ts', 'read')).resolves.toEqual({
+      abs: join(dir, 'src/a.ts'),
+      rel: 'src/a.ts',
+      exists: true,
+    });
     await expect(resolveInWorkspace(dir, join(dir, 'src/a.ts'), 'read')).resolves.toMatchObject({ rel: 'src/a.ts' });
-    await expect(resolveInWorkspace(dir, 'new/deep/file.ts', 'write')).resolves.toEqual({ abs: join(dir, 'new/deep/file.ts'), rel: 'new/deep/file.ts', exists: false });
-    await expect(resolveInWorkspace(dir, 'src-alias/new.ts', 'write')).resolves.toMatchObject({ rel: 'src/new.ts', exists: false });
+    await expect(resolveInWorkspace(dir, 'new/deep/file.ts', 'write')).resolves.toEqual({
+      abs: join(dir, 'new/deep/file.ts'),
+      rel: 'new/deep/file.ts',
+      exists: false,
+    });
+    await expect(resolveInWorkspace(dir, 'src-alias/new.ts', 'write')).resolves.toMatchObject({
+      rel: 'src/new.ts',
+      exists: false,
+    });
     await expect(resolveInWorkspace(dir, '', 'read')).resolves.toMatchObject({ rel: '.' });
   });
 
   it('keeps a name that merely starts with two dots inside the workspace', async () => {
     const { dir } = setup();
     writeFileSync(join(dir, '..notes'), 'n\n');
-    await expect(resolveInWorkspace(dir, '..notes', 'read')).resolves.toEqual({ abs: join(dir, '..notes'), rel: '..notes', exists: true });
-    await expect(resolveInWorkspace(dir, 'src/..new', 'write')).resolves.toEqual({ abs: join(dir, 'src/..new'), rel: 'src/..new', exists: false });
+    await expect(resolveInWorkspace(dir, '..notes', 'read')).resolves.toEqual({
+      abs: join(dir, '..notes'),
+      rel: '..notes',
+      exists: true,
+    });
+    await expect(resolveInWorkspace(dir, 'src/..new', 'write')).resolves.toEqual({
+      abs: join(dir, 'src/..new'),
+      rel: 'src/..new',
+      exists: false,
+    });
   });
 
   it('treats blank paths as the root and trims the rest', async () => {
     const { dir } = setup();
     await expect(resolveInWorkspace(dir, '   ', 'read')).resolves.toEqual({ abs: dir, rel: '.', exists: true });
-    await expect(resolveInWorkspace(dir, ' src/a.ts\n', 'read')).resolves.toEqual({ abs: join(dir, 'src/a.ts'), rel: 'src/a.ts', exists: true });
+    await expect(resolveInWorkspace(dir, ' src/a.ts\n', 'read')).resolves.toEqual({
+      abs: join(dir, 'src/a.ts'),
+      rel: 'src/a.ts',
+      exists: true,
+    });
   });
 
   it('rebuilds a missing tail of several segments under the deepest real ancestor', async () => {
     const { dir } = setup();
-    await expect(resolveInWorkspace(dir, 'src-alias/x/y/z.ts', 'write')).resolves.toEqual({ abs: join(dir, 'src/x/y/z.ts'), rel: 'src/x/y/z.ts', exists: false });
+    await expect(resolveInWorkspace(dir, 'src-alias/x/y/z.ts', 'write')).resolves.toEqual({
+      abs: join(dir, 'src/x/y/z.ts'),
+      rel: 'src/x/y/z.ts',
+      exists: false,
+    });
   });
 
   it('refuses a NUL byte as invalid arguments, before touching the file system', async () => {
@@ -75,8 +102,16 @@ describe('resolveInWorkspace', () => {
     ['link-dir/new.txt', 'write', /symlink .* outside the workspace/],
     ['dangling', 'write', /dangling symlink/],
     ['dangling/below.txt', 'write', /dangling symlink/],
-    ['.git/config', 'read', /^\.git\/config: git internals \(\.git\/\) are not readable by file tools; use run_shell_command with git/],
-    ['.git/hooks/pre-commit', 'write', /^\.git\/hooks\/pre-commit: writes into \.git\/ are refused; use run_shell_command with git/],
+    [
+      '.git/config',
+      'read',
+      /^\.git\/config: git internals \(\.git\/\) are not readable by file tools; use run_shell_command with git/,
+    ],
+    [
+      '.git/hooks/pre-commit',
+      'write',
+      /^\.git\/hooks\/pre-commit: writes into \.git\/ are refused; use run_shell_command with git/,
+    ],
     ['.git', 'read', /git internals/],
     ['./.git', 'read', /git internals/],
     ['./.git/', 'read', /git internals/],
@@ -103,7 +138,9 @@ describe('resolveInWorkspace', () => {
     renameSync(join(dir, '.git'), join(dir, 'gitdir'));
     symlinkSync(join(dir, 'gitdir'), join(dir, '.git'));
     expect((await failureOf(resolveInWorkspace(dir, '.git/config', 'read')))?.message).toMatch(/git internals/);
-    expect((await failureOf(resolveInWorkspace(dir, join(dir, '.git/HEAD'), 'write')))?.message).toMatch(/writes into \.git\/ are refused/);
+    expect((await failureOf(resolveInWorkspace(dir, join(dir, '.git/HEAD'), 'write')))?.message).toMatch(
+      /writes into \.git\/ are refused/,
+    );
   });
 
   it("refuses a .GIT directory on Linux too, even one that is not git's", async () => {

@@ -57,7 +57,8 @@ function revealHidden(text: string): { text: string; count: number } {
 
 /** A fence longer than any backtick run inside, so model-written text cannot close it early. */
 function fenced(lang: string, body: string): string {
-  const text = body.length > MAX_BLOCK ? `${body.slice(0, MAX_BLOCK)}\n… (${body.length - MAX_BLOCK} more characters)` : body;
+  const text =
+    body.length > MAX_BLOCK ? `${body.slice(0, MAX_BLOCK)}\n… (${body.length - MAX_BLOCK} more characters)` : body;
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   const fence = '`'.repeat(longest + 1);
   return `${fence}${lang}\n${text.replace(/\n$/, '')}\n${fence}`;
@@ -86,7 +87,11 @@ function describeDuration(ms: number): string {
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
-function renderCall(p: PendingApproval, n: number, { workspace, sandbox }: { workspace?: string | undefined; sandbox?: SandboxView | undefined }): string {
+function renderCall(
+  p: PendingApproval,
+  n: number,
+  { workspace, sandbox }: { workspace?: string | undefined; sandbox?: SandboxView | undefined },
+): string {
   const lines: string[] = [];
   let hidden = 0;
   const reveal = (t: string) => {
@@ -120,9 +125,13 @@ function renderCall(p: PendingApproval, n: number, { workspace, sandbox }: { wor
     lines.push('', fenced('json', reveal(JSON.stringify(p.args, null, 2))));
   }
   // The model's words, on one line: no mention, no marker, no HTML that folds away what follows.
-  if (typeof p.args.description === 'string' && p.args.description) lines.push('', `Why: ${makeInertLine(reveal(p.args.description)).replace(/</g, '&lt;')}`);
+  if (typeof p.args.description === 'string' && p.args.description)
+    lines.push('', `Why: ${makeInertLine(reveal(p.args.description)).replace(/</g, '&lt;')}`);
   if (hidden > 0)
-    lines.push('', `⚠️ This call contains ${hidden} invisible or text-direction character${hidden === 1 ? '' : 's'}, shown above as ⟪U+…⟫: they change how the text looks, not what runs.`);
+    lines.push(
+      '',
+      `⚠️ This call contains ${hidden} invisible or text-direction character${hidden === 1 ? '' : 's'}, shown above as ⟪U+…⟫: they change how the text looks, not what runs.`,
+    );
   lines.push('', p.rule ? `Asked by ${describeRule(p.rule, workspace)}.` : 'No rule allowed it outright.');
   return lines.join('\n');
 }
@@ -138,7 +147,9 @@ function howToAnswer(pending: readonly PendingApproval[], t: string): string[] {
       `- ${code(`${t} deny <reason>`)}: refuse; the agent is told your reason`,
     );
     if (pending.length > 1) {
-      lines.push(`- ${code(`${t} approve 1 3`)} / ${code(`${t} deny 2 <reason>`)}: answer call by call; a call you do not mention is refused`);
+      lines.push(
+        `- ${code(`${t} approve 1 3`)} / ${code(`${t} deny 2 <reason>`)}: answer call by call; a call you do not mention is refused`,
+      );
     }
   }
   for (const q of questions) {
@@ -147,7 +158,8 @@ function howToAnswer(pending: readonly PendingApproval[], t: string): string[] {
     const choice = q.question?.choices?.length ? ` or ${code(`${prefix} 2`)} to pick a choice by its number` : '';
     lines.push(`- ${code(`${prefix} <text>`)}${questions.length > 1 ? ` for question ${n}` : ''}${choice}`);
   }
-  if (approvals.length > 0 && questions.length > 0) lines.push('', 'Put each answer on its own line to answer several in one comment.');
+  if (approvals.length > 0 && questions.length > 0)
+    lines.push('', 'Put each answer on its own line to answer several in one comment.');
   return lines;
 }
 
@@ -206,7 +218,10 @@ export function tryParseApprovalMarker(body: string): ApprovalMarker | undefined
 
 /** One line of a reply. Call numbers are 1-based; empty `calls` means every call of its kind. */
 export type ReplyDirective =
-  { verb: 'approve'; always: boolean; calls: number[] } | { verb: 'deny'; calls: number[]; reason?: string } | { verb: 'answer'; call?: number; text: string } | { verb: 'continue' };
+  | { verb: 'approve'; always: boolean; calls: number[] }
+  | { verb: 'deny'; calls: number[]; reason?: string }
+  | { verb: 'answer'; call?: number; text: string }
+  | { verb: 'continue' };
 
 export type ReplyParse = { ok: true; directives: ReplyDirective[] } | { ok: false; error: string };
 
@@ -301,24 +316,34 @@ export function answersFor(directives: readonly ReplyDirective[], pending: reado
 
   for (const d of directives) {
     let err: string | undefined;
-    if (d.verb === 'continue') return { ok: false, error: 'this request waits for an answer; `continue` resumes only a run that stopped without one' };
+    if (d.verb === 'continue')
+      return {
+        ok: false,
+        error: 'this request waits for an answer; `continue` resumes only a run that stopped without one',
+      };
     if (d.verb === 'approve') {
       const targets = d.calls.length ? d.calls : approvals;
-      if (targets.length === 0) return { ok: false, error: 'there is nothing to approve: the waiting calls are questions; answer them' };
+      if (targets.length === 0)
+        return { ok: false, error: 'there is nothing to approve: the waiting calls are questions; answer them' };
       for (const n of targets) {
         if (pending[n - 1]?.question) return { ok: false, error: `call ${n} is a question; answer it with \`answer\`` };
         err ??= set(n, { id: pending[n - 1]?.id ?? '', kind: 'approve', ...(d.always ? { always: true } : {}) });
       }
     } else if (d.verb === 'deny') {
       const targets = d.calls.length ? d.calls : pending.map((_, i) => i + 1);
-      for (const n of targets) err ??= set(n, { id: pending[n - 1]?.id ?? '', kind: 'deny', ...(d.reason ? { reason: d.reason } : {}) });
+      for (const n of targets)
+        err ??= set(n, { id: pending[n - 1]?.id ?? '', kind: 'deny', ...(d.reason ? { reason: d.reason } : {}) });
     } else {
       let text = d.text;
       let n = questions.length === 1 ? questions[0] : undefined;
       if (questions.length === 0) return { ok: false, error: 'there is no question to answer in this request' };
       if (questions.length > 1) {
         const lead = leadingNumbers(text);
-        if (lead.calls.length === 0) return { ok: false, error: `several questions wait (calls ${questions.join(', ')}); say which: \`answer <call> <text>\`` };
+        if (lead.calls.length === 0)
+          return {
+            ok: false,
+            error: `several questions wait (calls ${questions.join(', ')}); say which: \`answer <call> <text>\``,
+          };
         n = lead.calls[0];
         text = [...lead.calls.slice(1), lead.rest].join(' ').trim();
         if (!text) return { ok: false, error: `the answer to call ${n} is empty` };
@@ -329,7 +354,8 @@ export function answersFor(directives: readonly ReplyDirective[], pending: reado
       const pick = NUMBER.exec(text);
       if (pick && choices.length > 0) {
         const i = Number(pick[1]);
-        if (i < 1 || i > choices.length) return { ok: false, error: `choice ${i} does not exist: the question has ${choices.length} choices` };
+        if (i < 1 || i > choices.length)
+          return { ok: false, error: `choice ${i} does not exist: the question has ${choices.length} choices` };
         text = choices[i - 1];
       }
       err = set(n!, { id: pending[n! - 1]?.id ?? '', kind: 'answer', text });

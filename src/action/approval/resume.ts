@@ -33,7 +33,8 @@ interface QuestionComment extends ApprovalMarker {
   createdAt: string;
 }
 
-const notPermitted = (login: string) => `@${login}, only people with write, maintain or admin permission can answer agent-action's requests; nothing was run.`;
+const notPermitted = (login: string) =>
+  `@${login}, only people with write, maintain or admin permission can answer agent-action's requests; nothing was run.`;
 
 /** Where a refusal is told: the thread's repository through this client, and the log when that fails. */
 export interface ReplyChannel {
@@ -52,7 +53,11 @@ export async function tellRefusedReplier(reply: ReplyCommand, channel: ReplyChan
   const { requester, thread } = reply.trigger;
   if (requester.isBot) return;
   try {
-    await octokit.rest.issues.createComment({ ...repo, issue_number: thread.number, body: `${notPermitted(requester.login)}\n\n${formatMarker('approval-reply')}` });
+    await octokit.rest.issues.createComment({
+      ...repo,
+      issue_number: thread.number,
+      body: `${notPermitted(requester.login)}\n\n${formatMarker('approval-reply')}`,
+    });
   } catch (e) {
     log.warning(`could not tell @${requester.login} why nothing ran: ${messageOf(e)}`);
   }
@@ -75,7 +80,11 @@ async function findQuestion(ctx: RunContext, comments: readonly ThreadComment[])
   return undefined;
 }
 
-const skipped = (summary: string, sessionId?: string): ActionResult => ({ status: 'skipped', summary, ...(sessionId ? { sessionId } : {}) });
+const skipped = (summary: string, sessionId?: string): ActionResult => ({
+  status: 'skipped',
+  summary,
+  ...(sessionId ? { sessionId } : {}),
+});
 
 /** Tell the thread, end green as skipped: nothing ran. */
 async function refuse(ctx: RunContext, text: string, sessionId?: string): Promise<ActionResult> {
@@ -87,7 +96,9 @@ async function refuse(ctx: RunContext, text: string, sessionId?: string): Promis
 /** Tell the thread, end red; the session ref stays for inspection. */
 async function fail(ctx: RunContext, text: string, sessionId?: string): Promise<ActionResult> {
   ctx.log.warning(text);
-  await postThreadReply(ctx, `${text}\n\nThe session is kept on its ref for inspection; nothing was run.`).catch((e) => ctx.log.warning(`could not tell the thread: ${messageOf(e)}`));
+  await postThreadReply(ctx, `${text}\n\nThe session is kept on its ref for inspection; nothing was run.`).catch((e) =>
+    ctx.log.warning(`could not tell the thread: ${messageOf(e)}`),
+  );
   const result: ActionResult = { status: 'failed', summary: text, ...(sessionId ? { sessionId } : {}) };
   await ctx.progress.finish(result).catch(() => undefined);
   return result;
@@ -109,7 +120,14 @@ interface ThreadView {
 async function readInterrupted(ctx: RunContext, view: ThreadView): Promise<Answered> {
   const sessions = await readThreadSessions(view.store, view.reply.trigger.thread.number);
   const crashed = sessions.find((s) => s.doc.request.status === 'claimed' && sameRepository(s.doc, ctx));
-  if (!crashed) return { ok: false, result: await refuse(ctx, `There is no interrupted agent-action session in this thread to continue; nothing was run.`) };
+  if (!crashed)
+    return {
+      ok: false,
+      result: await refuse(
+        ctx,
+        `There is no interrupted agent-action session in this thread to continue; nothing was run.`,
+      ),
+    };
   // A finished session's ref moved back to its claimed version looks interrupted: the ledger knows better.
   const forward = checkForward(view.ledger, crashed.doc);
   if (!forward.ok) return { ok: false, result: await fail(ctx, forward.message, crashed.doc.id) };
@@ -117,31 +135,51 @@ async function readInterrupted(ctx: RunContext, view: ThreadView): Promise<Answe
   return { ok: true, held, answers: crashed.doc.state.open ? (crashed.doc.request.answers ?? []) : [] };
 }
 
-const sameRepository = (doc: SessionDoc, ctx: RunContext) => doc.repository.owner.toLowerCase() === ctx.repo.owner.toLowerCase() && doc.repository.repo.toLowerCase() === ctx.repo.repo.toLowerCase();
+const sameRepository = (doc: SessionDoc, ctx: RunContext) =>
+  doc.repository.owner.toLowerCase() === ctx.repo.owner.toLowerCase() &&
+  doc.repository.repo.toLowerCase() === ctx.repo.repo.toLowerCase();
 
 /** The request the thread's newest question names, checked guard by guard against its signed session. */
 async function readAnswered(ctx: RunContext, view: ThreadView): Promise<Answered> {
   const { store, reply, now } = view;
   const { thread, comment } = reply.trigger;
   const t = ctx.settings.trigger;
-  const no = async (text: string, id?: string): Promise<Answered> => ({ ok: false, result: await refuse(ctx, text, id) });
+  const no = async (text: string, id?: string): Promise<Answered> => ({
+    ok: false,
+    result: await refuse(ctx, text, id),
+  });
   const question = await findQuestion(ctx, view.comments);
   if (!question) return no(`There is no open agent-action request in this thread; nothing was run.`);
   const stored = await store.read(question.session);
-  if (!stored) return no(`The request this thread asked (session \`${question.session}\`) no longer exists; nothing was run.`, question.session);
+  if (!stored)
+    return no(
+      `The request this thread asked (session \`${question.session}\`) no longer exists; nothing was run.`,
+      question.session,
+    );
   if (!stored.parsed.ok) {
     const why = `The saved session \`${question.session}\` cannot be read: ${stored.parsed.error.message}.`;
     // A rotated key is an expected event (say so, end green); a forged or broken document is not.
-    if (stored.parsed.error.code === 'wrong_key') return no(`${why} Nothing was run; start again with \`${t}\` and the command.`, question.session);
+    if (stored.parsed.error.code === 'wrong_key')
+      return no(`${why} Nothing was run; start again with \`${t}\` and the command.`, question.session);
     return { ok: false, result: await fail(ctx, why, question.session) };
   }
   const doc = stored.parsed.doc;
   const r = doc.request;
   if (!sameRepository(doc, ctx) || doc.thread.number !== thread.number) {
-    return { ok: false, result: await fail(ctx, `The saved session \`${doc.id}\` belongs to ${doc.repository.owner}/${doc.repository.repo}#${doc.thread.number}, not to this thread.`, doc.id) };
+    return {
+      ok: false,
+      result: await fail(
+        ctx,
+        `The saved session \`${doc.id}\` belongs to ${doc.repository.owner}/${doc.repository.repo}#${doc.thread.number}, not to this thread.`,
+        doc.id,
+      ),
+    };
   }
   if (r.nonce !== question.nonce || r.commentId !== question.id) {
-    return no(`That question is no longer the session's current request (its nonce does not match); nothing was run.`, doc.id);
+    return no(
+      `That question is no longer the session's current request (its nonce does not match); nothing was run.`,
+      doc.id,
+    );
   }
   // Signed, and this thread's: now is it the newest version, with a request nobody answered yet?
   const forward = checkForward(view.ledger, doc);
@@ -161,10 +199,16 @@ async function readAnswered(ctx: RunContext, view: ThreadView): Promise<Answered
     return no(`This request was already handled${by}; nothing more was run.`, doc.id);
   }
   if (now.getTime() > Date.parse(r.expiresAt)) {
-    return no(`This request expired at ${r.expiresAt}; nothing was run. Start again with \`${t} ${doc.trigger.command}\`.`, doc.id);
+    return no(
+      `This request expired at ${r.expiresAt}; nothing was run. Start again with \`${t} ${doc.trigger.command}\`.`,
+      doc.id,
+    );
   }
   if (comment.createdAt && Date.parse(comment.createdAt) < Date.parse(question.createdAt)) {
-    return no(`This reply was written before the current question; answer the newest question instead. Nothing was run.`, doc.id);
+    return no(
+      `This reply was written before the current question; answer the newest question instead. Nothing was run.`,
+      doc.id,
+    );
   }
   const directives = parseApprovalReply(comment.body, t);
   const fit = directives.ok ? answersFor(directives.directives, doc.pending) : directives;
@@ -186,10 +230,23 @@ interface ClaimStart {
  * the thread). The claimed version and the request's nonce go into the ledger before anything runs:
  * a ledger that cannot be written runs nothing (the claimed session waits for `/agent continue`).
  */
-async function claim(ctx: RunContext, c: ClaimStart): Promise<{ ok: true; held: HeldSession } | { ok: false; result: ActionResult }> {
+async function claim(
+  ctx: RunContext,
+  c: ClaimStart,
+): Promise<{ ok: true; held: HeldSession } | { ok: false; result: ActionResult }> {
   const { held, now } = c;
   const claimedDoc: SessionDoc = nextVersionOf(
-    { ...held.doc, request: { ...held.doc.request, status: 'claimed', claimedBy: c.requester, claimedAt: now.toISOString(), answers: c.answers }, updatedAt: now.toISOString() },
+    {
+      ...held.doc,
+      request: {
+        ...held.doc.request,
+        status: 'claimed',
+        claimedBy: c.requester,
+        claimedAt: now.toISOString(),
+        answers: c.answers,
+      },
+      updatedAt: now.toISOString(),
+    },
     held.doc,
   );
   const won = await c.store.update(held.doc.id, held.version, claimedDoc);
@@ -200,7 +257,14 @@ async function claim(ctx: RunContext, c: ClaimStart): Promise<{ ok: true; held: 
   try {
     await recordVersion(ctx, claimedDoc, held.doc.request.nonce);
   } catch (e) {
-    return { ok: false, result: await fail(ctx, `Session \`${held.doc.id}\` could not be recorded in this thread's ledger (${messageOf(e)}).`, held.doc.id) };
+    return {
+      ok: false,
+      result: await fail(
+        ctx,
+        `Session \`${held.doc.id}\` could not be recorded in this thread's ledger (${messageOf(e)}).`,
+        held.doc.id,
+      ),
+    };
   }
   return { ok: true, held: { doc: claimedDoc, version: won.version } };
 }
@@ -218,15 +282,29 @@ export interface Resumption {
  * answer was decided before the run started (authorize.ts); the run itself goes on as any other,
  * through prepareRun, the agent and endRun (run-task.ts).
  */
-export async function claimReply(ctx: RunContext, reply: ReplyCommand, deps: SuspendDeps = {}): Promise<{ ok: true; resumption: Resumption } | { ok: false; result: ActionResult }> {
+export async function claimReply(
+  ctx: RunContext,
+  reply: ReplyCommand,
+  deps: SuspendDeps = {},
+): Promise<{ ok: true; resumption: Resumption } | { ok: false; result: ActionResult }> {
   const { requester, thread } = reply.trigger;
   const now = (deps.now ?? (() => new Date()))();
   const store = storeFor(ctx, deps);
-  const comments = (await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, { ...ctx.repo, issue_number: thread.number, per_page: 100 })) as ThreadComment[];
+  const comments = (await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, {
+    ...ctx.repo,
+    issue_number: thread.number,
+    per_page: 100,
+  })) as ThreadComment[];
   const view: ThreadView = { store, reply, comments, ledger: readLedger(comments, await ctx.own.logins()).ledger, now };
   const answered = reply.verb === 'continue' ? await readInterrupted(ctx, view) : await readAnswered(ctx, view);
   if (!answered.ok) return answered;
-  const claimed = await claim(ctx, { store, held: answered.held, answers: answered.answers, requester: requester.login, now });
+  const claimed = await claim(ctx, {
+    store,
+    held: answered.held,
+    answers: answered.answers,
+    requester: requester.login,
+    now,
+  });
   if (!claimed.ok) return claimed;
   const { held } = claimed;
   const { answers } = answered;
@@ -246,9 +324,16 @@ export async function claimReply(ctx: RunContext, reply: ReplyCommand, deps: Sus
   }
 
   const command = taskKindOf(held.doc.trigger.command);
-  if (!command) return failed(`Session \`${held.doc.id}\` was started by an unknown command \`${held.doc.trigger.command}\`.`);
-  ctx.log.info(`session ${held.doc.id}: resuming with ${answers.map((a) => `${a.id}=${a.kind}`).join(', ') || 'no answers'}`);
+  if (!command)
+    return failed(`Session \`${held.doc.id}\` was started by an unknown command \`${held.doc.trigger.command}\`.`);
+  ctx.log.info(
+    `session ${held.doc.id}: resuming with ${answers.map((a) => `${a.id}=${a.kind}`).join(', ') || 'no answers'}`,
+  );
   // Trusted configuration from the commit the session started with, never the restored work tree.
-  const task: AgentTask = { command, instructions: held.doc.trigger.instructions, trustedCommit: held.doc.trustedCommit };
+  const task: AgentTask = {
+    command,
+    instructions: held.doc.trigger.instructions,
+    trustedCommit: held.doc.trustedCommit,
+  };
   return { ok: true, resumption: { task, resumed: { record: held.doc.publish, held }, answers } };
 }

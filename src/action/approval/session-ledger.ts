@@ -50,7 +50,8 @@ export function parseLedger(body: string): Ledger | undefined {
     const out: Record<string, LedgerEntry> = {};
     for (const [id, e] of Object.entries(raw as Record<string, unknown>)) {
       const { seq, nonces } = (e ?? {}) as { seq?: unknown; nonces?: unknown };
-      if (!Number.isInteger(seq) || !Array.isArray(nonces) || !nonces.every((n) => typeof n === 'string')) return undefined;
+      if (!Number.isInteger(seq) || !Array.isArray(nonces) || !nonces.every((n) => typeof n === 'string'))
+        return undefined;
       out[id] = { seq: seq as number, nonces: nonces as string[] };
     }
     return out;
@@ -95,7 +96,10 @@ export function checkForward(ledger: Ledger, doc: SessionDoc): { ok: true } | { 
     };
   }
   if (doc.request.status === 'open' && seen.nonces.includes(doc.request.nonce)) {
-    return { ok: false, message: `The saved session \`${doc.id}\` offers a request that was already answered (its nonce was used): a replay.` };
+    return {
+      ok: false,
+      message: `The saved session \`${doc.id}\` offers a request that was already answered (its nonce was used): a replay.`,
+    };
   }
   return { ok: true };
 }
@@ -112,7 +116,11 @@ function renderLedger(ledger: Ledger): string {
  */
 export async function recordVersion(ctx: RunContext, doc: SessionDoc, consumed?: string): Promise<void> {
   const thread = doc.thread.number;
-  const comments = (await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, { ...ctx.repo, issue_number: thread, per_page: 100 })) as ThreadComment[];
+  const comments = (await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, {
+    ...ctx.repo,
+    issue_number: thread,
+    per_page: 100,
+  })) as ThreadComment[];
   const { ledger, commentId } = readLedger(comments, await ctx.own.logins());
   const entry: LedgerEntry = { seq: sequenceOf(doc), nonces: consumed ? [consumed] : [] };
   const next = mergeLedgers(ledger, { [doc.id]: entry });
@@ -128,6 +136,8 @@ export async function tryRecordVersion(ctx: RunContext, doc: SessionDoc): Promis
   try {
     await recordVersion(ctx, doc);
   } catch (e) {
-    ctx.log.warning(`session ${doc.id}: could not record version ${sequenceOf(doc)} in the thread's ledger (an older version of it stays acceptable until the next one is recorded): ${messageOf(e)}`);
+    ctx.log.warning(
+      `session ${doc.id}: could not record version ${sequenceOf(doc)} in the thread's ledger (an older version of it stays acceptable until the next one is recorded): ${messageOf(e)}`,
+    );
   }
 }

@@ -38,9 +38,11 @@ export interface HeldSession {
 }
 
 /** The key sessions are signed with: the `session-key` input, else derived from the Gemini API key (src/session/sign.ts). */
-export const sessionKeyOf = (settings: Pick<ActionSettings, 'sessionKey' | 'geminiApiKey'>): SessionKey => createSessionKey(settings.sessionKey || settings.geminiApiKey);
+export const sessionKeyOf = (settings: Pick<ActionSettings, 'sessionKey' | 'geminiApiKey'>): SessionKey =>
+  createSessionKey(settings.sessionKey || settings.geminiApiKey);
 
-export const storeFor = (ctx: RunContext, deps: SuspendDeps): SessionStore => deps.store ?? createGitRefStore({ root: ctx.workspace, remote: ctx.remote, key: sessionKeyOf(ctx.settings) });
+export const storeFor = (ctx: RunContext, deps: SuspendDeps): SessionStore =>
+  deps.store ?? createGitRefStore({ root: ctx.workspace, remote: ctx.remote, key: sessionKeyOf(ctx.settings) });
 
 /** A one-line answer in the thread, marked so it never triggers the action itself. */
 export async function postThreadReply(ctx: RunContext, text: string): Promise<number | undefined> {
@@ -70,16 +72,31 @@ async function buildDoc(
     held,
     now,
     nonce,
-  }: { run: { state: RunState; pending: readonly PendingApproval[]; status: 'open' | 'claimed' }; prepared: Recorded; held: HeldSession | undefined; now: Date; nonce: string },
+  }: {
+    run: { state: RunState; pending: readonly PendingApproval[]; status: 'open' | 'claimed' };
+    prepared: Recorded;
+    held: HeldSession | undefined;
+    now: Date;
+    nonce: string;
+  },
 ): Promise<SessionDoc> {
-  const thread = held?.doc.thread ?? (ctx.thread ? { number: ctx.thread.number, kind: ctx.thread.isPullRequest ? 'pull_request' : 'issue' } : undefined);
-  if (!thread) throw new AgentError('general', 'this run has no issue or pull request to ask in, so it cannot wait for approval');
+  const thread =
+    held?.doc.thread ??
+    (ctx.thread ? { number: ctx.thread.number, kind: ctx.thread.isPullRequest ? 'pull_request' : 'issue' } : undefined);
+  if (!thread)
+    throw new AgentError('general', 'this run has no issue or pull request to ask in, so it cannot wait for approval');
   // A resumed run keeps reading the commit its session started with; prepareRun was given it.
   const trustedCommit = held?.doc.trustedCommit ?? prepared.trustedCommit;
-  if (!trustedCommit) throw new AgentError('general', 'this run read no trusted configuration from a commit, so it cannot be saved to resume');
+  if (!trustedCommit)
+    throw new AgentError(
+      'general',
+      'this run read no trusted configuration from a commit, so it cannot be saved to resume',
+    );
   // What earlier steps of the job left stays out of the session (it is pushed to the repository):
   // a credentials file an earlier step wrote must not become readable to everyone who can fetch.
-  const worktree = await captureWorktree(ctx.workspace, undefined, { leave: ctx.workTree?.leftovers.map((l) => l.path) });
+  const worktree = await captureWorktree(ctx.workspace, undefined, {
+    leave: ctx.workTree?.leftovers.map((l) => l.path),
+  });
   const branch = held ? held.doc.branch : await currentBranch(ctx.workspace);
   const comment = ctx.trigger.comment;
   const doc: SessionDoc = {
@@ -123,12 +140,22 @@ export interface Suspension {
 }
 
 /** Save, ask, end green. A first suspension (nothing `held`) creates the session ref. */
-export async function suspendSession(ctx: RunContext, suspension: Suspension, deps: SuspendDeps = {}): Promise<ActionResult> {
+export async function suspendSession(
+  ctx: RunContext,
+  suspension: Suspension,
+  deps: SuspendDeps = {},
+): Promise<ActionResult> {
   const { run, prepared, held } = suspension;
   const store = storeFor(ctx, deps);
   const now = (deps.now ?? (() => new Date()))();
   const nonce = (deps.newNonce ?? (() => randomBytes(16).toString('hex')))();
-  const doc = await buildDoc(ctx, { run: { state: run.state, pending: run.outcome.pending, status: 'open' }, prepared, held, now, nonce });
+  const doc = await buildDoc(ctx, {
+    run: { state: run.state, pending: run.outcome.pending, status: 'open' },
+    prepared,
+    held,
+    now,
+    nonce,
+  });
 
   const saved = held ? await store.update(doc.id, held.version, doc) : await store.create(doc);
   if (!saved.ok) throw new AgentError('general', `could not save session ${doc.id}: ${saved.message}`);
@@ -145,12 +172,17 @@ export async function suspendSession(ctx: RunContext, suspension: Suspension, de
     workspace: ctx.workspace,
     sandbox: ctx.probed && { mode: ctx.probed.sandbox.mode, status: ctx.probed.status },
   });
-  const { data: question } = await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number: doc.thread.number, body });
+  const { data: question } = await ctx.octokit.rest.issues.createComment({
+    ...ctx.repo,
+    issue_number: doc.thread.number,
+    body,
+  });
 
   // Record which comment asked: a resume accepts only this comment's marker.
   const withComment: SessionDoc = nextVersionOf({ ...doc, request: { ...doc.request, commentId: question.id } }, doc);
   const recorded = await store.update(doc.id, saved.version, withComment);
-  if (!recorded.ok) throw new AgentError('general', `session ${doc.id} changed while its question was posted: ${recorded.message}`);
+  if (!recorded.ok)
+    throw new AgentError('general', `session ${doc.id} changed while its question was posted: ${recorded.message}`);
   // The question is out: a ledger that cannot be written now is said in the log, and the next write records it.
   await tryRecordVersion(ctx, withComment);
 
@@ -186,9 +218,16 @@ export function createCheckpointer(ctx: RunContext, start: CheckpointStart, deps
     held: () => held,
     async save(state: RunState): Promise<void> {
       const now = (deps.now ?? (() => new Date()))();
-      const doc = await buildDoc(ctx, { run: { state: structuredClone(state), pending: [], status: 'claimed' }, prepared, held, now, nonce: held?.doc.request.nonce ?? 'checkpoint' });
+      const doc = await buildDoc(ctx, {
+        run: { state: structuredClone(state), pending: [], status: 'claimed' },
+        prepared,
+        held,
+        now,
+        nonce: held?.doc.request.nonce ?? 'checkpoint',
+      });
       const saved = held ? await store.update(doc.id, held.version, doc) : await store.create(doc);
-      if (!saved.ok) throw new AgentError('general', `could not save a checkpoint of session ${doc.id}: ${saved.message}`);
+      if (!saved.ok)
+        throw new AgentError('general', `could not save a checkpoint of session ${doc.id}: ${saved.message}`);
       // Not recorded in the ledger: a thread comment edited at every batch costs two API calls a
       // batch. The claim before it and the finish after it are recorded (resume.ts, run-task.ts).
       held = { doc, version: saved.version };

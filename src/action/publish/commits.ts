@@ -19,7 +19,16 @@
 import { AgentError } from '../../common/errors.js';
 import { redactSecrets } from '../../common/redact.js';
 import { assertGit, GIT_REMOTE, runGit, type GitRemote } from '../../git/git.js';
-import { fetchForWork, readBlobSizes, readCommitParts, readTreeChanges, replayCommit, writeCommit, writeTreeWith, type TreeChange } from '../../git/tree.js';
+import {
+  fetchForWork,
+  readBlobSizes,
+  readCommitParts,
+  readTreeChanges,
+  replayCommit,
+  writeCommit,
+  writeTreeWith,
+  type TreeChange,
+} from '../../git/tree.js';
 import { writeWorktreeTree } from '../../session/worktree.js';
 import type { WorkTreeStart } from '../work-tree.js';
 
@@ -29,7 +38,10 @@ interface Identity {
 }
 
 /** The workflow token's account: what GitHub shows for commits an action pushes. */
-const ACTION_IDENTITY: Identity = { name: 'github-actions[bot]', email: '41898282+github-actions[bot]@users.noreply.github.com' };
+const ACTION_IDENTITY: Identity = {
+  name: 'github-actions[bot]',
+  email: '41898282+github-actions[bot]@users.noreply.github.com',
+};
 
 /** GitHub refuses a push that carries a file over 100 MiB ("this exceeds GitHub's file size limit of 100.00 MB"). */
 export const GITHUB_MAX_FILE_BYTES = 100 * 1024 * 1024;
@@ -88,7 +100,12 @@ export async function commitWorktree(root: string, o: CommitOptions): Promise<Co
   const tree = await writeTreeWith(root, parent, kept);
   const trailer = o.coAuthor ? `\n\n${coAuthorTrailer(o.coAuthor)}` : '';
   const message = redactSecrets(`${o.subject}${o.body ? `\n\n${o.body}` : ''}${trailer}\n`, o.secrets ?? []);
-  const sha = await writeCommit(root, { tree, parents: [parent], message, identity: identityEnv(o.identity ?? ACTION_IDENTITY) });
+  const sha = await writeCommit(root, {
+    tree,
+    parents: [parent],
+    message,
+    identity: identityEnv(o.identity ?? ACTION_IDENTITY),
+  });
   await moveHead(root, sha);
   return { sha, parent, files: kept.map((c) => c.path), leftOut };
 }
@@ -101,14 +118,19 @@ async function moveHead(root: string, sha: string): Promise<void> {
 }
 
 /** The changes that are the agent's and fit GitHub; the rest with the reason. */
-async function sortChanges(root: string, changes: readonly TreeChange[], o: CommitOptions): Promise<{ kept: TreeChange[]; leftOut: LeftOut[] }> {
+async function sortChanges(
+  root: string,
+  changes: readonly TreeChange[],
+  o: CommitOptions,
+): Promise<{ kept: TreeChange[]; leftOut: LeftOut[] }> {
   const leftovers = new Map((o.start?.leftovers ?? []).map((l) => [l.path, l]));
   const leftOut: LeftOut[] = [];
   const agents: TreeChange[] = [];
   for (const c of changes) {
     const l = leftovers.get(c.path);
     if (!l) agents.push(c);
-    else leftOut.push({ path: c.path, reason: l.blob === c.blob && l.mode === c.mode ? 'leftover' : 'leftover-edited' });
+    else
+      leftOut.push({ path: c.path, reason: l.blob === c.blob && l.mode === c.mode ? 'leftover' : 'leftover-edited' });
   }
   const limit = Math.min(o.maxFileBytes ?? GITHUB_MAX_FILE_BYTES, GITHUB_MAX_FILE_BYTES);
   const sizes = await readBlobSizes(
@@ -146,9 +168,17 @@ export async function pushHead(root: string, branch: string, o: PushOptions): Pr
   const ours = await assertGit(root, ['rev-parse', 'HEAD']);
   const first = await pushCommit(root, o.remote, { sha: ours, branch });
   if (first === 'pushed') return { sha: ours, rebased: false };
-  if (o.isNew) throw new AgentError('general', `the branch ${branch} appeared on the remote while the agent worked; nothing was pushed`);
+  if (o.isNew)
+    throw new AgentError(
+      'general',
+      `the branch ${branch} appeared on the remote while the agent worked; nothing was pushed`,
+    );
   const fetched = await fetchForWork(root, [`refs/heads/${branch}`], o.remote);
-  if (fetched.code !== 0) throw new AgentError('general', `${branch} moved while the agent worked, and its new tip could not be fetched: ${fetched.stderr.trim()}`);
+  if (fetched.code !== 0)
+    throw new AgentError(
+      'general',
+      `${branch} moved while the agent worked, and its new tip could not be fetched: ${fetched.stderr.trim()}`,
+    );
   const tip = await assertGit(root, ['rev-parse', 'FETCH_HEAD^{commit}']);
   const base = await assertGit(root, ['rev-parse', `${ours}^`]);
   const { author, message } = await readCommitParts(root, ours);
@@ -158,31 +188,49 @@ export async function pushHead(root: string, branch: string, o: PushOptions): Pr
     const where = replay.driver
       ? "in a file whose merge driver (named in .gitattributes) does not run in the action's git, so it counts as conflicting"
       : `in ${replay.conflicts.map((p) => `\`${p}\``).join(', ')}`;
-    throw new AgentError('general', `${branch} moved while the agent worked (to ${tip.slice(0, 12)}), and the agent's changes conflict with it ${where}; nothing was pushed`);
+    throw new AgentError(
+      'general',
+      `${branch} moved while the agent worked (to ${tip.slice(0, 12)}), and the agent's changes conflict with it ${where}; nothing was pushed`,
+    );
   }
   // As a rebase does: the commit keeps its author, message and date; the committer is the action.
   const rebased = await writeCommit(root, {
     tree: replay.tree,
     parents: [tip],
     message,
-    identity: { ...identity, GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_AUTHOR_DATE: author.date },
+    identity: {
+      ...identity,
+      GIT_AUTHOR_NAME: author.name,
+      GIT_AUTHOR_EMAIL: author.email,
+      GIT_AUTHOR_DATE: author.date,
+    },
   });
-  if ((await pushCommit(root, o.remote, { sha: rebased, branch })) !== 'pushed') throw new AgentError('general', `git push to ${branch} was rejected twice: it keeps moving; nothing was pushed`);
+  if ((await pushCommit(root, o.remote, { sha: rebased, branch })) !== 'pushed')
+    throw new AgentError('general', `git push to ${branch} was rejected twice: it keeps moving; nothing was pushed`);
   // The work tree follows when it can (the files the new tip changed); the pushed commit is on the remote either way.
   await runGit(root, ['reset', '-q', '--keep', rebased]);
   return { sha: rebased, rebased: true };
 }
 
 /** 'pushed', or 'rejected' when the branch is not an ancestor of `sha` (it moved); other failures throw. */
-async function pushCommit(root: string, remote: GitRemote, to: { sha: string; branch: string }): Promise<'pushed' | 'rejected'> {
+async function pushCommit(
+  root: string,
+  remote: GitRemote,
+  to: { sha: string; branch: string },
+): Promise<'pushed' | 'rejected'> {
   const { sha, branch } = to;
-  const r = await runGit(root, ['push', '-q', '--porcelain', '--no-verify', GIT_REMOTE, `${sha}:refs/heads/${branch}`], { remote });
+  const r = await runGit(
+    root,
+    ['push', '-q', '--porcelain', '--no-verify', GIT_REMOTE, `${sha}:refs/heads/${branch}`],
+    { remote },
+  );
   if (r.code === 0) return 'pushed';
   if (isRejection(r.stderr + r.stdout.toString('utf8'))) return 'rejected';
   throw new AgentError('general', `git push to ${branch} failed: ${r.stderr.trim()}`);
 }
 
-const isRejection = (out: string) => /\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(stale|cannot lock)/i.test(out);
+const isRejection = (out: string) =>
+  /\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(stale|cannot lock)/i.test(out);
 
 /** Whether `branch` exists on the remote. */
 export async function readRemoteBranchExists(root: string, branch: string, remote: GitRemote): Promise<boolean> {

@@ -40,13 +40,18 @@ export interface ForkChangesInput {
 const TEXT_MODES = new Set(['100644', '100755']);
 
 /** Suggestions for the whole change, or undefined when it is not small or not all inside the diff. */
-function planSuggestions(diff: string, changes: readonly TreeChange[], files: ReadonlyMap<string, DiffSides>): RecordedReviewComment[] | undefined {
+function planSuggestions(
+  diff: string,
+  changes: readonly TreeChange[],
+  files: ReadonlyMap<string, DiffSides>,
+): RecordedReviewComment[] | undefined {
   if (changes.some((c) => c.status !== 'M' || !c.mode || !TEXT_MODES.has(c.mode))) return undefined;
   const { comments, rest } = suggestionsFromDiff(diff, files);
   const lines = comments.reduce((n, c) => n + (c.suggestion === '' ? 0 : (c.suggestion ?? '').split('\n').length), 0);
   // A file with no hunk (binary, mode only) would be lost from a review: every changed file must have one.
   const covered = new Set(comments.map((c) => c.path));
-  if (rest.length > 0 || comments.length === 0 || comments.length > MAX_SUGGESTIONS || lines > MAX_SUGGESTED_LINES) return undefined;
+  if (rest.length > 0 || comments.length === 0 || comments.length > MAX_SUGGESTIONS || lines > MAX_SUGGESTED_LINES)
+    return undefined;
   return changes.every((c) => covered.has(c.path)) ? comments : undefined;
 }
 
@@ -54,11 +59,31 @@ export async function publishForkChanges(ctx: RunContext, f: ForkChangesInput): 
   const { commit, pull, result } = f;
   const root = ctx.workspace;
   const changes = await readTreeChanges(root, commit.parent, commit.sha);
-  const zeroContext = await assertGit(root, ['diff-tree', '-r', '-p', '-U0', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', commit.parent, commit.sha]);
+  const zeroContext = await assertGit(root, [
+    'diff-tree',
+    '-r',
+    '-p',
+    '-U0',
+    '--no-renames',
+    '--no-color',
+    '--no-ext-diff',
+    '--no-textconv',
+    commit.parent,
+    commit.sha,
+  ]);
   const files = await readPullDiffSides(ctx.octokit, ctx.repo, pull.number);
   const suggestions = planSuggestions(zeroContext, changes, files);
   if (suggestions) {
-    const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: pull.number, commitId: commit.parent, summary: f.finalText, comments: suggestions, files, mentions: f.mentions });
+    const review = await publishReview({
+      octokit: ctx.octokit,
+      repo: ctx.repo,
+      pull: pull.number,
+      commitId: commit.parent,
+      summary: f.finalText,
+      comments: suggestions,
+      files,
+      mentions: f.mentions,
+    });
     result.reviewId = review.reviewId;
     ctx.progress.note(
       `#${pull.number} comes from a fork, which this workflow cannot push to: the change is in a review, as ${suggestions.length === 1 ? 'a suggestion' : `${suggestions.length} suggestions`} to commit.`,
@@ -79,7 +104,9 @@ export async function publishForkChanges(ctx: RunContext, f: ForkChangesInput): 
     });
     result.branch = opened.branch;
     if (opened.status === 'pushed') {
-      f.problems.push(`The branch \`${opened.branch}\` was pushed, but the pull request could not be opened: ${opened.error}`);
+      f.problems.push(
+        `The branch \`${opened.branch}\` was pushed, but the pull request could not be opened: ${opened.error}`,
+      );
       return;
     }
     result.pullRequest = opened.pullRequest;
@@ -104,14 +131,39 @@ function forkPullBody(ctx: RunContext, f: ForkChangesInput): string {
 }
 
 /** The fallback: suggestions where a hunk fits the diff, and the whole patch collapsed in the body. */
-async function publishPatchReview(ctx: RunContext, f: ForkChangesInput, diff: { zeroContext: string; files: ReadonlyMap<string, DiffSides> }): Promise<void> {
+async function publishPatchReview(
+  ctx: RunContext,
+  f: ForkChangesInput,
+  diff: { zeroContext: string; files: ReadonlyMap<string, DiffSides> },
+): Promise<void> {
   const { zeroContext, files } = diff;
   const { commit, pull } = f;
   try {
-    const full = await assertGit(ctx.workspace, ['diff-tree', '-r', '-p', '--binary', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', commit.parent, commit.sha]);
+    const full = await assertGit(ctx.workspace, [
+      'diff-tree',
+      '-r',
+      '-p',
+      '--binary',
+      '--no-renames',
+      '--no-color',
+      '--no-ext-diff',
+      '--no-textconv',
+      commit.parent,
+      commit.sha,
+    ]);
     const { comments } = suggestionsFromDiff(zeroContext, files);
     const appendix = `This pull request comes from a fork, which this workflow cannot push to. The whole change:\n\n${collapsedPatch(full)}`;
-    const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: pull.number, commitId: commit.parent, summary: f.finalText, comments, files, appendix, mentions: f.mentions });
+    const review = await publishReview({
+      octokit: ctx.octokit,
+      repo: ctx.repo,
+      pull: pull.number,
+      commitId: commit.parent,
+      summary: f.finalText,
+      comments,
+      files,
+      appendix,
+      mentions: f.mentions,
+    });
     f.result.reviewId = review.reviewId;
   } catch (e) {
     f.problems.push(`The review with the change could not be posted: ${messageOf(e)}`);

@@ -64,7 +64,8 @@ export function makeInert(text: string, budget?: MentionBudget): string {
 }
 
 /** A one-line text (a title): mentions and markers neutralized, no budget. */
-export const makeInertLine = (text: string): string => neutralizeMentions(escapeCommentOpeners(removeHtmlComments(text)).replace(/[\r\n]+/g, ' '), undefined);
+export const makeInertLine = (text: string): string =>
+  neutralizeMentions(escapeCommentOpeners(removeHtmlComments(text)).replace(/[\r\n]+/g, ' '), undefined);
 
 /** Every complete `<!-- ... -->` removed (what it hid was never meant to be read). */
 function removeHtmlComments(text: string): string {

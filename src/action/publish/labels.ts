@@ -40,7 +40,10 @@ export async function readAllowedLabels(octokit: GitHubClient, repo: RepoRef, s:
 }
 
 /** Pure: which wanted labels are allowed (in the repository's spelling) and which are not. */
-export function filterLabels(wanted: readonly string[], allowed: readonly string[]): { apply: string[]; dropped: string[] } {
+export function filterLabels(
+  wanted: readonly string[],
+  allowed: readonly string[],
+): { apply: string[]; dropped: string[] } {
   const byLower = new Map(allowed.map((l) => [l.toLowerCase(), l]));
   const apply: string[] = [];
   const dropped: string[] = [];
@@ -57,7 +60,14 @@ export function filterLabels(wanted: readonly string[], allowed: readonly string
  * The allowed ones of `wanted`, plus the action's own labels (`own`: the triaged label), in one
  * request. Only the model's are filtered and reported as applied.
  */
-export async function publishLabels(o: { octokit: GitHubClient; repo: RepoRef; issue: number; wanted: readonly string[]; allowed: readonly string[]; own?: readonly string[] }) {
+export async function publishLabels(o: {
+  octokit: GitHubClient;
+  repo: RepoRef;
+  issue: number;
+  wanted: readonly string[];
+  allowed: readonly string[];
+  own?: readonly string[];
+}) {
   const { octokit, repo, issue } = o;
   const { apply, dropped } = filterLabels(o.wanted, o.allowed);
   const labels = [...apply, ...(o.own ?? []).filter((l) => l !== '' && !apply.includes(l))];

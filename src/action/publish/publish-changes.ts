@@ -42,7 +42,9 @@ export async function publishChanges(ctx: RunContext, c: ChangesInput): Promise<
       });
       for (const line of leftOutNotes(commit.leftOut)) ctx.progress.note(line);
       if (!commit.sha) {
-        const why = commit.leftOut.some((l) => l.reason !== 'leftover') ? 'The agent changed no file that can be committed' : 'The agent changed no files';
+        const why = commit.leftOut.some((l) => l.reason !== 'leftover')
+          ? 'The agent changed no file that can be committed'
+          : 'The agent changed no files';
         ctx.progress.note(`${why}: nothing was committed, pushed or opened.`);
         ctx.log.notice(`${why}: nothing was committed, pushed or opened.`);
         return;
@@ -60,11 +62,21 @@ async function deliver(ctx: RunContext, c: ChangesInput, commit: CommitResult & 
   const pull = c.info?.pull;
   if (pull && thread && pull.isFork) {
     const title = c.info?.context.title ?? `pull request ${thread.number}`;
-    return publishForkChanges(ctx, { commit, pull: { ...pull, number: thread.number, title }, finalText: c.finalText, mentions: c.mentions, result, problems });
+    return publishForkChanges(ctx, {
+      commit,
+      pull: { ...pull, number: thread.number, title },
+      finalText: c.finalText,
+      mentions: c.mentions,
+      result,
+      problems,
+    });
   }
   if (pull) {
     const pushed = await pushHead(ctx.workspace, pull.headRef, { remote: ctx.remote });
-    if (pushed.rebased) ctx.progress.note(`\`${pull.headRef}\` moved while the agent worked: its commit was rebased onto the new head and pushed.`);
+    if (pushed.rebased)
+      ctx.progress.note(
+        `\`${pull.headRef}\` moved while the agent worked: its commit was rebased onto the new head and pushed.`,
+      );
     result.branch = pull.headRef;
     return;
   }
@@ -89,13 +101,16 @@ async function deliver(ctx: RunContext, c: ChangesInput, commit: CommitResult & 
 /** The commit's subject: a pull request's fix says what it is; an issue fix is titled like its pull request. */
 function subjectOf(ctx: RunContext, c: ChangesInput): string {
   const n = ctx.thread?.number;
-  if (c.info?.pull) return `agent-action: ${c.task.command}${n ? ` (#${n})` : ''}${c.task.instructions ? `: ${c.task.instructions.split('\n')[0].slice(0, 60)}` : ''}`;
+  if (c.info?.pull)
+    return `agent-action: ${c.task.command}${n ? ` (#${n})` : ''}${c.task.instructions ? `: ${c.task.instructions.split('\n')[0].slice(0, 60)}` : ''}`;
   return issueFixTitle(issueOf(ctx, c), Boolean(ctx.thread));
 }
 
 const issueOf = (ctx: RunContext, c: ChangesInput) => ({
   number: ctx.thread?.number ?? 0,
-  title: ctx.thread ? (c.info?.context.title ?? `issue ${ctx.thread.number}`) : (c.task.instructions ?? 'agent-action task'),
+  title: ctx.thread
+    ? (c.info?.context.title ?? `issue ${ctx.thread.number}`)
+    : (c.task.instructions ?? 'agent-action task'),
 });
 
 /** One note per reason, naming the files. */
@@ -109,8 +124,13 @@ function leftOutNotes(leftOut: readonly LeftOut[]): string[] {
   }
   for (const l of leftOut) {
     if (l.reason !== 'too-large') continue;
-    const which = l.limit < GITHUB_MAX_FILE_BYTES ? `the max-file-size input (${formatBytes(l.limit)})` : `GitHub's file size limit (${formatBytes(l.limit)})`;
-    notes.push(`Left out of the commit: \`${l.path}\` (${formatBytes(l.bytes)}) is over ${which}; it stays in the work tree.`);
+    const which =
+      l.limit < GITHUB_MAX_FILE_BYTES
+        ? `the max-file-size input (${formatBytes(l.limit)})`
+        : `GitHub's file size limit (${formatBytes(l.limit)})`;
+    notes.push(
+      `Left out of the commit: \`${l.path}\` (${formatBytes(l.bytes)}) is over ${which}; it stays in the work tree.`,
+    );
   }
   return notes;
 }

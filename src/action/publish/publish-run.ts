@@ -29,7 +29,11 @@ export interface PublishInput {
 export async function publishRun(ctx: RunContext, p: PublishInput): Promise<ActionResult> {
   const { outcome } = p.run;
   const finalText = outcome.status === 'success' ? outcome.finalText : '';
-  const result: ActionResult = { status: outcome.status === 'success' ? 'success' : 'failed', summary: summaryOf(outcome), stats: p.stats };
+  const result: ActionResult = {
+    status: outcome.status === 'success' ? 'success' : 'failed',
+    summary: summaryOf(outcome),
+    stats: p.stats,
+  };
   const problems: string[] = [];
   const thread = ctx.thread;
   const pull = p.info?.pull;
@@ -60,9 +64,23 @@ export async function publishRun(ctx: RunContext, p: PublishInput): Promise<Acti
     } catch (e) {
       problems.push(`The review could not be posted: ${messageOf(e)}`);
     }
-  } else if (thread?.isPullRequest && p.task.command === 'review' && outcome.status === 'success' && result.reviewId === undefined) {
+  } else if (
+    thread?.isPullRequest &&
+    p.task.command === 'review' &&
+    outcome.status === 'success' &&
+    result.reviewId === undefined
+  ) {
     try {
-      const review = await publishReview({ octokit: ctx.octokit, repo: ctx.repo, pull: thread.number, commitId: pull?.headSha, summary: finalText, comments: [], files: new Map(), mentions });
+      const review = await publishReview({
+        octokit: ctx.octokit,
+        repo: ctx.repo,
+        pull: thread.number,
+        commitId: pull?.headSha,
+        summary: finalText,
+        comments: [],
+        files: new Map(),
+        mentions,
+      });
       result.reviewId = review.reviewId;
     } catch (e) {
       problems.push(`The review could not be posted: ${messageOf(e)}`);
@@ -73,15 +91,28 @@ export async function publishRun(ctx: RunContext, p: PublishInput): Promise<Acti
   // triage of an issue that ran (to its end or to a limit, as a shard counts it) also leaves the
   // durable marker the nightly plan skips by: the triaged label here, and the marker in the progress
   // comment's last edit (result.triaged), after every other write.
-  const triaged = p.task.command === 'triage' && thread !== undefined && !thread.isPullRequest && (outcome.status === 'success' || outcome.status === 'limit');
+  const triaged =
+    p.task.command === 'triage' &&
+    thread !== undefined &&
+    !thread.isPullRequest &&
+    (outcome.status === 'success' || outcome.status === 'limit');
   if (thread && (p.record.labels !== undefined || triaged)) {
     try {
       const allowed = await readAllowedLabels(ctx.octokit, ctx.repo, ctx.settings);
       const own = triaged ? [ctx.settings.triage.triagedLabel] : [];
-      const { applied, dropped } = await publishLabels({ octokit: ctx.octokit, repo: ctx.repo, issue: thread.number, wanted: (p.record.labels ?? []).slice(0, PUBLISH_LIMITS.labels), allowed, own });
+      const { applied, dropped } = await publishLabels({
+        octokit: ctx.octokit,
+        repo: ctx.repo,
+        issue: thread.number,
+        wanted: (p.record.labels ?? []).slice(0, PUBLISH_LIMITS.labels),
+        allowed,
+        own,
+      });
       result.labels = applied;
-      if (triaged && ctx.settings.triage.triagedLabel) result.triaged = { seen: p.info?.updatedAt ?? new Date().toISOString() };
-      if (dropped.length) ctx.log.notice(`labels not allowed for the agent or not in the repository, not applied: ${dropped.join(', ')}`);
+      if (triaged && ctx.settings.triage.triagedLabel)
+        result.triaged = { seen: p.info?.updatedAt ?? new Date().toISOString() };
+      if (dropped.length)
+        ctx.log.notice(`labels not allowed for the agent or not in the repository, not applied: ${dropped.join(', ')}`);
     } catch (e) {
       problems.push(`Labels could not be applied: ${messageOf(e)}`);
     }
@@ -97,7 +128,13 @@ export async function publishRun(ctx: RunContext, p: PublishInput): Promise<Acti
     for (const body of replies) {
       const text = `${capBody(makeInert(body, mentions))}\n\n${formatMarker('reply')}`;
       try {
-        if (inReview) await ctx.octokit.rest.pulls.createReplyForReviewComment({ ...ctx.repo, pull_number: thread.number, comment_id: threadTopOf(inReview), body: text });
+        if (inReview)
+          await ctx.octokit.rest.pulls.createReplyForReviewComment({
+            ...ctx.repo,
+            pull_number: thread.number,
+            comment_id: threadTopOf(inReview),
+            body: text,
+          });
         else await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number: thread.number, body: text });
       } catch (e) {
         problems.push(`A reply could not be posted: ${messageOf(e)}`);

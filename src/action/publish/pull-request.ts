@@ -43,7 +43,13 @@ export async function publishBranchPull(o: BranchPullOptions): Promise<BranchPul
   await assertGit(o.root, ['checkout', '-q', '-b', branch]);
   await pushHead(o.root, branch, { remote: o.remote, isNew: true });
   try {
-    const { data } = await o.octokit.rest.pulls.create({ ...o.repo, head: branch, base: o.baseBranch, title: o.title, body: capBody(o.body) });
+    const { data } = await o.octokit.rest.pulls.create({
+      ...o.repo,
+      head: branch,
+      base: o.baseBranch,
+      title: o.title,
+      body: capBody(o.body),
+    });
     return { status: 'opened', branch, pullRequest: data.number, url: data.html_url };
   } catch (e) {
     return { status: 'pushed', branch, error: messageOf(e) };
@@ -64,14 +70,19 @@ export interface IssueFixOptions extends Omit<BranchPullOptions, 'branchBase' | 
 /** `Fix #12: Crash on empty input`: the title of an issue fix's commit and of its pull request. */
 export function issueFixTitle(issue: { number: number; title: string }, linkIssue = true): string {
   // The issue's title is a stranger's text: it may not mention anyone.
-  return makeInertLine(linkIssue && issue.number > 0 ? `Fix #${issue.number}: ${oneLine(issue.title, 100)}` : oneLine(issue.title, 100));
+  return makeInertLine(
+    linkIssue && issue.number > 0 ? `Fix #${issue.number}: ${oneLine(issue.title, 100)}` : oneLine(issue.title, 100),
+  );
 }
 
 /** `/agent fix` on an issue: `agent-action/issue-N-<slug>` and a pull request that says `Fixes #N`. */
 export function publishIssueFix(o: IssueFixOptions): Promise<BranchPullResult> {
   const link = o.linkIssue !== false && o.issue.number > 0;
   const slug = slugOf(o.issue.title);
-  const branchBase = o.issue.number > 0 ? `agent-action/issue-${o.issue.number}${slug ? `-${slug}` : ''}` : `agent-action/task-${slug || 'change'}`;
+  const branchBase =
+    o.issue.number > 0
+      ? `agent-action/issue-${o.issue.number}${slug ? `-${slug}` : ''}`
+      : `agent-action/task-${slug || 'change'}`;
   const body = `${makeInert(o.summary.trim(), o.mentions)}${link ? `\n\nFixes #${o.issue.number}` : ''}\n\nRequested by @${o.requester}.`;
   return publishBranchPull({ ...o, branchBase, title: issueFixTitle(o.issue, link), body });
 }

@@ -56,7 +56,11 @@ export interface PlannedReview {
  * The model's words are made inert; a suggestion keeps its bytes (it is code the author applies)
  * in a fence it cannot close, after a body that cannot leave an HTML block open.
  */
-export function planReview(comments: readonly RecordedReviewComment[], files: ReadonlyMap<string, DiffSides>, mentions?: MentionBudget): PlannedReview {
+export function planReview(
+  comments: readonly RecordedReviewComment[],
+  files: ReadonlyMap<string, DiffSides>,
+  mentions?: MentionBudget,
+): PlannedReview {
   const plan: PlannedReview = { inline: [], outside: [] };
   for (const c of comments.slice(0, PUBLISH_LIMITS.reviewComments)) {
     const side = c.side ?? 'RIGHT';
@@ -65,8 +69,18 @@ export function planReview(comments: readonly RecordedReviewComment[], files: Re
     const text = makeInert(c.body, mentions);
     const body = c.suggestion !== undefined ? `${text}\n\n${suggestionBlock(c.suggestion)}` : text;
     const inDiff = lines !== undefined && lines.has(c.line) && (start === undefined || rangeIn(lines, start, c.line));
-    if (inDiff) plan.inline.push({ path: c.path, line: c.line, side, ...(start !== undefined ? { start_line: start, start_side: side } : {}), body });
-    else plan.outside.push(`**${makeInertLine(`${c.path}:${start !== undefined ? `${start}-` : ''}${c.line}`)}**\n\n${body}`);
+    if (inDiff)
+      plan.inline.push({
+        path: c.path,
+        line: c.line,
+        side,
+        ...(start !== undefined ? { start_line: start, start_side: side } : {}),
+        body,
+      });
+    else
+      plan.outside.push(
+        `**${makeInertLine(`${c.path}:${start !== undefined ? `${start}-` : ''}${c.line}`)}**\n\n${body}`,
+      );
   }
   return plan;
 }
@@ -83,7 +97,11 @@ const rangeIn = (lines: Set<number>, from: number, to: number) => {
 };
 
 /** The files of a pull request with the lines their patches show. */
-export async function readPullDiffSides(octokit: GitHubClient, repo: RepoRef, pull: number): Promise<Map<string, DiffSides>> {
+export async function readPullDiffSides(
+  octokit: GitHubClient,
+  repo: RepoRef,
+  pull: number,
+): Promise<Map<string, DiffSides>> {
   const files = await octokit.paginate(octokit.rest.pulls.listFiles, { ...repo, pull_number: pull, per_page: 100 });
   return new Map(files.map((f) => [f.filename, parsePatchLines(f.patch ?? '')]));
 }
@@ -106,7 +124,9 @@ export interface ReviewOptions {
 /** Posts the one review; returns its id and how many comments were inline. */
 export async function publishReview(o: ReviewOptions): Promise<{ reviewId: number; inline: number; outside: number }> {
   const plan = planReview(o.comments, o.files, o.mentions);
-  const outside = plan.outside.length ? `\n\n#### Findings outside the diff\n\n${plan.outside.join('\n\n---\n\n')}` : '';
+  const outside = plan.outside.length
+    ? `\n\n#### Findings outside the diff\n\n${plan.outside.join('\n\n---\n\n')}`
+    : '';
   const body = `${makeInert(o.summary.trim(), o.mentions) || 'Review by agent-action.'}${outside}${o.appendix ? `\n\n${o.appendix}` : ''}`;
   const { data } = await o.octokit.rest.pulls.createReview({
     ...o.repo,
@@ -151,7 +171,13 @@ function parseZeroContextDiff(diff: string): Hunk[] {
     else if (line.startsWith('@@')) {
       const m = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
       if (!m) continue;
-      cur = { path, oldStart: Number(m[1]), oldCount: m[2] === undefined ? 1 : Number(m[2]), newLines: [], text: `${line}\n` };
+      cur = {
+        path,
+        oldStart: Number(m[1]),
+        oldCount: m[2] === undefined ? 1 : Number(m[2]),
+        newLines: [],
+        text: `${line}\n`,
+      };
       hunks.push(cur);
     } else if (cur && (line.startsWith('+') || line.startsWith('-') || line.startsWith('\\'))) {
       cur.text += `${line}\n`;
@@ -166,14 +192,23 @@ function parseZeroContextDiff(diff: string): Hunk[] {
  * becomes a suggestion; pure insertions, deletions of whole files and hunks outside the diff go to
  * the returned patch text (`rest`), which the caller posts collapsed.
  */
-export function suggestionsFromDiff(diff: string, files: ReadonlyMap<string, DiffSides>): { comments: RecordedReviewComment[]; rest: string[] } {
+export function suggestionsFromDiff(
+  diff: string,
+  files: ReadonlyMap<string, DiffSides>,
+): { comments: RecordedReviewComment[]; rest: string[] } {
   const comments: RecordedReviewComment[] = [];
   const rest: string[] = [];
   for (const h of parseZeroContextDiff(diff)) {
     const right = files.get(h.path)?.RIGHT;
     const end = h.oldStart + h.oldCount - 1;
     if (h.path !== '/dev/null' && h.oldCount > 0 && right && rangeIn(right, h.oldStart, end)) {
-      comments.push({ path: h.path, line: end, startLine: h.oldCount > 1 ? h.oldStart : undefined, body: 'Suggested change:', suggestion: h.newLines.join('\n') });
+      comments.push({
+        path: h.path,
+        line: end,
+        startLine: h.oldCount > 1 ? h.oldStart : undefined,
+        body: 'Suggested change:',
+        suggestion: h.newLines.join('\n'),
+      });
     } else {
       rest.push(`--- a/${h.path}\n+++ b/${h.path}\n${h.text}`);
     }

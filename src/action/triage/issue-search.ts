@@ -24,8 +24,18 @@ export function parseSearchWords(text: string): string {
 export function createIssueSearch(octokit: GitHubClient, repo: RepoRef, perPage = 10): SearchIssues {
   return async (text, signal) => {
     const words = parseSearchWords(text);
-    if (!words) throw new AgentError('input', 'the search needs words (qualifiers such as repo: or is: are not allowed)');
-    const { data } = await octokit.rest.search.issuesAndPullRequests({ q: `repo:${repo.owner}/${repo.repo} is:issue ${words}`, per_page: perPage, request: { signal } });
-    return data.items.map((i): IssueHit => ({ number: i.number, title: i.title, state: i.state, labels: labelNamesOf(i.labels) }));
+    if (!words)
+      throw new AgentError('input', 'the search needs words (qualifiers such as repo: or is: are not allowed)');
+    const { data } = await octokit.rest.search.issuesAndPullRequests({
+      q: `repo:${repo.owner}/${repo.repo} is:issue ${words}`,
+      per_page: perPage,
+      request: { signal },
+    });
+    return data.items.map((i): IssueHit => ({
+      number: i.number,
+      title: i.title,
+      state: i.state,
+      labels: labelNamesOf(i.labels),
+    }));
   };
 }

@@ -70,17 +70,31 @@ export async function readTriagePlan(octokit: GitHubClient, repo: RepoRef, o: Pl
   const skipped: SkippedIssue[] = [];
   const deferred: PlannedIssue[] = [];
   let listed = 0;
-  const pages = octokit.paginate.iterator(octokit.rest.issues.listForRepo, { ...repo, state: 'open', labels: o.triageLabel, sort: 'created', direction: 'asc', per_page: 100 });
+  const pages = octokit.paginate.iterator(octokit.rest.issues.listForRepo, {
+    ...repo,
+    state: 'open',
+    labels: o.triageLabel,
+    sort: 'created',
+    direction: 'asc',
+    per_page: 100,
+  });
   for await (const { data } of pages) {
     for (const raw of data as ListedIssue[]) {
       if (raw.pull_request) continue; // the issues endpoint lists pull requests too
       listed++;
-      const issue: PlannedIssue = { number: raw.number, title: raw.title, createdAt: raw.created_at, updatedAt: raw.updated_at };
+      const issue: PlannedIssue = {
+        number: raw.number,
+        title: raw.title,
+        createdAt: raw.created_at,
+        updatedAt: raw.updated_at,
+      };
       if (todo.length >= capacity) {
         deferred.push(issue);
         continue;
       }
-      const done = labelNamesOf(raw.labels).includes(o.triagedLabel) ? await readCoveringMarker(octokit, repo, { issue: raw, own: o.own }) : undefined;
+      const done = labelNamesOf(raw.labels).includes(o.triagedLabel)
+        ? await readCoveringMarker(octokit, repo, { issue: raw, own: o.own })
+        : undefined;
       if (done) skipped.push({ ...issue, reason: `triaged at ${done.updated_at}, not updated since` });
       else todo.push(issue);
     }
@@ -91,12 +105,26 @@ export async function readTriagePlan(octokit: GitHubClient, repo: RepoRef, o: Pl
     o.shardSize,
   );
   const share = shareWriteBudget(o.writeBudget, Math.min(o.maxParallel, Math.max(1, groups.length)));
-  const shards = groups.map((issues, i) => ({ shard: i + 1, issues, 'writes-per-minute': share.perMinute, 'writes-per-hour': share.perHour }));
+  const shards = groups.map((issues, i) => ({
+    shard: i + 1,
+    issues,
+    'writes-per-minute': share.perMinute,
+    'writes-per-hour': share.perHour,
+  }));
   return { shards, todo, skipped, deferred, listed };
 }
 
-async function readCoveringMarker(octokit: GitHubClient, repo: RepoRef, { issue, own }: { issue: ListedIssue; own: OwnAccount }): Promise<MarkerComment | undefined> {
-  const comments = await octokit.paginate(octokit.rest.issues.listComments, { ...repo, issue_number: issue.number, since: markerLookupSince(issue.updated_at), per_page: 100 });
+async function readCoveringMarker(
+  octokit: GitHubClient,
+  repo: RepoRef,
+  { issue, own }: { issue: ListedIssue; own: OwnAccount },
+): Promise<MarkerComment | undefined> {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    ...repo,
+    issue_number: issue.number,
+    since: markerLookupSince(issue.updated_at),
+    per_page: 100,
+  });
   return findCoveringMarker(issue.updated_at, comments as MarkerComment[], await own.logins());
 }
 

@@ -57,7 +57,11 @@ export interface PublishedTriage {
 /** GitHub refuses comments over 65,536 characters; the marker and the run link must still fit. */
 const MAX_COMMENT_CHARS = 60_000;
 
-export async function publishTriage(target: TriageTarget, record: TriageRecord, o: PublishTriageOptions): Promise<PublishedTriage> {
+export async function publishTriage(
+  target: TriageTarget,
+  record: TriageRecord,
+  o: PublishTriageOptions,
+): Promise<PublishedTriage> {
   const { apply, dropped } = filterLabels(record.labels.slice(0, PUBLISH_LIMITS.labels), o.allowed);
   if (o.dryRun) return { labels: apply, dropped };
   const toAdd = [...apply, o.triagedLabel].filter((l) => !target.labels.includes(l));
@@ -79,18 +83,31 @@ export async function publishTriage(target: TriageTarget, record: TriageRecord, 
  * made inert as every published text is (publish/inert-text.ts): no mention pages anyone, no
  * marker of ours survives in them.
  */
-export function renderTriageComment(target: TriageTarget, record: TriageRecord, o: Pick<PublishTriageOptions, 'runId' | 'runUrl'> & { applied: readonly string[] }): string {
+export function renderTriageComment(
+  target: TriageTarget,
+  record: TriageRecord,
+  o: Pick<PublishTriageOptions, 'runId' | 'runUrl'> & { applied: readonly string[] },
+): string {
   const { applied } = o;
   const mentions = createMentionBudget();
-  const labels = applied.length ? `labelled ${applied.map((l) => `\`${l.replace(/`/g, "'")}\``).join(', ')}` : 'no label applied';
-  const dup = record.duplicateOf ? ` Possible duplicate of #${record.duplicateOf.number}: ${makeInertLine(record.duplicateOf.reason)}` : '';
-  const limit = record.stoppedAt ? `\n\nThe triage stopped early (${record.stoppedAt}); a maintainer may want to look again.` : '';
+  const labels = applied.length
+    ? `labelled ${applied.map((l) => `\`${l.replace(/`/g, "'")}\``).join(', ')}`
+    : 'no label applied';
+  const dup = record.duplicateOf
+    ? ` Possible duplicate of #${record.duplicateOf.number}: ${makeInertLine(record.duplicateOf.reason)}`
+    : '';
+  const limit = record.stoppedAt
+    ? `\n\nThe triage stopped early (${record.stoppedAt}); a maintainer may want to look again.`
+    : '';
   const notes = record.replies
     .slice(0, PUBLISH_LIMITS.replies)
     .map((r) => `\n\n${makeInert(r.trim(), mentions)}`)
     .join('');
   const run = o.runUrl ? `\n\n<sub>[workflow run](${o.runUrl})</sub>` : '';
   const text = `**Triage** (agent-action): ${labels}.${dup}${limit}${notes}`;
-  const capped = text.length > MAX_COMMENT_CHARS ? `${text.slice(0, MAX_COMMENT_CHARS)}\n\n${cutNote(text.length - MAX_COMMENT_CHARS)}` : text;
+  const capped =
+    text.length > MAX_COMMENT_CHARS
+      ? `${text.slice(0, MAX_COMMENT_CHARS)}\n\n${cutNote(text.length - MAX_COMMENT_CHARS)}`
+      : text;
   return `${capped}${run}\n${formatTriagedMarker(target.seenUpdatedAt, o.runId)}`;
 }

@@ -74,7 +74,11 @@ export async function runTriageShard(base: RunBase, issues: readonly number[], x
 export async function triageAll(base: RunBase, x: TriageRun): Promise<ActionResult> {
   const plan = await base.log.group('plan', () => readTriagePlan(base.octokit, base.repo, planOptions(base, false)));
   if (plan.todo.length === 0) {
-    return { status: 'skipped', summary: `no open issue labelled '${base.settings.triageLabel}' needs triage (${plan.skipped.length} triaged since their last update)`, apiCalls: x.apiCalls() };
+    return {
+      status: 'skipped',
+      summary: `no open issue labelled '${base.settings.triageLabel}' needs triage (${plan.skipped.length} triaged since their last update)`,
+      apiCalls: x.apiCalls(),
+    };
   }
   return triageIssues(
     base,
@@ -93,13 +97,23 @@ async function triageIssues(base: RunBase, issues: readonly number[], x: TriageR
       'config',
       `triage reads the repository's trusted configuration from the checked-out commit, and GITHUB_WORKSPACE (${runner.workspace}) has none: add actions/checkout before this step`,
     );
-  const source = createTrustedConfigSource({ workspace: runner.workspace, startCommit: head, contextFileNames: settings.contextFileNames, remote: base.remote });
+  const source = createTrustedConfigSource({
+    workspace: runner.workspace,
+    startCommit: head,
+    contextFileNames: settings.contextFileNames,
+    remote: base.remote,
+  });
   try {
     const trusted = await base.log.group(`trusted configuration (commit ${head})`, () => source.read());
     const guide = await readTriageGuide(trusted.memoryRoot, settings.contextFileNames);
     if (guide) base.log.info(`triage guide: ${guide.source}${guide.heading ? ` (section "${guide.heading}")` : ''}`);
-    const allowed = (await readAllowedLabels(base.octokit, base.repo, settings)).filter((l) => l.toLowerCase() !== settings.triage.triagedLabel.toLowerCase());
-    const pacer = createWritePacer({ perMinute: settings.triage.writesPerMinute, perHour: settings.triage.writesPerHour }, clock);
+    const allowed = (await readAllowedLabels(base.octokit, base.repo, settings)).filter(
+      (l) => l.toLowerCase() !== settings.triage.triagedLabel.toLowerCase(),
+    );
+    const pacer = createWritePacer(
+      { perMinute: settings.triage.writesPerMinute, perHour: settings.triage.writesPerHour },
+      clock,
+    );
     const ctx: ShardContext = {
       octokit: base.octokit,
       repo: base.repo,
@@ -114,13 +128,29 @@ async function triageIssues(base: RunBase, issues: readonly number[], x: TriageR
       search: createIssueSearch(base.octokit, base.repo),
       modelClient: base.modelClient,
       own: base.own,
-      runUrl: runner.runId ? `${runner.serverUrl}/${base.repo.owner}/${base.repo.repo}/actions/runs/${runner.runId}` : undefined,
+      runUrl: runner.runId
+        ? `${runner.serverUrl}/${base.repo.owner}/${base.repo.repo}/actions/runs/${runner.runId}`
+        : undefined,
     };
-    const outcomes = await runPool(ctx, issues, { concurrency: settings.triage.concurrency, shardBudgetUsd: settings.maxCostUsd });
-    for (const o of outcomes.filter((r) => r.status === 'failed')) base.log.warning(`#${o.number}: triage failed: ${o.note ?? 'unknown error'}`);
+    const outcomes = await runPool(ctx, issues, {
+      concurrency: settings.triage.concurrency,
+      shardBudgetUsd: settings.maxCostUsd,
+    });
+    for (const o of outcomes.filter((r) => r.status === 'failed'))
+      base.log.warning(`#${o.number}: triage failed: ${o.note ?? 'unknown error'}`);
     const totals = totalsOf(outcomes, clock.now() - t0);
     const { writes, waitedMs } = pacer.stats();
-    await writeSummary(base, renderShardSummary({ outcomes, totals, dryRun: settings.triage.dryRun, apiCalls: x.apiCalls(), writes, waitedMs }));
+    await writeSummary(
+      base,
+      renderShardSummary({
+        outcomes,
+        totals,
+        dryRun: settings.triage.dryRun,
+        apiCalls: x.apiCalls(),
+        writes,
+        waitedMs,
+      }),
+    );
     const attempted = outcomes.filter((o) => o.status !== 'skipped').length;
     return {
       // One issue's failure does not fail the shard; only a shard where every attempt failed does.
@@ -139,14 +169,23 @@ async function triageIssues(base: RunBase, issues: readonly number[], x: TriageR
  * `concurrency` workers take the issues in order; results keep the input order. `shardBudgetUsd`
  * (max-cost-usd) is the whole shard's: once spent, no further issue starts.
  */
-async function runPool(ctx: ShardContext, issues: readonly number[], { concurrency, shardBudgetUsd }: { concurrency: number; shardBudgetUsd?: number | undefined }): Promise<IssueOutcome[]> {
+async function runPool(
+  ctx: ShardContext,
+  issues: readonly number[],
+  { concurrency, shardBudgetUsd }: { concurrency: number; shardBudgetUsd?: number | undefined },
+): Promise<IssueOutcome[]> {
   const results: IssueOutcome[] = new Array(issues.length);
   let next = 0;
   let spent = 0;
   const worker = async () => {
     for (let i = next++; i < issues.length; i = next++) {
       if (shardBudgetUsd !== undefined && spent >= shardBudgetUsd) {
-        results[i] = { number: issues[i], status: 'skipped', note: "the shard's budget (max-cost-usd) is spent; left for the next run", labels: [] };
+        results[i] = {
+          number: issues[i],
+          status: 'skipped',
+          note: "the shard's budget (max-cost-usd) is spent; left for the next run",
+          labels: [],
+        };
         continue;
       }
       results[i] = await tryTriageIssue(ctx, issues[i]);

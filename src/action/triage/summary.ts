@@ -42,11 +42,19 @@ export function renderPlanSummary(p: PlanSummaryInput): string {
   ];
   if (plan.shards.length > 0) {
     lines.push('| shard | issues | writes per minute / hour |', '| ---: | --- | --- |');
-    for (const s of plan.shards) lines.push(`| ${s.shard} | ${s.issues.map((n) => `#${n}`).join(', ')} | ${s['writes-per-minute']} / ${s['writes-per-hour']} |`);
+    for (const s of plan.shards)
+      lines.push(
+        `| ${s.shard} | ${s.issues.map((n) => `#${n}`).join(', ')} | ${s['writes-per-minute']} / ${s['writes-per-hour']} |`,
+      );
     lines.push('');
   }
-  if (plan.skipped.length > 0) lines.push(`Skipped, triaged since their last update (${plan.skipped.length}): ${issueList(plan.skipped)}`, '');
-  if (plan.deferred.length > 0) lines.push(`Not examined, left for the next run (${plan.deferred.length}, beyond max-shards x shard-size): ${issueList(plan.deferred)}`, '');
+  if (plan.skipped.length > 0)
+    lines.push(`Skipped, triaged since their last update (${plan.skipped.length}): ${issueList(plan.skipped)}`, '');
+  if (plan.deferred.length > 0)
+    lines.push(
+      `Not examined, left for the next run (${plan.deferred.length}, beyond max-shards x shard-size): ${issueList(plan.deferred)}`,
+      '',
+    );
   lines.push(`GitHub API calls: ${p.apiCalls}. Time: ${(p.ms / 1000).toFixed(1)} s.`);
   return `${lines.filter((l, i, a) => !(l === '' && a[i - 1] === '')).join('\n')}\n`;
 }
@@ -60,7 +68,18 @@ export interface ShardTotals {
 
 /** Pure: the shard's counts and summed model statistics. */
 export function totalsOf(outcomes: readonly IssueOutcome[], durationMs: number): ShardTotals {
-  const stats: RunStats = { turns: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, thoughtTokens: 0, totalTokens: 0, costUsd: 0, toolCalls: 0, durationMs, models: {} };
+  const stats: RunStats = {
+    turns: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cachedTokens: 0,
+    thoughtTokens: 0,
+    totalTokens: 0,
+    costUsd: 0,
+    toolCalls: 0,
+    durationMs,
+    models: {},
+  };
   for (const o of outcomes) {
     const s = o.stats;
     if (!s) continue;
@@ -93,7 +112,12 @@ export interface ShardSummaryInput {
   waitedMs: number;
 }
 
-const RESULT: Record<IssueOutcome['status'], string> = { triaged: 'triaged', 'would-triage': 'would triage', skipped: 'skipped', failed: 'failed' };
+const RESULT: Record<IssueOutcome['status'], string> = {
+  triaged: 'triaged',
+  'would-triage': 'would triage',
+  skipped: 'skipped',
+  failed: 'failed',
+};
 
 export function renderShardSummary(p: ShardSummaryInput): string {
   const { totals } = p;
@@ -105,9 +129,20 @@ export function renderShardSummary(p: ShardSummaryInput): string {
     `Tokens: ${totals.stats.totalTokens}. Cost: $${formatUsd(totals.stats.costUsd)}.`;
   const rows = p.outcomes.map((o) => {
     const result = o.note ? `${RESULT[o.status]}: ${cell(o.note)}` : RESULT[o.status];
-    const labels = o.labels.map((l) => `\`${cell(l)}\``).join(', ') + (o.duplicateOf ? `${o.labels.length ? '; ' : ''}duplicate of #${o.duplicateOf}` : '');
+    const labels =
+      o.labels.map((l) => `\`${cell(l)}\``).join(', ') +
+      (o.duplicateOf ? `${o.labels.length ? '; ' : ''}duplicate of #${o.duplicateOf}` : '');
     const comment = o.commentUrl ? `[comment](${o.commentUrl})` : '';
     return `| #${o.number}${o.title ? ` ${cell(o.title).slice(0, 80)}` : ''} | ${result} | ${labels} | ${comment} | ${o.stats?.totalTokens ?? 0} | $${formatUsd(o.stats?.costUsd ?? 0)} |`;
   });
-  return [head, '', counts, '', '| issue | result | labels | comment | tokens | cost |', '| --- | --- | --- | --- | ---: | ---: |', ...rows, ''].join('\n');
+  return [
+    head,
+    '',
+    counts,
+    '',
+    '| issue | result | labels | comment | tokens | cost |',
+    '| --- | --- | --- | --- | ---: | ---: |',
+    ...rows,
+    '',
+  ].join('\n');
 }

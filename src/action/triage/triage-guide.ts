@@ -21,13 +21,18 @@ export interface TriageGuide {
 /** The guide file is small prose; a larger one is cut here rather than paid for on every issue. */
 const MAX_GUIDE_CHARS = 16_000;
 
-export async function readTriageGuide(memoryRoot: string, contextFileNames: readonly string[]): Promise<TriageGuide | undefined> {
+export async function readTriageGuide(
+  memoryRoot: string,
+  contextFileNames: readonly string[],
+): Promise<TriageGuide | undefined> {
   const file = await tryRead(join(memoryRoot, '.gemini', 'triage.md'));
-  if (file?.trim()) return { source: '.gemini/triage.md', text: file.trim().slice(0, MAX_GUIDE_CHARS), inMemory: false };
+  if (file?.trim())
+    return { source: '.gemini/triage.md', text: file.trim().slice(0, MAX_GUIDE_CHARS), inMemory: false };
   for (const name of contextFileNames.length ? contextFileNames : ['GEMINI.md']) {
     const text = await tryRead(join(memoryRoot, name));
     const section = text === undefined ? undefined : parseGuideSection(text);
-    if (section) return { source: name, heading: section.heading, text: section.text.slice(0, MAX_GUIDE_CHARS), inMemory: true };
+    if (section)
+      return { source: name, heading: section.heading, text: section.text.slice(0, MAX_GUIDE_CHARS), inMemory: true };
   }
   return undefined;
 }

@@ -65,19 +65,41 @@ async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcom
   const base = { number, title: issue.title, labels: [] as string[] };
   if (issue.pull_request) return { ...base, status: 'skipped', note: 'a pull request' };
   if (issue.state !== 'open') return { ...base, status: 'skipped', note: 'closed' };
-  const comments = await s.octokit.paginate(s.octokit.rest.issues.listComments, { ...s.repo, issue_number: number, per_page: 100 });
+  const comments = await s.octokit.paginate(s.octokit.rest.issues.listComments, {
+    ...s.repo,
+    issue_number: number,
+    per_page: 100,
+  });
   const current = labelNamesOf(issue.labels);
-  const marker = current.includes(s.settings.triage.triagedLabel) ? findCoveringMarker(issue.updated_at, comments as MarkerComment[], await s.own.logins()) : undefined;
-  if (marker) return { ...base, status: 'skipped', note: `already triaged (${marker.html_url ?? marker.updated_at}), not updated since` };
+  const marker = current.includes(s.settings.triage.triagedLabel)
+    ? findCoveringMarker(issue.updated_at, comments as MarkerComment[], await s.own.logins())
+    : undefined;
+  if (marker)
+    return {
+      ...base,
+      status: 'skipped',
+      note: `already triaged (${marker.html_url ?? marker.updated_at}), not updated since`,
+    };
 
   const startedAt = Date.now();
   const recorder = createPublishRecorder();
   const issueTools = createIssueTools({ search: s.search, self: number });
-  const rendered = renderTaskContext(taskContextOf({ number, isPullRequest: false }, issue, { comments, availableLabels: s.allowed }));
+  const rendered = renderTaskContext(
+    taskContextOf({ number, isPullRequest: false }, issue, { comments, availableLabels: s.allowed }),
+  );
   if (rendered.cuts.length > 0) s.log.notice(`#${number}: ${describeCuts(rendered.cuts)}`);
   const agent = await prepareAgent({
-    model: { name: s.settings.model, apiKey: s.settings.geminiApiKey, baseUrl: s.settings.geminiBaseUrl, client: s.modelClient },
-    workspace: { root: s.runner.workspace, memoryRoot: s.trusted.memoryRoot, contextFileNames: s.settings.contextFileNames },
+    model: {
+      name: s.settings.model,
+      apiKey: s.settings.geminiApiKey,
+      baseUrl: s.settings.geminiBaseUrl,
+      client: s.modelClient,
+    },
+    workspace: {
+      root: s.runner.workspace,
+      memoryRoot: s.trusted.memoryRoot,
+      contextFileNames: s.settings.contextFileNames,
+    },
     policy: {
       context: 'action',
       mode: 'plan',
@@ -85,8 +107,17 @@ async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcom
       user: policySources(s.settings.policy, 'policy', s.runner.workspace),
       admin: policySources(s.settings.adminPolicy, 'admin-policy', s.runner.workspace),
     },
-    task: { command: 'triage', taskContext: rendered.text, availableLabels: s.allowed, repo: `${s.repo.owner}/${s.repo.repo}` },
-    limits: { maxTurns: s.settings.maxTurns, maxWallMs: s.settings.timeoutMs, maxCostUsd: s.settings.triage.maxCostUsdPerIssue ?? s.settings.maxCostUsd },
+    task: {
+      command: 'triage',
+      taskContext: rendered.text,
+      availableLabels: s.allowed,
+      repo: `${s.repo.owner}/${s.repo.repo}`,
+    },
+    limits: {
+      maxTurns: s.settings.maxTurns,
+      maxWallMs: s.settings.timeoutMs,
+      maxCostUsd: s.settings.triage.maxCostUsdPerIssue ?? s.settings.maxCostUsd,
+    },
     secrets: s.secrets,
     // Nobody answers in a batch: an ask is refused with the reason, and the model goes on without it.
     io: { channel: createDenyChannel() },
@@ -97,7 +128,12 @@ async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcom
   const stats = statsOf(run.state, Date.now() - startedAt);
   const outcome = run.outcome;
   if (outcome.status !== 'success' && outcome.status !== 'limit') {
-    const error = outcome.status === 'error' ? outcome.error.message : outcome.status === 'awaiting_approval' ? 'the policy asked for an approval, which a batch cannot wait for' : 'cancelled';
+    const error =
+      outcome.status === 'error'
+        ? outcome.error.message
+        : outcome.status === 'awaiting_approval'
+          ? 'the policy asked for an approval, which a batch cannot wait for'
+          : 'cancelled';
     return { ...base, status: 'failed', note: error, stats };
   }
   const recorded = recorder.snapshot();
@@ -117,7 +153,10 @@ async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcom
     runUrl: s.runUrl,
     dryRun: s.settings.triage.dryRun,
   });
-  if (published.dropped.length) s.log.notice(`#${number}: labels not allowed for the agent or not in the repository, not applied: ${published.dropped.join(', ')}`);
+  if (published.dropped.length)
+    s.log.notice(
+      `#${number}: labels not allowed for the agent or not in the repository, not applied: ${published.dropped.join(', ')}`,
+    );
   return {
     ...base,
     status: s.settings.triage.dryRun ? 'would-triage' : 'triaged',
@@ -146,7 +185,8 @@ function triagePrompt(number: number, guide: TriageGuide | undefined): string {
     'Call reply only when the report lacks something the maintainers need (steps to reproduce, versions), saying what in a few sentences. ' +
     'Your final message is the reason for your choice, in one or two sentences.';
   if (!guide) return task;
-  if (guide.inMemory) return `${task}\n\nFollow the repository's triage guide: the section "${guide.heading}" of the project memory (${guide.source}).`;
+  if (guide.inMemory)
+    return `${task}\n\nFollow the repository's triage guide: the section "${guide.heading}" of the project memory (${guide.source}).`;
   return `${task}\n\nThe repository's triage guide (${guide.source}, from the trusted configuration):\n\n${guide.text}`;
 }
 
@@ -155,5 +195,6 @@ const logEvents =
   (log: Log, number: number): Emit =>
   (e) => {
     if (e.type === 'tool_use') log.info(`#${number}: ${e.name} ${JSON.stringify(e.args).slice(0, 200)}`);
-    else if (e.type === 'retry') log.info(`#${number}: model busy (${e.reason}); retry ${e.attempt} in ${Math.round(e.waitMs / 1000)}s`);
+    else if (e.type === 'retry')
+      log.info(`#${number}: model busy (${e.reason}); retry ${e.attempt} in ${Math.round(e.waitMs / 1000)}s`);
   };

@@ -28,21 +28,33 @@ export interface MarkerComment {
   user?: { login?: string; type?: string } | null;
 }
 
-export const formatTriagedMarker = (seen: string, runId?: string): string => formatMarker(TRIAGED_MARKER, { seen, ...(runId ? { run: runId } : {}) });
+export const formatTriagedMarker = (seen: string, runId?: string): string =>
+  formatMarker(TRIAGED_MARKER, { seen, ...(runId ? { run: runId } : {}) });
 
 /**
  * Pure: the marker comment of the action's own account that covers the issue's last update, or
  * undefined (never triaged, or updated since). `comments` may be all of the issue's or only those
  * since `markerLookupSince(updatedAt)`.
  */
-export function findCoveringMarker(issueUpdatedAt: string, comments: readonly MarkerComment[], own: OwnLogins): MarkerComment | undefined {
+export function findCoveringMarker(
+  issueUpdatedAt: string,
+  comments: readonly MarkerComment[],
+  own: OwnLogins,
+): MarkerComment | undefined {
   const updated = Date.parse(issueUpdatedAt);
   if (Number.isNaN(updated)) return undefined;
-  return comments.find((c) => isOurs(c.user, own) && tryParseMarker(c.body ?? '', TRIAGED_MARKER) !== undefined && Date.parse(c.updated_at) + MARKER_TOLERANCE_MS >= updated);
+  return comments.find(
+    (c) =>
+      isOurs(c.user, own) &&
+      tryParseMarker(c.body ?? '', TRIAGED_MARKER) !== undefined &&
+      Date.parse(c.updated_at) + MARKER_TOLERANCE_MS >= updated,
+  );
 }
 
 /** The `since` for listing only the comments that could cover the issue's last update (one small page). */
-export const markerLookupSince = (issueUpdatedAt: string): string => new Date(Date.parse(issueUpdatedAt) - MARKER_TOLERANCE_MS).toISOString();
+export const markerLookupSince = (issueUpdatedAt: string): string =>
+  new Date(Date.parse(issueUpdatedAt) - MARKER_TOLERANCE_MS).toISOString();
 
 /** Pure: label names from the REST shape (strings or objects). */
-export const labelNamesOf = (labels: ReadonlyArray<string | { name?: string | null }>): string[] => labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter((l) => l.length > 0);
+export const labelNamesOf = (labels: ReadonlyArray<string | { name?: string | null }>): string[] =>
+  labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter((l) => l.length > 0);

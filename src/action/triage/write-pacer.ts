@@ -29,12 +29,17 @@ export function waitForSlotMs(times: readonly number[], now: number, budget: Wri
   const inHour = times.filter((t) => t > now - HOUR);
   let wait = 0;
   // The write that must leave the window first: the (count - budget)-th oldest inside it.
-  if (inMinute.length >= budget.perMinute) wait = Math.max(wait, inMinute[inMinute.length - budget.perMinute] + MINUTE - now);
+  if (inMinute.length >= budget.perMinute)
+    wait = Math.max(wait, inMinute[inMinute.length - budget.perMinute] + MINUTE - now);
   if (inHour.length >= budget.perHour) wait = Math.max(wait, inHour[inHour.length - budget.perHour] + HOUR - now);
   return wait;
 }
 
-export function createWritePacer(budget: WriteBudget, clock: Clock, signal: AbortSignal = new AbortController().signal): WritePacer {
+export function createWritePacer(
+  budget: WriteBudget,
+  clock: Clock,
+  signal: AbortSignal = new AbortController().signal,
+): WritePacer {
   const times: number[] = [];
   let waitedMs = 0;
   let writes = 0;

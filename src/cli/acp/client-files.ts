@@ -9,9 +9,17 @@ import { ToolFailure, type TextFileAccess } from '../../tools/define-tool.js';
 
 const NOT_FOUND = /not found|no such file|does not exist|ENOENT/i;
 
-export function createClientFiles(client: AgentContext, sessionId: string, caps: FileSystemCapabilities | undefined): TextFileAccess | undefined {
+export function createClientFiles(
+  client: AgentContext,
+  sessionId: string,
+  caps: FileSystemCapabilities | undefined,
+): TextFileAccess | undefined {
   if (!caps?.readTextFile && !caps?.writeTextFile) return undefined;
-  const failure = (verb: string, path: string, e: unknown) => new ToolFailure(NOT_FOUND.test(messageOf(e)) ? 'not_found' : 'failed', `the editor could not ${verb} ${path}: ${messageOf(e)}`);
+  const failure = (verb: string, path: string, e: unknown) =>
+    new ToolFailure(
+      NOT_FOUND.test(messageOf(e)) ? 'not_found' : 'failed',
+      `the editor could not ${verb} ${path}: ${messageOf(e)}`,
+    );
   return {
     ...(caps.readTextFile
       ? {

@@ -5,7 +5,13 @@
  * one, else a permission request whose options are the question's choices. Nothing suspends: the
  * editor answers, or the prompt is cancelled and the call with it.
  */
-import { RequestError, type AgentContext, type PermissionOption, type ToolCallContent, type ToolCallUpdate } from '@agentclientprotocol/sdk';
+import {
+  RequestError,
+  type AgentContext,
+  type PermissionOption,
+  type ToolCallContent,
+  type ToolCallUpdate,
+} from '@agentclientprotocol/sdk';
 import { messageOf } from '../../common/errors.js';
 import type { ApprovalAnswer, ApprovalChannel, PendingApproval } from '../../scheduler/types.js';
 import { diffContent, textContent, type CallView } from './updates.js';
@@ -23,7 +29,8 @@ const PERMISSION_OPTIONS: readonly PermissionOption[] = [
 
 const NO_ANSWER = 'no-answer';
 const REJECTED_REASON = 'the user rejected it in the editor';
-const UNANSWERABLE = 'this editor cannot take a typed answer (it offers no forms). Make the most reasonable assumption, say which one you made, and go on.';
+const UNANSWERABLE =
+  'this editor cannot take a typed answer (it offers no forms). Make the most reasonable assumption, say which one you made, and go on.';
 
 export interface AcpChannelOptions {
   client: AgentContext;
@@ -42,7 +49,11 @@ export function createAcpChannel(o: AcpChannelOptions): ApprovalChannel {
 
   function toolCallOf(p: PendingApproval): ToolCallUpdate {
     const view = o.callView(p.id);
-    const content: ToolCallContent[] = view?.diff ? [diffContent(view.diff)] : p.preview ? [textContent(p.preview)] : [];
+    const content: ToolCallContent[] = view?.diff
+      ? [diffContent(view.diff)]
+      : p.preview
+        ? [textContent(p.preview)]
+        : [];
     return {
       toolCallId: p.id,
       title: view?.title ?? p.title,
@@ -55,7 +66,11 @@ export function createAcpChannel(o: AcpChannelOptions): ApprovalChannel {
   }
 
   async function approve(p: PendingApproval): Promise<ApprovalAnswer> {
-    const r = await o.client.request('session/request_permission', { sessionId: o.sessionId, toolCall: toolCallOf(p), options: [...PERMISSION_OPTIONS] }, options());
+    const r = await o.client.request(
+      'session/request_permission',
+      { sessionId: o.sessionId, toolCall: toolCallOf(p), options: [...PERMISSION_OPTIONS] },
+      options(),
+    );
     if (r.outcome.outcome !== 'selected') return { id: p.id, kind: 'deny', reason: 'the prompt was cancelled' };
     if (r.outcome.optionId === ALLOW_ALWAYS) return { id: p.id, kind: 'approve', always: true };
     if (r.outcome.optionId === ALLOW_ONCE) return { id: p.id, kind: 'approve' };
@@ -70,15 +85,28 @@ export function createAcpChannel(o: AcpChannelOptions): ApprovalChannel {
         : { type: 'string' as const, title: 'Answer', description: q.question };
       const r = await o.client.request(
         'elicitation/create',
-        { mode: 'form', sessionId: o.sessionId, toolCallId: p.id, message: q.question, requestedSchema: { type: 'object', properties: { answer }, required: ['answer'] } },
+        {
+          mode: 'form',
+          sessionId: o.sessionId,
+          toolCallId: p.id,
+          message: q.question,
+          requestedSchema: { type: 'object', properties: { answer }, required: ['answer'] },
+        },
         options(),
       );
-      const text = r.action === 'accept' ? (r as { content?: Record<string, unknown> | null }).content?.answer : undefined;
-      return typeof text === 'string' && text.trim() ? { id: p.id, kind: 'answer', text } : { id: p.id, kind: 'deny', reason: `the user did not answer (${r.action})` };
+      const text =
+        r.action === 'accept' ? (r as { content?: Record<string, unknown> | null }).content?.answer : undefined;
+      return typeof text === 'string' && text.trim()
+        ? { id: p.id, kind: 'answer', text }
+        : { id: p.id, kind: 'deny', reason: `the user did not answer (${r.action})` };
     }
     if (!q.choices?.length) return { id: p.id, kind: 'deny', reason: UNANSWERABLE };
     // No forms: the choices become the options of a permission request, the way a picker shows them.
-    const choices: PermissionOption[] = q.choices.map((c, i) => ({ optionId: `choice-${i + 1}`, name: c, kind: 'allow_once' }));
+    const choices: PermissionOption[] = q.choices.map((c, i) => ({
+      optionId: `choice-${i + 1}`,
+      name: c,
+      kind: 'allow_once',
+    }));
     const r = await o.client.request(
       'session/request_permission',
       {
@@ -88,8 +116,13 @@ export function createAcpChannel(o: AcpChannelOptions): ApprovalChannel {
       },
       options(),
     );
-    const picked = r.outcome.outcome === 'selected' ? choices.find((c) => c.optionId === (r.outcome as { optionId: string }).optionId) : undefined;
-    return picked ? { id: p.id, kind: 'answer', text: picked.name } : { id: p.id, kind: 'deny', reason: 'the user chose not to answer' };
+    const picked =
+      r.outcome.outcome === 'selected'
+        ? choices.find((c) => c.optionId === (r.outcome as { optionId: string }).optionId)
+        : undefined;
+    return picked
+      ? { id: p.id, kind: 'answer', text: picked.name }
+      : { id: p.id, kind: 'deny', reason: 'the user chose not to answer' };
   }
 
   return {
@@ -98,7 +131,10 @@ export function createAcpChannel(o: AcpChannelOptions): ApprovalChannel {
         return await (p.question ? ask(p) : approve(p));
       } catch (e) {
         // Cancelled (-32800) or the editor went away: the call does not run, and the model is told why.
-        const why = e instanceof RequestError && e.code === -32800 ? 'the prompt was cancelled' : `the editor did not answer (${messageOf(e)})`;
+        const why =
+          e instanceof RequestError && e.code === -32800
+            ? 'the prompt was cancelled'
+            : `the editor did not answer (${messageOf(e)})`;
         return { id: p.id, kind: 'deny', reason: why };
       }
     },

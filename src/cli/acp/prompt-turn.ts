@@ -36,11 +36,17 @@ export function promptText(blocks: readonly ContentBlock[], root: string): strin
   for (const b of blocks) {
     if (b.type === 'text') parts.push(b.text);
     else if (b.type === 'resource_link') parts.push(`@${pathOf(b.uri, root)}`);
-    else if (b.type === 'resource' && 'text' in b.resource) embedded.push(`Content from @${pathOf(b.resource.uri, root)}:\n${b.resource.text}`);
-    else parts.push(`[${b.type === 'resource' ? 'a binary resource' : `an ${b.type}`} was attached; this agent reads text only]`);
+    else if (b.type === 'resource' && 'text' in b.resource)
+      embedded.push(`Content from @${pathOf(b.resource.uri, root)}:\n${b.resource.text}`);
+    else
+      parts.push(
+        `[${b.type === 'resource' ? 'a binary resource' : `an ${b.type}`} was attached; this agent reads text only]`,
+      );
   }
   const text = parts.join(' ').trim();
-  return embedded.length ? `${text}\n--- Content from referenced files ---\n${embedded.join('\n\n')}\n--- End of content ---` : text;
+  return embedded.length
+    ? `${text}\n--- Content from referenced files ---\n${embedded.join('\n\n')}\n--- End of content ---`
+    : text;
 }
 
 /** A file URI inside the workspace as a workspace-relative path; anything else as given. */

@@ -12,7 +12,11 @@ import { acpKindOf, shownOutput, textContent, titleOfCall } from './updates.js';
 
 type Response = NonNullable<Part['functionResponse']>;
 
-export function replayUpdates(state: RunState, pending: readonly PendingApproval[], toolKind: (name: string) => ToolKind | undefined): SessionUpdate[] {
+export function replayUpdates(
+  state: RunState,
+  pending: readonly PendingApproval[],
+  toolKind: (name: string) => ToolKind | undefined,
+): SessionUpdate[] {
   const out: SessionUpdate[] = [];
   const waiting = new Map(pending.map((p) => [p.id, p]));
   state.history.forEach((content, i) => {
@@ -23,7 +27,10 @@ export function replayUpdates(state: RunState, pending: readonly PendingApproval
     }
     for (const part of content.parts) {
       if (typeof part.text === 'string' && part.text) {
-        out.push({ sessionUpdate: part.thought ? 'agent_thought_chunk' : 'agent_message_chunk', content: { type: 'text', text: part.text } });
+        out.push({
+          sessionUpdate: part.thought ? 'agent_thought_chunk' : 'agent_message_chunk',
+          content: { type: 'text', text: part.text },
+        });
       }
     }
     const responses = responsesAfter(state.history[i + 1]);
@@ -33,14 +40,27 @@ export function replayUpdates(state: RunState, pending: readonly PendingApproval
       const id = call.id || `call-${i}-${n}`;
       const args = call.args ?? {};
       const response = takeResponse(responses, call.id, call.name);
-      const base = { sessionUpdate: 'tool_call' as const, toolCallId: id, title: waiting.get(id)?.title ?? titleOfCall(call.name, args), kind: acpKindOf(toolKind(call.name)), rawInput: args };
+      const base = {
+        sessionUpdate: 'tool_call' as const,
+        toolCallId: id,
+        title: waiting.get(id)?.title ?? titleOfCall(call.name, args),
+        kind: acpKindOf(toolKind(call.name)),
+        rawInput: args,
+      };
       if (!response) {
         out.push({ ...base, status: 'pending' });
         return;
       }
       const error = typeof response.response?.error === 'string' ? response.response.error : undefined;
-      const output = typeof response.response?.output === 'string' ? response.response.output : JSON.stringify(response.response ?? {});
-      out.push({ ...base, status: error === undefined ? 'completed' : 'failed', content: [textContent(shownOutput(error ?? output))] });
+      const output =
+        typeof response.response?.output === 'string'
+          ? response.response.output
+          : JSON.stringify(response.response ?? {});
+      out.push({
+        ...base,
+        status: error === undefined ? 'completed' : 'failed',
+        content: [textContent(shownOutput(error ?? output))],
+      });
     });
   });
   return out;

@@ -10,7 +10,15 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { agent as acpAgent, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type ClientCapabilities, type McpServer } from '@agentclientprotocol/sdk';
+import {
+  agent as acpAgent,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  RequestError,
+  type AgentContext,
+  type ClientCapabilities,
+  type McpServer,
+} from '@agentclientprotocol/sdk';
 import { AgentError, messageOf } from '../../common/errors.js';
 import type { StoredMcpServer } from '../../session/codec.js';
 import type { McpServerSpec } from '../../tools/mcp-servers.js';
@@ -33,7 +41,11 @@ export interface AcpServerEnv {
   log(line: string): void;
 }
 
-export const AUTH_METHOD = { id: 'gemini-api-key', name: 'Gemini API key', description: 'Set GEMINI_API_KEY in the environment the editor starts agent-action in.' };
+export const AUTH_METHOD = {
+  id: 'gemini-api-key',
+  name: 'Gemini API key',
+  description: 'Set GEMINI_API_KEY in the environment the editor starts agent-action in.',
+};
 
 /** The server between its handlers. */
 interface Server {
@@ -50,15 +62,30 @@ interface Server {
 export async function runAcpServer(args: AcpArgs, c: AcpServerEnv): Promise<number> {
   let policies: { user: string[]; admin: string[] };
   try {
-    policies = { user: resolveFlagPaths('--policy', args.policies, c.cwd), admin: resolveFlagPaths('--admin-policy', args.adminPolicies, c.cwd) };
+    policies = {
+      user: resolveFlagPaths('--policy', args.policies, c.cwd),
+      admin: resolveFlagPaths('--admin-policy', args.adminPolicies, c.cwd),
+    };
   } catch (e) {
     c.log(`Error: ${messageOf(e)}`);
     return 42;
   }
-  const s: Server = { args, c, userPolicies: policies.user, adminPolicies: policies.admin, sessions: new Map(), caps: {}, connection: new AbortController() };
+  const s: Server = {
+    args,
+    c,
+    userPolicies: policies.user,
+    adminPolicies: policies.admin,
+    sessions: new Map(),
+    caps: {},
+    connection: new AbortController(),
+  };
   const sessionOf = (id: string): AcpSession => {
     const session = s.sessions.get(id);
-    if (!session) throw RequestError.invalidParams({ sessionId: id }, `no session ${id} in this connection: create it with session/new or session/load`);
+    if (!session)
+      throw RequestError.invalidParams(
+        { sessionId: id },
+        `no session ${id} in this connection: create it with session/new or session/load`,
+      );
     return session;
   };
 
@@ -78,7 +105,11 @@ export async function runAcpServer(args: AcpArgs, c: AcpServerEnv): Promise<numb
       };
     })
     .onRequest('authenticate', ({ params }) => {
-      if (params.methodId !== AUTH_METHOD.id) throw RequestError.invalidParams({ methodId: params.methodId }, `unknown auth method; the one method is ${AUTH_METHOD.id}`);
+      if (params.methodId !== AUTH_METHOD.id)
+        throw RequestError.invalidParams(
+          { methodId: params.methodId },
+          `unknown auth method; the one method is ${AUTH_METHOD.id}`,
+        );
       assertApiKey(c.env);
       return {};
     })
@@ -93,7 +124,11 @@ export async function runAcpServer(args: AcpArgs, c: AcpServerEnv): Promise<numb
     })
     .onRequest('session/list', async ({ params }) => {
       const { sessions } = await readSessionListing(openProjectSessions(c.env, workspaceOf(params.cwd ?? c.cwd)));
-      return { sessions: sessions.map(({ id, doc }) => ({ sessionId: id, cwd: doc.root, title: doc.title, updatedAt: doc.updatedAt })).reverse() };
+      return {
+        sessions: sessions
+          .map(({ id, doc }) => ({ sessionId: id, cwd: doc.root, title: doc.title, updatedAt: doc.updatedAt }))
+          .reverse(),
+      };
     })
     .onRequest('session/prompt', ({ params }) => sessionOf(params.sessionId).prompt(params.prompt))
     .onRequest('session/set_mode', async ({ params }) => {
@@ -112,7 +147,9 @@ export async function runAcpServer(args: AcpArgs, c: AcpServerEnv): Promise<numb
   c.signal.removeEventListener('abort', onSignal);
   // The client is gone: stop every run (their commands with them) and let each save its state.
   s.connection.abort(new Error('the client closed the connection'));
-  await Promise.all([...s.sessions.values()].map((session) => session.close().catch((e: unknown) => c.log(`Warning: ${messageOf(e)}`))));
+  await Promise.all(
+    [...s.sessions.values()].map((session) => session.close().catch((e: unknown) => c.log(`Warning: ${messageOf(e)}`))),
+  );
   return 0;
 }
 
@@ -125,7 +162,11 @@ function assertApiKey(env: Readonly<Record<string, string | undefined>>): void {
 }
 
 /** `session/new`, or with a session id `session/load`: a session of the workspace, stored or new. */
-async function openSession(s: Server, client: AgentContext, p: { cwd: string; mcpServers: McpServer[]; sessionId?: string }): Promise<AcpSession> {
+async function openSession(
+  s: Server,
+  client: AgentContext,
+  p: { cwd: string; mcpServers: McpServer[]; sessionId?: string },
+): Promise<AcpSession> {
   const root = workspaceOf(p.cwd);
   assertApiKey(s.c.env);
   const project = openProjectSessions(s.c.env, root);
@@ -138,7 +179,11 @@ async function openSession(s: Server, client: AgentContext, p: { cwd: string; mc
       throw RequestError.invalidParams({ sessionId: p.sessionId }, messageOf(e));
     });
     if (!stored) throw RequestError.resourceNotFound(`session ${p.sessionId} of ${root}`);
-    if (!stored.parsed.ok) throw RequestError.invalidParams({ sessionId: p.sessionId }, `session ${p.sessionId} cannot be loaded: ${stored.parsed.error.message}`);
+    if (!stored.parsed.ok)
+      throw RequestError.invalidParams(
+        { sessionId: p.sessionId },
+        `session ${p.sessionId} cannot be loaded: ${stored.parsed.error.message}`,
+      );
     held = { doc: stored.parsed.doc, version: stored.version };
   }
   const specs = p.mcpServers.map(specOf);
@@ -176,10 +221,21 @@ function workspaceOf(cwd: string): string {
 /** ACP's McpServer in settings.json's shape (values included, for the connector only). */
 export function specOf(m: McpServer): McpServerSpec {
   if ('type' in m && (m.type === 'http' || m.type === 'sse')) {
-    return { name: m.name, transport: m.type, url: m.url, headers: Object.fromEntries(m.headers.map((h) => [h.name, h.value])) };
+    return {
+      name: m.name,
+      transport: m.type,
+      url: m.url,
+      headers: Object.fromEntries(m.headers.map((h) => [h.name, h.value])),
+    };
   }
   const stdio = m as Extract<McpServer, { command: string }>;
-  return { name: stdio.name, transport: 'stdio', command: stdio.command, args: stdio.args, env: Object.fromEntries(stdio.env.map((e) => [e.name, e.value])) };
+  return {
+    name: stdio.name,
+    transport: 'stdio',
+    command: stdio.command,
+    args: stdio.args,
+    env: Object.fromEntries(stdio.env.map((e) => [e.name, e.value])),
+  };
 }
 
 /** What the session file keeps of a server: never an env or header value (they are often tokens). */

@@ -5,7 +5,15 @@
  * it started), and the turn ends `cancelled`. The file is saved before each prompt, at each safe
  * point and when the prompt ends, so a killed process leaves a session `session/load` continues.
  */
-import { RequestError, type AgentContext, type ClientCapabilities, type ContentBlock, type PromptResponse, type SessionModeState, type SessionUpdate } from '@agentclientprotocol/sdk';
+import {
+  RequestError,
+  type AgentContext,
+  type ClientCapabilities,
+  type ContentBlock,
+  type PromptResponse,
+  type SessionModeState,
+  type SessionUpdate,
+} from '@agentclientprotocol/sdk';
 import { messageOf } from '../../common/errors.js';
 import type { Agent } from '../../compose/prepare-agent.js';
 import type { RunState } from '../../core/run-state.js';
@@ -21,7 +29,12 @@ import { newState, restoredState } from '../session/session.js';
 import { createSandbox } from '../../sandbox/sandbox.js';
 import { defaultModelOf, prepareLocalAgent, secretsOf } from '../local-agent.js';
 import { titleOf } from '../session/local.js';
-import { createSessionRecorder, type HeldLocalSession, type SessionOrigin, type SessionRecorder } from '../session/recorder.js';
+import {
+  createSessionRecorder,
+  type HeldLocalSession,
+  type SessionOrigin,
+  type SessionRecorder,
+} from '../session/recorder.js';
 import { createClientFiles } from './client-files.js';
 import { createAcpChannel } from './permission.js';
 import { promptText, responseOf } from './prompt-turn.js';
@@ -91,7 +104,9 @@ interface Ctx {
 
 /** In order, one after another; a client that went away loses nothing the session needs. */
 function push(ctx: Pick<Ctx, 'o' | 'id' | 'live'>, update: SessionUpdate): void {
-  ctx.live.updates = ctx.live.updates.then(() => ctx.o.client.notify('session/update', { sessionId: ctx.id, update })).catch(() => undefined);
+  ctx.live.updates = ctx.live.updates
+    .then(() => ctx.o.client.notify('session/update', { sessionId: ctx.id, update }))
+    .catch(() => undefined);
 }
 
 export async function openAcpSession(o: AcpSessionOptions): Promise<AcpSession> {
@@ -102,7 +117,15 @@ export async function openAcpSession(o: AcpSessionOptions): Promise<AcpSession> 
     store: o.store,
     ...(o.held ? { held: o.held } : { origin: o.origin }),
     // The prompt goes on; the editor hears once that its session is no longer kept.
-    onSaveError: (e) => push({ o, id, live }, { sessionUpdate: 'notice', severity: 'error', title: `the session could not be saved (${messageOf(e)}); it goes on without being kept` }),
+    onSaveError: (e) =>
+      push(
+        { o, id, live },
+        {
+          sessionUpdate: 'notice',
+          severity: 'error',
+          title: `the session could not be saved (${messageOf(e)}); it goes on without being kept`,
+        },
+      ),
   });
   if (o.held) recorder.setMcpServers(o.origin.mcpServers);
   const forms = o.caps.elicitation?.form !== undefined && o.caps.elicitation?.form !== null;
@@ -133,7 +156,11 @@ export async function openAcpSession(o: AcpSessionOptions): Promise<AcpSession> 
     sandbox: createSandbox({ mode: o.args.sandbox, network: o.args.sandboxNetwork, hostEnv: o.env }),
     files: createClientFiles(o.client, id, o.caps.fs),
     askUser: true,
-    extensions: { mcp: { servers: [...ext.servers, ...o.mcpServers.map(configOf)], selection: ext.selection, start: 'eager' }, hooks: ext.hooks, network: o.args.sandboxNetwork },
+    extensions: {
+      mcp: { servers: [...ext.servers, ...o.mcpServers.map(configOf)], selection: ext.selection, start: 'eager' },
+      hooks: ext.hooks,
+      network: o.args.sandboxNetwork,
+    },
     onBatchSettled: (s) => recorder.save(s, 'running'),
   });
   const ctx: Ctx = { o, id, state, recorder, agent, live, forms };
@@ -152,7 +179,11 @@ export async function openAcpSession(o: AcpSessionOptions): Promise<AcpSession> 
     },
     async setMode(modeId) {
       const mode = SESSION_MODES.find((m) => m.id === modeId)?.id as ApprovalMode | undefined;
-      if (!mode) throw RequestError.invalidParams({ modeId }, `unknown mode "${modeId}": one of ${SESSION_MODES.map((m) => m.id).join(', ')}`);
+      if (!mode)
+        throw RequestError.invalidParams(
+          { modeId },
+          `unknown mode "${modeId}": one of ${SESSION_MODES.map((m) => m.id).join(', ')}`,
+        );
       state.mode = mode; // a running prompt takes it from its next request and batch
       // Saved now only between prompts: mid-run, the next safe point carries it.
       const doc = recorder.current();
@@ -208,7 +239,9 @@ async function runPrompt(ctx: Ctx, text: string, signal: AbortSignal): Promise<P
   const answers = state.open ? await answerWaiting(ctx, signal) : [];
   await recorder.save(state, 'running');
   live.waiting = [];
-  const { outcome } = await agent.send(state, { prompt: text, answers, signal }, (e) => translator.updatesOf(e).forEach((u) => push(ctx, u)));
+  const { outcome } = await agent.send(state, { prompt: text, answers, signal }, (e) =>
+    translator.updatesOf(e).forEach((u) => push(ctx, u)),
+  );
   await recorder.saveOutcome(state, outcome);
   if (outcome.status === 'awaiting_approval') live.waiting = [...outcome.pending];
   await live.updates; // every update of the turn reaches the client before its response
@@ -217,7 +250,13 @@ async function runPrompt(ctx: Ctx, text: string, signal: AbortSignal): Promise<P
 
 /** The calls a reloaded session waits on, asked again, live, before the new prompt goes on. */
 async function answerWaiting(ctx: Ctx, signal: AbortSignal): Promise<ApprovalAnswer[]> {
-  const channel = createAcpChannel({ client: ctx.o.client, sessionId: ctx.id, callView: () => undefined, signal: () => signal, forms: ctx.forms });
+  const channel = createAcpChannel({
+    client: ctx.o.client,
+    sessionId: ctx.id,
+    callView: () => undefined,
+    signal: () => signal,
+    forms: ctx.forms,
+  });
   const answers: ApprovalAnswer[] = [];
   for (const p of ctx.live.waiting) {
     const a = await channel.decide(p);
@@ -229,7 +268,13 @@ async function answerWaiting(ctx: Ctx, signal: AbortSignal): Promise<ApprovalAns
 /** Gemini CLI's `_meta.quota`: this turn's tokens, in total and per model. */
 function quotaOf(before: RunState['models'], after: RunState['models']) {
   const model_usage = Object.entries(after)
-    .map(([model, m]) => ({ model, token_count: { input_tokens: m.inputTokens - (before[model]?.inputTokens ?? 0), output_tokens: m.outputTokens - (before[model]?.outputTokens ?? 0) } }))
+    .map(([model, m]) => ({
+      model,
+      token_count: {
+        input_tokens: m.inputTokens - (before[model]?.inputTokens ?? 0),
+        output_tokens: m.outputTokens - (before[model]?.outputTokens ?? 0),
+      },
+    }))
     .filter((u) => u.token_count.input_tokens > 0 || u.token_count.output_tokens > 0);
   const sum = (k: 'input_tokens' | 'output_tokens') => model_usage.reduce((n, u) => n + u.token_count[k], 0);
   return { token_count: { input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens') }, model_usage };
@@ -243,7 +288,18 @@ function configOf(m: McpServerSpec): McpServerConfig {
   const source = { label: 'the ACP client (session/new)', origin: 'user' as const };
   const transport: McpServerConfig['transport'] =
     m.transport === 'stdio'
-      ? { kind: 'stdio', command: m.command ?? '', args: m.args ?? [], env: m.env ?? {}, ...(m.cwd ? { cwd: m.cwd } : {}) }
-      : { kind: 'http', url: m.url ?? '', headers: m.headers ?? {}, protocol: m.transport === 'sse' ? 'sse' : 'streamable' };
+      ? {
+          kind: 'stdio',
+          command: m.command ?? '',
+          args: m.args ?? [],
+          env: m.env ?? {},
+          ...(m.cwd ? { cwd: m.cwd } : {}),
+        }
+      : {
+          kind: 'http',
+          url: m.url ?? '',
+          headers: m.headers ?? {},
+          protocol: m.transport === 'sse' ? 'sse' : 'streamable',
+        };
   return { name: m.name, source, transport, trust: false };
 }

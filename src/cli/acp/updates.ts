@@ -6,7 +6,12 @@
  */
 import { join } from 'node:path';
 import { oneLine } from '../../common/text.js';
-import type { SessionUpdate, ToolCallContent, ToolCallLocation, ToolKind as AcpToolKind } from '@agentclientprotocol/sdk';
+import type {
+  SessionUpdate,
+  ToolCallContent,
+  ToolCallLocation,
+  ToolKind as AcpToolKind,
+} from '@agentclientprotocol/sdk';
 import type { LoopEvent } from '../../core/events.js';
 import type { FileDiff, ToolKind } from '../../tools/define-tool.js';
 
@@ -49,26 +54,49 @@ export const diffContent = (d: FileDiff): ToolCallContent => ({
 });
 
 export function shownOutput(text: string): string {
-  return text.length > MAX_SHOWN_OUTPUT ? `${text.slice(0, MAX_SHOWN_OUTPUT)}\n… [${text.length - MAX_SHOWN_OUTPUT} more characters went to the model]` : text;
+  return text.length > MAX_SHOWN_OUTPUT
+    ? `${text.slice(0, MAX_SHOWN_OUTPUT)}\n… [${text.length - MAX_SHOWN_OUTPUT} more characters went to the model]`
+    : text;
 }
 
 /** Workspace-relative paths of a prepared call (already confined) as absolute locations. */
-const locationsOf = (root: string, paths: readonly string[]): ToolCallLocation[] => paths.map((p) => ({ path: p === '.' ? root : join(root, p) }));
+const locationsOf = (root: string, paths: readonly string[]): ToolCallLocation[] =>
+  paths.map((p) => ({ path: p === '.' ? root : join(root, p) }));
 
-export function createUpdateTranslator(o: { root: string; toolKind: (name: string) => ToolKind | undefined }): UpdateTranslator {
+export function createUpdateTranslator(o: {
+  root: string;
+  toolKind: (name: string) => ToolKind | undefined;
+}): UpdateTranslator {
   const calls = new Map<string, CallView>();
 
   function updatesOf(e: LoopEvent): SessionUpdate[] {
     switch (e.type) {
       case 'message':
         // The client showed its own prompt; only the model's words stream back.
-        return e.role === 'assistant' && e.text ? [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: e.text } }] : [];
+        return e.role === 'assistant' && e.text
+          ? [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: e.text } }]
+          : [];
       case 'thought':
         return e.text ? [{ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: e.text } }] : [];
       case 'tool_use': {
-        const view: CallView = { name: e.name, args: e.args, title: titleOfCall(e.name, e.args), kind: acpKindOf(o.toolKind(e.name)), locations: [] };
+        const view: CallView = {
+          name: e.name,
+          args: e.args,
+          title: titleOfCall(e.name, e.args),
+          kind: acpKindOf(o.toolKind(e.name)),
+          locations: [],
+        };
         calls.set(e.id, view);
-        return [{ sessionUpdate: 'tool_call', toolCallId: e.id, title: view.title, kind: view.kind, status: 'pending', rawInput: e.args }];
+        return [
+          {
+            sessionUpdate: 'tool_call',
+            toolCallId: e.id,
+            title: view.title,
+            kind: view.kind,
+            status: 'pending',
+            rawInput: e.args,
+          },
+        ];
       }
       case 'tool_state':
         return stateUpdate(e);
@@ -77,7 +105,13 @@ export function createUpdateTranslator(o: { root: string; toolKind: (name: strin
       case 'warning':
         return [{ sessionUpdate: 'notice', severity: 'warning', title: e.message }];
       case 'retry':
-        return [{ sessionUpdate: 'notice', severity: 'info', title: `retrying the model request (${e.reason}), attempt ${e.attempt}, in ${Math.round(e.waitMs / 1000)} s` }];
+        return [
+          {
+            sessionUpdate: 'notice',
+            severity: 'info',
+            title: `retrying the model request (${e.reason}), attempt ${e.attempt}, in ${Math.round(e.waitMs / 1000)} s`,
+          },
+        ];
       default:
         return []; // init, compressed, approval_request, result: the prompt's response says how it ended
     }
@@ -90,17 +124,40 @@ export function createUpdateTranslator(o: { root: string; toolKind: (name: strin
       view.kind = acpKindOf(e.kind ?? o.toolKind(e.name));
       view.locations = locationsOf(o.root, e.paths ?? []);
       if (e.diff) view.diff = e.diff;
-      return [{ sessionUpdate: 'tool_call_update', toolCallId: e.id, title: view.title, kind: view.kind, locations: view.locations }];
+      return [
+        {
+          sessionUpdate: 'tool_call_update',
+          toolCallId: e.id,
+          title: view.title,
+          kind: view.kind,
+          locations: view.locations,
+        },
+      ];
     }
-    if (e.status === 'executing') return [{ sessionUpdate: 'tool_call_update', toolCallId: e.id, status: 'in_progress' }];
+    if (e.status === 'executing')
+      return [{ sessionUpdate: 'tool_call_update', toolCallId: e.id, status: 'in_progress' }];
     return [];
   }
 
   function resultUpdate(e: Extract<LoopEvent, { type: 'tool_result' }>): SessionUpdate {
     const view = calls.get(e.id);
     const content: ToolCallContent[] =
-      e.ok && view?.diff ? [diffContent(view.diff)] : [textContent(shownOutput(!e.ok ? (e.error?.message ?? e.output) : view?.kind === 'execute' ? e.output : (e.forHuman ?? e.output)))];
-    return { sessionUpdate: 'tool_call_update', toolCallId: e.id, status: e.ok ? 'completed' : 'failed', content, rawOutput: { output: e.output, ...(e.error ? { error: e.error } : {}) } };
+      e.ok && view?.diff
+        ? [diffContent(view.diff)]
+        : [
+            textContent(
+              shownOutput(
+                !e.ok ? (e.error?.message ?? e.output) : view?.kind === 'execute' ? e.output : (e.forHuman ?? e.output),
+              ),
+            ),
+          ];
+    return {
+      sessionUpdate: 'tool_call_update',
+      toolCallId: e.id,
+      status: e.ok ? 'completed' : 'failed',
+      content,
+      rawOutput: { output: e.output, ...(e.error ? { error: e.error } : {}) },
+    };
   }
 
   return { updatesOf, callView: (id) => calls.get(id) };

@@ -5,7 +5,14 @@
  */
 import { realpathSync } from 'node:fs';
 import { AgentError, isAgentError, messageOf } from '../../common/errors.js';
-import { formatBroken, formatRelativeTime, formatSessionList, openProjectSessions, readSessionListing, selectSession } from './local.js';
+import {
+  formatBroken,
+  formatRelativeTime,
+  formatSessionList,
+  openProjectSessions,
+  readSessionListing,
+  selectSession,
+} from './local.js';
 import { describeError, type Io } from '../output.js';
 
 export interface SessionCommandEnv {
@@ -50,12 +57,22 @@ export function runDeleteSession(selector: string, cwd: string | undefined, c: S
     // A damaged file can be deleted by its id: that is how the listing says to clean it up.
     const broken = listing.broken.find((b) => b.id === selector.trim());
     let target: { id: string; label: string; version: string | undefined };
-    if (broken) target = { id: broken.id, label: `${broken.id} (damaged file ${broken.file})`, version: (await project.store.read(broken.id))?.version };
+    if (broken)
+      target = {
+        id: broken.id,
+        label: `${broken.id} (damaged file ${broken.file})`,
+        version: (await project.store.read(broken.id))?.version,
+      };
     else {
       const s = selectSession(listing, selector, '--delete-session');
-      target = { id: s.id, label: `${s.index}: ${s.doc.title || '(no prompt)'} (${formatRelativeTime(s.doc.updatedAt, now)})`, version: s.version };
+      target = {
+        id: s.id,
+        label: `${s.index}: ${s.doc.title || '(no prompt)'} (${formatRelativeTime(s.doc.updatedAt, now)})`,
+        version: s.version,
+      };
     }
-    if (target.version === undefined) throw new AgentError('general', `session ${target.id} disappeared while it was being deleted`);
+    if (target.version === undefined)
+      throw new AgentError('general', `session ${target.id} disappeared while it was being deleted`);
     // The version listed: a session another process saved since is not deleted under it.
     const r = await project.store.delete(target.id, target.version);
     if (!r.ok) throw new AgentError('general', `Failed to delete session: ${r.message}`);

@@ -65,15 +65,22 @@ export function selectSession(listing: SessionListing, selector: string, flag: s
   const s = selector.trim();
   const { sessions } = listing;
   const brokenHit = listing.broken.find((b) => b.id === s);
-  if (brokenHit) throw new AgentError('input', `session ${s} cannot be used: its file ${brokenHit.file} is damaged (${brokenHit.message})`, { site: { input: flag, file: brokenHit.file } });
-  if (sessions.length === 0) throw new AgentError('input', 'No previous sessions found for this project.', { site: { input: flag } });
+  if (brokenHit)
+    throw new AgentError(
+      'input',
+      `session ${s} cannot be used: its file ${brokenHit.file} is damaged (${brokenHit.message})`,
+      { site: { input: flag, file: brokenHit.file } },
+    );
+  if (sessions.length === 0)
+    throw new AgentError('input', 'No previous sessions found for this project.', { site: { input: flag } });
   if (s === 'latest') return sessions[sessions.length - 1]!;
   const byId = sessions.find((x) => x.id === s);
   if (byId) return byId;
   if (/^\d+$/.test(s) && Number(s) >= 1 && Number(s) <= sessions.length) return sessions[Number(s) - 1]!;
   throw new AgentError(
     'input',
-    `Invalid session identifier "${s}". Use --list-sessions to see available sessions, then use ${flag} {number}, ${flag} {uuid}` + `${flag === '--resume' ? ', or --resume latest' : ''}.`,
+    `Invalid session identifier "${s}". Use --list-sessions to see available sessions, then use ${flag} {number}, ${flag} {uuid}` +
+      `${flag === '--resume' ? ', or --resume latest' : ''}.`,
     { site: { input: flag } },
   );
 }
@@ -108,7 +115,8 @@ export function formatSessionList(listing: SessionListing, now: Date): string {
 }
 
 /** One line per damaged file, for stderr. */
-export const formatBroken = (b: BrokenSession): string => `Error: session file ${b.file} cannot be read: ${b.message}. It is left out; delete it with --delete-session ${b.id}.\n`;
+export const formatBroken = (b: BrokenSession): string =>
+  `Error: session file ${b.file} cannot be read: ${b.message}. It is left out; delete it with --delete-session ${b.id}.\n`;
 
 /** The first prompt as a one-line title (Gemini CLI lists sessions by it). */
 export function titleOf(prompt: string): string {

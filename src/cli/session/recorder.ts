@@ -9,7 +9,13 @@ import { AgentError } from '../../common/errors.js';
 import type { Outcome } from '../../core/events.js';
 import type { RunState } from '../../core/run-state.js';
 import type { PendingApproval } from '../../scheduler/types.js';
-import { encodeLocalSession, SESSION_VERSION, type LocalSessionDoc, type LocalStatus, type StoredMcpServer } from '../../session/codec.js';
+import {
+  encodeLocalSession,
+  SESSION_VERSION,
+  type LocalSessionDoc,
+  type LocalStatus,
+  type StoredMcpServer,
+} from '../../session/codec.js';
 import type { LocalSessionStore } from '../../session/file-store.js';
 
 /** What a new session's file says about itself. */
@@ -64,9 +70,13 @@ function localRequester(): string {
 export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
   const now = o.now ?? (() => new Date());
   // What the session file holds now: the document as read (a resumed session) or as last encoded.
-  let held: { id: string; doc?: LocalSessionDoc; text?: string; version: string } | undefined = o.held && { id: o.held.doc.id, ...o.held };
+  let held: { id: string; doc?: LocalSessionDoc; text?: string; version: string } | undefined = o.held && {
+    id: o.held.doc.id,
+    ...o.held,
+  };
   // The fields that stay from the first save on (where, when and by whom the session was made).
-  let base: Pick<LocalSessionDoc, 'root' | 'createdAt' | 'trigger' | 'requester' | 'importedFrom'> | undefined = o.held?.doc;
+  let base: Pick<LocalSessionDoc, 'root' | 'createdAt' | 'trigger' | 'requester' | 'importedFrom'> | undefined =
+    o.held?.doc;
   let mcpServers = o.held?.doc.mcpServers ?? o.origin?.mcpServers;
   let title = o.held?.doc.title || o.origin?.title || '';
   let queue: Promise<void> = Promise.resolve();
@@ -81,7 +91,12 @@ export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
   /** The document as JSON text, encoded now: the state as it was when the save was asked. */
   function encodeNow(state: RunState, status: LocalStatus, pending: readonly PendingApproval[]): string {
     const at = now().toISOString();
-    base ??= { root: o.origin!.root, createdAt: at, trigger: { command: o.origin!.command }, requester: localRequester() };
+    base ??= {
+      root: o.origin!.root,
+      createdAt: at,
+      trigger: { command: o.origin!.command },
+      requester: localRequester(),
+    };
     const doc: LocalSessionDoc = {
       version: SESSION_VERSION,
       origin: 'local',
@@ -106,7 +121,10 @@ export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
   async function write(id: string, text: string): Promise<void> {
     const r = held ? await o.store.updateEncoded(id, held.version, text) : await o.store.createEncoded(id, text);
     if (!r.ok) {
-      throw new AgentError('general', `session ${id} could not be saved: ${r.message}. Another agent-action process may be using it; this run's progress since then is not saved.`);
+      throw new AgentError(
+        'general',
+        `session ${id} could not be saved: ${r.message}. Another agent-action process may be using it; this run's progress since then is not saved.`,
+      );
     }
     held = { id, text, version: r.version };
   }
@@ -129,7 +147,9 @@ export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
       });
     },
     saveOutcome(state, outcome) {
-      return outcome.status === 'awaiting_approval' ? recorder.save(state, 'awaiting_approval', outcome.pending) : recorder.save(state, 'idle');
+      return outcome.status === 'awaiting_approval'
+        ? recorder.save(state, 'awaiting_approval', outcome.pending)
+        : recorder.save(state, 'idle');
     },
     setMcpServers(servers) {
       mcpServers = servers;

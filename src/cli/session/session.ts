@@ -39,24 +39,46 @@ export function planAnswers(pending: readonly PendingApproval[], f: AnswerFlags)
   const prompt = f.prompt?.trim() || undefined;
   if (pending.length === 0) {
     if (f.approve || f.deny)
-      throw new AgentError('input', `--${f.approve ? 'approve' : 'deny'}: this session has no call waiting for an answer`, { site: { input: f.approve ? '--approve' : '--deny' } });
-    if (!prompt) throw new AgentError('input', 'empty prompt: pass the next message with -p "..." or on standard input', { site: { input: '--prompt' } });
+      throw new AgentError(
+        'input',
+        `--${f.approve ? 'approve' : 'deny'}: this session has no call waiting for an answer`,
+        { site: { input: f.approve ? '--approve' : '--deny' } },
+      );
+    if (!prompt)
+      throw new AgentError('input', 'empty prompt: pass the next message with -p "..." or on standard input', {
+        site: { input: '--prompt' },
+      });
     return { answers: [], message: prompt };
   }
   const questions = pending.filter((p) => p.question);
-  if (f.deny) return { answers: pending.map((p) => ({ id: p.id, kind: 'deny', ...(prompt ? { reason: prompt } : {}) })) };
+  if (f.deny)
+    return { answers: pending.map((p) => ({ id: p.id, kind: 'deny', ...(prompt ? { reason: prompt } : {}) })) };
   if (f.approve) {
     if (questions.length > 0 && !prompt) {
-      throw new AgentError('input', `call ${questions[0]!.id} asks a question ("${questions[0]!.question!.question}"): answer it with -p "..."`, { site: { input: '--approve' } });
+      throw new AgentError(
+        'input',
+        `call ${questions[0]!.id} asks a question ("${questions[0]!.question!.question}"): answer it with -p "..."`,
+        { site: { input: '--approve' } },
+      );
     }
-    const answers = pending.map((p): ApprovalAnswer => (p.question ? { id: p.id, kind: 'answer', text: prompt! } : { id: p.id, kind: 'approve' }));
+    const answers = pending.map((p): ApprovalAnswer =>
+      p.question ? { id: p.id, kind: 'answer', text: prompt! } : { id: p.id, kind: 'approve' },
+    );
     return questions.length === 0 && prompt ? { answers, message: prompt } : { answers };
   }
   if (!prompt) {
     const list = pending.map((p) => `${p.id} (${p.title})`).join(', ');
-    throw new AgentError('input', `this session waits for an answer to ${list}: pass --approve or --deny, or answer with -p "..."`, { site: { input: '--resume' } });
+    throw new AgentError(
+      'input',
+      `this session waits for an answer to ${list}: pass --approve or --deny, or answer with -p "..."`,
+      { site: { input: '--resume' } },
+    );
   }
-  return { answers: pending.map((p): ApprovalAnswer => (p.question ? { id: p.id, kind: 'answer', text: prompt } : { id: p.id, kind: 'deny', reason: declinedFor(prompt) })) };
+  return {
+    answers: pending.map((p): ApprovalAnswer =>
+      p.question ? { id: p.id, kind: 'answer', text: prompt } : { id: p.id, kind: 'deny', reason: declinedFor(prompt) },
+    ),
+  };
 }
 
 /** The stored state to continue, with the model and mode the flags ask for, if they ask. */

@@ -35,11 +35,50 @@ const READ_ONLY = new Set([
   'tac',
 ]);
 /** Of those, the ones whose operands are files (or, for cd, a directory): every operand must stay in the workspace. */
-const PATH_OPERANDS = new Set(['cat', 'cd', 'cut', 'grep', 'head', 'ls', 'nl', 'paste', 'rev', 'stat', 'tail', 'wc', 'numfmt', 'tac', 'uniq', 'base64', 'find']);
-const FIND_ACTIONS = new Set(['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fls', '-fprint', '-fprint0', '-fprintf']);
+const PATH_OPERANDS = new Set([
+  'cat',
+  'cd',
+  'cut',
+  'grep',
+  'head',
+  'ls',
+  'nl',
+  'paste',
+  'rev',
+  'stat',
+  'tail',
+  'wc',
+  'numfmt',
+  'tac',
+  'uniq',
+  'base64',
+  'find',
+]);
+const FIND_ACTIONS = new Set([
+  '-exec',
+  '-execdir',
+  '-ok',
+  '-okdir',
+  '-delete',
+  '-fls',
+  '-fprint',
+  '-fprint0',
+  '-fprintf',
+]);
 const GIT_READ_SUBCOMMANDS = new Set(['status', 'log', 'diff', 'show', 'branch']);
 const GIT_UNSAFE_FLAGS = new Set(['--output', '--ext-diff', '--textconv', '--exec', '--paginate']);
-const GIT_BRANCH_LISTING = new Set(['--list', '-l', '--show-current', '-a', '--all', '-r', '--remotes', '-v', '-vv', '--verbose']);
+const GIT_BRANCH_LISTING = new Set([
+  '--list',
+  '-l',
+  '--show-current',
+  '-a',
+  '--all',
+  '-r',
+  '--remotes',
+  '-v',
+  '-vv',
+  '--verbose',
+]);
 /** git global options that take the next word as their value (-c and --config-env too, but gitOverridesConfig refuses those first). */
 const GIT_OPTS_WITH_VALUE = new Set(['-C', '--exec-path', '--git-dir', '--namespace', '--super-prefix', '--work-tree']);
 
@@ -64,7 +103,12 @@ export function isKnownReadOnly(argv: readonly string[], place: ShellPlace): boo
     case 'sed':
       // Only `sed -n 12p` / `sed -n 3,9p [file]`: anything else can write (-i) or run (e).
       // Stryker disable next-line StringLiteral: a missing script fails the test whatever string stands in for it
-      return argv.length <= 4 && args[0] === '-n' && /^\d+(,\d+)?p$/.test(args[1] ?? '') && (args[2] === undefined || !escapesWorkspace(args[2], place));
+      return (
+        argv.length <= 4 &&
+        args[0] === '-n' &&
+        /^\d+(,\d+)?p$/.test(args[1] ?? '') &&
+        (args[2] === undefined || !escapesWorkspace(args[2], place))
+      );
     case 'git': {
       if (gitOverridesConfig(args)) return false;
       const sub = gitSubcommand(args);
@@ -143,10 +187,12 @@ function operandsStayInside(cmd: string, args: readonly string[], place: ShellPl
   return true;
 }
 
-const base64Writes = (args: readonly string[]): boolean => args.some((a) => a.startsWith('-o') || a === '--output' || a.startsWith('--output='));
+const base64Writes = (args: readonly string[]): boolean =>
+  args.some((a) => a.startsWith('-o') || a === '--output' || a.startsWith('--output='));
 
 /** `git -c core.pager=...` and friends can run any program through configuration. */
-const gitOverridesConfig = (args: readonly string[]): boolean => args.some((a) => a.startsWith('-c') || a === '--config-env' || a.startsWith('--config-env='));
+const gitOverridesConfig = (args: readonly string[]): boolean =>
+  args.some((a) => a.startsWith('-c') || a === '--config-env' || a.startsWith('--config-env='));
 
 function gitSubcommand(args: readonly string[]): { name: string; index: number } | undefined {
   for (let i = 0; i < args.length; i++) {
@@ -161,7 +207,9 @@ function gitSubcommand(args: readonly string[]): { name: string; index: number }
   return undefined;
 }
 
-const gitArgsReadOnly = (args: readonly string[]): boolean => !args.some((a) => GIT_UNSAFE_FLAGS.has(a) || a.startsWith('--output=') || a.startsWith('--exec='));
+const gitArgsReadOnly = (args: readonly string[]): boolean =>
+  !args.some((a) => GIT_UNSAFE_FLAGS.has(a) || a.startsWith('--output=') || a.startsWith('--exec='));
 
 /** `git branch` with no arguments or only listing flags; a name would create or change a branch. */
-const gitBranchListing = (args: readonly string[]): boolean => args.every((a) => GIT_BRANCH_LISTING.has(a) || a.startsWith('--format='));
+const gitBranchListing = (args: readonly string[]): boolean =>
+  args.every((a) => GIT_BRANCH_LISTING.has(a) || a.startsWith('--format='));

@@ -37,8 +37,13 @@ function locateWasm(file: string, packagePath: string): string {
   // treats the first as an asset pattern (copying whole folders into dist/) and breaks the second.
   const here = dirname(fileURLToPath(import.meta.url));
   for (let dir = here; ; dir = dirname(dir)) {
-    for (const candidate of [[dir, file].join(sep), [dir, 'node_modules', packagePath].join(sep)]) if (existsSync(candidate)) return candidate;
-    if (dirname(dir) === dir) throw new AgentError('internal', `cannot find ${file} in ${here}, any folder above it or their node_modules (a broken install or bundle)`);
+    for (const candidate of [[dir, file].join(sep), [dir, 'node_modules', packagePath].join(sep)])
+      if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir)
+      throw new AgentError(
+        'internal',
+        `cannot find ${file} in ${here}, any folder above it or their node_modules (a broken install or bundle)`,
+      );
   }
 }
 
@@ -92,7 +97,11 @@ function joinContinuations(root: Node, source: string): string | undefined {
   // Stryker disable next-line ArrayDeclaration: a non-number first cut slices as 0 and is passed over, giving the same text
   const cut: number[] = [];
   const walk = (n: Node): void => {
-    if ((KEEPS_CONTINUATIONS.has(n.type) && !(n.type === 'raw_string' && insideDoubleQuotes(n))) || (n.type === 'heredoc_body' && isQuotedHeredoc(n))) return;
+    if (
+      (KEEPS_CONTINUATIONS.has(n.type) && !(n.type === 'raw_string' && insideDoubleQuotes(n))) ||
+      (n.type === 'heredoc_body' && isQuotedHeredoc(n))
+    )
+      return;
     let at = n.startIndex;
     const scan = (from: number, to: number) => {
       for (let i = from; i < to; i++) {

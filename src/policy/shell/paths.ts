@@ -19,11 +19,17 @@ const PROTECTED = new Set(['.git', '.github', '.gemini']);
  * Why a redirection may not write `path` (its static value; undefined when it expands at run time),
  * or undefined when it may. Purely lexical: symlinks are the sandbox's business.
  */
-export function whyWriteRefused(path: string | undefined, place: ShellPlace, changesDirectory: boolean): string | undefined {
-  if (path === undefined) return 'its target is only known at run time (a variable, a substitution or a pattern), so it could be any file';
+export function whyWriteRefused(
+  path: string | undefined,
+  place: ShellPlace,
+  changesDirectory: boolean,
+): string | undefined {
+  if (path === undefined)
+    return 'its target is only known at run time (a variable, a substitution or a pattern), so it could be any file';
   if (isSink(path)) return undefined;
   const rel = relativeInWorkspace(path, place, changesDirectory);
-  if (rel === 'unknown-cwd') return 'the command changes directory first (cd, pushd, env -C, find -execdir), so a relative target could be anywhere';
+  if (rel === 'unknown-cwd')
+    return 'the command changes directory first (cd, pushd, env -C, find -execdir), so a relative target could be anywhere';
   if (rel === undefined) return 'it is outside the workspace';
   const hit = rel.split('/').find((seg) => PROTECTED.has(seg.toLowerCase()));
   return hit ? `it is inside ${hit}/, which only people change` : undefined;
@@ -33,7 +39,11 @@ export function whyWriteRefused(path: string | undefined, place: ShellPlace, cha
  * `path` relative to the workspace root, normalized; undefined when it leaves the workspace (or is
  * absolute and the workspace is unknown, or starts with `~`).
  */
-function relativeInWorkspace(path: string, place: ShellPlace, changesDirectory: boolean): string | undefined | 'unknown-cwd' {
+function relativeInWorkspace(
+  path: string,
+  place: ShellPlace,
+  changesDirectory: boolean,
+): string | undefined | 'unknown-cwd' {
   if (path.startsWith('~')) return undefined;
   let rel: string;
   if (path.startsWith('/')) {

@@ -1,8 +1,25 @@
 import type { Node } from 'web-tree-sitter';
 import { childrenOf, namedOf, parseShell } from './parse.js';
 import { isSink } from './paths.js';
-import { classifyFileRedirect, heredocScript, isQuotedHeredoc, replacesStdin, type FileRedirect, type StdinScript } from './redirects.js';
-import { arithmeticTrap, assignedName, assignmentTrap, declarationTrap, expansionTrap, nameArgumentTrap, steersLaterCommands, subscriptTrap, testArithmeticTrap } from './traps.js';
+import {
+  classifyFileRedirect,
+  heredocScript,
+  isQuotedHeredoc,
+  replacesStdin,
+  type FileRedirect,
+  type StdinScript,
+} from './redirects.js';
+import {
+  arithmeticTrap,
+  assignedName,
+  assignmentTrap,
+  declarationTrap,
+  expansionTrap,
+  nameArgumentTrap,
+  steersLaterCommands,
+  subscriptTrap,
+  testArithmeticTrap,
+} from './traps.js';
 import { excerpt, scanUncovered, wordValue, type ScanFindings } from './words.js';
 import { unwrapCommand, type Argv, type WrapAction } from './wrappers.js';
 
@@ -94,8 +111,10 @@ function splitInto(command: string, w: Walk): void {
     const before = w.out.unknowns.length;
     visit(tree.rootNode, { source, w });
     // A MISSING token is anonymous and can hide from the walk over named nodes.
-    if (tree.rootNode.hasError && w.out.unknowns.length === before) w.out.unknowns.push(`text that does not parse as bash: ${excerpt(source)}`);
-    if (/\$(\s|$)/.test(source) && hasMisreadDollar(tree.rootNode)) w.out.unknowns.push(`a \`$\` before a blank, which bash keeps as a word of its own: ${excerpt(source)}`);
+    if (tree.rootNode.hasError && w.out.unknowns.length === before)
+      w.out.unknowns.push(`text that does not parse as bash: ${excerpt(source)}`);
+    if (/\$(\s|$)/.test(source) && hasMisreadDollar(tree.rootNode))
+      w.out.unknowns.push(`a \`$\` before a blank, which bash keeps as a word of its own: ${excerpt(source)}`);
   } finally {
     // Stryker disable next-line CallExpression: frees the tree's wasm memory; no result depends on it
     tree.delete();
@@ -124,7 +143,28 @@ const DYNAMIC_STDIN: StdinScript = { kind: 'dynamic' };
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
 const CHDIR = new Set(['cd', 'pushd', 'popd']);
 /** Unquoted, these are never command names in bash; a command named so means tree-sitter misread the line. */
-const RESERVED = new Set(['{', '}', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'case', 'esac', 'while', 'until', 'for', 'in', 'function', 'select', '!', '[[', ']]']);
+const RESERVED = new Set([
+  '{',
+  '}',
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'do',
+  'done',
+  'case',
+  'esac',
+  'while',
+  'until',
+  'for',
+  'in',
+  'function',
+  'select',
+  '!',
+  '[[',
+  ']]',
+]);
 
 function visit(node: Node, s: Script): void {
   const { out } = s.w;
@@ -191,7 +231,8 @@ function scanText(node: Node, s: Script): void {
   const found: ScanFindings = { backticks: [], unparsed: [] };
   scanUncovered(node, s.source, found);
   s.w.out.unknowns.push(...found.unparsed);
-  for (const script of found.backticks) splitInto(script, { ...s.w, redirected: false, writesFile: false, depth: s.w.depth + 1 });
+  for (const script of found.backticks)
+    splitInto(script, { ...s.w, redirected: false, writesFile: false, depth: s.w.depth + 1 });
 }
 
 /**
@@ -222,12 +263,17 @@ function visitRedirected(node: Node, s: Script): void {
   const redirects = namedOf(node).filter((c) => REDIRECTS.has(c.type));
   const body = namedOf(node).find((c) => !REDIRECTS.has(c.type));
   const r = noteRedirects(redirects, s);
-  const w: Walk = { ...s.w, redirected: s.w.redirected || redirects.length > 0, writesFile: s.w.writesFile || r.writesFile };
+  const w: Walk = {
+    ...s.w,
+    redirected: s.w.redirected || redirects.length > 0,
+    writesFile: s.w.writesFile || r.writesFile,
+  };
   if (body?.type === 'command') {
     scanText(body, s);
     visitCommand(body, { ...s, w }, r);
   } else {
-    if (r.extraWords.length > 0) s.w.out.unknowns.push(`words after a redirection of a compound command: ${excerpt(node.text)}`);
+    if (r.extraWords.length > 0)
+      s.w.out.unknowns.push(`words after a redirection of a compound command: ${excerpt(node.text)}`);
     if (body) visit(body, { ...s, w });
   }
 }
@@ -241,7 +287,11 @@ interface RedirectInfo {
 }
 
 /** Records the files these redirections write and walks their words for substitutions. */
-function noteRedirects(redirects: readonly Node[], s: Script, info: RedirectInfo = { writesFile: false, extraWords: [], stdin: NO_STDIN }): RedirectInfo {
+function noteRedirects(
+  redirects: readonly Node[],
+  s: Script,
+  info: RedirectInfo = { writesFile: false, extraWords: [], stdin: NO_STDIN },
+): RedirectInfo {
   for (const r of redirects) {
     scanText(r, s);
     if (r.type === 'heredoc_redirect') {
@@ -288,7 +338,11 @@ function visitCommand(node: Node, s: Script, around: Around = NOTHING_AROUND): v
   const { extraWords, stdin } = around;
   const redirects = namedOf(node).filter((c) => REDIRECTS.has(c.type));
   const own = noteRedirects(redirects, s);
-  const w: Walk = { ...s.w, redirected: s.w.redirected || redirects.length > 0, writesFile: s.w.writesFile || own.writesFile };
+  const w: Walk = {
+    ...s.w,
+    redirected: s.w.redirected || redirects.length > 0,
+    writesFile: s.w.writesFile || own.writesFile,
+  };
   const inner = { ...s, w: { ...s.w, redirected: false, writesFile: false } };
   const words: Node[] = [];
   const assignments: Node[] = [];
@@ -306,11 +360,16 @@ function visitCommand(node: Node, s: Script, around: Around = NOTHING_AROUND): v
   const text = s.source.slice(node.startIndex, node.endIndex).trim();
   if (words.length > 0) {
     const nameNode = namedOf(node).find((c) => c.type === 'command_name');
-    if (nameNode && RESERVED.has(nameNode.text)) s.w.out.unknowns.push(`a reserved word where a command name should be (the parser misread the line): ${excerpt(text)}`);
+    if (nameNode && RESERVED.has(nameNode.text))
+      s.w.out.unknowns.push(
+        `a reserved word where a command name should be (the parser misread the line): ${excerpt(text)}`,
+      );
     // `rm 0<f`, `bash 0<<< ls`: bash reads `0<` as a redirection of descriptor 0; tree-sitter sometimes makes `0` a word.
     // Stryker disable next-line StringLiteral: past the end of the text, any text without `<` or `>` answers the same
-    if (words.some((n) => /^\d+$/.test(n.text) && /[<>]/.test(s.source[n.endIndex] ?? ''))) s.w.out.unknowns.push(`a descriptor number the parser read as a word: ${excerpt(text)}`);
-    if (splitApart(words, s.source)) s.w.out.unknowns.push(`words the parser split apart, which bash reads as one: ${excerpt(text)}`);
+    if (words.some((n) => /^\d+$/.test(n.text) && /[<>]/.test(s.source[n.endIndex] ?? '')))
+      s.w.out.unknowns.push(`a descriptor number the parser read as a word: ${excerpt(text)}`);
+    if (splitApart(words, s.source))
+      s.w.out.unknowns.push(`words the parser split apart, which bash reads as one: ${excerpt(text)}`);
     const part = partOf(
       words.map((n) => ({ value: wordValue(n), text: n.text })),
       { text, assignments: assignments.map((a) => a.text), w },
@@ -358,7 +417,10 @@ function addPart(part: ShellPart, s: Script, stdin: StdinScript): void {
   const argv: Argv = part.words.map((v, i) => (part.literal[i] ? v : undefined));
   const unwrapped = unwrapCommand(argv);
   // `BASH_ENV=./x.sh bash -c ls` runs x.sh first: what a shell's environment makes it run is unknown.
-  if (unwrapped.replace && part.assignments.length > 0) out.unknowns.push(`variables set for \`${name}\` (BASH_ENV, ENV...) can make it run other code: ${excerpt(part.text)}`);
+  if (unwrapped.replace && part.assignments.length > 0)
+    out.unknowns.push(
+      `variables set for \`${name}\` (BASH_ENV, ENV...) can make it run other code: ${excerpt(part.text)}`,
+    );
   if (!unwrapped.replace) out.parts.push(part);
   for (const a of unwrapped.actions) runAction(a, s, { part, stdin });
 }
@@ -397,7 +459,11 @@ function runAction(a: WrapAction, s: Script, { part, stdin }: Wrapped): void {
         words.push({ value: replaced ? undefined : v, text: part.words[i]! });
       }
       if (a.moreArgs) words.push({ value: undefined, text: '…' });
-      const inner = partOf(words, { text: words.map((x) => x.text).join(' '), assignments: [...(a.assignments ?? [])], w: s.w });
+      const inner = partOf(words, {
+        text: words.map((x) => x.text).join(' '),
+        assignments: [...(a.assignments ?? [])],
+        w: s.w,
+      });
       return addPart(inner, { ...s, w: deeper }, NO_STDIN);
     }
   }
@@ -414,7 +480,8 @@ function visitBuiltinStatement(node: Node, s: Script): void {
     words.push({ value: wordValue(c), text: c.text });
   }
   const part = partOf(words, { text: node.text, assignments: [], w: s.w });
-  if (splitApart(namedOf(node), s.source)) s.w.out.unknowns.push(`words the parser split apart, which bash reads as one: ${excerpt(node.text)}`);
+  if (splitApart(namedOf(node), s.source))
+    s.w.out.unknowns.push(`words the parser split apart, which bash reads as one: ${excerpt(node.text)}`);
   if (node.type === 'declaration_command') {
     note(s.w, declarationTrap(part.words, part.literal, node.text));
     // Stryker disable next-line MethodExpression: the command word itself (declare, export, local...) is lower-case, which steers nothing

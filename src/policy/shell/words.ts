@@ -69,7 +69,14 @@ function hasExpandingShape(node: Node): boolean {
 
 /** Every kind of text that bash scans for `$`, backticks and backslashes (the rest are quoted or syntax). */
 // (Names, numbers, descriptors and test operators hold nothing the scan looks for: scanning them is harmless.)
-const NOT_SCANNED = new Set(['raw_string', 'ansi_c_string', 'comment', 'heredoc_start', 'heredoc_end', 'special_variable_name']);
+const NOT_SCANNED = new Set([
+  'raw_string',
+  'ansi_c_string',
+  'comment',
+  'heredoc_start',
+  'heredoc_end',
+  'special_variable_name',
+]);
 /** Text inside these is double-quote-like: `<(` is not a process substitution there. (Their string_content and heredoc_content children are found quoted through them.) */
 const QUOTED = new Set(['string', 'heredoc_body']);
 /** Characters tree-sitter treats as blanks and bash does not. */
@@ -95,7 +102,9 @@ export function scanUncovered(node: Node, source: string, into: ScanFindings): v
   // Inside "${x:-'...'}" the single quotes are plain characters and what is between them expands.
   if (where.tooDeep) {
     // Past the limit the quotes around the text are not known, and `'$(id)'` runs inside "${x:-...}".
-    into.unparsed.push(`text nested more than ${MAX_NESTING} levels deep, whose quoting is not followed: ${excerpt(node.text)}`);
+    into.unparsed.push(
+      `text nested more than ${MAX_NESTING} levels deep, whose quoting is not followed: ${excerpt(node.text)}`,
+    );
     return;
   }
   if (NOT_SCANNED.has(node.type) && !(node.type === 'raw_string' && where.quoted)) return;
@@ -107,13 +116,22 @@ export function scanUncovered(node: Node, source: string, into: ScanFindings): v
       // tree-sitter takes CR, VT and FF for blanks; bash keeps them in the word, so `a\⏎` ending in
       // CR LF is `a` + CR and a new command to bash, one continued command to tree-sitter.
       if (!where.quoted && NOT_BLANKS.test(c === '\\' ? source.charAt(i + 1) : c)) {
-        into.unparsed.push(`a carriage return, vertical tab or form feed, which bash does not read as a blank, in ${excerpt(node.text)}`);
+        into.unparsed.push(
+          `a carriage return, vertical tab or form feed, which bash does not read as a blank, in ${excerpt(node.text)}`,
+        );
         return;
       }
       if (c === '\\') {
         // bash removes a backslash-newline even inside a word (`r\⏎m` is rm); tree-sitter splits the word there.
-        if (!where.quoted && source[i + 1] === '\n' && /[^\s;&|<>()]/.test(source.charAt(i - 1)) && /[^\s;&|<>()]/.test(source.charAt(i + 2))) {
-          into.unparsed.push(`a line continuation inside a word: ${excerpt(source.slice(Math.max(0, i - 20), i + 20))}`);
+        if (
+          !where.quoted &&
+          source[i + 1] === '\n' &&
+          /[^\s;&|<>()]/.test(source.charAt(i - 1)) &&
+          /[^\s;&|<>()]/.test(source.charAt(i + 2))
+        ) {
+          into.unparsed.push(
+            `a line continuation inside a word: ${excerpt(source.slice(Math.max(0, i - 20), i + 20))}`,
+          );
           return;
         }
         i++;
@@ -169,7 +187,12 @@ function contextOf(node: Node): TextContext {
     if (quoted && expansion) break; // nothing further up can change the context
   }
   const heredoc = node.type === 'heredoc_body' || node.type === 'heredoc_content';
-  return { quoted, backticksSkipped: expansion || heredoc, plainWord: node.type === 'word' && !quoted && !expansion, tooDeep: false };
+  return {
+    quoted,
+    backticksSkipped: expansion || heredoc,
+    plainWord: node.type === 'word' && !quoted && !expansion,
+    tooDeep: false,
+  };
 }
 
 /** The text of `node` before, between and after its children; empty ranges (adjacent children) scan nothing. */

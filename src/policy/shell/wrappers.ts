@@ -37,7 +37,11 @@ export interface Unwrapped {
 
 const NONE: Unwrapped = { actions: [], replace: false };
 const unknown = (why: string, replace = false): Unwrapped => ({ actions: [{ kind: 'unknown', why }], replace });
-const command = (argv: Argv, start: number, extra: Partial<Extract<WrapAction, { kind: 'command' }>> = {}): Unwrapped =>
+const command = (
+  argv: Argv,
+  start: number,
+  extra: Partial<Extract<WrapAction, { kind: 'command' }>> = {},
+): Unwrapped =>
   start >= argv.length ? NONE : { actions: [{ kind: 'command', start, end: argv.length, ...extra }], replace: false };
 
 const base = (name: string): string => name.slice(name.lastIndexOf('/') + 1);
@@ -95,8 +99,14 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   },
   mapfile: unwrapMapfile,
   readarray: unwrapMapfile,
-  enable: (argv) => (argv.slice(1).some((a) => a === undefined || /^-[a-z]*f/.test(a)) ? unknown('`enable -f` loads code from a shared library') : NONE),
-  hash: (argv) => (argv.slice(1).some((a) => a === undefined || /^-[a-z]*p/.test(a)) ? unknown('`hash -p` makes a command name run another program') : NONE),
+  enable: (argv) =>
+    argv.slice(1).some((a) => a === undefined || /^-[a-z]*f/.test(a))
+      ? unknown('`enable -f` loads code from a shared library')
+      : NONE,
+  hash: (argv) =>
+    argv.slice(1).some((a) => a === undefined || /^-[a-z]*p/.test(a))
+      ? unknown('`hash -p` makes a command name run another program')
+      : NONE,
   let: () => unknown('`let` evaluates arithmetic, which can run commands through array subscripts'),
   watch: unwrapWatch,
 };
@@ -183,14 +193,16 @@ function unwrapShell(argv: Argv): Unwrapped {
       // bash takes no `--name=value`: `--rcfile=x` is refused, not a file and a script.
       const key = a.slice(2);
       if (key === 'rcfile' || key === 'init-file') i++;
-      else if (!SHELL_LONG.has(key)) return unknown(`\`${argv[0]}\` with option ${a}, which the policy does not understand`, true);
+      else if (!SHELL_LONG.has(key))
+        return unknown(`\`${argv[0]}\` with option ${a}, which the policy does not understand`, true);
       continue;
     }
     if (!/^[-+]/.test(a)) break;
     for (const l of a.slice(1)) {
       if (l === 'c') hasC = true;
       else if (l === 'o' || l === 'O') i++;
-      else if (!SHELL_FLAGS.includes(l)) return unknown(`\`${argv[0]}\` with option ${a}, which the policy does not understand`, true);
+      else if (!SHELL_FLAGS.includes(l))
+        return unknown(`\`${argv[0]}\` with option ${a}, which the policy does not understand`, true);
     }
   }
   if (hasC) {
@@ -203,10 +215,27 @@ function unwrapShell(argv: Argv): Unwrapped {
   return { actions: [{ kind: 'stdin-script' }], replace: false };
 }
 const SHELL_FLAGS = 'abefhikmnprstuvxBCDEHPTls';
-const SHELL_LONG = new Set(['norc', 'noprofile', 'posix', 'login', 'restricted', 'verbose', 'noediting', 'help', 'version', 'debug', 'protected']);
+const SHELL_LONG = new Set([
+  'norc',
+  'noprofile',
+  'posix',
+  'login',
+  'restricted',
+  'verbose',
+  'noediting',
+  'help',
+  'version',
+  'debug',
+  'protected',
+]);
 
 function unwrapTimeout(argv: Argv): Unwrapped {
-  const at = skipOptions(argv, 1, { flags: 'v', withValue: 'sk', long: ['preserve-status', 'foreground', 'verbose'], longWithValue: ['signal', 'kill-after'] });
+  const at = skipOptions(argv, 1, {
+    flags: 'v',
+    withValue: 'sk',
+    long: ['preserve-status', 'foreground', 'verbose'],
+    longWithValue: ['signal', 'kill-after'],
+  });
   if (typeof at === 'string') return unknown(at);
   return command(argv, at + 1); // the operand after the options is the duration
 }
@@ -221,7 +250,14 @@ function unwrapEnv(argv: Argv): Unwrapped {
       i++;
       break;
     }
-    if (a === '-' || a === '-i' || a === '-0' || a === '-v' || ['--ignore-environment', '--null', '--debug'].includes(a)) continue;
+    if (
+      a === '-' ||
+      a === '-i' ||
+      a === '-0' ||
+      a === '-v' ||
+      ['--ignore-environment', '--null', '--debug'].includes(a)
+    )
+      continue;
     if (a === '-u' || a === '-C') {
       if (a === '-C') actions.push({ kind: 'chdir' });
       i++;
@@ -356,7 +392,9 @@ function unwrapMapfile(argv: Argv): Unwrapped {
     if (a === undefined) return unknown(`\`${argv[0]}\` with an option known only at run time`);
     if (a === '-C') {
       const cb = argv[i + 1];
-      return cb === undefined ? unknown(`\`${argv[0]} -C\` of a callback built at run time`) : { actions: [{ kind: 'script', script: cb }], replace: false };
+      return cb === undefined
+        ? unknown(`\`${argv[0]} -C\` of a callback built at run time`)
+        : { actions: [{ kind: 'script', script: cb }], replace: false };
     }
     if (a.startsWith('-C')) return { actions: [{ kind: 'script', script: a.slice(2) }], replace: false };
   }
@@ -373,7 +411,8 @@ function unwrapWatch(argv: Argv): Unwrapped {
     if (a === '-n' || a === '--interval' || a === '-q' || a === '--equexit') i++;
     else if (a === '-x' || a === '--exec') exec = true;
     else if (/^-[bcdegtpwr]+$/.test(a) || /^--(interval|differences|equexit)=/.test(a) || /^-n\d/.test(a)) continue;
-    else if (/^--(beep|color|no-color|differences|errexit|chgexit|no-title|precise|no-wrap|no-rerun)$/.test(a)) continue;
+    else if (/^--(beep|color|no-color|differences|errexit|chgexit|no-title|precise|no-wrap|no-rerun)$/.test(a))
+      continue;
     else return unknown(`\`watch\` with option ${a}, which the policy does not understand`);
   }
   if (i >= argv.length) return NONE;

@@ -44,7 +44,12 @@ const Question = {
   additionalProperties: false,
 } as const;
 
-const Params = { type: 'object', required: ['questions'], properties: { questions: { type: 'array', items: Question, minItems: 1, maxItems: 4 } }, additionalProperties: false } as const;
+const Params = {
+  type: 'object',
+  required: ['questions'],
+  properties: { questions: { type: 'array', items: Question, minItems: 1, maxItems: 4 } },
+  additionalProperties: false,
+} as const;
 
 type QuestionArgs = Static<typeof Params>['questions'][number];
 
@@ -68,7 +73,10 @@ function assertQuestions(questions: readonly QuestionArgs[]): void {
 function choicesOf(q: QuestionArgs): string[] | undefined {
   const type = q.type ?? 'choice';
   if (type === 'yesno') return ['Yes', 'No'];
-  if (type === 'choice') return q.options?.map((o) => (o.description.trim() ? `${unescape(o.label)}: ${unescape(o.description.trim())}` : unescape(o.label)));
+  if (type === 'choice')
+    return q.options?.map((o) =>
+      o.description.trim() ? `${unescape(o.label)}: ${unescape(o.description.trim())}` : unescape(o.label),
+    );
   return undefined;
 }
 
@@ -80,7 +88,10 @@ function humanQuestionOf(questions: readonly QuestionArgs[]): HumanQuestion {
   if (questions.length === 1) {
     const q = questions[0];
     const choices = choicesOf(q);
-    const hints = [q.multiSelect ? '(several choices may be picked)' : '', q.placeholder ? `(e.g. ${unescape(q.placeholder)})` : ''].filter(Boolean);
+    const hints = [
+      q.multiSelect ? '(several choices may be picked)' : '',
+      q.placeholder ? `(e.g. ${unescape(q.placeholder)})` : '',
+    ].filter(Boolean);
     const text = [unescape(q.question), ...hints].join(' ');
     return choices ? { question: text, choices } : { question: text };
   }
@@ -95,7 +106,8 @@ function humanQuestionOf(questions: readonly QuestionArgs[]): HumanQuestion {
 export const askUserTool = defineTool({
   name: 'ask_user',
   kind: 'other',
-  description: 'Asks the maintainer questions only they can answer; the run pauses until they reply, and the reply is the result.',
+  description:
+    'Asks the maintainer questions only they can answer; the run pauses until they reply, and the reply is the result.',
   params: Params,
   prepare(args) {
     assertQuestions(args.questions);
@@ -108,7 +120,8 @@ export const askUserTool = defineTool({
       question,
       // Reached only when no channel answered the question (a bug in the caller): the model goes on.
       run: async () => ({
-        forModel: 'Nobody answered the question. Make the most reasonable assumption, say which one you made, and go on.',
+        forModel:
+          'Nobody answered the question. Make the most reasonable assumption, say which one you made, and go on.',
         forHuman: 'not answered',
         error: { code: 'failed', message: 'no one answered the question' },
       }),

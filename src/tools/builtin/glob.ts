@@ -31,7 +31,8 @@ export const globTool = defineTool({
   async prepare(args, env) {
     const dir = await resolveInWorkspace(env.root, args.dir_path ?? '.', 'read');
     if (!dir.exists) throw new ToolFailure('not_found', `directory not found: ${args.dir_path}`);
-    if (!(await stat(dir.abs)).isDirectory()) throw new ToolFailure('invalid_args', `${args.dir_path} is not a directory`);
+    if (!(await stat(dir.abs)).isDirectory())
+      throw new ToolFailure('invalid_args', `${args.dir_path} is not a directory`);
     // Checked here, before policy: a pattern the linear-time matcher cannot take is refused now.
     const isMatch = createGlobMatcher(args.pattern, args.case_sensitive ?? false);
     return {
@@ -44,11 +45,18 @@ export const globTool = defineTool({
           async () => {
             // Checked now on its descriptor (confined-fs.ts): a folder swapped for a link out since the call was checked is refused.
             closeOpened(openDirIn(env.root, dir.abs, { shown: dir.rel }));
-            const files = await listFiles(env.root, await narrowest(env.root, dir.abs, { pattern: args.pattern, caseSensitive: args.case_sensitive ?? false }), {
-              respectGitIgnore: args.respect_git_ignore ?? true,
-              respectGeminiIgnore: args.respect_gemini_ignore ?? true,
-              signal,
-            });
+            const files = await listFiles(
+              env.root,
+              await narrowest(env.root, dir.abs, {
+                pattern: args.pattern,
+                caseSensitive: args.case_sensitive ?? false,
+              }),
+              {
+                respectGitIgnore: args.respect_git_ignore ?? true,
+                respectGeminiIgnore: args.respect_gemini_ignore ?? true,
+                signal,
+              },
+            );
             const prefix = dir.rel === '.' ? '' : `${dir.rel}/`;
             const matched = files.filter((f) => isMatch(f.slice(prefix.length)));
             assertNotAborted(signal);
@@ -57,12 +65,21 @@ export const globTool = defineTool({
             // path, stat'ed only to drop the vanished, as `find` lists them; dates over a whole tree
             // cost more than the listing, and in a fresh checkout they are all the same anyway.
             const fits = matched.length <= MAX_GLOB_RESULTS;
-            const listed = fits ? newestFirst(env.root, matched) : firstExisting(env.root, matched.sort(byPath), MAX_GLOB_RESULTS);
+            const listed = fits
+              ? newestFirst(env.root, matched)
+              : firstExisting(env.root, matched.sort(byPath), MAX_GLOB_RESULTS);
             if (listed.shown.length === 0) {
-              return okOutput(`No files found matching pattern "${args.pattern}" in ${where}.`, `glob ${args.pattern}: no files`);
+              return okOutput(
+                `No files found matching pattern "${args.pattern}" in ${where}.`,
+                `glob ${args.pattern}: no files`,
+              );
             }
             const count = matched.length - listed.vanished;
-            const order = fits ? ', newest first' : count > listed.shown.length ? ` (showing the first ${listed.shown.length} by path; narrow the pattern to see the rest)` : ', by path';
+            const order = fits
+              ? ', newest first'
+              : count > listed.shown.length
+                ? ` (showing the first ${listed.shown.length} by path; narrow the pattern to see the rest)`
+                : ', by path';
             const head = `Found ${plural(count, 'file')} matching "${args.pattern}" in ${where}${order}:`;
             return okOutput(`${head}\n${listed.shown.join('\n')}`, `glob ${args.pattern}: ${plural(count, 'file')}`);
           },
@@ -108,7 +125,9 @@ async function narrowest(root: string, absDir: string, glob: GlobPattern): Promi
 async function onlyCaseVariant(dir: string, part: string): Promise<string | undefined> {
   if (!/^[\x20-\x7e]+$/.test(part)) return undefined;
   const lower = part.toLowerCase();
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.toLowerCase() === lower || !/^[\x20-\x7e]+$/.test(n));
+  const names = (await readdir(dir).catch(() => [] as string[])).filter(
+    (n) => n.toLowerCase() === lower || !/^[\x20-\x7e]+$/.test(n),
+  );
   return names.length === 1 && names[0].toLowerCase() === lower ? names[0] : undefined;
 }
 

@@ -41,17 +41,27 @@ export const grepSearchTool = defineTool({
   async prepare(args, env) {
     const ignoreCase = !(args.case_sensitive ?? false);
     const regex = compileLinearRegex('pattern', args.pattern, ignoreCase);
-    const exclude = args.exclude_pattern ? compileLinearRegex('exclude_pattern', args.exclude_pattern, ignoreCase) : undefined;
+    const exclude = args.exclude_pattern
+      ? compileLinearRegex('exclude_pattern', args.exclude_pattern, ignoreCase)
+      : undefined;
     const include = args.include_pattern ? createGlobMatcher(args.include_pattern, true) : undefined;
     const dir = await resolveInWorkspace(env.root, args.dir_path ?? '.', 'read');
     if (!dir.exists) throw new ToolFailure('not_found', `directory not found: ${args.dir_path}`);
-    if (!(await stat(dir.abs)).isDirectory()) throw new ToolFailure('invalid_args', `${args.dir_path} is not a directory; give its directory and an include_pattern`);
+    if (!(await stat(dir.abs)).isDirectory())
+      throw new ToolFailure(
+        'invalid_args',
+        `${args.dir_path} is not a directory; give its directory and an include_pattern`,
+      );
     const total = args.total_max_matches ?? DEFAULT_MAX_MATCHES;
     const perFile = args.max_matches_per_file ?? Infinity;
     return {
       title: `grep ${JSON.stringify(args.pattern)}${dir.rel === '.' ? '' : ` in ${dir.rel}`}${args.include_pattern ? ` (${args.include_pattern})` : ''}`,
       paths: [dir.rel],
-      policyArgs: { pattern: args.pattern, dir_path: dir.rel, ...(args.include_pattern ? { include_pattern: args.include_pattern } : {}) },
+      policyArgs: {
+        pattern: args.pattern,
+        dir_path: dir.rel,
+        ...(args.include_pattern ? { include_pattern: args.include_pattern } : {}),
+      },
       run: ({ signal }) =>
         guardRun(
           signal,
@@ -125,38 +135,79 @@ async function search(at: SearchPlace, s: SearchRequest): Promise<{ forModel: st
     matches.push(m);
     return true;
   };
-  const q: GrepQuery = { root: at.root, absDir: at.absDir, dirPath: at.dirPath, regex: s.regex, ignoreCase: s.ignoreCase, keepPath, signal: s.signal };
+  const q: GrepQuery = {
+    root: at.root,
+    absDir: at.absDir,
+    dirPath: at.dirPath,
+    regex: s.regex,
+    ignoreCase: s.ignoreCase,
+    keepPath,
+    signal: s.signal,
+  };
   let skippedLarge = 0;
-  const viaProcess = ((await tryIsGitWorkTree(at.absDir)) ? await gitGrep(q, onMatch) : await systemGrep(q, onMatch)) === 'done';
+  const viaProcess =
+    ((await tryIsGitWorkTree(at.absDir)) ? await gitGrep(q, onMatch) : await systemGrep(q, onMatch)) === 'done';
   if (!viaProcess) {
     matches.length = 0;
     perFileCount.clear();
     capped = false;
     skippedLarge = (await jsGrep(q, onMatch)).skippedLarge;
   }
-  const forModel = formatMatches(matches, { pattern: s.pattern, where: at.rel, include: s.includePattern, namesOnly: s.namesOnly, capped, total: s.total, skippedLarge });
-  return { forModel, forHuman: `grep ${s.pattern}: ${plural(matches.length, 'match', 'matches')}${capped ? ' (capped)' : ''} in ${plural(perFileCount.size, 'file')}` };
+  const forModel = formatMatches(matches, {
+    pattern: s.pattern,
+    where: at.rel,
+    include: s.includePattern,
+    namesOnly: s.namesOnly,
+    capped,
+    total: s.total,
+    skippedLarge,
+  });
+  return {
+    forModel,
+    forHuman: `grep ${s.pattern}: ${plural(matches.length, 'match', 'matches')}${capped ? ' (capped)' : ''} in ${plural(perFileCount.size, 'file')}`,
+  };
 }
 
 /** include_pattern relative to the searched directory, and the root's .geminiignore. */
-function createPathFilter(root: string, dirRel: string, inc: ((rel: string) => boolean) | undefined): (rel: string) => boolean {
+function createPathFilter(
+  root: string,
+  dirRel: string,
+  inc: ((rel: string) => boolean) | undefined,
+): (rel: string) => boolean {
   const prefix = dirRel === '.' ? '' : `${dirRel}/`;
   const gemini = readIgnoreFile(root, join(root, '.geminiignore'));
   return (rel) => (!inc || inc(rel.slice(prefix.length))) && !(gemini && gemini.ignores(rel));
 }
 
-function formatMatches(matches: readonly GrepMatch[], o: { pattern: string; where: string; include?: string; namesOnly: boolean; capped: boolean; total: number; skippedLarge: number }): string {
+function formatMatches(
+  matches: readonly GrepMatch[],
+  o: {
+    pattern: string;
+    where: string;
+    include?: string;
+    namesOnly: boolean;
+    capped: boolean;
+    total: number;
+    skippedLarge: number;
+  },
+): string {
   const place = o.where === '.' ? 'the workspace' : o.where;
   const filter = o.include ? ` (filter: "${o.include}")` : '';
   const notes: string[] = [];
-  if (o.capped) notes.push(`[results capped at ${o.total} matches; narrow pattern, dir_path or include_pattern, or raise total_max_matches]`);
+  if (o.capped)
+    notes.push(
+      `[results capped at ${o.total} matches; narrow pattern, dir_path or include_pattern, or raise total_max_matches]`,
+    );
   if (o.skippedLarge > 0) notes.push(`[${plural(o.skippedLarge, 'file')} over 4 MB not searched]`);
-  if (matches.length === 0) return [`No matches found for pattern "${o.pattern}" in ${place}${filter}.`, ...notes].join('\n');
+  if (matches.length === 0)
+    return [`No matches found for pattern "${o.pattern}" in ${place}${filter}.`, ...notes].join('\n');
   const byFile = new Map<string, GrepMatch[]>();
   for (const m of matches) byFile.set(m.file, [...(byFile.get(m.file) ?? []), m]);
   const head = `Found ${plural(matches.length, 'match', 'matches')} in ${plural(byFile.size, 'file')} for pattern "${o.pattern}" in ${place}${filter}:`;
   if (o.namesOnly) return [head, ...byFile.keys(), ...notes].join('\n');
-  const blocks = [...byFile].map(([file, ms]) => [`File: ${file}`, ...ms.map((m) => `L${m.line}: ${cut(m.text)}`)].join('\n'));
+  const blocks = [...byFile].map(([file, ms]) =>
+    [`File: ${file}`, ...ms.map((m) => `L${m.line}: ${cut(m.text)}`)].join('\n'),
+  );
   return [head, '---', blocks.join('\n---\n'), '---', ...notes].join('\n');
 }
 

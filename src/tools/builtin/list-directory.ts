@@ -30,12 +30,14 @@ const params = {
 export const listDirectoryTool = defineTool({
   name: 'list_directory',
   kind: 'read',
-  description: 'Lists a directory, subdirectories first (marked "/"), without what .gitignore ignores unless told otherwise.',
+  description:
+    'Lists a directory, subdirectories first (marked "/"), without what .gitignore ignores unless told otherwise.',
   params,
   async prepare(args, env) {
     const dir = await resolveInWorkspace(env.root, args.dir_path, 'read');
     if (!dir.exists) throw new ToolFailure('not_found', `directory not found: ${args.dir_path}`);
-    if (!(await stat(dir.abs)).isDirectory()) throw new ToolFailure('invalid_args', `${args.dir_path} is a file, not a directory; use read_file`);
+    if (!(await stat(dir.abs)).isDirectory())
+      throw new ToolFailure('invalid_args', `${args.dir_path} is a file, not a directory; use read_file`);
     const filtering = args.file_filtering_options ?? {};
     const skips = (args.ignore ?? []).map((g) => createGlobMatcher(g, true));
     return {
@@ -68,7 +70,12 @@ export const listDirectoryTool = defineTool({
                 const { name } = e;
                 if (name === '.git' || skip(name)) continue;
                 const isDir = e.isDirectory();
-                if (visible && !visible.has(name) && !(isDir && visible.has(`${name}/`)) && !(isDir && (await isEmptyDir(env.root, opened, name)))) {
+                if (
+                  visible &&
+                  !visible.has(name) &&
+                  !(isDir && visible.has(`${name}/`)) &&
+                  !(isDir && (await isEmptyDir(env.root, opened, name)))
+                ) {
                   hidden++;
                   continue;
                 }
@@ -84,7 +91,10 @@ export const listDirectoryTool = defineTool({
             } finally {
               closeOpened(opened);
             }
-            return okOutput(await withMemory(env, text, { dir: opened.real, signal }), `listed ${dir.rel}: ${plural(count, 'entry', 'entries')}`);
+            return okOutput(
+              await withMemory(env, text, { dir: opened.real, signal }),
+              `listed ${dir.rel}: ${plural(count, 'entry', 'entries')}`,
+            );
           },
           // git lists the files for the filter: the call ends once that process is gone.
           { endsOnAbort: true },
@@ -97,7 +107,11 @@ export const listDirectoryTool = defineTool({
  * Names directly in dir that contain at least one non-ignored file (dirs as `name/`), or undefined
  * when nothing is filtered. An empty directory has no files, so it shows only when unfiltered.
  */
-async function visibleNames(root: string, abs: string, opts: { rel: string; respectGitIgnore: boolean; respectGeminiIgnore: boolean; signal: AbortSignal }): Promise<Set<string> | undefined> {
+async function visibleNames(
+  root: string,
+  abs: string,
+  opts: { rel: string; respectGitIgnore: boolean; respectGeminiIgnore: boolean; signal: AbortSignal },
+): Promise<Set<string> | undefined> {
   const { rel } = opts;
   if (!opts.respectGitIgnore && !opts.respectGeminiIgnore) return undefined;
   const files = await listFiles(root, abs, opts);

@@ -42,7 +42,8 @@ export const readFileTool = defineTool({
     const file = await resolveInWorkspace(env.root, args.file_path, 'read');
     if (!file.exists) throw new ToolFailure('not_found', `file not found: ${args.file_path}`);
     const info = statSync(file.abs);
-    if (info.isDirectory()) throw new ToolFailure('invalid_args', `${args.file_path} is a directory; use list_directory`);
+    if (info.isDirectory())
+      throw new ToolFailure('invalid_args', `${args.file_path} is a directory; use list_directory`);
     // A FIFO, socket or device would block the read (and the run) forever.
     if (!info.isFile()) throw new ToolFailure('invalid_args', `${args.file_path} is not a regular file`);
     if (args.start_line && args.end_line && args.end_line < args.start_line) {
@@ -70,19 +71,30 @@ export const readFileTool = defineTool({
               );
             }
             // An editor's buffer (unsaved changes included) when the face reads through one.
-            bytes = env.files?.readText ? Buffer.from(await env.files.readText(file.abs), 'utf8') : size <= SYNC_READ_BYTES ? readOpenedSync(opened) : await readOpened(opened);
+            bytes = env.files?.readText
+              ? Buffer.from(await env.files.readText(file.abs), 'utf8')
+              : size <= SYNC_READ_BYTES
+                ? readOpenedSync(opened)
+                : await readOpened(opened);
           } finally {
             closeOpened(opened);
           }
           const text = formatRead(file.rel, bytes, { start: args.start_line, end: args.end_line });
-          return okOutput(await withMemory(env, redactSecrets(text.forModel, env.secrets), { dir: dirname(opened.real), signal }), text.forHuman);
+          return okOutput(
+            await withMemory(env, redactSecrets(text.forModel, env.secrets), { dir: dirname(opened.real), signal }),
+            text.forHuman,
+          );
         }),
     };
   },
 });
 
 /** Pure: what the model and a person see for a read of these bytes. */
-function formatRead(rel: string, bytes: Buffer, { start, end }: { start?: number | undefined; end?: number | undefined }): { forModel: string; forHuman: string } {
+function formatRead(
+  rel: string,
+  bytes: Buffer,
+  { start, end }: { start?: number | undefined; end?: number | undefined },
+): { forModel: string; forHuman: string } {
   if (bytes.length === 0) return { forModel: '(empty file)', forHuman: `read ${rel}: empty` };
   if (looksBinary(bytes)) {
     return {
@@ -96,7 +108,10 @@ function formatRead(rel: string, bytes: Buffer, { start, end }: { start?: number
   const total = lines.length;
   const from = Math.min(start ?? 1, total + 1);
   if (from > total) {
-    return { forModel: `${rel} has ${total} lines; start_line ${start} is past the end.`, forHuman: `read ${rel}: past the end` };
+    return {
+      forModel: `${rel} has ${total} lines; start_line ${start} is past the end.`,
+      forHuman: `read ${rel}: past the end`,
+    };
   }
   const lastWanted = Math.min(end ?? total, total, from + MAX_LINES - 1);
   let cutLines = 0;

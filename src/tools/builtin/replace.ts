@@ -17,9 +17,16 @@ const params = {
   properties: {
     file_path: { type: 'string' },
     instruction: { type: 'string', description: 'What and why, in one sentence.' },
-    old_string: { type: 'string', description: 'Exact text to replace, unescaped, whitespace and indentation included.' },
+    old_string: {
+      type: 'string',
+      description: 'Exact text to replace, unescaped, whitespace and indentation included.',
+    },
     new_string: { type: 'string', description: 'Exact literal replacement: complete code, no placeholders.' },
-    expected_replacements: { type: 'integer', minimum: 1, description: 'Occurrences to replace (default 1); fails unless exactly that many exist.' },
+    expected_replacements: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Occurrences to replace (default 1); fails unless exactly that many exist.',
+    },
     allow_multiple: { type: 'boolean', description: 'Replace every occurrence (at least one).' },
   },
   additionalProperties: false,
@@ -28,12 +35,17 @@ const params = {
 export const replaceTool = defineTool({
   name: 'replace',
   kind: 'edit',
-  description: 'Replaces exact text in a file: old_string must occur exactly once, unless expected_replacements or allow_multiple. An empty old_string creates the file.',
+  description:
+    'Replaces exact text in a file: old_string must occur exactly once, unless expected_replacements or allow_multiple. An empty old_string creates the file.',
   params,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'write');
     const plan = await planReplace(file, args, env);
-    const patch = unifiedDiff(file.rel, { before: plan.before?.text ?? '', after: plan.after, isNew: plan.before === undefined });
+    const patch = unifiedDiff(file.rel, {
+      before: plan.before?.text ?? '',
+      after: plan.after,
+      isNew: plan.before === undefined,
+    });
     return {
       title: plan.before ? `edit ${file.rel} (${diffStat(patch)})` : `create ${file.rel}`,
       paths: [file.rel],
@@ -46,7 +58,9 @@ export const replaceTool = defineTool({
           const target = await resolveInWorkspace(env.root, args.file_path, 'write');
           const fresh = await planReplace(target, args, env);
           await writeTextFile(target, withText(fresh), env);
-          const what = fresh.before ? `replaced ${plural(fresh.count, 'occurrence')} in ${file.rel}` : `created ${file.rel}`;
+          const what = fresh.before
+            ? `replaced ${plural(fresh.count, 'occurrence')} in ${file.rel}`
+            : `created ${file.rel}`;
           return okOutput(`Successfully ${what}.`, what);
         }),
     };
@@ -59,11 +73,18 @@ function withText(plan: Plan): TextFile {
 
 async function planReplace(
   file: ResolvedPath,
-  args: { file_path: string; old_string: string; new_string: string; expected_replacements?: number; allow_multiple?: boolean },
+  args: {
+    file_path: string;
+    old_string: string;
+    new_string: string;
+    expected_replacements?: number;
+    allow_multiple?: boolean;
+  },
   at: { root: string; files?: TextFileAccess | undefined },
 ): Promise<Plan> {
   if (!file.exists) {
-    if (args.old_string !== '') throw new ToolFailure('not_found', `file not found: ${args.file_path}; to create it, give an empty old_string`);
+    if (args.old_string !== '')
+      throw new ToolFailure('not_found', `file not found: ${args.file_path}; to create it, give an empty old_string`);
     return { before: undefined, after: args.new_string, count: 1 };
   }
   if ((await stat(file.abs)).isDirectory()) throw new ToolFailure('invalid_args', `${args.file_path} is a directory`);

@@ -23,7 +23,12 @@ const params = {
     command: { type: 'string', minLength: 1, description: 'The bash command.' },
     description: { type: 'string', description: 'What and why, in one sentence.' },
     dir_path: { type: 'string' },
-    timeout_ms: { type: 'integer', minimum: 1000, maximum: MAX_SHELL_TIMEOUT_MS, description: 'Kill it after this many ms.' },
+    timeout_ms: {
+      type: 'integer',
+      minimum: 1000,
+      maximum: MAX_SHELL_TIMEOUT_MS,
+      description: 'Kill it after this many ms.',
+    },
   },
   additionalProperties: false,
 } as const;
@@ -35,7 +40,8 @@ export const runShellCommandTool = defineTool({
   params,
   async prepare(args, env) {
     const dir = await resolveInWorkspace(env.root, args.dir_path ?? '.', 'read');
-    if (!dir.exists || !(await stat(dir.abs)).isDirectory()) throw new ToolFailure('not_found', `directory not found: ${args.dir_path}`);
+    if (!dir.exists || !(await stat(dir.abs)).isDirectory())
+      throw new ToolFailure('not_found', `directory not found: ${args.dir_path}`);
     const timeoutMs = Math.min(args.timeout_ms ?? env.shellTimeoutMs, MAX_SHELL_TIMEOUT_MS);
     return {
       title: `run \`${oneLine(redactSecrets(args.command, env.secrets), 120)}\`${dir.rel === '.' ? '' : ` in ${dir.rel}`}`,
@@ -70,37 +76,64 @@ export const runShellCommandTool = defineTool({
  * `bash -c command` through the run's sandbox. A sandbox that is required and unavailable refuses
  * every command: the model gets why, once per call, and learns to use the file tools instead.
  */
-async function startShell(env: ToolEnv, command: string, cwd: string): Promise<{ proc: ConfinedProcess } | { error: ToolOutput }> {
+async function startShell(
+  env: ToolEnv,
+  command: string,
+  cwd: string,
+): Promise<{ proc: ConfinedProcess } | { error: ToolOutput }> {
   const sandbox = env.sandbox ?? defaultSandbox();
   try {
     const proc = await sandbox.spawn({
       argv: ['bash', '-c', command],
       workspace: env.root,
       cwd,
-      env: { ...commandEnvOf(env.baseEnv, env.secrets), ...env.passEnv, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', AGENT_ACTION: '1' },
+      env: {
+        ...commandEnvOf(env.baseEnv, env.secrets),
+        ...env.passEnv,
+        PAGER: 'cat',
+        GIT_PAGER: 'cat',
+        GIT_TERMINAL_PROMPT: '0',
+        AGENT_ACTION: '1',
+      },
     });
     return { proc };
   } catch (e) {
     if (!isAgentError(e) || e.kind !== 'config') throw e;
     const message = `run_shell_command is unavailable: ${messageOf(e)}`;
-    return { error: failedOutput('denied', message, `${message}\nNo shell command can run in this session; use read_file, glob, grep_search and the edit tools instead.`) };
+    return {
+      error: failedOutput(
+        'denied',
+        message,
+        `${message}\nNo shell command can run in this session; use read_file, glob, grep_search and the edit tools instead.`,
+      ),
+    };
   }
 }
 
 /** Pure: the result as the model and a person see it. A non-zero exit is information, not a tool error. */
-function shellOutput(r: ProcessResult, o: { command: string; dirRel: string; timeoutMs: number; secrets: readonly string[] }) {
+function shellOutput(
+  r: ProcessResult,
+  o: { command: string; dirRel: string; timeoutMs: number; secrets: readonly string[] },
+) {
   const { dirRel, timeoutMs, secrets } = o;
   // The command is redacted too: whatever we return reaches logs, stream-json and comments.
   const command = redactSecrets(o.command, secrets);
   const output = redactSecrets(r.output, secrets).trimEnd();
   const lines = [`Command: ${command}`, `Directory: ${dirRel}`, `Output: ${output === '' ? '(empty)' : output}`];
   if (r.omittedBytes > 0)
-    lines.push(`Note: output exceeded ${MAX_SHELL_OUTPUT_BYTES / 1024} KB; ${r.omittedBytes} bytes in the middle were omitted. Redirect to a file and read parts of it if you need them.`);
+    lines.push(
+      `Note: output exceeded ${MAX_SHELL_OUTPUT_BYTES / 1024} KB; ${r.omittedBytes} bytes in the middle were omitted. Redirect to a file and read parts of it if you need them.`,
+    );
   lines.push(`Exit Code: ${r.exitCode ?? '(none)'}`);
   if (r.signal) lines.push(`Signal: ${r.signal}`);
   const text = lines.join('\n');
   const short = oneLine(command, 60);
-  if (r.startError) return failedOutput('failed', `\`${short}\` did not start: ${r.startError}`, `${text}\nDid not start: ${r.startError}.`);
+  if (r.startError)
+    return failedOutput(
+      'failed',
+      `\`${short}\` did not start: ${r.startError}`,
+      `${text}\nDid not start: ${r.startError}.`,
+    );
   if (r.exceeded === 'processes') {
     const n = r.bounds?.processes;
     return failedOutput(
@@ -109,7 +142,12 @@ function shellOutput(r: ProcessResult, o: { command: string; dirRel: string; tim
       `${text}\nStopped: the command and what it started reached the sandbox's bound of ${n} processes and threads together (a fork bomb, or too much at once), so all of it was killed. Run fewer processes at once.`,
     );
   }
-  if (r.aborted) return failedOutput('cancelled', `\`${short}\` was cancelled; its process group was killed`, `${text}\nCancelled: the command was stopped before it finished.`);
+  if (r.aborted)
+    return failedOutput(
+      'cancelled',
+      `\`${short}\` was cancelled; its process group was killed`,
+      `${text}\nCancelled: the command was stopped before it finished.`,
+    );
   if (r.timedOut) {
     return failedOutput(
       'timeout',
@@ -118,12 +156,16 @@ function shellOutput(r: ProcessResult, o: { command: string; dirRel: string; tim
     );
   }
   const note = r.bounds && boundNote(r, r.bounds);
-  return { forModel: note ? `${text}\n${note}` : text, forHuman: oneLine(`\`${short}\` exited ${r.exitCode ?? r.signal}`, HUMAN_LINE) };
+  return {
+    forModel: note ? `${text}\n${note}` : text,
+    forHuman: oneLine(`\`${short}\` exited ${r.exitCode ?? r.signal}`, HUMAN_LINE),
+  };
 }
 
 /** Signs in a command's output that a process ran into a bound. */
 const FILE_SIZE_SIGNS = /File size limit exceeded/;
-const MEMORY_SIGNS = /out of memory|cannot allocate memory|MemoryError|memory exhausted|bad_alloc|Allocation failed|failed to reserve (virtual )?memory|could not allocate memory/i;
+const MEMORY_SIGNS =
+  /out of memory|cannot allocate memory|MemoryError|memory exhausted|bad_alloc|Allocation failed|failed to reserve (virtual )?memory|could not allocate memory/i;
 
 /** Pure: a note on the bound a failed command likely hit (a file too big, an allocation refused), or undefined. */
 function boundNote(r: ProcessResult, b: ProcessBounds): string | undefined {

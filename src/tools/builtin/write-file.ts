@@ -17,7 +17,8 @@ const params = {
 export const writeFileTool = defineTool({
   name: 'write_file',
   kind: 'edit',
-  description: 'Writes a whole file, creating missing directories; an existing file keeps its line endings and encoding. For small edits use replace.',
+  description:
+    'Writes a whole file, creating missing directories; an existing file keeps its line endings and encoding. For small edits use replace.',
   params,
   async prepare(args, env) {
     const file = await resolveInWorkspace(env.root, args.file_path, 'write');
@@ -34,7 +35,9 @@ export const writeFileTool = defineTool({
         guardRun(signal, async () => {
           const target = await resolveInWorkspace(env.root, args.file_path, 'write');
           const current = await readExisting(env.root, target, env.files);
-          const next: TextFile = current ? { ...current, text: normalizeNewlines(args.content, current) } : { text: args.content, encoding: 'utf-8', eol: '\n' };
+          const next: TextFile = current
+            ? { ...current, text: normalizeNewlines(args.content, current) }
+            : { text: args.content, encoding: 'utf-8', eol: '\n' };
           await writeTextFile(target, next, env);
           const lines = args.content === '' ? 0 : args.content.split('\n').length;
           const what = `${current ? 'overwrote' : 'created'} ${target.rel} (${lines} lines)`;
@@ -44,7 +47,11 @@ export const writeFileTool = defineTool({
   },
 });
 
-async function readExisting(root: string, file: ResolvedPath, files: TextFileAccess | undefined): Promise<TextFile | undefined> {
+async function readExisting(
+  root: string,
+  file: ResolvedPath,
+  files: TextFileAccess | undefined,
+): Promise<TextFile | undefined> {
   if (!file.exists) return undefined;
   if ((await stat(file.abs)).isDirectory()) throw new ToolFailure('invalid_args', `${file.rel} is a directory`);
   try {

@@ -50,7 +50,8 @@ const SearchParams = {
       type: 'string',
       minLength: 2,
       maxLength: 200,
-      description: 'Words to look for in the titles and descriptions of other issues of this repository, e.g. the error message or the feature named.',
+      description:
+        'Words to look for in the titles and descriptions of other issues of this repository, e.g. the error message or the feature named.',
     },
   },
   additionalProperties: false,
@@ -60,7 +61,11 @@ const DuplicateParams = {
   type: 'object',
   required: ['issue_number', 'reason'],
   properties: {
-    issue_number: { type: 'integer', minimum: 1, description: 'The number of the earlier issue, as search_issues listed it.' },
+    issue_number: {
+      type: 'integer',
+      minimum: 1,
+      description: 'The number of the earlier issue, as search_issues listed it.',
+    },
     reason: { type: 'string', minLength: 1, maxLength: 300, description: 'One sentence: what the two reports share.' },
   },
   additionalProperties: false,
@@ -85,13 +90,20 @@ export function createIssueTools(o: IssueToolsOptions): IssueTools {
       policyArgs: { query: args.query },
       run: ({ signal }) =>
         guardRun(signal, async () => {
-          if (searches >= maxSearches) throw new ToolFailure('failed', `at most ${maxSearches} searches per issue; decide with what you found`);
+          if (searches >= maxSearches)
+            throw new ToolFailure('failed', `at most ${maxSearches} searches per issue; decide with what you found`);
           searches++;
           const hits = (await o.search(args.query, signal)).filter((h) => h.number !== o.self).slice(0, maxResults);
           for (const h of hits) seen.add(h.number);
           if (hits.length === 0) return { forModel: 'No other issue matches.', forHuman: 'no matches' };
-          const lines = hits.map((h) => `#${h.number} (${h.state}) ${oneLine(sanitizeUntrusted(h.title))}${h.labels.length ? ` [${h.labels.map((l) => oneLine(l)).join(', ')}]` : ''}`);
-          return { forModel: `Issues matching (${hits.length}):\n${fenceUntrusted('search-results', lines.join('\n'))}`, forHuman: `${hits.length} match(es)` };
+          const lines = hits.map(
+            (h) =>
+              `#${h.number} (${h.state}) ${oneLine(sanitizeUntrusted(h.title))}${h.labels.length ? ` [${h.labels.map((l) => oneLine(l)).join(', ')}]` : ''}`,
+          );
+          return {
+            forModel: `Issues matching (${hits.length}):\n${fenceUntrusted('search-results', lines.join('\n'))}`,
+            forHuman: `${hits.length} match(es)`,
+          };
         }),
     }),
   });
@@ -99,18 +111,27 @@ export function createIssueTools(o: IssueToolsOptions): IssueTools {
   const markDuplicate = defineTool({
     name: 'mark_duplicate',
     kind: 'other',
-    description: 'Records that this issue reports the same thing as an earlier issue found with search_issues; the triage comment links it. Call it only for a clear match.',
+    description:
+      'Records that this issue reports the same thing as an earlier issue found with search_issues; the triage comment links it. Call it only for a clear match.',
     params: DuplicateParams,
     prepare(args) {
-      if (args.issue_number === o.self) throw new ToolFailure('invalid_args', 'an issue cannot be a duplicate of itself');
-      if (!seen.has(args.issue_number)) throw new ToolFailure('invalid_args', `#${args.issue_number} was not among the search results; search first and mark only an issue you found`);
+      if (args.issue_number === o.self)
+        throw new ToolFailure('invalid_args', 'an issue cannot be a duplicate of itself');
+      if (!seen.has(args.issue_number))
+        throw new ToolFailure(
+          'invalid_args',
+          `#${args.issue_number} was not among the search results; search first and mark only an issue you found`,
+        );
       return {
         title: `mark as duplicate of #${args.issue_number}`,
         paths: [],
         policyArgs: { ...args },
         run: async () => {
           duplicate = { number: args.issue_number, reason: oneLine(args.reason) };
-          return { forModel: `Recorded: duplicate of #${args.issue_number}. The triage comment links it when the run ends.`, forHuman: `duplicate of #${args.issue_number}` };
+          return {
+            forModel: `Recorded: duplicate of #${args.issue_number}. The triage comment links it when the run ends.`,
+            forHuman: `duplicate of #${args.issue_number}`,
+          };
         },
       };
     },

@@ -19,7 +19,11 @@ const ReviewParams = {
   required: ['path', 'line', 'body'],
   properties: {
     path: { type: 'string', description: 'File path as in the diff.' },
-    line: { type: 'integer', minimum: 1, description: 'Line commented on (the last of a range), in the new version (the old one with side LEFT).' },
+    line: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Line commented on (the last of a range), in the new version (the old one with side LEFT).',
+    },
     side: {
       anyOf: [
         { type: 'string', const: 'LEFT' },
@@ -51,8 +55,18 @@ export const addReviewCommentTool = defineTool({
       policyArgs: { ...args },
       run: ({ signal }) =>
         guardRun(signal, async () => {
-          const n = recorder.addReviewComment({ path: args.path, line: args.line, side: args.side, startLine: args.start_line, body: args.body, suggestion: args.suggestion });
-          return { forModel: `Recorded review comment ${n} on ${args.path}:${range}; it is published with the review when the run ends.`, forHuman: `comment on ${args.path}:${range}` };
+          const n = recorder.addReviewComment({
+            path: args.path,
+            line: args.line,
+            side: args.side,
+            startLine: args.start_line,
+            body: args.body,
+            suggestion: args.suggestion,
+          });
+          return {
+            forModel: `Recorded review comment ${n} on ${args.path}:${range}; it is published with the review when the run ends.`,
+            forHuman: `comment on ${args.path}:${range}`,
+          };
         }),
     };
   },
@@ -61,7 +75,13 @@ export const addReviewCommentTool = defineTool({
 const LabelParams = {
   type: 'object',
   required: ['labels'],
-  properties: { labels: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Label names; replaces an earlier call.' } },
+  properties: {
+    labels: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      description: 'Label names; replaces an earlier call.',
+    },
+  },
   additionalProperties: false,
 } as const;
 
@@ -88,7 +108,12 @@ export const setLabelsTool = defineTool({
   },
 });
 
-const ReplyParams = { type: 'object', required: ['body'], properties: { body: { type: 'string', minLength: 1, description: 'The comment (Markdown).' } }, additionalProperties: false } as const;
+const ReplyParams = {
+  type: 'object',
+  required: ['body'],
+  properties: { body: { type: 'string', minLength: 1, description: 'The comment (Markdown).' } },
+  additionalProperties: false,
+} as const;
 
 export const replyTool = defineTool({
   name: 'reply',
@@ -119,7 +144,11 @@ export type PublishingCommand = TaskKind;
  * so it records nothing; a free prompt may do any of it. Fewer tools, a shorter request every turn.
  */
 export function createGitHubTools(command: PublishingCommand = 'prompt'): Tool[] {
-  const all = { add_review_comment: addReviewCommentTool, set_labels: setLabelsTool, reply: replyTool } as unknown as Record<string, Tool>;
+  const all = {
+    add_review_comment: addReviewCommentTool,
+    set_labels: setLabelsTool,
+    reply: replyTool,
+  } as unknown as Record<string, Tool>;
   const names: Record<PublishingCommand, string[]> = {
     fix: [],
     review: ['add_review_comment', 'set_labels', 'reply'],

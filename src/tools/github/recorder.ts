@@ -43,23 +43,36 @@ const emptyPublishRecord = (): PublishRecord => ({ reviewComments: [], replies: 
  * A recorder starting from `initial` (a resumed session's record). Over a cap, `addReviewComment`,
  * `reply` and `setLabels` throw ToolFailure('failed') with a message the model can act on.
  */
-export function createPublishRecorder(initial: PublishRecord = emptyPublishRecord(), limits: PublishLimits = PUBLISH_LIMITS): PublishRecorder {
+export function createPublishRecorder(
+  initial: PublishRecord = emptyPublishRecord(),
+  limits: PublishLimits = PUBLISH_LIMITS,
+): PublishRecorder {
   const rec: PublishRecord = structuredClone(initial);
   return {
     addReviewComment: (c) => {
       if (rec.reviewComments.length >= limits.reviewComments) {
-        throw new ToolFailure('failed', `limit reached: at most ${limits.reviewComments} review comments per run; put the remaining findings in your final message`);
+        throw new ToolFailure(
+          'failed',
+          `limit reached: at most ${limits.reviewComments} review comments per run; put the remaining findings in your final message`,
+        );
       }
       return rec.reviewComments.push({ ...c });
     },
     setLabels: (labels) => {
       const unique = [...new Set(labels.map((l) => l.trim()).filter(Boolean))];
-      if (unique.length > limits.labels) throw new ToolFailure('failed', `limit reached: at most ${limits.labels} labels; choose the ones that matter most`);
+      if (unique.length > limits.labels)
+        throw new ToolFailure(
+          'failed',
+          `limit reached: at most ${limits.labels} labels; choose the ones that matter most`,
+        );
       rec.labels = unique;
     },
     reply: (body) => {
       if (rec.replies.length >= limits.replies) {
-        throw new ToolFailure('failed', `limit reached: at most ${limits.replies} replies per run; say the rest in one of them or in your final message`);
+        throw new ToolFailure(
+          'failed',
+          `limit reached: at most ${limits.replies} replies per run; say the rest in one of them or in your final message`,
+        );
       }
       return rec.replies.push(body);
     },
@@ -70,5 +83,10 @@ export function createPublishRecorder(initial: PublishRecord = emptyPublishRecor
 /** ToolEnv.recorder is `unknown` below the action; this narrows it or explains why it cannot. */
 export function recorderOf(value: unknown): PublishRecorder | undefined {
   const r = value as Partial<PublishRecorder> | undefined;
-  return r && typeof r.addReviewComment === 'function' && typeof r.setLabels === 'function' && typeof r.reply === 'function' ? (r as PublishRecorder) : undefined;
+  return r &&
+    typeof r.addReviewComment === 'function' &&
+    typeof r.setLabels === 'function' &&
+    typeof r.reply === 'function'
+    ? (r as PublishRecorder)
+    : undefined;
 }

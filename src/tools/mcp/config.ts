@@ -57,7 +57,22 @@ export interface ParseMcpOptions {
 
 /** Fields Gemini CLI knows that make no sense in CI; each is reported, and an enabled OAuth leaves the server out. */
 const UNSUPPORTED = ['oauth', 'authProviderType', 'targetAudience', 'targetServiceAccount', 'tcp', 'extension'];
-const KNOWN = new Set(['command', 'args', 'env', 'cwd', 'url', 'httpUrl', 'type', 'headers', 'timeout', 'trust', 'includeTools', 'excludeTools', 'description', ...UNSUPPORTED]);
+const KNOWN = new Set([
+  'command',
+  'args',
+  'env',
+  'cwd',
+  'url',
+  'httpUrl',
+  'type',
+  'headers',
+  'timeout',
+  'trust',
+  'includeTools',
+  'excludeTools',
+  'description',
+  ...UNSUPPORTED,
+]);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -65,7 +80,13 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function parseMcpServers(value: unknown, o: ParseMcpOptions): ParsedMcpServers {
   const problems: McpConfigProblem[] = [];
   if (value === undefined || value === null) return { servers: [], problems };
-  if (!isRecord(value)) return { servers: [], problems: [{ path: 'mcpServers', severity: 'error', message: 'must be an object of server names to server settings' }] };
+  if (!isRecord(value))
+    return {
+      servers: [],
+      problems: [
+        { path: 'mcpServers', severity: 'error', message: 'must be an object of server names to server settings' },
+      ],
+    };
   const servers: McpServerConfig[] = [];
   for (const [name, raw] of Object.entries(value)) {
     const parsed = parseServer(name, raw, { ...o, problems });
@@ -74,28 +95,53 @@ export function parseMcpServers(value: unknown, o: ParseMcpOptions): ParsedMcpSe
   return { servers, problems };
 }
 
-function parseServer(name: string, raw: unknown, o: ParseMcpOptions & { problems: McpConfigProblem[] }): McpServerConfig | undefined {
+function parseServer(
+  name: string,
+  raw: unknown,
+  o: ParseMcpOptions & { problems: McpConfigProblem[] },
+): McpServerConfig | undefined {
   const { problems } = o;
   const at = `mcpServers.${name}`;
   const errors: string[] = [];
   const fail = (field: string, message: string) => errors.push(`${field ? `${field} ` : ''}${message}`);
   if (name.trim() === '' || /[\u0000-\u001f]/.test(name)) {
-    problems.push({ path: at, severity: 'error', message: 'a server name must be non-empty text without control characters' });
+    problems.push({
+      path: at,
+      severity: 'error',
+      message: 'a server name must be non-empty text without control characters',
+    });
     return undefined;
   }
   if (!isRecord(raw)) {
-    problems.push({ path: at, severity: 'error', message: 'must be an object (command, args, env... or url, headers...)' });
+    problems.push({
+      path: at,
+      severity: 'error',
+      message: 'must be an object (command, args, env... or url, headers...)',
+    });
     return undefined;
   }
   for (const key of Object.keys(raw)) {
-    if (!KNOWN.has(key)) problems.push({ path: `${at}.${key}`, severity: 'warning', message: 'is not a field Gemini CLI knows; ignored' });
+    if (!KNOWN.has(key))
+      problems.push({ path: `${at}.${key}`, severity: 'warning', message: 'is not a field Gemini CLI knows; ignored' });
   }
   const oauth = raw.oauth;
-  if (isRecord(oauth) && oauth.enabled === true) fail('oauth', 'asks for OAuth, which needs a browser: not available in agent-action; give a token in `headers` instead');
+  if (isRecord(oauth) && oauth.enabled === true)
+    fail(
+      'oauth',
+      'asks for OAuth, which needs a browser: not available in agent-action; give a token in `headers` instead',
+    );
   else if (raw.authProviderType !== undefined && raw.authProviderType !== 'dynamic_discovery')
-    fail('authProviderType', `${JSON.stringify(raw.authProviderType)} is not supported in agent-action; give a token in \`headers\` instead`);
+    fail(
+      'authProviderType',
+      `${JSON.stringify(raw.authProviderType)} is not supported in agent-action; give a token in \`headers\` instead`,
+    );
   for (const key of UNSUPPORTED) {
-    if (raw[key] !== undefined && key !== 'oauth' && key !== 'authProviderType') problems.push({ path: `${at}.${key}`, severity: 'warning', message: 'is not supported in agent-action; ignored' });
+    if (raw[key] !== undefined && key !== 'oauth' && key !== 'authProviderType')
+      problems.push({
+        path: `${at}.${key}`,
+        severity: 'warning',
+        message: 'is not supported in agent-action; ignored',
+      });
   }
 
   const str = (field: string): string | undefined => {
@@ -107,15 +153,18 @@ function parseServer(name: string, raw: unknown, o: ParseMcpOptions & { problems
   const strings = (field: string): string[] | undefined => {
     const v = raw[field];
     if (v === undefined) return undefined;
-    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) return void fail(field, 'must be a list of strings');
+    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string'))
+      return void fail(field, 'must be a list of strings');
     return v as string[];
   };
   const map = (field: string): Record<string, string> => {
     const v = raw[field];
     if (v === undefined) return {};
-    if (!isRecord(v) || !Object.values(v).every((x) => typeof x === 'string')) return (fail(field, 'must be an object of string values'), {});
+    if (!isRecord(v) || !Object.values(v).every((x) => typeof x === 'string'))
+      return (fail(field, 'must be an object of string values'), {});
     const out: Record<string, string> = {};
-    for (const [k, val] of Object.entries(v as Record<string, string>)) out[k] = o.expand ? o.expand(val, `${at}.${field}.${k}`) : val;
+    for (const [k, val] of Object.entries(v as Record<string, string>))
+      out[k] = o.expand ? o.expand(val, `${at}.${field}.${k}`) : val;
     return out;
   };
 
@@ -125,7 +174,8 @@ function parseServer(name: string, raw: unknown, o: ParseMcpOptions & { problems
   const type = raw.type;
   if (type !== undefined && type !== 'http' && type !== 'sse') fail('type', 'must be "http" or "sse"');
   const timeout = raw.timeout;
-  if (timeout !== undefined && !(typeof timeout === 'number' && Number.isInteger(timeout) && timeout > 0)) fail('timeout', 'must be a whole number of milliseconds above 0');
+  if (timeout !== undefined && !(typeof timeout === 'number' && Number.isInteger(timeout) && timeout > 0))
+    fail('timeout', 'must be a whole number of milliseconds above 0');
   const trust = raw.trust;
   if (trust !== undefined && typeof trust !== 'boolean') fail('trust', 'must be true or false');
   const description = raw.description;
@@ -140,13 +190,22 @@ function parseServer(name: string, raw: unknown, o: ParseMcpOptions & { problems
   else if (command) {
     const args = strings('args') ?? [];
     const cwd = str('cwd');
-    for (const f of ['headers'] as const) if (raw[f] !== undefined) problems.push({ path: `${at}.${f}`, severity: 'warning', message: 'applies to HTTP servers only; ignored' });
+    for (const f of ['headers'] as const)
+      if (raw[f] !== undefined)
+        problems.push({ path: `${at}.${f}`, severity: 'warning', message: 'applies to HTTP servers only; ignored' });
     transport = { kind: 'stdio', command, args, env: map('env'), ...(cwd !== undefined && { cwd }) };
   } else {
     const target = httpUrl ?? url!;
-    if (httpUrl && url) problems.push({ path: `${at}.url`, severity: 'warning', message: 'both `httpUrl` and `url` are set: `httpUrl` is used (as Gemini CLI does)' });
+    if (httpUrl && url)
+      problems.push({
+        path: `${at}.url`,
+        severity: 'warning',
+        message: 'both `httpUrl` and `url` are set: `httpUrl` is used (as Gemini CLI does)',
+      });
     if (!isHttpUrl(target)) fail(httpUrl ? 'httpUrl' : 'url', `${JSON.stringify(target)} is not an http(s) URL`);
-    for (const f of ['args', 'env', 'cwd'] as const) if (raw[f] !== undefined) problems.push({ path: `${at}.${f}`, severity: 'warning', message: 'applies to stdio servers only; ignored' });
+    for (const f of ['args', 'env', 'cwd'] as const)
+      if (raw[f] !== undefined)
+        problems.push({ path: `${at}.${f}`, severity: 'warning', message: 'applies to stdio servers only; ignored' });
     const protocol = httpUrl ? 'streamable' : type === 'http' ? 'streamable' : type === 'sse' ? 'sse' : 'auto';
     transport = { kind: 'http', url: target, headers: map('headers'), protocol };
   }
@@ -184,15 +243,26 @@ export interface McpSelection {
 }
 
 /** Pure: `mcp.allowed` and `mcp.excluded` of a settings object; problems name the field. */
-export function parseMcpSelection(value: unknown, label: string): { selection: McpSelection; problems: McpConfigProblem[] } {
+export function parseMcpSelection(
+  value: unknown,
+  label: string,
+): { selection: McpSelection; problems: McpConfigProblem[] } {
   const problems: McpConfigProblem[] = [];
   if (value === undefined) return { selection: {}, problems };
-  if (!isRecord(value)) return { selection: {}, problems: [{ path: `${label} mcp`, severity: 'warning', message: 'must be an object; ignored' }] };
+  if (!isRecord(value))
+    return {
+      selection: {},
+      problems: [{ path: `${label} mcp`, severity: 'warning', message: 'must be an object; ignored' }],
+    };
   const list = (field: 'allowed' | 'excluded'): string[] | undefined => {
     const v = value[field];
     if (v === undefined) return undefined;
     if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
-    problems.push({ path: `${label} mcp.${field}`, severity: 'warning', message: 'must be a list of server names; ignored' });
+    problems.push({
+      path: `${label} mcp.${field}`,
+      severity: 'warning',
+      message: 'must be a list of server names; ignored',
+    });
     return undefined;
   };
   const allowed = list('allowed');
@@ -202,7 +272,8 @@ export function parseMcpSelection(value: unknown, label: string): { selection: M
 
 /** Pure: why a server does not start under the selection, or undefined when it may (Gemini CLI's isBlockedBySettings). */
 export function blockedBySelection(name: string, s: McpSelection): string | undefined {
-  if (s.allowed && s.allowed.length > 0 && !s.allowed.includes(name)) return `not among the allowed MCP servers (${s.allowed.join(', ')})`;
+  if (s.allowed && s.allowed.length > 0 && !s.allowed.includes(name))
+    return `not among the allowed MCP servers (${s.allowed.join(', ')})`;
   if (s.excluded?.includes(name)) return 'listed in mcp.excluded';
   return undefined;
 }

@@ -13,7 +13,13 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, ListRootsRequestSchema, McpError, type CallToolResult, type Tool as McpToolDef } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  ListRootsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool as McpToolDef,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AgentError, messageOf } from '../../common/errors.js';
 import type { Sandbox } from '../../sandbox/types.js';
@@ -52,16 +58,25 @@ export interface McpConnection {
   readonly tools: readonly McpToolDef[];
   /** Whether the server has exited or the connection closed (then: why). */
   deadReason(): string | undefined;
-  call(name: string, args: Record<string, unknown>, o: { signal: AbortSignal; timeoutMs: number; onProgress?: (line: string) => void }): Promise<CallToolResult>;
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    o: { signal: AbortSignal; timeoutMs: number; onProgress?: (line: string) => void },
+  ): Promise<CallToolResult>;
   close(): Promise<void>;
 }
 
 /** Throws an Error whose message says why the server could not be used (for the tool errors and `mcp list`). */
 export async function connectMcpServer(c: McpServerConfig, d: ConnectDeps, timeoutMs: number): Promise<McpConnection> {
-  const client: Client = new Client({ name: 'agent-action', version: d.clientVersion }, { capabilities: { roots: {} }, jsonSchemaValidator: createLenientValidator() });
+  const client: Client = new Client(
+    { name: 'agent-action', version: d.clientVersion },
+    { capabilities: { roots: {} }, jsonSchemaValidator: createLenientValidator() },
+  );
   const startTimer = d.startTimer ?? startRealTimer;
   // The one root a server may know: the workspace (Gemini CLI sends its workspace folders too).
-  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: pathToFileURL(d.workspace).href, name: 'workspace' }] }));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({
+    roots: [{ uri: pathToFileURL(d.workspace).href, name: 'workspace' }],
+  }));
 
   let dead: string | undefined;
   let stdio: ConfinedStdioTransport | undefined;
@@ -76,17 +91,33 @@ export async function connectMcpServer(c: McpServerConfig, d: ConnectDeps, timeo
     if ('stderrTail' in t) {
       const s = t as unknown as ConfinedStdioTransport;
       stdio = s;
-      void s.exited.then((x) => onDeath(`exited${x.startError ? `: ${x.startError}` : x.signal ? ` (signal ${x.signal})` : ` with code ${x.code}`}${tail(s)}`));
+      void s.exited.then((x) =>
+        onDeath(
+          `exited${x.startError ? `: ${x.startError}` : x.signal ? ` (signal ${x.signal})` : ` with code ${x.code}`}${tail(s)}`,
+        ),
+      );
     }
     return t;
   };
   try {
-    await withDeadline(openTransport(c, d, { client, opened }), { ms: timeoutMs, message: `did not start within ${timeoutMs} ms`, signal: d.signal, startTimer, onGiveUp });
+    await withDeadline(openTransport(c, d, { client, opened }), {
+      ms: timeoutMs,
+      message: `did not start within ${timeoutMs} ms`,
+      signal: d.signal,
+      startTimer,
+      onGiveUp,
+    });
     // A stdio server's exit says more than "connection closed": its exit status and stderr (above).
     client.onclose = () => {
       if (!stdio) onDeath('closed the connection');
     };
-    const tools = await withDeadline(listAllTools(client), { ms: timeoutMs, message: `did not list its tools within ${timeoutMs} ms`, signal: d.signal, startTimer, onGiveUp });
+    const tools = await withDeadline(listAllTools(client), {
+      ms: timeoutMs,
+      message: `did not list its tools within ${timeoutMs} ms`,
+      signal: d.signal,
+      startTimer,
+      onGiveUp,
+    });
     return {
       tools,
       deadReason: () => dead,
@@ -94,7 +125,8 @@ export async function connectMcpServer(c: McpServerConfig, d: ConnectDeps, timeo
         if (dead) throw new AgentError('general', `the MCP server ${dead}`);
         // The SDK's timeout, on our timer: the same error, and progress starts the wait over.
         const deadline = new AbortController();
-        const timeOut = () => deadline.abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: o.timeoutMs }));
+        const timeOut = () =>
+          deadline.abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: o.timeoutMs }));
         let cancel = startTimer(o.timeoutMs, timeOut);
         try {
           const result = await client.callTool({ name, arguments: args }, undefined, {
@@ -127,12 +159,20 @@ export async function connectMcpServer(c: McpServerConfig, d: ConnectDeps, timeo
     givenUp = true;
     await client.close().catch(() => undefined);
     await Promise.all(transports.map((t) => t.close().catch(() => undefined)));
-    throw new AgentError('general', dead && !/did not start|did not list/.test(messageOf(e)) ? dead : `${messageOf(e)}${tail(stdio)}`, { cause: e });
+    throw new AgentError(
+      'general',
+      dead && !/did not start|did not list/.test(messageOf(e)) ? dead : `${messageOf(e)}${tail(stdio)}`,
+      { cause: e },
+    );
   }
 }
 
 /** `opened` is told of every transport made, so a start that times out half-way still closes (and kills) it. */
-async function openTransport(c: McpServerConfig, d: ConnectDeps, o: { client: Client; opened: <T extends Transport>(t: T) => T }): Promise<Transport> {
+async function openTransport(
+  c: McpServerConfig,
+  d: ConnectDeps,
+  o: { client: Client; opened: <T extends Transport>(t: T) => T },
+): Promise<Transport> {
   const { client, opened } = o;
   const t = c.transport;
   if (t.kind === 'stdio') {
@@ -202,7 +242,10 @@ function tail(t: ConfinedStdioTransport | undefined): string {
 }
 
 /** `onGiveUp` hears that the deadline passed or the run ended first (the work may still be going on). */
-function withDeadline<T>(work: Promise<T>, o: { ms: number; message: string; signal: AbortSignal | undefined; startTimer: StartTimer; onGiveUp: () => void }): Promise<T> {
+function withDeadline<T>(
+  work: Promise<T>,
+  o: { ms: number; message: string; signal: AbortSignal | undefined; startTimer: StartTimer; onGiveUp: () => void },
+): Promise<T> {
   const { signal } = o;
   let cancel: (() => void) | undefined;
   let onAbort: (() => void) | undefined;

@@ -23,7 +23,9 @@ export function compileLenient(schema: unknown): SchemaCheck {
   return (value) => {
     try {
       if (Schema.Check(copy, value)) return undefined;
-      return formatSchemaErrors(Schema.Errors(copy, value)[1] as unknown as SchemaError[]) || 'does not match the schema';
+      return (
+        formatSchemaErrors(Schema.Errors(copy, value)[1] as unknown as SchemaError[]) || 'does not match the schema'
+      );
     } catch {
       return undefined; // e.g. a `pattern` JavaScript's RegExp rejects: unchecked, as above
     }
@@ -37,7 +39,9 @@ export function createLenientValidator(): jsonSchemaValidator {
       const check = compileLenient(schema);
       return (input: unknown) => {
         const problem = check(input);
-        return problem === undefined ? { valid: true, data: input as T, errorMessage: undefined } : { valid: false, data: undefined, errorMessage: problem };
+        return problem === undefined
+          ? { valid: true, data: input as T, errorMessage: undefined }
+          : { valid: false, data: undefined, errorMessage: problem };
       };
     },
   };
@@ -54,7 +58,10 @@ function withoutFormats(schema: unknown): unknown {
   for (const [k, v] of Object.entries(schema)) {
     if (k === 'format' && typeof v === 'string') continue;
     out[k] =
-      (k === 'properties' || k === '$defs' || k === 'definitions' || k === 'patternProperties') && v && typeof v === 'object' && !Array.isArray(v)
+      (k === 'properties' || k === '$defs' || k === 'definitions' || k === 'patternProperties') &&
+      v &&
+      typeof v === 'object' &&
+      !Array.isArray(v)
         ? Object.fromEntries(Object.entries(v).map(([n, p]) => [n, withoutFormats(p)]))
         : withoutFormats(v);
   }

@@ -93,7 +93,14 @@ interface Servers {
 }
 
 export function createMcpManager(o: McpManagerOptions): McpManager {
-  const s: Servers = { o, now: o.now ?? Date.now, entries: o.servers.map((config) => entryOf(config, o.selection)), stopped: false, giveUp: new AbortController(), registered: [] };
+  const s: Servers = {
+    o,
+    now: o.now ?? Date.now,
+    entries: o.servers.map((config) => entryOf(config, o.selection)),
+    stopped: false,
+    giveUp: new AbortController(),
+    registered: [],
+  };
   return {
     startMode: o.start ?? 'eager',
     start() {
@@ -115,7 +122,17 @@ export function createMcpManager(o: McpManagerOptions): McpManager {
 
 function entryOf(config: McpServerConfig, selection: McpSelection | undefined): Entry {
   const blocked = selection ? blockedBySelection(config.name, selection) : undefined;
-  return { config, status: { name: config.name, source: config.source.label, target: targetOf(config), state: blocked ? 'blocked' : 'not_started', ...(blocked && { reason: blocked }), tools: [] } };
+  return {
+    config,
+    status: {
+      name: config.name,
+      source: config.source.label,
+      target: targetOf(config),
+      state: blocked ? 'blocked' : 'not_started',
+      ...(blocked && { reason: blocked }),
+      tools: [],
+    },
+  };
 }
 
 async function startOne(s: Servers, e: Entry): Promise<void> {
@@ -165,9 +182,20 @@ function registerTools(s: Servers): void {
       const earlier = byName.get(name);
       if (earlier) {
         earlier.entry.status.tools = earlier.entry.status.tools.filter((t) => t.name !== name);
-        s.o.onWarning?.(`MCP tool name ${name} is taken twice: ${e.config.name}'s ${def.name} replaces ${earlier.entry.config.name}'s (Gemini CLI keeps the last one registered too)`);
+        s.o.onWarning?.(
+          `MCP tool name ${name} is taken twice: ${e.config.name}'s ${def.name} replaces ${earlier.entry.config.name}'s (Gemini CLI keeps the last one registered too)`,
+        );
       }
-      byName.set(name, { tool: createMcpTool(name, { server: e.config.name, def, connection: () => connectionOf(s, e), timeoutMs: e.config.timeoutMs, context: contextOf(e.config) }), entry: e });
+      byName.set(name, {
+        tool: createMcpTool(name, {
+          server: e.config.name,
+          def,
+          connection: () => connectionOf(s, e),
+          timeoutMs: e.config.timeoutMs,
+          context: contextOf(e.config),
+        }),
+        entry: e,
+      });
       e.status.tools.push({ name, serverTool: def.name, description: def.description ?? '' });
     }
   }
@@ -192,9 +220,12 @@ function connectionOf(s: Servers, e: Entry): McpConnection | { unavailable: stri
 function explainMissing(entries: readonly Entry[], toolName: string): string | undefined {
   for (const e of entries) {
     if (!toolName.startsWith(mcpToolName(e.config.name, ''))) continue;
-    if (e.status.state === 'failed') return `${toolName} is unavailable: MCP server ${e.config.name} did not start (${e.status.reason})`;
-    if (e.status.state === 'blocked') return `${toolName} is unavailable: MCP server ${e.config.name} is ${e.status.reason}`;
-    if (e.status.state === 'exited') return `${toolName} is unavailable: MCP server ${e.config.name} ${e.status.reason}`;
+    if (e.status.state === 'failed')
+      return `${toolName} is unavailable: MCP server ${e.config.name} did not start (${e.status.reason})`;
+    if (e.status.state === 'blocked')
+      return `${toolName} is unavailable: MCP server ${e.config.name} is ${e.status.reason}`;
+    if (e.status.state === 'exited')
+      return `${toolName} is unavailable: MCP server ${e.config.name} ${e.status.reason}`;
   }
   return undefined;
 }
@@ -223,6 +254,7 @@ function targetOf(c: McpServerConfig): string {
 /** Gemini CLI's mcp_context for hooks: connection details, no secrets (env and headers are left out). */
 function contextOf(c: McpServerConfig): Record<string, unknown> {
   const t = c.transport;
-  if (t.kind === 'stdio') return { server_name: c.name, command: t.command, args: t.args, ...(t.cwd !== undefined && { cwd: t.cwd }) };
+  if (t.kind === 'stdio')
+    return { server_name: c.name, command: t.command, args: t.args, ...(t.cwd !== undefined && { cwd: t.cwd }) };
   return { server_name: c.name, url: t.url };
 }

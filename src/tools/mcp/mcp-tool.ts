@@ -32,8 +32,16 @@ export interface McpToolSource {
 export function createMcpTool(name: string, s: McpToolSource): Tool {
   const schema = sanitizeSchema(s.def.inputSchema ?? { type: 'object', properties: {} });
   const check = compileLenient(s.def.inputSchema ?? {});
-  const annotations = s.def.annotations && typeof s.def.annotations === 'object' ? { ...(s.def.annotations as Record<string, unknown>) } : undefined;
-  const mcp: McpCallInfo = { server: s.server, tool: s.def.name, ...(annotations && { annotations }), context: s.context };
+  const annotations =
+    s.def.annotations && typeof s.def.annotations === 'object'
+      ? { ...(s.def.annotations as Record<string, unknown>) }
+      : undefined;
+  const mcp: McpCallInfo = {
+    server: s.server,
+    tool: s.def.name,
+    ...(annotations && { annotations }),
+    context: s.context,
+  };
   return {
     name,
     kind: annotations?.readOnlyHint === true ? 'read' : 'other',
@@ -43,7 +51,8 @@ export function createMcpTool(name: string, s: McpToolSource): Tool {
     checkArgs: interpretedArgsCheck(schema as unknown as TSchema),
     prepare(args, env) {
       const input = (args ?? {}) as Record<string, unknown>;
-      if (typeof input !== 'object' || Array.isArray(input)) throw new ToolFailure('invalid_args', `invalid arguments for ${name}: the arguments must be an object`);
+      if (typeof input !== 'object' || Array.isArray(input))
+        throw new ToolFailure('invalid_args', `invalid arguments for ${name}: the arguments must be an object`);
       const problem = check(input);
       if (problem) throw new ToolFailure('invalid_args', `invalid arguments for ${name}: ${problem}`);
       const shown = redactSecrets(JSON.stringify(input), env.secrets);
@@ -56,10 +65,15 @@ export function createMcpTool(name: string, s: McpToolSource): Tool {
         run: ({ signal, onProgress }) =>
           guardRun(signal, async () => {
             const c = s.connection();
-            if ('unavailable' in c) throw new ToolFailure('failed', `${name} is unavailable: MCP server ${s.server} ${c.unavailable}`);
+            if ('unavailable' in c)
+              throw new ToolFailure('failed', `${name} is unavailable: MCP server ${s.server} ${c.unavailable}`);
             let result;
             try {
-              result = await c.call(s.def.name, input, { signal, timeoutMs: s.timeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS, onProgress });
+              result = await c.call(s.def.name, input, {
+                signal,
+                timeoutMs: s.timeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS,
+                onProgress,
+              });
             } catch (e) {
               if (signal.aborted) throw e;
               const text = redactSecrets(e instanceof Error ? e.message : String(e), env.secrets);
@@ -97,5 +111,7 @@ function sanitizeSchema(schema: unknown): Record<string, unknown> {
     return out;
   };
   const out = walk(schema);
-  return typeof out === 'object' && out !== null && !Array.isArray(out) ? (out as Record<string, unknown>) : { type: 'object', properties: {} };
+  return typeof out === 'object' && out !== null && !Array.isArray(out)
+    ? (out as Record<string, unknown>)
+    : { type: 'object', properties: {} };
 }

@@ -35,7 +35,9 @@ type Piece = { text: string; plain: string } | { data: ToolMedia };
 /** `serverTool`: the tool's name on its server (Gemini CLI names that one in its notes). */
 export function toolOutputOf(serverTool: string, r: McpCallResult, secrets: readonly string[]): ToolOutput {
   const blocks = Array.isArray(r.content) ? r.content : undefined;
-  const pieces = blocks ? blocks.flatMap((b) => piecesOf(serverTool, b)) : [{ text: '[Error: Could not parse tool response]', plain: '(an unreadable response)' }];
+  const pieces = blocks
+    ? blocks.flatMap((b) => piecesOf(serverTool, b))
+    : [{ text: '[Error: Could not parse tool response]', plain: '(an unreadable response)' }];
   const structured = r.structuredContent;
   if (structured !== undefined && structured !== null && !(blocks ?? []).some((b) => carriesJson(b, structured))) {
     const json = `Structured content:\n${JSON.stringify(structured, null, 2)}`;
@@ -53,18 +55,29 @@ export function toolOutputOf(serverTool: string, r: McpCallResult, secrets: read
     } else if (/^(image\/|application\/pdf$)/.test(p.data.mimeType)) media.push(p.data);
     else unsupported.add(p.data.mimeType);
   }
-  if (unsupported.size > 0) texts.unshift(`[SYSTEM: Binary content (${[...unsupported].join(', ')}) stripped from response due to protocol limitations.]`);
+  if (unsupported.size > 0)
+    texts.unshift(
+      `[SYSTEM: Binary content (${[...unsupported].join(', ')}) stripped from response due to protocol limitations.]`,
+    );
   const dropped = fitMedia(media);
   if (dropped) texts.push(dropped);
-  const joined = texts.length === 0 && media.length > 0 ? `Binary content provided (${media.length} item(s)).` : texts.join('\n');
+  const joined =
+    texts.length === 0 && media.length > 0 ? `Binary content provided (${media.length} item(s)).` : texts.join('\n');
   const text = cut(redactSecrets(joined, secrets));
   const human = redactSecrets(plain.join(' '), secrets);
   const withMedia = media.length ? { media } : {};
   if (r.isError === true || r.isError === 'true') {
     const message = `MCP tool '${serverTool}' reported an error: ${text || '(no message)'}`;
-    return { forModel: message, forHuman: oneLine(`error: ${human}`, HUMAN_LINE), error: { code: 'failed', message }, ...withMedia };
+    return {
+      forModel: message,
+      forHuman: oneLine(`error: ${human}`, HUMAN_LINE),
+      error: { code: 'failed', message },
+      ...withMedia,
+    };
   }
-  const forHuman = media.length ? `${oneLine(human, 120)} (+${media.length} inline ${media.length === 1 ? 'item' : 'items'})` : oneLine(human, HUMAN_LINE);
+  const forHuman = media.length
+    ? `${oneLine(human, 120)} (+${media.length} inline ${media.length === 1 ? 'item' : 'items'})`
+    : oneLine(human, HUMAN_LINE);
   return { forModel: text || '(no output)', forHuman: forHuman || '(no output)', ...withMedia };
 }
 
@@ -78,14 +91,20 @@ function piecesOf(serverTool: string, block: unknown): Piece[] {
     case 'image':
     case 'audio': {
       const mime = String(b.mimeType);
-      return [say(`[Tool '${serverTool}' provided the following ${String(b.type)} data with mime-type: ${mime}]`), ...dataPiece(mime, b.data)];
+      return [
+        say(`[Tool '${serverTool}' provided the following ${String(b.type)} data with mime-type: ${mime}]`),
+        ...dataPiece(mime, b.data),
+      ];
     }
     case 'resource': {
       const res = (b.resource ?? {}) as Record<string, unknown>;
       if (typeof res.text === 'string' && res.text) return [{ text: fenceUntrusted(res.text), plain: res.text }];
       if (typeof res.blob === 'string' && res.blob) {
         const mime = typeof res.mimeType === 'string' && res.mimeType ? res.mimeType : 'application/octet-stream';
-        return [say(`[Tool '${serverTool}' provided the following embedded resource with mime-type: ${mime}]`), ...dataPiece(mime, res.blob)];
+        return [
+          say(`[Tool '${serverTool}' provided the following embedded resource with mime-type: ${mime}]`),
+          ...dataPiece(mime, res.blob),
+        ];
       }
       return [];
     }
@@ -96,7 +115,8 @@ function piecesOf(serverTool: string, block: unknown): Piece[] {
   }
 }
 
-const dataPiece = (mimeType: string, data: unknown): Piece[] => (typeof data === 'string' ? [{ data: { mimeType, data } }] : []);
+const dataPiece = (mimeType: string, data: unknown): Piece[] =>
+  typeof data === 'string' ? [{ data: { mimeType, data } }] : [];
 
 /** Inline data beyond the budget is dropped, last first; returns the note for the model. */
 function fitMedia(media: ToolMedia[]): string | undefined {
@@ -107,7 +127,9 @@ function fitMedia(media: ToolMedia[]): string | undefined {
     total -= m.data.length;
     dropped.push(`${m.mimeType} (${Math.round((m.data.length * 3) / 4 / 1024)} KB)`);
   }
-  return dropped.length ? `[Inline data left out: ${dropped.join(', ')}; a call may return at most ${MAX_MCP_MEDIA_CHARS / 1024 / 1024} MB of it]` : undefined;
+  return dropped.length
+    ? `[Inline data left out: ${dropped.join(', ')}; a call may return at most ${MAX_MCP_MEDIA_CHARS / 1024 / 1024} MB of it]`
+    : undefined;
 }
 
 /** Gemini CLI's wrapUntrusted: what a server returns is data, never instructions. */

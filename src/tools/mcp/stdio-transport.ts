@@ -23,7 +23,10 @@ export interface ConfinedStdioTransport extends Transport {
   readonly exited: Promise<ExitStatus>;
 }
 
-export function createConfinedStdioTransport(proc: ConfinedProcess, o: { graceMs?: number } = {}): ConfinedStdioTransport {
+export function createConfinedStdioTransport(
+  proc: ConfinedProcess,
+  o: { graceMs?: number } = {},
+): ConfinedStdioTransport {
   const buffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
   let stderr = '';
   let closed = false;

@@ -26,7 +26,8 @@ describe('createIssueTools', () => {
     { number: 7, title: 'Same crash', state: 'open', labels: ['bug'] },
     { number: 9, title: 'This one', state: 'open', labels: [] },
   ];
-  const make = (searches: string[] = []) => createIssueTools({ search: async (q) => (searches.push(q), hits), self: 9, maxSearches: 2 });
+  const make = (searches: string[] = []) =>
+    createIssueTools({ search: async (q) => (searches.push(q), hits), self: 9, maxSearches: 2 });
   const run = async (tools: ReturnType<typeof make>, name: string, args: Record<string, unknown>) => {
     try {
       const prepared = await createToolRegistry(tools.tools).prepareCall(name, args, makeEnv('/tmp'));
@@ -39,14 +40,22 @@ describe('createIssueTools', () => {
   it('lists results without the issue itself; marks only a found issue; searches are capped', async () => {
     const searches: string[] = [];
     const tools = make(searches);
-    expect((await run(tools, 'mark_duplicate', { issue_number: 7, reason: 'r' })).error?.message).toMatch(/not among the search results/);
+    expect((await run(tools, 'mark_duplicate', { issue_number: 7, reason: 'r' })).error?.message).toMatch(
+      /not among the search results/,
+    );
     const found = await run(tools, 'search_issues', { query: 'crash' });
-    expect(found.forModel).toMatch(/^Issues matching \(1\):\n<untrusted-search-results-[0-9a-f]+>\n#7 \(open\) Same crash \[bug\]\n<\/untrusted-search-results-/);
-    expect((await run(tools, 'mark_duplicate', { issue_number: 9, reason: 'r' })).error?.message).toMatch(/cannot be a duplicate of itself/);
+    expect(found.forModel).toMatch(
+      /^Issues matching \(1\):\n<untrusted-search-results-[0-9a-f]+>\n#7 \(open\) Same crash \[bug\]\n<\/untrusted-search-results-/,
+    );
+    expect((await run(tools, 'mark_duplicate', { issue_number: 9, reason: 'r' })).error?.message).toMatch(
+      /cannot be a duplicate of itself/,
+    );
     expect((await run(tools, 'mark_duplicate', { issue_number: 7, reason: 'Same\ncrash.' })).error).toBeUndefined();
     expect(tools.duplicateOf()).toEqual({ number: 7, reason: 'Same crash.' });
     await run(tools, 'search_issues', { query: 'again' });
-    expect((await run(tools, 'search_issues', { query: 'third' })).error?.message).toMatch(/at most 2 searches per issue/);
+    expect((await run(tools, 'search_issues', { query: 'third' })).error?.message).toMatch(
+      /at most 2 searches per issue/,
+    );
     expect(searches).toEqual(['crash', 'again']);
   });
 });

@@ -28,12 +28,19 @@ afterEach(async () => {
 
 const plan = async (inputs: Record<string, string>) => {
   const summary: string[] = [];
-  const face = triageFace({ gh, workspace: makeTempDir(), inputs: { mode: 'triage-plan', 'gemini-api-key': '', ...inputs }, summary });
+  const face = triageFace({
+    gh,
+    workspace: makeTempDir(),
+    inputs: { mode: 'triage-plan', 'gemini-api-key': '', ...inputs },
+    summary,
+  });
   const outcome = await runAction(face);
   expect(outcome.errors, face.lines.join('\n')).toEqual([]);
   return {
     ...outcome.result,
-    matrix: JSON.parse(outcome.result.shards ?? 'null') as { include: Array<{ shard: number; issues: number[]; 'writes-per-minute': number; 'writes-per-hour': number }> },
+    matrix: JSON.parse(outcome.result.shards ?? 'null') as {
+      include: Array<{ shard: number; issues: number[]; 'writes-per-minute': number; 'writes-per-hour': number }>;
+    },
     summary: summary.join('\n'),
   };
 };
@@ -76,12 +83,16 @@ describe('triage-plan on 500 issues', () => {
       { shard: 3, issues: [29, 31, 32, 33, 34, 36, 37, 38, 39, 41], 'writes-per-minute': 26, 'writes-per-hour': 166 },
     ]);
     // Markers looked up only up to #41: #5..#40 triaged (8), #3 and #28 updated since, #7 forged.
-    expect(gh.calls('GET', /\/issues\/\d+\/comments$/).map((q) => Number(/issues\/(\d+)/.exec(q.path)![1]))).toEqual([3, 5, 7, 10, 15, 20, 25, 28, 30, 35, 40]);
+    expect(gh.calls('GET', /\/issues\/\d+\/comments$/).map((q) => Number(/issues\/(\d+)/.exec(q.path)![1]))).toEqual([
+      3, 5, 7, 10, 15, 20, 25, 28, 30, 35, 40,
+    ]);
     expect(r.apiCalls).toBe(17); // and once who the token is
     expect(r.summary).toContain(
       '485 open issue(s) carry `needs-triage`: 30 to triage in 3 shard(s) (at most 3 of 10), 8 triaged since their last update, 447 not examined (beyond the shards), left for the next run.',
     );
-    expect(r.summary).toContain('Not examined, left for the next run (447, beyond max-shards x shard-size): #42, #43, #44,');
+    expect(r.summary).toContain(
+      'Not examined, left for the next run (447, beyond max-shards x shard-size): #42, #43, #44,',
+    );
   });
 
   it('a dry run outputs no shards, lists them in the summary, writes nothing', async () => {
@@ -173,7 +184,11 @@ describe('findCoveringMarker', () => {
     ["the action's App account, any case", marker({ user: { login: 'Agent-App[bot]', type: 'Bot' } }), true],
     ['within the 10 s tolerance', marker({ updated_at: '2026-03-01T11:59:51Z' }), true],
     ['an update 11 s after the marker', marker({ updated_at: '2026-03-01T11:59:49Z' }), false],
-    ["a collaborator pasting the marker (only the action's own account counts)", marker({ user: { login: 'maint', type: 'User' } }), false],
+    [
+      "a collaborator pasting the marker (only the action's own account counts)",
+      marker({ user: { login: 'maint', type: 'User' } }),
+      false,
+    ],
     ['an outsider pasting the marker', marker({ user: { login: 'reporter', type: 'User' } }), false],
     ['another bot quoting the marker', marker({ user: { login: 'quote-bot[bot]', type: 'Bot' } }), false],
     ['a deleted account', marker({ user: null }), false],

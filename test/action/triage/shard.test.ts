@@ -10,7 +10,14 @@ import { createFakeGitHubState, startFakeGitHub, type FakeGitHub } from '../../s
 import { closeAll } from '../../support/e2e-runner.js';
 import { createJob, type Job } from '../../support/runner-model.js';
 import { makeTempDir } from '../../support/git-repo.js';
-import { createSteppedClock, markerBody, scriptIssues, triageFace, triageKeyOf, triageReplies } from '../../support/triage-fixtures.js';
+import {
+  createSteppedClock,
+  markerBody,
+  scriptIssues,
+  triageFace,
+  triageKeyOf,
+  triageReplies,
+} from '../../support/triage-fixtures.js';
 
 const GUIDE = 'Crashes are `bug`. Requests for new behaviour are `enhancement`. Never close issues.';
 
@@ -18,21 +25,41 @@ let gh: FakeGitHub;
 let gemini: FakeGemini;
 let ws: Job['checkout'];
 beforeEach(async () => {
-  ws = createJob({ 'README.md': '# hello\n', 'src/a.js': 'export const a = 1;\n', '.gemini/triage.md': `${GUIDE}\n` }, { name: 'workflow_dispatch' }).checkout;
+  ws = createJob(
+    { 'README.md': '# hello\n', 'src/a.js': 'export const a = 1;\n', '.gemini/triage.md': `${GUIDE}\n` },
+    { name: 'workflow_dispatch' },
+  ).checkout;
   gh = await startFakeGitHub(
     createFakeGitHubState({
-      labels: ['bug', 'enhancement', 'docs', 'needs-triage', 'agent-fix'].map((name) => ({ name, color: 'ededed', description: null })),
+      labels: ['bug', 'enhancement', 'docs', 'needs-triage', 'agent-fix'].map((name) => ({
+        name,
+        color: 'ededed',
+        description: null,
+      })),
     }),
   );
   for (const n of [1, 2, 3, 4, 5, 6])
-    gh.addIssue({ number: n, title: `Issue ${n}`, body: n === 2 ? 'It crashes when the input is empty.' : `Report ${n}.`, labels: ['needs-triage'], user: { login: 'reporter' } });
+    gh.addIssue({
+      number: n,
+      title: `Issue ${n}`,
+      body: n === 2 ? 'It crashes when the input is empty.' : `Report ${n}.`,
+      labels: ['needs-triage'],
+      user: { login: 'reporter' },
+    });
   gemini = await startFakeGemini();
 });
 afterEach(() => closeAll(gh, gemini));
 
 async function shard(issues: number[], inputs: Record<string, string> = {}, clock = createSteppedClock()) {
   const summary: string[] = [];
-  const face = triageFace({ gh, gemini, workspace: ws.dir, inputs: { mode: 'triage', issues: JSON.stringify(issues), 'triage-concurrency': '1', ...inputs }, summary, clock });
+  const face = triageFace({
+    gh,
+    gemini,
+    workspace: ws.dir,
+    inputs: { mode: 'triage', issues: JSON.stringify(issues), 'triage-concurrency': '1', ...inputs },
+    summary,
+    clock,
+  });
   const outcome = await runAction(face);
   return { ...outcome, summary: summary.join('\n'), lines: face.lines, clock };
 }
@@ -52,21 +79,34 @@ describe('a triage shard', () => {
     const r = await shard([1, 2, 3]);
 
     expect(r.errors, r.lines.join('\n')).toEqual([]);
-    expect(r.result).toMatchObject({ status: 'success', summary: 'triaged 3 of 3 issue(s); 0 skipped; 0 failed', labels: ['docs', 'bug'] });
+    expect(r.result).toMatchObject({
+      status: 'success',
+      summary: 'triaged 3 of 3 issue(s); 0 skipped; 0 failed',
+      labels: ['docs', 'bug'],
+    });
     expect([1, 2, 3].map((n) => gh.state.issues.get(n)!.labels)).toEqual([
       ['needs-triage', 'docs', 'agent:triaged'],
       ['needs-triage', 'bug', 'agent:triaged'],
       ['needs-triage', 'agent:triaged'],
     ]);
     // agent-fix would start a fix run: never applied by triage; an unknown label is never created.
-    expect(gh.state.labels.map((l) => l.name)).toEqual(['bug', 'enhancement', 'docs', 'needs-triage', 'agent-fix', 'agent:triaged']);
+    expect(gh.state.labels.map((l) => l.name)).toEqual([
+      'bug',
+      'enhancement',
+      'docs',
+      'needs-triage',
+      'agent-fix',
+      'agent:triaged',
+    ]);
     expect(bot().map((c) => c.issue_number)).toEqual([1, 2, 3]);
     const two = bot()[1].body;
     expect(two).toContain('**Triage** (agent-action): labelled `bug`.');
     expect(two).toContain('Which version do you run?');
     expect(two).toContain(`<!-- agent-action:triaged seen=${seen} run=77 -->`);
     // Labels in one request, then the comment: two writes per issue.
-    expect(gh.requests.filter((q) => q.method !== 'GET' && q.path !== '/graphql').map((q) => `${q.method} ${q.path}`)).toEqual([
+    expect(
+      gh.requests.filter((q) => q.method !== 'GET' && q.path !== '/graphql').map((q) => `${q.method} ${q.path}`),
+    ).toEqual([
       'POST /repos/octo/hello/issues/1/labels',
       'POST /repos/octo/hello/issues/1/comments',
       'POST /repos/octo/hello/issues/2/labels',
@@ -102,7 +142,9 @@ describe('a triage shard', () => {
     expect(firstMessage).not.toMatch(/agent-fix|agent:triaged/);
     // The summary: one row per issue, with labels, the comment link, tokens and cost.
     expect(r.summary).toContain('Triaged 3, skipped 0, failed 0.');
-    expect(r.summary).toMatch(/\| #2 Issue 2 \| triaged \| `bug` \| \[comment\]\(https:\/\/github\.test\/octo\/hello\/issues\/2#issuecomment-\d+\) \| 6120 \| \$0\.0021 \|/);
+    expect(r.summary).toMatch(
+      /\| #2 Issue 2 \| triaged \| `bug` \| \[comment\]\(https:\/\/github\.test\/octo\/hello\/issues\/2#issuecomment-\d+\) \| 6120 \| \$0\.0021 \|/,
+    );
     expect(r.result.stats).toMatchObject({ totalTokens: 14_280, turns: 7 });
   });
 
@@ -141,7 +183,9 @@ describe('a triage shard', () => {
     expect(gemini.requests).toHaveLength(asked);
     expect(bot()).toHaveLength(2);
     expect(again.result.summary).toBe('triaged 0 of 2 issue(s); 2 skipped; 0 failed');
-    expect(again.summary).toMatch(/\| #1 Issue 1 \| skipped: already triaged \(https:\/\/github\.test\/octo\/hello\/issues\/1#issuecomment-\d+\), not updated since \|/);
+    expect(again.summary).toMatch(
+      /\| #1 Issue 1 \| skipped: already triaged \(https:\/\/github\.test\/octo\/hello\/issues\/1#issuecomment-\d+\), not updated since \|/,
+    );
   });
 
   it('an issue updated after its triage is triaged again: one new comment, no label sent twice', async () => {
@@ -152,7 +196,10 @@ describe('a triage shard', () => {
     await shard([1]);
 
     expect(bot()).toHaveLength(2);
-    expect(gh.calls('POST', /\/issues\/1\/labels$/).map((q) => q.body)).toEqual([{ labels: ['bug', 'agent:triaged'] }, { labels: ['docs'] }]);
+    expect(gh.calls('POST', /\/issues\/1\/labels$/).map((q) => q.body)).toEqual([
+      { labels: ['bug', 'agent:triaged'] },
+      { labels: ['docs'] },
+    ]);
   });
 
   it('a secondary rate limit (403 with retry-after) is waited out, not a failure; the retries are counted', async () => {
@@ -205,12 +252,20 @@ describe('a triage shard', () => {
   });
 
   it('finds a duplicate with the search API (this repository only) and links it', async () => {
-    gh.addIssue({ number: 40, title: 'Crash on empty input', body: 'add() crashes when the input is empty', state: 'closed' });
+    gh.addIssue({
+      number: 40,
+      title: 'Crash on empty input',
+      body: 'add() crashes when the input is empty',
+      state: 'closed',
+    });
     scriptIssues(gemini, {
       2: [
         reply([call('mark_duplicate', { issue_number: 40, reason: 'guessing' })]),
         reply([call('search_issues', { query: 'repo:other/secret crashes empty' })]),
-        reply([call('mark_duplicate', { issue_number: 40, reason: 'Same crash on empty input.' }), call('set_labels', { labels: ['bug'] })]),
+        reply([
+          call('mark_duplicate', { issue_number: 40, reason: 'Same crash on empty input.' }),
+          call('set_labels', { labels: ['bug'] }),
+        ]),
         reply([text('A duplicate of #40.')]),
       ],
     });
@@ -218,7 +273,9 @@ describe('a triage shard', () => {
     const r = await shard([2]);
 
     expect(r.result.summary).toBe('triaged 1 of 1 issue(s); 0 skipped; 0 failed');
-    expect(gh.calls('GET', /^\/search\/issues$/).map((q) => q.query.q)).toEqual(['repo:octo/hello is:issue crashes empty']);
+    expect(gh.calls('GET', /^\/search\/issues$/).map((q) => q.query.q)).toEqual([
+      'repo:octo/hello is:issue crashes empty',
+    ]);
     const results = JSON.stringify(gemini.requests.map((q) => q.body.contents));
     expect(results).toContain('was not among the search results');
     expect(results).toMatch(/#40 \(closed\) Crash on empty input/);
@@ -228,7 +285,10 @@ describe('a triage shard', () => {
 
   it("stops starting issues once the shard's budget (max-cost-usd) is spent; a per-issue budget ends that issue's run with what it recorded", async () => {
     scriptIssues(gemini, {
-      1: [reply([call('set_labels', { labels: ['bug'] })], { usage: usage(100_000, 100) }), reply([text('never asked')])],
+      1: [
+        reply([call('set_labels', { labels: ['bug'] })], { usage: usage(100_000, 100) }),
+        reply([text('never asked')]),
+      ],
       2: triageReplies(['docs']),
     });
 
@@ -255,7 +315,11 @@ describe('a triage shard', () => {
       number: 9,
       title: 'A PR',
       labels: ['needs-triage'],
-      pull: { head: { ref: 'x', sha: 'a'.repeat(40), repoFullName: 'octo/hello' }, base: { ref: 'main', sha: 'b'.repeat(40) }, files: [] },
+      pull: {
+        head: { ref: 'x', sha: 'a'.repeat(40), repoFullName: 'octo/hello' },
+        base: { ref: 'main', sha: 'b'.repeat(40) },
+        files: [],
+      },
     });
     gh.state.issues.get(5)!.labels.push('agent:triaged');
     gh.addComment(5, markerBody(gh.state.issues.get(5)!.updated_at), { login: 'github-actions[bot]', type: 'Bot' });
@@ -275,7 +339,12 @@ describe('a shard without a checkout', () => {
     const { result, errors } = await runAction(face);
     expect(result.status).toBe('failed');
     expect(errors).toEqual([
-      { title: 'agent-action: config', message: expect.stringMatching(/^triage reads the repository's trusted configuration from the checked-out commit, .* add actions\/checkout before this step/) },
+      {
+        title: 'agent-action: config',
+        message: expect.stringMatching(
+          /^triage reads the repository's trusted configuration from the checked-out commit, .* add actions\/checkout before this step/,
+        ),
+      },
     ]);
     expect([gemini.requests, gh.requests.filter((q) => q.method !== 'GET' && q.path !== '/graphql')]).toEqual([[], []]);
   });

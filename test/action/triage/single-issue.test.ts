@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAction } from '../../../src/action/main.js';
 import { createTestFace } from '../../support/action-face.js';
-import { call, fault, reply, startFakeGemini, text, type FakeGemini, type FakeReply } from '../../support/fake-gemini.js';
+import {
+  call,
+  fault,
+  reply,
+  startFakeGemini,
+  text,
+  type FakeGemini,
+  type FakeReply,
+} from '../../support/fake-gemini.js';
 import { startFakeGitHub, type FakeGitHub } from '../../support/fake-github.js';
 import { asUser, closeAll, examplePayload, retarget } from '../../support/e2e-runner.js';
 import { createJob } from '../../support/runner-model.js';
@@ -22,7 +30,13 @@ let gh: FakeGitHub;
 let gemini: FakeGemini;
 beforeEach(async () => {
   gh = await startFakeGitHub();
-  gh.addIssue({ number: ISSUE, title: 'Crash when the input is empty', body: 'add() throws on empty input.', labels: ['needs-triage'], user: { login: 'reporter' } });
+  gh.addIssue({
+    number: ISSUE,
+    title: 'Crash when the input is empty',
+    body: 'add() throws on empty input.',
+    labels: ['needs-triage'],
+    user: { login: 'reporter' },
+  });
 });
 afterEach(() => closeAll(gh, gemini));
 
@@ -70,7 +84,12 @@ async function triageOne(event: 'comment' | 'opened', script: FakeReply[]) {
 /** The nightly plan over the same GitHub: which issues it shards, and why it skipped the rest. */
 async function plan() {
   const summary: string[] = [];
-  const face = triageFace({ gh, workspace: makeTempDir(), inputs: { mode: 'triage-plan', 'gemini-api-key': '' }, summary });
+  const face = triageFace({
+    gh,
+    workspace: makeTempDir(),
+    inputs: { mode: 'triage-plan', 'gemini-api-key': '' },
+    summary,
+  });
   const { result, errors } = await runAction(face);
   expect(errors, face.lines.join('\n')).toEqual([]);
   const matrix = JSON.parse(result.shards ?? 'null') as { include: Array<{ issues: number[] }> };
@@ -80,30 +99,46 @@ async function plan() {
 const progressOf = () => gh.state.comments.filter((c) => c.body.includes('<!-- agent-action:progress'));
 
 describe('a triage of one issue leaves the durable marker', () => {
-  it.each(['comment', 'opened'] as const)('%s: the triaged label and the marker in the progress comment; the next plan skips the issue until it changes', async (event) => {
-    expect((await plan()).planned).toEqual([ISSUE]); // due before
+  it.each(['comment', 'opened'] as const)(
+    '%s: the triaged label and the marker in the progress comment; the next plan skips the issue until it changes',
+    async (event) => {
+      expect((await plan()).planned).toEqual([ISSUE]); // due before
 
-    const r = await triageOne(event, [reply([call('set_labels', { labels: ['bug'] })]), reply([text('A crash report: labelled bug.')])]);
+      const r = await triageOne(event, [
+        reply([call('set_labels', { labels: ['bug'] })]),
+        reply([text('A crash report: labelled bug.')]),
+      ]);
 
-    expect(r.errors, r.lines.join('\n')).toEqual([]);
-    expect(r.result).toMatchObject({ status: 'success', labels: ['bug'] });
-    expect(gh.state.issues.get(ISSUE)!.labels).toEqual(['needs-triage', 'bug', 'agent:triaged']);
-    // One request: the model's label and the action's own.
-    expect(gh.calls('POST', /\/issues\/7\/labels$/).map((q) => q.body)).toEqual([{ labels: ['bug', 'agent:triaged'] }]);
-    const [progress] = progressOf();
-    expect(progress.body).toMatch(/\n<!-- agent-action:triaged seen=\d{4}-\d\d-\d\dT[\d:.]+Z run=41 -->$/);
-    // The marker was the last write: nothing was created or edited after the progress comment's last edit.
-    const writes = gh.requests.filter((q) => q.method !== 'GET');
-    expect(writes.at(-1)).toMatchObject({ method: 'PATCH', path: expect.stringContaining(`/issues/comments/${progress.id}`) });
+      expect(r.errors, r.lines.join('\n')).toEqual([]);
+      expect(r.result).toMatchObject({ status: 'success', labels: ['bug'] });
+      expect(gh.state.issues.get(ISSUE)!.labels).toEqual(['needs-triage', 'bug', 'agent:triaged']);
+      // One request: the model's label and the action's own.
+      expect(gh.calls('POST', /\/issues\/7\/labels$/).map((q) => q.body)).toEqual([
+        { labels: ['bug', 'agent:triaged'] },
+      ]);
+      const [progress] = progressOf();
+      expect(progress.body).toMatch(/\n<!-- agent-action:triaged seen=\d{4}-\d\d-\d\dT[\d:.]+Z run=41 -->$/);
+      // The marker was the last write: nothing was created or edited after the progress comment's last edit.
+      const writes = gh.requests.filter((q) => q.method !== 'GET');
+      expect(writes.at(-1)).toMatchObject({
+        method: 'PATCH',
+        path: expect.stringContaining(`/issues/comments/${progress.id}`),
+      });
 
-    const after = await plan();
-    expect(after.planned).toEqual([]);
-    expect(after.summary).toContain('1 triaged since their last update');
+      const after = await plan();
+      expect(after.planned).toEqual([]);
+      expect(after.summary).toContain('1 triaged since their last update');
 
-    // The reporter writes again an hour later: the issue is due again.
-    gh.addComment(ISSUE, 'It also throws on null.', { login: 'reporter' }, new Date(Date.now() + 3_600_000).toISOString());
-    expect((await plan()).planned).toEqual([ISSUE]);
-  });
+      // The reporter writes again an hour later: the issue is due again.
+      gh.addComment(
+        ISSUE,
+        'It also throws on null.',
+        { login: 'reporter' },
+        new Date(Date.now() + 3_600_000).toISOString(),
+      );
+      expect((await plan()).planned).toEqual([ISSUE]);
+    },
+  );
 
   it('a triage whose model call fails leaves no marker: the next plan triages the issue', async () => {
     const r = await triageOne('comment', [fault.status(400, { message: 'Request contains an invalid argument.' })]);

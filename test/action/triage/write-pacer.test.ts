@@ -14,7 +14,12 @@ describe('waitForSlotMs', () => {
     ['three in the minute: until the oldest is a minute old', [0, 500, 900], 1_000, 59_000],
     ['the oldest just left the minute', [0, 500, 900], 60_000, 0],
     ['one millisecond before it leaves', [0, 500, 900], 59_999, 1],
-    ['five in the hour, none in the minute: until the oldest is an hour old', [0, 100_000, 200_000, 300_000, 400_000], 1_000_000, 2_600_000],
+    [
+      'five in the hour, none in the minute: until the oldest is an hour old',
+      [0, 100_000, 200_000, 300_000, 400_000],
+      1_000_000,
+      2_600_000,
+    ],
     ['only the hour full', [0, 3_000_000, 3_500_000, 3_580_000, 3_590_000], 3_595_000, 5_000],
     ['both windows full: the longer wait', [0, 3_000_000, 3_560_000, 3_580_000, 3_590_000], 3_595_000, 25_000],
   ])('%s', (_name, times, now, wait) => {

@@ -142,7 +142,19 @@ describe('isKnownReadOnly', () => {
     expect(readOnly(line)).toBe(false);
   });
 
-  it.each(['--list', '-l', '--show-current', '-a', '--all', '-r', '--remotes', '-v', '-vv', '--verbose', '--format=%(refname)'])('git branch %s only lists', (flag) => {
+  it.each([
+    '--list',
+    '-l',
+    '--show-current',
+    '-a',
+    '--all',
+    '-r',
+    '--remotes',
+    '-v',
+    '-vv',
+    '--verbose',
+    '--format=%(refname)',
+  ])('git branch %s only lists', (flag) => {
     expect(readOnly(`git branch ${flag}`)).toBe(true);
     expect(destructive(`git branch ${flag}`)).toBe(false);
   });
@@ -251,7 +263,8 @@ describe('isDestructive', () => {
   });
 
   it('an argument known only at run time makes the argument-sensitive commands destructive, and only those', () => {
-    for (const cmd of ['rm', 'find', 'git', 'base64', 'ln', 'rg']) expect(isDestructive([cmd, '$X'], [true, false]), cmd).toBe(true);
+    for (const cmd of ['rm', 'find', 'git', 'base64', 'ln', 'rg'])
+      expect(isDestructive([cmd, '$X'], [true, false]), cmd).toBe(true);
     expect(isDestructive(['ls', '$X'], [true, false])).toBe(false);
     expect(isDestructive(['rm', 'a', 'b'], [true, true, true])).toBe(false);
     // Any one argument known only at run time is enough, not only when all are.

@@ -14,12 +14,36 @@ describe('splitShell, in full', () => {
   it.each<[string, ShellSplit]>([
     [
       'A=1 B=2 git log > out 2>&1',
-      S([P('A=1 B=2 git log', ['git', 'log'], [true, true], { assignments: ['A=1', 'B=2'], redirected: true, writesFile: true })], { writes: [{ text: 'out', path: 'out' }] }),
+      S(
+        [
+          P('A=1 B=2 git log', ['git', 'log'], [true, true], {
+            assignments: ['A=1', 'B=2'],
+            redirected: true,
+            writesFile: true,
+          }),
+        ],
+        { writes: [{ text: 'out', path: 'out' }] },
+      ),
     ],
-    ['echo $(ls) > out', S([P('echo $(ls)', ['echo', '$(ls)'], [true, false], { redirected: true, writesFile: true }), P('ls', ['ls'], [true], {})], { writes: [{ text: 'out', path: 'out' }] })],
+    [
+      'echo $(ls) > out',
+      S(
+        [
+          P('echo $(ls)', ['echo', '$(ls)'], [true, false], { redirected: true, writesFile: true }),
+          P('ls', ['ls'], [true], {}),
+        ],
+        { writes: [{ text: 'out', path: 'out' }] },
+      ),
+    ],
     [
       '{ ls; pwd; } >> log.txt',
-      S([P('ls', ['ls'], [true], { redirected: true, writesFile: true }), P('pwd', ['pwd'], [true], { redirected: true, writesFile: true })], { writes: [{ text: 'log.txt', path: 'log.txt' }] }),
+      S(
+        [
+          P('ls', ['ls'], [true], { redirected: true, writesFile: true }),
+          P('pwd', ['pwd'], [true], { redirected: true, writesFile: true }),
+        ],
+        { writes: [{ text: 'log.txt', path: 'log.txt' }] },
+      ),
     ],
     [
       'env A=1 B=2 rm -f x',
@@ -31,43 +55,107 @@ describe('splitShell, in full', () => {
     [
       'xargs -I{} mv {} dst < list',
       S([
-        P('xargs -I{} mv {} dst', ['xargs', '-I{}', 'mv', '{}', 'dst'], [true, true, true, true, true], { redirected: true }),
+        P('xargs -I{} mv {} dst', ['xargs', '-I{}', 'mv', '{}', 'dst'], [true, true, true, true, true], {
+          redirected: true,
+        }),
         P('mv {} dst', ['mv', '{}', 'dst'], [true, false, true], { redirected: true }),
       ]),
     ],
     [
       'find . -exec cp {} /tmp \\;',
       S([
-        P('find . -exec cp {} /tmp \\;', ['find', '.', '-exec', 'cp', '{}', '/tmp', ';'], [true, true, true, true, true, true, true], {}),
+        P(
+          'find . -exec cp {} /tmp \\;',
+          ['find', '.', '-exec', 'cp', '{}', '/tmp', ';'],
+          [true, true, true, true, true, true, true],
+          {},
+        ),
         P('cp {} /tmp', ['cp', '{}', '/tmp'], [true, false, true], {}),
       ]),
     ],
-    ['cat <<EOF | sh\nls\nEOF', S([P('sh', ['sh'], [true], {}), P('cat', ['cat'], [true], { redirected: true })], { unknowns: ['a shell that reads its script from standard input: "sh"'] })],
-    ['export A=1 B', S([P('export A=1 B', ['export', 'A=1', 'B'], [true, false, false], {})], { changesEnvironment: true })],
+    [
+      'cat <<EOF | sh\nls\nEOF',
+      S([P('sh', ['sh'], [true], {}), P('cat', ['cat'], [true], { redirected: true })], {
+        unknowns: ['a shell that reads its script from standard input: "sh"'],
+      }),
+    ],
+    [
+      'export A=1 B',
+      S([P('export A=1 B', ['export', 'A=1', 'B'], [true, false, false], {})], { changesEnvironment: true }),
+    ],
     ['unset x', S([P('unset x', ['unset', 'x'], [true, false], {})])],
     ['[[ -f x ]]', S([P('[[ -f x ]]', ['[[', '-f x'], [true, false], {})])],
-    ['declare -r y=1 > f', S([P('declare -r y=1', ['declare', '-r', 'y=1'], [true, true, false], { redirected: true, writesFile: true })], { writes: [{ text: 'f', path: 'f' }] })],
+    [
+      'declare -r y=1 > f',
+      S([P('declare -r y=1', ['declare', '-r', 'y=1'], [true, true, false], { redirected: true, writesFile: true })], {
+        writes: [{ text: 'f', path: 'f' }],
+      }),
+    ],
     ['r\\\nm -rf x', S([P('rm -rf x', ['rm', '-rf', 'x'], [true, true, true], {})])],
     ["echo 'a\\\nb'", S([P("echo 'a\\\nb'", ['echo', 'a\\\nb'], [true, true], {})])],
     ['echo "a\\\nb"', S([P('echo "ab"', ['echo', 'ab'], [true, true], {})])],
     ["cat <<'E'\na\\\nb\nE", S([P('cat', ['cat'], [true], { redirected: true })])],
     ['ls # c \\\nrm x', S([P('ls', ['ls'], [true], {}), P('rm x', ['rm', 'x'], [true, true], {})])],
-    ['echo `echo \\`id\\``', S([P('echo `echo \\`id\\``', ['echo', '`echo \\`id\\``'], [true, false], {}), P('echo `id`', ['echo', '`id`'], [true, false], {}), P('id', ['id'], [true], {})])],
-    ['echo "`echo \\"x\\"`"', S([P('echo "`echo \\"x\\"`"', ['echo', '"`echo \\"x\\"`"'], [true, false], {}), P('echo "x"', ['echo', 'x'], [true, true], {})])],
+    [
+      'echo `echo \\`id\\``',
+      S([
+        P('echo `echo \\`id\\``', ['echo', '`echo \\`id\\``'], [true, false], {}),
+        P('echo `id`', ['echo', '`id`'], [true, false], {}),
+        P('id', ['id'], [true], {}),
+      ]),
+    ],
+    [
+      'echo "`echo \\"x\\"`"',
+      S([
+        P('echo "`echo \\"x\\"`"', ['echo', '"`echo \\"x\\"`"'], [true, false], {}),
+        P('echo "x"', ['echo', 'x'], [true, true], {}),
+      ]),
+    ],
     ['x=1 y=$(id)', S([P('id', ['id'], [true], {})])],
     ['time -p ls', S([P('time -p ls', ['time', '-p', 'ls'], [true, true, true], {}), P('ls', ['ls'], [true], {})])],
-    ['ls && cd sub && ls', S([P('ls', ['ls'], [true], {}), P('cd sub', ['cd', 'sub'], [true, true], {}), P('ls', ['ls'], [true], {})], { changesDirectory: true })],
+    [
+      'ls && cd sub && ls',
+      S([P('ls', ['ls'], [true], {}), P('cd sub', ['cd', 'sub'], [true, true], {}), P('ls', ['ls'], [true], {})], {
+        changesDirectory: true,
+      }),
+    ],
     ['cd', S([P('cd', ['cd'], [true], {})], { changesDirectory: true })],
-    ['pushd x; popd', S([P('pushd x', ['pushd', 'x'], [true, true], {}), P('popd', ['popd'], [true], {})], { changesDirectory: true })],
-    ['echo a > /dev/null', S([P('echo a', ['echo', 'a'], [true, true], { redirected: true })], { writes: [{ text: '/dev/null', path: '/dev/null' }] })],
-    ['echo a >/dev/stderr', S([P('echo a', ['echo', 'a'], [true, true], { redirected: true })], { writes: [{ text: '/dev/stderr', path: '/dev/stderr' }] })],
+    [
+      'pushd x; popd',
+      S([P('pushd x', ['pushd', 'x'], [true, true], {}), P('popd', ['popd'], [true], {})], { changesDirectory: true }),
+    ],
+    [
+      'echo a > /dev/null',
+      S([P('echo a', ['echo', 'a'], [true, true], { redirected: true })], {
+        writes: [{ text: '/dev/null', path: '/dev/null' }],
+      }),
+    ],
+    [
+      'echo a >/dev/stderr',
+      S([P('echo a', ['echo', 'a'], [true, true], { redirected: true })], {
+        writes: [{ text: '/dev/stderr', path: '/dev/stderr' }],
+      }),
+    ],
     ['ls 1>&2', S([P('ls', ['ls'], [true], { redirected: true })])],
     ['ls 2>&-', S([P('ls', ['ls'], [true], { redirected: true })])],
     ['ls >&-', S([P('ls', ['ls'], [true], { redirected: true })])],
     ['cat 3< f', S([P('cat', ['cat'], [true], { redirected: true })])],
-    ['sh 3< f', S([P('sh', ['sh'], [true], { redirected: true })], { unknowns: ['a shell that reads its script from standard input: "sh"'] })],
-    ['exec >> log', S([P('exec', ['exec'], [true], { redirected: true, writesFile: true })], { writes: [{ text: 'log', path: 'log' }] })],
-    ['ls >& f', S([P('ls', ['ls'], [true], { redirected: true, writesFile: true })], { writes: [{ text: 'f', path: 'f' }] })],
+    [
+      'sh 3< f',
+      S([P('sh', ['sh'], [true], { redirected: true })], {
+        unknowns: ['a shell that reads its script from standard input: "sh"'],
+      }),
+    ],
+    [
+      'exec >> log',
+      S([P('exec', ['exec'], [true], { redirected: true, writesFile: true })], {
+        writes: [{ text: 'log', path: 'log' }],
+      }),
+    ],
+    [
+      'ls >& f',
+      S([P('ls', ['ls'], [true], { redirected: true, writesFile: true })], { writes: [{ text: 'f', path: 'f' }] }),
+    ],
   ])('%j', (command, split) => {
     expect(splitShell(command)).toEqual(split);
   });

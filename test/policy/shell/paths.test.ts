@@ -17,7 +17,10 @@ describe('whyWriteRefused', () => {
     // Only the stream sinks: another descriptor or device is a file outside the workspace.
     ['/dev/fd/3', 'it is outside the workspace'],
     ['/dev/sda', 'it is outside the workspace'],
-    [undefined, 'its target is only known at run time (a variable, a substitution or a pattern), so it could be any file'],
+    [
+      undefined,
+      'its target is only known at run time (a variable, a substitution or a pattern), so it could be any file',
+    ],
     ['.git/config', 'it is inside .git/, which only people change'],
     ['./.git/config', 'it is inside .git/, which only people change'],
     ['a/../.git/config', 'it is inside .git/, which only people change'],
@@ -53,7 +56,9 @@ describe('whyWriteRefused', () => {
   it('judges only the part of an absolute path below the workspace root', () => {
     const nested = { workspace: '/srv/.github/repo', dir: '.' };
     expect(whyWriteRefused('/srv/.github/repo/out.txt', nested, false)).toBeUndefined();
-    expect(whyWriteRefused('/srv/.github/repo/.gemini/x', nested, false)).toBe('it is inside .gemini/, which only people change');
+    expect(whyWriteRefused('/srv/.github/repo/.gemini/x', nested, false)).toBe(
+      'it is inside .gemini/, which only people change',
+    );
     expect(whyWriteRefused('/srv/.github/other/x', nested, false)).toBe('it is outside the workspace');
   });
 });

@@ -4,7 +4,12 @@
  * splitter reports them for whole command lines.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { classifyFileRedirect, heredocScript, isQuotedHeredoc, replacesStdin } from '../../../src/policy/shell/redirects.js';
+import {
+  classifyFileRedirect,
+  heredocScript,
+  isQuotedHeredoc,
+  replacesStdin,
+} from '../../../src/policy/shell/redirects.js';
 import { loadBashGrammar, splitShell } from '../../../src/policy/shell/split.js';
 import { useBashTrees } from '../../support/bash-trees.js';
 
@@ -51,7 +56,12 @@ describe('classifyFileRedirect', () => {
     ['cat < && f', false, true, 'f', []],
   ])('%j: writes %s, replaces stdin %s, target %j, extra %j', (line, write, stdinFile, path, extra) => {
     const r = classifyFileRedirect(first(line, 'file_redirect'));
-    expect({ write: r.write, stdinFile: r.stdinFile, path: r.path, extra: r.extra.map((n) => n.text) }).toEqual({ write, stdinFile, path, extra });
+    expect({ write: r.write, stdinFile: r.stdinFile, path: r.path, extra: r.extra.map((n) => n.text) }).toEqual({
+      write,
+      stdinFile,
+      path,
+      extra,
+    });
   });
 
   it('gives the target node itself', () => {
@@ -115,18 +125,39 @@ describe('redirections in whole command lines', () => {
     // The last redirection of descriptor 0 is what a shell reads its script from.
     ['bash <<EOF\nls\nEOF', { parts: [['bash'], ['ls']], unknowns: [] }],
     ["bash <<'EOF'\necho $HOME\nEOF", { parts: [['bash'], ['echo', '$HOME']], unknowns: [] }],
-    ['bash <<EOF\necho $HOME\nEOF', { parts: [['bash']], unknowns: ['a shell that reads its script from standard input: "bash"'] }],
-    ['bash <<EOF < payload.sh\nls\nEOF', { parts: [['bash']], unknowns: ['a shell that reads its script from standard input: "bash"'] }],
-    ['bash <<< ls <&3', { parts: [['bash']], unknowns: ['a shell that reads its script from standard input: "bash <<< ls"'] }],
-    ['bash <<EOF <&-\nls\nEOF', { parts: [['bash']], unknowns: ['a shell that reads its script from standard input: "bash"'] }],
+    [
+      'bash <<EOF\necho $HOME\nEOF',
+      { parts: [['bash']], unknowns: ['a shell that reads its script from standard input: "bash"'] },
+    ],
+    [
+      'bash <<EOF < payload.sh\nls\nEOF',
+      { parts: [['bash']], unknowns: ['a shell that reads its script from standard input: "bash"'] },
+    ],
+    [
+      'bash <<< ls <&3',
+      { parts: [['bash']], unknowns: ['a shell that reads its script from standard input: "bash <<< ls"'] },
+    ],
+    [
+      'bash <<EOF <&-\nls\nEOF',
+      { parts: [['bash']], unknowns: ['a shell that reads its script from standard input: "bash"'] },
+    ],
     // A here-document on another descriptor leaves standard input as it was: unknown.
-    ['bash 3<<EOF\nls\nEOF', { parts: [['bash']], unknowns: ['a shell that reads its script from standard input: "bash"'] }],
-    ['{ bash 3<<EOF\nls\nEOF\n} < payload.sh', { parts: [['bash']], unknowns: ['a shell that reads its script from standard input: "bash"'] }],
+    [
+      'bash 3<<EOF\nls\nEOF',
+      { parts: [['bash']], unknowns: ['a shell that reads its script from standard input: "bash"'] },
+    ],
+    [
+      '{ bash 3<<EOF\nls\nEOF\n} < payload.sh',
+      { parts: [['bash']], unknowns: ['a shell that reads its script from standard input: "bash"'] },
+    ],
     // Other descriptors read from files do not change what the shell reads.
     ['bash <<EOF 2<x\nls\nEOF', { parts: [['bash'], ['ls']], unknowns: [] }],
     ['bash <<EOF 3<&-\nls\nEOF', { parts: [['bash'], ['ls']], unknowns: [] }],
     // tree-sitter reads the `0` of `0<` as a word; bash reads a redirection.
-    ['bash 0<<< ls', { parts: [['bash', '0']], unknowns: ['a descriptor number the parser read as a word: "bash 0<<< ls"'] }],
+    [
+      'bash 0<<< ls',
+      { parts: [['bash', '0']], unknowns: ['a descriptor number the parser read as a word: "bash 0<<< ls"'] },
+    ],
     ['rm 0<f', { parts: [['rm', '0']], unknowns: ['a descriptor number the parser read as a word: "rm 0"'] }],
     ['echo 12 <f', { parts: [['echo', '12']], unknowns: [] }],
     ['echo 1 >f', { parts: [['echo', '1']], unknowns: [] }],

@@ -6,7 +6,16 @@
 // splitter said it could not account for the line, in which case the policy must not allow it.
 // Deterministic seed; a failure prints the seed and the shrunk command line to replay it.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -26,7 +35,20 @@ let bin: string;
 let engine: PolicyEngine;
 /** bubblewrap's namespace flags, when it can run here (hosts that restrict user namespaces refuse them). */
 let isolation: string[] = [];
-const NAMESPACES = ['--unshare-user', '--unshare-ipc', '--unshare-net', '--unshare-uts', '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+const NAMESPACES = [
+  '--unshare-user',
+  '--unshare-ipc',
+  '--unshare-net',
+  '--unshare-uts',
+  '--die-with-parent',
+  '--ro-bind',
+  '/',
+  '/',
+  '--dev',
+  '/dev',
+  '--proc',
+  '/proc',
+];
 
 beforeAll(async () => {
   await loadBashGrammar(); // what engine.prepare does for a shell call
@@ -39,14 +61,29 @@ beforeAll(async () => {
     writeFileSync(join(bin, `c${i}`), stub);
     chmodSync(join(bin, `c${i}`), 0o755);
   }
-  const names = [...Array.from({ length: STUBS }, (_, i) => `c${i}`), 'env', 'nohup', 'timeout', 'command', 'xargs', 'find', 'exec', 'f'];
+  const names = [
+    ...Array.from({ length: STUBS }, (_, i) => `c${i}`),
+    'env',
+    'nohup',
+    'timeout',
+    'command',
+    'xargs',
+    'find',
+    'exec',
+    'f',
+  ];
   // Every stub and wrapper is allowed by prefix, with redirections: only the splitter stands between
   // a command line and "allow".
   const toml = `[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = ${JSON.stringify(names)}\ndecision = "allow"\npriority = 100\nallowRedirection = true\n`;
-  engine = await loadPolicy({ context: 'interactive', useBuiltinDefaults: false, tiers: { user: [{ inline: toml, label: 'stubs.toml' }] } });
+  engine = await loadPolicy({
+    context: 'interactive',
+    useBuiltinDefaults: false,
+    tiers: { user: [{ inline: toml, label: 'stubs.toml' }] },
+  });
   // The generated lines only call the stubs and a few harmless tools; bubblewrap is a second fence.
   if (existsSync(BWRAP) && spawnSync(BWRAP, [...NAMESPACES, 'true']).status === 0) isolation = [BWRAP, ...NAMESPACES];
-  else console.warn(`shell-split-bash: ${BWRAP} cannot make namespaces here; running bash in a scratch folder without it`);
+  else
+    console.warn(`shell-split-bash: ${BWRAP} cannot make namespaces here; running bash in a scratch folder without it`);
 });
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -62,7 +99,12 @@ async function trace(command: string, n: number): Promise<string[][]> {
   const bash = ['bash', '-c', command];
   const argv = isolation.length > 0 ? [...isolation, '--bind', dir, dir, '--chdir', work, ...bash] : bash;
   // fd 9 is a pipe every process inherits; its end-of-file means the last one (background jobs too) has exited.
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: work, env, detached: true, stdio: ['ignore', 'ignore', 'ignore', 'ignore', 'ignore', 'ignore', 'ignore', 'ignore', 'ignore', 'pipe'] });
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: work,
+    env,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'ignore', 'ignore', 'ignore', 'ignore', 'ignore', 'ignore', 'ignore', 'pipe'],
+  });
   const lastHolder = (child.stdio as unknown as Readable[])[9]!;
   const done = new Promise<void>((resolve, reject) => {
     child.on('error', reject);
@@ -152,7 +194,9 @@ const grammar = fc.letrec<{ cmd: string; simple: string; arg: string; subst: str
     tie('cmd').map((c) => `$(( $(${c}) + 1 ))`),
   ),
   compound: fc.oneof(
-    fc.tuple(tie('cmd'), fc.constantFrom('; ', ' && ', ' || ', ' | ', ' & ', '\n', ' |& '), tie('cmd')).map(([a, op, b]) => `${a}${op}${b}`),
+    fc
+      .tuple(tie('cmd'), fc.constantFrom('; ', ' && ', ' || ', ' | ', ' & ', '\n', ' |& '), tie('cmd'))
+      .map(([a, op, b]) => `${a}${op}${b}`),
     tie('cmd').map((c) => `( ${c} )`),
     tie('cmd').map((c) => `{ ${c}\n}`),
     fc.tuple(tie('cmd'), tie('cmd')).map(([a, b]) => `if @; then ${a}\nelse ${b}\nfi`),
@@ -188,9 +232,21 @@ const grammar = fc.letrec<{ cmd: string; simple: string; arg: string; subst: str
     fc
       .tuple(
         stubCall,
-        fc.constantFrom<[string, string]>(['EOF', 'E\\\nOF'], ["'E F'", 'E F'], ['"EOF"', 'EOF'], ['E\\OF', 'EOF'], ['-EOF', '\tEOF'], ['EOF', 'EOF '], ['E$x', 'E$x'], ['EOF', '\tEOF']),
+        fc.constantFrom<[string, string]>(
+          ['EOF', 'E\\\nOF'],
+          ["'E F'", 'E F'],
+          ['"EOF"', 'EOF'],
+          ['E\\OF', 'EOF'],
+          ['-EOF', '\tEOF'],
+          ['EOF', 'EOF '],
+          ['E$x', 'E$x'],
+          ['EOF', '\tEOF'],
+        ),
       )
-      .map(([s, [start, end]]) => `{ ${s} <<${start}\nx $(@)\n${end}\n@ after\n${start.replace(/^-/, '').replace(/['"\\]/g, '')}\n}`),
+      .map(
+        ([s, [start, end]]) =>
+          `{ ${s} <<${start}\nx $(@)\n${end}\n@ after\n${start.replace(/^-/, '').replace(/['"\\]/g, '')}\n}`,
+      ),
     stubCall.map((s) => `{ ${s} <<A <<'B'\na $(@)\nA\nb\nB\n@\n}`),
     stubCall.map((s) => `${s} # x \\\n@`),
   ),
@@ -218,7 +274,8 @@ describe('the splitter against bash', () => {
         if (verdict.decision === 'allow') tally.allowed++;
         const report = `\n${command}\nran: ${JSON.stringify(records)}\nparts: ${JSON.stringify(split.parts.map((p) => p.words))}\nunknowns: ${JSON.stringify(split.unknowns)}\n${verdict.decision}: ${verdict.reason}`;
         if (split.unknowns.length === 0) expect(missed, `not among the parts the policy checked:${report}`).toEqual([]);
-        if (verdict.decision === 'allow') expect(split.unknowns.length === 0 && missed.length === 0, `allowed, yet:${report}`).toBe(true);
+        if (verdict.decision === 'allow')
+          expect(split.unknowns.length === 0 && missed.length === 0, `allowed, yet:${report}`).toBe(true);
       }),
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );

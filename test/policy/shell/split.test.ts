@@ -191,9 +191,12 @@ describe('splitShell', () => {
     expect(argvs('echo a > f b')).toEqual([['echo', 'a', 'b']]);
   });
 
-  it.each([['cd .gemini && ls'], ['pushd x'], ['env -C .git sh -c ls'], ['find . -execdir ls \\;'], ['builtin cd x']])('%j changes directory', (cmd) => {
-    expect(splitShell(cmd).changesDirectory).toBe(true);
-  });
+  it.each([['cd .gemini && ls'], ['pushd x'], ['env -C .git sh -c ls'], ['find . -execdir ls \\;'], ['builtin cd x']])(
+    '%j changes directory',
+    (cmd) => {
+      expect(splitShell(cmd).changesDirectory).toBe(true);
+    },
+  );
 
   it.each([
     ['PATH=/tmp/evil; ls', true],

@@ -44,7 +44,8 @@ describe('nameArgumentTrap', () => {
 });
 
 describe('declarationTrap', () => {
-  const why = (text: string) => `a declaration with -i or -n, whose values are evaluated later: ${JSON.stringify(text)}`;
+  const why = (text: string) =>
+    `a declaration with -i or -n, whose values are evaluated later: ${JSON.stringify(text)}`;
   it.each<[string[], boolean[], boolean]>([
     [['declare', '-i', 'x'], [true, true, true], true],
     [['declare', '-ai', 'x'], [true, true, true], true],
@@ -111,7 +112,10 @@ describe('traps in whole command lines', () => {
     ['[[ $x -ge 1 ]]', ['an arithmetic comparison of values known only at run time: "[[ $x -ge 1 ]]"']],
     ['[[ $x == 1 ]]', []],
     ['[[ $x -eqa 1 ]]', []],
-    ['[[ -n $x && $y -eq 1 ]]', ['an arithmetic comparison of values known only at run time: "[[ -n $x && $y -eq 1 ]]"']],
+    [
+      '[[ -n $x && $y -eq 1 ]]',
+      ['an arithmetic comparison of values known only at run time: "[[ -n $x && $y -eq 1 ]]"'],
+    ],
     // Subscripts: only literal indexes, @ and *.
     ['echo ${a[12]}', []],
     ['echo ${a[x1]}', ['an array subscript, which bash evaluates as arithmetic: "a[x1]"']],

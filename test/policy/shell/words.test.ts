@@ -370,7 +370,11 @@ describe('words and the text tree-sitter left unparsed', () => {
       ],
       [],
     ],
-    ['cat <<EOF\na `id\nEOF', [[['cat'], [true]]], ['a backtick the parser did not read as a substitution, in "a `id"']],
+    [
+      'cat <<EOF\na `id\nEOF',
+      [[['cat'], [true]]],
+      ['a backtick the parser did not read as a substitution, in "a `id"'],
+    ],
     ['cat <<-EOF\n\t${x:-`id`}\n\tEOF', [[['cat'], [true]]], ['"${" that the parser left as text in "${x:-`id`}"']],
     // Inside backticks a doubled backslash is one: the inner script is `echo a\b`, whose word is ab.
     [
@@ -795,7 +799,9 @@ describe('text after the last command', () => {
     const s = splitShell(command);
     expect({ parts: s.parts.map((p) => p.words), unknowns: s.unknowns }).toEqual({
       parts: [['ls']],
-      unknowns: [`a carriage return, vertical tab or form feed, which bash does not read as a blank, in ${JSON.stringify(command.trim())}`],
+      unknowns: [
+        `a carriage return, vertical tab or form feed, which bash does not read as a blank, in ${JSON.stringify(command.trim())}`,
+      ],
     });
   });
 });

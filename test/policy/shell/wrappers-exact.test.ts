@@ -45,7 +45,10 @@ describe('unwrapCommand, exactly', () => {
   });
 
   it('reads the command name from its last path segment, and the options from the words after it', () => {
-    expect(unwrapCommand(['/a=b/alias', 'x=ls'])).toEqual({ actions: [{ kind: 'script', script: 'ls' }], replace: false });
+    expect(unwrapCommand(['/a=b/alias', 'x=ls'])).toEqual({
+      actions: [{ kind: 'script', script: 'ls' }],
+      replace: false,
+    });
     expect(unwrapCommand(['-f/enable', '-n', 'x'])).toEqual(NONE);
     expect(unwrapCommand(['-p/hash', 'ls'])).toEqual(NONE);
   });
@@ -86,7 +89,10 @@ describe('what the wrappers hand on, exactly', () => {
     ['bash -c -- $X', unknown('`bash -c` of a script built at run time', true)],
     // xargs placeholders attached to -i and --replace= (bug: the whole word taken as the placeholder).
     ['xargs -iX echo X', { actions: [{ kind: 'command', start: 2, end: 4, placeholder: 'X' }], replace: false }],
-    ['xargs --replace=R echo R', { actions: [{ kind: 'command', start: 2, end: 4, placeholder: 'R' }], replace: false }],
+    [
+      'xargs --replace=R echo R',
+      { actions: [{ kind: 'command', start: 2, end: 4, placeholder: 'R' }], replace: false },
+    ],
     // sudo with options only runs nothing; `--` ends the options even before a word like -s.
     ['sudo -v', NONE],
     ['sudo -s', NONE],

@@ -3,7 +3,12 @@ import { unwrapCommand, type WrapAction } from '../../../src/policy/shell/wrappe
 
 /** Words as the splitter hands them over: `$X` stands for a word known only at run time. */
 const argv = (line: string) => line.split(' ').map((w) => (w.startsWith('$') ? undefined : w));
-const inner = (line: string, a: WrapAction) => (a.kind === 'command' ? line.split(' ').slice(a.start, a.end).join(' ') : a.kind === 'script' ? `script: ${a.script}` : a.kind);
+const inner = (line: string, a: WrapAction) =>
+  a.kind === 'command'
+    ? line.split(' ').slice(a.start, a.end).join(' ')
+    : a.kind === 'script'
+      ? `script: ${a.script}`
+      : a.kind;
 
 describe('unwrapCommand', () => {
   it.each<[string, string[]]>([
@@ -65,7 +70,9 @@ describe('unwrapCommand', () => {
 
   it('xargs marks the words it appends or replaces', () => {
     expect(unwrapCommand(argv('xargs rm -f')).actions).toEqual([{ kind: 'command', start: 1, end: 3, moreArgs: true }]);
-    expect(unwrapCommand(argv('xargs -I X rm X')).actions).toEqual([{ kind: 'command', start: 3, end: 5, placeholder: 'X' }]);
+    expect(unwrapCommand(argv('xargs -I X rm X')).actions).toEqual([
+      { kind: 'command', start: 3, end: 5, placeholder: 'X' },
+    ]);
   });
 
   it('eval and `bash -c` stand only for their script; other wrappers are checked themselves too', () => {
@@ -79,13 +86,27 @@ describe('unwrapCommand', () => {
 // from a list makes its row unknown, a value no longer skipped makes it the command.
 describe('unwrapCommand, option by option', () => {
   it.each<[string, string[]]>([
-    ...['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'rbash', '/bin/bash', '/usr/bin/sh'].map((sh): [string, string[]] => [`${sh} -c ls`, ['script: ls']]),
+    ...['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'rbash', '/bin/bash', '/usr/bin/sh'].map(
+      (sh): [string, string[]] => [`${sh} -c ls`, ['script: ls']],
+    ),
     ['bash -lc ls', ['script: ls']],
     ['bash +x -c ls', ['script: ls']],
     ['bash -O extglob -c ls', ['script: ls']],
     ['bash --rcfile x -c ls', ['script: ls']],
     ['bash --init-file x -c ls', ['script: ls']],
-    ...['norc', 'noprofile', 'posix', 'login', 'restricted', 'verbose', 'noediting', 'help', 'version', 'debug', 'protected'].map((o): [string, string[]] => [`bash --${o} -c ls`, ['script: ls']]),
+    ...[
+      'norc',
+      'noprofile',
+      'posix',
+      'login',
+      'restricted',
+      'verbose',
+      'noediting',
+      'help',
+      'version',
+      'debug',
+      'protected',
+    ].map((o): [string, string[]] => [`bash --${o} -c ls`, ['script: ls']]),
     ['bash -c', []],
     ['bash -- script.sh', []],
     ['bash -', ['stdin-script']],
@@ -148,13 +169,46 @@ describe('unwrapCommand, option by option', () => {
     ['xargs -iZ rm Z', ['rm Z']],
     ['xargs --replace rm {}', ['rm {}']],
     ['xargs --replace=Z rm Z', ['rm Z']],
-    ...['-a f', '-E eof', '-d ,', '-L 1', '-n 1', '-P 2', '-s 100'].map((o): [string, string[]] => [`xargs ${o} rm`, ['rm']]),
-    ...['-0', '-0r', '-p', '-t', '-x', '-o', '-afile', '-Eeof', '-d,', '-L1', '-n1', '-P2', '-s9', '-eeof', '-l1', '-e', '-l'].map((o): [string, string[]] => [`xargs ${o} rm`, ['rm']]),
-    ...['--null', '--open-tty', '--interactive', '--no-run-if-empty', '--show-limits', '--verbose', '--exit', '--eof', '--max-lines'].map((o): [string, string[]] => [`xargs ${o} rm`, ['rm']]),
-    ...['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'].flatMap((o): Array<[string, string[]]> => [
-      [`xargs --${o}=v rm`, ['rm']],
-      [`xargs --${o} v rm`, ['rm']],
+    ...['-a f', '-E eof', '-d ,', '-L 1', '-n 1', '-P 2', '-s 100'].map((o): [string, string[]] => [
+      `xargs ${o} rm`,
+      ['rm'],
     ]),
+    ...[
+      '-0',
+      '-0r',
+      '-p',
+      '-t',
+      '-x',
+      '-o',
+      '-afile',
+      '-Eeof',
+      '-d,',
+      '-L1',
+      '-n1',
+      '-P2',
+      '-s9',
+      '-eeof',
+      '-l1',
+      '-e',
+      '-l',
+    ].map((o): [string, string[]] => [`xargs ${o} rm`, ['rm']]),
+    ...[
+      '--null',
+      '--open-tty',
+      '--interactive',
+      '--no-run-if-empty',
+      '--show-limits',
+      '--verbose',
+      '--exit',
+      '--eof',
+      '--max-lines',
+    ].map((o): [string, string[]] => [`xargs ${o} rm`, ['rm']]),
+    ...['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'].flatMap(
+      (o): Array<[string, string[]]> => [
+        [`xargs --${o}=v rm`, ['rm']],
+        [`xargs --${o} v rm`, ['rm']],
+      ],
+    ),
     ['xargs --eof=x rm', ['rm']],
     ['xargs --max-lines=2 rm', ['rm']],
     ['xargs -- rm', ['rm']],
@@ -173,11 +227,25 @@ describe('unwrapCommand, option by option', () => {
     ['sudo --preserve-env rm x', ['rm x']],
     ['sudo --chdir=/x rm x', ['chdir', 'rm x']],
     ['sudo --chdir /x rm x', ['chdir', 'rm x']],
-    ...['user', 'group', 'host', 'prompt', 'chroot', 'role', 'type', 'command-timeout', 'other-user', 'close-from'].flatMap((o): Array<[string, string[]]> => [
+    ...[
+      'user',
+      'group',
+      'host',
+      'prompt',
+      'chroot',
+      'role',
+      'type',
+      'command-timeout',
+      'other-user',
+      'close-from',
+    ].flatMap((o): Array<[string, string[]]> => [
       [`sudo --${o}=v rm x`, ['rm x']],
       [`sudo --${o} v rm x`, ['rm x']],
     ]),
-    ...['C', 'g', 'h', 'p', 'R', 'r', 'T', 't', 'U', 'u'].map((l): [string, string[]] => [`sudo -${l} v rm x`, ['rm x']]),
+    ...['C', 'g', 'h', 'p', 'R', 'r', 'T', 't', 'U', 'u'].map((l): [string, string[]] => [
+      `sudo -${l} v rm x`,
+      ['rm x'],
+    ]),
     ['sudo -u', []],
     ['doas rm x', ['rm x']],
     ['doas -u root rm x', ['rm x']],
@@ -206,7 +274,18 @@ describe('unwrapCommand, option by option', () => {
     ['watch --interval=1 ls', ['script: ls']],
     ['watch --differences=x ls', ['script: ls']],
     ['watch --equexit=2 ls', ['script: ls']],
-    ...['beep', 'color', 'no-color', 'differences', 'errexit', 'chgexit', 'no-title', 'precise', 'no-wrap', 'no-rerun'].map((o): [string, string[]] => [`watch --${o} ls`, ['script: ls']]),
+    ...[
+      'beep',
+      'color',
+      'no-color',
+      'differences',
+      'errexit',
+      'chgexit',
+      'no-title',
+      'precise',
+      'no-wrap',
+      'no-rerun',
+    ].map((o): [string, string[]] => [`watch --${o} ls`, ['script: ls']]),
     ['watch -n 1', []],
     ['source ./x.sh', []],
     ['. ./x.sh', []],
@@ -258,17 +337,37 @@ describe('unwrapCommand, option by option', () => {
   });
 
   it('only eval and shells with -c (or a bad option) stand for their script', () => {
-    for (const line of ['eval ls', 'eval', 'eval $X', 'bash -c ls', 'bash -c', 'bash -c $X', 'bash $X', 'bash -Z']) expect(unwrapCommand(argv(line)).replace, line).toBe(true);
-    for (const line of ['bash', 'bash x.sh', 'bash -- $X', 'env ls', 'sudo -s ls', 'trap ls EXIT', 'watch ls', 'xargs rm', 'find . -exec rm {} ;', 'source x']) {
+    for (const line of ['eval ls', 'eval', 'eval $X', 'bash -c ls', 'bash -c', 'bash -c $X', 'bash $X', 'bash -Z'])
+      expect(unwrapCommand(argv(line)).replace, line).toBe(true);
+    for (const line of [
+      'bash',
+      'bash x.sh',
+      'bash -- $X',
+      'env ls',
+      'sudo -s ls',
+      'trap ls EXIT',
+      'watch ls',
+      'xargs rm',
+      'find . -exec rm {} ;',
+      'source x',
+    ]) {
       expect(unwrapCommand(argv(line)).replace, line).toBe(false);
     }
   });
 
   it('env hands its assignments to the command; find and xargs -I mark the placeholder', () => {
-    expect(unwrapCommand(argv('env -i A=1 B_2=x rm y')).actions).toEqual([{ kind: 'command', start: 4, end: 6, assignments: ['A=1', 'B_2=x'] }]);
-    expect(unwrapCommand(argv('env 1A=x rm')).actions).toEqual([{ kind: 'command', start: 1, end: 3, assignments: [] }]);
-    expect(unwrapCommand(argv('find . -exec rm {} ;')).actions).toEqual([{ kind: 'command', start: 3, end: 5, placeholder: '{}' }]);
-    expect(unwrapCommand(argv('xargs -i rm {}')).actions).toEqual([{ kind: 'command', start: 2, end: 4, placeholder: '{}' }]);
+    expect(unwrapCommand(argv('env -i A=1 B_2=x rm y')).actions).toEqual([
+      { kind: 'command', start: 4, end: 6, assignments: ['A=1', 'B_2=x'] },
+    ]);
+    expect(unwrapCommand(argv('env 1A=x rm')).actions).toEqual([
+      { kind: 'command', start: 1, end: 3, assignments: [] },
+    ]);
+    expect(unwrapCommand(argv('find . -exec rm {} ;')).actions).toEqual([
+      { kind: 'command', start: 3, end: 5, placeholder: '{}' },
+    ]);
+    expect(unwrapCommand(argv('xargs -i rm {}')).actions).toEqual([
+      { kind: 'command', start: 2, end: 4, placeholder: '{}' },
+    ]);
     expect(unwrapCommand(argv('timeout 5 rm x')).actions).toEqual([{ kind: 'command', start: 2, end: 4 }]);
   });
 });

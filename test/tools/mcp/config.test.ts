@@ -1,13 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { blockedBySelection, mergeMcpServers, parseMcpSelection, parseMcpServers, type McpSource } from '../../../src/tools/mcp/config.js';
+import {
+  blockedBySelection,
+  mergeMcpServers,
+  parseMcpSelection,
+  parseMcpServers,
+  type McpSource,
+} from '../../../src/tools/mcp/config.js';
 import { expandVariables } from '../../../src/tools/mcp/env-expand.js';
 
 const SOURCE: McpSource = { label: '.gemini/settings.json', origin: 'repository' };
-const parse = (value: unknown, expand?: (v: string, where: string) => string) => parseMcpServers(value, { source: SOURCE, ...(expand && { expand }) });
+const parse = (value: unknown, expand?: (v: string, where: string) => string) =>
+  parseMcpServers(value, { source: SOURCE, ...(expand && { expand }) });
 
 describe('parseMcpServers: Gemini CLI’s fields', () => {
   it('a stdio server with every field', () => {
-    const r = parse({ gh: { command: 'npx', args: ['-y', 'server'], env: { A: '1' }, cwd: 'tools', timeout: 5000, trust: true, includeTools: ['x'], excludeTools: ['y'], description: 'GitHub' } });
+    const r = parse({
+      gh: {
+        command: 'npx',
+        args: ['-y', 'server'],
+        env: { A: '1' },
+        cwd: 'tools',
+        timeout: 5000,
+        trust: true,
+        includeTools: ['x'],
+        excludeTools: ['y'],
+        description: 'GitHub',
+      },
+    });
     expect(r.problems).toEqual([]);
     expect(r.servers).toEqual([
       {
@@ -29,13 +48,19 @@ describe('parseMcpServers: Gemini CLI’s fields', () => {
     [{ url: 'https://h/sse', type: 'sse' }, 'sse'],
     [{ httpUrl: 'https://h/mcp' }, 'streamable'],
   ])('%j is an HTTP server spoken to as %s', (config, protocol) => {
-    expect(parse({ s: { ...config, headers: { Authorization: 'Bearer x' } } }).servers[0]!.transport).toMatchObject({ kind: 'http', protocol, headers: { Authorization: 'Bearer x' } });
+    expect(parse({ s: { ...config, headers: { Authorization: 'Bearer x' } } }).servers[0]!.transport).toMatchObject({
+      kind: 'http',
+      protocol,
+      headers: { Authorization: 'Bearer x' },
+    });
   });
 
   it('httpUrl wins over url, with a warning (as Gemini CLI warns)', () => {
     const r = parse({ s: { url: 'https://a/sse', httpUrl: 'https://b/mcp' } });
     expect(r.servers[0]!.transport).toMatchObject({ url: 'https://b/mcp' });
-    expect(r.problems).toEqual([{ path: 'mcpServers.s.url', severity: 'warning', message: expect.stringContaining('`httpUrl` is used') }]);
+    expect(r.problems).toEqual([
+      { path: 'mcpServers.s.url', severity: 'warning', message: expect.stringContaining('`httpUrl` is used') },
+    ]);
   });
 
   it.each<[string, unknown, string]>([
@@ -47,11 +72,17 @@ describe('parseMcpServers: Gemini CLI’s fields', () => {
     ['bad type', { url: 'https://h', type: 'ws' }, 'type must be "http" or "sse"'],
     ['not http', { url: 'file:///etc/passwd' }, 'is not an http(s) URL'],
     ['oauth', { url: 'https://h', oauth: { enabled: true } }, 'asks for OAuth, which needs a browser'],
-    ['google credentials', { url: 'https://h', authProviderType: 'google_credentials' }, 'is not supported in agent-action'],
+    [
+      'google credentials',
+      { url: 'https://h', authProviderType: 'google_credentials' },
+      'is not supported in agent-action',
+    ],
   ])('%s: left out, and the problem names it', (_label, config, message) => {
     const r = parse({ s: config });
     expect(r.servers).toEqual([]);
-    expect(r.problems).toEqual([{ path: 'mcpServers.s', severity: 'error', message: expect.stringContaining(message) }]);
+    expect(r.problems).toEqual([
+      { path: 'mcpServers.s', severity: 'error', message: expect.stringContaining(message) },
+    ]);
   });
 
   it('one bad server does not take the others with it', () => {
@@ -62,12 +93,20 @@ describe('parseMcpServers: Gemini CLI’s fields', () => {
   it('an unknown field is a warning, not an error', () => {
     const r = parse({ s: { command: 'x', comand: 'typo' } });
     expect(r.servers).toHaveLength(1);
-    expect(r.problems).toEqual([{ path: 'mcpServers.s.comand', severity: 'warning', message: 'is not a field Gemini CLI knows; ignored' }]);
+    expect(r.problems).toEqual([
+      { path: 'mcpServers.s.comand', severity: 'warning', message: 'is not a field Gemini CLI knows; ignored' },
+    ]);
   });
 
   it('expansion applies to env and headers values only, each told where it is', () => {
     const where: string[] = [];
-    const r = parse({ s: { command: '$CMD', args: ['$ARG'], env: { K: '$V' } }, h: { url: 'https://h', headers: { Authorization: 'Bearer $T' } } }, (v, w) => (where.push(w), v.replace('$', '#')));
+    const r = parse(
+      {
+        s: { command: '$CMD', args: ['$ARG'], env: { K: '$V' } },
+        h: { url: 'https://h', headers: { Authorization: 'Bearer $T' } },
+      },
+      (v, w) => (where.push(w), v.replace('$', '#')),
+    );
     expect(r.servers[0]!.transport).toMatchObject({ command: '$CMD', args: ['$ARG'], env: { K: '#V' } });
     expect(r.servers[1]!.transport).toMatchObject({ headers: { Authorization: 'Bearer #T' } });
     expect(where).toEqual(['mcpServers.s.env.K', 'mcpServers.h.headers.Authorization']);
@@ -105,7 +144,10 @@ describe('selection and merging', () => {
   });
 
   it('a later source replaces an earlier server of the same name, and keeps its place last', () => {
-    const [a, b] = [parse({ x: { command: 'user-x' }, y: { command: 'user-y' } }).servers, parse({ x: { command: 'project-x' } }).servers];
+    const [a, b] = [
+      parse({ x: { command: 'user-x' }, y: { command: 'user-y' } }).servers,
+      parse({ x: { command: 'project-x' } }).servers,
+    ];
     expect(mergeMcpServers([a, b]).map((s) => [s.name, (s.transport as { command: string }).command])).toEqual([
       ['y', 'user-y'],
       ['x', 'project-x'],

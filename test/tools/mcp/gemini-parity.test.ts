@@ -18,7 +18,11 @@ import { loadGeminiCore } from '../../support/gemini-policy-engine.js';
 
 interface GeminiMcp {
   generateValidName(name: string): string;
-  isEnabled(decl: { name: string }, server: string, config: { includeTools?: string[]; excludeTools?: string[] }): boolean;
+  isEnabled(
+    decl: { name: string },
+    server: string,
+    config: { includeTools?: string[]; excludeTools?: string[] },
+  ): boolean;
   DiscoveredMCPTool: new (
     mcpTool: unknown,
     server: string,
@@ -27,10 +31,22 @@ interface GeminiMcp {
     schema: unknown,
     ...rest: unknown[]
   ) => {
-    createInvocation(params: Record<string, unknown>): { execute(o: { abortSignal: AbortSignal }): Promise<{ llmContent: unknown }> };
+    createInvocation(params: Record<string, unknown>): {
+      execute(o: { abortSignal: AbortSignal }): Promise<{ llmContent: unknown }>;
+    };
   };
-  convertToFunctionResponse(toolName: string, callId: string, llmContent: unknown, model: string): Array<Record<string, any>>;
-  HookAggregator: new () => { aggregateResults(results: Array<{ output?: unknown; duration: number; success: boolean }>, event: string): { finalOutput?: Record<string, unknown> } };
+  convertToFunctionResponse(
+    toolName: string,
+    callId: string,
+    llmContent: unknown,
+    model: string,
+  ): Array<Record<string, any>>;
+  HookAggregator: new () => {
+    aggregateResults(
+      results: Array<{ output?: unknown; duration: number; success: boolean }>,
+      event: string,
+    ): { finalOutput?: Record<string, unknown> };
+  };
 }
 
 const gemini = async () => (await loadGeminiCore()) as unknown as GeminiMcp;
@@ -51,10 +67,20 @@ describe("tool names: ours are Gemini CLI's", () => {
 });
 
 describe("includeTools / excludeTools: ours are Gemini CLI's", () => {
-  const configs = [{}, { includeTools: ['a'] }, { includeTools: ['a(x: string)'] }, { excludeTools: ['a'] }, { includeTools: ['a', 'b'], excludeTools: ['a'] }, { includeTools: [] }];
-  it.each(configs.flatMap((c) => ['a', 'b', 'ab'].map((name) => [name, c] as const)))('%s with %j', async (name, config) => {
-    expect(isToolEnabled(name, config)).toBe((await gemini()).isEnabled({ name }, 's', config));
-  });
+  const configs = [
+    {},
+    { includeTools: ['a'] },
+    { includeTools: ['a(x: string)'] },
+    { excludeTools: ['a'] },
+    { includeTools: ['a', 'b'], excludeTools: ['a'] },
+    { includeTools: [] },
+  ];
+  it.each(configs.flatMap((c) => ['a', 'b', 'ab'].map((name) => [name, c] as const)))(
+    '%s with %j',
+    async (name, config) => {
+      expect(isToolEnabled(name, config)).toBe((await gemini()).isEnabled({ name }, 's', config));
+    },
+  );
 });
 
 describe("what the model receives from an MCP tool: Gemini CLI's parts", () => {
@@ -93,16 +119,27 @@ describe("what the model receives from an MCP tool: Gemini CLI's parts", () => {
 
   it.each(CASES)('%s', async (_label, content) => {
     const g = await gemini();
-    const fake = { callTool: async (calls: Array<{ name: string }>) => [{ functionResponse: { name: calls[0]!.name, response: { content } } }] };
+    const fake = {
+      callTool: async (calls: Array<{ name: string }>) => [
+        { functionResponse: { name: calls[0]!.name, response: { content } } },
+      ],
+    };
     const tool = new g.DiscoveredMCPTool(fake, 'srv', 'tool_x', 'd', { type: 'object' });
     const { llmContent } = await tool.createInvocation({}).execute({ abortSignal: new AbortController().signal });
     const theirs = g.convertToFunctionResponse('mcp_srv_tool_x', 'id1', llmContent, 'gemini-2.5-pro');
 
     const out = toolOutputOf('tool_x', { content }, []);
-    const call: Call = { status: 'succeeded', base: { id: 'id1', wireId: 'id1', name: 'mcp_srv_tool_x', args: {}, order: 0 }, output: out.forModel, ...(out.media && { media: out.media }), ms: 0 };
+    const call: Call = {
+      status: 'succeeded',
+      base: { id: 'id1', wireId: 'id1', name: 'mcp_srv_tool_x', args: {}, order: 0 },
+      output: out.forModel,
+      ...(out.media && { media: out.media }),
+      ms: 0,
+    };
     const ours = buildResponses([call], 1_000_000);
     // Gemini CLI leaves `output` out when there is no text at all; we never send an empty result.
-    if (theirs[0]!.functionResponse.response.output === undefined) theirs[0]!.functionResponse.response = { output: '(no output)' };
+    if (theirs[0]!.functionResponse.response.output === undefined)
+      theirs[0]!.functionResponse.response = { output: '(no output)' };
     expect(ours).toEqual(theirs);
   });
 });
@@ -110,7 +147,11 @@ describe("what the model receives from an MCP tool: Gemini CLI's parts", () => {
 describe("several hooks' answers: merged as Gemini CLI merges them", () => {
   const OUTPUTS: HookOutput[][] = [
     [{ decision: 'allow' }, { decision: 'deny', reason: 'no' }],
-    [{ decision: 'ask', systemMessage: 'hm' }, { reason: 'why', hookSpecificOutput: { additionalContext: 'one' } }, { hookSpecificOutput: { additionalContext: 'two' } }],
+    [
+      { decision: 'ask', systemMessage: 'hm' },
+      { reason: 'why', hookSpecificOutput: { additionalContext: 'one' } },
+      { hookSpecificOutput: { additionalContext: 'two' } },
+    ],
     [
       { continue: false, stopReason: 'stop now' },
       { decision: 'block', reason: 'also blocked' },
@@ -118,17 +159,31 @@ describe("several hooks' answers: merged as Gemini CLI merges them", () => {
     [{ systemMessage: 'a' }, { systemMessage: 'b', suppressOutput: true }],
     [{ hookSpecificOutput: { clearContext: true } }, { hookSpecificOutput: { other: 1 } }],
   ];
-  const EVENTS: HookEvent[] = ['BeforeTool', 'AfterTool', 'BeforeAgent', 'AfterAgent', 'SessionStart', 'BeforeModel', 'AfterModel', 'Notification', 'PreCompress', 'SessionEnd'];
+  const EVENTS: HookEvent[] = [
+    'BeforeTool',
+    'AfterTool',
+    'BeforeAgent',
+    'AfterAgent',
+    'SessionStart',
+    'BeforeModel',
+    'AfterModel',
+    'Notification',
+    'PreCompress',
+    'SessionEnd',
+  ];
 
-  it.each(EVENTS.flatMap((e) => OUTPUTS.map((o, i) => [e, i, o] as const)))('%s, case %i', async (event, _i, outputs) => {
-    const g = await gemini();
-    const theirs = new g.HookAggregator().aggregateResults(
-      outputs.map((output) => ({ output, duration: 1, success: true })),
-      event,
-    ).finalOutput;
-    const ours = mergeHookOutputs(event, outputs);
-    expect(JSON.parse(JSON.stringify(ours))).toEqual(JSON.parse(JSON.stringify(theirs)));
-  });
+  it.each(EVENTS.flatMap((e) => OUTPUTS.map((o, i) => [e, i, o] as const)))(
+    '%s, case %i',
+    async (event, _i, outputs) => {
+      const g = await gemini();
+      const theirs = new g.HookAggregator().aggregateResults(
+        outputs.map((output) => ({ output, duration: 1, success: true })),
+        event,
+      ).finalOutput;
+      const ours = mergeHookOutputs(event, outputs);
+      expect(JSON.parse(JSON.stringify(ours))).toEqual(JSON.parse(JSON.stringify(theirs)));
+    },
+  );
 
   it('BeforeToolSelection: NONE wins, names are united and sorted', async () => {
     const g = await gemini();
@@ -140,6 +195,8 @@ describe("several hooks' answers: merged as Gemini CLI merges them", () => {
       outputs.map((output) => ({ output, duration: 1, success: true })),
       'BeforeToolSelection',
     ).finalOutput;
-    expect(JSON.parse(JSON.stringify(mergeHookOutputs('BeforeToolSelection', outputs)))).toEqual(JSON.parse(JSON.stringify(theirs)));
+    expect(JSON.parse(JSON.stringify(mergeHookOutputs('BeforeToolSelection', outputs)))).toEqual(
+      JSON.parse(JSON.stringify(theirs)),
+    );
   });
 });

@@ -6,7 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { compileLenient, createLenientValidator } from '../../../src/tools/mcp/lenient-validator.js';
 
-const sum = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false };
+const sum = {
+  type: 'object',
+  properties: { a: { type: 'number' }, b: { type: 'number' } },
+  required: ['a', 'b'],
+  additionalProperties: false,
+};
 
 describe('compileLenient', () => {
   it('enforces a schema it can check, naming each field', () => {
@@ -31,13 +36,22 @@ describe('compileLenient', () => {
   });
 
   it('leaves unchecked a schema whose $ref does not resolve here', () => {
-    expect(compileLenient({ type: 'object', properties: { a: { $ref: '#/$defs/missing' } } })({ a: 1 })).toBeUndefined();
-    expect(compileLenient({ type: 'object', properties: { a: { $ref: 'https://example.com/a.json' } } })({ a: 1 })).toBeUndefined();
+    expect(
+      compileLenient({ type: 'object', properties: { a: { $ref: '#/$defs/missing' } } })({ a: 1 }),
+    ).toBeUndefined();
+    expect(
+      compileLenient({ type: 'object', properties: { a: { $ref: 'https://example.com/a.json' } } })({ a: 1 }),
+    ).toBeUndefined();
   });
 
   it('leaves unchecked a pattern JavaScript cannot compile, and does not check formats', () => {
-    expect(compileLenient({ type: 'object', properties: { a: { type: 'string', pattern: '[' } } })({ a: 'x' })).toBeUndefined();
-    const uri = compileLenient({ type: 'object', properties: { a: { type: 'string', format: 'uri' }, format: { type: 'string' } } });
+    expect(
+      compileLenient({ type: 'object', properties: { a: { type: 'string', pattern: '[' } } })({ a: 'x' }),
+    ).toBeUndefined();
+    const uri = compileLenient({
+      type: 'object',
+      properties: { a: { type: 'string', format: 'uri' }, format: { type: 'string' } },
+    });
     expect(uri({ a: 'not a uri' })).toBeUndefined();
     // A field named "format" is a field, not the keyword: still checked.
     expect(uri({ format: 1 })).toBe('/format must be string');

@@ -25,7 +25,8 @@ const managers: McpManager[] = [];
 beforeAll(async () => {
   sandbox = createSandbox({ mode: 'required', hostEnv: {} });
   const s = await sandbox.status();
-  if (s.kind !== 'sandboxed') throw new Error(`bubblewrap is needed for these tests (.ci/run installs it): ${JSON.stringify(s)}`);
+  if (s.kind !== 'sandboxed')
+    throw new Error(`bubblewrap is needed for these tests (.ci/run installs it): ${JSON.stringify(s)}`);
   ws = makeTempDir('agent-action-mcp-');
   await bundleTestServer(join(ws, 'srv/server.mjs'));
   await bundleEverything(join(ws, 'srv/everything.mjs'));
@@ -37,16 +38,31 @@ afterAll(async () => {
 const PATH = process.env.PATH ?? '/usr/bin:/bin';
 
 function manager(servers: Record<string, unknown>, over: Partial<McpManagerOptions> = {}): McpManager {
-  const { servers: parsed, problems } = parseMcpServers(servers, { source: { label: 'test settings', origin: 'repository' } });
+  const { servers: parsed, problems } = parseMcpServers(servers, {
+    source: { label: 'test settings', origin: 'repository' },
+  });
   expect(problems).toEqual([]);
-  const m = createMcpManager({ servers: parsed, sandbox, workspace: ws, env: { PATH }, secrets: [SECRET], graceMs: 200, ...over });
+  const m = createMcpManager({
+    servers: parsed,
+    sandbox,
+    workspace: ws,
+    env: { PATH },
+    secrets: [SECRET],
+    graceMs: 200,
+    ...over,
+  });
   managers.push(m);
   return m;
 }
 
 const toolEnv = (): ToolEnv => ({ root: ws, secrets: [SECRET], baseEnv: {}, shellTimeoutMs: 5_000 });
 
-async function call(m: McpManager, name: string, args: Record<string, unknown> = {}, signal = new AbortController().signal): Promise<ToolOutput> {
+async function call(
+  m: McpManager,
+  name: string,
+  args: Record<string, unknown> = {},
+  signal = new AbortController().signal,
+): Promise<ToolOutput> {
   const set = createToolSet(createToolRegistry([]), m);
   const prepared = await set.prepareCall(name, args, toolEnv());
   return prepared.run({ signal });
@@ -57,7 +73,9 @@ const ours = (extra: Record<string, unknown> = {}) => ({ command: 'node', args: 
 describe('server-everything over stdio, in the sandbox', () => {
   let m: McpManager;
   beforeAll(async () => {
-    m = manager({ everything: { command: 'node', args: ['srv/everything.mjs', 'stdio'], env: { DECLARED: 'from settings' } } });
+    m = manager({
+      everything: { command: 'node', args: ['srv/everything.mjs', 'stdio'], env: { DECLARED: 'from settings' } },
+    });
     await m.start();
   });
 
@@ -65,7 +83,14 @@ describe('server-everything over stdio, in the sandbox', () => {
     const [status] = m.status();
     expect(status).toMatchObject({ name: 'everything', state: 'ready' });
     const names = m.tools().map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['mcp_everything_echo', 'mcp_everything_get-sum', 'mcp_everything_get-tiny-image', 'mcp_everything_get-structured-content']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'mcp_everything_echo',
+        'mcp_everything_get-sum',
+        'mcp_everything_get-tiny-image',
+        'mcp_everything_get-structured-content',
+      ]),
+    );
     const sum = m.tools().find((t) => t.name === 'mcp_everything_get-sum')!;
     expect(JSON.stringify(sum.params)).toContain('"a"');
     expect(JSON.stringify(sum.params)).not.toContain('$schema');
@@ -83,11 +108,16 @@ describe('server-everything over stdio, in the sandbox', () => {
     expect(out.media).toHaveLength(1);
     expect(out.media![0]!.mimeType).toBe('image/png');
     expect(Buffer.from(out.media![0]!.data, 'base64').subarray(1, 4).toString()).toBe('PNG');
-    expect(out.forModel).toContain("[Tool 'get-tiny-image' provided the following image data with mime-type: image/png]");
+    expect(out.forModel).toContain(
+      "[Tool 'get-tiny-image' provided the following image data with mime-type: image/png]",
+    );
   });
 
   it('arguments that do not fit the tool schema are refused before the server is called', async () => {
-    await expect(call(m, 'mcp_everything_get-sum', { a: 'one', b: 2 })).rejects.toMatchObject({ code: 'invalid_args', message: expect.stringContaining('/a must be number') });
+    await expect(call(m, 'mcp_everything_get-sum', { a: 'one', b: 2 })).rejects.toMatchObject({
+      code: 'invalid_args',
+      message: expect.stringContaining('/a must be number'),
+    });
   });
 
   it('structured content reaches the model once (its JSON text block is not repeated)', async () => {
@@ -99,7 +129,11 @@ describe('server-everything over stdio, in the sandbox', () => {
   it('a slow tool reports progress while it runs', async () => {
     const lines: string[] = [];
     const set = createToolSet(createToolRegistry([]), m);
-    const prepared = await set.prepareCall('mcp_everything_trigger-long-running-operation', { duration: 0.2, steps: 2 }, toolEnv());
+    const prepared = await set.prepareCall(
+      'mcp_everything_trigger-long-running-operation',
+      { duration: 0.2, steps: 2 },
+      toolEnv(),
+    );
     const out = await prepared.run({ signal: new AbortController().signal, onProgress: (l) => lines.push(l) });
     expect(out.forModel).toContain('Long running operation completed');
     // The last notification can cross the result on the wire; the first one is always seen.
@@ -109,10 +143,17 @@ describe('server-everything over stdio, in the sandbox', () => {
   it('progress starts the call deadline over (as the SDK does with resetTimeoutOnProgress)', async () => {
     const timer = createManualTimer();
     const started: number[] = [];
-    const slow = manager({ progress: { command: 'node', args: ['srv/everything.mjs', 'stdio'], timeout: 400 } }, { startTimer: (ms, fire) => (started.push(ms), timer.start(ms, fire)) });
+    const slow = manager(
+      { progress: { command: 'node', args: ['srv/everything.mjs', 'stdio'], timeout: 400 } },
+      { startTimer: (ms, fire) => (started.push(ms), timer.start(ms, fire)) },
+    );
     const lines: string[] = [];
     const set = createToolSet(createToolRegistry([]), slow);
-    const prepared = await set.prepareCall('mcp_progress_trigger-long-running-operation', { duration: 0.2, steps: 2 }, toolEnv());
+    const prepared = await set.prepareCall(
+      'mcp_progress_trigger-long-running-operation',
+      { duration: 0.2, steps: 2 },
+      toolEnv(),
+    );
     const out = await prepared.run({ signal: new AbortController().signal, onProgress: (l) => lines.push(l) });
     expect(out.forModel).toContain('Long running operation completed');
     // Two start deadlines (connect, list its tools: the 60 s default beats its 400 ms timeout), one for the call, one more per progress line.
@@ -124,7 +165,10 @@ describe('server-everything over stdio, in the sandbox', () => {
 
   it('the server sees the scrubbed environment plus what its settings declare, never a credential', async () => {
     const out = await call(m, 'mcp_everything_get-env');
-    const env = JSON.parse(out.forModel.replace(/^<untrusted_context>\n|\n<\/untrusted_context>$/g, '')) as Record<string, string>;
+    const env = JSON.parse(out.forModel.replace(/^<untrusted_context>\n|\n<\/untrusted_context>$/g, '')) as Record<
+      string,
+      string
+    >;
     expect(env.DECLARED).toBe('from settings');
     expect(env.PATH).toBe(PATH);
     expect(env.HOME).toBe('/home/sandbox');
@@ -155,7 +199,10 @@ describe('our test server: failures stay tool errors', () => {
   it('a tool error (isError) is a failed result the model sees, not an exception', async () => {
     const m = manager({ t: ours() });
     const out = await call(m, 'mcp_t_fail');
-    expect(out.error).toEqual({ code: 'failed', message: "MCP tool 'fail' reported an error: <untrusted_context>\nthe widget is broken\n</untrusted_context>" });
+    expect(out.error).toEqual({
+      code: 'failed',
+      message: "MCP tool 'fail' reported an error: <untrusted_context>\nthe widget is broken\n</untrusted_context>",
+    });
   });
 
   it('structured content without a text block is shown as JSON', async () => {
@@ -178,7 +225,9 @@ describe('our test server: failures stay tool errors', () => {
     const m = manager({ t: ours() }, { onWarning: (w) => warnings.push(w) });
     const crashed = await call(m, 'mcp_t_crash');
     expect(crashed.error?.code).toBe('failed');
-    expect(crashed.error?.message).toMatch(/^mcp_t_crash failed: the MCP server exited with code 3; its last output on stderr:\ntest-server: crashing on purpose/);
+    expect(crashed.error?.message).toMatch(
+      /^mcp_t_crash failed: the MCP server exited with code 3; its last output on stderr:\ntest-server: crashing on purpose/,
+    );
     const later = await call(m, 'mcp_t_echo', { text: 'anyone there?' });
     expect(later.error?.message).toMatch(/^mcp_t_echo is unavailable: MCP server t exited with code 3/);
     expect(m.status()[0]).toMatchObject({ state: 'exited' });
@@ -194,9 +243,14 @@ describe('our test server: failures stay tool errors', () => {
     const pending = call(m, 'mcp_t_slow', { ms: 5_000 });
     await timer.until(300);
     timer.fire(300);
-    expect((await pending).error).toEqual({ code: 'timeout', message: 'mcp_t_slow failed: MCP error -32001: Request timed out' });
+    expect((await pending).error).toEqual({
+      code: 'timeout',
+      message: 'mcp_t_slow failed: MCP error -32001: Request timed out',
+    });
     // The server still answers the next call: the timed-out one was cancelled, not the connection.
-    expect((await call(m, 'mcp_t_echo', { text: 'after the timeout' })).forModel).toContain('t says: after the timeout');
+    expect((await call(m, 'mcp_t_echo', { text: 'after the timeout' })).forModel).toContain(
+      't says: after the timeout',
+    );
     expect(timer.pending()).toEqual([]);
   });
 
@@ -228,16 +282,25 @@ describe('our test server: failures stay tool errors', () => {
     const [s] = m.status();
     expect(s).toMatchObject({ state: 'failed', tools: [] });
     expect(s!.reason).toMatch(/exited|did not start/);
-    await expect(call(m, 'mcp_gone_anything')).rejects.toMatchObject({ code: 'not_found', message: expect.stringMatching(/^mcp_gone_anything is unavailable: MCP server gone did not start/) });
+    await expect(call(m, 'mcp_gone_anything')).rejects.toMatchObject({
+      code: 'not_found',
+      message: expect.stringMatching(/^mcp_gone_anything is unavailable: MCP server gone did not start/),
+    });
   });
 
   it('a server that never answers is given up at its start timeout, and stopped', async () => {
     const timer = createManualTimer();
-    const m = manager({ mute: { command: 'sleep', args: ['987.654'] } }, { startTimeoutMs: 500, startTimer: timer.start });
+    const m = manager(
+      { mute: { command: 'sleep', args: ['987.654'] } },
+      { startTimeoutMs: 500, startTimer: timer.start },
+    );
     const started = m.start();
     await timer.until(500);
     // Given up once it runs (and does not answer), not before.
-    await vi.waitFor(() => expect(hostProcessesWith('987.654').filter((p) => p.includes(': sleep 987.654'))).toHaveLength(1), { timeout: 20_000, interval: 20 });
+    await vi.waitFor(
+      () => expect(hostProcessesWith('987.654').filter((p) => p.includes(': sleep 987.654'))).toHaveLength(1),
+      { timeout: 20_000, interval: 20 },
+    );
     timer.fire(500);
     await started;
     expect(m.status()[0]).toMatchObject({ state: 'failed', reason: 'did not start within 500 ms' });
@@ -246,14 +309,20 @@ describe('our test server: failures stay tool errors', () => {
 
   it('a server the sandbox is still starting when its deadline passes is stopped once it is up', async () => {
     const timer = createManualTimer();
-    const m = manager({ late: { command: 'sh', args: ['-c', 'touch srv/late-up; exec sleep 987.321'] } }, { startTimeoutMs: 500, startTimer: timer.start });
+    const m = manager(
+      { late: { command: 'sh', args: ['-c', 'touch srv/late-up; exec sleep 987.321'] } },
+      { startTimeoutMs: 500, startTimer: timer.start },
+    );
     const started = m.start();
     await timer.until(500);
     timer.fire(500);
     await started;
     expect(m.status()[0]).toMatchObject({ state: 'failed', reason: 'did not start within 500 ms' });
     // Its process comes up after the start was given up: it must not be left running.
-    await vi.waitFor(() => expect(readdirSync(join(ws, 'srv'))).toContain('late-up'), { timeout: 20_000, interval: 20 });
+    await vi.waitFor(() => expect(readdirSync(join(ws, 'srv'))).toContain('late-up'), {
+      timeout: 20_000,
+      interval: 20,
+    });
     await vi.waitFor(() => expect(hostProcessesWith('987.321')).toEqual([]), { timeout: 20_000, interval: 20 });
   });
 
@@ -267,7 +336,13 @@ describe('our test server: failures stay tool errors', () => {
   });
 
   it('a server outside the allowed names is not started', async () => {
-    const m = manager({ t: ours({ env: { TEST_SERVER_MARKER: 'srv/started-t' } }), u: ours({ env: { TEST_SERVER_MARKER: 'srv/started-u' } }) }, { selection: { allowed: ['u'] } });
+    const m = manager(
+      {
+        t: ours({ env: { TEST_SERVER_MARKER: 'srv/started-t' } }),
+        u: ours({ env: { TEST_SERVER_MARKER: 'srv/started-u' } }),
+      },
+      { selection: { allowed: ['u'] } },
+    );
     await m.start();
     expect(m.status().map((s) => [s.name, s.state])).toEqual([
       ['t', 'blocked'],
