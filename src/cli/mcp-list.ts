@@ -126,7 +126,7 @@ const WORD: Record<McpServerStatus['state'], string> = {
 };
 
 /** Pure: Gemini CLI's list lines, each server's tools under it. */
-export function formatMcpList(list: readonly McpServerStatus[]): string {
+function formatMcpList(list: readonly McpServerStatus[]): string {
   const lines = ['Configured MCP servers:', ''];
   for (const s of list) {
     const reason = s.reason?.replace(/\s*\n\s*/g, ' ').slice(0, 300);

@@ -59,7 +59,7 @@ export async function runSandboxCheckCommand(
 }
 
 /** Pure: the report as aligned lines for a terminal. */
-export function formatReport(r: CheckReport): string {
+function formatReport(r: CheckReport): string {
   const width = Math.max(...r.items.map((i) => i.name.length));
   const lines = [`agent-action sandbox check (network ${r.network ? 'allowed' : 'off'})`];
   for (const i of r.items) lines.push(`  ${i.ok ? 'ok  ' : 'FAIL'}  ${i.name.padEnd(width)}  ${i.detail}`);

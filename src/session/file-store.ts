@@ -67,100 +67,13 @@ export interface LocalSessionStore extends SessionStore<LocalSessionDoc> {
 }
 
 export function createFileStore(o: FileStoreOptions): LocalSessionStore {
-  const { dir } = o;
-  const staleMs = o.staleLockMs ?? 30_000;
-  const fileOf = (id: string) => (assertId(id), join(dir, `${id}.json`));
-  // Created on the first write, once per store (not once per save); removed under us, the lock's open says so.
-  let dirReady = false;
-  const ensureDir = () => {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    dirReady = true;
-  };
-
-  const unreadable = (id: string, e: unknown): undefined => {
-    if (isCode(e, 'ENOENT')) return undefined;
-    throw new AgentError('general', `could not read session file ${fileOf(id)}: ${messageOf(e)}`, { cause: e });
-  };
-  /** Outside the lock (read, list): asynchronous. */
-  async function readCurrent(id: string): Promise<{ bytes: Buffer; version: string } | undefined> {
-    try {
-      const bytes = await readFile(fileOf(id));
-      return { bytes, version: versionOf(bytes) };
-    } catch (e) {
-      return unreadable(id, e);
-    }
-  }
-  /** Under the lock, on a save's path: one synchronous read. */
-  function readCurrentSync(id: string): { bytes: Buffer; version: string } | undefined {
-    try {
-      const bytes = readFileSync(fileOf(id));
-      return { bytes, version: versionOf(bytes) };
-    } catch (e) {
-      return unreadable(id, e);
-    }
-  }
-
-  /** Temporary file, flushed, renamed over the target: all or nothing. */
-  async function writeAtomically(id: string, text: string): Promise<string> {
-    const bytes = Buffer.from(text, 'utf8');
-    const target = fileOf(id);
-    const tmp = join(dir, `.${id}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-    const fd = openSync(tmp, 'wx', 0o600);
-    try {
-      try {
-        writeAll(fd, bytes);
-        await flush(fd);
-      } finally {
-        closeSync(fd);
-      }
-      await rename(tmp, target);
-    } catch (e) {
-      rmSync(tmp, { force: true });
-      throw e;
-    }
-    return versionOf(bytes);
-  }
-
-  /** Run `fn` holding the session's lock file; a lock whose owner is gone or that is too old is broken. */
-  async function withLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    if (!dirReady) ensureDir();
-    const lock = `${fileOf(id)}.lock`;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const fd = openSync(lock, 'wx', 0o600);
-        try {
-          writeAll(fd, Buffer.from(String(process.pid)));
-        } finally {
-          closeSync(fd);
-        }
-        break;
-      } catch (e) {
-        // The folder was removed since this store created it (sessions deleted by hand): again.
-        if (isCode(e, 'ENOENT') && attempt === 0) {
-          ensureDir();
-          continue;
-        }
-        if (!isCode(e, 'EEXIST'))
-          throw new AgentError('general', `could not lock session file ${fileOf(id)}: ${messageOf(e)}`, { cause: e });
-        if (await isStale(lock, staleMs)) await rm(lock, { force: true });
-        else if (attempt >= 200)
-          throw new AgentError(
-            'general',
-            `session ${id} is locked by another process (${lock}); try again, or remove the lock file if no agent-action is running`,
-          );
-        else await new Promise((r) => setTimeout(r, 10 + Math.min(attempt, 10) * 5));
-      }
-    }
-    try {
-      return await fn();
-    } finally {
-      try {
-        unlinkSync(lock);
-      } catch {
-        // Already gone (broken as stale by another process): nothing to release.
-      }
-    }
-  }
+  const folder: Folder = { dir: o.dir, staleMs: o.staleLockMs ?? 30_000, ready: false };
+  const { dir } = folder;
+  const fileOf = (id: string) => fileIn(folder, id);
+  const readCurrent = (id: string) => readCurrentIn(folder, id);
+  const readCurrentSync = (id: string) => readCurrentSyncIn(folder, id);
+  const writeAtomically = (id: string, text: string) => writeAtomicallyIn(folder, id, text);
+  const withLock = <T>(id: string, fn: () => Promise<T>) => withLockIn(folder, id, fn);
 
   const conflict = (message: string): CasResult => ({ ok: false, reason: 'conflict', message });
   const encode = (id: string, doc: LocalSessionDoc): string => {
@@ -236,6 +149,108 @@ export function createFileStore(o: FileStoreOptions): LocalSessionStore {
 }
 
 const flush = promisify(fsync);
+
+/** The store's folder: created on the first write, once per store (not once per save). */
+interface Folder {
+  dir: string;
+  staleMs: number;
+  /** Made by this store; removed under us, the lock's open says so. */
+  ready: boolean;
+}
+
+const fileIn = (f: Folder, id: string) => (assertId(id), join(f.dir, `${id}.json`));
+
+function ensureDir(f: Folder): void {
+  mkdirSync(f.dir, { recursive: true, mode: 0o700 });
+  f.ready = true;
+}
+
+function unreadable(f: Folder, id: string, e: unknown): undefined {
+  if (isCode(e, 'ENOENT')) return undefined;
+  throw new AgentError('general', `could not read session file ${fileIn(f, id)}: ${messageOf(e)}`, { cause: e });
+}
+
+/** Outside the lock (read, list): asynchronous. */
+async function readCurrentIn(f: Folder, id: string): Promise<{ bytes: Buffer; version: string } | undefined> {
+  try {
+    const bytes = await readFile(fileIn(f, id));
+    return { bytes, version: versionOf(bytes) };
+  } catch (e) {
+    return unreadable(f, id, e);
+  }
+}
+
+/** Under the lock, on a save's path: one synchronous read. */
+function readCurrentSyncIn(f: Folder, id: string): { bytes: Buffer; version: string } | undefined {
+  try {
+    const bytes = readFileSync(fileIn(f, id));
+    return { bytes, version: versionOf(bytes) };
+  } catch (e) {
+    return unreadable(f, id, e);
+  }
+}
+
+/** Temporary file, flushed, renamed over the target: all or nothing. */
+async function writeAtomicallyIn(f: Folder, id: string, text: string): Promise<string> {
+  const bytes = Buffer.from(text, 'utf8');
+  const target = fileIn(f, id);
+  const tmp = join(f.dir, `.${id}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    try {
+      writeAll(fd, bytes);
+      await flush(fd);
+    } finally {
+      closeSync(fd);
+    }
+    await rename(tmp, target);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  return versionOf(bytes);
+}
+
+/** Run `fn` holding the session's lock file; a lock whose owner is gone or that is too old is broken. */
+async function withLockIn<T>(f: Folder, id: string, fn: () => Promise<T>): Promise<T> {
+  if (!f.ready) ensureDir(f);
+  const lock = `${fileIn(f, id)}.lock`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = openSync(lock, 'wx', 0o600);
+      try {
+        writeAll(fd, Buffer.from(String(process.pid)));
+      } finally {
+        closeSync(fd);
+      }
+      break;
+    } catch (e) {
+      // The folder was removed since this store created it (sessions deleted by hand): again.
+      if (isCode(e, 'ENOENT') && attempt === 0) {
+        ensureDir(f);
+        continue;
+      }
+      if (!isCode(e, 'EEXIST'))
+        throw new AgentError('general', `could not lock session file ${fileIn(f, id)}: ${messageOf(e)}`, { cause: e });
+      if (await isStale(lock, f.staleMs)) await rm(lock, { force: true });
+      else if (attempt >= 200)
+        throw new AgentError(
+          'general',
+          `session ${id} is locked by another process (${lock}); try again, or remove the lock file if no agent-action is running`,
+        );
+      else await new Promise((r) => setTimeout(r, 10 + Math.min(attempt, 10) * 5));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    try {
+      unlinkSync(lock);
+    } catch {
+      // Already gone (broken as stale by another process): nothing to release.
+    }
+  }
+}
 
 function writeAll(fd: number, bytes: Buffer): void {
   for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);

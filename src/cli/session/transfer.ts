@@ -20,7 +20,7 @@ import { openProjectSessions, readSessionListing, selectSession } from './local.
 import { describeError } from '../output.js';
 import type { SessionCommandEnv } from './commands.js';
 
-export const SESSION_HELP = `Usage: agent-action session export SESSION --thread N [--pull-request] [--repo OWNER/NAME] [--remote NAME] [-p PROMPT] [--cwd DIR]
+const SESSION_HELP = `Usage: agent-action session export SESSION --thread N [--pull-request] [--repo OWNER/NAME] [--remote NAME] [-p PROMPT] [--cwd DIR]
        agent-action session import ID [--remote NAME] [--restore-worktree] [--cwd DIR]
 
 Moves a session between this machine and the Action, only when asked.
@@ -209,7 +209,7 @@ function withPrompt(doc: LocalSessionDoc, prompt: string | undefined): LocalSess
 }
 
 /** owner/name, or a GitHub URL (https or ssh) of the repository. */
-export function parseRepo(text: string, what: string): { owner: string; repo: string } {
+function parseRepo(text: string, what: string): { owner: string; repo: string } {
   const m =
     /^(?:(?:https?:\/\/|ssh:\/\/)?(?:[^@/]+@)?github\.com[/:])?([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?\/?$/.exec(
       text.trim(),

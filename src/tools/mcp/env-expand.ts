@@ -15,9 +15,9 @@ const REFERENCE = /\\\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z
 
 export function expandVariables(text: string, env: Readonly<Record<string, string | undefined>>): Expansion {
   const names: string[] = [];
-  // eslint-disable-next-line max-params -- String.prototype.replace passes one argument per capture group
   const value = text.replace(
     REFERENCE,
+    // eslint-disable-next-line max-params -- String.prototype.replace passes one argument per capture group
     (match, braced: string | undefined, fallback: string | undefined, bare: string | undefined) => {
       if (match === '\\$') return '$';
       const name = (braced ?? bare)!;
