@@ -190,13 +190,14 @@ const ACTION_MODES: Record<string, ActionMode> = { '': 'event', 'triage-plan': '
 /** An input's value: trimmed (as core.getInput does; local-action's does not), its default when empty. */
 const inputValue = (getInput: GetInput, name: InputName): string => getInput(name).trim() || INPUT_DEFAULTS[name];
 
-/**
- * Pure: every input through `getInput`, as one settings literal, with every problem collected, each
- * naming its input, quoting the value and saying what is expected. The Gemini API key may be empty
- * here: a run that never asks the model (a skipped event, `/agent help`) does not need one.
- */
-export function parseInputs(getInput: GetInput): ParsedInputs {
-  const errors: InputIssue[] = [];
+/** What each input's parser needs: the input's value, and a way to record a problem (then take the fallback). */
+interface InputReader {
+  get: (name: InputName) => string;
+  fail: (input: InputName, expected: string) => undefined;
+}
+
+/** A reader that collects every problem into `errors`, each naming its input and quoting its value. */
+function inputReader(getInput: GetInput, errors: InputIssue[]): InputReader {
   const get = (name: InputName) => inputValue(getInput, name);
   const fail = (input: InputName, expected: string): undefined => {
     errors.push({
@@ -206,130 +207,177 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     });
     return undefined;
   };
-  const int = (name: InputName, min: number, max: number): number => {
-    const raw = get(name);
-    const n = Number(raw);
-    return /^\d+$/.test(raw) && n >= min && n <= max ? n : (fail(name, `a whole number from ${min} to ${max}`) ?? min);
-  };
-  const optionalNumber = (name: InputName): number | undefined => {
-    const raw = get(name);
-    if (!raw) return undefined;
-    const n = Number(raw);
-    return Number.isFinite(n) && n > 0 ? n : fail(name, 'a positive number (US dollars), or empty for no limit');
-  };
-  const mode = (): ApprovalMode | undefined => {
-    const raw = get('approval-mode');
-    if (!raw) return undefined;
-    return (
-      MODES[raw] ?? fail('approval-mode', 'one of default, auto_edit, yolo, plan, or empty for the per-command default')
-    );
-  };
-  const policy = (name: InputName): PolicyInput => {
-    const parsed = parsePolicyInput(get(name));
-    if ('error' in parsed) {
-      fail(name, `paths to TOML policy files or inline TOML [[rule]] tables (${parsed.error})`);
-      return { kind: 'none' };
-    }
-    return parsed;
-  };
-  const duration = (name: InputName): number =>
-    parseDurationMs(get(name)) ?? fail(name, 'a duration such as 90m, 12h or 7d') ?? 0;
-  const bool = (name: InputName): boolean => {
-    const raw = get(name).toLowerCase();
-    if (raw === 'true' || raw === 'false') return raw === 'true';
-    return fail(name, 'true or false') ?? false;
-  };
-  const token = (): string => {
-    const raw = get('github-token');
-    if (!EXPRESSION.test(raw)) return raw;
-    return (
-      fail(
-        'github-token',
-        'a token; the expression was not evaluated (outside a GitHub runner, under local-action say, set INPUT_GITHUB-TOKEN)',
-      ) ?? ''
-    );
-  };
-  const limits = (): ProcessBounds => {
-    const parsed = parseSandboxLimits(get('sandbox-limits'));
-    return 'bounds' in parsed
-      ? parsed.bounds
-      : (fail(
-          'sandbox-limits',
-          `limits such as processes=1024 memory=8G file-size=1G open-files=8192 (${parsed.error})`,
-        ) ?? DEFAULT_BOUNDS);
-  };
-  const envNames = parseSandboxEnvNames(get('sandbox-env'));
+  return { get, fail };
+}
+
+function intInput(r: InputReader, name: InputName, range: { min: number; max: number }): number {
+  const { min, max } = range;
+  const raw = r.get(name);
+  const n = Number(raw);
+  return /^\d+$/.test(raw) && n >= min && n <= max ? n : (r.fail(name, `a whole number from ${min} to ${max}`) ?? min);
+}
+
+function optionalNumberInput(r: InputReader, name: InputName): number | undefined {
+  const raw = r.get(name);
+  if (!raw) return undefined;
+  const n = Number(raw);
+  return Number.isFinite(n) && n > 0 ? n : r.fail(name, 'a positive number (US dollars), or empty for no limit');
+}
+
+function approvalModeInput(r: InputReader): ApprovalMode | undefined {
+  const raw = r.get('approval-mode');
+  if (!raw) return undefined;
+  return (
+    MODES[raw] ?? r.fail('approval-mode', 'one of default, auto_edit, yolo, plan, or empty for the per-command default')
+  );
+}
+
+function policyInput(r: InputReader, name: InputName): PolicyInput {
+  const parsed = parsePolicyInput(r.get(name));
+  if ('error' in parsed) {
+    r.fail(name, `paths to TOML policy files or inline TOML [[rule]] tables (${parsed.error})`);
+    return { kind: 'none' };
+  }
+  return parsed;
+}
+
+const durationInput = (r: InputReader, name: InputName): number =>
+  parseDurationMs(r.get(name)) ?? r.fail(name, 'a duration such as 90m, 12h or 7d') ?? 0;
+
+function boolInput(r: InputReader, name: InputName): boolean {
+  const raw = r.get(name).toLowerCase();
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  return r.fail(name, 'true or false') ?? false;
+}
+
+function tokenInput(r: InputReader): string {
+  const raw = r.get('github-token');
+  if (!EXPRESSION.test(raw)) return raw;
+  return (
+    r.fail(
+      'github-token',
+      'a token; the expression was not evaluated (outside a GitHub runner, under local-action say, set INPUT_GITHUB-TOKEN)',
+    ) ?? ''
+  );
+}
+
+function sandboxLimitsInput(r: InputReader): ProcessBounds {
+  const parsed = parseSandboxLimits(r.get('sandbox-limits'));
+  return 'bounds' in parsed
+    ? parsed.bounds
+    : (r.fail(
+        'sandbox-limits',
+        `limits such as processes=1024 memory=8G file-size=1G open-files=8192 (${parsed.error})`,
+      ) ?? DEFAULT_BOUNDS);
+}
+
+const geminiBaseUrlInput = (r: InputReader): string | undefined =>
+  parseUrl(r.get('gemini-base-url')) ??
+  (r.get('gemini-base-url') ? r.fail('gemini-base-url', 'an http(s) URL, or empty') : undefined);
+
+function triggerInput(r: InputReader): string {
+  const trigger = r.get('trigger');
+  return /^\S+$/.test(trigger) ? trigger : (r.fail('trigger', 'one word without spaces, such as /agent') ?? '');
+}
+
+function mcpStartInput(r: InputReader): McpStartMode {
+  const raw = r.get('mcp-start');
+  return raw === 'lazy' ? 'lazy' : raw === 'eager' ? 'eager' : (r.fail('mcp-start', 'eager or lazy') ?? 'eager');
+}
+
+function issueNumberInput(r: InputReader): number | undefined {
+  const raw = r.get('issue-number');
+  if (!raw) return undefined;
+  return /^[1-9]\d*$/.test(raw) ? Number(raw) : r.fail('issue-number', 'an issue number, or empty');
+}
+
+const maxFileBytesInput = (r: InputReader): number =>
+  parseFileSize(r.get('max-file-size')) ??
+  r.fail('max-file-size', 'a size from 1 byte to 100MB (GitHub refuses larger files), such as 500KB or 20MB') ??
+  MAX_FILE_BYTES;
+
+/** Names only (their values are read later, by readInputs): here just checked. */
+function checkSandboxEnvNames(r: InputReader): void {
+  const envNames = parseSandboxEnvNames(r.get('sandbox-env'));
   if ('error' in envNames)
-    fail(
+    r.fail(
       'sandbox-env',
       `names of variables of the step's environment, separated by commas or spaces (${envNames.error})`,
     );
-  const trigger = get('trigger');
-  const issueRaw = get('issue-number');
+}
+
+/** `mode` and `issues` together: mode triage needs the shard's issues. */
+function modeAndIssuesInputs(r: InputReader): { actionMode: ActionMode; issues: number[] | undefined } {
   const actionMode =
-    ACTION_MODES[get('mode')] ?? fail('mode', 'triage-plan, triage, or empty to act on the event') ?? 'event';
-  const issues = parseIssueList(get('issues'));
-  if (issues === undefined) fail('issues', 'issue numbers as a JSON array ([12, 15]) or separated by commas or spaces');
+    ACTION_MODES[r.get('mode')] ?? r.fail('mode', 'triage-plan, triage, or empty to act on the event') ?? 'event';
+  const issues = parseIssueList(r.get('issues'));
+  if (issues === undefined)
+    r.fail('issues', 'issue numbers as a JSON array ([12, 15]) or separated by commas or spaces');
   else if (actionMode === 'triage' && issues.length === 0)
-    fail('issues', 'the issues of this shard (mode triage), e.g. ${{ toJSON(matrix.issues) }}');
+    r.fail('issues', 'the issues of this shard (mode triage), e.g. ${{ toJSON(matrix.issues) }}');
+  return { actionMode, issues };
+}
+
+function triageSettingsOf(r: InputReader, issues: number[] | undefined): TriageSettings {
+  return {
+    issues: issues ?? [],
+    triagedLabel: r.get('triaged-label'),
+    maxShards: intInput(r, 'max-shards', { min: 1, max: 256 }),
+    shardSize: intInput(r, 'shard-size', { min: 1, max: 500 }),
+    maxParallel: intInput(r, 'max-parallel', { min: 1, max: 256 }),
+    concurrency: intInput(r, 'triage-concurrency', { min: 1, max: 16 }),
+    maxCostUsdPerIssue: optionalNumberInput(r, 'max-cost-usd-per-issue'),
+    dryRun: boolInput(r, 'dry-run'),
+    writesPerMinute: intInput(r, 'writes-per-minute', { min: 1, max: 1000 }),
+    writesPerHour: intInput(r, 'writes-per-hour', { min: 1, max: 100_000 }),
+  };
+}
+
+/**
+ * Pure: every input through `getInput`, as one settings literal, with every problem collected, each
+ * naming its input, quoting the value and saying what is expected. The Gemini API key may be empty
+ * here: a run that never asks the model (a skipped event, `/agent help`) does not need one.
+ */
+export function parseInputs(getInput: GetInput): ParsedInputs {
+  const errors: InputIssue[] = [];
+  const r = inputReader(getInput, errors);
+  const { get, fail } = r;
+  // Checked first so the errors keep the order they have always had.
+  checkSandboxEnvNames(r);
+  const { actionMode, issues } = modeAndIssuesInputs(r);
 
   const settings: ActionSettings = {
     geminiApiKey: get('gemini-api-key'),
     model: get('model'),
-    geminiBaseUrl:
-      parseUrl(get('gemini-base-url')) ??
-      (get('gemini-base-url') ? fail('gemini-base-url', 'an http(s) URL, or empty') : undefined),
-    githubToken: token(),
+    geminiBaseUrl: geminiBaseUrlInput(r),
+    githubToken: tokenInput(r),
     prompt: get('prompt') || undefined,
-    trigger: /^\S+$/.test(trigger) ? trigger : (fail('trigger', 'one word without spaces, such as /agent') ?? ''),
-    approvalMode: mode(),
-    policy: policy('policy'),
-    adminPolicy: policy('admin-policy'),
-    maxTurns: int('max-turns', 1, 1000),
-    timeoutMs: int('timeout-minutes', 1, 360) * 60_000,
-    maxCostUsd: optionalNumber('max-cost-usd'),
+    trigger: triggerInput(r),
+    approvalMode: approvalModeInput(r),
+    policy: policyInput(r, 'policy'),
+    adminPolicy: policyInput(r, 'admin-policy'),
+    maxTurns: intInput(r, 'max-turns', { min: 1, max: 1000 }),
+    timeoutMs: intInput(r, 'timeout-minutes', { min: 1, max: 360 }) * 60_000,
+    maxCostUsd: optionalNumberInput(r, 'max-cost-usd'),
     triageLabel: get('triage-label'),
     fixLabel: get('fix-label'),
     reviewLabel: get('review-label'),
     allowedBots: splitList(get('allowed-bots')).map((b) => b.toLowerCase()),
-    approvalTimeoutMs: duration('approval-timeout'),
+    approvalTimeoutMs: durationInput(r, 'approval-timeout'),
     contextFileNames: splitList(get('context-file-names')),
     sandbox: SANDBOX[get('sandbox')] ?? fail('sandbox', 'one of required, auto, off') ?? 'required',
-    sandboxNetwork: bool('sandbox-network'),
+    sandboxNetwork: boolInput(r, 'sandbox-network'),
     // Names only: readInputs reads their values from the step's environment.
     sandboxEnv: {},
-    sandboxLimits: limits(),
+    sandboxLimits: sandboxLimitsInput(r),
     sessionKey: get('session-key') || undefined,
     triageLabels: splitList(get('triage-labels')),
     mcpServers: mcpServersOf(get('mcp-servers'), (why) => fail('mcp-servers', why)),
-    mcpStart:
-      get('mcp-start') === 'lazy'
-        ? 'lazy'
-        : get('mcp-start') === 'eager'
-          ? 'eager'
-          : (fail('mcp-start', 'eager or lazy') ?? 'eager'),
-    issueNumber: !issueRaw
-      ? undefined
-      : /^[1-9]\d*$/.test(issueRaw)
-        ? Number(issueRaw)
-        : fail('issue-number', 'an issue number, or empty'),
+    mcpStart: mcpStartInput(r),
+    issueNumber: issueNumberInput(r),
     mode: actionMode,
-    triage: {
-      issues: issues ?? [],
-      triagedLabel: get('triaged-label'),
-      maxShards: int('max-shards', 1, 256),
-      shardSize: int('shard-size', 1, 500),
-      maxParallel: int('max-parallel', 1, 256),
-      concurrency: int('triage-concurrency', 1, 16),
-      maxCostUsdPerIssue: optionalNumber('max-cost-usd-per-issue'),
-      dryRun: bool('dry-run'),
-      writesPerMinute: int('writes-per-minute', 1, 1000),
-      writesPerHour: int('writes-per-hour', 1, 100_000),
-    },
-    maxFileBytes:
-      parseFileSize(get('max-file-size')) ??
-      fail('max-file-size', 'a size from 1 byte to 100MB (GitHub refuses larger files), such as 500KB or 20MB') ??
-      MAX_FILE_BYTES,
+    triage: triageSettingsOf(r, issues),
+    maxFileBytes: maxFileBytesInput(r),
   };
   if (settings.contextFileNames.length === 0) settings.contextFileNames = ['GEMINI.md'];
   return errors.length > 0 ? { ok: false, errors, settings } : { ok: true, settings };

@@ -75,7 +75,7 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
   let finished = false;
   let refused: string | undefined;
   const marker = formatMarker('progress', o.runId ? { run: o.runId } : {});
-  const warn = (what: string, e: unknown) => {
+  const warn: Warn = (what, e) => {
     const message = `${what}: ${messageOf(e)}`;
     if (refused === undefined && missingScopeIn(message)) refused = message;
     o.log.warning(message);
@@ -125,20 +125,7 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
     commentId: () => id,
     refusal: () => refused,
     async start() {
-      const c = o.comment;
-      try {
-        // A review comment's reactions are a pull-request route; a review's body has none (GitHub has no reactions for reviews).
-        if (c?.kind === 'issue')
-          await o.octokit.rest.reactions.createForIssueComment({ ...o.repo, comment_id: c.id, content: 'eyes' });
-        if (c?.kind === 'review')
-          await o.octokit.rest.reactions.createForPullRequestReviewComment({
-            ...o.repo,
-            comment_id: c.id,
-            content: 'eyes',
-          });
-      } catch (e) {
-        warn('could not react to the comment', e);
-      }
+      await reactWithEyes(o, warn);
       if (!o.thread) return;
       try {
         const { data } = await o.octokit.rest.issues.createComment({
@@ -158,27 +145,72 @@ export function createProgressComment(o: ProgressOptions): ProgressComment {
       if (finished) return chain;
       finished = true;
       if (timer) clearTimeout(timer);
-      const elapsed = now() - startedAt;
-      const table = renderResultTable(result, result.stats, elapsed);
-      // The model's closing words: capped, so the final edit is not refused and the outcome stays visible.
-      const summary = capBody(makeInert(result.summary));
-      // A triage's durable marker goes in this last edit: the last write of the run, so it covers the issue's updated_at.
-      const triaged = result.triaged ? `\n${formatTriagedMarker(result.triaged.seen, o.runId)}` : '';
-      await write(
-        `${marker}\n### ${o.title}: ${STATUS_TEXT[result.status]}\n${askedIn(o.comment)}\n${summary}${renderNotes(view)}\n\n${table}${extra ? `\n\n${extra}` : ''}${runLink(o)}${triaged}`,
-      );
-      if (o.writeSummary) {
-        try {
-          const sandbox = o.sandboxLine?.();
-          await o.writeSummary(
-            `## ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}\n${sandbox ? `\n${escapeMd(sandbox)}\n` : ''}${renderHooks(view.hooks)}`,
-          );
-        } catch (e) {
-          o.log.warning(`could not write the job summary: ${messageOf(e)}`);
-        }
-      }
+      const outcome = closingWordsOf(result, now() - startedAt);
+      await write(renderFinished(o, view, { marker, outcome, extra }));
+      await writeJobSummary(o, view, outcome);
     },
   };
+}
+
+type Warn = (what: string, e: unknown) => void;
+
+/** The eyes reaction on the triggering comment, if it has a route for one. */
+async function reactWithEyes(o: ProgressOptions, warn: Warn): Promise<void> {
+  const c = o.comment;
+  try {
+    // A review comment's reactions are a pull-request route; a review's body has none (GitHub has no reactions for reviews).
+    if (c?.kind === 'issue')
+      await o.octokit.rest.reactions.createForIssueComment({ ...o.repo, comment_id: c.id, content: 'eyes' });
+    if (c?.kind === 'review')
+      await o.octokit.rest.reactions.createForPullRequestReviewComment({
+        ...o.repo,
+        comment_id: c.id,
+        content: 'eyes',
+      });
+  } catch (e) {
+    warn('could not react to the comment', e);
+  }
+}
+
+/** What the final comment and the job summary both show. */
+interface ClosingWords {
+  result: ActionResult;
+  /** The model's closing words, made inert and capped. */
+  summary: string;
+  table: string;
+}
+
+function closingWordsOf(result: ActionResult, elapsedMs: number): ClosingWords {
+  const table = renderResultTable(result, result.stats, elapsedMs);
+  // The model's closing words: capped, so the final edit is not refused and the outcome stays visible.
+  const summary = capBody(makeInert(result.summary));
+  return { result, summary, table };
+}
+
+/** The progress comment's last body: status, closing words, notes, table, and the triage marker if any. */
+function renderFinished(
+  o: ProgressOptions,
+  view: View,
+  { marker, outcome, extra }: { marker: string; outcome: ClosingWords; extra?: string },
+): string {
+  const { result, summary, table } = outcome;
+  // A triage's durable marker goes in this last edit: the last write of the run, so it covers the issue's updated_at.
+  const triaged = result.triaged ? `\n${formatTriagedMarker(result.triaged.seen, o.runId)}` : '';
+  return `${marker}\n### ${o.title}: ${STATUS_TEXT[result.status]}\n${askedIn(o.comment)}\n${summary}${renderNotes(view)}\n\n${table}${extra ? `\n\n${extra}` : ''}${runLink(o)}${triaged}`;
+}
+
+/** The job summary, when the action writes one; a failure is only logged. */
+async function writeJobSummary(o: ProgressOptions, view: View, outcome: ClosingWords): Promise<void> {
+  if (!o.writeSummary) return;
+  const { result, summary, table } = outcome;
+  try {
+    const sandbox = o.sandboxLine?.();
+    await o.writeSummary(
+      `## ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}\n${sandbox ? `\n${escapeMd(sandbox)}\n` : ''}${renderHooks(view.hooks)}`,
+    );
+  } catch (e) {
+    o.log.warning(`could not write the job summary: ${messageOf(e)}`);
+  }
 }
 
 /** One loop event into the view; true when the comment shows it (warnings and hooks go to the log and the summary). */

@@ -10,9 +10,9 @@ import type { Sandbox } from '../sandbox/types.js';
 import type { CallHooks } from '../scheduler/call-hooks.js';
 import type { StartTimer } from '../tools/process-group.js';
 import { additionalContextOf, effectiveReason, isBlocking, mergeHookOutputs, type MergedOutput } from './aggregate.js';
-import { planHooks, type HookEvent, type HookGroup } from './config.js';
+import { planHooks, type HookCommand, type HookEvent, type HookGroup } from './config.js';
 import { wrapModelWithHooks } from './model-hooks.js';
-import { runHook, type HookOutput, type HookRun } from './run-hook.js';
+import { runHook, type HookOutput, type HookRun, type HookRunDeps } from './run-hook.js';
 import { createCallHooks } from './tool-hooks.js';
 import type { HookRunEvent, LoopHooks } from './types.js';
 
@@ -70,15 +70,7 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
 
   const record = (r: HookRun) => {
     all.push(r);
-    onRun({
-      type: 'hook',
-      event: r.event,
-      name: r.name,
-      outcome: r.outcome,
-      exitCode: r.exitCode,
-      durationMs: r.durationMs,
-      ...(r.message !== undefined && { message: r.message }),
-    });
+    onRun(runEventOf(r));
   };
 
   async function fire(
@@ -89,45 +81,15 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
     const { subject, signal = neverAborted } = at;
     const plan = planHooks(o.groups, event, subject);
     if (plan.hooks.length === 0) return { runs: [] };
-    const base = {
-      session_id: sessionId,
-      transcript_path: '',
-      cwd: o.workspace,
-      hook_event_name: event,
-      timestamp: new Date().toISOString(),
-      ...input,
-    };
-    const deps = {
-      sandbox: o.sandbox,
-      workspace: o.workspace,
-      env: o.env,
-      sessionId,
-      ...(o.configDir !== undefined && { configDir: o.configDir }),
-      ...(o.graceMs !== undefined && { graceMs: o.graceMs }),
-      ...(o.now && { now: o.now }),
-      ...(o.startTimer && { startTimer: o.startTimer }),
-    };
-    const runs: HookRun[] = [];
-    if (plan.sequential) {
-      let current: Record<string, unknown> = base;
-      for (const h of plan.hooks) {
-        const r = await runHook(h, deps, { event, input: current, signal });
-        record(r);
-        runs.push(r);
-        if (r.outcome === 'ok' && r.output) current = chainInput(event, current, r.output);
-      }
-    } else {
-      const done = await Promise.all(plan.hooks.map((h) => runHook(h, deps, { event, input: base, signal })));
-      for (const r of done) record(r);
-      runs.push(...done);
-    }
+    const base = eventInput(event, input, { sessionId, workspace: o.workspace });
+    const deps = runDepsOf(o, sessionId);
+    const runs = await runPlan(plan, deps, { event, input: base, signal, record });
     const outputs = runs.flatMap((r) => (r.output ? [r.output] : []));
     const output = mergeHookOutputs(event, outputs);
     return output ? { output, runs } : { runs };
   }
 
   const requestStop = (reason: string) => void (stop ??= reason);
-  const stops = (out: MergedOutput | undefined) => out?.continue === false;
 
   let calls: CallHooks | undefined;
   const system: HookSystem = {
@@ -156,14 +118,7 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
     async beforeAgent(prompt, signal) {
       if (!active) return {};
       const { output } = await fire('BeforeAgent', { prompt }, { signal });
-      if (!output) return {};
-      if (stops(output)) {
-        requestStop(effectiveReason(output));
-        return { blocked: `Agent execution stopped by hook: ${effectiveReason(output)}` };
-      }
-      if (isBlocking(output.decision)) return { blocked: effectiveReason(output) };
-      const context = additionalContextOf(output);
-      return context ? { context } : {};
+      return beforeAgentAnswer(output, requestStop);
     },
     async afterAgent(prompt, { response, retrying, signal }) {
       if (!active) return {};
@@ -172,12 +127,7 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
         { prompt, prompt_response: response, stop_hook_active: retrying },
         { signal },
       );
-      if (!output) return {};
-      if (stops(output)) {
-        requestStop(effectiveReason(output));
-        return {};
-      }
-      return isBlocking(output.decision) ? { retry: effectiveReason(output) } : {};
+      return afterAgentAnswer(output, requestStop);
     },
     async preCompress(signal) {
       if (active) await fire('PreCompress', { trigger: 'auto' }, { subject: 'auto', signal });
@@ -185,6 +135,98 @@ export function createHookSystem(o: HookSystemOptions): HookSystem {
     wrapModel: (model) => (active ? wrapModelWithHooks(model, system) : model),
   };
   return system;
+}
+
+/** The job-summary record of one run. */
+function runEventOf(r: HookRun): HookRunEvent {
+  return {
+    type: 'hook',
+    event: r.event,
+    name: r.name,
+    outcome: r.outcome,
+    exitCode: r.exitCode,
+    durationMs: r.durationMs,
+    ...(r.message !== undefined && { message: r.message }),
+  };
+}
+
+/** What every hook of an event reads on stdin: the common fields, then the event's own. */
+function eventInput(
+  event: HookEvent,
+  input: Record<string, unknown>,
+  s: { sessionId: string; workspace: string },
+): Record<string, unknown> {
+  return {
+    session_id: s.sessionId,
+    transcript_path: '',
+    cwd: s.workspace,
+    hook_event_name: event,
+    timestamp: new Date().toISOString(),
+    ...input,
+  };
+}
+
+/** runHook's dependencies; optional settings are left out rather than passed as undefined. */
+function runDepsOf(o: HookSystemOptions, sessionId: string): HookRunDeps {
+  return {
+    sandbox: o.sandbox,
+    workspace: o.workspace,
+    env: o.env,
+    sessionId,
+    ...(o.configDir !== undefined && { configDir: o.configDir }),
+    ...(o.graceMs !== undefined && { graceMs: o.graceMs }),
+    ...(o.now && { now: o.now }),
+    ...(o.startTimer && { startTimer: o.startTimer }),
+  };
+}
+
+/** Runs a plan's hooks: in order, each seeing the previous one's changes, or all at once. */
+async function runPlan(
+  plan: { hooks: readonly HookCommand[]; sequential: boolean },
+  deps: HookRunDeps,
+  at: { event: HookEvent; input: Record<string, unknown>; signal: AbortSignal; record: (r: HookRun) => void },
+): Promise<HookRun[]> {
+  const { event, input, signal, record } = at;
+  const runs: HookRun[] = [];
+  if (plan.sequential) {
+    let current = input;
+    for (const h of plan.hooks) {
+      const r = await runHook(h, deps, { event, input: current, signal });
+      record(r);
+      runs.push(r);
+      if (r.outcome === 'ok' && r.output) current = chainInput(event, current, r.output);
+    }
+  } else {
+    const done = await Promise.all(plan.hooks.map((h) => runHook(h, deps, { event, input, signal })));
+    for (const r of done) record(r);
+    runs.push(...done);
+  }
+  return runs;
+}
+
+/** BeforeAgent's answer for the loop: `continue: false` stops the run, a block drops the prompt. */
+function beforeAgentAnswer(
+  output: MergedOutput | undefined,
+  requestStop: (reason: string) => void,
+): { context?: string; blocked?: string } {
+  if (!output) return {};
+  if (output.continue === false) {
+    requestStop(effectiveReason(output));
+    return { blocked: `Agent execution stopped by hook: ${effectiveReason(output)}` };
+  }
+  if (isBlocking(output.decision)) return { blocked: effectiveReason(output) };
+  const context = additionalContextOf(output);
+  return context ? { context } : {};
+}
+
+/** AfterAgent's answer for the loop: `continue: false` stops the run, a block asks for a retry. */
+function afterAgentAnswer(output: MergedOutput | undefined, requestStop: (reason: string) => void): { retry?: string } {
+  if (!output) return {};
+  if (output.continue === false) {
+    requestStop(effectiveReason(output));
+    return {};
+  }
+  return isBlocking(output.decision) ? { retry: effectiveReason(output) } : {};
 }
 
 /** In a sequence, what the next hook sees: Gemini CLI's applyHookOutputToInput. */

@@ -95,6 +95,17 @@ export function parseMcpServers(value: unknown, o: ParseMcpOptions): ParsedMcpSe
   return { servers, problems };
 }
 
+/** One server entry being checked: where it sits, its raw fields, and where findings go. */
+interface ServerCheck {
+  at: string;
+  raw: Record<string, unknown>;
+  /** Warnings (and the final error) for the whole parse. */
+  problems: McpConfigProblem[];
+  /** Reasons this server is left out; joined into one error at the end. */
+  errors: string[];
+  expand?: ParseMcpOptions['expand'];
+}
+
 function parseServer(
   name: string,
   raw: unknown,
@@ -102,8 +113,6 @@ function parseServer(
 ): McpServerConfig | undefined {
   const { problems } = o;
   const at = `mcpServers.${name}`;
-  const errors: string[] = [];
-  const fail = (field: string, message: string) => errors.push(`${field ? `${field} ` : ''}${message}`);
   if (name.trim() === '' || /[\u0000-\u001f]/.test(name)) {
     problems.push({
       path: at,
@@ -120,6 +129,31 @@ function parseServer(
     });
     return undefined;
   }
+  const c: ServerCheck = { at, raw, problems, errors: [], expand: o.expand };
+  checkFieldNames(c);
+
+  const command = readString(c, 'command');
+  const url = readString(c, 'url');
+  const httpUrl = readString(c, 'httpUrl');
+  const type = raw.type;
+  if (type !== undefined && type !== 'http' && type !== 'sse') fail(c, 'type', 'must be "http" or "sse"');
+  const options = readServerOptions(c);
+  const transport = parseTransport(c, { command, url, httpUrl, type });
+
+  if (c.errors.length > 0 || !transport) {
+    problems.push({ path: at, severity: 'error', message: `left out: ${c.errors.join('; ')}` });
+    return undefined;
+  }
+  return { name, source: o.source, transport, ...options };
+}
+
+function fail(c: ServerCheck, field: string, message: string): void {
+  c.errors.push(`${field ? `${field} ` : ''}${message}`);
+}
+
+/** Unknown fields warn; OAuth or a credential provider leaves the server out; other CI-less fields warn. */
+function checkFieldNames(c: ServerCheck): void {
+  const { at, raw, problems } = c;
   for (const key of Object.keys(raw)) {
     if (!KNOWN.has(key))
       problems.push({ path: `${at}.${key}`, severity: 'warning', message: 'is not a field Gemini CLI knows; ignored' });
@@ -127,11 +161,13 @@ function parseServer(
   const oauth = raw.oauth;
   if (isRecord(oauth) && oauth.enabled === true)
     fail(
+      c,
       'oauth',
       'asks for OAuth, which needs a browser: not available in agent-action; give a token in `headers` instead',
     );
   else if (raw.authProviderType !== undefined && raw.authProviderType !== 'dynamic_discovery')
     fail(
+      c,
       'authProviderType',
       `${JSON.stringify(raw.authProviderType)} is not supported in agent-action; give a token in \`headers\` instead`,
     );
@@ -143,87 +179,100 @@ function parseServer(
         message: 'is not supported in agent-action; ignored',
       });
   }
+}
 
-  const str = (field: string): string | undefined => {
-    const v = raw[field];
-    if (v === undefined) return undefined;
-    if (typeof v !== 'string' || v.trim() === '') return void fail(field, 'must be a non-empty string');
-    return v;
-  };
-  const strings = (field: string): string[] | undefined => {
-    const v = raw[field];
-    if (v === undefined) return undefined;
-    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string'))
-      return void fail(field, 'must be a list of strings');
-    return v as string[];
-  };
-  const map = (field: string): Record<string, string> => {
-    const v = raw[field];
-    if (v === undefined) return {};
-    if (!isRecord(v) || !Object.values(v).every((x) => typeof x === 'string'))
-      return (fail(field, 'must be an object of string values'), {});
-    const out: Record<string, string> = {};
-    for (const [k, val] of Object.entries(v as Record<string, string>))
-      out[k] = o.expand ? o.expand(val, `${at}.${field}.${k}`) : val;
-    return out;
-  };
+function readString(c: ServerCheck, field: string): string | undefined {
+  const v = c.raw[field];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || v.trim() === '') return void fail(c, field, 'must be a non-empty string');
+  return v;
+}
 
-  const command = str('command');
-  const url = str('url');
-  const httpUrl = str('httpUrl');
-  const type = raw.type;
-  if (type !== undefined && type !== 'http' && type !== 'sse') fail('type', 'must be "http" or "sse"');
+function readStrings(c: ServerCheck, field: string): string[] | undefined {
+  const v = c.raw[field];
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string'))
+    return void fail(c, field, 'must be a list of strings');
+  return v as string[];
+}
+
+/** An object of strings, each value passed through `expand` when given. */
+function readMap(c: ServerCheck, field: string): Record<string, string> {
+  const v = c.raw[field];
+  if (v === undefined) return {};
+  if (!isRecord(v) || !Object.values(v).every((x) => typeof x === 'string'))
+    return (fail(c, field, 'must be an object of string values'), {});
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(v as Record<string, string>))
+    out[k] = c.expand ? c.expand(val, `${c.at}.${field}.${k}`) : val;
+  return out;
+}
+
+type ServerOptions = Pick<McpServerConfig, 'timeoutMs' | 'trust' | 'includeTools' | 'excludeTools' | 'description'>;
+
+/** The transport-independent fields, as they go into the server record. */
+function readServerOptions(c: ServerCheck): ServerOptions {
+  const { raw } = c;
   const timeout = raw.timeout;
   if (timeout !== undefined && !(typeof timeout === 'number' && Number.isInteger(timeout) && timeout > 0))
-    fail('timeout', 'must be a whole number of milliseconds above 0');
+    fail(c, 'timeout', 'must be a whole number of milliseconds above 0');
   const trust = raw.trust;
-  if (trust !== undefined && typeof trust !== 'boolean') fail('trust', 'must be true or false');
+  if (trust !== undefined && typeof trust !== 'boolean') fail(c, 'trust', 'must be true or false');
   const description = raw.description;
-  if (description !== undefined && typeof description !== 'string') fail('description', 'must be a string');
-  const includeTools = strings('includeTools');
-  const excludeTools = strings('excludeTools');
-
-  let transport: McpTransportConfig | undefined;
-  const kinds = [command && 'command', (url || httpUrl) && 'url'].filter(Boolean);
-  if (kinds.length === 0) fail('', 'needs `command` (a stdio server) or `url`/`httpUrl` (an HTTP server)');
-  else if (kinds.length > 1) fail('', 'has both `command` and a URL: choose one transport');
-  else if (command) {
-    const args = strings('args') ?? [];
-    const cwd = str('cwd');
-    for (const f of ['headers'] as const)
-      if (raw[f] !== undefined)
-        problems.push({ path: `${at}.${f}`, severity: 'warning', message: 'applies to HTTP servers only; ignored' });
-    transport = { kind: 'stdio', command, args, env: map('env'), ...(cwd !== undefined && { cwd }) };
-  } else {
-    const target = httpUrl ?? url!;
-    if (httpUrl && url)
-      problems.push({
-        path: `${at}.url`,
-        severity: 'warning',
-        message: 'both `httpUrl` and `url` are set: `httpUrl` is used (as Gemini CLI does)',
-      });
-    if (!isHttpUrl(target)) fail(httpUrl ? 'httpUrl' : 'url', `${JSON.stringify(target)} is not an http(s) URL`);
-    for (const f of ['args', 'env', 'cwd'] as const)
-      if (raw[f] !== undefined)
-        problems.push({ path: `${at}.${f}`, severity: 'warning', message: 'applies to stdio servers only; ignored' });
-    const protocol = httpUrl ? 'streamable' : type === 'http' ? 'streamable' : type === 'sse' ? 'sse' : 'auto';
-    transport = { kind: 'http', url: target, headers: map('headers'), protocol };
-  }
-
-  if (errors.length > 0 || !transport) {
-    problems.push({ path: at, severity: 'error', message: `left out: ${errors.join('; ')}` });
-    return undefined;
-  }
+  if (description !== undefined && typeof description !== 'string') fail(c, 'description', 'must be a string');
+  const includeTools = readStrings(c, 'includeTools');
+  const excludeTools = readStrings(c, 'excludeTools');
   return {
-    name,
-    source: o.source,
-    transport,
     ...(typeof timeout === 'number' && { timeoutMs: timeout }),
     trust: trust === true,
     ...(includeTools && { includeTools }),
     ...(excludeTools && { excludeTools }),
     ...(typeof description === 'string' && { description }),
   };
+}
+
+interface TransportFields {
+  command?: string;
+  url?: string;
+  httpUrl?: string;
+  type: unknown;
+}
+
+/** Exactly one of `command` and a URL chooses the transport; undefined when neither or both. */
+function parseTransport(c: ServerCheck, t: TransportFields): McpTransportConfig | undefined {
+  const kinds = [t.command && 'command', (t.url || t.httpUrl) && 'url'].filter(Boolean);
+  if (kinds.length === 0)
+    return void fail(c, '', 'needs `command` (a stdio server) or `url`/`httpUrl` (an HTTP server)');
+  if (kinds.length > 1) return void fail(c, '', 'has both `command` and a URL: choose one transport');
+  return t.command ? stdioTransport(c, t.command) : httpTransport(c, t);
+}
+
+function stdioTransport(c: ServerCheck, command: string): McpTransportConfig {
+  const { at, raw, problems } = c;
+  const args = readStrings(c, 'args') ?? [];
+  const cwd = readString(c, 'cwd');
+  for (const f of ['headers'] as const)
+    if (raw[f] !== undefined)
+      problems.push({ path: `${at}.${f}`, severity: 'warning', message: 'applies to HTTP servers only; ignored' });
+  return { kind: 'stdio', command, args, env: readMap(c, 'env'), ...(cwd !== undefined && { cwd }) };
+}
+
+function httpTransport(c: ServerCheck, t: TransportFields): McpTransportConfig {
+  const { at, raw, problems } = c;
+  const { url, httpUrl, type } = t;
+  const target = httpUrl ?? url!;
+  if (httpUrl && url)
+    problems.push({
+      path: `${at}.url`,
+      severity: 'warning',
+      message: 'both `httpUrl` and `url` are set: `httpUrl` is used (as Gemini CLI does)',
+    });
+  if (!isHttpUrl(target)) fail(c, httpUrl ? 'httpUrl' : 'url', `${JSON.stringify(target)} is not an http(s) URL`);
+  for (const f of ['args', 'env', 'cwd'] as const)
+    if (raw[f] !== undefined)
+      problems.push({ path: `${at}.${f}`, severity: 'warning', message: 'applies to stdio servers only; ignored' });
+  const protocol = httpUrl ? 'streamable' : type === 'http' ? 'streamable' : type === 'sse' ? 'sse' : 'auto';
+  return { kind: 'http', url: target, headers: readMap(c, 'headers'), protocol };
 }
 
 function isHttpUrl(s: string): boolean {
