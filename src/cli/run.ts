@@ -7,7 +7,6 @@
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
 import { HELP, parseCliArgs, POLICY_HELP, type CliCommand } from './args.js';
 import { runHeadless } from './headless.js';
-import { runMcpList } from './mcp-list.js';
 import { describeError, type Io } from './output.js';
 import { runPolicyCheck } from './policy-check.js';
 import { runSandboxCheckCommand } from './sandbox-check.js';
@@ -49,8 +48,8 @@ export async function runCli(c: CliEnv): Promise<number> {
 }
 
 /**
- * One function per mode. Lazy loading stays at the natural seams below it: the model SDK, the bash
- * grammar and MCP are imported when a run needs them, and the ACP server when `--acp` runs.
+ * One function per mode. Lazy loading stays at the natural seams: the model SDK, the bash grammar
+ * and MCP are imported when a run needs them (`mcp list` is MCP's), the ACP server when `--acp` runs.
  */
 async function dispatch(cmd: CliCommand, c: CliEnv): Promise<number> {
   switch (cmd.kind) {
@@ -65,7 +64,7 @@ async function dispatch(cmd: CliCommand, c: CliEnv): Promise<number> {
     case 'sandbox-check':
       return runSandboxCheckCommand(cmd.argv, c.env, c.io);
     case 'mcp-list':
-      return runMcpList(cmd.argv, c);
+      return (await import('./mcp-list.js')).runMcpList(cmd.argv, c);
     case 'prompt':
       return runHeadless(cmd, c);
     case 'list-sessions':
