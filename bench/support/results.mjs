@@ -31,7 +31,7 @@ export function renderResults(dir, { date, command }) {
     '',
     `## Ours, Gemini CLI, floor (medians of ${side.runs} runs; bench/side-by-side.bench.ts)`,
     '',
-    "Ours: `dist/cli/index.js -p`, twice: with a warm compile cache (the CLI keeps V8's compiled code between runs:",
+    "Ours: `dist/cli/index.js -p`, twice: with a warm compile cache (the CLI keeps Node's compile cache between runs:",
     'every run after the first on a machine) and with a cold one (an empty cache folder each run: a first run, a',
     'CI job); ratios are warm / cold. Gemini CLI: the pinned @google/gemini-cli bundle, headless `-p`. Floor: a',
     'plain Node fetch loop doing the same requests (bench/support/floor-client.mjs). The same scripted sessions:',
