@@ -130,7 +130,12 @@ const DEFENCES = {
     ['function runnerInstallSecrets(execPath) {', 'function runnerInstallSecrets(execPath) { return [];'],
   ],
   // The pull request's head fetched and checked out, whatever the workflow checked out (test/e2e/action-pull-tree.test.ts).
-  'pull-head': [['if (!o.pull)\n        return {\n            head: checkedOut,', 'if (true)\n        return {\n            head: checkedOut,']],
+  'pull-head': [
+    [
+      'if (!o.pull)\n        return {\n            head: checkedOut,',
+      'if (true)\n        return {\n            head: checkedOut,',
+    ],
+  ],
   // What earlier steps of the job left in the work tree, kept out of the agent's commit.
   leftovers: [
     ['const leftovers = new Map((o.start?.leftovers ?? []).map((l) => [l.path, l]));', 'const leftovers = new Map();'],
