@@ -6,12 +6,7 @@
  */
 import { AgentError, isAgentError, messageOf } from '../common/errors.js';
 import { HELP, parseCliArgs, POLICY_HELP, type CliCommand } from './args.js';
-import { runHeadless } from './headless.js';
 import { describeError, type Io } from './output.js';
-import { runPolicyCheck } from './policy-check.js';
-import { runSandboxCheckCommand } from './sandbox-check.js';
-import { runDeleteSession, runListSessions } from './session/commands.js';
-import { runSessionCommand } from './session/transfer.js';
 
 const VERSION = '0.1.0';
 
@@ -48,8 +43,8 @@ export async function runCli(c: CliEnv): Promise<number> {
 }
 
 /**
- * One function per mode. Lazy loading stays at the natural seams: the model SDK, the bash grammar
- * and MCP are imported when a run needs them (`mcp list` is MCP's), the ACP server when `--acp` runs.
+ * Each mode's module is imported when that mode runs: `--version` and `--help` load this file and
+ * the flag parser only, `policy check` the policy engine only, a run the agent.
  */
 async function dispatch(cmd: CliCommand, c: CliEnv): Promise<number> {
   switch (cmd.kind) {
@@ -60,19 +55,19 @@ async function dispatch(cmd: CliCommand, c: CliEnv): Promise<number> {
     case 'policy-help':
       return (c.io.stdout(POLICY_HELP), 0);
     case 'policy-check':
-      return runPolicyCheck(cmd.argv, c.io, c.cwd);
+      return (await import('./policy-check.js')).runPolicyCheck(cmd.argv, c.io, c.cwd);
     case 'sandbox-check':
-      return runSandboxCheckCommand(cmd.argv, c.env, c.io);
+      return (await import('./sandbox-check.js')).runSandboxCheckCommand(cmd.argv, c.env, c.io);
     case 'mcp-list':
       return (await import('./mcp-list.js')).runMcpList(cmd.argv, c);
     case 'prompt':
-      return runHeadless(cmd, c);
+      return (await import('./headless.js')).runHeadless(cmd, c);
     case 'list-sessions':
-      return runListSessions(cmd.cwd, c);
+      return (await import('./session/commands.js')).runListSessions(cmd.cwd, c);
     case 'delete-session':
-      return runDeleteSession(cmd.selector, cmd.cwd, c);
+      return (await import('./session/commands.js')).runDeleteSession(cmd.selector, cmd.cwd, c);
     case 'session':
-      return runSessionCommand(cmd.argv, c);
+      return (await import('./session/transfer.js')).runSessionCommand(cmd.argv, c);
     case 'acp':
       if (!c.stdio) return (c.io.stderr('Error: --acp needs standard input and output\n'), 1);
       return (await import('./acp/server.js')).runAcpServer(cmd, {
