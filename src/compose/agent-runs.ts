@@ -3,6 +3,7 @@
  * waiting batch, a next prompt to a session) builds the loop's deps and runs the loop once.
  */
 import { randomUUID } from 'node:crypto';
+import { expandCommand } from '../commands/expand-command.js';
 import type { Extensions } from '../core/extensions.js';
 import type { Emit } from '../core/events.js';
 import { DEFAULT_MAX_TURNS } from '../core/limits.js';
@@ -148,6 +149,14 @@ export function createAgent(w: Wired): Agent {
         signal: s.signal,
       });
     },
+    expandCommand: (command, invocation) =>
+      expandCommand(command, invocation, {
+        env: w.env,
+        policy,
+        mode: o.policy.mode,
+        shellAvailable: registry.get('run_shell_command') !== undefined,
+        signal,
+      }),
     toolKind: (name) => registry.get(name)?.kind,
   };
 }
