@@ -42,14 +42,12 @@ export interface ResolvedCommand {
 export function trustedCommandFolders(geminiDir: string, extensions: readonly GeminiExtension[]): CommandFolder[] {
   return [
     { dir: join(geminiDir, 'commands'), source: 'project', label: '.gemini/commands' },
-    ...extensions.map(
-      (e): CommandFolder => ({
-        dir: join(e.path, 'commands'),
-        source: 'extension',
-        label: `${e.label}/commands`,
-        extension: e.name,
-      }),
-    ),
+    ...extensions.map((e): CommandFolder => ({
+      dir: join(e.path, 'commands'),
+      source: 'extension',
+      label: `${e.label}/commands`,
+      extension: e.name,
+    })),
   ];
 }
 

@@ -40,7 +40,10 @@ function renderHelp(trigger: string, o: { fixLabel?: string; commands?: readonly
 
 /** The repository's custom commands (`.gemini/commands/`, extensions), one line each; a built-in word's is unreachable from a comment. */
 function customCommandLines(trigger: string, commands: readonly HelpCommand[]): string[] {
-  const lines = ["This repository's custom commands (`.gemini/commands/` and its extensions, from the default branch):", ''];
+  const lines = [
+    "This repository's custom commands (`.gemini/commands/` and its extensions, from the default branch):",
+    '',
+  ];
   for (const c of commands) {
     const description = inert(c.description);
     lines.push(

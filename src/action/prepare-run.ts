@@ -45,7 +45,9 @@ export async function prepareRun(ctx: RunContext, given: AgentTask, resumed?: Re
   );
   // A custom command of the trusted commit that the task names (custom-command.ts); a resumed run has its prompt.
   const extensions = await trustedExtensionsOf(ctx, config);
-  const custom = resumed ? {} : await customCommandOf(ctx, { config, extensions }, { ...task, instructions: request.text });
+  const custom = resumed
+    ? {}
+    : await customCommandOf(ctx, { config, extensions }, { ...task, instructions: request.text });
   if (custom.resolved) task = { ...task, command: 'prompt' };
   const recorder = createPublishRecorder(resumed?.record);
   const prepared: Omit<PreparedRun, 'agent'> = {

@@ -12,7 +12,9 @@ import type { ModelClient } from '../model/client.js';
 import { createDenyChannel } from '../scheduler/channels.js';
 import { createSandbox } from '../sandbox/sandbox.js';
 import type { PromptArgs } from './args.js';
-import { readCliExtensions } from './cli-extensions.js';
+import { readCliCommands, readCliExtensions, type CliExtensions } from './cli-extensions.js';
+import { parseInvocation } from '../commands/template.js';
+import type { Agent } from '../compose/prepare-agent.js';
 import { readFolderTrust, untrustedNote } from './folder-trust.js';
 import { readResumedSession, newState, planAnswers, restoredState, type ResumePlan } from './session/session.js';
 import { resolveFlagPaths } from './flag-paths.js';
@@ -96,6 +98,8 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
     const agent = await prepareLocalAgent({
       root,
       trusted: trust.trusted,
+      geminiExtensions: ext.extensions,
+      excludeTools: ext.excludeTools,
       env: c.env,
       model: state.model,
       mode: state.mode,
@@ -124,9 +128,14 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       out.emit(e);
     };
     try {
+      // `-p "/name args"`: a custom command's prompt (an unknown name goes as written, as in Gemini CLI).
+      const message =
+        plan.message === undefined
+          ? undefined
+          : await expandSlashCommand(plan.message, { agent, root, trusted: trust.trusted, ext, io: c.io });
       await recorder.save(state, 'running');
-      const { outcome } = await (plan.message !== undefined
-        ? agent.send(state, { prompt: plan.message, answers: plan.answers }, emit)
+      const { outcome } = await (message !== undefined
+        ? agent.send(state, { prompt: message, answers: plan.answers }, emit)
         : agent.resume(state, plan.answers, emit));
       await recorder.saveOutcome(state, outcome);
       await startProbe();
@@ -157,6 +166,23 @@ function startingOnFirstChunk(client: ModelClient, start: () => unknown): ModelC
       }
     },
   };
+}
+
+/** A prompt that names a custom command, expanded (its `@{}` warnings on stderr); any other prompt as it is. */
+async function expandSlashCommand(
+  prompt: string,
+  o: { agent: Agent; root: string; trusted: boolean; ext: CliExtensions; io: HeadlessEnv['io'] },
+): Promise<string> {
+  if (!prompt.trimStart().startsWith('/')) return prompt;
+  const invocation = parseInvocation(prompt);
+  if (!invocation) return prompt;
+  const set = await readCliCommands({ root: o.root, trusted: o.trusted, extensions: o.ext.extensions });
+  for (const w of set.warnings) o.io.stderr(`Warning: ${w}\n`);
+  const command = set.commands.get(invocation.name);
+  if (!command) return prompt;
+  const expanded = await o.agent.expandCommand(command, invocation);
+  for (const w of expanded.warnings) o.io.stderr(`Warning: ${w}\n`);
+  return expanded.text;
 }
 
 /** Piped input first, then -p (Gemini CLI's order); undefined when both are empty. */

@@ -11,6 +11,7 @@ import { AgentError } from '../common/errors.js';
 import { prepareAgent, type Agent } from '../compose/prepare-agent.js';
 import type { RunState } from '../core/run-state.js';
 import type { ExtensionOptions } from '../core/extensions.js';
+import { extensionContextFiles, type GeminiExtension } from '../core/gemini-extensions.js';
 import type { PolicySource } from '../policy/load.js';
 import type { ModelClient } from '../model/client.js';
 import { createGeminiClient } from '../model/gemini.js';
@@ -49,6 +50,10 @@ export interface LocalAgentOptions {
   sandbox?: Sandbox;
   /** The project's folder is trusted (folder-trust.ts): only then are its .gemini/ policies, settings and agents used. */
   trusted: boolean;
+  /** Gemini CLI extensions (cli-extensions.ts): their context files join memory, their excludeTools leave tools out. */
+  geminiExtensions?: readonly GeminiExtension[];
+  /** Tools no request offers (the extensions' excludeTools). */
+  excludeTools?: readonly string[];
 }
 
 /** The API key from the environment, or AgentError('auth') naming the variable. */
@@ -77,6 +82,7 @@ export async function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
       memoryRoot: o.root,
       ...(o.trusted ? {} : { untrusted: true }),
       ...(o.files ? { files: o.files } : {}),
+      ...(o.geminiExtensions?.length && { extensionContextFiles: extensionContextFiles(o.geminiExtensions) }),
     },
     policy: {
       context: o.policyContext,
@@ -103,6 +109,7 @@ export async function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
       subagents: createSubagents,
       ...(o.askUser ? { askUser: true } : {}),
       ...(o.extraTools ? { extra: o.extraTools } : {}),
+      ...(o.excludeTools?.length && { exclude: o.excludeTools }),
     },
     ...(o.extensions ? { extensions: o.extensions } : {}),
   });

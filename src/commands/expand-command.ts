@@ -133,7 +133,8 @@ async function runInjected(command: string, deps: ExpandDeps): Promise<{ text: s
   const shown = redactSecrets(command, env.secrets);
   let text = redactSecrets(r.output, env.secrets);
   if (r.aborted || r.timedOut) text += `\n[Shell command '${shown}' aborted]`;
-  else if (r.exitCode !== 0 && r.exitCode !== null) text += `\n[Shell command '${shown}' exited with code ${r.exitCode}]`;
+  else if (r.exitCode !== 0 && r.exitCode !== null)
+    text += `\n[Shell command '${shown}' exited with code ${r.exitCode}]`;
   else if (r.signal !== null) text += `\n[Shell command '${shown}' terminated by signal ${r.signal}]`;
   return { text, exitCode: r.exitCode };
 }

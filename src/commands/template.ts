@@ -31,7 +31,9 @@ export function parseTemplate(template: string, commandLabel: string): Piece[] {
     if (start > at) pieces.push({ kind: 'text', text: template.slice(at, start) });
     const raw = template.slice(start, end + 1);
     const content = template.slice(start + 2, end).trim();
-    pieces.push(template[start] === '@' ? { kind: 'file', path: content, raw } : { kind: 'shell', command: content, raw });
+    pieces.push(
+      template[start] === '@' ? { kind: 'file', path: content, raw } : { kind: 'shell', command: content, raw },
+    );
     at = end + 1;
   }
   if (at < template.length) pieces.push({ kind: 'text', text: template.slice(at) });

@@ -57,7 +57,14 @@ export async function readGeminiExtensions(
       if (!existsSync(join(path, MANIFEST))) continue;
       const label = `${folder.label}/${dirName}`;
       try {
-        const ext = await readExtension(path, { label, folder, dirName, workspace: o.workspace, warnings, expand: o.expand });
+        const ext = await readExtension(path, {
+          label,
+          folder,
+          dirName,
+          workspace: o.workspace,
+          warnings,
+          expand: o.expand,
+        });
         // The same name in a later folder (the project's after the user's) replaces the earlier one.
         byName.delete(ext.name);
         byName.set(ext.name, ext);
@@ -146,13 +153,18 @@ function hydrate(v: unknown, vars: Record<string, string>): unknown {
   if (Array.isArray(v)) return v.map((x) => hydrate(x, vars));
   if (!isRecord(v)) return v;
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) if (!['__proto__', 'constructor', 'prototype'].includes(k)) out[k] = hydrate(x, vars);
+  for (const [k, x] of Object.entries(v))
+    if (!['__proto__', 'constructor', 'prototype'].includes(k)) out[k] = hydrate(x, vars);
   return out;
 }
 
 /** The extensions' context files as memory reads them: each confined to its extension's folder. */
 export function extensionContextFiles(extensions: readonly GeminiExtension[]) {
   return extensions.flatMap((e) =>
-    e.contextFiles.map((abs) => ({ abs, confine: e.path, label: `${e.label}/${relative(e.path, abs).split(sep).join('/')}` })),
+    e.contextFiles.map((abs) => ({
+      abs,
+      confine: e.path,
+      label: `${e.label}/${relative(e.path, abs).split(sep).join('/')}`,
+    })),
   );
 }
