@@ -39,7 +39,7 @@ export interface ResolvedCommand {
 }
 
 /** The trusted commit's command folders: `.gemini/commands/`, then each extension's. */
-export function trustedCommandFolders(geminiDir: string, extensions: readonly GeminiExtension[]): CommandFolder[] {
+function trustedCommandFolders(geminiDir: string, extensions: readonly GeminiExtension[]): CommandFolder[] {
   return [
     { dir: join(geminiDir, 'commands'), source: 'project', label: '.gemini/commands' },
     ...extensions.map((e): CommandFolder => ({

@@ -20,6 +20,7 @@ import { defaultModeFor, type PolicyInput } from './inputs.js';
 import type { AgentTask, PreparedRun, RunContext } from './run-context.js';
 import type { TrustedConfig } from './trusted-config.js';
 import { readTrustedCommands, resolveCustomCommand, type ResolvedCommand } from './custom-command.js';
+import { displayRuleSource } from './rule-source.js';
 import { extensionContextFiles, readGeminiExtensions, type GeminiExtension } from '../core/gemini-extensions.js';
 import { expandVariables } from '../tools/mcp/env-expand.js';
 
@@ -199,7 +200,9 @@ async function customCommandOf(
 
 /** The command's prompt; what could not be injected is noted; a refused `!{}` fails the run before the model (the progress comment says why). */
 async function expandCustom(ctx: RunContext, agent: PreparedRun['agent'], r: ResolvedCommand): Promise<string> {
-  const expanded = await agent.expandCommand(r.command, r.invocation);
+  const expanded = await agent.expandCommand(r.command, r.invocation, {
+    showRuleSource: (s) => displayRuleSource(s, ctx.workspace),
+  });
   for (const w of expanded.warnings) {
     ctx.log.warning(w);
     ctx.progress.note(w);

@@ -34,6 +34,8 @@ export interface ExpandDeps {
   /** run_shell_command is one of the run's tools (not excluded): else no `!{}` runs. */
   shellAvailable: boolean;
   signal: AbortSignal;
+  /** How a rule's file is named in the refusal (the Action shortens runner paths); default: as loaded. */
+  showRuleSource?: (source: string) => string;
 }
 
 export interface Expanded {
@@ -94,7 +96,8 @@ async function assertShellAllowed(cmd: CustomCommand, commands: readonly string[
     const verdict = await decideShell(command, deps);
     if (verdict.decision === 'allow') continue;
     const what = verdict.decision === 'deny' ? 'policy denies it' : 'policy would ask a person first';
-    throw refusal(cmd, command, `${what} (${ruleOf(verdict)}): ${verdict.rule?.denyMessage || verdict.reason}`);
+    const rule = ruleOf(verdict, deps.showRuleSource ?? ((x) => x));
+    throw refusal(cmd, command, `${what} (${rule}): ${verdict.rule?.denyMessage || verdict.reason}`);
   }
 }
 
@@ -113,8 +116,10 @@ async function decideShell(command: string, deps: ExpandDeps): Promise<PolicyVer
   });
 }
 
-const ruleOf = (v: PolicyVerdict): string =>
-  v.rule ? `rule ${v.rule.source}${v.rule.line > 0 ? `:${v.rule.line}` : ''}, tier ${v.rule.tier}` : 'no rule matched';
+const ruleOf = (v: PolicyVerdict, show: (source: string) => string): string =>
+  v.rule
+    ? `rule ${show(v.rule.source)}${v.rule.line > 0 ? `:${v.rule.line}` : ''}, tier ${v.rule.tier}`
+    : 'no rule matched';
 
 function refusal(cmd: CustomCommand, command: string, why: string): AgentError {
   return new AgentError(

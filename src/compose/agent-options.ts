@@ -146,7 +146,11 @@ export interface Agent {
    * workspace and its `!{}` decided by this agent's policy in its mode and run in its sandbox.
    * Throws AgentError('config') when policy refuses a `!{}`.
    */
-  expandCommand(command: CustomCommand, invocation: Invocation): Promise<Expanded>;
+  expandCommand(
+    command: CustomCommand,
+    invocation: Invocation,
+    o?: { showRuleSource?: (source: string) => string },
+  ): Promise<Expanded>;
   /** The kind of a tool by wire name; undefined when there is no such tool. */
   toolKind(name: string): ToolKind | undefined;
   /** Ends what the agent started: SessionEnd hooks, every MCP server. Faces call it once the run is over. */

@@ -149,8 +149,9 @@ export function createAgent(w: Wired): Agent {
         signal: s.signal,
       });
     },
-    expandCommand: (command, invocation) =>
+    expandCommand: (command, invocation, x) =>
       expandCommand(command, invocation, {
+        ...(x?.showRuleSource && { showRuleSource: x.showRuleSource }),
         env: w.env,
         policy,
         mode: o.policy.mode,

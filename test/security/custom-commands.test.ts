@@ -75,7 +75,10 @@ describe('custom commands, through the bundle', () => {
     expect(existsSync(join(world!.ws.dir, 'marker-denied-ran'))).toBe(false);
     expect(r.outputs.status).toBe('failed');
     expect(world!.gemini.requests).toEqual([]);
-    expect(world!.gh.state.comments.at(-1)!.body).toContain('its !{touch marker-denied-ran} policy denies it');
+    // The shipped default asks about commands; nobody can be asked here, so it is refused, rule named.
+    expect(world!.gh.state.comments.at(-1)!.body).toContain(
+      'its !{touch marker-denied-ran} policy would ask a person first (rule agent-action/policies/shell.toml:',
+    );
     await world!.close();
 
     const say = await comment('/agent say $(touch marker-injected); touch marker-injected2', files);
