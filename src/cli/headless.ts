@@ -98,15 +98,13 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
     const agent = await prepareLocalAgent({
       root,
       trusted: trust.trusted,
-      geminiExtensions: ext.extensions,
-      excludeTools: ext.excludeTools,
       env: c.env,
       model: state.model,
       mode: state.mode,
       policyContext: 'headless',
       userPolicies: user,
       adminPolicies: admin,
-      extensionPolicies: ext.policy,
+      extensionSettings: ext,
       maxTurns: args.maxTurns,
       timeoutMinutes: args.timeoutMinutes,
       channel: createDenyChannel(),
@@ -128,11 +126,7 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       out.emit(e);
     };
     try {
-      // `-p "/name args"`: a custom command's prompt (an unknown name goes as written, as in Gemini CLI).
-      const message =
-        plan.message === undefined
-          ? undefined
-          : await expandSlashCommand(plan.message, { agent, root, trusted: trust.trusted, ext, io: c.io });
+      const message = await expandSlashCommand(plan.message, { agent, root, trusted: trust.trusted, ext, io: c.io });
       await recorder.save(state, 'running');
       const { outcome } = await (message !== undefined
         ? agent.send(state, { prompt: message, answers: plan.answers }, emit)
@@ -168,12 +162,12 @@ function startingOnFirstChunk(client: ModelClient, start: () => unknown): ModelC
   };
 }
 
-/** A prompt that names a custom command, expanded (its `@{}` warnings on stderr); any other prompt as it is. */
+/** `-p "/name args"`: a custom command's prompt (its `@{}` warnings on stderr); any other prompt, or an unknown name, as it is (Gemini CLI). */
 async function expandSlashCommand(
-  prompt: string,
+  prompt: string | undefined,
   o: { agent: Agent; root: string; trusted: boolean; ext: CliExtensions; io: HeadlessEnv['io'] },
-): Promise<string> {
-  if (!prompt.trimStart().startsWith('/')) return prompt;
+): Promise<string | undefined> {
+  if (prompt === undefined || !prompt.trimStart().startsWith('/')) return prompt;
   const invocation = parseInvocation(prompt);
   if (!invocation) return prompt;
   const set = await readCliCommands({ root: o.root, trusted: o.trusted, extensions: o.ext.extensions });

@@ -149,17 +149,21 @@ export function createAgent(w: Wired): Agent {
         signal: s.signal,
       });
     },
-    expandCommand: (command, invocation, x) =>
-      expandCommand(command, invocation, {
-        ...(x?.showRuleSource && { showRuleSource: x.showRuleSource }),
-        env: w.env,
-        policy,
-        mode: o.policy.mode,
-        shellAvailable: registry.get('run_shell_command') !== undefined,
-        signal,
-      }),
+    expandCommand: (command, invocation, x) => expandWith(w, signal, command, invocation, x),
     toolKind: (name) => registry.get(name)?.kind,
   };
+}
+
+/** A custom command expanded with this agent's workspace, policy (in its starting mode) and sandbox. */
+function expandWith(w: Wired, signal: AbortSignal, ...[command, invocation, x]: Parameters<Agent['expandCommand']>) {
+  return expandCommand(command, invocation, {
+    ...(x?.showRuleSource && { showRuleSource: x.showRuleSource }),
+    env: w.env,
+    policy: w.policy,
+    mode: w.o.policy.mode,
+    shellAvailable: w.registry.get('run_shell_command') !== undefined,
+    signal,
+  });
 }
 
 const withHookContext = (context: string | undefined, prompt: string): string =>
