@@ -11,6 +11,7 @@ export const LAYERS = [
   ['action', 'cli'],
   ['session'],
   ['compose'],
+  ['commands'],
   ['agents'],
   ['core'],
   ['hooks'],

@@ -5,11 +5,18 @@
  */
 import type { Thread } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
+import { BUILT_IN_WORDS } from './custom-command.js';
 import { formatMarker } from './markers.js';
 import type { ActionResult, RepoRef } from './run-context.js';
 
+/** A repository's custom command as help lists it. */
+export interface HelpCommand {
+  name: string;
+  description: string;
+}
+
 /** The help text for a trigger word (`/agent` by default). */
-function renderHelp(trigger: string, o: { fixLabel?: string } = {}): string {
+function renderHelp(trigger: string, o: { fixLabel?: string; commands?: readonly HelpCommand[] } = {}): string {
   const t = (rest: string) => `\`${trigger}${rest ? ` ${rest}` : ''}\``;
   const lines = [
     '### agent-action commands',
@@ -26,15 +33,36 @@ function renderHelp(trigger: string, o: { fixLabel?: string } = {}): string {
     `- ${t('help')}: this list.`,
   ];
   if (o.fixLabel) lines.push('', `Labelling an issue \`${o.fixLabel}\` also starts ${t('fix')}.`);
+  if (o.commands?.length) lines.push('', ...customCommandLines(trigger, o.commands));
   lines.push('', formatMarker('help'));
   return lines.join('\n');
 }
+
+/** The repository's custom commands (`.gemini/commands/`, extensions), one line each; a built-in word's is unreachable from a comment. */
+function customCommandLines(trigger: string, commands: readonly HelpCommand[]): string[] {
+  const lines = [
+    "This repository's custom commands (`.gemini/commands/` and its extensions, from the default branch):",
+    '',
+  ];
+  for (const c of commands) {
+    const description = inert(c.description);
+    lines.push(
+      BUILT_IN_WORDS.has(c.name)
+        ? `- \`/${c.name}\`: ${description} (only as the workflow's \`prompt: /${c.name}\`: in a comment \`${trigger} ${c.name}\` is the built-in; rename the file to call it from a comment)`
+        : `- \`${trigger} ${c.name} [args]\`: ${description}`,
+    );
+  }
+  return lines;
+}
+
+/** A description is the repository's text: no mention pings anyone, no backtick breaks the list. */
+const inert = (s: string) => s.replace(/@(?=\w)/g, '@\u200b').replace(/`/g, "'");
 
 /** Posts the help in the thread; the run ends `success`. */
 export async function replyWithHelp(
   octokit: GitHubClient,
   repo: RepoRef,
-  o: { thread: Thread; trigger: string; fixLabel?: string },
+  o: { thread: Thread; trigger: string; fixLabel?: string; commands?: readonly HelpCommand[] },
 ): Promise<ActionResult> {
   const { thread } = o;
   const { data } = await octokit.rest.issues.createComment({

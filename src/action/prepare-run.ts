@@ -19,6 +19,10 @@ import type { Thread } from './event-command.js';
 import { defaultModeFor, type PolicyInput } from './inputs.js';
 import type { AgentTask, PreparedRun, RunContext } from './run-context.js';
 import type { TrustedConfig } from './trusted-config.js';
+import { readTrustedCommands, resolveCustomCommand, type ResolvedCommand } from './custom-command.js';
+import { displayRuleSource } from './rule-source.js';
+import { extensionContextFiles, readGeminiExtensions, type GeminiExtension } from '../core/gemini-extensions.js';
+import { expandVariables } from '../tools/mcp/env-expand.js';
 
 /** A resumed run's session: what was recorded before it suspended, and the claim it holds. */
 export interface Resumed {
@@ -29,7 +33,8 @@ export interface Resumed {
 /** In a workflow nobody waits at a terminal: every question becomes a comment and the run suspends. */
 const deferToComment: ApprovalChannel = { decide: async () => 'defer' };
 
-export async function prepareRun(ctx: RunContext, task: AgentTask, resumed?: Resumed): Promise<PreparedRun> {
+export async function prepareRun(ctx: RunContext, given: AgentTask, resumed?: Resumed): Promise<PreparedRun> {
+  let task = given;
   // Untrusted text goes to the model once, within its budget; the progress comment says what was cut.
   const rendered = ctx.info ? renderTaskContext(ctx.info.context) : undefined;
   const request = capRequest(task.instructions);
@@ -39,6 +44,12 @@ export async function prepareRun(ctx: RunContext, task: AgentTask, resumed?: Res
   ctx.log.info(
     `trusted configuration: ${config.fromCommit ? `commit ${config.fromCommit}` : 'none (the workspace has no commit)'}`,
   );
+  // A custom command of the trusted commit that the task names (custom-command.ts); a resumed run has its prompt.
+  const extensions = await trustedExtensionsOf(ctx, config);
+  const custom = resumed
+    ? {}
+    : await customCommandOf(ctx, { config, extensions }, { ...task, instructions: request.text });
+  if (custom.resolved) task = { ...task, command: 'prompt' };
   const recorder = createPublishRecorder(resumed?.record);
   const prepared: Omit<PreparedRun, 'agent'> = {
     recorder,
@@ -48,7 +59,7 @@ export async function prepareRun(ctx: RunContext, task: AgentTask, resumed?: Res
     trustedCommit: config.fromCommit,
     held: resumed?.held,
   };
-  const options = await agentOptionsFor(ctx, { task, config, taskContext: rendered?.text, recorder });
+  const options = await agentOptionsFor(ctx, { task, config, extensions, taskContext: rendered?.text, recorder });
   // A fresh run saves its session after a settled batch (at most every checkpointEveryMs), so a
   // runner that dies leaves something `/agent continue` resumes. A resumed run holds its claim and
   // saves at its end only.
@@ -60,6 +71,7 @@ export async function prepareRun(ctx: RunContext, task: AgentTask, resumed?: Res
   const run: PreparedRun = Object.assign(prepared, { agent });
   ctx.agents.push(run.agent);
   for (const w of run.agent.warnings) ctx.log.warning(w);
+  if (custom.resolved) run.prompt = await expandCustom(ctx, agent, custom.resolved);
   for (const s of run.agent.mcp?.status() ?? []) {
     if (s.state === 'failed' || s.state === 'blocked')
       ctx.progress.note(
@@ -74,13 +86,14 @@ export async function prepareRun(ctx: RunContext, task: AgentTask, resumed?: Res
 interface AgentParts {
   task: AgentTask;
   config: TrustedConfig;
+  extensions: GeminiExtension[];
   taskContext: string | undefined;
   recorder: PreparedRun['recorder'];
 }
 
 async function agentOptionsFor(
   ctx: RunContext,
-  { task, config, taskContext, recorder }: AgentParts,
+  { task, config, extensions, taskContext, recorder }: AgentParts,
 ): Promise<AgentOptions> {
   const { settings, workspace: ws } = ctx;
   // MCP servers and hooks: the trusted commit's settings.json, and the workflow's own input.
@@ -93,6 +106,7 @@ async function agentOptionsFor(
       },
     ],
     inputServers: settings.mcpServers,
+    extensions,
     env: { ...commandEnvOf(process.env, ctx.secrets), ...settings.sandboxEnv },
   });
   for (const w of ext.warnings) ctx.log.warning(w);
@@ -103,7 +117,12 @@ async function agentOptionsFor(
       baseUrl: settings.geminiBaseUrl,
       client: ctx.modelClient,
     },
-    workspace: { root: ws, memoryRoot: config.memoryRoot, contextFileNames: settings.contextFileNames },
+    workspace: {
+      root: ws,
+      memoryRoot: config.memoryRoot,
+      contextFileNames: settings.contextFileNames,
+      extensionContextFiles: extensionContextFiles(extensions),
+    },
     policy: {
       context: 'action',
       mode: settings.approvalMode ?? defaultModeFor(task.command),
@@ -129,6 +148,7 @@ async function agentOptionsFor(
     tools: {
       extra: createGitHubTools(task.command),
       recorder,
+      exclude: ext.excludeTools,
       askUser: task.command === 'fix' || task.command === 'question' || task.command === 'prompt',
       subagents: createSubagents,
     },
@@ -137,6 +157,58 @@ async function agentOptionsFor(
     commands: { passEnv: settings.sandboxEnv, sandbox: ctx.sandbox.sandbox },
     io: { channel: deferToComment },
   };
+}
+
+/**
+ * The trusted commit's Gemini CLI extensions. Their processes (MCP servers) see the trusted
+ * `.gemini/` bound over the work tree's, so `${extensionPath}` names the extension there.
+ */
+async function trustedExtensionsOf(ctx: RunContext, config: TrustedConfig): Promise<GeminiExtension[]> {
+  const env = { ...commandEnvOf(process.env, ctx.secrets), ...ctx.settings.sandboxEnv };
+  const read = await readGeminiExtensions(
+    [
+      {
+        dir: join(config.geminiDir, 'extensions'),
+        label: '.gemini/extensions',
+        origin: 'repository',
+        runPathOf: (name) => join(ctx.workspace, '.gemini', 'extensions', name),
+      },
+    ],
+    { workspace: ctx.workspace, expand: (v) => expandVariables(v, env).value },
+  );
+  for (const w of read.warnings) ctx.log.warning(w);
+  for (const e of read.extensions) ctx.log.info(`extension ${e.name} ${e.version} (${e.label})`);
+  return read.extensions;
+}
+
+/** The custom command the task names in the trusted commit, if any; an unknown `/name` prompt is a warning. */
+async function customCommandOf(
+  ctx: RunContext,
+  { config, extensions }: { config: TrustedConfig; extensions: GeminiExtension[] },
+  task: AgentTask,
+) {
+  const set = await readTrustedCommands(config.geminiDir, extensions);
+  for (const w of set.warnings) ctx.log.warning(w);
+  const found = resolveCustomCommand(task, set.commands);
+  if (found.warning) {
+    ctx.log.warning(found.warning);
+    ctx.progress.note(found.warning);
+  }
+  if (found.resolved) ctx.log.info(`custom command /${found.resolved.command.name} (${found.resolved.command.label})`);
+  return found;
+}
+
+/** The command's prompt; what could not be injected is noted; a refused `!{}` fails the run before the model (the progress comment says why). */
+async function expandCustom(ctx: RunContext, agent: PreparedRun['agent'], r: ResolvedCommand): Promise<string> {
+  const expanded = await agent.expandCommand(r.command, r.invocation, {
+    showRuleSource: (s) => displayRuleSource(s, ctx.workspace),
+  });
+  for (const w of expanded.warnings) {
+    ctx.log.warning(w);
+    ctx.progress.note(w);
+  }
+  for (const c of expanded.ran) ctx.log.info(`/${r.command.name}: !{${c.command}} exited ${c.exitCode}`);
+  return expanded.text;
 }
 
 /** The loop's after-batch hook of a fresh run: a checkpoint at most every checkpointEveryMs, its failure a warning. */

@@ -15,6 +15,9 @@ import { endRun, type EndSeams } from './end-run.js';
 import type { Command, Thread } from './event-command.js';
 import { createGitHubClient, type GitHubClient } from './github-client.js';
 import { replyWithHelp } from './help-comment.js';
+import { readTrustedCommands } from './custom-command.js';
+import { readGeminiExtensions } from '../core/gemini-extensions.js';
+import { join } from 'node:path';
 import type { ActionSettings, RunnerEnv } from './inputs.js';
 import type { ActionFace } from './main.js';
 import { createProgressComment, type ProgressComment } from './progress-comment.js';
@@ -90,6 +93,7 @@ export async function runRouted(
         thread: command.trigger.thread,
         trigger: settings.trigger,
         fixLabel: settings.fixLabel,
+        commands: await readHelpCommands(runner.workspace, settings, face.log),
       }),
     );
 
@@ -121,6 +125,29 @@ export async function runRouted(
 }
 
 const done = (result: ActionOutcome['result']): ActionOutcome => ({ result, errors: [] });
+
+/** The custom commands of the commit the run started on, for `/agent help`; none when it cannot be read. */
+async function readHelpCommands(workspace: string, settings: ActionSettings, log: Log) {
+  const trusted = createTrustedConfigSource({
+    workspace,
+    startCommit: await readHeadCommit(workspace),
+    contextFileNames: settings.contextFileNames,
+  });
+  try {
+    const config = await trusted.read();
+    const { extensions } = await readGeminiExtensions(
+      [{ dir: join(config.geminiDir, 'extensions'), label: '.gemini/extensions', origin: 'repository' }],
+      { workspace },
+    );
+    const set = await readTrustedCommands(config.geminiDir, extensions);
+    return [...set.commands.values()].map(({ name, description }) => ({ name, description }));
+  } catch (e) {
+    log.warning(`could not read the repository's custom commands for the help: ${messageOf(e)}`);
+    return [];
+  } finally {
+    await trusted.dispose();
+  }
+}
 
 /** One task on one thread (or none): its context opened, run, closed; the progress comment's last edit. */
 export async function runCommand(

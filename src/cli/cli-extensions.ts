@@ -8,7 +8,10 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { loadCommands } from '../commands/load-commands.js';
+import { readGeminiExtensions, type GeminiExtension } from '../core/gemini-extensions.js';
 import { readExtensionSettings, type ExtensionSettings } from '../core/settings-extensions.js';
+import { expandVariables } from '../tools/mcp/env-expand.js';
 import { commandEnvOf } from '../sandbox/command-env.js';
 import { readCliPassEnv } from './command-env.js';
 
@@ -21,9 +24,24 @@ export interface CliExtensionsOptions {
   allowedNames?: readonly string[];
 }
 
-export async function readCliExtensions(o: CliExtensionsOptions): Promise<ExtensionSettings> {
+export interface CliExtensions extends ExtensionSettings {
+  /** Gemini CLI extensions: `~/.gemini/extensions/*`, then (trusted folder only) the project's `.gemini/extensions/*`. */
+  extensions: GeminiExtension[];
+}
+
+export async function readCliExtensions(o: CliExtensionsOptions): Promise<CliExtensions> {
   const home = homedir();
   const pass = await readCliPassEnv(o.env, home);
+  const env = { ...commandEnvOf(o.env, o.secrets), ...pass.env };
+  const gemini = await readGeminiExtensions(
+    [
+      { dir: join(home, '.gemini', 'extensions'), label: '~/.gemini/extensions', origin: 'user' },
+      ...(o.trusted
+        ? [{ dir: join(o.root, '.gemini', 'extensions'), label: '.gemini/extensions', origin: 'repository' as const }]
+        : []),
+    ],
+    { workspace: o.root, expand: (v) => expandVariables(v, env).value },
+  );
   const settings = await readExtensionSettings({
     files: [
       { path: join(home, '.gemini', 'settings.json'), label: '~/.gemini/settings.json', origin: 'user' },
@@ -37,8 +55,32 @@ export async function readCliExtensions(o: CliExtensionsOptions): Promise<Extens
           ]
         : []),
     ],
+    extensions: gemini.extensions,
     ...(o.allowedNames && { allowedNames: o.allowedNames }),
-    env: { ...commandEnvOf(o.env, o.secrets), ...pass.env },
+    env,
   });
-  return { ...settings, warnings: [...pass.warnings, ...settings.warnings] };
+  return {
+    ...settings,
+    extensions: gemini.extensions,
+    warnings: [...pass.warnings, ...gemini.warnings, ...settings.warnings],
+  };
+}
+
+/**
+ * The CLI's custom commands, in Gemini CLI's folders: `~/.gemini/commands`, the project's
+ * `.gemini/commands` (a trusted folder only; it wins by name), then each extension's `commands/`.
+ */
+export function readCliCommands(o: { root: string; trusted: boolean; extensions: readonly GeminiExtension[] }) {
+  return loadCommands([
+    { dir: join(homedir(), '.gemini', 'commands'), source: 'user', label: '~/.gemini/commands' },
+    ...(o.trusted
+      ? [{ dir: join(o.root, '.gemini', 'commands'), source: 'project' as const, label: '.gemini/commands' }]
+      : []),
+    ...o.extensions.map((e) => ({
+      dir: join(e.path, 'commands'),
+      source: 'extension' as const,
+      label: `${e.label}/commands`,
+      extension: e.name,
+    })),
+  ]);
 }

@@ -12,7 +12,9 @@ import type { ModelClient } from '../model/client.js';
 import { createDenyChannel } from '../scheduler/channels.js';
 import { createSandbox } from '../sandbox/sandbox.js';
 import type { PromptArgs } from './args.js';
-import { readCliExtensions } from './cli-extensions.js';
+import { readCliCommands, readCliExtensions, type CliExtensions } from './cli-extensions.js';
+import { parseInvocation } from '../commands/template.js';
+import type { Agent } from '../compose/prepare-agent.js';
 import { readFolderTrust, untrustedNote } from './folder-trust.js';
 import { readResumedSession, newState, planAnswers, restoredState, type ResumePlan } from './session/session.js';
 import { resolveFlagPaths } from './flag-paths.js';
@@ -102,7 +104,7 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       policyContext: 'headless',
       userPolicies: user,
       adminPolicies: admin,
-      extensionPolicies: ext.policy,
+      extensionSettings: ext,
       maxTurns: args.maxTurns,
       timeoutMinutes: args.timeoutMinutes,
       channel: createDenyChannel(),
@@ -124,9 +126,10 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       out.emit(e);
     };
     try {
+      const message = await expandSlashCommand(plan.message, { agent, root, trusted: trust.trusted, ext, io: c.io });
       await recorder.save(state, 'running');
-      const { outcome } = await (plan.message !== undefined
-        ? agent.send(state, { prompt: plan.message, answers: plan.answers }, emit)
+      const { outcome } = await (message !== undefined
+        ? agent.send(state, { prompt: message, answers: plan.answers }, emit)
         : agent.resume(state, plan.answers, emit));
       await recorder.saveOutcome(state, outcome);
       await startProbe();
@@ -157,6 +160,23 @@ function startingOnFirstChunk(client: ModelClient, start: () => unknown): ModelC
       }
     },
   };
+}
+
+/** `-p "/name args"`: a custom command's prompt (its `@{}` warnings on stderr); any other prompt, or an unknown name, as it is (Gemini CLI). */
+async function expandSlashCommand(
+  prompt: string | undefined,
+  o: { agent: Agent; root: string; trusted: boolean; ext: CliExtensions; io: HeadlessEnv['io'] },
+): Promise<string | undefined> {
+  if (prompt === undefined || !prompt.trimStart().startsWith('/')) return prompt;
+  const invocation = parseInvocation(prompt);
+  if (!invocation) return prompt;
+  const set = await readCliCommands({ root: o.root, trusted: o.trusted, extensions: o.ext.extensions });
+  for (const w of set.warnings) o.io.stderr(`Warning: ${w}\n`);
+  const command = set.commands.get(invocation.name);
+  if (!command) return prompt;
+  const expanded = await o.agent.expandCommand(command, invocation);
+  for (const w of expanded.warnings) o.io.stderr(`Warning: ${w}\n`);
+  return expanded.text;
 }
 
 /** Piped input first, then -p (Gemini CLI's order); undefined when both are empty. */

@@ -11,7 +11,8 @@ import { AgentError } from '../common/errors.js';
 import { prepareAgent, type Agent } from '../compose/prepare-agent.js';
 import type { RunState } from '../core/run-state.js';
 import type { ExtensionOptions } from '../core/extensions.js';
-import type { PolicySource } from '../policy/load.js';
+import { extensionContextFiles } from '../core/gemini-extensions.js';
+import type { CliExtensions } from './cli-extensions.js';
 import type { ModelClient } from '../model/client.js';
 import { createGeminiClient } from '../model/gemini.js';
 import type { ApprovalMode, PolicyContext } from '../policy/types.js';
@@ -31,8 +32,7 @@ export interface LocalAgentOptions {
   /** --policy and --admin-policy paths, already resolved and checked. */
   userPolicies: string[];
   adminPolicies: string[];
-  /** Policy folders that MCP servers and extensions bring (cli-extensions.ts), per tier. */
-  extensionPolicies?: { workspace: PolicySource[]; user: PolicySource[] };
+
   /** MCP servers and hooks from the trusted settings.json (cli-extensions.ts). */
   extensions?: ExtensionOptions;
   maxTurns: number;
@@ -49,6 +49,11 @@ export interface LocalAgentOptions {
   sandbox?: Sandbox;
   /** The project's folder is trusted (folder-trust.ts): only then are its .gemini/ policies, settings and agents used. */
   trusted: boolean;
+  /**
+   * What settings.json and Gemini CLI extensions bring (cli-extensions.ts): policy rules per tier,
+   * the extensions' context files (memory) and excludeTools (tools left out).
+   */
+  extensionSettings?: Pick<CliExtensions, 'policy' | 'extensions' | 'excludeTools'>;
 }
 
 /** The API key from the environment, or AgentError('auth') naming the variable. */
@@ -77,6 +82,7 @@ export async function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
       memoryRoot: o.root,
       ...(o.trusted ? {} : { untrusted: true }),
       ...(o.files ? { files: o.files } : {}),
+      ...(o.extensionSettings && { extensionContextFiles: extensionContextFiles(o.extensionSettings.extensions) }),
     },
     policy: {
       context: o.policyContext,
@@ -84,13 +90,13 @@ export async function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
       workspace: o.trusted
         ? [
             ...[join(o.root, '.gemini', 'policies')].filter((p) => existsSync(p)),
-            ...(o.extensionPolicies?.workspace ?? []),
+            ...(o.extensionSettings?.policy.workspace ?? []),
           ]
         : [],
       user: [
         ...[join(homedir(), '.gemini', 'policies')].filter((p) => existsSync(p)),
         ...o.userPolicies,
-        ...(o.extensionPolicies?.user ?? []),
+        ...(o.extensionSettings?.policy.user ?? []),
       ],
       admin: o.adminPolicies,
     },
@@ -103,6 +109,7 @@ export async function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
       subagents: createSubagents,
       ...(o.askUser ? { askUser: true } : {}),
       ...(o.extraTools ? { extra: o.extraTools } : {}),
+      ...(o.extensionSettings && { exclude: o.extensionSettings.excludeTools }),
     },
     ...(o.extensions ? { extensions: o.extensions } : {}),
   });

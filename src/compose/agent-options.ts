@@ -3,6 +3,9 @@
  * what task, which tools, where commands run, which limits, and how the run talks to the face),
  * and the agent it gets back.
  */
+import type { CustomCommand } from '../commands/command-file.js';
+import type { Expanded } from '../commands/expand-command.js';
+import type { Invocation } from '../commands/template.js';
 import type { Command as CommandKind } from '../context/system-prompt.js';
 import type { Emit, Outcome } from '../core/events.js';
 import type { ExtensionOptions } from '../core/extensions.js';
@@ -34,6 +37,8 @@ export interface AgentOptions {
     memoryRoot: string;
     contextFileNames?: string[];
     globalContextFile?: string;
+    /** Context files that extensions bring (read after the global file, before the repository's). */
+    extensionContextFiles?: ReadonlyArray<{ abs: string; confine: string; label: string }>;
     /** The project's `.gemini/` is not trusted (the CLI's folder trust): its settings.json and agents are not read. */
     untrusted?: boolean;
     /** Text file reads and writes through an editor (ACP); absent: the disk. */
@@ -75,6 +80,8 @@ export interface AgentOptions {
     readOnly?: boolean;
     /** Sub-agents (invoke_agent): agents/'s createSubagents. None when absent. */
     subagents?: SubagentFactory;
+    /** Tool names (or aliases) no request offers: Gemini CLI extensions' `excludeTools`. */
+    exclude?: readonly string[];
     /** What the publishing tools record into (ToolEnv.recorder). */
     recorder?: unknown;
   };
@@ -134,6 +141,16 @@ export interface Agent {
     o: { prompt: string; answers?: readonly ApprovalAnswer[]; signal?: AbortSignal },
     emit: Emit,
   ): Promise<AgentRun>;
+  /**
+   * A custom command's prompt (commands/expand-command.ts), its `@{}` read from this agent's
+   * workspace and its `!{}` decided by this agent's policy in its mode and run in its sandbox.
+   * Throws AgentError('config') when policy refuses a `!{}`.
+   */
+  expandCommand(
+    command: CustomCommand,
+    invocation: Invocation,
+    o?: { showRuleSource?: (source: string) => string },
+  ): Promise<Expanded>;
   /** The kind of a tool by wire name; undefined when there is no such tool. */
   toolKind(name: string): ToolKind | undefined;
   /** Ends what the agent started: SessionEnd hooks, every MCP server. Faces call it once the run is over. */

@@ -3,6 +3,7 @@
  * waiting batch, a next prompt to a session) builds the loop's deps and runs the loop once.
  */
 import { randomUUID } from 'node:crypto';
+import { expandCommand } from '../commands/expand-command.js';
 import type { Extensions } from '../core/extensions.js';
 import type { Emit } from '../core/events.js';
 import { DEFAULT_MAX_TURNS } from '../core/limits.js';
@@ -148,8 +149,21 @@ export function createAgent(w: Wired): Agent {
         signal: s.signal,
       });
     },
+    expandCommand: (command, invocation, x) => expandWith(w, signal, command, invocation, x),
     toolKind: (name) => registry.get(name)?.kind,
   };
+}
+
+/** A custom command expanded with this agent's workspace, policy (in its starting mode) and sandbox. */
+function expandWith(w: Wired, signal: AbortSignal, ...[command, invocation, x]: Parameters<Agent['expandCommand']>) {
+  return expandCommand(command, invocation, {
+    ...(x?.showRuleSource && { showRuleSource: x.showRuleSource }),
+    env: w.env,
+    policy: w.policy,
+    mode: w.o.policy.mode,
+    shellAvailable: w.registry.get('run_shell_command') !== undefined,
+    signal,
+  });
 }
 
 const withHookContext = (context: string | undefined, prompt: string): string =>

@@ -151,6 +151,7 @@ async function readContext(o: AgentOptions) {
     cwd: root,
     fileNames: names.fileNames,
     globalFile: o.workspace.globalContextFile,
+    ...(o.workspace.extensionContextFiles && { extraFiles: o.workspace.extensionContextFiles }),
   });
   const loop = untrusted ? { agentOverrides: {}, warnings: [] } : await readLoopSettings(memoryRoot);
   return {
@@ -164,7 +165,9 @@ async function readContext(o: AgentOptions) {
 /** The built-in tools the task may have, ask_user where a face can carry it, and the face's own. */
 function baseToolsOf(o: AgentOptions): Tool[] {
   const builtIn = createDefaultTools().filter((t) => !o.tools?.readOnly || t.kind === 'read' || t.kind === 'search');
-  return [...builtIn, ...(o.tools?.askUser ? [askUserTool] : []), ...(o.tools?.extra ?? [])];
+  const all = [...builtIn, ...(o.tools?.askUser ? [askUserTool] : []), ...(o.tools?.extra ?? [])];
+  const exclude = new Set(o.tools?.exclude ?? []);
+  return exclude.size ? all.filter((t) => ![t.name, ...(t.aliases ?? [])].some((n) => exclude.has(n))) : all;
 }
 
 /** What every tool call of the run gets: the workspace, the secrets, where commands run, memory. */

@@ -62,6 +62,8 @@ export interface LoadMemoryOptions {
   globalFile?: string;
   /** Cap on the whole memory text, in bytes. */
   maxBytes?: number;
+  /** Further context files, after the global one (Gemini CLI extensions' context files). */
+  extraFiles?: readonly ContextFileRef[];
 }
 
 export interface Memory {
@@ -96,6 +98,7 @@ export async function loadMemory(opts: LoadMemoryOptions): Promise<Memory> {
     const g = resolve(opts.globalFile);
     found.push({ abs: g, confine: dirname(g), label: `global:${basename(g)}` });
   }
+  found.push(...(opts.extraFiles ?? []));
   for (const dir of dirsDown(repoRoot, cwd)) {
     const rel = relative(workspaceRoot, dir);
     for (const name of fileNames) {

@@ -21,6 +21,7 @@ import {
   type McpServerConfig,
 } from '../tools/mcp/config.js';
 import { expandVariables } from '../tools/mcp/env-expand.js';
+import type { GeminiExtension } from './gemini-extensions.js';
 
 interface SettingsSource {
   path: string;
@@ -31,6 +32,8 @@ interface SettingsSource {
 
 export interface ExtensionSettings {
   servers: McpServerConfig[];
+  /** Tools no request offers: the Gemini CLI extensions' `excludeTools` names. */
+  excludeTools: string[];
   selection: McpSelection;
   hooks: HookGroup[];
   /** Rules the settings imply, by tier. */
@@ -43,6 +46,8 @@ export interface ReadExtensionOptions {
   files: readonly SettingsSource[];
   /** Servers the workflow adds (the Action's `mcp-servers` input, already resolved): they win by name. */
   inputServers?: readonly McpServerConfig[];
+  /** Gemini CLI extensions (gemini-extensions.ts): their servers rank below every settings file's. */
+  extensions?: readonly GeminiExtension[];
   /** `--allowed-mcp-server-names`: replaces `mcp.allowed`. */
   allowedNames?: readonly string[];
   /** What `$VAR` in a settings file's `env` and `headers` may name: the environment every command sees. */
@@ -56,6 +61,9 @@ export async function readExtensionSettings(o: ReadExtensionOptions): Promise<Ex
   const policy: ExtensionSettings['policy'] = { workspace: [], user: [] };
   let allowed: { names: readonly string[]; tier: 'workspace' | 'user'; label: string } | undefined;
   const excluded: Array<{ name: string; tier: 'workspace' | 'user'; label: string }> = [];
+  for (const e of o.extensions ?? []) lists.push(e.servers);
+  const fromExtensions = excludedByExtensions(o.extensions ?? []);
+  for (const r of fromExtensions.rules) policy[r.tier].push(r.source);
   for (const f of o.files) {
     const file = await readSettingsFile(f.path, f.label);
     warnings.push(...file.warnings);
@@ -92,7 +100,31 @@ export async function readExtensionSettings(o: ReadExtensionOptions): Promise<Ex
     ...(allowed && { allowed: allowed.names }),
     ...(excluded.length && { excluded: excluded.map((e) => e.name) }),
   };
-  return { servers, selection, hooks, policy, warnings };
+  return { servers, excludeTools: fromExtensions.names, selection, hooks, policy, warnings };
+}
+
+/**
+ * An extension's `excludeTools`: a name leaves that tool out of every request (as Gemini CLI's
+ * registry does); `run_shell_command(prefix)` denies commands with that prefix (priority 900, in
+ * the tier of the extension's origin), which Gemini CLI documents but no longer enforces.
+ */
+function excludedByExtensions(extensions: readonly GeminiExtension[]) {
+  const names: string[] = [];
+  const rules: Array<{ tier: 'workspace' | 'user'; source: PolicySource }> = [];
+  for (const e of extensions)
+    for (const entry of e.excludeTools) {
+      const m = /^run_shell_command\((.+)\)$/s.exec(entry.trim());
+      if (!m) {
+        names.push(entry.trim());
+        continue;
+      }
+      const inline = `[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = ${JSON.stringify(m[1].trim())}\ndecision = "deny"\npriority = 900\n`;
+      rules.push({
+        tier: e.origin === 'repository' ? 'workspace' : 'user',
+        source: { inline, label: `${e.label}/gemini-extension.json excludeTools` },
+      });
+    }
+  return { names, rules };
 }
 
 /** Pure: Gemini CLI's settings-derived rule for one server (or `*`: every server), as inline TOML. */

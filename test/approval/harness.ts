@@ -100,6 +100,9 @@ function createScriptedAgent(root: string, script: AgentScript, resumes: ResumeC
     send() {
       throw new Error('the action never sends a follow-up prompt');
     },
+    expandCommand() {
+      throw new Error('the scripted agent runs no custom command');
+    },
     toolKind: () => undefined,
   };
 }

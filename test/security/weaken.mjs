@@ -161,6 +161,20 @@ const DEFENCES = {
   ],
   // "Is this ours": every comment's author counts as the action's own account (triage markers, questions, the ledger).
   'own-marker': [['function isOurs(author, own) {', 'function isOurs(author, own) { return true;']],
+  // A custom command's @{path} read as the path says, without the confined open.
+  'command-file-confinement': [
+    [
+      'async function readInjectedPath(root, given) {',
+      "async function readInjectedPath(root, given) { return process.getBuiltinModule('node:fs').readFileSync(process.getBuiltinModule('node:path').resolve(root, given), 'utf8');",
+    ],
+  ],
+  // A custom command's !{...} run without asking the policy.
+  'command-shell-policy': [
+    [
+      'async function assertShellAllowed(cmd, commands, deps) {',
+      'async function assertShellAllowed(cmd, commands, deps) { return;',
+    ],
+  ],
 };
 
 // `--all` switches every defence off at once: .ci/run does, so that a renamed function fails CI

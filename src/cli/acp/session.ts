@@ -141,7 +141,7 @@ export async function openAcpSession(o: AcpSessionOptions): Promise<AcpSession> 
     policyContext: 'interactive',
     userPolicies: o.userPolicies,
     adminPolicies: o.adminPolicies,
-    extensionPolicies: ext.policy,
+    extensionSettings: ext,
     maxTurns: o.args.maxTurns,
     timeoutMinutes: o.args.timeoutMinutes,
     channel: createAcpChannel({

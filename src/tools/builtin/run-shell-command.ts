@@ -52,17 +52,9 @@ export const runShellCommandTool = defineTool({
         guardRun(
           signal,
           async () => {
-            const started = await startShell(env, args.command, dir.abs);
-            if ('error' in started) return started.error;
-            const result = await runToCompletion(started.proc, {
-              timeoutMs,
-              signal,
-              maxOutputBytes: MAX_SHELL_OUTPUT_BYTES,
-              graceMs: env.shellGraceMs,
-              startTimer: env.shellTimer,
-              onOutput: onProgress ? (c) => onProgress(redactSecrets(c, env.secrets)) : undefined,
-            });
-            return shellOutput(result, { command: args.command, dirRel: dir.rel, timeoutMs, secrets: env.secrets });
+            const ran = await runShellToEnd(env, args.command, { cwd: dir.abs, timeoutMs, signal, onProgress });
+            if ('error' in ran) return ran.error;
+            return shellOutput(ran.result, { command: args.command, dirRel: dir.rel, timeoutMs, secrets: env.secrets });
           },
           // runToCompletion stops the command on an abort (SIGTERM, then SIGKILL after the grace period)
           // and returns once every process of it is gone: a cancelled call means a stopped command.
@@ -71,6 +63,29 @@ export const runShellCommandTool = defineTool({
     };
   },
 });
+
+/**
+ * `bash -c command` through the run's sandbox, to its end: the one runner of run_shell_command and
+ * of a custom command's `!{...}` (commands/expand-command.ts). The output is not yet redacted.
+ */
+export async function runShellToEnd(
+  env: ToolEnv,
+  command: string,
+  o: { cwd: string; timeoutMs: number; signal: AbortSignal; onProgress?: (line: string) => void },
+): Promise<{ result: ProcessResult } | { error: ToolOutput }> {
+  const started = await startShell(env, command, o.cwd);
+  if ('error' in started) return started;
+  const { onProgress } = o;
+  const result = await runToCompletion(started.proc, {
+    timeoutMs: o.timeoutMs,
+    signal: o.signal,
+    maxOutputBytes: MAX_SHELL_OUTPUT_BYTES,
+    graceMs: env.shellGraceMs,
+    startTimer: env.shellTimer,
+    onOutput: onProgress ? (c) => onProgress(redactSecrets(c, env.secrets)) : undefined,
+  });
+  return { result };
+}
 
 /**
  * `bash -c command` through the run's sandbox. A sandbox that is required and unavailable refuses
