@@ -132,7 +132,7 @@ const DEFENCES = {
   // The pull request's head fetched and checked out, whatever the workflow checked out (test/e2e/action-pull-tree.test.ts).
   'pull-head': [
     [
-      'if (!o.pull)\n        return {\n            head: checkedOut,',
+      'if (!target)\n        return {\n            head: checkedOut,',
       'if (true)\n        return {\n            head: checkedOut,',
     ],
   ],
