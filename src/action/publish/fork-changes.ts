@@ -20,6 +20,7 @@ import type { RecordedReviewComment } from '../../tools/github/recorder.js';
 import type { ActionResult, RunContext } from '../run-context.js';
 import type { ThreadInfo } from '../task-context.js';
 import { makeInert, makeInertLine, type MentionBudget } from './inert-text.js';
+import { apiOf } from './api-commit.js';
 import { publishBranchPull, slugOf } from './pull-request.js';
 import { collapsedPatch, publishReview, readPullDiffSides, suggestionsFromDiff, type DiffSides } from './review.js';
 
@@ -97,7 +98,8 @@ export async function publishForkChanges(ctx: RunContext, f: ForkChangesInput): 
       root,
       remote: ctx.remote,
       secrets: ctx.secrets,
-      branchBase: `agent-action/pr-${pull.number}${slugOf(pull.title) ? `-${slugOf(pull.title)}` : ''}`,
+      ...apiOf(ctx),
+      branchBase: `${ctx.settings.branchPrefix}pr-${pull.number}${slugOf(pull.title) ? `-${slugOf(pull.title)}` : ''}`,
       baseBranch: pull.baseRef,
       title: makeInertLine(`${oneLine(pull.title, 100)} (#${pull.number}, with agent-action's change)`),
       body: forkPullBody(ctx, f),
