@@ -190,3 +190,70 @@ describe('the bundled action: commit-signing', () => {
     );
   });
 });
+
+const BUGGY = 'export function add(a, b) {\n  return a - b;\n}\n';
+/** The repository's check: fails until add() adds. */
+const CHECK_SH = "grep -q 'a + b' src/math.js && echo 'check passed' || { echo 'check failed'; exit 1; }\n";
+const checkScript = () => [
+  reply([call('run_shell_command', { command: 'sh scripts/check.sh' })]),
+  reply([call('replace', { file_path: 'src/math.js', old_string: 'a - b', new_string: 'a + b' })]),
+  reply([call('run_shell_command', { command: 'sh scripts/check.sh' })]),
+  reply([text('Fixed add(); the check passes now.')]),
+];
+
+async function checkWorld(): Promise<ActionWorld> {
+  const w = await startActionWorld({
+    files: { 'src/math.js': BUGGY, 'scripts/check.sh': CHECK_SH },
+    event: { name: 'issue_comment' },
+    script: checkScript(),
+  });
+  w.gh.addIssue({ number: 4, title: 'add() subtracts', body: 'add(2, 2) is 0.', user: { login: 'reporter' } });
+  return w;
+}
+
+describe('the bundled action: sandboxed commands under the shipped policy', () => {
+  it('runs a sandboxed check without a question, and the pull request lists it with its exit codes', async () => {
+    world = await checkWorld();
+    const { gh } = world;
+    const trigger = gh.addComment(4, '/agent fix', { login: 'maintainer' });
+    const r = await world.run({
+      eventName: 'issue_comment',
+      payload: issueCommentPayload(4, trigger.id, trigger.body),
+      inputs: { 'gemini-api-key': API_KEY, sandbox: 'required' },
+    });
+
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.outputs.status).toBe('success');
+    expect(gh.state.comments.some((c) => c.body.includes('/agent approve'))).toBe(false);
+    expect(r.summary).toContain(
+      'Shipped policy: commands run in the sandbox without asking in default and auto_edit modes',
+    );
+    const body = openedPull(world)?.body ?? '';
+    expect(body).toContain(
+      '### Commands the agent ran\n\n- `sh scripts/check.sh`: exit 1\n- `sh scripts/check.sh`: exit 0',
+    );
+  });
+
+  it('asks about the same command when the sandbox is off, and says why', async () => {
+    world = await checkWorld();
+    const { gh } = world;
+    const trigger = gh.addComment(4, '/agent fix', { login: 'maintainer' });
+    const r = await world.run({
+      eventName: 'issue_comment',
+      payload: issueCommentPayload(4, trigger.id, trigger.body),
+      inputs: { 'gemini-api-key': API_KEY, sandbox: 'off' },
+    });
+
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.outputs.status).toBe('awaiting_approval');
+    const question = gh.state.comments.find((c) => c.body.includes('/agent approve'));
+    expect(question?.body).toContain('sh scripts/check.sh');
+    expect(question?.body).toContain(
+      'Without the sandbox, the shipped policy asks about every command that is not read-only.',
+    );
+    expect(r.summary).toContain(
+      'Shipped policy: without the sandbox, every command that is not read-only is asked about.',
+    );
+    expect(openedPull(world)).toBeUndefined();
+  });
+});

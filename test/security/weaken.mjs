@@ -161,6 +161,15 @@ const DEFENCES = {
   ],
   // "Is this ours": every comment's author counts as the action's own account (triage markers, questions, the ledger).
   'own-marker': [['function isOurs(author, own) {', 'function isOurs(author, own) { return true;']],
+  // The engine's sandbox state for `sandboxed` rules (policies/shell.toml): every sandbox counts as confining.
+  'sandboxed-allow': [
+    [
+      "sandboxed: ctx.sandbox.sandbox.status().then((s) => s.kind === 'sandboxed'),",
+      'sandboxed: Promise.resolve(true),',
+    ],
+  ],
+  // base-branch and branch-prefix checked as git branch names (src/git/ref-name.ts).
+  'ref-names': [['function whyNotBranchName(name) {', 'function whyNotBranchName(name) { return undefined;']],
 };
 
 // `--all` switches every defence off at once: .ci/run does, so that a renamed function fails CI

@@ -33,6 +33,8 @@ export interface ForkChangesInput {
   commit: { sha: string; parent: string };
   pull: NonNullable<ThreadInfo['pull']> & { number: number; title: string };
   finalText: string;
+  /** The commands the agent ran, rendered (command-checks.ts); '' for none. */
+  checks: string;
   mentions: MentionBudget;
   result: ActionResult;
   problems: string[];
@@ -128,7 +130,7 @@ function forkPullBody(ctx: RunContext, f: ForkChangesInput): string {
   return (
     `${summary ? `${summary}\n\n` : ''}This is #${pull.number} (its head, ${commit.parent.slice(0, 12)}) with agent-action's change on top: ` +
     `#${pull.number} comes from a fork, which this workflow's token cannot push to. Merging this pull request merges #${pull.number}'s commits and the change; ` +
-    `merged with a merge commit, #${pull.number}'s commits land as they are and GitHub closes it as merged.\n\nRequested by @${ctx.requester.login}.`
+    `merged with a merge commit, #${pull.number}'s commits land as they are and GitHub closes it as merged.${f.checks ? `\n\n${f.checks}` : ''}\n\nRequested by @${ctx.requester.login}.`
   );
 }
 

@@ -22,6 +22,8 @@ export interface ChangesInput {
   info?: ThreadInfo;
   /** The model's closing text: the commit body, the review's or the pull request's summary. */
   finalText: string;
+  /** The commands the agent ran and their exit codes (command-checks.ts), for a pull request's body; '' for none. */
+  checks?: string;
   mentions: MentionBudget;
   /** Filled in: `branch`, `reviewId`, `pullRequest`, as the changes were published. */
   result: ActionResult;
@@ -67,6 +69,7 @@ async function deliver(ctx: RunContext, c: ChangesInput, commit: CommitResult & 
       commit,
       pull: { ...pull, number: thread.number, title },
       finalText: c.finalText,
+      checks: c.checks ?? '',
       mentions: c.mentions,
       result,
       problems,
@@ -90,6 +93,7 @@ async function deliver(ctx: RunContext, c: ChangesInput, commit: CommitResult & 
     branchPrefix: ctx.settings.branchPrefix,
     requester: ctx.requester.login,
     summary: c.finalText,
+    checks: c.checks ?? '',
     linkIssue: Boolean(thread),
     mentions: c.mentions,
     remote: ctx.remote,

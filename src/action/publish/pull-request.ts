@@ -66,6 +66,8 @@ export interface IssueFixOptions extends Omit<BranchPullOptions, 'branchBase' | 
   requester: string;
   /** The agent's closing words: the pull request's description. */
   summary: string;
+  /** The commands the agent ran, rendered (command-checks.ts); '' for none. */
+  checks?: string;
   /** False for a prompt run without an issue: no `Fixes #N`. */
   linkIssue?: boolean;
   /** The run's mention budget, shared with its other comments. */
@@ -88,7 +90,8 @@ export function publishIssueFix(o: IssueFixOptions): Promise<BranchPullResult> {
     o.issue.number > 0
       ? `${o.branchPrefix}issue-${o.issue.number}${slug ? `-${slug}` : ''}`
       : `${o.branchPrefix}task-${slug || 'change'}`;
-  const body = `${makeInert(o.summary.trim(), o.mentions)}${link ? `\n\nFixes #${o.issue.number}` : ''}\n\nRequested by @${o.requester}.`;
+  const checks = o.checks ? `\n\n${o.checks}` : '';
+  const body = `${makeInert(o.summary.trim(), o.mentions)}${checks}${link ? `\n\nFixes #${o.issue.number}` : ''}\n\nRequested by @${o.requester}.`;
   return publishBranchPull({ ...o, branchBase, title: issueFixTitle(o.issue, link), body });
 }
 
