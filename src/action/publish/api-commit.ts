@@ -16,7 +16,7 @@ import type { GitHubClient } from '../github-client.js';
 import type { RepoRef, RunContext } from '../run-context.js';
 
 /** GitHub's blob API takes files up to 100 MB. */
-export const BLOB_API_MAX_BYTES = 100 * 1024 * 1024;
+const BLOB_API_MAX_BYTES = 100 * 1024 * 1024;
 
 export interface ApiTarget {
   octokit: GitHubClient;
