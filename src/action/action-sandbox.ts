@@ -10,7 +10,7 @@ import type { Probe } from '../sandbox/probe.js';
 import type { Sandbox, SandboxStatus } from '../sandbox/types.js';
 import type { ActionSettings } from './inputs.js';
 import type { Log } from './run-context.js';
-import { describeSandboxRun } from './sandbox-text.js';
+import { describeCommandPolicy, describeSandboxRun } from './sandbox-text.js';
 
 export interface ActionSandbox {
   sandbox: Sandbox;
@@ -65,7 +65,9 @@ export async function prepareActionSandbox(o: ActionSandboxOptions): Promise<Act
 }
 
 function reportActionSandbox(sandbox: Sandbox, s: SandboxStatus, log: Log): ActionSandbox {
-  const known = { sandbox, status: s, summary: describeSandboxRun({ mode: sandbox.mode, status: s }) };
+  const view = { mode: sandbox.mode, status: s };
+  const policy = describeCommandPolicy(view);
+  const known = { sandbox, status: s, summary: `${describeSandboxRun(view)}${policy ? `\n${policy}` : ''}` };
   switch (s.kind) {
     case 'sandboxed':
       if (s.remedy) log.notice(`sandbox: ${s.remedy}`);

@@ -13,6 +13,7 @@ import type { McpStartMode } from '../tools/mcp/manager.js';
 import { isSecretName } from '../tools/shell-env.js';
 import { DEFAULT_BOUNDS, type ProcessBounds } from '../sandbox/bounds.js';
 import { parseSandboxEnvNames, parseSandboxLimits, resolveSandboxEnv } from './sandbox-inputs.js';
+import { parseBaseBranch, parseBranchPrefix } from './branch-inputs.js';
 import { checkoutHeaderOf, runnerTokensOf } from './credentials.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -65,6 +66,12 @@ export interface ActionSettings {
   triage: TriageSettings;
   /** Files larger than this are left out of the agent's commits (at most GitHub's 100 MiB). */
   maxFileBytes: number;
+  /** The pull request's base and where the agent's work starts; undefined: the default branch. */
+  baseBranch?: string;
+  /** The start of every branch the agent creates (`agent-action/`). */
+  branchPrefix: string;
+  /** Commits made through GitHub's API, which signs them, instead of git push. */
+  commitSigning: boolean;
 }
 
 type ActionMode = 'event' | 'triage-plan' | 'triage';
@@ -170,6 +177,9 @@ export const INPUT_DEFAULTS = {
   'writes-per-minute': '80',
   'writes-per-hour': '500',
   'max-file-size': '100MB',
+  'base-branch': '',
+  'branch-prefix': 'agent-action/',
+  'commit-signing': 'false',
 } as const satisfies Record<string, string>;
 
 export type InputName = keyof typeof INPUT_DEFAULTS;
@@ -296,6 +306,16 @@ const maxFileBytesInput = (r: InputReader): number =>
   r.fail('max-file-size', 'a size from 1 byte to 100MB (GitHub refuses larger files), such as 500KB or 20MB') ??
   MAX_FILE_BYTES;
 
+function baseBranchInput(r: InputReader): string | undefined {
+  const parsed = parseBaseBranch(r.get('base-branch'));
+  return 'error' in parsed ? r.fail('base-branch', `${parsed.error}, or empty for the default branch`) : parsed.value;
+}
+
+function branchPrefixInput(r: InputReader): string {
+  const parsed = parseBranchPrefix(r.get('branch-prefix'));
+  return 'error' in parsed ? (r.fail('branch-prefix', parsed.error) ?? INPUT_DEFAULTS['branch-prefix']) : parsed.value;
+}
+
 /** Names only (their values are read later, by readInputs): here just checked. */
 function checkSandboxEnvNames(r: InputReader): void {
   const envNames = parseSandboxEnvNames(r.get('sandbox-env'));
@@ -378,6 +398,9 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     mode: actionMode,
     triage: triageSettingsOf(r, issues),
     maxFileBytes: maxFileBytesInput(r),
+    baseBranch: baseBranchInput(r),
+    branchPrefix: branchPrefixInput(r),
+    commitSigning: boolInput(r, 'commit-signing'),
   };
   if (settings.contextFileNames.length === 0) settings.contextFileNames = ['GEMINI.md'];
   return errors.length > 0 ? { ok: false, errors, settings } : { ok: true, settings };

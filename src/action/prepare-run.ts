@@ -129,6 +129,9 @@ async function agentOptionsFor(
       workspace: [{ path: config.policyDir, optional: true }, ...ext.policy.workspace],
       user: [...policySources(settings.policy, 'policy', ws), ...ext.policy.user],
       admin: policySources(settings.adminPolicy, 'admin-policy', ws),
+      // The probe's answer for the sandbox commands run in: the shipped policy's sandboxed rule
+      // (policies/shell.toml) runs commands without asking only when they are really confined.
+      sandboxed: ctx.sandbox.sandbox.status().then((s) => s.kind === 'sandboxed'),
     },
     extensions: {
       mcp: { servers: ext.servers, selection: ext.selection, start: settings.mcpStart },

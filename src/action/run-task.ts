@@ -329,7 +329,12 @@ async function setUpWorkTree(
   try {
     const pull = where?.thread.isPullRequest ? { number: where.thread.number, baseSha: where.baseSha } : undefined;
     const prepared = await base.log.group('work tree', async () => {
-      const p = await prepareWorkTree({ root: base.runner.workspace, remote: base.remote, pull });
+      const p = await prepareWorkTree({
+        root: base.runner.workspace,
+        remote: base.remote,
+        pull,
+        ...(!pull && base.settings.baseBranch ? { branch: base.settings.baseBranch } : {}),
+      });
       if (p) base.log.info(p.logLine);
       return p;
     });

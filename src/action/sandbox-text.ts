@@ -50,3 +50,31 @@ export function describeApprovedCommand(v: SandboxView): string {
         : "⚠️ If approved, it runs unconfined: no sandbox on this runner (sandbox: auto), with the runner's full access.";
   }
 }
+
+/**
+ * Which of the shipped policy's command rules applies (policies/shell.toml): sandboxed commands run
+ * without asking in default and auto_edit modes; unconfined, every command that is not read-only is
+ * asked about. For the job summary, under the line above; undefined when commands are refused.
+ */
+export function describeCommandPolicy(v: SandboxView): string | undefined {
+  switch (v.status.kind) {
+    case 'sandboxed':
+      return 'Shipped policy: commands run in the sandbox without asking in default and auto_edit modes; destructive ones, sudo, lines the policy cannot fully read and writes into .git/, .github/ or .gemini/ are still asked about or denied.';
+    case 'unconfined':
+      return 'Shipped policy: without the sandbox, every command that is not read-only is asked about.';
+    case 'refused':
+      return undefined;
+  }
+}
+
+/** Under a waiting shell command in the question: why the shipped policy asked, given the sandbox. */
+export function describeAskedCommandPolicy(v: SandboxView): string | undefined {
+  switch (v.status.kind) {
+    case 'sandboxed':
+      return 'Sandboxed commands run without asking under the shipped policy (default and auto_edit modes); this one is asked about for the reason above.';
+    case 'unconfined':
+      return 'Without the sandbox, the shipped policy asks about every command that is not read-only.';
+    case 'refused':
+      return undefined;
+  }
+}

@@ -42,59 +42,96 @@ export interface PrepareOptions {
   remote: GitRemote;
   /** A command on a pull request: its head is fetched and checked out; its base commit fetched too. */
   pull?: { number: number; baseSha?: string };
+  /** Otherwise, the `base-branch` input: its tip is fetched and checked out. */
+  branch?: string;
 }
 
 /** Where the fetched head is kept: where actions/checkout keeps a pull ref (`refs/remotes/pull/N/merge`). */
 const pullHeadRef = (n: number) => `refs/remotes/pull/${n}/head`;
 
-/** Records what earlier steps left, then (for a pull request) moves the work tree to the head. Undefined: no commit checked out. */
+/** Records what earlier steps left, then (for a pull request, or a base branch) moves the work tree there. Undefined: no commit checked out. */
 export async function prepareWorkTree(o: PrepareOptions): Promise<PreparedWorkTree | undefined> {
   const { root } = o;
   const checkedOut = await tryReadCommit(root, 'HEAD');
   if (!checkedOut) return undefined;
   const before = await readTreeChanges(root, checkedOut, await writeWorktreeTree(root));
-  if (!o.pull)
+  const target = o.pull
+    ? {
+        head: await fetchPullHead(o.remote, root, o.pull),
+        what: `pull request #${o.pull.number}'s head`,
+        ref: `refs/pull/${o.pull.number}/head`,
+      }
+    : o.branch
+      ? { head: await fetchBranch(o.remote, root, o.branch), what: `the base branch`, ref: `refs/heads/${o.branch}` }
+      : undefined;
+  if (!target)
     return {
       head: checkedOut,
       leftovers: before.map(leftoverOf),
       notes: leftoverNotes(before),
       logLine: `work tree: the commit checked out, ${checkedOut}`,
     };
-
-  const head = await fetchPullHead(o.remote, root, o.pull);
+  const { head, what, ref } = target;
   if (head === checkedOut)
     return {
       head,
       leftovers: before.map(leftoverOf),
       notes: leftoverNotes(before),
-      logLine: `work tree: pull request #${o.pull.number}'s head ${head}, as checked out`,
+      logLine: `work tree: ${what} ${head}, as checked out`,
     };
   // --force: an earlier step's change to a file of the checked-out commit is not carried to the head,
   // and a file an earlier step wrote where the head has one gives way to the head's.
   await assertGit(root, ['checkout', '-q', '--force', '--detach', head]);
   const after = await readLeftovers(root, head);
+  return {
+    head,
+    leftovers: after,
+    notes: [
+      ...movedNotes(
+        before,
+        after,
+        o.pull ? ["the pull request's head", 'head'] : [`the base branch \`${o.branch}\``, 'branch'],
+      ),
+      ...leftoverNotes(after),
+    ],
+    logLine: `work tree: ${what} ${head} (${ref}); the workflow had checked out ${checkedOut}`,
+  };
+}
+
+/** What became of earlier steps' changes when the work tree moved to `where`. */
+function movedNotes(
+  before: readonly TreeChange[],
+  after: readonly Leftover[],
+  [where, short]: [string, string],
+): string[] {
   const kept = new Set(after.map((l) => l.path));
   const discarded = before.filter((c) => c.status !== 'A');
   const replaced = before.filter((c) => c.status === 'A' && !kept.has(c.path));
-  const notes = [
+  return [
     ...(discarded.length
       ? [
-          `Earlier steps of the job changed ${listOf(discarded)} in the commit the workflow checked out; the agent works on the pull request's head, without those changes.`,
+          `Earlier steps of the job changed ${listOf(discarded)} in the commit the workflow checked out; the agent works on ${where}, without those changes.`,
         ]
       : []),
     ...(replaced.length
       ? [
-          `Earlier steps of the job wrote ${listOf(replaced)}, which the pull request's head has too: the head's version is in the work tree.`,
+          `Earlier steps of the job wrote ${listOf(replaced)}, which ${where} has too: the ${short}'s version is in the work tree.`,
         ]
       : []),
-    ...leftoverNotes(after),
   ];
-  return {
-    head,
-    leftovers: after,
-    notes,
-    logLine: `work tree: pull request #${o.pull.number}'s head ${head} (refs/pull/${o.pull.number}/head); the workflow had checked out ${checkedOut}`,
-  };
+}
+
+/** The tip of `refs/heads/<branch>` on the remote now (the `base-branch` input), fetched. */
+async function fetchBranch(remote: GitRemote, root: string, branch: string): Promise<string> {
+  const local = `refs/remotes/origin/${branch}`;
+  const fetched = await fetchForWork(root, [`+refs/heads/${branch}:${local}`], remote);
+  const head = fetched.code === 0 ? await tryReadCommit(root, local) : undefined;
+  if (!head)
+    throw new AgentError(
+      'general',
+      `the base branch \`${branch}\` (input 'base-branch') could not be fetched: ${fetched.stderr.trim() || 'no commit'}`,
+    );
+  return head;
 }
 
 /** The head as GitHub's `refs/pull/N/head` names it now, fetched with the base commit if the clone lacks it. */

@@ -52,6 +52,11 @@ export interface AgentOptions {
     admin?: PolicySource[];
     /** Replace the shipped defaults (CLI `--no-defaults`). */
     noDefaults?: boolean;
+    /**
+     * Whether `commands.sandbox` really confines commands (its probe's answer): rules with
+     * `sandboxed` match on it. The face passes it from the sandbox it runs commands in; absent: not.
+     */
+    sandboxed?: PromiseLike<boolean>;
   };
   task: {
     command: CommandKind;

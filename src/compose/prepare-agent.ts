@@ -36,6 +36,7 @@ export async function prepareAgent(o: AgentOptions): Promise<Agent> {
     useBuiltinDefaults: !o.policy.noDefaults,
     workspace: o.workspace.root,
     tiers: { workspace: o.policy.workspace, user: o.policy.user, admin: o.policy.admin },
+    ...(o.policy.sandboxed && { sandboxed: o.policy.sandboxed }),
   });
   const context = await readContext(o);
   const baseTools = baseToolsOf(o);

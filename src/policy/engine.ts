@@ -68,6 +68,11 @@ const sortRules = (rules: TieredRule[]): TieredRule[] =>
 export interface EngineOptions {
   /** The workspace root, absolute: shell redirections may write inside it (outside .git/, .github/, .gemini/). Without it every absolute target counts as outside. */
   workspace?: string;
+  /**
+   * Whether commands really run in the OS sandbox, as the runtime found it (its probe): what rules
+   * with `sandboxed` match on. Awaited by the first decision; absent, or a probe that failed: not.
+   */
+  sandboxed?: PromiseLike<boolean> | boolean;
 }
 
 /** An engine over already-validated rules. A decision on a shell command awaits the bash grammar itself. */
@@ -78,15 +83,27 @@ export function createPolicyEngine(
 ): PolicyEngine {
   // One setting per mode, made once: a decision allocates no options object of its own.
   const settings = new Map<ApprovalMode, DecideSetting>();
-  const settingFor = (mode: ApprovalMode): DecideSetting => {
+  let sandboxed: boolean | undefined = typeof options.sandboxed === 'boolean' ? options.sandboxed : undefined;
+  const settingFor = (mode: ApprovalMode, inSandbox: boolean): DecideSetting => {
     let setting = settings.get(mode);
     if (!setting)
       settings.set(
         mode,
-        (setting = { mode, context, ...(options.workspace !== undefined && { workspace: options.workspace }) }),
+        (setting = {
+          mode,
+          context,
+          sandboxed: inSandbox,
+          ...(options.workspace !== undefined && { workspace: options.workspace }),
+        }),
       );
     return setting;
   };
+  // A probe that failed is no sandbox: `sandboxed = true` rules then never match (fail closed).
+  const readSandboxed = async (): Promise<boolean> =>
+    (sandboxed ??= await Promise.resolve(options.sandboxed ?? false).then(
+      (v) => v === true,
+      () => false,
+    ));
   let index = createRuleIndex(sortRules([...rules]));
   const added: AddedRule[] = [];
   // Stryker disable next-line ArrowFunction: equivalent; NaN orders compare as equal, and the stable sort keeps each approval after the rules before it
@@ -109,7 +126,7 @@ export function createPolicyEngine(
 
   return {
     context,
-    decide: (query, mode) => decide(index, settingFor(mode), query),
+    decide: async (query, mode) => decide(index, settingFor(mode, await readSandboxed()), query),
     async allowAlways(query, mode) {
       if (isShellCall(query)) await loadBashGrammar();
       const a = narrowedRule(query, mode);

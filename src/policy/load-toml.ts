@@ -22,6 +22,7 @@ const KNOWN_KEYS = new Set([
   'priority',
   'modes',
   'interactive',
+  'sandboxed',
   'toolAnnotations',
   'allowRedirection',
   'denyMessage',
@@ -137,6 +138,7 @@ function parseRule(table: unknown, site: RuleSite): Rule | undefined {
   const name = optString(c, 'name');
   const denyMessage = optString(c, 'denyMessage') ?? optString(c, 'deny_message');
   const interactive = optBool(c, 'interactive');
+  const sandboxed = optBool(c, 'sandboxed');
   const allowRedirection = optBool(c, 'allowRedirection') ?? optBool(c, 'allow_redirection');
   const argsPattern = regex(c, 'argsPattern');
   const commandRegex = commandRegexOf(regex(c, 'commandRegex'), decision === 'allow');
@@ -157,6 +159,7 @@ function parseRule(table: unknown, site: RuleSite): Rule | undefined {
     priority: Number(priority),
     ...(modes && { modes }),
     ...(interactive !== undefined && { interactive }),
+    ...(sandboxed !== undefined && { sandboxed }),
     ...(toolAnnotations && { toolAnnotations }),
     ...(allowRedirection !== undefined && { allowRedirection }),
     ...(denyMessage !== undefined && { denyMessage }),

@@ -18,6 +18,8 @@ export interface LoadPolicyOptions {
   useBuiltinDefaults?: boolean;
   /** The workspace root, absolute: where shell redirections may write. */
   workspace?: string;
+  /** Whether commands run in the OS sandbox (the runtime's probe): what `sandboxed` rules match on. */
+  sandboxed?: PromiseLike<boolean>;
 }
 
 export interface LoadedPolicy {
@@ -41,6 +43,7 @@ export async function loadPolicyWithDiagnostics(opts: LoadPolicyOptions): Promis
   // Stryker disable next-line ConditionalExpression: equivalent; a workspace key holding undefined is read as no workspace
   const engine = createPolicyEngine(placeRules(entries), opts.context, {
     ...(opts.workspace !== undefined && { workspace: opts.workspace }),
+    ...(opts.sandboxed && { sandboxed: opts.sandboxed }),
   });
   // Stryker disable next-line MethodExpression,ConditionalExpression: equivalent; any error has thrown above, so every diagnostic left is a warning
   return { engine, warnings: diagnostics.filter((d) => d.severity === 'warning') };

@@ -126,6 +126,8 @@ export function compileRule(rule: TieredRule, at: number): CompiledRule {
 export interface MatchScope {
   readonly mode: ApprovalMode;
   readonly context: PolicyContext;
+  /** Commands run in the OS sandbox (the runtime's probe, never a call's text): `sandboxed` rules match on it. */
+  readonly sandboxed?: boolean;
 }
 
 /** What does not change between two calls with the same names, server, mode and context (tested once per shape: see rule-index.ts). */
@@ -134,6 +136,7 @@ export function staticMatch(c: CompiledRule, s: Subject, scope: MatchScope): boo
   if (rule.modes && rule.modes.length > 0 && !rule.modes.includes(scope.mode)) return false;
   // interactive = true: only where a person can be asked; interactive = false: only where nobody can.
   if (rule.interactive !== undefined && rule.interactive !== (scope.context !== 'headless')) return false;
+  if (rule.sandboxed !== undefined && rule.sandboxed !== (scope.sandboxed === true)) return false;
   if (rule.mcpName !== undefined) {
     if (s.mcpServer === undefined || (rule.mcpName !== '*' && rule.mcpName !== s.mcpServer)) return false;
   }

@@ -79,11 +79,12 @@ export function createRuleIndex(sorted: readonly TieredRule[]): RuleIndex {
         short: string | undefined;
         mode: ApprovalMode;
         context: PolicyContext;
+        sandboxed: boolean | undefined;
         shape: Shape;
       }
     | undefined;
   const shapeOf = (s: Subject, scope: MatchScope): Shape => {
-    const { mode, context } = scope;
+    const { mode, context, sandboxed } = scope;
     // Stryker disable next-line ConditionalExpression: equivalent when the whole test is false (never reusing the last shape only recomputes it); this also drops the each-condition-true mutants, which test/policy/rule-index-cache.test.ts kills
     if (
       last &&
@@ -91,11 +92,19 @@ export function createRuleIndex(sorted: readonly TieredRule[]): RuleIndex {
       last.server === s.mcpServer &&
       last.short === s.mcpShortName &&
       last.mode === mode &&
-      last.context === context
+      last.context === context &&
+      last.sandboxed === sandboxed
     )
       return last.shape;
     // JSON keeps the key injective whatever characters a tool name holds.
-    const key = JSON.stringify([mode, context, s.mcpServer ?? null, s.mcpShortName ?? null, s.names]);
+    const key = JSON.stringify([
+      mode,
+      context,
+      sandboxed === true,
+      s.mcpServer ?? null,
+      s.mcpShortName ?? null,
+      s.names,
+    ]);
     let shape = shapes.get(key);
     // Stryker disable next-line ConditionalExpression: equivalent when true (a shape built again is the same shape); false crashes and is killed
     if (!shape) {
@@ -106,7 +115,7 @@ export function createRuleIndex(sorted: readonly TieredRule[]): RuleIndex {
       shapes.set(key, shape);
     }
     // Stryker disable next-line ObjectLiteral: equivalent; an empty memory never matches, so the shape is only looked up again
-    last = { names: s.names, server: s.mcpServer, short: s.mcpShortName, mode, context, shape };
+    last = { names: s.names, server: s.mcpServer, short: s.mcpShortName, mode, context, sandboxed, shape };
     return shape;
   };
 

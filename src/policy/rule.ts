@@ -16,6 +16,11 @@ export interface Rule {
   priority: number;
   modes?: readonly ApprovalMode[];
   interactive?: boolean;
+  /**
+   * agent-action's field: true, the rule applies only when commands really run in the OS sandbox
+   * (the runtime's probe said so); false, only when they do not. Never from a call's arguments.
+   */
+  sandboxed?: boolean;
   toolAnnotations?: Readonly<Record<string, unknown>>;
   allowRedirection?: boolean;
   denyMessage?: string;

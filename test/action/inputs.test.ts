@@ -46,6 +46,9 @@ describe('parseInputs', () => {
       adminPolicy: { kind: 'none' },
       maxTurns: 40,
       maxFileBytes: 104_857_600,
+      baseBranch: undefined,
+      branchPrefix: 'agent-action/',
+      commitSigning: false,
       timeoutMs: 30 * 60_000,
       maxCostUsd: undefined,
       triageLabel: 'needs-triage',
@@ -350,6 +353,44 @@ describe("the mcp-servers input (settings.json's mcpServers schema)", () => {
     expect(r.ok ? [] : r.errors.map((e) => e.message)).toEqual([
       'input \'mcp-start\' is "sometimes": expected eager or lazy',
     ]);
+  });
+});
+
+describe('the base-branch, branch-prefix and commit-signing inputs', () => {
+  it('reads a base branch, a prefix and commit signing', () => {
+    const s = settingsOf(
+      parseInputs(
+        runnerInputs({ 'base-branch': 'release/2.x', 'branch-prefix': 'bots/agent-', 'commit-signing': 'true' }),
+      ),
+    );
+    expect([s.baseBranch, s.branchPrefix, s.commitSigning]).toEqual(['release/2.x', 'bots/agent-', true]);
+  });
+
+  it.each([
+    [
+      'base-branch',
+      'main..dev',
+      'input \'base-branch\' is "main..dev": expected a branch name (it contains ".."), or empty for the default branch',
+    ],
+    [
+      'base-branch',
+      'feature/.x',
+      'input \'base-branch\' is "feature/.x": expected a branch name (its part ".x" starts with "."), or empty for the default branch',
+    ],
+    [
+      'branch-prefix',
+      'bad prefix/',
+      'input \'branch-prefix\' is "bad prefix/": expected the start of a branch name, such as agent-action/ (as a branch name such as bad prefix/issue-1, it contains a space)',
+    ],
+    [
+      'branch-prefix',
+      'agent//',
+      'input \'branch-prefix\' is "agent//": expected the start of a branch name, such as agent-action/ (as a branch name such as agent//issue-1, it contains "//")',
+    ],
+    ['commit-signing', 'yes', 'input \'commit-signing\' is "yes": expected true or false'],
+  ])('%s %j is refused, naming the input', (input, raw, message) => {
+    const r = parseInputs(runnerInputs({ [input]: raw }));
+    expect(r.ok ? [] : r.errors.map((e) => [e.input, e.message])).toEqual([[input, message]]);
   });
 });
 

@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { withCommandsAsked } from '../support/commands-asked.js';
 import { startActionWorld, type ActionWorld, type WorldPull } from '../support/action-world.js';
 import { assertBundle, asUser, examplePayload, readCommit, retarget, type ActionRun } from '../support/e2e-runner.js';
 import { call, gated, reply, text } from '../support/fake-gemini.js';
@@ -399,7 +400,8 @@ describe('the bundled action on a pull request: an approval in between', () => {
     const first = await world.run({
       eventName: 'issue_comment',
       payload: commentOn(gh, 2, '/agent fix'),
-      inputs: INPUTS,
+      // The command is asked about even in the sandbox: this test is about the reply's run.
+      inputs: withCommandsAsked(INPUTS),
     });
     expect(first.outputs.status, logOf(first)).toBe('awaiting_approval');
     const id = first.outputs['session-id'];
@@ -412,7 +414,7 @@ describe('the bundled action on a pull request: an approval in between', () => {
     const second = await world.run({
       eventName: 'issue_comment',
       payload: commentOn(gh, 2, '/agent approve'),
-      inputs: INPUTS,
+      inputs: withCommandsAsked(INPUTS),
       job,
     });
 

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { withCommandsAsked } from '../support/commands-asked.js';
 import { startFakeGemini, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeComment, type FakeGitHub } from '../support/fake-github.js';
 import { GIT_IDENTITY, makeTempDir } from '../support/git-repo.js';
@@ -135,7 +136,8 @@ function run(
     payload: commentPayload(comment, type),
     job,
     bundle: bundlePath(),
-    inputs: { 'gemini-api-key': API_KEY, 'gemini-base-url': t.gemini.baseUrl, ...inputs },
+    // Commands are asked about here even when sandboxed: these tests are about the question.
+    inputs: withCommandsAsked({ 'gemini-api-key': API_KEY, 'gemini-base-url': t.gemini.baseUrl, ...inputs }),
     env: { GITHUB_API_URL: t.gh.url },
   });
 }

@@ -53,6 +53,7 @@ import {
   type FakeGemini,
   type WirePart,
 } from '../support/fake-gemini.js';
+import { withCommandsAsked } from '../support/commands-asked.js';
 import { startFakeGitHub, type FakeComment, type FakeGitHub } from '../support/fake-github.js';
 import { makeTempDir } from '../support/git-repo.js';
 import { createRemote, jobEventOf, jobFor, type Job, type Remote } from '../support/runner-model.js';
@@ -275,6 +276,11 @@ interface RunOptions {
   thread?: number;
   /** The node binary that runs the bundle (a runner's bundled Node, say). */
   node?: string;
+  /**
+   * true: the shipped policy as it is, its sandboxed-commands allow included. Default: commands are
+   * asked about as before that rule (test/support/commands-asked.ts), as these tests were written for.
+   */
+  shippedPolicy?: boolean;
 }
 
 export interface Hostile {
@@ -357,7 +363,7 @@ export async function openHostile(o: HostileOptions = {}): Promise<Hostile> {
         job: runJob,
         bundle: bundle(),
         node: ro.node,
-        inputs: {
+        inputs: (ro.shippedPolicy ? (i: Record<string, string>) => i : withCommandsAsked)({
           'gemini-api-key': canaries.geminiKey,
           'github-token': canaries.githubToken,
           'session-key': canaries.sessionKey,
@@ -365,7 +371,7 @@ export async function openHostile(o: HostileOptions = {}): Promise<Hostile> {
           sandbox: ro.sandbox ?? 'required',
           ...(ro.mode ? { 'approval-mode': ro.mode } : {}),
           ...ro.inputs,
-        },
+        }),
         env: runnerEnv(h, gh.url),
       });
     },

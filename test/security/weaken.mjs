@@ -132,7 +132,7 @@ const DEFENCES = {
   // The pull request's head fetched and checked out, whatever the workflow checked out (test/e2e/action-pull-tree.test.ts).
   'pull-head': [
     [
-      'if (!o.pull)\n        return {\n            head: checkedOut,',
+      'if (!target)\n        return {\n            head: checkedOut,',
       'if (true)\n        return {\n            head: checkedOut,',
     ],
   ],
@@ -175,6 +175,15 @@ const DEFENCES = {
       'async function assertShellAllowed(cmd, commands, deps) { return;',
     ],
   ],
+  // The engine's sandbox state for `sandboxed` rules (policies/shell.toml): every sandbox counts as confining.
+  'sandboxed-allow': [
+    [
+      "sandboxed: ctx.sandbox.sandbox.status().then((s) => s.kind === 'sandboxed'),",
+      'sandboxed: Promise.resolve(true),',
+    ],
+  ],
+  // base-branch and branch-prefix checked as git branch names (src/git/ref-name.ts).
+  'ref-names': [['function whyNotBranchName(name) {', 'function whyNotBranchName(name) { return undefined;']],
 };
 
 // `--all` switches every defence off at once: .ci/run does, so that a renamed function fails CI

@@ -99,6 +99,8 @@ export async function startActionWorld(o: WorldSpec): Promise<ActionWorld> {
   const gh = await startFakeGitHub();
   gh.state.resolveRef = refsOf(remote.dir);
   gh.state.commitsBetween = commitsBetweenOf(remote.dir);
+  // The Git database API writes into the same repository pushes land in (fake-github-git-data.ts).
+  gh.state.gitDir = remote.dir;
   for (const p of o.pulls ?? []) addPullFromRemote(gh, remote, p);
   const gemini = await startFakeGemini(o.script);
   const shas = shasOf(remote, o.pulls);

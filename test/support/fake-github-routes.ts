@@ -28,6 +28,7 @@ import {
   refJson,
   searchItemJson,
 } from './fake-github-objects.js';
+import { gitDataRoutes } from './fake-github-git-data.js';
 import { pullRoutes } from './fake-github-pull-routes.js';
 import type { FakeComment, FakeGitHubState, FakeIssue, RecordedRequest } from './fake-github.js';
 
@@ -180,6 +181,11 @@ function react(s: FakeGitHubState, subject: 'issues' | 'pulls', id: number, r: R
 }
 
 export function createRoutes(): Routes {
+  const routes = createIssueRoutes();
+  return { ...routes, ...gitDataRoutes(routes) };
+}
+
+function createIssueRoutes(): Routes {
   const issue = (s: FakeGitHubState, n: string) => s.issues.get(Number(n));
   const comment = (s: FakeGitHubState, id: string) => s.comments.find((x) => x.id === Number(id));
   return {

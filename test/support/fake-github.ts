@@ -167,6 +167,11 @@ export interface FakeGitHubState {
    * POST /pulls refuses "No commits between" at 0. Without it, only head == base counts as none.
    */
   commitsBetween?: (base: string, head: string) => number | undefined;
+  /**
+   * Optional: the bare repository behind the Git database routes (blobs, trees, commits) and ref
+   * writes (fake-github-git-data.ts); without it those writes stay in `refs` and the database routes answer 404.
+   */
+  gitDir?: string;
   /** A private repository answers `none` for a non-collaborator's permission; a public one `read`. */
   private?: boolean;
   /** The job's `permissions:` block, which GITHUB_TOKEN has (absent scopes are `none`). */

@@ -58,6 +58,9 @@ const OPERATION_NEEDS: Record<string, Need> = {
   'git/create-ref': write('contents'),
   'git/update-ref': write('contents'),
   'git/delete-ref': write('contents'),
+  'git/create-blob': write('contents'),
+  'git/create-tree': write('contents'),
+  'git/create-commit': write('contents'),
 };
 
 const grants = (have: JobPermissions, need: Scope, level: Level): boolean => {

@@ -13,7 +13,7 @@ import { redactSecrets } from '../../common/redact.js';
 import { formatMarker, tryParseMarker } from '../markers.js';
 import { displayRuleSource } from '../rule-source.js';
 import { makeInert, makeInertLine } from '../publish/inert-text.js';
-import { describeApprovedCommand, type SandboxView } from '../sandbox-text.js';
+import { describeApprovedCommand, describeAskedCommandPolicy, type SandboxView } from '../sandbox-text.js';
 import { isoTime } from '../../common/time.js';
 
 const APPROVAL_MARKER_KIND = 'approval';
@@ -119,7 +119,9 @@ function renderCall(
   if (command !== undefined) {
     lines.push('', fenced('sh', reveal(command)));
     if (typeof p.args.dir_path === 'string') lines.push(`in ${code(reveal(p.args.dir_path))}`);
-    if (p.name === SHELL_TOOL && sandbox) lines.push('', describeApprovedCommand(sandbox));
+    const policy = sandbox && describeAskedCommandPolicy(sandbox);
+    if (p.name === SHELL_TOOL && sandbox)
+      lines.push('', describeApprovedCommand(sandbox), ...(policy ? ['', policy] : []));
   } else if (p.preview) {
     lines.push('', fenced('diff', reveal(p.preview)));
   } else {

@@ -25,12 +25,14 @@ import {
   readCommitParts,
   readTreeChanges,
   replayCommit,
+  tryReadCommit,
   writeCommit,
   writeTreeWith,
   type TreeChange,
 } from '../../git/tree.js';
 import { writeWorktreeTree } from '../../session/worktree.js';
 import type { WorkTreeStart } from '../work-tree.js';
+import { sendCommitByApi, type ApiSend, type ApiTarget } from './api-commit.js';
 
 interface Identity {
   name: string;
@@ -157,22 +159,48 @@ export interface PushOptions {
   identity?: Identity;
   /** A branch the run creates: a rejection means someone else made it meanwhile, and fails. */
   isNew?: boolean;
+  /** `commit-signing: true`: the commit is made through GitHub's API (api-commit.ts), no git push. */
+  api?: ApiTarget;
 }
 
 /**
- * Pushes HEAD (the agent's commit, on top of HEAD^) to `refs/heads/<branch>`. Never forced: when the
- * branch moved, the commit is replayed onto its new tip and pushed once more; a conflict, or a second
- * rejection, throws and pushes nothing.
+ * Pushes HEAD (the agent's commit, on top of HEAD^) to `refs/heads/<branch>`, or with `api` makes it
+ * through GitHub's API and moves HEAD to the commit GitHub made. Never forced: when the branch moved,
+ * the commit is replayed onto its new tip and sent once more; a conflict, or a second rejection,
+ * throws and publishes nothing.
  */
 export async function pushHead(root: string, branch: string, o: PushOptions): Promise<PushResult> {
   const ours = await assertGit(root, ['rev-parse', 'HEAD']);
-  const first = await pushCommit(root, o.remote, { sha: ours, branch });
-  if (first === 'pushed') return { sha: ours, rebased: false };
+  const send = (sha: string): Promise<ApiSend> =>
+    o.api
+      ? sendCommitByApi(root, o.api, { sha, branch, isNew: o.isNew === true })
+      : pushCommit(root, o.remote, { sha, branch });
+  const first = await send(ours);
+  if (first.status === 'pushed') {
+    if (o.api) await adoptApiCommit(root, { branch, sha: first.sha }, o.remote);
+    return { sha: first.sha, rebased: false };
+  }
   if (o.isNew)
     throw new AgentError(
       'general',
       `the branch ${branch} appeared on the remote while the agent worked; nothing was pushed`,
     );
+  const rebased = await replayOntoMovedBranch(root, { branch, ours }, o);
+  const second = await send(rebased);
+  if (second.status !== 'pushed')
+    throw new AgentError('general', `git push to ${branch} was rejected twice: it keeps moving; nothing was pushed`);
+  if (o.api) await adoptApiCommit(root, { branch, sha: second.sha }, o.remote);
+  // The work tree follows when it can (the files the new tip changed); the pushed commit is on the remote either way.
+  else await runGit(root, ['reset', '-q', '--keep', rebased]);
+  return { sha: second.sha, rebased: true };
+}
+
+/** The agent's commit replayed onto the branch's new tip (fetched): the new local commit, or a conflict that throws. */
+async function replayOntoMovedBranch(
+  root: string,
+  { branch, ours }: { branch: string; ours: string },
+  o: PushOptions,
+): Promise<string> {
   const fetched = await fetchForWork(root, [`refs/heads/${branch}`], o.remote);
   if (fetched.code !== 0)
     throw new AgentError(
@@ -194,7 +222,7 @@ export async function pushHead(root: string, branch: string, o: PushOptions): Pr
     );
   }
   // As a rebase does: the commit keeps its author, message and date; the committer is the action.
-  const rebased = await writeCommit(root, {
+  return writeCommit(root, {
     tree: replay.tree,
     parents: [tip],
     message,
@@ -205,27 +233,33 @@ export async function pushHead(root: string, branch: string, o: PushOptions): Pr
       GIT_AUTHOR_DATE: author.date,
     },
   });
-  if ((await pushCommit(root, o.remote, { sha: rebased, branch })) !== 'pushed')
-    throw new AgentError('general', `git push to ${branch} was rejected twice: it keeps moving; nothing was pushed`);
-  // The work tree follows when it can (the files the new tip changed); the pushed commit is on the remote either way.
-  await runGit(root, ['reset', '-q', '--keep', rebased]);
-  return { sha: rebased, rebased: true };
 }
 
-/** 'pushed', or 'rejected' when the branch is not an ancestor of `sha` (it moved); other failures throw. */
-async function pushCommit(
+/**
+ * The local checkout moved to the commit GitHub made (fetched back), so later steps and a resumed
+ * session see what was published. Its tree is the local commit's (api-commit.ts checked), so the work
+ * tree stays as it is, or follows a moved branch's files. Best effort: the commit is on GitHub either way.
+ */
+async function adoptApiCommit(
   root: string,
+  { branch, sha }: { branch: string; sha: string },
   remote: GitRemote,
-  to: { sha: string; branch: string },
-): Promise<'pushed' | 'rejected'> {
+): Promise<void> {
+  const fetched = await fetchForWork(root, [`refs/heads/${branch}`], remote);
+  if (fetched.code !== 0 || (await tryReadCommit(root, 'FETCH_HEAD')) !== sha) return;
+  await runGit(root, ['reset', '-q', '--keep', sha]);
+}
+
+/** Pushed, or rejected when the branch is not an ancestor of `sha` (it moved); other failures throw. */
+async function pushCommit(root: string, remote: GitRemote, to: { sha: string; branch: string }): Promise<ApiSend> {
   const { sha, branch } = to;
   const r = await runGit(
     root,
     ['push', '-q', '--porcelain', '--no-verify', GIT_REMOTE, `${sha}:refs/heads/${branch}`],
     { remote },
   );
-  if (r.code === 0) return 'pushed';
-  if (isRejection(r.stderr + r.stdout.toString('utf8'))) return 'rejected';
+  if (r.code === 0) return { status: 'pushed', sha };
+  if (isRejection(r.stderr + r.stdout.toString('utf8'))) return { status: 'rejected' };
   throw new AgentError('general', `git push to ${branch} failed: ${r.stderr.trim()}`);
 }
 

@@ -20,6 +20,7 @@ import type { RecordedReviewComment } from '../../tools/github/recorder.js';
 import type { ActionResult, RunContext } from '../run-context.js';
 import type { ThreadInfo } from '../task-context.js';
 import { makeInert, makeInertLine, type MentionBudget } from './inert-text.js';
+import { apiOf } from './api-commit.js';
 import { publishBranchPull, slugOf } from './pull-request.js';
 import { collapsedPatch, publishReview, readPullDiffSides, suggestionsFromDiff, type DiffSides } from './review.js';
 
@@ -32,6 +33,8 @@ export interface ForkChangesInput {
   commit: { sha: string; parent: string };
   pull: NonNullable<ThreadInfo['pull']> & { number: number; title: string };
   finalText: string;
+  /** The commands the agent ran, rendered (command-checks.ts); '' for none. */
+  checks: string;
   mentions: MentionBudget;
   result: ActionResult;
   problems: string[];
@@ -97,7 +100,8 @@ export async function publishForkChanges(ctx: RunContext, f: ForkChangesInput): 
       root,
       remote: ctx.remote,
       secrets: ctx.secrets,
-      branchBase: `agent-action/pr-${pull.number}${slugOf(pull.title) ? `-${slugOf(pull.title)}` : ''}`,
+      ...apiOf(ctx),
+      branchBase: `${ctx.settings.branchPrefix}pr-${pull.number}${slugOf(pull.title) ? `-${slugOf(pull.title)}` : ''}`,
       baseBranch: pull.baseRef,
       title: makeInertLine(`${oneLine(pull.title, 100)} (#${pull.number}, with agent-action's change)`),
       body: forkPullBody(ctx, f),
@@ -126,7 +130,7 @@ function forkPullBody(ctx: RunContext, f: ForkChangesInput): string {
   return (
     `${summary ? `${summary}\n\n` : ''}This is #${pull.number} (its head, ${commit.parent.slice(0, 12)}) with agent-action's change on top: ` +
     `#${pull.number} comes from a fork, which this workflow's token cannot push to. Merging this pull request merges #${pull.number}'s commits and the change; ` +
-    `merged with a merge commit, #${pull.number}'s commits land as they are and GitHub closes it as merged.\n\nRequested by @${ctx.requester.login}.`
+    `merged with a merge commit, #${pull.number}'s commits land as they are and GitHub closes it as merged.${f.checks ? `\n\n${f.checks}` : ''}\n\nRequested by @${ctx.requester.login}.`
   );
 }
 

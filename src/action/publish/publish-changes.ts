@@ -11,6 +11,7 @@ import { messageOf } from '../../common/errors.js';
 import type { ActionResult, RunContext, AgentTask } from '../run-context.js';
 import type { ThreadInfo } from '../task-context.js';
 import { listOf } from '../work-tree.js';
+import { apiOf } from './api-commit.js';
 import { commitWorktree, GITHUB_MAX_FILE_BYTES, pushHead, type CommitResult, type LeftOut } from './commits.js';
 import { publishForkChanges } from './fork-changes.js';
 import { makeInert, type MentionBudget } from './inert-text.js';
@@ -21,6 +22,8 @@ export interface ChangesInput {
   info?: ThreadInfo;
   /** The model's closing text: the commit body, the review's or the pull request's summary. */
   finalText: string;
+  /** The commands the agent ran and their exit codes (command-checks.ts), for a pull request's body; '' for none. */
+  checks?: string;
   mentions: MentionBudget;
   /** Filled in: `branch`, `reviewId`, `pullRequest`, as the changes were published. */
   result: ActionResult;
@@ -66,13 +69,14 @@ async function deliver(ctx: RunContext, c: ChangesInput, commit: CommitResult & 
       commit,
       pull: { ...pull, number: thread.number, title },
       finalText: c.finalText,
+      checks: c.checks ?? '',
       mentions: c.mentions,
       result,
       problems,
     });
   }
   if (pull) {
-    const pushed = await pushHead(ctx.workspace, pull.headRef, { remote: ctx.remote });
+    const pushed = await pushHead(ctx.workspace, pull.headRef, { remote: ctx.remote, ...apiOf(ctx) });
     if (pushed.rebased)
       ctx.progress.note(
         `\`${pull.headRef}\` moved while the agent worked: its commit was rebased onto the new head and pushed.`,
@@ -85,13 +89,16 @@ async function deliver(ctx: RunContext, c: ChangesInput, commit: CommitResult & 
     repo: ctx.repo,
     root: ctx.workspace,
     issue: issueOf(ctx, c),
-    baseBranch: await readDefaultBranch(ctx),
+    baseBranch: ctx.settings.baseBranch ?? (await readDefaultBranch(ctx)),
+    branchPrefix: ctx.settings.branchPrefix,
     requester: ctx.requester.login,
     summary: c.finalText,
+    checks: c.checks ?? '',
     linkIssue: Boolean(thread),
     mentions: c.mentions,
     remote: ctx.remote,
     secrets: ctx.secrets,
+    ...apiOf(ctx),
   });
   result.branch = fix.branch;
   if (fix.status === 'opened') result.pullRequest = fix.pullRequest;

@@ -13,6 +13,7 @@ import { missingScopeIn, withPermissionHint } from '../permissions.js';
 import type { ActionResult, RunContext, AgentTask } from '../run-context.js';
 import { threadTopOf, type ThreadInfo } from '../task-context.js';
 import { capBody } from './body-cap.js';
+import { readCommandChecks, renderCommandChecks } from './command-checks.js';
 import { createMentionBudget, makeInert, type MentionBudget } from './inert-text.js';
 import { publishLabels, readAllowedLabels } from './labels.js';
 import { publishChanges } from './publish-changes.js';
@@ -43,7 +44,8 @@ export async function publishRun(ctx: RunContext, p: PublishInput): Promise<Acti
 
   // 1. The work tree: pushed before anything links it. Kept even when the loop hit a limit.
   if (edits) {
-    await publishChanges(ctx, { task: p.task, info: p.info, finalText, mentions, result, problems });
+    const checks = renderCommandChecks(readCommandChecks(p.run.state.history), ctx.secrets);
+    await publishChanges(ctx, { task: p.task, info: p.info, finalText, checks, mentions, result, problems });
   }
   await publishRunReview(s);
   await publishRunLabels(s);

@@ -11,6 +11,7 @@ import { redactSecrets } from '../../common/redact.js';
 import { assertGit, type GitRemote } from '../../git/git.js';
 import type { GitHubClient } from '../github-client.js';
 import type { RepoRef } from '../run-context.js';
+import type { ApiTarget } from './api-commit.js';
 import { capBody } from './body-cap.js';
 import { pushHead, readRemoteBranchExists } from './commits.js';
 import { makeInert, makeInertLine, type MentionBudget } from './inert-text.js';
@@ -30,6 +31,8 @@ export interface BranchPullOptions {
   remote: GitRemote;
   /** Redacted from the branch name (the API request is redacted by the client). */
   secrets?: readonly string[];
+  /** `commit-signing: true`: the branch is created through GitHub's API (api-commit.ts), no git push. */
+  api?: ApiTarget;
 }
 
 export type BranchPullResult =
@@ -41,7 +44,7 @@ export type BranchPullResult =
 export async function publishBranchPull(o: BranchPullOptions): Promise<BranchPullResult> {
   const branch = await pickBranchName(o.root, redactSecrets(o.branchBase, o.secrets ?? []), o.remote);
   await assertGit(o.root, ['checkout', '-q', '-b', branch]);
-  await pushHead(o.root, branch, { remote: o.remote, isNew: true });
+  await pushHead(o.root, branch, { remote: o.remote, isNew: true, ...(o.api ? { api: o.api } : {}) });
   try {
     const { data } = await o.octokit.rest.pulls.create({
       ...o.repo,
@@ -58,9 +61,13 @@ export async function publishBranchPull(o: BranchPullOptions): Promise<BranchPul
 
 export interface IssueFixOptions extends Omit<BranchPullOptions, 'branchBase' | 'title' | 'body'> {
   issue: { number: number; title: string };
+  /** The `branch-prefix` input (`agent-action/`). */
+  branchPrefix: string;
   requester: string;
   /** The agent's closing words: the pull request's description. */
   summary: string;
+  /** The commands the agent ran, rendered (command-checks.ts); '' for none. */
+  checks?: string;
   /** False for a prompt run without an issue: no `Fixes #N`. */
   linkIssue?: boolean;
   /** The run's mention budget, shared with its other comments. */
@@ -75,15 +82,16 @@ export function issueFixTitle(issue: { number: number; title: string }, linkIssu
   );
 }
 
-/** `/agent fix` on an issue: `agent-action/issue-N-<slug>` and a pull request that says `Fixes #N`. */
+/** `/agent fix` on an issue: `<prefix>issue-N-<slug>` and a pull request that says `Fixes #N`. */
 export function publishIssueFix(o: IssueFixOptions): Promise<BranchPullResult> {
   const link = o.linkIssue !== false && o.issue.number > 0;
   const slug = slugOf(o.issue.title);
   const branchBase =
     o.issue.number > 0
-      ? `agent-action/issue-${o.issue.number}${slug ? `-${slug}` : ''}`
-      : `agent-action/task-${slug || 'change'}`;
-  const body = `${makeInert(o.summary.trim(), o.mentions)}${link ? `\n\nFixes #${o.issue.number}` : ''}\n\nRequested by @${o.requester}.`;
+      ? `${o.branchPrefix}issue-${o.issue.number}${slug ? `-${slug}` : ''}`
+      : `${o.branchPrefix}task-${slug || 'change'}`;
+  const checks = o.checks ? `\n\n${o.checks}` : '';
+  const body = `${makeInert(o.summary.trim(), o.mentions)}${checks}${link ? `\n\nFixes #${o.issue.number}` : ''}\n\nRequested by @${o.requester}.`;
   return publishBranchPull({ ...o, branchBase, title: issueFixTitle(o.issue, link), body });
 }
 
