@@ -161,6 +161,10 @@ const DEFENCES = {
   ],
   // "Is this ours": every comment's author counts as the action's own account (triage markers, questions, the ledger).
   'own-marker': [['function isOurs(author, own) {', 'function isOurs(author, own) { return true;']],
+  // The Google Cloud credentials file (and its variables) hidden from sandboxed processes.
+  'gcloud-credentials': [
+    [/'GOOGLE_APPLICATION_CREDENTIALS',\s*'GOOGLE_GHA_CREDS_PATH',\s*'CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE',/, ''],
+  ],
 };
 
 // `--all` switches every defence off at once: .ci/run does, so that a renamed function fails CI
