@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
-export interface SignedAssertion {
+interface SignedAssertion {
   header: Record<string, unknown>;
   claims: Record<string, unknown>;
   /** The RS256 signature verifies with a trusted key. */
@@ -48,8 +48,8 @@ function decodeSegment(s: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as Record<string, unknown>;
 }
 
-/** Pure: a compact JWS as its header and claims, and whether one of `keys` signed it (RS256). */
-export function readAssertion(jwt: string, keys: readonly KeyObject[]): SignedAssertion {
+/** A compact JWS as its header and claims, and whether one of `keys` signed it (RS256). */
+function readAssertion(jwt: string, keys: readonly KeyObject[]): SignedAssertion {
   const [h, c, sig] = jwt.split('.');
   const header = decodeSegment(h);
   const claims = decodeSegment(c);
