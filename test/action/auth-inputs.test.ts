@@ -6,9 +6,11 @@ import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sessionKeyOf } from '../../src/action/approval/suspend.js';
 import { closestInput } from '../../src/action/auth-inputs.js';
 import { readInputs } from '../../src/action/inputs.js';
 import { parseGoogleCredentials } from '../../src/model/google-credentials.js';
+import { runnerPathsOf, withoutRunnerVariables } from '../../src/sandbox/runner-paths.js';
 import { makeTempDir } from '../support/git-repo.js';
 
 const RUNNER = { GITHUB_REPOSITORY: 'octo/hello', GITHUB_EVENT_NAME: 'issue_comment', GITHUB_WORKSPACE: '/w' };
@@ -184,3 +186,21 @@ function credentialsFile(content: unknown): string {
   writeFileSync(path, JSON.stringify(content));
   return path;
 }
+
+describe('what the credentials file leaves behind', () => {
+  it('sandboxed processes get neither the file nor the variables naming it', () => {
+    const env = {
+      GOOGLE_APPLICATION_CREDENTIALS: '/w/gha-creds-1.json',
+      GOOGLE_GHA_CREDS_PATH: '/w/gha-creds-1.json',
+      CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE: '/w/gha-creds-1.json',
+      GOOGLE_CLOUD_PROJECT: 'p',
+    };
+    expect(runnerPathsOf(env)).toEqual(['/w/gha-creds-1.json']);
+    expect(withoutRunnerVariables(env)).toEqual({ GOOGLE_CLOUD_PROJECT: 'p' });
+  });
+
+  it('a run with no lasting secret (WIF, no session-key) cannot sign a session, rather than sign with a known key', () => {
+    expect(() => sessionKeyOf({ sessionKey: undefined, geminiApiKey: '' })).toThrow(/^input 'session-key' is empty/);
+    expect(sessionKeyOf({ sessionKey: 'k'.repeat(16), geminiApiKey: '' }).id).toMatch(/^[0-9a-f]{16}$/);
+  });
+});
