@@ -90,7 +90,7 @@ export function readInputNames(getInput: GetInput, env: Env, defaults: Readonly<
     const t = RUN_GEMINI_CLI[name] as Translation | undefined;
     if (t && 'ours' in t) aliases.set(t.ours, [...(aliases.get(t.ours) ?? []), name]);
     else if (t && 'unused' in t) unused.push(`${name} (${t.unused})`);
-    else if (t) refuse(out, name, t.refused(env), getInput(name).trim(), unused);
+    else if (t) refuse(out, { name, why: t.refused(env), value: getInput(name).trim() }, unused);
     else {
       const meant = closestInput(name, Object.keys(defaults));
       if (meant)
@@ -108,7 +108,11 @@ export function readInputNames(getInput: GetInput, env: Env, defaults: Readonly<
 }
 
 /** A refused name is an error only when it asks for what cannot be done; otherwise it is unused. */
-function refuse(out: InputNames, name: string, why: string | undefined, value: string, unused: string[]): void {
+function refuse(
+  out: InputNames,
+  { name, why, value }: { name: string; why: string | undefined; value: string },
+  unused: string[],
+): void {
   if (name === 'use_gemini_code_assist' && !/^true$/i.test(value)) return; // false: nothing asked
   if (why) out.errors.push(issue(name, `input '${name}' (run-gemini-cli's) is set: ${why}`));
   else unused.push(`${name} (google-github-actions/auth already ran: its credentials file is used)`);
