@@ -15,6 +15,8 @@ import { DEFAULT_BOUNDS, type ProcessBounds } from '../sandbox/bounds.js';
 import { parseSandboxEnvNames, parseSandboxLimits, resolveSandboxEnv } from './sandbox-inputs.js';
 import { parseBaseBranch, parseBranchPrefix } from './branch-inputs.js';
 import { checkoutHeaderOf, runnerTokensOf } from './credentials.js';
+import type { VertexTarget } from '../model/gemini.js';
+import { parseVertexInput, readInputNames, readVertexCredentials } from './auth-inputs.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -22,7 +24,10 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export type PolicyInput = { kind: 'paths'; paths: string[] } | { kind: 'inline'; toml: string } | { kind: 'none' };
 
 export interface ActionSettings {
+  /** The Gemini API's key, or a Vertex AI key (express mode) when `vertex` says api-key. */
   geminiApiKey: string;
+  /** Vertex AI instead of the Gemini API (auth-inputs.ts); credentials from the file ADC names. */
+  vertex?: VertexTarget;
   model: string;
   geminiBaseUrl?: string;
   githubToken: string;
@@ -141,6 +146,9 @@ export const INPUT_DEFAULTS = {
   'gemini-api-key': '',
   model: 'gemini-2.5-pro',
   'gemini-base-url': '',
+  'use-vertex-ai': '',
+  'google-cloud-project': '',
+  'google-cloud-location': '',
   'github-token': '${{ github.token }}',
   prompt: '',
   trigger: '/agent',
@@ -368,6 +376,7 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
 
   const settings: ActionSettings = {
     geminiApiKey: get('gemini-api-key'),
+    vertex: parseVertexInput(get, fail),
     model: get('model'),
     geminiBaseUrl: geminiBaseUrlInput(r),
     githubToken: tokenInput(r),
@@ -466,18 +475,49 @@ function credentialsOf(getInput: GetInput, env: Env): string[] {
   return [...new Set([...inputs, ...header, ...runnerTokensOf(env)])];
 }
 
-/**
- * Reads every input once: masks the secrets first (so even an error message cannot show one), then
- * parses the inputs and the runner's variables, collecting the problems of both.
- */
-export function readInputs(
-  getInput: GetInput,
-  env: Env,
-  mask: (secret: string) => void,
-):
+/** What readInputs found: the settings or the errors, and the secrets either way. */
+type ReadInputs =
   | { ok: true; settings: ActionSettings; runner: RunnerEnv; secrets: string[] }
   /** What parsed comes along (`settings`, and `runner` when the runner's variables did), so the errors can be answered in the thread. */
-  | { ok: false; errors: InputIssue[]; secrets: string[]; settings: ActionSettings; runner?: RunnerEnv } {
+  | { ok: false; errors: InputIssue[]; secrets: string[]; settings: ActionSettings; runner?: RunnerEnv };
+
+/** Lines for the log about the names read (run-gemini-cli's, auth-inputs.ts): notices and one warning. */
+export interface InputNotes {
+  warnings: string[];
+  notices: string[];
+}
+
+/**
+ * Reads every input once, under our names or run-gemini-cli's, with the step's environment behind
+ * them (auth-inputs.ts): masks the secrets first (so even an error message cannot show one), then
+ * parses the inputs and the runner's variables, collecting the problems of both, then reads the
+ * Google Cloud credentials file when Vertex AI is to use it (its secrets masked as it is read).
+ */
+export function readInputs(
+  given: GetInput,
+  env: Env,
+  mask: (secret: string) => void,
+): ReadInputs & { notes: InputNotes } {
+  const names = readInputNames(given, env, INPUT_DEFAULTS);
+  const read = readNamedInputs(names.getInput, env, mask);
+  const notes = { warnings: names.warnings, notices: names.notices };
+  const vertex = readVertexCredentials(read.settings.vertex, env);
+  for (const v of vertex.secrets) {
+    if (read.secrets.includes(v)) continue;
+    read.secrets.push(v);
+    mask(v);
+  }
+  const settings: ActionSettings = {
+    ...read.settings,
+    vertex: vertex.vertex,
+    sessionKey: read.settings.sessionKey ?? vertex.sessionSecret,
+  };
+  const errors = [...names.errors, ...vertex.errors, ...(read.ok ? [] : read.errors)];
+  if (read.ok && errors.length === 0) return { ...read, settings, notes };
+  return { ok: false, errors, secrets: read.secrets, settings, notes, ...(read.runner && { runner: read.runner }) };
+}
+
+function readNamedInputs(getInput: GetInput, env: Env, mask: (secret: string) => void): ReadInputs {
   const secrets = credentialsOf(getInput, env);
   for (const secret of secrets) mask(secret);
   const inputs = parseInputs(getInput);

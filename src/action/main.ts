@@ -79,6 +79,8 @@ export async function runAction(given: ActionFace): Promise<ActionOutcome> {
   // Before anything can start a process: the inputs are in memory now, the environment keeps no secret.
   dropSecretsFromEnv(given.env, read.secrets);
   const face = redactedFace(given, read.secrets);
+  for (const line of read.notes.notices) face.log.notice(`agent-action: ${line}`);
+  for (const line of read.notes.warnings) face.log.warning(`agent-action: ${line}`);
   if (!read.ok) {
     const failed = failedOutcome(
       read.errors.map((e) => ({ title: e.source === 'input' ? `input ${e.input}` : e.input, message: e.message })),
@@ -103,7 +105,7 @@ async function runCommandOf(face: ActionFace, read: Read): Promise<ActionOutcome
     face.log.notice(`agent-action: skipped: ${command.reason}`);
     return done({ status: 'skipped', summary: command.reason });
   }
-  if (needsModel(command) && !settings.geminiApiKey) {
+  if (needsModel(command) && !settings.geminiApiKey && settings.vertex?.auth !== 'adc') {
     // A fork's pull request event runs without secrets by GitHub's rule: not the workflow's mistake.
     if (command.trigger.fromFork) {
       const reason = forkWithoutKey(command.trigger.fromFork, settings);
@@ -114,7 +116,7 @@ async function runCommandOf(face: ActionFace, read: Read): Promise<ActionOutcome
       {
         title: 'input gemini-api-key',
         message:
-          "input 'gemini-api-key' is empty: expected a Gemini API key (pass it from a secret: ${{ secrets.GEMINI_API_KEY }})",
+          "input 'gemini-api-key' is empty: expected a Gemini API key (pass it from a secret: ${{ secrets.GEMINI_API_KEY }}, or set GEMINI_API_KEY in the step's env), or use-vertex-ai: true with Google Cloud credentials",
       },
     ]);
     await answerInThread(face, { settings, runner, secrets, command }, failed);

@@ -1,5 +1,6 @@
 /** The action's outputs, from a run's result (names as in action.yml). */
 import * as core from '@actions/core';
+import { oneLine } from '../common/text.js';
 import { formatUsd } from '../model/pricing.js';
 import type { ActionResult } from './run-context.js';
 
@@ -17,4 +18,6 @@ export function setOutputs(r: ActionResult, set: (name: string, value: string) =
   set('shards', r.shards ?? '');
   set('shard-count', r.shardCount === undefined ? '' : String(r.shardCount));
   set('api-calls', r.apiCalls === undefined ? '' : String(r.apiCalls));
+  // run-gemini-cli's `error`: why a failed run failed, on one line; empty on any other run.
+  set('error', r.status === 'failed' ? oneLine(r.summary.split('\n')[0]) : '');
 }

@@ -114,6 +114,7 @@ async function agentOptionsFor(
     model: {
       name: settings.model,
       apiKey: settings.geminiApiKey,
+      vertex: settings.vertex,
       baseUrl: settings.geminiBaseUrl,
       client: ctx.modelClient,
     },

@@ -14,7 +14,8 @@ import type { ExtensionOptions } from '../core/extensions.js';
 import { extensionContextFiles } from '../core/gemini-extensions.js';
 import type { CliExtensions } from './cli-extensions.js';
 import type { ModelClient } from '../model/client.js';
-import { createGeminiClient } from '../model/gemini.js';
+import { createGeminiClient, type VertexTarget } from '../model/gemini.js';
+import { readGoogleCredentials } from '../model/google-credentials.js';
 import type { ApprovalMode, PolicyContext } from '../policy/types.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { ApprovalChannel } from '../scheduler/types.js';
@@ -57,24 +58,67 @@ export interface LocalAgentOptions {
 }
 
 /** The API key from the environment, or AgentError('auth') naming the variable. */
-export function apiKeyOf(env: Env): string {
+function apiKeyOf(env: Env): string {
   const key = env.GEMINI_API_KEY || env.GOOGLE_API_KEY;
   if (!key) throw new AgentError('auth', 'no API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a Gemini API key');
   return key;
 }
 
-/** What must never reach a tool's process, the model or the output: the API key and GitHub tokens. */
+interface ModelAuth {
+  apiKey: string;
+  vertex?: VertexTarget;
+  /** The credentials file's secrets (google-credentials.ts). */
+  secrets: string[];
+}
+
+/**
+ * How Gemini CLI's environment reaches Gemini: an API key, or with GOOGLE_GENAI_USE_VERTEXAI=true
+ * Vertex AI, by GOOGLE_API_KEY (express mode) or by Google Cloud credentials for
+ * GOOGLE_CLOUD_PROJECT (the file GOOGLE_APPLICATION_CREDENTIALS names, else what
+ * google-auth-library finds: gcloud's application-default login, a metadata server).
+ * AgentError('auth') names what is missing.
+ */
+export function modelAuthOf(env: Env): ModelAuth {
+  if (env.GOOGLE_GENAI_USE_VERTEXAI?.toLowerCase() !== 'true') return { apiKey: apiKeyOf(env), secrets: [] };
+  const key = env.GOOGLE_API_KEY || env.GEMINI_API_KEY;
+  if (key) return { apiKey: key, vertex: { auth: 'api-key' }, secrets: [] };
+  const project = env.GOOGLE_CLOUD_PROJECT;
+  if (!project)
+    throw new AgentError(
+      'auth',
+      'Vertex AI (GOOGLE_GENAI_USE_VERTEXAI=true) needs GOOGLE_CLOUD_PROJECT, or GOOGLE_API_KEY for express mode',
+    );
+  const path = env.GOOGLE_APPLICATION_CREDENTIALS;
+  const file = path ? readGoogleCredentials(path, 'GOOGLE_APPLICATION_CREDENTIALS') : undefined;
+  if (file && 'error' in file) throw new AgentError('auth', file.error);
+  const location = env.GOOGLE_CLOUD_LOCATION || 'global';
+  return {
+    apiKey: '',
+    vertex: {
+      auth: 'adc',
+      project,
+      location,
+      ...(file && { credentials: file.credentials }),
+      ...(file?.tokenUri && { tokenUri: file.tokenUri }),
+    },
+    secrets: file?.secrets ?? [],
+  };
+}
+
+/** What must never reach a tool's process, the model or the output: the API key, credentials and GitHub tokens. */
 export function secretsOf(env: Env): string[] {
-  return [apiKeyOf(env), env.GITHUB_TOKEN, env.GH_TOKEN].filter((s): s is string => !!s);
+  const auth = modelAuthOf(env);
+  return [auth.apiKey, ...auth.secrets, env.GITHUB_TOKEN, env.GH_TOKEN].filter((s): s is string => !!s);
 }
 
 export const defaultModelOf = (env: Env): string => env.GEMINI_MODEL || 'gemini-2.5-pro';
 
 export async function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
-  const apiKey = apiKeyOf(o.env);
+  const { apiKey, vertex } = modelAuthOf(o.env);
   // Its warnings were shown with readCliExtensions' (which reads the same setting).
   const pass = await readCliPassEnv(o.env);
-  const client = createGeminiClient({ apiKey, baseUrl: o.env.GOOGLE_GEMINI_BASE_URL || undefined, model: o.model });
+  const baseUrl = (vertex ? o.env.GOOGLE_VERTEX_BASE_URL : o.env.GOOGLE_GEMINI_BASE_URL) || undefined;
+  const client = createGeminiClient({ apiKey, baseUrl, model: o.model, ...(vertex && { vertex }) });
   return prepareAgent({
     model: { name: o.model, apiKey, client: o.wrapModel ? o.wrapModel(client) : client },
     workspace: {

@@ -14,6 +14,7 @@ import type { NextSpeakerOptions } from '../core/next-speaker.js';
 import type { RunState } from '../core/run-state.js';
 import type { SubagentFactory } from '../core/subagent-host.js';
 import type { ModelClient } from '../model/client.js';
+import type { VertexTarget } from '../model/gemini.js';
 import type { PolicySource } from '../policy/load.js';
 import type { ApprovalMode, PolicyContext, PolicyEngine } from '../policy/types.js';
 import type { Sandbox } from '../sandbox/types.js';
@@ -26,6 +27,8 @@ export interface AgentOptions {
     /** The model id, e.g. gemini-2.5-pro. */
     name: string;
     apiKey: string;
+    /** Vertex AI instead of the Gemini API (model/gemini.ts). */
+    vertex?: VertexTarget;
     baseUrl?: string;
     /** Tests and the benchmark pass a client; otherwise the real Gemini client is built. */
     client?: ModelClient;

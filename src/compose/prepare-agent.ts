@@ -57,7 +57,13 @@ export async function prepareAgent(o: AgentOptions): Promise<Agent> {
   const env = toolEnvOf(o, context);
   // What leaves for the model is redacted, whoever built the request (the loop, compression, a hook).
   const baseModel = withRedaction(
-    o.model.client ?? createGeminiClient({ apiKey: o.model.apiKey, baseUrl: o.model.baseUrl, model: o.model.name }),
+    o.model.client ??
+      createGeminiClient({
+        apiKey: o.model.apiKey,
+        baseUrl: o.model.baseUrl,
+        model: o.model.name,
+        ...(o.model.vertex && { vertex: o.model.vertex }),
+      }),
     o.secrets,
   );
   const hooks = extensions.hooks;

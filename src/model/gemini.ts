@@ -1,13 +1,17 @@
 import type { FunctionCallingConfigMode, GenerateContentResponse, GoogleGenAI } from '@google/genai/web';
 import { classifyModelError } from './classify.js';
 import { ModelFailure, type ModelChunk, type ModelClient, type ModelRequest } from './client.js';
+import { GOOGLE_TOKEN_URL, type GoogleCredentials } from './google-credentials.js';
 import { answersToolResults, parseBlockedFinish, parseReplyFailure, type ReplySummary } from './reply-check.js';
 import { parseUsage, type UsageMetadata } from './usage.js';
 import type { Part } from './wire.js';
 
 export interface GeminiClientOptions {
+  /** The Gemini API's key, or with `vertex: { auth: 'api-key' }` a Vertex AI key (express mode). */
   apiKey: string;
-  /** Defaults to GOOGLE_GEMINI_BASE_URL, then the SDK's own endpoint. */
+  /** Vertex AI instead of the Gemini API. */
+  vertex?: VertexTarget;
+  /** Defaults to GOOGLE_GEMINI_BASE_URL (GOOGLE_VERTEX_BASE_URL for Vertex AI), then the SDK's own endpoint. */
   baseUrl?: string;
   model: string;
   /** A stream that sends nothing for this long is aborted and fails as `network`. Default 5 min. */
@@ -16,7 +20,19 @@ export interface GeminiClientOptions {
   includeThoughts?: boolean;
 }
 
+/**
+ * Vertex AI: with an API key (express mode: no project, `publishers/google/models/...`), or with
+ * Application Default Credentials for a project and location (`projects/P/locations/L/publishers/...`).
+ * `credentials` is the parsed ADC file (google-credentials.ts); absent, google-auth-library looks
+ * for credentials itself (gcloud's file, a metadata server). `tokenUri`: a service-account key's own
+ * token endpoint, which the library would ignore.
+ */
+export type VertexTarget =
+  | { auth: 'api-key' }
+  | { auth: 'adc'; project: string; location: string; credentials?: GoogleCredentials; tokenUri?: string };
+
 const DEFAULT_IDLE_MS = 5 * 60_000;
+const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 
 /**
  * The Gemini client over @google/genai (the only file that imports it). One request per `stream`
@@ -25,14 +41,18 @@ const DEFAULT_IDLE_MS = 5 * 60_000;
  * fails after its last chunk, so the usage it reported reaches the caller first.
  *
  * The SDK's fetch build (`@google/genai/web`): the same GoogleGenAI, Models and request code as its
- * Node build, on the runtime's own fetch, with API-key auth only. The Node build adds what this
- * project never uses (Vertex AI's google-auth-library and gaxios, file uploads, the Live API's
- * `ws`), which was most of what a run compiled before its first request (~40% of the SDK chunk) and
- * ~10 MiB of a run's memory. Only the User-Agent's language label differs (`gl-node/web`).
+ * Node build, on the runtime's own fetch, with API-key auth only. The Node build adds what an
+ * API-key run never uses (google-auth-library and gaxios, file uploads, the Live API's `ws`), which
+ * was most of what a run compiled before its first request (~40% of the SDK chunk) and ~10 MiB of a
+ * run's memory. Only the User-Agent's language label differs (`gl-node/web`).
  *
  * The SDK is imported with the first request, not with this file: `--version`, `--help`,
  * `policy check` or a run that fails before asking the model never need it. The bundler puts it in
  * a chunk of its own (scripts/build.mjs).
+ *
+ * Vertex AI with a Vertex key runs on the same fetch build. Vertex AI with Google Cloud credentials
+ * is the one case for the Node build: only it carries google-auth-library (token exchange, signed
+ * JWTs, Workload Identity Federation). It is imported only when that is chosen, a chunk of its own.
  */
 let sdkModule: Promise<typeof import('@google/genai/web')> | undefined;
 const importSdk = () => (sdkModule ??= import('@google/genai/web'));
@@ -47,13 +67,8 @@ export function preloadGeminiSdk(): void {
 }
 
 export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { readonly model: string } {
-  const baseUrl = opts.baseUrl ?? (process.env.GOOGLE_GEMINI_BASE_URL || undefined);
   let sdk: Promise<GoogleGenAI> | undefined;
-  const client = (): Promise<GoogleGenAI> =>
-    (sdk ??= importSdk().then(
-      ({ GoogleGenAI }) =>
-        new GoogleGenAI({ apiKey: opts.apiKey, apiVersion: 'v1beta', httpOptions: baseUrl ? { baseUrl } : {} }),
-    ));
+  const client = (): Promise<GoogleGenAI> => (sdk ??= createSdkClient(opts));
   const idleMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_MS;
 
   async function* stream(req: ModelRequest): AsyncGenerator<ModelChunk> {
@@ -122,6 +137,46 @@ export function createGeminiClient(opts: GeminiClientOptions): ModelClient & { r
   }
 
   return { model: opts.model, stream };
+}
+
+/** The SDK's client for the backend chosen: the fetch build unless Google Cloud credentials are needed. */
+async function createSdkClient(opts: GeminiClientOptions): Promise<GoogleGenAI> {
+  const env = opts.vertex ? process.env.GOOGLE_VERTEX_BASE_URL : process.env.GOOGLE_GEMINI_BASE_URL;
+  const baseUrl = opts.baseUrl ?? (env || undefined);
+  const httpOptions = baseUrl ? { baseUrl } : {};
+  const v = opts.vertex;
+  if (v?.auth !== 'adc') {
+    const { GoogleGenAI } = await importSdk();
+    return v
+      ? new GoogleGenAI({ vertexai: true, apiKey: opts.apiKey, httpOptions })
+      : new GoogleGenAI({ apiKey: opts.apiKey, apiVersion: 'v1beta', httpOptions });
+  }
+  const node = await import('@google/genai/node');
+  const googleAuthOptions = {
+    scopes: [CLOUD_PLATFORM_SCOPE],
+    ...(v.credentials && { credentials: v.credentials }),
+    ...(v.tokenUri && { clientOptions: { transporterOptions: { fetchImplementation: toTokenUri(v.tokenUri) } } }),
+  };
+  // The same Models and request code as the fetch build's client: only its auth differs.
+  const ai = new node.GoogleGenAI({
+    vertexai: true,
+    project: v.project,
+    location: v.location,
+    googleAuthOptions,
+    httpOptions,
+  });
+  return ai as unknown as GoogleGenAI;
+}
+
+/**
+ * google-auth-library posts a service account's signed JWT to Google's token endpoint whatever the
+ * key file's `token_uri` says (Python's google-auth and gcloud honour it): this fetch sends it there.
+ */
+function toTokenUri(tokenUri: string): typeof fetch {
+  return (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    return fetch(url === GOOGLE_TOKEN_URL ? tokenUri : input, init);
+  };
 }
 
 /**

@@ -3,7 +3,8 @@
  * files whose names are in the environment: a line appended to `$GITHUB_ENV` or `$GITHUB_PATH`
  * runs in every later step of the job, outside every policy (`BASH_ENV=...`, a PATH entry that
  * shadows `git`). They and the event payload live under RUNNER_TEMP, which also holds
- * actions/checkout v6's credential file. All of it is hidden, and the variables are dropped.
+ * actions/checkout v6's credential file. All of it is hidden, and the variables are dropped; so is
+ * the Google Cloud credentials file an earlier step left (the action holds what it needs of it).
  */
 import { dirname, isAbsolute } from 'node:path';
 
@@ -16,6 +17,11 @@ const RUNNER_PATH_VARIABLES = [
   'GITHUB_STEP_SUMMARY',
   'GITHUB_STATE',
   'GITHUB_EVENT_PATH',
+  // Google Cloud credentials, as google-github-actions/auth leaves them: a file in the workspace
+  // (`gha-creds-*.json`) holding a service account's key, or how to mint the job's OIDC token.
+  'GOOGLE_APPLICATION_CREDENTIALS',
+  'GOOGLE_GHA_CREDS_PATH',
+  'CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE',
 ] as const;
 
 /** Pure: the absolute paths those variables name in the host's environment (deduplicated). */

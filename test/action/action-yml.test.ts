@@ -59,6 +59,7 @@ describe('action.yml', () => {
       'shards',
       'shard-count',
       'api-calls',
+      'error',
     ]);
   });
 

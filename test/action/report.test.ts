@@ -26,6 +26,7 @@ const ALL_EMPTY = {
   shards: '',
   'shard-count': '',
   'api-calls': '',
+  error: '',
 };
 
 describe('reportOutcome', () => {
@@ -40,6 +41,8 @@ describe('reportOutcome', () => {
       status: 'failed',
       summary: 'input \'approval-mode\' is "x": expected ...',
       ...ALL_EMPTY,
+      // run-gemini-cli's output: the first problem, on one line.
+      error: 'input \'approval-mode\' is "x": expected ...',
     });
     expect(r.errors.map(([m, p]) => [p.title, m.slice(0, 23)])).toEqual([
       ['input approval-mode', "input 'approval-mode' i"],
@@ -53,13 +56,14 @@ describe('reportOutcome', () => {
     expect(r.errors).toEqual([
       ['model error: quota', { title: 'agent-action', file: undefined, startLine: undefined }],
     ]);
+    expect(r.outputs.error).toBe('model error: quota');
     expect(r.failed).toBe(1);
   });
 
   it('success and skipped: outputs, no annotation, not failed', () => {
     for (const status of ['success', 'skipped', 'awaiting_approval'] as const) {
       const r = report({ result: { status, summary: 'ok' }, errors: [] });
-      expect([r.outputs.status, r.errors, r.failed]).toEqual([status, [], 0]);
+      expect([r.outputs.status, r.outputs.error, r.errors, r.failed]).toEqual([status, '', [], 0]);
     }
   });
 });

@@ -184,6 +184,10 @@ const DEFENCES = {
   ],
   // base-branch and branch-prefix checked as git branch names (src/git/ref-name.ts).
   'ref-names': [['function whyNotBranchName(name) {', 'function whyNotBranchName(name) { return undefined;']],
+  // The Google Cloud credentials file (and its variables) hidden from sandboxed processes.
+  'gcloud-credentials': [
+    [/'GOOGLE_APPLICATION_CREDENTIALS',\s*'GOOGLE_GHA_CREDS_PATH',\s*'CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE',/, ''],
+  ],
 };
 
 // `--all` switches every defence off at once: .ci/run does, so that a renamed function fails CI

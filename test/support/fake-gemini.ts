@@ -16,7 +16,12 @@
  *   await fake.close();
  *
  * Routes: POST /v1beta/models/{model}:streamGenerateContent?alt=sse (SSE `data: {json}\r\n\r\n`
- * frames) and POST /v1beta/models/{model}:generateContent (one JSON body: the chunks merged).
+ * frames) and POST /v1beta/models/{model}:generateContent (one JSON body: the chunks merged). Vertex
+ * AI's shapes too, as the SDK sends them with `vertexai: true`:
+ * /v1beta1/projects/{project}/locations/{location}/publishers/google/models/{model}:{method} (Google
+ * Cloud credentials: an `Authorization: Bearer` header, else 401 UNAUTHENTICATED as Vertex answers)
+ * and /v1beta1/publishers/google/models/{model}:{method} (express mode: a Vertex API key, else 401);
+ * their frames carry what Vertex adds (`createTime`, `responseId`, usage's `trafficType`).
  * Each request takes the next scripted reply; when the script runs out the server answers 500
  * "fake-gemini: script exhausted", so a test that asks more than it scripted fails loudly.
  * Replies are plain JSON, so a script can be written by one process and served by another
@@ -82,6 +87,12 @@ export interface RecordedRequest {
     [k: string]: unknown;
   };
   apiKey: string | undefined;
+  /** The request's path (which API shape it used). */
+  path: string;
+  /** The Authorization header (Vertex AI with Google Cloud credentials). */
+  authorization: string | undefined;
+  /** Vertex AI requests: the project and location of the path (absent in express mode). */
+  vertex?: { project?: string; location?: string };
 }
 
 export interface FakeGemini {
@@ -278,7 +289,34 @@ const STATUS_NAMES: Record<number, string> = {
 
 // ---- server -------------------------------------------------------------------------------
 
-const ROUTE = /^\/v1beta\/models\/([^/:]+):(streamGenerateContent|generateContent)$/;
+const METHOD = '(streamGenerateContent|generateContent)';
+const ROUTE = new RegExp(`^/v1beta/models/([^/:]+):${METHOD}$`);
+const VERTEX_ROUTE = new RegExp(
+  `^/v1beta1/(?:projects/([^/]+)/locations/([^/]+)/)?publishers/google/models/([^/:]+):${METHOD}$`,
+);
+
+interface Route {
+  model: string;
+  method: RecordedRequest['method'];
+  vertex?: { project?: string; location?: string };
+}
+
+function routeOf(pathname: string): Route | undefined {
+  const m = ROUTE.exec(pathname);
+  if (m) return { model: decodeURIComponent(m[1]), method: m[2] as Route['method'] };
+  const v = VERTEX_ROUTE.exec(pathname);
+  if (!v) return undefined;
+  const where = v[1] ? { project: decodeURIComponent(v[1]), location: decodeURIComponent(v[2]) } : {};
+  return { model: decodeURIComponent(v[3]), method: v[4] as Route['method'], vertex: where };
+}
+
+/** Vertex refuses a request without credentials of its kind: a bearer token for a project path, a key for express mode. */
+function vertexRefusal(route: Route, req: IncomingMessage): string | undefined {
+  if (!route.vertex) return undefined;
+  if (route.vertex.project)
+    return /^Bearer \S+$/.test(header(req, 'authorization') ?? '') ? undefined : 'no bearer token';
+  return header(req, 'x-goog-api-key') ? undefined : 'no API key';
+}
 
 export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGemini> {
   const queue = [...script];
@@ -303,10 +341,19 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const m = ROUTE.exec(url.pathname);
-    if (req.method !== 'POST' || !m)
+    const route = routeOf(url.pathname);
+    if (req.method !== 'POST' || !route)
       return sendJson(res, 404, {
         error: { code: 404, message: `fake-gemini: no route ${req.method} ${url.pathname}`, status: 'NOT_FOUND' },
+      });
+    const refused = vertexRefusal(route, req);
+    if (refused)
+      return sendJson(res, 401, {
+        error: {
+          code: 401,
+          message: `Request had invalid authentication credentials (fake-gemini: ${refused}).`,
+          status: 'UNAUTHENTICATED',
+        },
       });
     const raw = await readBody(req);
     let body: RecordedRequest['body'];
@@ -317,16 +364,20 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
         error: { code: 400, message: 'fake-gemini: request body is not JSON', status: 'INVALID_ARGUMENT' },
       });
     }
-    const method = m[2] as RecordedRequest['method'];
+    const { method } = route;
     const recorded: RecordedRequest = {
-      model: decodeURIComponent(m[1]),
+      model: route.model,
       method,
       body,
       apiKey: header(req, 'x-goog-api-key') ?? url.searchParams.get('key') ?? undefined,
+      path: url.pathname,
+      authorization: header(req, 'authorization'),
+      ...(route.vertex && { vertex: route.vertex }),
     };
+    const as = route.vertex ? asVertex(route.model) : undefined;
     if (body.generationConfig?.responseMimeType === 'application/json') {
       utilityRequests.push(recorded);
-      return serve(utilityQueue.shift() ?? DEFAULT_VERDICT, method, res);
+      return serve(utilityQueue.shift() ?? DEFAULT_VERDICT, method, res, as);
     }
     requests.push(recorded);
     const key = keyOf(recorded);
@@ -340,7 +391,7 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
           status: 'INTERNAL',
         },
       });
-    else serve(reply, method, res);
+    else serve(reply, method, res, as);
     wake(); // after serving: a waiter sees the reply (or the hang) already under way
   };
   // A handler that throws ends that response; the test sees a dropped connection, not an unhandled rejection.
@@ -377,15 +428,33 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
 /** `reply`, sent only once `gate` resolves: for tests of conversations that must overlap. */
 export const gated = (gate: Promise<void>, r: FakeReply): FakeReply => ({ kind: 'gated', gate, reply: r });
 
-function serve(r: FakeReply, method: RecordedRequest['method'], res: ServerResponse): void {
-  if (r.kind === 'gated') return void r.gate.then(() => serve(r.reply, method, res));
+/** A chunk as Vertex AI sends it: the Gemini API's fields plus its own (`createTime`, `responseId`, usage's `trafficType`). */
+function asVertex(model: string): (c: WireChunk) => WireChunk {
+  const responseId = `fake-${Math.random().toString(36).slice(2, 12)}`;
+  const createTime = new Date(0).toISOString();
+  return (c) => ({
+    ...c,
+    ...(c.usageMetadata && { usageMetadata: { ...c.usageMetadata, trafficType: 'ON_DEMAND' } }),
+    modelVersion: c.modelVersion ?? model,
+    createTime,
+    responseId,
+  });
+}
+
+function serve(
+  r: FakeReply,
+  method: RecordedRequest['method'],
+  res: ServerResponse,
+  shape: (c: WireChunk) => WireChunk = (c) => c,
+): void {
+  if (r.kind === 'gated') return void r.gate.then(() => serve(r.reply, method, res, shape));
   if (r.kind === 'status') return sendJson(res, r.status, r.body ?? {}, r.headers);
   if (method === 'generateContent') {
     if (r.kind !== 'chunks') return void res.socket?.destroy();
-    return sendJson(res, 200, mergeChunks(r.chunks));
+    return sendJson(res, 200, shape(mergeChunks(r.chunks)));
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  const frames = r.kind === 'chunks' ? r.chunks : r.before;
+  const frames = (r.kind === 'chunks' ? r.chunks : r.before).map(shape);
   for (const c of frames) res.write(`data: ${JSON.stringify(c)}\r\n\r\n`);
   switch (r.kind) {
     case 'chunks':

@@ -38,9 +38,21 @@ export interface HeldSession {
   version: string;
 }
 
-/** The key sessions are signed with: the `session-key` input, else derived from the Gemini API key (src/session/sign.ts). */
-export const sessionKeyOf = (settings: Pick<ActionSettings, 'sessionKey' | 'geminiApiKey'>): SessionKey =>
-  createSessionKey(settings.sessionKey || settings.geminiApiKey);
+/**
+ * The key sessions are signed with: the `session-key` input, else derived from the Gemini API key
+ * or a service-account key (src/session/sign.ts). Vertex AI through Workload Identity Federation
+ * holds no lasting secret: a key derived from nothing would let anyone sign a session.
+ */
+export function sessionKeyOf(settings: Pick<ActionSettings, 'sessionKey' | 'geminiApiKey'>): SessionKey {
+  const secret = settings.sessionKey || settings.geminiApiKey;
+  if (!secret)
+    throw new AgentError(
+      'input',
+      "input 'session-key' is empty: expected a secret to sign sessions with (with Vertex AI through Workload Identity Federation there is no API key to derive one from)",
+      { site: { input: 'session-key' } },
+    );
+  return createSessionKey(secret);
+}
 
 export const storeFor = (ctx: RunContext, deps: SuspendDeps): SessionStore =>
   deps.store ?? createGitRefStore({ root: ctx.workspace, remote: ctx.remote, key: sessionKeyOf(ctx.settings) });

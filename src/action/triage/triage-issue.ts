@@ -92,6 +92,7 @@ async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcom
     model: {
       name: s.settings.model,
       apiKey: s.settings.geminiApiKey,
+      vertex: s.settings.vertex,
       baseUrl: s.settings.geminiBaseUrl,
       client: s.modelClient,
     },

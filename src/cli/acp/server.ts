@@ -24,7 +24,7 @@ import type { StoredMcpServer } from '../../session/codec.js';
 import type { McpServerSpec } from '../../tools/mcp-servers.js';
 import type { AcpArgs } from '../args.js';
 import { resolveFlagPaths } from '../flag-paths.js';
-import { apiKeyOf } from '../local-agent.js';
+import { modelAuthOf } from '../local-agent.js';
 import { openProjectSessions, readSessionListing } from '../session/local.js';
 import { openAcpSession, type AcpSession } from './session.js';
 
@@ -155,7 +155,7 @@ export async function runAcpServer(args: AcpArgs, c: AcpServerEnv): Promise<numb
 
 function assertApiKey(env: Readonly<Record<string, string | undefined>>): void {
   try {
-    apiKeyOf(env);
+    modelAuthOf(env);
   } catch (e) {
     throw new RequestError(-32000, messageOf(e));
   }
