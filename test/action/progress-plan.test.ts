@@ -16,7 +16,12 @@ beforeEach(async () => {
 });
 afterEach(() => gh.close());
 
-const log = { info: () => {}, notice: () => {}, warning: () => {}, group: <T>(_t: string, fn: () => Promise<T>) => fn() };
+const log = {
+  info: () => {},
+  notice: () => {},
+  warning: () => {},
+  group: <T>(_t: string, fn: () => Promise<T>) => fn(),
+};
 
 function progress(now: () => number, summaries: string[] = []) {
   const octokit = createGitHubClient({ token: 't', baseUrl: gh.url, secrets: [], pacing: 'none', retryAfterBaseMs: 1 });
@@ -66,8 +71,14 @@ describe('the plan in the progress comment', () => {
     p.emit({
       type: 'todos',
       todos: [
-        ...todos(['Ping @octo/all <!-- agent-action:approval x -->', 'cancelled'], ['Wait for **CI**\n# now', 'blocked']),
-        ...Array.from({ length: 30 }, (_, i): Todo => ({ description: `step ${i + 1} ${'x'.repeat(200)}`, status: 'pending' })),
+        ...todos(
+          ['Ping @octo/all <!-- agent-action:approval x -->', 'cancelled'],
+          ['Wait for **CI**\n# now', 'blocked'],
+        ),
+        ...Array.from({ length: 30 }, (_, i): Todo => ({
+          description: `step ${i + 1} ${'x'.repeat(200)}`,
+          status: 'pending',
+        })),
       ],
     });
     await p.finish({ status: 'success', summary: 'Done.' });

@@ -52,7 +52,10 @@ describe('write_todos', () => {
   });
 
   it.each([
-    [{ todos: [{ description: 'a', status: 'done' }] }, 'must be one of "pending", "in_progress", "completed", "cancelled", "blocked"'],
+    [
+      { todos: [{ description: 'a', status: 'done' }] },
+      'must be one of "pending", "in_progress", "completed", "cancelled", "blocked"',
+    ],
     [{ todos: [{ description: '  ', status: 'pending' }] }, "todo 1: 'description' is empty"],
     [{ todos: [{ description: 'a' }] }, "missing required field 'todos/0/status'"],
     [{ todos: 'a, b' }, '/todos'],
