@@ -184,7 +184,7 @@ export interface FakeGitHubState {
 }
 
 /** A file on the fake's web server: bytes, or a redirect to another URL. */
-export type WebFile = { body: Buffer; type: string } | { redirect: string };
+type WebFile = { body: Buffer; type: string } | { redirect: string };
 
 export interface FakeGitHub {
   url: string;

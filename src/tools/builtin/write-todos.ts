@@ -13,7 +13,7 @@ import { defineTool, ToolFailure } from '../define-tool.js';
 
 export const WRITE_TODOS = 'write_todos';
 
-export const TODO_STATUSES = ['pending', 'in_progress', 'completed', 'cancelled', 'blocked'] as const;
+const TODO_STATUSES = ['pending', 'in_progress', 'completed', 'cancelled', 'blocked'] as const;
 
 const Params = {
   type: 'object',
@@ -44,7 +44,7 @@ Send the whole list each time; it replaces the previous one. Update it as soon a
 Statuses: pending (not started); in_progress (set just before you start it; only one at a time); completed (done without open problems; split it if more work turned up); cancelled (no longer needed); blocked (cannot go on for now).`;
 
 /** Refuses what Gemini CLI refuses: an empty description, and more than one item in progress. */
-export function assertTodos(todos: readonly Todo[]): void {
+function assertTodos(todos: readonly Todo[]): void {
   todos.forEach((t, i) => {
     if (!t.description.trim()) throw new ToolFailure('invalid_args', `todo ${i + 1}: 'description' is empty`);
   });
