@@ -118,6 +118,8 @@ export interface RunnerEnv {
    * short runs never pay for a push). `AGENT_ACTION_CHECKPOINT_SECONDS` sets it, for tests.
    */
   checkpointEveryMs: number;
+  /** The least time between edits of the progress comment (default 10 s). `AGENT_ACTION_PROGRESS_SECONDS` sets it, for tests. */
+  progressEveryMs: number;
 }
 
 /** One problem with an input (`max-turns`) or a runner variable (`GITHUB_REPOSITORY`). */
@@ -459,6 +461,9 @@ export function parseRunnerEnv(env: Env): ParsedRunnerEnv {
       checkpointEveryMs: /^\d+$/.test(env.AGENT_ACTION_CHECKPOINT_SECONDS ?? '')
         ? Number(env.AGENT_ACTION_CHECKPOINT_SECONDS) * 1000
         : 5 * 60_000,
+      progressEveryMs: /^\d+$/.test(env.AGENT_ACTION_PROGRESS_SECONDS ?? '')
+        ? Number(env.AGENT_ACTION_PROGRESS_SECONDS) * 1000
+        : 10_000,
     },
   };
 }

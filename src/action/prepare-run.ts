@@ -10,11 +10,14 @@ import { prepareAgent, type AgentOptions } from '../compose/prepare-agent.js';
 import type { RunState } from '../core/run-state.js';
 import { readExtensionSettings } from '../core/settings-extensions.js';
 import { capRequest, describeCuts, renderTaskContext } from '../context/task-context.js';
+import { imageParts, imageUrlsIn } from '../context/thread-images.js';
+import { sanitizeUntrusted } from '../context/untrusted.js';
 import { commandEnvOf } from '../sandbox/command-env.js';
 import type { ApprovalChannel } from '../scheduler/types.js';
 import { createGitHubTools } from '../tools/github/publish-tools.js';
 import { createPublishRecorder, type PublishRecord } from '../tools/github/recorder.js';
 import { createCheckpointer, type HeldSession } from './approval/suspend.js';
+import { fetchThreadImages } from './fetch-images.js';
 import type { Thread } from './event-command.js';
 import { defaultModeFor, type PolicyInput } from './inputs.js';
 import type { AgentTask, PreparedRun, RunContext } from './run-context.js';
@@ -59,7 +62,10 @@ export async function prepareRun(ctx: RunContext, given: AgentTask, resumed?: Re
     trustedCommit: config.fromCommit,
     held: resumed?.held,
   };
+  const images = resumed ? undefined : await threadImages(ctx);
+  if (images?.note) ctx.progress.note(images.note);
   const options = await agentOptionsFor(ctx, { task, config, extensions, taskContext: rendered?.text, recorder });
+  if (images?.parts.length) options.task.taskImages = images.parts;
   // A fresh run saves its session after a settled batch (at most every checkpointEveryMs), so a
   // runner that dies leaves something `/agent continue` resumes. A resumed run holds its claim and
   // saves at its end only.
@@ -80,6 +86,22 @@ export async function prepareRun(ctx: RunContext, given: AgentTask, resumed?: Re
     else if (s.state === 'ready') ctx.log.info(`MCP server ${s.name}: ${s.tools.length} tools (${s.startMs} ms)`);
   }
   return run;
+}
+
+/**
+ * The images of the thread's body and of the triggering comment, fetched from GitHub's hosts with the
+ * job's token, as parts of the first message (a resumed run's model saw them already).
+ */
+async function threadImages(ctx: RunContext): Promise<ReturnType<typeof imageParts> | undefined> {
+  const c = ctx.info?.context;
+  if (!c) return undefined;
+  const urls = imageUrlsIn([c.body, c.trigger?.body ?? ''].map((t) => sanitizeUntrusted(t)).join('\n'));
+  if (urls.length === 0) return undefined;
+  const hosts = { serverUrl: ctx.runner.serverUrl, owner: ctx.repo.owner, repo: ctx.repo.repo };
+  const results = await fetchThreadImages(urls, { hosts, token: ctx.settings.githubToken });
+  for (const r of results)
+    ctx.log.info(`image ${r.url}: ${r.status === 'sent' ? `sent (${r.mimeType}, ${r.bytes.length} bytes)` : r.why}`);
+  return imageParts(results);
 }
 
 /** What the agent's options are made of, besides the run: the task, its trusted configuration, its recorder. */

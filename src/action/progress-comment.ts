@@ -15,10 +15,12 @@ import { messageOf } from '../common/errors.js';
 import { formatUsd } from '../model/pricing.js';
 import type { LoopEvent, RunStats } from '../core/events.js';
 import type { HookRunEvent } from '../hooks/types.js';
+import type { Todo } from '../tools/builtin/write-todos.js';
 import type { OwnAccount } from './authorize.js';
 import type { CommentRef, Thread } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
 import { formatMarker } from './markers.js';
+import { renderChecklist } from './plan-checklist.js';
 import { missingScopeIn } from './permissions.js';
 import { capBody } from './publish/body-cap.js';
 import { makeInert } from './publish/inert-text.js';
@@ -61,6 +63,8 @@ interface View {
   recent: string[];
   /** Every settings.json hook run, for the job summary. */
   hooks: HookRunEvent[];
+  /** The model's plan (write_todos), as it last stood. */
+  todos?: readonly Todo[];
 }
 
 export function createProgressComment(o: ProgressOptions): ProgressComment {
@@ -196,7 +200,7 @@ function renderFinished(
   const { result, summary, table } = outcome;
   // A triage's durable marker goes in this last edit: the last write of the run, so it covers the issue's updated_at.
   const triaged = result.triaged ? `\n${formatTriagedMarker(result.triaged.seen, o.runId)}` : '';
-  return `${marker}\n### ${o.title}: ${STATUS_TEXT[result.status]}\n${askedIn(o.comment)}\n${summary}${renderNotes(view)}\n\n${table}${extra ? `\n\n${extra}` : ''}${runLink(o)}${triaged}`;
+  return `${marker}\n### ${o.title}: ${STATUS_TEXT[result.status]}\n${askedIn(o.comment)}\n${summary}${renderChecklist(view.todos)}${renderNotes(view)}\n\n${table}${extra ? `\n\n${extra}` : ''}${runLink(o)}${triaged}`;
 }
 
 /** The job summary, when the action writes one; a failure is only logged. */
@@ -206,7 +210,7 @@ async function writeJobSummary(o: ProgressOptions, view: View, outcome: ClosingW
   try {
     const sandbox = o.sandboxLine?.();
     await o.writeSummary(
-      `## ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderNotes(view)}\n\n${table}\n${sandbox ? `\n${escapeMd(sandbox)}\n` : ''}${renderHooks(view.hooks)}`,
+      `## ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderChecklist(view.todos)}${renderNotes(view)}\n\n${table}\n${sandbox ? `\n${escapeMd(sandbox)}\n` : ''}${renderHooks(view.hooks)}`,
     );
   } catch (e) {
     o.log.warning(`could not write the job summary: ${messageOf(e)}`);
@@ -234,6 +238,9 @@ function applyEvent(view: View, e: LoopEvent, log: Log): boolean {
       return true;
     case 'approval_request':
       view.step = 'waiting for a maintainer';
+      return true;
+    case 'todos':
+      view.todos = e.todos;
       return true;
     case 'warning':
       // An MCP server that exited, a repaired history: the job log says so.
@@ -269,7 +276,7 @@ const runLink = (o: ProgressOptions) => (o.runUrl ? `\n\n[Workflow run](${o.runU
 
 function renderRunning(o: ProgressOptions, v: View, marker: string): string {
   const recent = v.recent.length ? `\n\n${v.recent.map((r) => `- ${escapeMd(r)}`).join('\n')}` : '';
-  return `${marker}\n### ${o.title}: working\n${askedIn(o.comment)}\nCurrent step: ${escapeMd(v.step)}\nTool calls so far: ${v.toolCalls}${v.failedCalls ? ` (${v.failedCalls} failed)` : ''}${renderNotes(v)}${recent}${runLink(o)}`;
+  return `${marker}\n### ${o.title}: working\n${askedIn(o.comment)}\nCurrent step: ${escapeMd(v.step)}\nTool calls so far: ${v.toolCalls}${v.failedCalls ? ` (${v.failedCalls} failed)` : ''}${renderChecklist(v.todos)}${renderNotes(v)}${recent}${runLink(o)}`;
 }
 
 const renderNotes = (v: View) =>

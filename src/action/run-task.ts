@@ -168,6 +168,7 @@ export async function runCommand(
     runId: base.runner.runId,
     title: `agent-action ${command.kind === 'reply' ? command.verb : command.kind}`,
     log: base.log,
+    throttleMs: base.runner.progressEveryMs,
     writeSummary: base.writeSummary,
     sandboxLine: () => (ctx?.probed ?? base.sandbox)?.summary,
     own: base.own,

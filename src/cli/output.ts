@@ -8,6 +8,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { EXIT_CODES, type AgentError, type ErrorKind } from '../common/errors.js';
 import type { LimitKind, LoopEvent, Outcome, RunStats } from '../core/events.js';
 import { roundUsd } from '../model/pricing.js';
+import { WRITE_TODOS } from '../tools/builtin/write-todos.js';
 import type { ToolErrorCode } from '../tools/define-tool.js';
 import type { OutputFormat } from './args.js';
 import { streamStatsOf, type SessionMetrics } from './metrics.js';
@@ -153,7 +154,7 @@ function streamJsonWriter({ io, metrics, now = Date.now, before }: OutputOptions
           return line('result', { status, ...(error ? { error: err } : {}), stats: stats(e.stats) });
         }
         default:
-          return undefined; // thought, tool_state, compressed: not part of Gemini CLI's vocabulary
+          return undefined; // thought, tool_state, compressed, todos: not part of Gemini CLI's vocabulary
       }
     },
   };
@@ -179,7 +180,8 @@ function commonFields(e: LoopEvent): { type: string; fields: Record<string, unkn
         fields: {
           tool_id: e.id,
           status: e.ok ? 'success' : 'error',
-          output: e.output,
+          // Gemini CLI's output is a tool's display text; write_todos displays a list, so it has none.
+          ...(e.ok && e.name === WRITE_TODOS ? {} : { output: e.output }),
           ...(e.error ? { error: { type: TOOL_ERROR_TYPES[e.error.code], message: e.error.message } } : {}),
         },
       };

@@ -15,6 +15,7 @@ import type { RunState } from '../core/run-state.js';
 import type { SubagentFactory } from '../core/subagent-host.js';
 import type { ModelClient } from '../model/client.js';
 import type { VertexTarget } from '../model/gemini.js';
+import type { Part } from '../model/wire.js';
 import type { PolicySource } from '../policy/load.js';
 import type { ApprovalMode, PolicyContext, PolicyEngine } from '../policy/types.js';
 import type { Sandbox } from '../sandbox/types.js';
@@ -66,6 +67,8 @@ export interface AgentOptions {
     instructions?: string;
     /** Rendered and fenced by context/task-context.ts. */
     taskContext?: string;
+    /** The thread's images and their labels (context/thread-images.ts): after the task context in the first message. */
+    taskImages?: Part[];
     availableLabels?: string[];
     repo?: string;
     /** `review` delegates exploring the change to codebase_investigator when it is available. Default true. */

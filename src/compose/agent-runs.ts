@@ -124,7 +124,10 @@ export function createAgent(w: Wired): Agent {
         {
           userMessage: {
             role: 'user',
-            parts: [{ text: o.task.taskContext ? `${o.task.taskContext}\n\n${text}` : text }],
+            parts: [
+              { text: o.task.taskContext ? `${o.task.taskContext}\n\n${text}` : text },
+              ...(o.task.taskImages ?? []),
+            ],
           },
         },
         { emit },

@@ -19,6 +19,7 @@ import { formatDiagnostic } from '../policy/rule.js';
 import type { ApprovalMode } from '../policy/types.js';
 import { defaultSandbox } from '../sandbox/sandbox.js';
 import { askUserTool } from '../tools/builtin/ask-user.js';
+import { WRITE_TODOS } from '../tools/builtin/write-todos.js';
 import type { Tool, ToolEnv } from '../tools/define-tool.js';
 import { createToolSet } from '../tools/mcp/tool-set.js';
 import { createDefaultTools, createToolRegistry } from '../tools/registry.js';
@@ -171,7 +172,10 @@ async function readContext(o: AgentOptions) {
 
 /** The built-in tools the task may have, ask_user where a face can carry it, and the face's own. */
 function baseToolsOf(o: AgentOptions): Tool[] {
-  const builtIn = createDefaultTools().filter((t) => !o.tools?.readOnly || t.kind === 'read' || t.kind === 'search');
+  // A read-only task keeps the plan tool: it touches nothing, and a review has steps too.
+  const builtIn = createDefaultTools().filter(
+    (t) => !o.tools?.readOnly || t.kind === 'read' || t.kind === 'search' || t.name === WRITE_TODOS,
+  );
   const all = [...builtIn, ...(o.tools?.askUser ? [askUserTool] : []), ...(o.tools?.extra ?? [])];
   const exclude = new Set(o.tools?.exclude ?? []);
   return exclude.size ? all.filter((t) => ![t.name, ...(t.aliases ?? [])].some((n) => exclude.has(n))) : all;

@@ -1,6 +1,7 @@
 import type { AgentError } from '../common/errors.js';
 import type { HookRunEvent } from '../hooks/types.js';
 import type { PendingApproval, SchedulerEvent } from '../scheduler/types.js';
+import type { Todo } from '../tools/builtin/write-todos.js';
 
 /** Why a run stopped at a limit. */
 export type LimitKind = 'turns' | 'time' | 'tokens' | 'cost' | 'loop';
@@ -36,6 +37,8 @@ export type LoopEvent =
   | { type: 'compressed'; beforeTokens: number; afterTokens: number }
   | { type: 'approval_request'; sessionId: string; calls: readonly PendingApproval[] }
   | { type: 'warning'; message: string }
+  /** The model's plan as it now stands (write_todos): after the call's result, and when a saved run goes on. */
+  | { type: 'todos'; todos: readonly Todo[] }
   /** One settings.json hook run: for the job summary and logs only (Gemini CLI's stream-json has no such event). */
   | HookRunEvent
   | { type: 'result'; outcome: Outcome; stats: RunStats }

@@ -10,6 +10,7 @@ import type { Emit, Outcome } from './events.js';
 import { alignResponseIds, repairHistory } from './history-repair.js';
 import { checkLimits, timeLimitHit, type LoopLimits } from './limits.js';
 import { createContentLoopDetector } from './content-loop.js';
+import { replayPlan, withPlan } from './plan.js';
 import { recordCalls, recordTurn } from './loop-guard.js';
 import {
   instructionAfter,
@@ -111,8 +112,9 @@ interface Turns {
 export async function runLoop(
   { state, input }: { state: RunState; input: LoopInput },
   deps: LoopDeps,
-  emit: Emit,
+  faceEmit: Emit,
 ): Promise<Outcome> {
+  const emit = withPlan(state, faceEmit);
   const clock = deps.clock ?? realClock;
   const startedAt = clock.now();
   const elapsed = () => state.elapsedMsBefore + clock.now() - startedAt;
@@ -136,7 +138,9 @@ export async function runLoop(
     elapsed,
     stopped,
   };
-  emit({ type: 'init', sessionId: state.id, model: state.model, resumed: state.turns > 0 || 'answers' in input });
+  const resumed = state.turns > 0 || 'answers' in input;
+  emit({ type: 'init', sessionId: state.id, model: state.model, resumed });
+  if (resumed) replayPlan(state, emit);
   let outcome: Outcome;
   try {
     outcome = (await takeInput(run, input)) ?? (await runTurns(run));

@@ -1,6 +1,7 @@
 import type { Content, Usage } from '../model/wire.js';
 import type { AddedRule, ApprovalMode } from '../policy/types.js';
 import type { OpenBatch } from '../scheduler/types.js';
+import type { Todo } from '../tools/builtin/write-todos.js';
 
 /**
  * Everything the loop needs to continue a run in another process. Plain JSON: session/ serializes
@@ -35,6 +36,8 @@ export interface RunState {
    * new (the no-progress loop guard). Absent in sessions saved before it existed.
    */
   progress?: { seen: string[]; idleTurns: number };
+  /** The model's plan: the list of its last write_todos call that succeeded (core/plan.ts). */
+  todos?: Todo[];
   /** Synthetic "go on" messages sent so far (next-speaker continuations, a sub-agent's last chance). */
   continuations?: number;
 }

@@ -180,7 +180,16 @@ export interface FakeGitHubState {
   nextNumber: number;
   /** Milliseconds since the epoch for every timestamp the fake writes; a test may step it. */
   clock: () => number;
+  /**
+   * The web server's files (GITHUB_SERVER_URL, not the REST API): an attachment at
+   * `/user-attachments/assets/<id>` answers as GitHub does, with a redirect to the file's signed
+   * place (`to`), or the bytes themselves. Keyed by path.
+   */
+  webFiles: Map<string, WebFile>;
 }
+
+/** A file on the fake's web server: bytes, or a redirect to another URL. */
+type WebFile = { body: Buffer; type: string } | { redirect: string };
 
 export interface FakeGitHub {
   url: string;
@@ -244,6 +253,7 @@ export function createFakeGitHubState(
     jobPermissions: init.jobPermissions ?? readExamplePermissions(),
     nextId: 1000,
     nextNumber: 1,
+    webFiles: new Map(),
     clock: () => Date.now(),
   };
 }
@@ -284,6 +294,18 @@ export async function startFakeGitHub(state: FakeGitHubState = createFakeGitHubS
         ? { status: failure.status, body: { message: `injected ${failure.status}` }, headers: {} }
         : answerGraphql(rec, state);
       return send(res, out.status, out.body, out.headers);
+    }
+    const web = rec.method === 'GET' ? state.webFiles.get(url.pathname) : undefined;
+    if (web) {
+      // The web server, outside the REST description: attachments and raw files, behind the token.
+      if (!/^Bearer \S+$/.test(req.headers.authorization ?? '') && !url.searchParams.has('jwt'))
+        return send(res, 404, { message: 'Not Found' }, {});
+      if ('redirect' in web) {
+        res.writeHead(302, { location: web.redirect });
+        return res.end();
+      }
+      res.writeHead(200, { 'content-type': web.type, 'content-length': String(web.body.length) });
+      return res.end(web.body);
     }
     const match = matchOperation(rec.method, url.pathname);
     const out = answer(rec, match);

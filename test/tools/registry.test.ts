@@ -19,6 +19,7 @@ describe('tool registry', () => {
       'write_file',
       'replace',
       'run_shell_command',
+      'write_todos',
     ]);
   });
 
