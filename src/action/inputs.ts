@@ -6,6 +6,7 @@
  */
 import { parse as parseToml } from 'smol-toml';
 import { messageOf } from '../common/errors.js';
+import { parseOutputSchema, type OutputSchema } from '../core/output-schema.js';
 import type { ApprovalMode } from '../policy/types.js';
 import { parseMcpServers, type McpServerConfig } from '../tools/mcp/config.js';
 import { expandVariables } from '../tools/mcp/env-expand.js';
@@ -27,6 +28,8 @@ export interface ActionSettings {
   githubToken: string;
   prompt?: string;
   trigger: string;
+  /** `trigger-anywhere`: a comment addresses the agent wherever its prose names the trigger. */
+  triggerAnywhere: boolean;
   /** undefined: per command (auto_edit for fix, plan otherwise). */
   approvalMode?: ApprovalMode;
   policy: PolicyInput;
@@ -65,6 +68,8 @@ export interface ActionSettings {
   triage: TriageSettings;
   /** Files larger than this are left out of the agent's commits (at most GitHub's 100 MiB). */
   maxFileBytes: number;
+  /** `output-schema`: the final answer is also asked for, and checked, as JSON of this shape. */
+  outputSchema?: OutputSchema;
 }
 
 type ActionMode = 'event' | 'triage-plan' | 'triage';
@@ -137,6 +142,7 @@ export const INPUT_DEFAULTS = {
   'github-token': '${{ github.token }}',
   prompt: '',
   trigger: '/agent',
+  'trigger-anywhere': 'false',
   'approval-mode': '',
   policy: '',
   'admin-policy': '',
@@ -170,6 +176,7 @@ export const INPUT_DEFAULTS = {
   'writes-per-minute': '80',
   'writes-per-hour': '500',
   'max-file-size': '100MB',
+  'output-schema': '',
 } as const satisfies Record<string, string>;
 
 export type InputName = keyof typeof INPUT_DEFAULTS;
@@ -353,6 +360,7 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     githubToken: tokenInput(r),
     prompt: get('prompt') || undefined,
     trigger: triggerInput(r),
+    triggerAnywhere: boolInput(r, 'trigger-anywhere'),
     approvalMode: approvalModeInput(r),
     policy: policyInput(r, 'policy'),
     adminPolicy: policyInput(r, 'admin-policy'),
@@ -378,9 +386,20 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     mode: actionMode,
     triage: triageSettingsOf(r, issues),
     maxFileBytes: maxFileBytesInput(r),
+    outputSchema: outputSchemaInput(r),
   };
   if (settings.contextFileNames.length === 0) settings.contextFileNames = ['GEMINI.md'];
   return errors.length > 0 ? { ok: false, errors, settings } : { ok: true, settings };
+}
+
+/** Empty: none. Checked against its draft's meta-schema now, so a bad one fails before any model call. */
+function outputSchemaInput(r: InputReader): OutputSchema | undefined {
+  const raw = r.get('output-schema').trim();
+  if (!raw) return undefined;
+  const parsed = parseOutputSchema(raw);
+  if (parsed.ok) return parsed.value;
+  r.fail('output-schema', `a JSON Schema as JSON text: ${parsed.message}`);
+  return undefined;
 }
 
 /** GitHub refuses a push carrying a file over 100 MiB, whatever the input says. */

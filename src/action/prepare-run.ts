@@ -15,6 +15,7 @@ import type { ApprovalChannel } from '../scheduler/types.js';
 import { createGitHubTools } from '../tools/github/publish-tools.js';
 import { createPublishRecorder, type PublishRecord } from '../tools/github/recorder.js';
 import { createCheckpointer, type HeldSession } from './approval/suspend.js';
+import { readPullDiffSides } from './publish/review.js';
 import type { Thread } from './event-command.js';
 import { defaultModeFor, type PolicyInput } from './inputs.js';
 import type { AgentTask, PreparedRun, RunContext } from './run-context.js';
@@ -39,7 +40,7 @@ export async function prepareRun(ctx: RunContext, task: AgentTask, resumed?: Res
   ctx.log.info(
     `trusted configuration: ${config.fromCommit ? `commit ${config.fromCommit}` : 'none (the workspace has no commit)'}`,
   );
-  const recorder = createPublishRecorder(resumed?.record);
+  const recorder = createPublishRecorder(resumed?.record, undefined, await readSuggestionLines(ctx, task));
   const prepared: Omit<PreparedRun, 'agent'> = {
     recorder,
     task,
@@ -68,6 +69,27 @@ export async function prepareRun(ctx: RunContext, task: AgentTask, resumed?: Res
     else if (s.state === 'ready') ctx.log.info(`MCP server ${s.name}: ${s.tools.length} tools (${s.startMs} ms)`);
   }
   return run;
+}
+
+/**
+ * A pull request's new-version lines per file, for a task that may record review comments: the
+ * review tool refuses a suggestion on lines the diff does not show while the model can still act
+ * on it. Unreadable: no check now (publishing checks again and puts such a comment in the body).
+ */
+async function readSuggestionLines(
+  ctx: RunContext,
+  task: AgentTask,
+): Promise<Map<string, ReadonlySet<number>> | undefined> {
+  if (!ctx.thread?.isPullRequest || (task.command !== 'review' && task.command !== 'prompt')) return undefined;
+  try {
+    const files = await readPullDiffSides(ctx.octokit, ctx.repo, ctx.thread.number);
+    return new Map([...files].map(([path, sides]) => [path, sides.RIGHT]));
+  } catch (e) {
+    ctx.log.warning(
+      `could not read the pull request's diff; suggestions are checked when the review is posted: ${messageOf(e)}`,
+    );
+    return undefined;
+  }
 }
 
 /** What the agent's options are made of, besides the run: the task, its trusted configuration, its recorder. */
@@ -125,6 +147,7 @@ async function agentOptionsFor(
       repo: `${ctx.repo.owner}/${ctx.repo.repo}`,
       // Nobody in CI types "go on": a reply that announces its next step is judged and continued.
       nextSpeaker: { enabled: true },
+      outputSchema: settings.outputSchema,
     },
     tools: {
       extra: createGitHubTools(task.command),

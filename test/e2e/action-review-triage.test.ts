@@ -55,10 +55,16 @@ describe('the bundled action: review', () => {
           call('add_review_comment', {
             path: 'src/math.js',
             line: 6,
+            severity: 'low',
             body: '`+ 0` does nothing.',
             suggestion: '  return a * b;',
           }),
-          call('add_review_comment', { path: 'test/math.test.js', line: 2, body: 'There is no test for mul.' }),
+          call('add_review_comment', {
+            path: 'test/math.test.js',
+            line: 2,
+            severity: 'medium',
+            body: 'There is no test for mul.',
+          }),
         ]),
         reply([text('mul works; two small findings.')]),
       ],
