@@ -161,6 +161,8 @@ const DEFENCES = {
   ],
   // "Is this ours": every comment's author counts as the action's own account (triage markers, questions, the ledger).
   'own-marker': [['function isOurs(author, own) {', 'function isOurs(author, own) { return true;']],
+  // trigger-anywhere: a quote (GitHub's quote reply) is read as the commenter's own prose.
+  'quoted-trigger': [["'code', 'inlineCode', 'blockquote', 'html'", "'code', 'inlineCode', 'html'"]],
 };
 
 // `--all` switches every defence off at once: .ci/run does, so that a renamed function fails CI
