@@ -41,8 +41,9 @@ export function withStructuredAnswer(before: AfterTextTurn | undefined, o: Struc
   return async (state, turn, ctx) => {
     const decision = before ? await before(state, turn, ctx) : { kind: 'end' as const };
     if (decision.kind !== 'end') return decision;
-    let attempt = await askOnce(state, ctx, o, structuredAnswerPrompt(o.schema.schema));
-    if (!attempt.ok && !attempt.fatal) attempt = await askOnce(state, ctx, o, structuredRetryPrompt(attempt.problem));
+    const ask = (prompt: string) => askOnce({ state, ctx, o }, prompt);
+    let attempt = await ask(structuredAnswerPrompt(o.schema.schema));
+    if (!attempt.ok && !attempt.fatal) attempt = await ask(structuredRetryPrompt(attempt.problem));
     if (attempt.ok) {
       o.onAnswer(attempt.value);
       return decision;
@@ -53,7 +54,10 @@ export function withStructuredAnswer(before: AfterTextTurn | undefined, o: Struc
 }
 
 /** One structured request: the prompt and the reply join the history; the reply parsed and checked. */
-async function askOnce(state: RunState, ctx: Ctx, o: StructuredAnswerOptions, prompt: string): Promise<Attempt> {
+async function askOnce(
+  { state, ctx, o }: { state: RunState; ctx: Ctx; o: StructuredAnswerOptions },
+  prompt: string,
+): Promise<Attempt> {
   state.history.push({ role: 'user', parts: [{ text: prompt }] });
   const request = {
     model: state.model,
