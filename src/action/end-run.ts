@@ -40,7 +40,8 @@ export async function endRun(ctx: RunContext, { run, prepared }: Ended, seams: E
     info: ctx.info,
     stats,
   });
-  if (!held) return result;
+  // Every run of the agent had a session: its id is an output whether or not it was saved.
+  if (!held) return { ...result, sessionId: run.state.id };
   await markFinished(ctx, { held, state: run.state }, seams);
   return { ...result, sessionId: held.doc.id };
 }

@@ -12,6 +12,7 @@ import type {
 } from '@octokit/webhooks-types';
 import { messageOf } from '../common/errors.js';
 import type { TaskKind } from '../common/task-kinds.js';
+import { findProseMention } from './comment-mention.js';
 import { hasActionMarker } from './markers.js';
 
 type ReplyVerb = 'approve' | 'deny' | 'answer' | 'continue';
@@ -89,6 +90,8 @@ export type Command =
 /** What routing needs from the inputs. */
 export interface RouteOptions {
   trigger: string;
+  /** `trigger-anywhere`: the trigger may stand anywhere in a comment's prose (comment-mention.ts), not only at its start. */
+  triggerAnywhere?: boolean;
   prompt?: string;
   triageLabel: string;
   fixLabel: string;
@@ -271,8 +274,13 @@ function fromComment(
   if (hasActionMarker(c.body)) return skip('comment was written by agent-action itself');
   const requester = requesterOf(c.user);
   if (!requester) return skip('comment without author');
-  const parsed = parseCommentCommand(c.body, o.trigger);
-  if (!parsed) return skip(`comment does not start with '${o.trigger}'`);
+  const parsed = commandIn(c.body, o);
+  if (!parsed)
+    return skip(
+      o.triggerAnywhere
+        ? `comment does not mention '${o.trigger}' outside code and quotes`
+        : `comment does not start with '${o.trigger}'`,
+    );
   const comment: CommentRef = {
     id: c.id,
     kind,
@@ -335,6 +343,13 @@ const VERBS: Record<string, ParsedComment['kind'] | ReplyVerb> = {
   continue: 'continue',
 };
 const REPLY_VERBS = new Set<string>(['approve', 'deny', 'answer', 'continue']);
+
+/** The comment's command: from its start, or (trigger-anywhere) from its first prose mention on. */
+function commandIn(body: string, o: RouteOptions): ParsedComment | undefined {
+  if (!o.triggerAnywhere) return parseCommentCommand(body, o.trigger);
+  const at = findProseMention(body, o.trigger);
+  return at === undefined ? undefined : parseCommentCommand(body.slice(at), o.trigger);
+}
 
 /**
  * `/agent fix make it faster` -> fix. The body must start with the trigger word (leading blank

@@ -6,6 +6,7 @@
  */
 import { parse as parseToml } from 'smol-toml';
 import { messageOf } from '../common/errors.js';
+import { parseOutputSchema, type OutputSchema } from '../core/output-schema.js';
 import type { ApprovalMode } from '../policy/types.js';
 import { parseMcpServers, type McpServerConfig } from '../tools/mcp/config.js';
 import { expandVariables } from '../tools/mcp/env-expand.js';
@@ -33,6 +34,8 @@ export interface ActionSettings {
   githubToken: string;
   prompt?: string;
   trigger: string;
+  /** `trigger-anywhere`: a comment addresses the agent wherever its prose names the trigger. */
+  triggerAnywhere: boolean;
   /** undefined: per command (auto_edit for fix, plan otherwise). */
   approvalMode?: ApprovalMode;
   policy: PolicyInput;
@@ -77,6 +80,8 @@ export interface ActionSettings {
   branchPrefix: string;
   /** Commits made through GitHub's API, which signs them, instead of git push. */
   commitSigning: boolean;
+  /** `output-schema`: the final answer is also asked for, and checked, as JSON of this shape. */
+  outputSchema?: OutputSchema;
 }
 
 type ActionMode = 'event' | 'triage-plan' | 'triage';
@@ -154,6 +159,7 @@ export const INPUT_DEFAULTS = {
   'github-token': '${{ github.token }}',
   prompt: '',
   trigger: '/agent',
+  'trigger-anywhere': 'false',
   'approval-mode': '',
   policy: '',
   'admin-policy': '',
@@ -190,6 +196,7 @@ export const INPUT_DEFAULTS = {
   'base-branch': '',
   'branch-prefix': 'agent-action/',
   'commit-signing': 'false',
+  'output-schema': '',
 } as const satisfies Record<string, string>;
 
 export type InputName = keyof typeof INPUT_DEFAULTS;
@@ -384,6 +391,7 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     githubToken: tokenInput(r),
     prompt: get('prompt') || undefined,
     trigger: triggerInput(r),
+    triggerAnywhere: boolInput(r, 'trigger-anywhere'),
     approvalMode: approvalModeInput(r),
     policy: policyInput(r, 'policy'),
     adminPolicy: policyInput(r, 'admin-policy'),
@@ -412,9 +420,20 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     baseBranch: baseBranchInput(r),
     branchPrefix: branchPrefixInput(r),
     commitSigning: boolInput(r, 'commit-signing'),
+    outputSchema: outputSchemaInput(r),
   };
   if (settings.contextFileNames.length === 0) settings.contextFileNames = ['GEMINI.md'];
   return errors.length > 0 ? { ok: false, errors, settings } : { ok: true, settings };
+}
+
+/** Empty: none. Checked against its draft's meta-schema now, so a bad one fails before any model call. */
+function outputSchemaInput(r: InputReader): OutputSchema | undefined {
+  const raw = r.get('output-schema').trim();
+  if (!raw) return undefined;
+  const parsed = parseOutputSchema(raw);
+  if (parsed.ok) return parsed.value;
+  r.fail('output-schema', `a JSON Schema as JSON text: ${parsed.message}`);
+  return undefined;
 }
 
 /** GitHub refuses a push carrying a file over 100 MiB, whatever the input says. */

@@ -7,6 +7,7 @@ import type { ActionResult } from './run-context.js';
 export function setOutputs(r: ActionResult, set: (name: string, value: string) => void = core.setOutput): void {
   set('status', r.status);
   set('summary', r.summary);
+  set('structured-output', r.structuredOutput ?? '');
   set('session-id', r.sessionId ?? '');
   set('branch', r.branch ?? '');
   set('pull-request', r.pullRequest ? String(r.pullRequest) : '');

@@ -18,6 +18,7 @@ import { createGitHubTools } from '../tools/github/publish-tools.js';
 import { createPublishRecorder, type PublishRecord } from '../tools/github/recorder.js';
 import { createCheckpointer, type HeldSession } from './approval/suspend.js';
 import { fetchThreadImages } from './fetch-images.js';
+import { readPullDiffSides } from './publish/review.js';
 import type { Thread } from './event-command.js';
 import { defaultModeFor, type PolicyInput } from './inputs.js';
 import type { AgentTask, PreparedRun, RunContext } from './run-context.js';
@@ -53,7 +54,7 @@ export async function prepareRun(ctx: RunContext, given: AgentTask, resumed?: Re
     ? {}
     : await customCommandOf(ctx, { config, extensions }, { ...task, instructions: request.text });
   if (custom.resolved) task = { ...task, command: 'prompt' };
-  const recorder = createPublishRecorder(resumed?.record);
+  const recorder = createPublishRecorder(resumed?.record, undefined, await readSuggestionLines(ctx, task));
   const prepared: Omit<PreparedRun, 'agent'> = {
     recorder,
     task,
@@ -102,6 +103,27 @@ async function threadImages(ctx: RunContext): Promise<ReturnType<typeof imagePar
   for (const r of results)
     ctx.log.info(`image ${r.url}: ${r.status === 'sent' ? `sent (${r.mimeType}, ${r.bytes.length} bytes)` : r.why}`);
   return imageParts(results);
+}
+
+/**
+ * A pull request's new-version lines per file, for a task that may record review comments: the
+ * review tool refuses a suggestion on lines the diff does not show while the model can still act
+ * on it. Unreadable: no check now (publishing checks again and puts such a comment in the body).
+ */
+async function readSuggestionLines(
+  ctx: RunContext,
+  task: AgentTask,
+): Promise<Map<string, ReadonlySet<number>> | undefined> {
+  if (!ctx.thread?.isPullRequest || (task.command !== 'review' && task.command !== 'prompt')) return undefined;
+  try {
+    const files = await readPullDiffSides(ctx.octokit, ctx.repo, ctx.thread.number);
+    return new Map([...files].map(([path, sides]) => [path, sides.RIGHT]));
+  } catch (e) {
+    ctx.log.warning(
+      `could not read the pull request's diff; suggestions are checked when the review is posted: ${messageOf(e)}`,
+    );
+    return undefined;
+  }
 }
 
 /** What the agent's options are made of, besides the run: the task, its trusted configuration, its recorder. */
@@ -170,6 +192,7 @@ async function agentOptionsFor(
       repo: `${ctx.repo.owner}/${ctx.repo.repo}`,
       // Nobody in CI types "go on": a reply that announces its next step is judged and continued.
       nextSpeaker: { enabled: true },
+      outputSchema: settings.outputSchema,
     },
     tools: {
       extra: createGitHubTools(task.command),

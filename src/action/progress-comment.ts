@@ -197,7 +197,9 @@ function renderFinished(
   view: View,
   { marker, outcome, extra }: { marker: string; outcome: ClosingWords; extra?: string },
 ): string {
-  const { result, summary, table } = outcome;
+  const { result, table } = outcome;
+  // A question's answer is its reply, posted once: this comment links it rather than repeat it.
+  const summary = answerLinkOf(result) ?? outcome.summary;
   // A triage's durable marker goes in this last edit: the last write of the run, so it covers the issue's updated_at.
   const triaged = result.triaged ? `\n${formatTriagedMarker(result.triaged.seen, o.runId)}` : '';
   return `${marker}\n### ${o.title}: ${STATUS_TEXT[result.status]}\n${askedIn(o.comment)}\n${summary}${renderChecklist(view.todos)}${renderNotes(view)}\n\n${table}${extra ? `\n\n${extra}` : ''}${runLink(o)}${triaged}`;
@@ -270,6 +272,15 @@ const STATUS_TEXT: Record<ActionResult['status'], string> = {
 function askedIn(c: CommentRef | undefined): string {
   if (!c || c.kind === 'issue' || !c.htmlUrl || !/^https?:\/\/[^\s()<>[\]]+$/.test(c.htmlUrl)) return '';
   return `\nAsked in [${c.kind === 'review' ? 'a review thread' : 'a review'}](${c.htmlUrl}).\n`;
+}
+
+/** The line that points at a question's answer; the URL is GitHub's own (the reply's `html_url`). */
+function answerLinkOf(result: ActionResult): string | undefined {
+  const url = result.answeredIn;
+  // A run that also failed at something keeps its whole summary: the problems are listed in it.
+  return result.status === 'success' && url && /^https?:\/\/[^\s()<>[\]]+$/.test(url)
+    ? `Answered [in this reply](${url}).`
+    : undefined;
 }
 
 const runLink = (o: ProgressOptions) => (o.runUrl ? `\n\n[Workflow run](${o.runUrl})` : '');

@@ -28,11 +28,15 @@ type ActionStatus = 'success' | 'awaiting_approval' | 'failed' | 'skipped';
 export interface ActionResult {
   status: ActionStatus;
   summary: string;
+  /** `output-schema`: the final answer that matched it, as JSON text. */
+  structuredOutput?: string;
   sessionId?: string;
   branch?: string;
   pullRequest?: number;
   reviewId?: number;
   labels?: string[];
+  /** A question's answer, posted as a reply: its page. The progress comment links it instead of repeating it. */
+  answeredIn?: string;
   /**
    * A triage of one issue that published: the progress comment's last edit carries the triaged
    * marker with the issue's updated_at it saw (`seen`), so the nightly plan skips the issue until

@@ -11,6 +11,7 @@ import type { Emit, Outcome } from '../core/events.js';
 import type { ExtensionOptions } from '../core/extensions.js';
 import type { Clock, LoopLimits } from '../core/loop.js';
 import type { NextSpeakerOptions } from '../core/next-speaker.js';
+import type { OutputSchema } from '../core/output-schema.js';
 import type { RunState } from '../core/run-state.js';
 import type { SubagentFactory } from '../core/subagent-host.js';
 import type { ModelClient } from '../model/client.js';
@@ -79,6 +80,8 @@ export interface AgentOptions {
      */
     nextSpeaker?: NextSpeakerOptions & { enabled?: boolean };
     sessionId?: string;
+    /** `output-schema`: the run's final answer is also asked for as JSON of this shape (core/structured-answer.ts). */
+    outputSchema?: OutputSchema;
   };
   tools?: {
     extra?: Tool[];
@@ -129,6 +132,8 @@ export interface AgentOptions {
 export interface AgentRun {
   outcome: Outcome;
   state: RunState;
+  /** With task.outputSchema: the final answer that matched it (absent when the run did not get that far). */
+  structured?: { value: unknown };
 }
 
 export interface Agent {

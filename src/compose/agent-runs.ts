@@ -9,6 +9,7 @@ import type { Emit } from '../core/events.js';
 import { DEFAULT_MAX_TURNS } from '../core/limits.js';
 import { runLoop, type AfterTextTurn, type LoopDeps, type LoopInput, type LoopLimits } from '../core/loop.js';
 import { createRunState, type RunState } from '../core/run-state.js';
+import { withStructuredAnswer } from '../core/structured-answer.js';
 import type { ParentRun } from '../core/subagent-host.js';
 import type { ModelClient } from '../model/client.js';
 import type { Content } from '../model/wire.js';
@@ -43,7 +44,7 @@ export function createAgent(w: Wired): Agent {
   const { perRun, ...limits } = o.limits;
 
   // Getters: a mode changed while a run goes applies from its next request and batch.
-  const deps = (state: RunState, runSignal: AbortSignal = signal): LoopDeps => ({
+  const deps = (state: RunState, runSignal: AbortSignal, afterTextTurn: AfterTextTurn | undefined): LoopDeps => ({
     model: w.model,
     scheduler: createScheduler({
       tools: registry,
@@ -66,7 +67,7 @@ export function createAgent(w: Wired): Agent {
       return state.mode;
     },
     ...(o.io.onBatchSettled && { onBatchSettled: o.io.onBatchSettled }),
-    ...(w.afterTextTurn ? { afterTextTurn: w.afterTextTurn } : {}),
+    ...(afterTextTurn ? { afterTextTurn } : {}),
     ...(o.io.clock ? { clock: o.io.clock } : {}),
     ...(hooks && { hooks, compressionModel: w.baseModel }),
   });
@@ -102,9 +103,18 @@ export function createAgent(w: Wired): Agent {
     input: LoopInput,
     run: { emit: Emit; signal?: AbortSignal },
   ): Promise<AgentRun> => {
-    const outcome = await runLoop({ state, input }, deps(state, run.signal), run.emit);
+    let structured: AgentRun['structured'];
+    const schema = o.task.outputSchema;
+    const afterText = schema
+      ? withStructuredAnswer(w.afterTextTurn, {
+          schema,
+          systemInstruction: () => w.systemPromptFor(state.mode),
+          onAnswer: (value) => void (structured = { value }),
+        })
+      : w.afterTextTurn;
+    const outcome = await runLoop({ state, input }, deps(state, run.signal ?? signal, afterText), run.emit);
     state.addedRules = [...policy.added];
-    return { outcome, state };
+    return { outcome, state, ...(structured && { structured }) };
   };
 
   return {

@@ -48,6 +48,7 @@ describe('action.yml', () => {
     expect(Object.keys(action.outputs ?? {})).toEqual([
       'status',
       'summary',
+      'structured-output',
       'session-id',
       'branch',
       'pull-request',

@@ -377,3 +377,51 @@ describe('pull requests: review threads, review bodies, forks, pull_request_targ
     ).toBe('skip');
   });
 });
+
+describe('trigger-anywhere: the first mention in the comment’s prose, found by a Markdown parser', () => {
+  const anywhere: RouteOptions = { ...opts, triggerAnywhere: true };
+  const issueComment = (body: string) => {
+    const e = handled.find((x) => x.event === 'issue_comment' && x.payload.action === 'created')!;
+    return routeEvent('issue_comment', { ...e.payload, comment: { ...e.payload.comment, body } }, anywhere);
+  };
+  const kindAndText = (c: Command) => (c.kind === 'skip' ? c : { kind: c.kind, text: 'text' in c ? c.text : '' });
+
+  // Red if the mention is looked for only at the start, or the command is not the text after it.
+  it.each([
+    ['Thanks! /agent fix the off-by-one', { kind: 'fix', text: 'the off-by-one' }],
+    ['Looks odd.\n\nCould you /agent review this?', { kind: 'review', text: 'this?' }],
+    ['- first item\n- then /agent why does add overflow?', { kind: 'question', text: 'why does add overflow?' }],
+    ['**Ping** /agent fix it', { kind: 'fix', text: 'it' }],
+    // A quoted request and a code sample come first; the commenter's own mention after them counts.
+    ['> /agent fix everything\n\nNo: /agent review', { kind: 'review', text: '' }],
+  ])('%j routes to %j', (body, expected) => {
+    expect(kindAndText(issueComment(body))).toEqual(expected);
+  });
+
+  // Red if code, quotes or HTML count as prose (a regex over the body would find every one of these).
+  it.each([
+    '> /agent fix this\n\nI agree with the above.',
+    'On Mon, someone wrote:\n> > /agent fix\n> sure',
+    '```\n/agent fix\n```',
+    '~~~sh\n/agent fix\n~~~',
+    'Run it like this:\n\n    /agent fix',
+    'Type `/agent fix` to ask the agent.',
+    '<!-- /agent fix -->',
+    'see https://example.com/agent fix and foo/agent fix',
+    'the /agentfix word is not the trigger',
+  ])('%j is not a command', (body) => {
+    expect(issueComment(body)).toEqual({
+      kind: 'skip',
+      reason: "comment does not mention '/agent' outside code and quotes",
+    });
+  });
+
+  it('without the input, a mid-comment mention is not a command (the default is unchanged)', () => {
+    const e = handled.find((x) => x.event === 'issue_comment' && x.payload.action === 'created')!;
+    const payload = { ...e.payload, comment: { ...e.payload.comment, body: 'Thanks! /agent fix it' } };
+    expect(routeEvent('issue_comment', payload, opts)).toEqual({
+      kind: 'skip',
+      reason: "comment does not start with '/agent'",
+    });
+  });
+});

@@ -41,6 +41,7 @@ describe('parseInputs', () => {
       githubToken: TOKEN,
       prompt: undefined,
       trigger: '/agent',
+      triggerAnywhere: false,
       approvalMode: undefined,
       policy: { kind: 'none' },
       adminPolicy: { kind: 'none' },
@@ -49,6 +50,7 @@ describe('parseInputs', () => {
       baseBranch: undefined,
       branchPrefix: 'agent-action/',
       commitSigning: false,
+      outputSchema: undefined,
       timeoutMs: 30 * 60_000,
       maxCostUsd: undefined,
       triageLabel: 'needs-triage',
@@ -150,6 +152,20 @@ describe('parseInputs', () => {
   it("max-file-size over GitHub's 100 MiB, or not a size, is refused", () => {
     for (const raw of ['101MB', '104857601', '1GB', '-1', 'ten MB', '5 TB'])
       expect(parseFileSize(raw), raw).toBeUndefined();
+  });
+
+  it('trigger-anywhere is true or false; output-schema is a JSON Schema, refused naming the input and the path', () => {
+    expect(settingsOf(parseInputs(runnerInputs({ 'trigger-anywhere': 'true' }))).triggerAnywhere).toBe(true);
+    const bad = parseInputs(runnerInputs({ 'trigger-anywhere': 'yes', 'output-schema': '{"type": 3}' }));
+    expect(bad.ok ? [] : bad.errors.map((e) => e.message)).toEqual([
+      'input \'trigger-anywhere\' is "yes": expected true or false',
+      expect.stringMatching(
+        /^input 'output-schema' is "\{\\"type\\": 3\}": expected a JSON Schema as JSON text: not a valid JSON Schema: \/type /,
+      ),
+    ]);
+    const good = settingsOf(parseInputs(runnerInputs({ 'output-schema': '{"type": "object"}' }))).outputSchema;
+    expect(good?.schema).toEqual({ type: 'object' });
+    expect(good?.check([])).toBe('/ must be object');
   });
 
   it('collects every error at once, each with its own input', () => {

@@ -15,6 +15,7 @@ function report(o: ActionOutcome) {
 }
 
 const ALL_EMPTY = {
+  'structured-output': '',
   'session-id': '',
   branch: '',
   'pull-request': '',

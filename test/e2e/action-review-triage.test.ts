@@ -55,10 +55,16 @@ describe('the bundled action: review', () => {
           call('add_review_comment', {
             path: 'src/math.js',
             line: 6,
+            severity: 'low',
             body: '`+ 0` does nothing.',
             suggestion: '  return a * b;',
           }),
-          call('add_review_comment', { path: 'test/math.test.js', line: 2, body: 'There is no test for mul.' }),
+          call('add_review_comment', {
+            path: 'test/math.test.js',
+            line: 2,
+            severity: 'medium',
+            body: 'There is no test for mul.',
+          }),
         ]),
         reply([text('mul works; two small findings.')]),
       ],
@@ -85,7 +91,9 @@ describe('the bundled action: review', () => {
     expect(review).toMatchObject({ pull_number: 3, event: 'COMMENT', commit_id: head });
     expect(review.comments).toHaveLength(1);
     expect(review.comments[0]).toMatchObject({ path: 'src/math.js', line: 6, side: 'RIGHT' });
-    expect(review.comments[0].body).toContain('```suggestion\n  return a * b;\n```');
+    expect(review.comments[0].body).toContain(
+      '**Severity: low**\n\n`+ 0` does nothing.\n\n```suggestion\n  return a * b;\n```',
+    );
     for (const c of review.comments) expect(diffLines(patch, 'RIGHT').has(c.line!)).toBe(true);
     expect(review.body).toContain('mul works; two small findings.');
     expect(review.body).toContain('test/math.test.js:2');
@@ -97,7 +105,7 @@ describe('the bundled action: review', () => {
     expect(gh.requests.filter((q) => (q.body as { event?: string } | undefined)?.event === 'APPROVE')).toEqual([]);
     // The tools the model called were allowed in plan mode and reached the model as results.
     const results = JSON.stringify(gemini.requests[2].body.contents);
-    expect(results).toContain('Recorded review comment');
+    expect(results).toContain('Recorded low review comment 1 on src/math.js:6 with a suggestion');
   });
 });
 

@@ -142,7 +142,7 @@ describe("the runner's file commands", () => {
     h.gemini.push(
       reply([text(`Looking.\n${commands}`), call('run_shell_command', { command: `echo '${commands}'` })]),
       reply([
-        call('add_review_comment', { path: 'README.md', line: 1, body: commands }),
+        call('add_review_comment', { path: 'README.md', line: 1, severity: 'low', body: commands }),
         call('reply', { body: commands }),
       ]),
       reply([text(commands)]),

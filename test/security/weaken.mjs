@@ -193,6 +193,8 @@ const DEFENCES = {
     ['function isGitHubImageUrl(url, h) {', 'function isGitHubImageUrl(url, h) { return true;'],
     ['function isGitHubRedirect(url, h) {', 'function isGitHubRedirect(url, h) { return true;'],
   ],
+  // trigger-anywhere: a quote (GitHub's quote reply) is read as the commenter's own prose.
+  'quoted-trigger': [["'code', 'inlineCode', 'blockquote', 'html'", "'code', 'inlineCode', 'html'"]],
 };
 
 // `--all` switches every defence off at once: .ci/run does, so that a renamed function fails CI

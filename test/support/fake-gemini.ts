@@ -32,8 +32,7 @@
  * `pushFor(key, ...)` scripts that conversation alone; requests of a key with no script of its own
  * take from the shared script.
  *
- * Structured-output requests (generationConfig.responseMimeType application/json: the next-speaker
- * check) are a side channel: they are recorded in `utilityRequests`, not `requests`, and answered
+ * The next-speaker check's requests (structured output asking for `next_speaker`) are a side channel: they are recorded in `utilityRequests`, not `requests`, and answered
  * from their own script (`pushUtility`), or, when it is empty, with `{"next_speaker":"user"}` at no
  * token cost (`DEFAULT_VERDICT`): a run that ends with text is judged done unless a test scripts
  * otherwise, so the scripts, request counts and token totals of tests that do not exercise the
@@ -233,6 +232,18 @@ export function recorded(file: string, index: number): FakeReply {
 export const speaker = (who: 'user' | 'model', reasoning = `the ${who} speaks next`): FakeReply =>
   reply([text(JSON.stringify({ reasoning, next_speaker: who }))], { usage: usage(40, 12) });
 
+/**
+ * The next-speaker check's request (structured output whose schema asks for `next_speaker`): the
+ * side channel. Other structured requests (an `output-schema` final answer) are the conversation's
+ * own turns and take from the main script.
+ */
+function isNextSpeakerCheck(body: RecordedRequest['body']): boolean {
+  const config = body.generationConfig;
+  if (config?.responseMimeType !== 'application/json') return false;
+  const schema = config.responseJsonSchema as { properties?: Record<string, unknown> } | undefined;
+  return schema?.properties?.next_speaker !== undefined;
+}
+
 /** The side channel's answer when nothing is scripted: "user" (the run ends), costing no tokens. */
 const DEFAULT_VERDICT: FakeReply = reply(
   [text(JSON.stringify({ reasoning: 'not scripted: the fake says the user speaks next', next_speaker: 'user' }))],
@@ -375,7 +386,7 @@ export async function startFakeGemini(script: FakeReply[] = []): Promise<FakeGem
       ...(route.vertex && { vertex: route.vertex }),
     };
     const as = route.vertex ? asVertex(route.model) : undefined;
-    if (body.generationConfig?.responseMimeType === 'application/json') {
+    if (isNextSpeakerCheck(body)) {
       utilityRequests.push(recorded);
       return serve(utilityQueue.shift() ?? DEFAULT_VERDICT, method, res, as);
     }

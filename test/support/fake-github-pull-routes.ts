@@ -3,7 +3,7 @@
  * files and diff, reviews, review comments and their replies. Where GitHub refuses, these refuse
  * alike (status, `message` and `errors` as GitHub answers them): a duplicate pull request, one
  * with no commits between base and head, an unknown head or base, a body over 65,536 characters,
- * a blank comment, a review comment on a line outside the diff.
+ * a blank comment, a review comment on a line outside the diff or a range across two hunks.
  */
 import {
   bodyRefusal,
@@ -102,6 +102,18 @@ function onDiff(p: Pull['pull'], c: Anchor): boolean {
   );
 }
 
+/** A multi-line comment's start line is in the hunk of its line (GitHub refuses a range across hunks). */
+function inOneHunk(p: Pull['pull'], c: Anchor): boolean {
+  const patch = p.files.find((f) => f.filename === c.path)?.patch;
+  if (!patch || c.line === undefined || c.start_line === undefined) return true;
+  const header = (line: number, side: string | undefined) =>
+    hunkOf(patch, line, (side ?? 'RIGHT') as 'LEFT' | 'RIGHT').split('\n')[0];
+  return header(c.start_line, c.start_side ?? c.side) === header(c.line, c.side);
+}
+
+/** GitHub's refusal of a range across hunks, as its single-comment route words it. */
+const ACROSS_HUNKS = 'pull_request_review_thread.start_line must be part of the same hunk as the line.';
+
 function newReviewComment(
   s: FakeGitHubState,
   i: Pull,
@@ -198,6 +210,7 @@ function createReview(s: FakeGitHubState, i: Pull, r: RecordedRequest): RouteRes
       return unprocessable(
         "Pull request review thread line must be part of the diff and Pull request review thread diff hunk can't be blank",
       );
+    if (!inOneHunk(i.pull, c)) return unprocessable(ACROSS_HUNKS);
     if (!c.body?.trim()) return unprocessable("Body can't be blank");
   }
   const review: FakeReview = {
@@ -227,6 +240,13 @@ function createReviewComment(s: FakeGitHubState, i: Pull, r: RecordedRequest): R
       code: 'custom',
       field: 'pull_request_review_thread.line',
       message: 'pull_request_review_thread.line must be part of the diff',
+    });
+  if (!inOneHunk(i.pull, b))
+    return validationFailed({
+      resource: 'PullRequestReviewComment',
+      code: 'custom',
+      field: 'pull_request_review_thread.start_line',
+      message: ACROSS_HUNKS,
     });
   const review: FakeReview = {
     id: s.nextId++,

@@ -237,6 +237,64 @@ describe('reviews GitHub will not take', () => {
     expect(other.status).toBe(422);
   });
 
+  // Red if the fake takes any start_line the diff shows: GitHub wants the range inside one hunk.
+  it('a multi-line comment across two hunks: 422 on start_line; inside one hunk (a suggestion) it is taken', async () => {
+    gh.addPull({
+      number: 8,
+      title: 'Two hunks',
+      user: { login: 'writer' },
+      pull: {
+        head: { ref: 'feature', sha: FEATURE, repoFullName: 'octo/hello' },
+        base: { ref: 'main', sha: MAIN },
+        files: [
+          {
+            filename: 'b.txt',
+            status: 'modified',
+            patch: '@@ -1,2 +1,2 @@\n-one\n+ONE\n two\n@@ -20,2 +20,2 @@\n twenty\n-twenty-one\n+TWENTY-ONE',
+          },
+        ],
+      },
+    });
+    const comment = { path: 'b.txt', side: 'RIGHT', start_side: 'RIGHT', body: '```suggestion\nx\n```' } as const;
+    const across = await refusal(
+      octokit.rest.pulls.createReviewComment({
+        ...repo,
+        pull_number: 8,
+        commit_id: FEATURE,
+        ...comment,
+        start_line: 2,
+        line: 21,
+      }),
+    );
+    expect(across.status).toBe(422);
+    expect(across.data.errors).toEqual([
+      {
+        resource: 'PullRequestReviewComment',
+        code: 'custom',
+        field: 'pull_request_review_thread.start_line',
+        message: 'pull_request_review_thread.start_line must be part of the same hunk as the line.',
+      },
+    ]);
+    const inReview = await refusal(
+      octokit.rest.pulls.createReview({
+        ...repo,
+        pull_number: 8,
+        event: 'COMMENT',
+        body: 'Review',
+        comments: [{ ...comment, start_line: 2, line: 21 }],
+      }),
+    );
+    expect(inReview.status).toBe(422);
+    const { status } = await octokit.rest.pulls.createReview({
+      ...repo,
+      pull_number: 8,
+      event: 'COMMENT',
+      body: 'Review',
+      comments: [{ ...comment, start_line: 20, line: 21 }],
+    });
+    expect(status).toBe(200);
+  });
+
   it('a blank reply in a review thread: 422; a long one too', async () => {
     const c = gh.addReviewComment(7, { path: 'a.txt', line: 2, body: 'Why?', user: { login: 'writer' } });
     const blank = await refusal(

@@ -35,6 +35,7 @@ export async function publishRun(ctx: RunContext, p: PublishInput): Promise<Acti
     status: outcome.status === 'success' ? 'success' : 'failed',
     summary: summaryOf(outcome),
     stats: p.stats,
+    ...(p.run.structured && { structuredOutput: JSON.stringify(p.run.structured.value) }),
   };
   const problems: string[] = [];
   const edits = p.task.command === 'fix' || p.task.command === 'prompt';
@@ -125,29 +126,42 @@ async function publishRunLabels(s: PublishState): Promise<void> {
 }
 
 // 4. Replies (capped again: a record may come from a saved session); a question's answer is the
-// final text when the model recorded none.
+// final text when the model recorded none. The answer is posted once: as that reply, which the
+// progress comment's last edit links instead of repeating it (result.answeredIn). One way for
+// every place a question is asked (a conversation, a review thread, a review's body) and for a
+// run resumed after an approval, which ends here too: a review thread gets its answer in the
+// thread, where the progress comment (which lives in the conversation) could not put it.
 async function publishReplies(s: PublishState): Promise<void> {
   const { ctx, p, thread } = s;
   const replies = p.record.replies.slice(0, PUBLISH_LIMITS.replies);
-  if (replies.length === 0 && p.task.command === 'question' && s.finalText) replies.push(s.finalText);
+  const answer = replies.length === 0 && p.task.command === 'question' && s.finalText ? s.finalText : undefined;
+  if (answer !== undefined) replies.push(answer);
   if (!thread) return;
-  // Asked in a review thread: answered in that thread (the replies endpoint takes its first comment).
-  const inReview = ctx.trigger.comment?.kind === 'review' ? ctx.trigger.comment : undefined;
   for (const body of replies) {
     const text = `${capBody(makeInert(body, s.mentions))}\n\n${formatMarker('reply')}`;
     try {
-      if (inReview)
-        await ctx.octokit.rest.pulls.createReplyForReviewComment({
-          ...ctx.repo,
-          pull_number: thread.number,
-          comment_id: threadTopOf(inReview),
-          body: text,
-        });
-      else await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number: thread.number, body: text });
+      const url = await postReply(ctx, thread.number, text);
+      if (body === answer) s.result.answeredIn = url;
     } catch (e) {
       s.problems.push(`A reply could not be posted: ${messageOf(e)}`);
     }
   }
+}
+
+/** One reply in the thread, or in the review thread it was asked in (through its first comment); its page. */
+async function postReply(ctx: RunContext, issue: number, body: string): Promise<string> {
+  const inReview = ctx.trigger.comment?.kind === 'review' ? ctx.trigger.comment : undefined;
+  if (inReview) {
+    const { data } = await ctx.octokit.rest.pulls.createReplyForReviewComment({
+      ...ctx.repo,
+      pull_number: issue,
+      comment_id: threadTopOf(inReview),
+      body,
+    });
+    return data.html_url;
+  }
+  const { data } = await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number: issue, body });
+  return data.html_url;
 }
 
 /** The problems, if any, logged and listed in the summary; they may fail the run. */

@@ -4,7 +4,7 @@
  * For fork pull requests, which the token cannot push to, the agent's change becomes suggestions
  * where a hunk falls inside the diff, and a patch in a collapsed comment for the rest.
  */
-import { PUBLISH_LIMITS, type RecordedReviewComment } from '../../tools/github/recorder.js';
+import { PUBLISH_LIMITS, type RecordedReviewComment, type ReviewSeverity } from '../../tools/github/recorder.js';
 import { fenceFor, makeInert, makeInertLine, type MentionBudget } from './inert-text.js';
 import type { GitHubClient } from '../github-client.js';
 import { formatMarker } from '../markers.js';
@@ -66,7 +66,7 @@ export function planReview(
     const side = c.side ?? 'RIGHT';
     const lines = files.get(c.path)?.[side];
     const start = c.startLine !== undefined && c.startLine < c.line ? c.startLine : undefined;
-    const text = makeInert(c.body, mentions);
+    const text = `${c.severity ? `${SEVERITY_LABELS[c.severity]}\n\n` : ''}${makeInert(c.body, mentions)}`;
     const body = c.suggestion !== undefined ? `${text}\n\n${suggestionBlock(c.suggestion)}` : text;
     const inDiff = lines !== undefined && lines.has(c.line) && (start === undefined || rangeIn(lines, start, c.line));
     if (inDiff)
@@ -84,6 +84,14 @@ export function planReview(
   }
   return plan;
 }
+
+/** The first line of a finding: how much it matters, in words a reader scans for (the tool checked the value). */
+const SEVERITY_LABELS: Record<ReviewSeverity, string> = {
+  critical: '**Severity: critical**',
+  high: '**Severity: high**',
+  medium: '**Severity: medium**',
+  low: '**Severity: low**',
+};
 
 function suggestionBlock(suggestion: string): string {
   const code = suggestion.replace(/\n$/, '');

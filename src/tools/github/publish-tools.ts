@@ -16,7 +16,7 @@ const needRecorder = (value: unknown): PublishRecorder => {
 // Plain JSON Schema, as the built-in tools' (src/tools/define-tool.ts says why).
 const ReviewParams = {
   type: 'object',
-  required: ['path', 'line', 'body'],
+  required: ['path', 'line', 'severity', 'body'],
   properties: {
     path: { type: 'string', description: 'File path as in the diff.' },
     line: {
@@ -32,8 +32,22 @@ const ReviewParams = {
       description: 'RIGHT (default): new version; LEFT: a deleted line.',
     },
     start_line: { type: 'integer', minimum: 1, description: 'First line of a range.' },
+    severity: {
+      anyOf: [
+        { type: 'string', const: 'critical' },
+        { type: 'string', const: 'high' },
+        { type: 'string', const: 'medium' },
+        { type: 'string', const: 'low' },
+      ],
+      description:
+        'critical: breaks correctness, security or data; high: a real bug or risk to fix before merging; medium: worth fixing; low: style or a nit.',
+    },
     body: { type: 'string', minLength: 1, description: 'The comment (Markdown).' },
-    suggestion: { type: 'string', description: 'Replacement for lines start_line..line, as a one-click suggestion.' },
+    suggestion: {
+      type: 'string',
+      description:
+        'Replacement text for lines start_line..line of the new version (side RIGHT), which a maintainer applies in one click. Only for a small, certain fix, on lines the diff shows.',
+    },
   },
   additionalProperties: false,
 } as const;
@@ -48,6 +62,7 @@ export const addReviewCommentTool = defineTool({
     if (args.start_line !== undefined && args.start_line > args.line) {
       throw new ToolFailure('invalid_args', `start_line (${args.start_line}) is after line (${args.line})`);
     }
+    if (args.suggestion !== undefined) assertSuggestionPlace(recorder, args);
     const range = args.start_line ? `${args.start_line}-${args.line}` : `${args.line}`;
     return {
       title: `review comment on ${args.path}:${range}`,
@@ -60,17 +75,58 @@ export const addReviewCommentTool = defineTool({
             line: args.line,
             side: args.side,
             startLine: args.start_line,
+            severity: args.severity,
             body: args.body,
             suggestion: args.suggestion,
           });
           return {
-            forModel: `Recorded review comment ${n} on ${args.path}:${range}; it is published with the review when the run ends.`,
-            forHuman: `comment on ${args.path}:${range}`,
+            forModel: `Recorded ${args.severity} review comment ${n} on ${args.path}:${range}${args.suggestion !== undefined ? ' with a suggestion' : ''}; it is published with the review when the run ends.`,
+            forHuman: `${args.severity} comment on ${args.path}:${range}`,
           };
         }),
     };
   },
 });
+
+/**
+ * A suggestion replaces lines of the new version, so it sits on the RIGHT side, and GitHub takes
+ * it only on lines the pull request's diff shows (422 otherwise): refused here, while the model can
+ * still move it or say it in words, rather than demoted to the review body at the end.
+ */
+function assertSuggestionPlace(
+  recorder: PublishRecorder,
+  args: { path: string; line: number; start_line?: number; side?: string },
+): void {
+  if (args.side === 'LEFT')
+    throw new ToolFailure(
+      'invalid_args',
+      'a suggestion replaces lines of the new version: use side RIGHT (or leave side out), or drop the suggestion',
+    );
+  const shown = recorder.diffLines?.(args.path);
+  if (shown === undefined) return; // no diff known (a saved session's record): checked again when the review is published
+  const first = args.start_line ?? args.line;
+  const missing: number[] = [];
+  for (let n = first; n <= args.line; n++) if (!shown.has(n)) missing.push(n);
+  if (missing.length === 0) return;
+  const where = shown.size === 0 ? 'the diff does not show this file' : `it shows ${describeRanges(shown)}`;
+  throw new ToolFailure(
+    'invalid_args',
+    `line${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${args.path} ${missing.length > 1 ? 'are' : 'is'} not in the pull request's diff (${where}): a suggestion goes only on lines of the diff. Comment on a line it shows, or record the finding without a suggestion.`,
+  );
+}
+
+/** 1, 2, 3, 7, 9, 10 -> "lines 1-3, 7, 9-10" of the new version. */
+function describeRanges(lines: ReadonlySet<number>): string {
+  const sorted = [...lines].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length;) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    parts.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  return `lines ${parts.join(', ')} of the new version`;
+}
 
 const LabelParams = {
   type: 'object',

@@ -4,11 +4,17 @@
  * JSON, so a suspended session carries it across runs.
  */
 import { ToolFailure } from '../define-tool.js';
+
+/** How much a review finding matters (run-gemini-cli's review prompt asks for these; our tool's schema requires one). */
+export type ReviewSeverity = 'critical' | 'high' | 'medium' | 'low';
+
 export interface RecordedReviewComment {
   path: string;
   line: number;
   side?: 'LEFT' | 'RIGHT';
   startLine?: number;
+  /** The model's findings carry one (the tool's schema requires it); the action's own suggestions (a fork's change) do not. */
+  severity?: ReviewSeverity;
   body: string;
   /** Replacement text for the line range: rendered as a ```suggestion block. */
   suggestion?: string;
@@ -35,6 +41,11 @@ export interface PublishRecorder {
   setLabels(labels: readonly string[]): void;
   reply(body: string): number;
   snapshot(): PublishRecord;
+  /**
+   * The new-version (RIGHT) lines the pull request's diff shows for `path` (an empty set: the file
+   * is not in the diff); undefined when the run knows no diff (not a pull request, a saved record).
+   */
+  diffLines?(path: string): ReadonlySet<number> | undefined;
 }
 
 const emptyPublishRecord = (): PublishRecord => ({ reviewComments: [], replies: [] });
@@ -46,9 +57,11 @@ const emptyPublishRecord = (): PublishRecord => ({ reviewComments: [], replies: 
 export function createPublishRecorder(
   initial: PublishRecord = emptyPublishRecord(),
   limits: PublishLimits = PUBLISH_LIMITS,
+  diff?: ReadonlyMap<string, ReadonlySet<number>>,
 ): PublishRecorder {
   const rec: PublishRecord = structuredClone(initial);
   return {
+    ...(diff && { diffLines: (path: string) => diff.get(path) ?? new Set<number>() }),
     addReviewComment: (c) => {
       if (rec.reviewComments.length >= limits.reviewComments) {
         throw new ToolFailure(
