@@ -237,11 +237,9 @@ export async function readVisiblePaths(
       continue;
     }
     const path = normalize(raw).replace(/\/+$/, '') || '/';
+    // Not there (a PATH entry of a folder never made): nothing to show, nothing to say.
     const real = await realpath(path).catch(() => undefined);
-    if (real === undefined) {
-      refused.push({ path, why: 'does not exist on this machine' });
-      continue;
-    }
+    if (real === undefined) continue;
     const why = whyNotVisible(path, c) ?? (real === path ? undefined : whyNotVisible(real, c));
     if (why) refused.push({ path, why: real === path ? why : `${why} (it leads to ${real})` });
     else if (!alreadyVisible(path, c) || !alreadyVisible(real, c)) allowed.push(path);

@@ -94,9 +94,10 @@ async function visiblePathsOf(t: StdioConfig, env: Readonly<Record<string, strin
   for (const arg of t.args) if (isAbsolute(arg) && (await isFile(arg))) named.push(arg);
   const out = [...pathDirs];
   for (const file of named) {
+    // By its real path: a symlink (node_modules/.bin/x) sits in a folder bound read-only already,
+    // where a mount on the link itself cannot be made; what it leads to can.
     const real = await realpath(file).catch(() => file);
-    for (const p of [file, real, await packageRootOf(real, env.HOME)])
-      if (p !== undefined && !out.includes(p)) out.push(p);
+    for (const p of [real, await packageRootOf(real, env.HOME)]) if (p !== undefined && !out.includes(p)) out.push(p);
   }
   return out;
 }
@@ -106,7 +107,14 @@ async function findOnPath(name: string, dirs: readonly string[]): Promise<string
   if (name.includes('/')) return undefined;
   for (const dir of dirs) {
     const path = join(dir, name);
-    if ((await isFile(path)) && (await access(path, constants.X_OK).then(() => true, () => false))) return path;
+    if (
+      (await isFile(path)) &&
+      (await access(path, constants.X_OK).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return path;
   }
   return undefined;
 }
