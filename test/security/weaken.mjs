@@ -161,6 +161,13 @@ const DEFENCES = {
   ],
   // "Is this ours": every comment's author counts as the action's own account (triage markers, questions, the ledger).
   'own-marker': [['function isOurs(author, own) {', 'function isOurs(author, own) { return true;']],
+  // What trusted configuration shows an MCP server (its script, its PATH folders) is bound writable instead of read-only.
+  'mcp-visible-ro': [
+    [
+      /for \(const path of p\.visible \?\? \[\]\)\s+a\.push\('--ro-bind', path, path\);/,
+      "for (const path of p.visible ?? []) a.push('--bind', path, path);",
+    ],
+  ],
 };
 
 // `--all` switches every defence off at once: .ci/run does, so that a renamed function fails CI
