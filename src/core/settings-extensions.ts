@@ -108,7 +108,7 @@ function withNetwork(
  * Pure: one warning per `$VAR` of a server that came out empty, naming the server, the variable
  * and the field, and what to do (never the value of anything).
  */
-export function emptyVariableWarnings(s: McpServerConfig): string[] {
+function emptyVariableWarnings(s: McpServerConfig): string[] {
   return (s.emptyVariables ?? []).map(({ variable, field }) => {
     const why = whyNotPassable(variable);
     const fix =

@@ -207,7 +207,7 @@ interface VisibleContext {
  * paths, so a folder under /home or /tmp is fine; what would show more than the one thing named
  * is not: a whole top folder, $HOME or above, a folder holding the workspace or a runner path.
  */
-export function whyNotVisible(path: string, c: VisibleContext): string | undefined {
+function whyNotVisible(path: string, c: VisibleContext): string | undefined {
   if (path === '/' || NEVER_BIND.includes(path)) return `would show all of ${path}`;
   if (KERNEL_VIEWS.some((k) => isUnder(path, k))) return 'is a kernel view';
   if (isUnder(c.home, path)) return 'is the home folder or holds it (a home holds credentials)';

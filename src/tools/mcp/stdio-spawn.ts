@@ -54,7 +54,7 @@ export function jobHomeOf(env: Readonly<Record<string, string | undefined>>): st
  * with the network off, never ask (ENOTCACHED at once, not minutes of retries). The server's own
  * `env` may say otherwise.
  */
-export function packageCacheEnv(network: boolean): Record<string, string> {
+function packageCacheEnv(network: boolean): Record<string, string> {
   return network ? { npm_config_prefer_offline: 'true' } : { npm_config_offline: 'true', UV_OFFLINE: '1' };
 }
 
