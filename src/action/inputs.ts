@@ -8,10 +8,8 @@ import { parse as parseToml } from 'smol-toml';
 import { messageOf } from '../common/errors.js';
 import { parseOutputSchema, type OutputSchema } from '../core/output-schema.js';
 import type { ApprovalMode } from '../policy/types.js';
-import { parseMcpServers, type McpServerConfig } from '../tools/mcp/config.js';
-import { expandVariables } from '../tools/mcp/env-expand.js';
+import { parseMcpServers, type McpServerConfig, type ParsedMcpServers } from '../tools/mcp/config.js';
 import type { McpStartMode } from '../tools/mcp/manager.js';
-import { isSecretName } from '../tools/shell-env.js';
 import { DEFAULT_BOUNDS, type ProcessBounds } from '../sandbox/bounds.js';
 import { parseSandboxEnvNames, parseSandboxLimits, resolveSandboxEnv } from './sandbox-inputs.js';
 import { parseBaseBranch, parseBranchPrefix } from './branch-inputs.js';
@@ -68,6 +66,8 @@ export interface ActionSettings {
   mcpServers: McpServerConfig[];
   /** When MCP servers start: with the agent (eager) or at the first model request (lazy). */
   mcpStart: McpStartMode;
+  /** `mcp-network`: stdio servers that may reach the network, whatever `sandbox-network` says. */
+  mcpNetwork: string[];
   /** 'event': the event says what to do; the triage modes ignore it (issue #17). */
   mode: ActionMode;
   /** Nightly triage at scale: the plan and its shards. */
@@ -180,6 +180,7 @@ export const INPUT_DEFAULTS = {
   'triage-labels': '',
   'mcp-servers': '',
   'mcp-start': 'eager',
+  'mcp-network': '',
   'issue-number': '',
   mode: '',
   issues: '',
@@ -411,8 +412,9 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     sandboxLimits: sandboxLimitsInput(r),
     sessionKey: get('session-key') || undefined,
     triageLabels: splitList(get('triage-labels')),
-    mcpServers: mcpServersOf(get('mcp-servers'), (why) => fail('mcp-servers', why)),
+    mcpServers: mcpServersOf(get('mcp-servers'), (why) => fail('mcp-servers', why)).servers,
     mcpStart: mcpStartInput(r),
+    mcpNetwork: splitList(get('mcp-network')),
     issueNumber: issueNumberInput(r),
     mode: actionMode,
     triage: triageSettingsOf(r, issues),
@@ -588,12 +590,9 @@ function readNamedInputs(getInput: GetInput, env: Env, mask: (secret: string) =>
  * The `mcp-servers` input: JSON in settings.json's schema, `{ "name": { ... } }` or `{ "mcpServers":
  * { ... } }`. Strict (a workflow's own input): any problem is an input error. References are kept.
  */
-function mcpServersOf(
-  raw: string,
-  fail: (why: string) => undefined,
-  expand?: (v: string, where: string) => string,
-): McpServerConfig[] {
-  if (!raw) return [];
+function mcpServersOf(raw: string, fail: (why: string) => undefined, env?: Env): ParsedMcpServers {
+  const none: ParsedMcpServers = { servers: [], problems: [], secrets: [] };
+  if (!raw) return none;
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -601,22 +600,22 @@ function mcpServersOf(
     return (
       fail(
         `a JSON object of server names to settings, as settings.json's mcpServers (${messageOf(e).split('\n')[0]})`,
-      ) ?? []
+      ) ?? none
     );
   }
   const inner = (value as { mcpServers?: unknown } | null)?.mcpServers;
   const servers = inner !== undefined && Object.keys(value as object).length === 1 ? inner : value;
   const parsed = parseMcpServers(servers, {
     source: { label: "input 'mcp-servers'", origin: 'workflow' },
-    ...(expand && { expand }),
+    ...(env && { env }),
   });
   if (parsed.problems.length > 0)
     return (
       fail(
         `valid MCP server settings: ${parsed.problems.map((p) => `${p.path.replace(/^mcpServers\./, '')}: ${p.message}`).join('; ')}`,
-      ) ?? []
+      ) ?? none
     );
-  return parsed.servers;
+  return parsed;
 }
 
 /**
@@ -625,15 +624,8 @@ function mcpServersOf(
  * the variable's name or the field it fills says so (`*_TOKEN`, `*_KEY`, `Authorization`...).
  */
 function resolveMcpServers(raw: string, env: Env): { servers: McpServerConfig[]; secrets: string[] } {
-  const secrets: string[] = [];
-  const expand = (text: string, where: string) => {
-    const r = expandVariables(text, env);
-    const field = where.split('.').pop() ?? '';
-    const secret = isSecretName(field) || /auth|cookie|api-?key/i.test(field) || r.names.some((n) => isSecretName(n));
-    if (secret && r.value.length >= 4) secrets.push(r.value);
-    return r.value;
-  };
-  return { servers: mcpServersOf(raw, () => undefined, expand), secrets };
+  const parsed = mcpServersOf(raw, () => undefined, env);
+  return { servers: parsed.servers, secrets: parsed.secrets };
 }
 
 /** Inline TOML when it has a newline or a table header; otherwise paths separated by commas or newlines. */

@@ -151,6 +151,7 @@ async function agentOptionsFor(
     ],
     inputServers: settings.mcpServers,
     extensions,
+    network: { names: settings.mcpNetwork, label: "input 'mcp-network'" },
     env: { ...commandEnvOf(process.env, ctx.secrets), ...settings.sandboxEnv },
   });
   for (const w of ext.warnings) ctx.log.warning(w);

@@ -25,6 +25,7 @@ import { missingScopeIn } from './permissions.js';
 import { capBody } from './publish/body-cap.js';
 import { makeInert } from './publish/inert-text.js';
 import { formatTriagedMarker } from './triage/triage-marker.js';
+import { mcpAllowRule } from '../policy/suggest-rule.js';
 import type { ActionResult, Log, ProgressReporter, RepoRef } from './run-context.js';
 
 export interface ProgressOptions {
@@ -65,13 +66,33 @@ interface View {
   hooks: HookRunEvent[];
   /** The model's plan (write_todos), as it last stood. */
   todos?: readonly Todo[];
+  /** MCP calls the policy denied, one per tool, with the rule that would allow each (for the log and the job summary). */
+  deniedMcp: DeniedMcpCall[];
 }
+
+interface DeniedMcpCall {
+  name: string;
+  server: string;
+  reason: string;
+  rule: string;
+}
+
+/** At most this many denied MCP tools are listed in the job summary (the log has every one). */
+const DENIED_MCP_SHOWN = 20;
 
 export function createProgressComment(o: ProgressOptions): ProgressComment {
   const now = o.now ?? Date.now;
   const throttleMs = o.throttleMs ?? 10_000;
   const startedAt = now();
-  const view: View = { step: 'starting', notes: [], toolCalls: 0, failedCalls: 0, recent: [], hooks: [] };
+  const view: View = {
+    step: 'starting',
+    notes: [],
+    toolCalls: 0,
+    failedCalls: 0,
+    recent: [],
+    hooks: [],
+    deniedMcp: [],
+  };
   let id: number | undefined;
   let lastEdit = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -212,7 +233,7 @@ async function writeJobSummary(o: ProgressOptions, view: View, outcome: ClosingW
   try {
     const sandbox = o.sandboxLine?.();
     await o.writeSummary(
-      `## ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderChecklist(view.todos)}${renderNotes(view)}\n\n${table}\n${sandbox ? `\n${escapeMd(sandbox)}\n` : ''}${renderHooks(view.hooks)}`,
+      `## ${o.title}: ${STATUS_TEXT[result.status]}\n\n${summary}${renderChecklist(view.todos)}${renderNotes(view)}\n\n${table}\n${sandbox ? `\n${escapeMd(sandbox)}\n` : ''}${renderHooks(view.hooks)}${renderDeniedMcp(view.deniedMcp)}`,
     );
   } catch (e) {
     o.log.warning(`could not write the job summary: ${messageOf(e)}`);
@@ -230,6 +251,7 @@ function applyEvent(view: View, e: LoopEvent, log: Log): boolean {
       return true;
     case 'tool_result':
       if (!e.ok) view.failedCalls++;
+      if (!e.ok && e.error?.code === 'denied' && e.mcp) noteDeniedMcp(view, { ...e, mcp: e.mcp }, log);
       view.recent = [...view.recent, `${e.ok ? '✓' : '✗'} ${e.forHuman ?? e.name}`].slice(-5);
       return true;
     case 'message':
@@ -256,6 +278,38 @@ function applyEvent(view: View, e: LoopEvent, log: Log): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * A denied MCP call, in the log at once with the rule that would allow it (a call nobody allowed
+ * is denied in a workflow, and the model's retry of it would otherwise be the only trace).
+ */
+function noteDeniedMcp(
+  view: View,
+  e: { name: string; output: string; error?: { message: string }; mcp: { server: string } },
+  log: Log,
+): void {
+  const reason = (e.error?.message ?? e.output).split('\n')[0]!;
+  const rule = mcpAllowRule(e.mcp.server, e.name);
+  log.warning(
+    `MCP call ${e.name} (server ${e.mcp.server}) was denied: ${reason}\nTo allow it, add this rule to the \`policy\` input (or a .gemini/policies/*.toml of the trusted commit):\n${rule}`,
+  );
+  if (!view.deniedMcp.some((d) => d.name === e.name))
+    view.deniedMcp.push({ name: e.name, server: e.mcp.server, reason, rule });
+}
+
+/** The job summary's list of denied MCP tools, each with its rule; nothing when none was denied. */
+function renderDeniedMcp(denied: readonly DeniedMcpCall[]): string {
+  if (denied.length === 0) return '';
+  const shown = denied
+    .slice(0, DENIED_MCP_SHOWN)
+    .map(
+      (d) =>
+        `- \`${d.name}\` (server \`${d.server}\`): ${escapeMd(d.reason.slice(0, 300))}\n\n  \`\`\`toml\n${d.rule.trimEnd().replace(/^/gm, '  ')}\n  \`\`\``,
+    );
+  const more =
+    denied.length > DENIED_MCP_SHOWN ? `\n\n(and ${denied.length - DENIED_MCP_SHOWN} more: see the log)` : '';
+  return `\n### Denied MCP calls\n\nNo rule allowed these; a rule like the one under each, in the \`policy\` input, would:\n\n${shown.join('\n')}${more}\n`;
 }
 
 const STATUS_TEXT: Record<ActionResult['status'], string> = {

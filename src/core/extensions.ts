@@ -8,9 +8,11 @@
 import type { HookGroup } from '../hooks/config.js';
 import { createHookSystem, type HookSystem } from '../hooks/hook-system.js';
 import type { Sandbox } from '../sandbox/types.js';
-import type { McpSelection, McpServerConfig } from '../tools/mcp/config.js';
+import type { McpServerConfig } from '../tools/mcp/config.js';
+import type { McpSelection } from '../tools/mcp/selection.js';
 import type { McpManager, McpStartMode } from '../tools/mcp/manager.js';
 import { commandEnvOf } from '../sandbox/command-env.js';
+import { jobHomeOf } from '../tools/mcp/stdio-spawn.js';
 
 export interface ExtensionOptions {
   mcp?: {
@@ -27,6 +29,8 @@ export interface ExtensionOptions {
   network?: boolean;
   /** Between SIGTERM and SIGKILL when a hook or server is stopped (tests shorten it). */
   graceMs?: number;
+  /** stdio servers' job-long $HOME; default: from RUNNER_TEMP (or the user's cache folder). */
+  jobHome?: string;
 }
 
 export interface Extensions {
@@ -58,6 +62,8 @@ export async function prepareExtensions(o: ExtensionOptions | undefined, c: Exte
     ...(o?.configDir !== undefined && { configDir: o.configDir }),
     ...(o?.graceMs !== undefined && { graceMs: o.graceMs }),
   });
+  // Where stdio servers' package caches last for the job (RUNNER_TEMP's folder in a workflow).
+  const jobHome = o?.jobHome ?? jobHomeOf(c.baseEnv);
   // Imported only when a server is configured: the MCP client and its schema validator (Ajv) are
   // a chunk of their own that a run without servers never loads (start-up time and memory).
   const mcp =
@@ -70,6 +76,7 @@ export async function prepareExtensions(o: ExtensionOptions | undefined, c: Exte
           ...(o?.mcp?.start && { start: o.mcp.start }),
           ...(o?.mcp?.startTimeoutMs !== undefined && { startTimeoutMs: o.mcp.startTimeoutMs }),
           ...(o?.network !== undefined && { network: o.network }),
+          ...(jobHome !== undefined && { jobHome }),
           onWarning: c.warn,
         })
       : undefined;

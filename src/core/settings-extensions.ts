@@ -12,14 +12,9 @@
 import { readSettingsFile } from '../context/settings-file.js';
 import { parseHooks, type HookGroup } from '../hooks/config.js';
 import type { PolicySource } from '../policy/load.js';
-import {
-  mergeMcpServers,
-  parseMcpSelection,
-  parseMcpServers,
-  type McpOrigin,
-  type McpSelection,
-  type McpServerConfig,
-} from '../tools/mcp/config.js';
+import { mergeMcpServers, parseMcpServers, type McpOrigin, type McpServerConfig } from '../tools/mcp/config.js';
+import { parseMcpSelection, type McpSelection } from '../tools/mcp/selection.js';
+import { whyNotPassable } from '../sandbox/command-env.js';
 import { expandVariables } from '../tools/mcp/env-expand.js';
 import type { GeminiExtension } from './gemini-extensions.js';
 
@@ -52,6 +47,8 @@ export interface ReadExtensionOptions {
   allowedNames?: readonly string[];
   /** What `$VAR` in a settings file's `env` and `headers` may name: the environment every command sees. */
   env: Readonly<Record<string, string>>;
+  /** Servers whose network is on whatever their settings say (the Action's `mcp-network` input), and where that was said. */
+  network?: { names: readonly string[]; label: string };
 }
 
 export async function readExtensionSettings(o: ReadExtensionOptions): Promise<ExtensionSettings> {
@@ -68,8 +65,7 @@ export async function readExtensionSettings(o: ReadExtensionOptions): Promise<Ex
     const file = await readSettingsFile(f.path, f.label);
     warnings.push(...file.warnings);
     if (!file.value) continue;
-    const expand = (v: string) => expandVariables(v, o.env).value;
-    const parsed = parseMcpServers(file.value.mcpServers, { source: { label: f.label, origin: f.origin }, expand });
+    const parsed = parseMcpServers(file.value.mcpServers, { source: { label: f.label, origin: f.origin }, env: o.env });
     warnings.push(...parsed.problems.map((p) => `${f.label} ${p.path}: ${p.message}`));
     lists.push(parsed.servers);
     const sel = parseMcpSelection(file.value.mcp, f.label);
@@ -83,7 +79,8 @@ export async function readExtensionSettings(o: ReadExtensionOptions): Promise<Ex
   }
   if (o.inputServers) lists.push([...o.inputServers]);
   if (o.allowedNames) allowed = { names: o.allowedNames, tier: 'user', label: '--allowed-mcp-server-names' };
-  const servers = mergeMcpServers(lists);
+  const servers = withNetwork(mergeMcpServers(lists), o.network, warnings);
+  for (const s of servers) warnings.push(...emptyVariableWarnings(s));
 
   for (const s of servers) {
     if (!s.trust) continue;
@@ -125,6 +122,38 @@ function excludedByExtensions(extensions: readonly GeminiExtension[]) {
       });
     }
   return { names, rules };
+}
+
+/** Pure: the servers with the network on that `network` names; a name no server has is a warning. */
+function withNetwork(
+  servers: McpServerConfig[],
+  network: ReadExtensionOptions['network'],
+  warnings: string[],
+): McpServerConfig[] {
+  if (!network) return servers;
+  for (const name of network.names)
+    if (!servers.some((s) => s.name === name))
+      warnings.push(`${network.label} names ${name}, but no MCP server is called that (ignored)`);
+  return servers.map((s) => (network.names.includes(s.name) ? { ...s, network: true } : s));
+}
+
+/**
+ * Pure: one warning per `$VAR` of a server that came out empty, naming the server, the variable
+ * and the field, and what to do (never the value of anything).
+ */
+function emptyVariableWarnings(s: McpServerConfig): string[] {
+  return (s.emptyVariables ?? []).map(({ variable, field }) => {
+    const why = whyNotPassable(variable);
+    const fix =
+      s.source.origin === 'workflow'
+        ? `set ${variable} in this step's \`env:\``
+        : s.source.origin === 'repository'
+          ? why
+            ? `${variable} ${why}; configure this server in the workflow's own input, with the value in the step's \`env:\``
+            : `a repository's settings see only the variables every command gets: name ${variable} in the \`sandbox-env\` input`
+          : `${variable} is not set in this environment`;
+    return `MCP server ${s.name} (${s.source.label}): $${variable} in ${field} is empty, so the server gets empty text there; ${fix}`;
+  });
 }
 
 /** Pure: Gemini CLI's settings-derived rule for one server (or `*`: every server), as inline TOML. */

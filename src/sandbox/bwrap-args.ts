@@ -13,13 +13,17 @@ export interface BwrapPlan {
   argv: readonly string[];
   workspace: string;
   cwd: string;
-  /** The empty home folder ($HOME inside). */
+  /** The home folder ($HOME inside): empty, unless `homeSource` is bound there. */
   home: string;
+  /** A host folder bound read-write as $HOME (a job-long package cache), instead of an empty tmpfs. */
+  homeSource?: string;
   network: boolean;
   /** /usr, /etc, the /bin and /lib symlinks of a merged-/usr system, /opt... */
   system: readonly HostEntry[];
   /** Toolchain folders from PATH, resolv.conf's target when the network is on. */
   readOnly: readonly string[];
+  /** Files and folders trusted configuration names (an MCP server's script, its PATH folders): read-only. */
+  visible?: readonly string[];
   writable: readonly string[];
   /** `.git`, `.gemini`, `.github` inside the workspace, bound read-only over the writable tree. */
   protectedPaths: readonly HostEntry[];
@@ -54,9 +58,11 @@ export function buildBwrapArgs(p: BwrapPlan): string[] {
   ];
   for (const e of p.system) a.push(...mountHost(e));
   a.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp', '--tmpfs', '/run');
-  if (!isUnder(p.home, '/tmp')) a.push('--tmpfs', p.home);
+  if (p.homeSource !== undefined) a.push('--bind', p.homeSource, p.home);
+  else if (!isUnder(p.home, '/tmp')) a.push('--tmpfs', p.home);
   else a.push('--dir', p.home);
   for (const path of p.readOnly) a.push('--ro-bind', path, path);
+  for (const path of p.visible ?? []) a.push('--ro-bind', path, path);
   a.push('--bind', p.workspace, p.workspace);
   for (const path of p.writable) a.push('--bind', path, path);
   for (const e of p.protectedPaths) a.push(...mountHost(e));
@@ -65,6 +71,7 @@ export function buildBwrapArgs(p: BwrapPlan): string[] {
   const visible = [
     ...p.system.filter((e) => e.kind !== 'symlink').map((e) => e.path),
     ...p.readOnly,
+    ...(p.visible ?? []),
     p.workspace,
     ...p.writable,
   ];

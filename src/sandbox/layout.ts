@@ -189,3 +189,73 @@ export async function readResolvConfTarget(path = '/etc/resolv.conf'): Promise<s
   const real = await realpath(path).catch(() => undefined);
   return real === undefined || isUnder(real, '/etc') ? undefined : real;
 }
+
+/** Never shown, however trusted the configuration that names them: the kernel's views and the device folder. */
+const KERNEL_VIEWS = ['/proc', '/sys', '/dev'];
+
+interface VisibleContext {
+  home: string;
+  hidden: readonly string[];
+  workspace: string;
+  /** Folders bound anyway (the system's): a path inside one is visible already. */
+  bound: readonly string[];
+}
+
+/**
+ * Pure: why `path` (absolute, normalized) may not be shown read-only to a process (or undefined:
+ * it may, or it is visible already: see `alreadyVisible`). Trusted configuration names these
+ * paths, so a folder under /home or /tmp is fine; what would show more than the one thing named
+ * is not: a whole top folder, $HOME or above, a folder holding the workspace or a runner path.
+ */
+function whyNotVisible(path: string, c: VisibleContext): string | undefined {
+  if (path === '/' || NEVER_BIND.includes(path)) return `would show all of ${path}`;
+  if (KERNEL_VIEWS.some((k) => isUnder(path, k))) return 'is a kernel view';
+  if (isUnder(c.home, path)) return 'is the home folder or holds it (a home holds credentials)';
+  if (isUnder(c.workspace, path)) return 'holds the workspace (and what sits beside it)';
+  if (c.hidden.some((h) => isUnder(path, h) || isUnder(h, path)))
+    return "is or holds one of the runner's own files (RUNNER_TEMP, the file commands, the event, the runner's credentials)";
+  return undefined;
+}
+
+const alreadyVisible = (path: string, c: VisibleContext) =>
+  isUnder(path, c.workspace) || c.bound.some((b) => isUnder(path, b));
+
+/**
+ * The paths of `SpawnRequest.visible` to bind read-only, checked as given and by their real paths
+ * (a symlink can point anywhere), and those refused with why. Paths visible anyway are dropped
+ * without a word; so is a path inside another allowed one.
+ */
+export async function readVisiblePaths(
+  paths: readonly string[],
+  c: VisibleContext,
+): Promise<{ allowed: string[]; refused: Array<{ path: string; why: string }> }> {
+  const allowed: string[] = [];
+  const refused: Array<{ path: string; why: string }> = [];
+  for (const raw of paths) {
+    if (!isAbsolute(raw)) {
+      refused.push({ path: raw, why: 'is not an absolute path' });
+      continue;
+    }
+    const path = normalize(raw).replace(/\/+$/, '') || '/';
+    // Not there (a PATH entry of a folder never made): nothing to show, nothing to say.
+    const real = await realpath(path).catch(() => undefined);
+    if (real === undefined) continue;
+    const why = whyNotVisible(path, c) ?? (real === path ? undefined : whyNotVisible(real, c));
+    if (why) refused.push({ path, why: real === path ? why : `${why} (it leads to ${real})` });
+    else if (!alreadyVisible(path, c) || !alreadyVisible(real, c)) allowed.push(path);
+  }
+  return { allowed: allowed.filter((p) => !allowed.some((q) => q !== p && isUnder(p, q))), refused };
+}
+
+/**
+ * Pure: why `dir` (a real path) cannot be $HOME inside, read-write (or undefined: it can). It may
+ * sit inside a hidden runner folder (the caller made it there to last the job), never hold one.
+ */
+export function whyNotHomeDir(dir: string, c: { hidden: readonly string[]; workspace: string }): string | undefined {
+  if (!isAbsolute(dir) || dir === '/') return 'must be an absolute folder other than /';
+  if (SYSTEM_PATHS.some((s) => isUnder(dir, s)) || KERNEL_VIEWS.some((k) => isUnder(dir, k)))
+    return 'is a system folder';
+  if (isUnder(dir, c.workspace) || isUnder(c.workspace, dir)) return 'is inside the workspace or holds it';
+  if (c.hidden.some((h) => isUnder(h, dir))) return "holds one of the runner's own files";
+  return undefined;
+}

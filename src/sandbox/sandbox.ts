@@ -29,7 +29,7 @@
  * What it has and we do not: a seccomp filter against AF_UNIX sockets; with the network
  * namespace unshared, the host's abstract sockets are out of reach anyway.
  */
-import { mkdir, readFile, realpath, rmdir, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AgentError, messageOf } from '../common/errors.js';
 import { buildBwrapArgs, isUnder } from './bwrap-args.js';
@@ -42,6 +42,8 @@ import {
   readResolvConfTarget,
   readSystemEntries,
   readToolchainDirs,
+  readVisiblePaths,
+  whyNotHomeDir,
 } from './layout.js';
 import {
   boundedArgv,
@@ -51,6 +53,7 @@ import {
   type HardLimits,
   type ProcessBounds,
 } from './bounds.js';
+import { holdPlaceholders, releasePlaceholders, type Placeholders } from './placeholders.js';
 import { DATA_FD, STATUS_FD, spawnBwrap, type BwrapProcess } from './process-bwrap.js';
 import { withTaskBound } from './process-count.js';
 import { spawnDirect } from './process-direct.js';
@@ -156,6 +159,8 @@ export function createSandbox(o: SandboxOptions): Sandbox {
     mode: o.mode,
     status: () => (statusOnce ??= resolveStatus()),
     async spawn(req) {
+      // Trusted configuration's own choice (a Docker client): no sandbox to ask for.
+      if (req.unconfined) return spawnDirect({ ...req, env: withoutRunnerVariables(req.env) });
       const s = await (statusOnce ??= resolveStatus());
       if (s.kind === 'refused')
         throw new AgentError('config', `the sandbox is required and unavailable: ${s.reason}. To fix: ${s.fix}`);
@@ -232,6 +237,13 @@ async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<Bw
   const system = await readSystemEntries();
   const bound = system.filter((e) => e.kind !== 'symlink').map((e) => e.path);
   const toolchains = await readToolchainDirs(env.PATH, { bound, home, hidden: hiddenPaths, workspace: req.workspace });
+  const visible = await readVisiblePaths(req.visible ?? [], {
+    home,
+    hidden: hiddenPaths,
+    workspace: req.workspace,
+    bound: [...bound, ...toolchains],
+  });
+  const homeSource = await readHomeSource(req.homeDir, { hidden: hiddenPaths, workspace: req.workspace });
   const resolv = network ? await readResolvConfTarget() : undefined;
   const gitConfig = protectedLayout.gitConfig
     ? sanitizeGitConfig(await readFile(protectedLayout.gitConfig, 'utf8')).text
@@ -245,6 +257,7 @@ async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<Bw
       workspace: req.workspace,
       cwd: req.cwd,
       home,
+      ...(homeSource !== undefined && { homeSource }),
       network,
       system,
       // Extra folders obey the toolchain rules too: never a home, a hidden path or the workspace.
@@ -258,6 +271,7 @@ async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<Bw
         }),
         ...(resolv ? [resolv] : []),
       ],
+      visible: visible.allowed,
       writable,
       protectedPaths: [
         ...protectedLayout.present,
@@ -281,11 +295,27 @@ async function spawnSandboxed(given: SpawnRequest, c: LaunchContext): Promise<Bw
       await releasePlaceholders(made, c.placeholders);
       return status;
     });
-    return withTaskBound({ ...p, closed, bounds: c.limits.bounds }, c.limits.bounds.processes);
+    const notVisible = visible.refused.length > 0 ? { notVisible: visible.refused } : {};
+    return withTaskBound({ ...p, closed, bounds: c.limits.bounds, ...notVisible }, c.limits.bounds.processes);
   } catch (e) {
     await releasePlaceholders(made, c.placeholders);
     throw e;
   }
+}
+
+/** SpawnRequest.homeDir by its real path, checked (whyNotHomeDir); undefined when none was asked for. */
+async function readHomeSource(
+  dir: string | undefined,
+  c: { hidden: readonly string[]; workspace: string },
+): Promise<string | undefined> {
+  if (dir === undefined) return undefined;
+  const real = await realpath(dir).catch(() => undefined);
+  if (!real || !(await stat(real)).isDirectory())
+    throw new AgentError('config', `sandbox: the home folder ${dir} is not a folder`);
+  const hidden = await Promise.all(c.hidden.map((h) => realpath(h).catch(() => h)));
+  const why = whyNotHomeDir(real, { hidden, workspace: c.workspace });
+  if (why) throw new AgentError('config', `sandbox: ${dir} cannot be the home folder: it ${why}`);
+  return real;
 }
 
 /** The trusted `.gemini/` over the work tree's: a real folder, and only where the work tree's is a folder or absent. */
@@ -337,56 +367,6 @@ function sandboxEnv(env: Record<string, string>, home: string): Record<string, s
   delete out.TMPDIR;
   delete out.XDG_RUNTIME_DIR;
   return out;
-}
-
-/** Protected folders this sandbox made for absent ones, with how many processes use each. */
-interface Placeholders {
-  counts: Map<string, number>;
-  /** Holds and releases run one at a time: a count read before a mkdir and written after it would lose a concurrent call's. */
-  queue: Promise<unknown>;
-}
-
-function serially<T>(p: Placeholders, step: () => Promise<T>): Promise<T> {
-  const run = p.queue.then(step);
-  p.queue = run.catch(() => undefined);
-  return run;
-}
-
-/**
- * Absent protected folders get an empty folder for the call's mount to sit on, removed when the
- * last process using it ends (and only if still empty: git ignores empty folders, so a leftover is
- * harmless). Counted, so a long-lived process (an MCP server) keeps its protection while short
- * calls come and go, and calls that start together share one.
- */
-function holdPlaceholders(
-  layout: { present: readonly { path: string }[]; absent: readonly string[] },
-  p: Placeholders,
-): Promise<string[]> {
-  return serially(p, async () => {
-    // A folder another live process of this sandbox made is still ours to count, though it exists now.
-    const paths = [...layout.absent, ...layout.present.filter((e) => p.counts.has(e.path)).map((e) => e.path)];
-    for (const path of paths) {
-      const count = p.counts.get(path) ?? 0;
-      // Recursive: a folder left behind (not empty when last released) is there already.
-      if (count === 0) await mkdir(path, { recursive: true });
-      p.counts.set(path, count + 1);
-    }
-    return paths;
-  });
-}
-
-function releasePlaceholders(paths: readonly string[], p: Placeholders): Promise<void> {
-  return serially(p, async () => {
-    for (const path of paths) {
-      const count = (p.counts.get(path) ?? 1) - 1;
-      if (count > 0) {
-        p.counts.set(path, count);
-        continue;
-      }
-      p.counts.delete(path);
-      await rmdir(path).catch(() => undefined);
-    }
-  });
 }
 
 /**

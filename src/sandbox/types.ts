@@ -17,6 +17,26 @@ export interface SpawnRequest {
   env: Readonly<Record<string, string>>;
   /** Extra folders the process may write (a cache a hook needs, say). Absolute paths. */
   writable?: readonly string[];
+  /**
+   * Files and folders outside the workspace that trusted configuration names (an MCP server's
+   * script, the PATH folders its command is found on), shown read-only. Looser than the
+   * toolchain rule (a folder under /home or /tmp may be named), never: $HOME or above, a folder
+   * holding the workspace, a runner path, /proc, /sys, /dev. Refused ones are left out, and the
+   * process's `notVisible` says which and why.
+   */
+  visible?: readonly string[];
+  /**
+   * A folder of the caller's to be $HOME inside, read-write, instead of an empty one: a package
+   * cache that lasts for the job (an MCP server's `npx`). It may sit in a hidden runner folder (the
+   * caller made it there so it goes with the job); it may not hold one, the workspace, or be a
+   * system folder.
+   */
+  homeDir?: string;
+  /**
+   * Run this one process outside the sandbox (with the runner's variables still dropped): a Docker
+   * client that trusted configuration chose to run unconfined, whose container is the isolation.
+   */
+  unconfined?: boolean;
   /** Overrides the sandbox's network setting for this process. */
   network?: boolean;
   /** `pipe` for a process that is talked to (an MCP stdio server); commands get none. */
@@ -43,6 +63,8 @@ export interface ConfinedProcess {
   readonly sandboxed: boolean;
   /** What bounds the call (sandboxed only; absent: nothing does). */
   readonly bounds?: ProcessBounds;
+  /** Paths of `SpawnRequest.visible` that were left out, and why (for an error that names the cause). */
+  readonly notVisible?: ReadonlyArray<{ path: string; why: string }>;
   /** Host pid of what was spawned (bwrap, or the command itself when unconfined). */
   readonly pid: number | undefined;
   readonly stdin: Writable | null;

@@ -32,6 +32,8 @@ export type SchedulerEvent =
       output: string;
       error?: ToolError;
       forHuman?: string;
+      /** An MCP server's tool: the server and the tool's own name there, as our registry knows them. */
+      mcp?: { server: string; tool: string };
     };
 
 export type SchedulerEmit = (e: SchedulerEvent) => void;

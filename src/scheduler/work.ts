@@ -83,6 +83,7 @@ export function set(w: Work, i: number, change: Call | { next: Call; diff: FileD
           ? { code: next.status, message: text }
           : undefined;
     const forHuman = next.status === 'succeeded' ? next.forHuman : undefined;
+    const mcp = w.prepared.get(next.base.id)?.mcp;
     w.emit({
       type: 'tool_result',
       id: next.base.id,
@@ -91,6 +92,7 @@ export function set(w: Work, i: number, change: Call | { next: Call; diff: FileD
       output: text,
       ...(error ? { error } : {}),
       ...(forHuman ? { forHuman } : {}),
+      ...(mcp ? { mcp: { server: mcp.server, tool: mcp.tool } } : {}),
     });
   }
 }

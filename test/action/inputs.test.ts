@@ -333,6 +333,7 @@ describe("the mcp-servers input (settings.json's mcpServers schema)", () => {
             command: 'github-mcp-server',
             args: ['stdio'],
             env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_patFromTheWorkflow0001', LOG_LEVEL: 'debug' },
+            shown: 'github-mcp-server stdio',
           },
         ],
         [

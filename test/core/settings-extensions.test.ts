@@ -35,7 +35,10 @@ describe('readExtensionSettings', () => {
       ),
       env: { VISIBLE: 'v' },
     });
-    expect(ext.warnings).toEqual([]);
+    // An unset reference is named, with the server, the field and what to do (Gemini CLI says nothing).
+    expect(ext.warnings).toEqual([
+      "MCP server a (.gemini/settings.json): $HIDDEN in env.K is empty, so the server gets empty text there; a repository's settings see only the variables every command gets: name HIDDEN in the `sandbox-env` input",
+    ]);
     expect(ext.servers.map((s) => [s.name, s.source.label, s.transport])).toEqual([
       ['b', '~/.gemini/settings.json', expect.objectContaining({ command: 'user-b' })],
       ['a', '.gemini/settings.json', expect.objectContaining({ command: 'project-a', env: { K: 'v ' } })],

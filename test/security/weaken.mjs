@@ -195,6 +195,13 @@ const DEFENCES = {
   ],
   // trigger-anywhere: a quote (GitHub's quote reply) is read as the commenter's own prose.
   'quoted-trigger': [["'code', 'inlineCode', 'blockquote', 'html'", "'code', 'inlineCode', 'html'"]],
+  // What trusted configuration shows an MCP server (its script, its PATH folders) is bound writable instead of read-only.
+  'mcp-visible-ro': [
+    [
+      /for \(const path of p\.visible \?\? \[\]\)\s+a\.push\('--ro-bind', path, path\);/,
+      "for (const path of p.visible ?? []) a.push('--bind', path, path);",
+    ],
+  ],
 };
 
 // `--all` switches every defence off at once: .ci/run does, so that a renamed function fails CI

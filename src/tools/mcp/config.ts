@@ -8,8 +8,13 @@
  * back to SSE unless `type` says which), `httpUrl` (Streamable HTTP), `type` (`http` | `sse`),
  * `headers`; `timeout` (ms per request, default 10 minutes), `trust`, `includeTools`,
  * `excludeTools`, `description`. OAuth and Google credential providers are not supported in CI: a
- * server that asks for them is reported and left out.
+ * server that asks for them is reported and left out. Ours (Gemini CLI has no per-server sandbox):
+ * `network` (a stdio server may reach the network), `dockerOutsideSandbox` (a `docker` server's
+ * client runs outside bubblewrap).
  */
+import { basename } from 'node:path';
+import { isSecretName } from '../shell-env.js';
+import { expandVariables } from './env-expand.js';
 
 /** Where a server was configured; `workflow` is the Action's own input, written by the workflow's author. */
 export type McpOrigin = 'repository' | 'user' | 'workflow';
@@ -21,7 +26,15 @@ export interface McpSource {
 }
 
 type McpTransportConfig =
-  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string }
+  | {
+      kind: 'stdio';
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+      cwd?: string;
+      /** The command line as written (`$VAR`s unresolved), for logs and status: a resolved token never shows. */
+      shown?: string;
+    }
   | { kind: 'http'; url: string; headers: Record<string, string>; protocol: 'streamable' | 'sse' | 'auto' };
 
 export interface McpServerConfig {
@@ -34,6 +47,12 @@ export interface McpServerConfig {
   includeTools?: string[];
   excludeTools?: string[];
   description?: string;
+  /** A stdio server's network: true or false as its settings say; undefined: the run's setting. */
+  network?: boolean;
+  /** A `docker` server's client runs outside bubblewrap (the container is the isolation). */
+  dockerOutsideSandbox?: boolean;
+  /** `$VAR`s that resolved to empty text, and the field each is in (`env.TOKEN`, `args[2]`). */
+  emptyVariables?: Array<{ variable: string; field: string }>;
 }
 
 export interface McpConfigProblem {
@@ -47,12 +66,17 @@ export interface McpConfigProblem {
 export interface ParsedMcpServers {
   servers: McpServerConfig[];
   problems: McpConfigProblem[];
+  /** Resolved values that are credentials by their variable's or field's name: to mask and redact. */
+  secrets: string[];
 }
 
 export interface ParseMcpOptions {
   source: McpSource;
-  /** Resolves `$VAR` / `${VAR}` in `env` and `headers` values; absent: values are kept as written. */
-  expand?: (value: string, where: string) => string;
+  /**
+   * Where `$VAR` / `${VAR}` in `command`, `args`, `env`, `cwd`, `url`/`httpUrl` and `headers` are
+   * looked up (Gemini CLI resolves every string of its settings); absent: kept as written.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Fields Gemini CLI knows that make no sense in CI; each is reported, and an enabled OAuth leaves the server out. */
@@ -71,6 +95,8 @@ const KNOWN = new Set([
   'includeTools',
   'excludeTools',
   'description',
+  'network',
+  'dockerOutsideSandbox',
   ...UNSUPPORTED,
 ]);
 
@@ -79,20 +105,22 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** Pure: the `mcpServers` object to server records, in the order written; a broken entry is left out with its problem named. */
 export function parseMcpServers(value: unknown, o: ParseMcpOptions): ParsedMcpServers {
   const problems: McpConfigProblem[] = [];
-  if (value === undefined || value === null) return { servers: [], problems };
+  const secrets: string[] = [];
+  if (value === undefined || value === null) return { servers: [], problems, secrets };
   if (!isRecord(value))
     return {
       servers: [],
       problems: [
         { path: 'mcpServers', severity: 'error', message: 'must be an object of server names to server settings' },
       ],
+      secrets,
     };
   const servers: McpServerConfig[] = [];
   for (const [name, raw] of Object.entries(value)) {
-    const parsed = parseServer(name, raw, { ...o, problems });
+    const parsed = parseServer(name, raw, { ...o, problems, secrets });
     if (parsed) servers.push(parsed);
   }
-  return { servers, problems };
+  return { servers, problems, secrets };
 }
 
 /** One server entry being checked: where it sits, its raw fields, and where findings go. */
@@ -103,13 +131,17 @@ interface ServerCheck {
   problems: McpConfigProblem[];
   /** Reasons this server is left out; joined into one error at the end. */
   errors: string[];
-  expand?: ParseMcpOptions['expand'];
+  env?: ParseMcpOptions['env'];
+  /** Resolved credentials, for the whole parse. */
+  secrets: string[];
+  /** This server's references that came out empty. */
+  empty: NonNullable<McpServerConfig['emptyVariables']>;
 }
 
 function parseServer(
   name: string,
   raw: unknown,
-  o: ParseMcpOptions & { problems: McpConfigProblem[] },
+  o: ParseMcpOptions & { problems: McpConfigProblem[]; secrets: string[] },
 ): McpServerConfig | undefined {
   const { problems } = o;
   const at = `mcpServers.${name}`;
@@ -129,12 +161,12 @@ function parseServer(
     });
     return undefined;
   }
-  const c: ServerCheck = { at, raw, problems, errors: [], expand: o.expand };
+  const c: ServerCheck = { at, raw, problems, errors: [], env: o.env, secrets: o.secrets, empty: [] };
   checkFieldNames(c);
 
   const command = readString(c, 'command');
-  const url = readString(c, 'url');
-  const httpUrl = readString(c, 'httpUrl');
+  const url = resolved(c, 'url', readString(c, 'url'));
+  const httpUrl = resolved(c, 'httpUrl', readString(c, 'httpUrl'));
   const type = raw.type;
   if (type !== undefined && type !== 'http' && type !== 'sse') fail(c, 'type', 'must be "http" or "sse"');
   const options = readServerOptions(c);
@@ -144,7 +176,22 @@ function parseServer(
     problems.push({ path: at, severity: 'error', message: `left out: ${c.errors.join('; ')}` });
     return undefined;
   }
-  return { name, source: o.source, transport, ...options };
+  return { name, source: o.source, transport, ...options, ...(c.empty.length > 0 && { emptyVariables: c.empty }) };
+}
+
+/**
+ * `text` with its references resolved (when the parse has an environment), noting the empty ones
+ * and keeping a credential's value among the secrets: by the variable's name (`$GITHUB_TOKEN`) or
+ * the field's (`headers.Authorization`, `env.API_KEY`).
+ */
+function resolved<T extends string | undefined>(c: ServerCheck, field: string, text: T): T {
+  if (text === undefined || c.env === undefined) return text;
+  const r = expandVariables(text, c.env);
+  for (const variable of r.empty) c.empty.push({ variable, field });
+  const last = field.split('.').pop() ?? '';
+  const secret = isSecretName(last) || /auth|cookie|api-?key/i.test(last) || r.names.some((n) => isSecretName(n));
+  if (secret && r.value.length >= 4 && r.value !== text && !c.secrets.includes(r.value)) c.secrets.push(r.value);
+  return r.value as T;
 }
 
 function fail(c: ServerCheck, field: string, message: string): void {
@@ -188,6 +235,24 @@ function readString(c: ServerCheck, field: string): string | undefined {
   return v;
 }
 
+function readBoolean(c: ServerCheck, field: string): boolean | undefined {
+  const v = c.raw[field];
+  if (v !== undefined && typeof v !== 'boolean') return void fail(c, field, 'must be true or false');
+  return v as boolean | undefined;
+}
+
+/** `dockerOutsideSandbox` applies to the Docker client only; on another command it is refused with a warning. */
+function dockerServer(c: ServerCheck): boolean {
+  const command = c.raw.command;
+  if (typeof command === 'string' && basename(command) === 'docker') return true;
+  c.problems.push({
+    path: `${c.at}.dockerOutsideSandbox`,
+    severity: 'warning',
+    message: 'applies only to a server whose command is `docker`; ignored (the server runs in the sandbox)',
+  });
+  return false;
+}
+
 function readStrings(c: ServerCheck, field: string): string[] | undefined {
   const v = c.raw[field];
   if (v === undefined) return undefined;
@@ -203,12 +268,14 @@ function readMap(c: ServerCheck, field: string): Record<string, string> {
   if (!isRecord(v) || !Object.values(v).every((x) => typeof x === 'string'))
     return (fail(c, field, 'must be an object of string values'), {});
   const out: Record<string, string> = {};
-  for (const [k, val] of Object.entries(v as Record<string, string>))
-    out[k] = c.expand ? c.expand(val, `${c.at}.${field}.${k}`) : val;
+  for (const [k, val] of Object.entries(v as Record<string, string>)) out[k] = resolved(c, `${field}.${k}`, val);
   return out;
 }
 
-type ServerOptions = Pick<McpServerConfig, 'timeoutMs' | 'trust' | 'includeTools' | 'excludeTools' | 'description'>;
+type ServerOptions = Pick<
+  McpServerConfig,
+  'timeoutMs' | 'trust' | 'includeTools' | 'excludeTools' | 'description' | 'network' | 'dockerOutsideSandbox'
+>;
 
 /** The transport-independent fields, as they go into the server record. */
 function readServerOptions(c: ServerCheck): ServerOptions {
@@ -222,12 +289,16 @@ function readServerOptions(c: ServerCheck): ServerOptions {
   if (description !== undefined && typeof description !== 'string') fail(c, 'description', 'must be a string');
   const includeTools = readStrings(c, 'includeTools');
   const excludeTools = readStrings(c, 'excludeTools');
+  const network = readBoolean(c, 'network');
+  const docker = readBoolean(c, 'dockerOutsideSandbox');
   return {
     ...(typeof timeout === 'number' && { timeoutMs: timeout }),
     trust: trust === true,
     ...(includeTools && { includeTools }),
     ...(excludeTools && { excludeTools }),
     ...(typeof description === 'string' && { description }),
+    ...(network !== undefined && { network }),
+    ...(docker === true && dockerServer(c) && { dockerOutsideSandbox: true }),
   };
 }
 
@@ -249,12 +320,20 @@ function parseTransport(c: ServerCheck, t: TransportFields): McpTransportConfig 
 
 function stdioTransport(c: ServerCheck, command: string): McpTransportConfig {
   const { at, raw, problems } = c;
-  const args = readStrings(c, 'args') ?? [];
-  const cwd = readString(c, 'cwd');
+  const written = readStrings(c, 'args') ?? [];
+  const args = written.map((a, i) => resolved(c, `args[${i}]`, a));
+  const cwd = resolved(c, 'cwd', readString(c, 'cwd'));
   for (const f of ['headers'] as const)
     if (raw[f] !== undefined)
       problems.push({ path: `${at}.${f}`, severity: 'warning', message: 'applies to HTTP servers only; ignored' });
-  return { kind: 'stdio', command, args, env: readMap(c, 'env'), ...(cwd !== undefined && { cwd }) };
+  return {
+    kind: 'stdio',
+    command: resolved(c, 'command', command),
+    args,
+    env: readMap(c, 'env'),
+    ...(cwd !== undefined && { cwd }),
+    shown: [command, ...written].join(' '),
+  };
 }
 
 function httpTransport(c: ServerCheck, t: TransportFields): McpTransportConfig {
@@ -268,7 +347,7 @@ function httpTransport(c: ServerCheck, t: TransportFields): McpTransportConfig {
       message: 'both `httpUrl` and `url` are set: `httpUrl` is used (as Gemini CLI does)',
     });
   if (!isHttpUrl(target)) fail(c, httpUrl ? 'httpUrl' : 'url', `${JSON.stringify(target)} is not an http(s) URL`);
-  for (const f of ['args', 'env', 'cwd'] as const)
+  for (const f of ['args', 'env', 'cwd', 'network'] as const)
     if (raw[f] !== undefined)
       problems.push({ path: `${at}.${f}`, severity: 'warning', message: 'applies to stdio servers only; ignored' });
   const protocol = httpUrl ? 'streamable' : type === 'http' ? 'streamable' : type === 'sse' ? 'sse' : 'auto';
@@ -282,49 +361,6 @@ function isHttpUrl(s: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Gemini CLI's `mcp.allowed` / `mcp.excluded` (and `--allowed-mcp-server-names`): which servers may start. */
-export interface McpSelection {
-  /** Non-empty: only these start. */
-  allowed?: readonly string[];
-  excluded?: readonly string[];
-}
-
-/** Pure: `mcp.allowed` and `mcp.excluded` of a settings object; problems name the field. */
-export function parseMcpSelection(
-  value: unknown,
-  label: string,
-): { selection: McpSelection; problems: McpConfigProblem[] } {
-  const problems: McpConfigProblem[] = [];
-  if (value === undefined) return { selection: {}, problems };
-  if (!isRecord(value))
-    return {
-      selection: {},
-      problems: [{ path: `${label} mcp`, severity: 'warning', message: 'must be an object; ignored' }],
-    };
-  const list = (field: 'allowed' | 'excluded'): string[] | undefined => {
-    const v = value[field];
-    if (v === undefined) return undefined;
-    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
-    problems.push({
-      path: `${label} mcp.${field}`,
-      severity: 'warning',
-      message: 'must be a list of server names; ignored',
-    });
-    return undefined;
-  };
-  const allowed = list('allowed');
-  const excluded = list('excluded');
-  return { selection: { ...(allowed && { allowed }), ...(excluded && { excluded }) }, problems };
-}
-
-/** Pure: why a server does not start under the selection, or undefined when it may (Gemini CLI's isBlockedBySettings). */
-export function blockedBySelection(name: string, s: McpSelection): string | undefined {
-  if (s.allowed && s.allowed.length > 0 && !s.allowed.includes(name))
-    return `not among the allowed MCP servers (${s.allowed.join(', ')})`;
-  if (s.excluded?.includes(name)) return 'listed in mcp.excluded';
-  return undefined;
 }
 
 /** Pure: Gemini CLI's includeTools/excludeTools test (exclude wins; an include entry may be `name(...)`). */

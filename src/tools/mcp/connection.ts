@@ -8,7 +8,7 @@
  *
  * Loaded with the manager, at the one seam a run without MCP servers never crosses (core/extensions.ts).
  */
-import { stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -23,10 +23,11 @@ import {
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AgentError, messageOf } from '../../common/errors.js';
 import type { Sandbox } from '../../sandbox/types.js';
-import { resolveInWorkspace } from '../workspace.js';
 import type { McpServerConfig } from './config.js';
 import { createLenientValidator } from './lenient-validator.js';
 import { createConfinedStdioTransport, type ConfinedStdioTransport } from './stdio-transport.js';
+import { networkOf, stdioSpawnRequest } from './stdio-spawn.js';
+import { explainStartFailure } from './start-failure.js';
 import { startRealTimer, type StartTimer } from '../process-group.js';
 
 /**
@@ -43,8 +44,10 @@ export interface ConnectDeps {
   env: Readonly<Record<string, string>>;
   /** A trusted copy of `.gemini/` bound over the work tree's (SpawnRequest.configDir). */
   configDir?: string;
-  /** Whether a stdio server may reach the network (the run's sandbox setting). */
+  /** Whether a stdio server may reach the network (the run's sandbox setting; a server's own `network` wins). */
   network?: boolean;
+  /** The job-long $HOME of stdio servers (stdio-spawn.ts). */
+  jobHome?: string;
   /** Between SIGTERM and SIGKILL when a server is stopped. */
   graceMs?: number;
   clientVersion: string;
@@ -159,11 +162,14 @@ export async function connectMcpServer(c: McpServerConfig, d: ConnectDeps, timeo
     givenUp = true;
     await client.close().catch(() => undefined);
     await Promise.all(transports.map((t) => t.close().catch(() => undefined)));
-    throw new AgentError(
-      'general',
-      dead && !/did not start|did not list/.test(messageOf(e)) ? dead : `${messageOf(e)}${tail(stdio)}`,
-      { cause: e },
-    );
+    const why = dead && !/did not start|did not list/.test(messageOf(e)) ? dead : `${messageOf(e)}${tail(stdio)}`;
+    const causes = explainStartFailure(c, {
+      network: networkOf(c, d),
+      ...(stdio?.notVisible && { notVisible: stdio.notVisible }),
+      stderr: stdio?.stderrTail() ?? '',
+      exists: existsSync,
+    });
+    throw new AgentError('general', causes.length > 0 ? `${why}\n${causes.join('\n')}` : why, { cause: e });
   }
 }
 
@@ -176,23 +182,7 @@ async function openTransport(
   const { client, opened } = o;
   const t = c.transport;
   if (t.kind === 'stdio') {
-    const cwd = t.cwd === undefined ? d.workspace : (await resolveInWorkspace(d.workspace, t.cwd, 'read')).abs;
-    if (
-      !(await stat(cwd).then(
-        (s) => s.isDirectory(),
-        () => false,
-      ))
-    )
-      throw new AgentError('config', `its cwd ${t.cwd} is not a folder in the workspace`);
-    const proc = await d.sandbox.spawn({
-      argv: [t.command, ...t.args],
-      workspace: d.workspace,
-      cwd,
-      env: { ...d.env, ...t.env },
-      stdin: 'pipe',
-      ...(d.network !== undefined && { network: d.network }),
-      ...(d.configDir !== undefined && { configDir: d.configDir }),
-    });
+    const proc = await d.sandbox.spawn(await stdioSpawnRequest({ ...c, transport: t }, d));
     const transport = opened(createConfinedStdioTransport(proc, { graceMs: d.graceMs }));
     await client.connect(transport, { timeout: SDK_NO_TIMEOUT_MS });
     return transport;

@@ -9,12 +9,15 @@ export interface Expansion {
   value: string;
   /** The variables referenced, set or not, in order of first use. */
   names: string[];
+  /** Those that came out empty (unset or empty, without a `:-default`). */
+  empty: string[];
 }
 
 const REFERENCE = /\\\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
 
 export function expandVariables(text: string, env: Readonly<Record<string, string | undefined>>): Expansion {
   const names: string[] = [];
+  const empty: string[] = [];
   const value = text.replace(
     REFERENCE,
     // eslint-disable-next-line max-params -- String.prototype.replace passes one argument per capture group
@@ -24,8 +27,9 @@ export function expandVariables(text: string, env: Readonly<Record<string, strin
       if (!names.includes(name)) names.push(name);
       const v = env[name];
       if ((v === undefined || v === '') && fallback !== undefined) return fallback;
+      if (!v && !empty.includes(name)) empty.push(name);
       return v ?? '';
     },
   );
-  return { value, names };
+  return { value, names, empty };
 }

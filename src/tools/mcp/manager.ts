@@ -10,7 +10,8 @@ import { messageOf } from '../../common/errors.js';
 import type { Sandbox } from '../../sandbox/types.js';
 import type { Tool } from '../define-tool.js';
 import type { StartTimer } from '../process-group.js';
-import { blockedBySelection, isToolEnabled, type McpSelection, type McpServerConfig } from './config.js';
+import { isToolEnabled, type McpServerConfig } from './config.js';
+import { blockedBySelection, type McpSelection } from './selection.js';
 import { connectMcpServer, type McpConnection } from './connection.js';
 import { createMcpTool } from './mcp-tool.js';
 import { mcpToolName } from './names.js';
@@ -48,8 +49,10 @@ export interface McpManagerOptions {
   secrets: readonly string[];
   /** A trusted copy of `.gemini/`, bound over the work tree's in every stdio server's sandbox. */
   configDir?: string;
-  /** Whether stdio servers may reach the network (the run's sandbox setting). */
+  /** Whether stdio servers may reach the network (the run's sandbox setting; a server's own `network` wins). */
   network?: boolean;
+  /** The job-long $HOME of stdio servers, their package cache (stdio-spawn.ts jobHomeOf). */
+  jobHome?: string;
   start?: McpStartMode;
   startTimeoutMs?: number;
   graceMs?: number;
@@ -152,6 +155,7 @@ async function startOne(s: Servers, e: Entry): Promise<void> {
         signal: s.giveUp.signal,
         ...(o.configDir !== undefined && { configDir: o.configDir }),
         ...(o.network !== undefined && { network: o.network }),
+        ...(o.jobHome !== undefined && { jobHome: o.jobHome }),
         ...(o.graceMs !== undefined && { graceMs: o.graceMs }),
         ...(o.startTimer !== undefined && { startTimer: o.startTimer }),
       },
@@ -247,7 +251,7 @@ async function stopAll(s: Servers): Promise<void> {
 
 function targetOf(c: McpServerConfig): string {
   const t = c.transport;
-  if (t.kind === 'stdio') return `${[t.command, ...t.args].join(' ')} (stdio)`;
+  if (t.kind === 'stdio') return `${t.shown ?? [t.command, ...t.args].join(' ')} (stdio)`;
   return `${t.url} (${t.protocol === 'sse' ? 'sse' : 'http'})`;
 }
 

@@ -21,6 +21,8 @@ export interface ConfinedStdioTransport extends Transport {
   stderrTail(): string;
   /** Settles when the process has exited (and what it wrote is read, or 200 ms later). */
   readonly exited: Promise<ExitStatus>;
+  /** What the sandbox did not show of what the server asked to see (ConfinedProcess.notVisible). */
+  readonly notVisible?: ConfinedProcess['notVisible'];
 }
 
 export function createConfinedStdioTransport(
@@ -39,6 +41,7 @@ export function createConfinedStdioTransport(
   });
   const t: ConfinedStdioTransport = {
     exited,
+    ...(proc.notVisible && { notVisible: proc.notVisible }),
     stderrTail: () => stderr,
     async start() {
       proc.stdout.on('data', (chunk: Buffer) => {

@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import {
-  blockedBySelection,
-  mergeMcpServers,
-  parseMcpSelection,
-  parseMcpServers,
-  type McpSource,
-} from '../../../src/tools/mcp/config.js';
+import { mergeMcpServers, parseMcpServers, type McpSource } from '../../../src/tools/mcp/config.js';
+import { blockedBySelection, parseMcpSelection } from '../../../src/tools/mcp/selection.js';
 import { expandVariables } from '../../../src/tools/mcp/env-expand.js';
 
 const SOURCE: McpSource = { label: '.gemini/settings.json', origin: 'repository' };
-const parse = (value: unknown, expand?: (v: string, where: string) => string) =>
-  parseMcpServers(value, { source: SOURCE, ...(expand && { expand }) });
+const parse = (value: unknown, env?: Record<string, string>) =>
+  parseMcpServers(value, { source: SOURCE, ...(env && { env }) });
 
 describe('parseMcpServers: Gemini CLI’s fields', () => {
   it('a stdio server with every field', () => {
@@ -32,7 +27,14 @@ describe('parseMcpServers: Gemini CLI’s fields', () => {
       {
         name: 'gh',
         source: SOURCE,
-        transport: { kind: 'stdio', command: 'npx', args: ['-y', 'server'], env: { A: '1' }, cwd: 'tools' },
+        transport: {
+          kind: 'stdio',
+          command: 'npx',
+          args: ['-y', 'server'],
+          env: { A: '1' },
+          cwd: 'tools',
+          shown: 'npx -y server',
+        },
         timeoutMs: 5000,
         trust: true,
         includeTools: ['x'],
@@ -98,18 +100,57 @@ describe('parseMcpServers: Gemini CLI’s fields', () => {
     ]);
   });
 
-  it('expansion applies to env and headers values only, each told where it is', () => {
-    const where: string[] = [];
+  it('references resolve in command, args, cwd, env, url and headers (as Gemini CLI resolves every string); the empty ones are named', () => {
     const r = parse(
       {
-        s: { command: '$CMD', args: ['$ARG'], env: { K: '$V' } },
-        h: { url: 'https://h', headers: { Authorization: 'Bearer $T' } },
+        s: { command: '$CMD', args: ['--token', '${GH_TOKEN}', '$UNSET'], env: { K: '$V', E: '${NOPE:-fallback}' } },
+        h: { url: 'https://$HOST/mcp', headers: { Authorization: 'Bearer $T' } },
       },
-      (v, w) => (where.push(w), v.replace('$', '#')),
+      { CMD: 'node', GH_TOKEN: 'ghp_fromTheStep0001', V: 'v', HOST: 'mcp.example.com', T: 'tok-123456' },
     );
-    expect(r.servers[0]!.transport).toMatchObject({ command: '$CMD', args: ['$ARG'], env: { K: '#V' } });
-    expect(r.servers[1]!.transport).toMatchObject({ headers: { Authorization: 'Bearer #T' } });
-    expect(where).toEqual(['mcpServers.s.env.K', 'mcpServers.h.headers.Authorization']);
+    expect(r.servers[0]!.transport).toMatchObject({
+      command: 'node',
+      args: ['--token', 'ghp_fromTheStep0001', ''],
+      env: { K: 'v', E: 'fallback' },
+      // What logs and status show: the line as written, never a resolved token.
+      shown: '$CMD --token ${GH_TOKEN} $UNSET',
+    });
+    expect(r.servers[0]!.emptyVariables).toEqual([{ variable: 'UNSET', field: 'args[2]' }]);
+    expect(r.servers[1]!.transport).toMatchObject({
+      url: 'https://mcp.example.com/mcp',
+      headers: { Authorization: 'Bearer tok-123456' },
+    });
+    expect(r.servers[1]!.emptyVariables).toBeUndefined();
+    // By the variable's name (GH_TOKEN) and by the field's (Authorization); `v` and the host are not.
+    expect(r.secrets).toEqual(['ghp_fromTheStep0001', 'Bearer tok-123456']);
+  });
+
+  it('without an environment, references stay as written', () => {
+    const r = parse({ s: { command: 'node', args: ['$A'], env: { K: '$V' } } });
+    expect(r.servers[0]!.transport).toMatchObject({ args: ['$A'], env: { K: '$V' } });
+    expect(r.servers[0]!.emptyVariables).toBeUndefined();
+  });
+
+  it('network and dockerOutsideSandbox: booleans; the Docker switch only on a docker command', () => {
+    const r = parse({
+      n: { command: 'npx', args: ['-y', 'pkg'], network: true },
+      d: { command: 'docker', args: ['run', '-i', 'img'], dockerOutsideSandbox: true },
+      x: { command: 'node', args: ['s.js'], dockerOutsideSandbox: true },
+      bad: { command: 'node', network: 'yes' },
+    });
+    expect(r.servers.map((s) => [s.name, s.network, s.dockerOutsideSandbox])).toEqual([
+      ['n', true, undefined],
+      ['d', undefined, true],
+      ['x', undefined, undefined],
+    ]);
+    expect(r.problems).toEqual([
+      {
+        path: 'mcpServers.x.dockerOutsideSandbox',
+        severity: 'warning',
+        message: 'applies only to a server whose command is `docker`; ignored (the server runs in the sandbox)',
+      },
+      { path: 'mcpServers.bad', severity: 'error', message: 'left out: network must be true or false' },
+    ]);
   });
 });
 
