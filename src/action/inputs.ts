@@ -7,6 +7,7 @@
 import { parse as parseToml } from 'smol-toml';
 import { messageOf } from '../common/errors.js';
 import type { ApprovalMode } from '../policy/types.js';
+import { parseSettingsText } from '../context/settings-file.js';
 import { parseMcpServers, type McpServerConfig } from '../tools/mcp/config.js';
 import { expandVariables } from '../tools/mcp/env-expand.js';
 import type { McpStartMode } from '../tools/mcp/manager.js';
@@ -57,6 +58,8 @@ export interface ActionSettings {
   triageLabels: string[];
   /** MCP servers the workflow adds (`mcp-servers`, settings.json's schema); `$VAR`s resolved from the step's environment. */
   mcpServers: McpServerConfig[];
+  /** `settings`: Gemini CLI settings (settings.json's schema), the workflow's own; its mcpServers are also in mcpServers. */
+  settingsInput?: Record<string, unknown>;
   /** When MCP servers start: with the agent (eager) or at the first model request (lazy). */
   mcpStart: McpStartMode;
   /** 'event': the event says what to do; the triage modes ignore it (issue #17). */
@@ -156,6 +159,7 @@ export const INPUT_DEFAULTS = {
   'session-key': '',
   'triage-labels': '',
   'mcp-servers': '',
+  settings: '',
   'mcp-start': 'eager',
   'issue-number': '',
   mode: '',
@@ -373,6 +377,7 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     sessionKey: get('session-key') || undefined,
     triageLabels: splitList(get('triage-labels')),
     mcpServers: mcpServersOf(get('mcp-servers'), (why) => fail('mcp-servers', why)),
+    settingsInput: settingsInputOf(get('settings'), errors),
     mcpStart: mcpStartInput(r),
     issueNumber: issueNumberInput(r),
     mode: actionMode,
@@ -380,6 +385,7 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     maxFileBytes: maxFileBytesInput(r),
   };
   if (settings.contextFileNames.length === 0) settings.contextFileNames = ['GEMINI.md'];
+  if (!settings.settingsInput) delete settings.settingsInput;
   return errors.length > 0 ? { ok: false, errors, settings } : { ok: true, settings };
 }
 
@@ -475,7 +481,7 @@ export function readInputs(
   if (inputs.ok && runner.ok) {
     // `$VAR`s of the workflow's own MCP servers come from the step's environment, read now, before
     // secrets leave it; a value that looks like a credential joins the secrets (masked, redacted).
-    const resolved = resolveMcpServers(inputValue(getInput, 'mcp-servers'), env);
+    const resolved = resolveMcpServers(inputValue(getInput, 'mcp-servers'), env, inputs.settings.settingsInput);
     for (const v of [...resolved.secrets, ...passed!.secrets]) {
       if (secrets.includes(v)) continue;
       secrets.push(v);
@@ -537,7 +543,11 @@ function mcpServersOf(
  * author chose both the reference and, in `env:`, what it holds). A resolved value is a secret when
  * the variable's name or the field it fills says so (`*_TOKEN`, `*_KEY`, `Authorization`...).
  */
-function resolveMcpServers(raw: string, env: Env): { servers: McpServerConfig[]; secrets: string[] } {
+function resolveMcpServers(
+  raw: string,
+  env: Env,
+  settingsInput: Record<string, unknown> | undefined,
+): { servers: McpServerConfig[]; secrets: string[] } {
   const secrets: string[] = [];
   const expand = (text: string, where: string) => {
     const r = expandVariables(text, env);
@@ -546,7 +556,41 @@ function resolveMcpServers(raw: string, env: Env): { servers: McpServerConfig[];
     if (secret && r.value.length >= 4) secrets.push(r.value);
     return r.value;
   };
-  return { servers: mcpServersOf(raw, () => undefined, expand), secrets };
+  // The `settings` input's servers first: `mcp-servers` wins a name both give.
+  const fromSettings = settingsInput ? settingsServersOf(settingsInput, () => undefined, expand) : [];
+  return { servers: [...fromSettings, ...mcpServersOf(raw, () => undefined, expand)], secrets };
+}
+
+/**
+ * The `settings` input: a JSON object in settings.json's schema (comments allowed, as Gemini CLI
+ * allows them in the file). Bad JSON is an error naming the input and where it breaks; so is a bad
+ * `mcpServers` entry (a workflow's own input is strict, as `mcp-servers` is).
+ */
+function settingsInputOf(raw: string, errors: InputIssue[]): Record<string, unknown> | undefined {
+  if (!raw) return undefined;
+  const fail = (why: string) => {
+    errors.push({ input: 'settings', source: 'input', message: `input 'settings' ${why}` });
+    return undefined;
+  };
+  const parsed = parseSettingsText(raw);
+  if ('error' in parsed) return fail(parsed.error.startsWith('not ') ? `is ${parsed.error}` : parsed.error);
+  settingsServersOf(parsed.value, (why) => fail(`mcpServers: expected ${why}`));
+  return parsed.value;
+}
+
+function settingsServersOf(
+  value: Record<string, unknown>,
+  fail: (why: string) => undefined,
+  expand?: (v: string, where: string) => string,
+): McpServerConfig[] {
+  if (value.mcpServers === undefined) return [];
+  const parsed = parseMcpServers(value.mcpServers, {
+    source: { label: "input 'settings'", origin: 'workflow' },
+    ...(expand && { expand }),
+  });
+  if (parsed.problems.length > 0)
+    return fail(`valid MCP server settings: ${parsed.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`) ?? [];
+  return parsed.servers;
 }
 
 /** Inline TOML when it has a newline or a table header; otherwise paths separated by commas or newlines. */

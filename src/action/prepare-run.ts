@@ -16,9 +16,10 @@ import { createGitHubTools } from '../tools/github/publish-tools.js';
 import { createPublishRecorder, type PublishRecord } from '../tools/github/recorder.js';
 import { createCheckpointer, type HeldSession } from './approval/suspend.js';
 import type { Thread } from './event-command.js';
-import { defaultModeFor, type PolicyInput } from './inputs.js';
+import { defaultModeFor, INPUT_DEFAULTS, type PolicyInput } from './inputs.js';
 import type { AgentTask, PreparedRun, RunContext } from './run-context.js';
 import type { TrustedConfig } from './trusted-config.js';
+import { readTrustedSettings } from './trusted-settings.js';
 
 /** A resumed run's session: what was recorded before it suspended, and the claim it holds. */
 export interface Resumed {
@@ -83,15 +84,10 @@ async function agentOptionsFor(
   { task, config, taskContext, recorder }: AgentParts,
 ): Promise<AgentOptions> {
   const { settings, workspace: ws } = ctx;
-  // MCP servers and hooks: the trusted commit's settings.json, and the workflow's own input.
-  const ext = await readExtensionSettings({
-    files: [
-      {
-        path: join(config.memoryRoot, '.gemini', 'settings.json'),
-        label: `.gemini/settings.json${config.fromCommit ? ` (commit ${config.fromCommit.slice(0, 12)})` : ''}`,
-        origin: 'repository',
-      },
-    ],
+  const runSettings = await readTrustedSettings(config, settings.settingsInput, (w) => ctx.log.warning(w));
+  // MCP servers and hooks: the trusted commit's settings.json, and the workflow's own inputs.
+  const ext = readExtensionSettings({
+    layers: runSettings.layers,
     inputServers: settings.mcpServers,
     env: { ...commandEnvOf(process.env, ctx.secrets), ...settings.sandboxEnv },
   });
@@ -103,7 +99,15 @@ async function agentOptionsFor(
       baseUrl: settings.geminiBaseUrl,
       client: ctx.modelClient,
     },
-    workspace: { root: ws, memoryRoot: config.memoryRoot, contextFileNames: settings.contextFileNames },
+    // context-file-names set to other than its default wins over the settings' context.fileName.
+    workspace: {
+      root: ws,
+      memoryRoot: config.memoryRoot,
+      ...(settings.contextFileNames.join('\n') !== INPUT_DEFAULTS['context-file-names'] && {
+        contextFileNames: settings.contextFileNames,
+      }),
+    },
+    settings: runSettings,
     policy: {
       context: 'action',
       mode: settings.approvalMode ?? defaultModeFor(task.command),

@@ -25,6 +25,7 @@ import type { ActionResult, Log, RepoRef, RunContext } from './run-context.js';
 import { readThreadInfo } from './task-context.js';
 import { runTriagePlan, runTriageShard, triageAll } from './triage/run-triage.js';
 import { createTrustedConfigSource, readHeadCommit } from './trusted-config.js';
+import { snapshotContextNames } from './trusted-settings.js';
 import { prepareWorkTree, type WorkTreeStart } from './work-tree.js';
 
 export interface RunBase {
@@ -261,7 +262,7 @@ async function openRun(base: RunBase, { command, thread, progress, runUrl }: Run
   const trusted = createTrustedConfigSource({
     workspace: base.runner.workspace,
     startCommit: info?.pull?.baseSha ?? (await readHeadCommit(base.runner.workspace)),
-    contextFileNames: base.settings.contextFileNames,
+    contextFileNames: snapshotContextNames(base.settings),
     remote: base.remote,
   });
   const { octokit, repo, runner, settings, remote, own, log, secrets, modelClient } = base;

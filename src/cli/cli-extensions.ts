@@ -8,6 +8,8 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { AgentOptions } from '../compose/agent-options.js';
+import { readSettingsLayers, runSettingsOf } from '../context/run-settings.js';
 import { readExtensionSettings, type ExtensionSettings } from '../core/settings-extensions.js';
 import { commandEnvOf } from '../sandbox/command-env.js';
 import { readCliPassEnv } from './command-env.js';
@@ -21,24 +23,37 @@ export interface CliExtensionsOptions {
   allowedNames?: readonly string[];
 }
 
-export async function readCliExtensions(o: CliExtensionsOptions): Promise<ExtensionSettings> {
+/** The CLI's settings scopes, as Gemini CLI reads them: the user's file, then the project's (in a trusted folder). */
+export async function readCliSettings(o: Pick<CliExtensionsOptions, 'root' | 'trusted'>) {
+  const home = homedir();
+  const read = await readSettingsLayers([
+    { path: join(home, '.gemini', 'settings.json'), label: '~/.gemini/settings.json', origin: 'user' },
+    ...(o.trusted
+      ? [
+          {
+            path: join(o.root, '.gemini', 'settings.json'),
+            label: '.gemini/settings.json',
+            origin: 'repository' as const,
+          },
+        ]
+      : []),
+  ]);
+  return { settings: { ...runSettingsOf(read.layers), alsoHonoured: CLI_HONOURED }, warnings: read.warnings };
+}
+
+/** What the CLI reads from the user's file itself (command-env.ts, folder-trust.ts). */
+const CLI_HONOURED = ['security.environmentVariableRedaction.allowed', 'security.folderTrust.enabled'];
+
+export async function readCliExtensions(
+  o: CliExtensionsOptions,
+): Promise<ExtensionSettings & { settings: AgentOptions['settings'] }> {
   const home = homedir();
   const pass = await readCliPassEnv(o.env, home);
-  const settings = await readExtensionSettings({
-    files: [
-      { path: join(home, '.gemini', 'settings.json'), label: '~/.gemini/settings.json', origin: 'user' },
-      ...(o.trusted
-        ? [
-            {
-              path: join(o.root, '.gemini', 'settings.json'),
-              label: '.gemini/settings.json',
-              origin: 'repository' as const,
-            },
-          ]
-        : []),
-    ],
+  const { settings: scopes, warnings } = await readCliSettings(o);
+  const settings = readExtensionSettings({
+    layers: scopes.layers,
     ...(o.allowedNames && { allowedNames: o.allowedNames }),
     env: { ...commandEnvOf(o.env, o.secrets), ...pass.env },
   });
-  return { ...settings, warnings: [...pass.warnings, ...settings.warnings] };
+  return { ...settings, settings: scopes, warnings: [...warnings, ...pass.warnings, ...settings.warnings] };
 }

@@ -103,6 +103,7 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       userPolicies: user,
       adminPolicies: admin,
       extensionPolicies: ext.policy,
+      settings: ext.settings,
       maxTurns: args.maxTurns,
       timeoutMinutes: args.timeoutMinutes,
       channel: createDenyChannel(),

@@ -3,6 +3,7 @@
  * what task, which tools, where commands run, which limits, and how the run talks to the face),
  * and the agent it gets back.
  */
+import type { RunSettings } from '../context/run-settings.js';
 import type { Command as CommandKind } from '../context/system-prompt.js';
 import type { Emit, Outcome } from '../core/events.js';
 import type { ExtensionOptions } from '../core/extensions.js';
@@ -89,6 +90,12 @@ export interface AgentOptions {
     sandbox?: Sandbox;
     shellTimeoutMs?: number;
   };
+  /**
+   * The run's trusted settings scopes, merged (context/run-settings.ts): context file names, loop
+   * and agent settings, `tools.*`. Absent, or with `workspace.untrusted`: none. `alsoHonoured`:
+   * settings paths the face acts on itself (left out of the one "not used" warning).
+   */
+  settings?: RunSettings & { alsoHonoured?: readonly string[] };
   /** MCP servers and hooks from settings.json (trusted configuration only: the face reads it). */
   extensions?: ExtensionOptions;
   limits: LoopLimits & {

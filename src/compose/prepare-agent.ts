@@ -6,9 +6,11 @@
  */
 import { buildSystemPrompt } from '../context/system-prompt.js';
 import { createJitMemory } from '../context/jit-memory.js';
-import { loadMemory, readContextSettings } from '../context/memory.js';
-import { readLoopSettings } from '../context/settings.js';
+import { contextSettingsOf, loadMemory } from '../context/memory.js';
+import { HONOURED_SETTINGS, unusedSettingsWarning, type RunSettings } from '../context/run-settings.js';
+import { parseLoopSettings } from '../context/settings.js';
 import { prepareExtensions } from '../core/extensions.js';
+import { isToolOffered, readToolSettings, type ToolSettings } from '../core/settings-tools.js';
 import { createNextSpeakerCheck } from '../core/next-speaker.js';
 import { withRedaction } from '../core/redacted-model.js';
 import type { ParentRun } from '../core/subagent-host.js';
@@ -31,14 +33,21 @@ const DEFAULT_SHELL_TIMEOUT_MS = 5 * 60_000;
 
 /** Throws AgentError('config') for a bad policy: before any tool runs. */
 export async function prepareAgent(o: AgentOptions): Promise<Agent> {
+  // The face leaves out what it does not trust (the CLI: an untrusted folder's .gemini/settings.json).
+  const settings = o.settings ?? NO_SETTINGS;
+  const toolSettings = readToolSettings(settings.layers, settings.merged);
   const { engine: policy, warnings: policyDiagnostics } = await loadPolicyWithDiagnostics({
     context: o.policy.context,
     useBuiltinDefaults: !o.policy.noDefaults,
     workspace: o.workspace.root,
-    tiers: { workspace: o.policy.workspace, user: o.policy.user, admin: o.policy.admin },
+    tiers: {
+      workspace: [...(o.policy.workspace ?? []), ...toolSettings.policy.workspace],
+      user: [...(o.policy.user ?? []), ...toolSettings.policy.user],
+      admin: o.policy.admin,
+    },
   });
-  const context = await readContext(o);
-  const baseTools = baseToolsOf(o);
+  const context = await readContext(o, settings);
+  const baseTools = baseToolsOf(o, toolSettings);
   // MCP servers and hooks: after policy (a broken policy starts nothing). Warnings go to the face
   // until a run starts, then into the run's event stream.
   const extensionWarnings: string[] = [];
@@ -72,12 +81,16 @@ export async function prepareAgent(o: AgentOptions): Promise<Agent> {
     model,
     ...(o.workspace.untrusted ? {} : { configRoot: o.workspace.memoryRoot }),
     memory: context.memory.text,
-    limits: loopLimitsOf(o),
+    limits: loopLimitsOf(o, context.loop.maxSessionTurns),
     ...(o.io.clock ? { clock: o.io.clock } : {}),
     agentOverrides: context.loop.agentOverrides,
     current: () => current ?? assertNever('a sub-agent ran outside a run'),
   });
-  const registry = createToolSet(createToolRegistry([...baseTools, ...(sub?.tools ?? [])]), extensions.mcp);
+  const registry = createToolSet(
+    createToolRegistry([...baseTools, ...(sub?.tools ?? []).filter((t) => isToolOffered(t.name, false, toolSettings))]),
+    extensions.mcp,
+    (name) => isToolOffered(name, false, toolSettings),
+  );
 
   // The mode can change during a session (an editor's session/set_mode); its note in the prompt follows.
   const prompts = new Map<ApprovalMode, string>();
@@ -105,14 +118,17 @@ export async function prepareAgent(o: AgentOptions): Promise<Agent> {
     context.loop.skipNextSpeakerCheck === undefined
       ? o.task.nextSpeaker?.enabled === true
       : !context.loop.skipNextSpeakerCheck;
+  const unused = unusedSettingsWarning(settings.layers, [...HONOURED_SETTINGS, ...(o.settings?.alsoHonoured ?? [])]);
   const warnings = [
     ...policyDiagnostics.map(formatDiagnostic),
+    ...toolSettings.warnings,
+    ...(unused ? [unused] : []),
     ...context.warnings,
     ...(sub?.warnings ?? []),
     ...extensionWarnings,
   ];
   return createAgent({
-    o,
+    o: { ...o, limits: { ...o.limits, ...loopLimitsOf(o, context.loop.maxSessionTurns) } },
     policy,
     registry,
     model,
@@ -130,21 +146,29 @@ export async function prepareAgent(o: AgentOptions): Promise<Agent> {
   });
 }
 
-/** The run's budgets, as the loop (and a sub-agent's child loop) takes them. */
-const loopLimitsOf = ({ limits: { perRun: _perRun, ...limits } }: AgentOptions) => limits;
+const NO_SETTINGS: RunSettings = { layers: [], merged: {} };
+
+/**
+ * The run's budgets, as the loop (and a sub-agent's child loop) takes them. Gemini CLI's
+ * `model.maxSessionTurns` is one more turn limit: the smaller of it and the face's wins.
+ */
+function loopLimitsOf({ limits: { perRun: _perRun, ...limits } }: AgentOptions, maxSessionTurns: number | undefined) {
+  if (maxSessionTurns === undefined) return limits;
+  return { ...limits, maxTurns: Math.min(limits.maxTurns ?? maxSessionTurns, maxSessionTurns) };
+}
 
 const assertNever = (why: string): never => {
   throw new AgentError('internal', why);
 };
 
 /** The trusted context: which files are memory, what they say, and the loop's settings. */
-async function readContext(o: AgentOptions) {
-  const { root, memoryRoot, untrusted } = o.workspace;
-  // Context file names: the face's explicit list, else the trusted settings.json, else GEMINI.md.
-  const names =
-    o.workspace.contextFileNames || untrusted
-      ? { fileNames: o.workspace.contextFileNames, warnings: [] }
-      : await readContextSettings(memoryRoot);
+async function readContext(o: AgentOptions, settings: RunSettings) {
+  const { root, memoryRoot } = o.workspace;
+  const label = settingsLabel(settings);
+  // Context file names: the face's explicit list, else the trusted settings' context.fileName, else GEMINI.md.
+  const names = o.workspace.contextFileNames
+    ? { fileNames: o.workspace.contextFileNames, warnings: [] }
+    : contextSettingsOf(settings.merged, label);
   const memory = await loadMemory({
     memoryRoot,
     workspaceRoot: root,
@@ -152,7 +176,7 @@ async function readContext(o: AgentOptions) {
     fileNames: names.fileNames,
     globalFile: o.workspace.globalContextFile,
   });
-  const loop = untrusted ? { agentOverrides: {}, warnings: [] } : await readLoopSettings(memoryRoot);
+  const loop = parseLoopSettings(settings.merged, label);
   return {
     fileNames: names.fileNames,
     memory,
@@ -161,10 +185,21 @@ async function readContext(o: AgentOptions) {
   };
 }
 
-/** The built-in tools the task may have, ask_user where a face can carry it, and the face's own. */
-function baseToolsOf(o: AgentOptions): Tool[] {
-  const builtIn = createDefaultTools().filter((t) => !o.tools?.readOnly || t.kind === 'read' || t.kind === 'search');
-  return [...builtIn, ...(o.tools?.askUser ? [askUserTool] : []), ...(o.tools?.extra ?? [])];
+/** Warnings name the one scope the settings came from, or say they are merged. */
+const settingsLabel = (s: RunSettings): string =>
+  s.layers.length === 1 ? s.layers[0]!.label : `settings (${s.layers.map((l) => l.label).join(' + ')})`;
+
+/**
+ * The built-in tools the task may have (those `tools.core` lists, none `tools.exclude` names),
+ * ask_user where a face can carry it, and the face's own (which only `tools.exclude` can remove).
+ */
+function baseToolsOf(o: AgentOptions, ts: ToolSettings): Tool[] {
+  const builtIn = [...createDefaultTools(), ...(o.tools?.askUser ? [askUserTool] : [])].filter(
+    (t) =>
+      (!o.tools?.readOnly || t.kind === 'read' || t.kind === 'search' || t === askUserTool) &&
+      isToolOffered(t.name, true, ts),
+  );
+  return [...builtIn, ...(o.tools?.extra ?? []).filter((t) => isToolOffered(t.name, false, ts))];
 }
 
 /** What every tool call of the run gets: the workspace, the secrets, where commands run, memory. */

@@ -13,6 +13,7 @@ import { readAllowedLabels } from '../publish/labels.js';
 import type { ActionResult } from '../run-context.js';
 import type { RunBase } from '../run-task.js';
 import { createTrustedConfigSource, readHeadCommit } from '../trusted-config.js';
+import { readTrustedSettings, snapshotContextNames } from '../trusted-settings.js';
 import { createIssueSearch } from './issue-search.js';
 import { matrixOf, readTriagePlan, type PlanOptions } from './plan.js';
 import { renderPlanSummary, renderShardSummary, totalsOf } from './summary.js';
@@ -100,7 +101,7 @@ async function triageIssues(base: RunBase, issues: readonly number[], x: TriageR
   const source = createTrustedConfigSource({
     workspace: runner.workspace,
     startCommit: head,
-    contextFileNames: settings.contextFileNames,
+    contextFileNames: snapshotContextNames(settings),
     remote: base.remote,
   });
   try {
@@ -122,6 +123,7 @@ async function triageIssues(base: RunBase, issues: readonly number[], x: TriageR
       log: base.log,
       secrets: base.secrets,
       trusted,
+      runSettings: await readTrustedSettings(trusted, settings.settingsInput, (w) => base.log.warning(w)),
       guide,
       allowed,
       pacer,
