@@ -36,6 +36,8 @@ export interface ActionSettings {
   timeoutMs: number;
   maxCostUsd?: number;
   triageLabel: string;
+  /** `triage-query`: a GitHub issue search selecting what the triage plan triages; undefined: the label's issues. */
+  triageQuery?: string;
   fixLabel: string;
   /** pull_request_target.labeled with this label starts a review (the label-gated route for forks). */
   reviewLabel: string;
@@ -147,6 +149,7 @@ export const INPUT_DEFAULTS = {
   'timeout-minutes': '30',
   'max-cost-usd': '',
   'triage-label': 'needs-triage',
+  'triage-query': '',
   'fix-label': 'agent-fix',
   'review-label': 'agent-review',
   'allowed-bots': '',
@@ -364,6 +367,7 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     timeoutMs: intInput(r, 'timeout-minutes', { min: 1, max: 360 }) * 60_000,
     maxCostUsd: optionalNumberInput(r, 'max-cost-usd'),
     triageLabel: get('triage-label'),
+    triageQuery: get('triage-query') || undefined,
     fixLabel: get('fix-label'),
     reviewLabel: get('review-label'),
     allowedBots: splitList(get('allowed-bots')).map((b) => b.toLowerCase()),
@@ -386,6 +390,7 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
   };
   if (settings.contextFileNames.length === 0) settings.contextFileNames = ['GEMINI.md'];
   if (!settings.settingsInput) delete settings.settingsInput;
+  if (settings.triageQuery === undefined) delete settings.triageQuery;
   return errors.length > 0 ? { ok: false, errors, settings } : { ok: true, settings };
 }
 

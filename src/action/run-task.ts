@@ -26,6 +26,7 @@ import { readThreadInfo } from './task-context.js';
 import { runTriagePlan, runTriageShard, triageAll } from './triage/run-triage.js';
 import { createTrustedConfigSource, readHeadCommit } from './trusted-config.js';
 import { snapshotContextNames } from './trusted-settings.js';
+import { uncommittedSettingsWarning } from './uncommitted-settings.js';
 import { prepareWorkTree, type WorkTreeStart } from './work-tree.js';
 
 export interface RunBase {
@@ -308,6 +309,11 @@ async function setUpWorkTree(
       return p;
     });
     for (const n of prepared?.notes ?? []) progress.note(n);
+    const ignored = prepared && uncommittedSettingsWarning(prepared.leftovers);
+    if (ignored) {
+      base.log.warning(ignored);
+      progress.note(ignored);
+    }
     return prepared && { head: prepared.head, leftovers: prepared.leftovers };
   } catch (e) {
     await progress.finish({ status: 'failed', summary: messageOf(e) }, base.sandbox?.note);
