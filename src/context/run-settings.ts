@@ -108,14 +108,14 @@ export const HONOURED_SETTINGS: readonly string[] = [
   'tools.allowed',
 ];
 
-/** Pure: the settings paths a value sets that none of `honoured` covers, outermost first. */
+/** Pure: the settings a value sets (its leaves, arrays whole) that none of `honoured` covers, in order. */
 export function unusedSettingsPaths(value: Readonly<Obj>, honoured: readonly string[]): string[] {
   const out: string[] = [];
   const walk = (obj: Readonly<Obj>, at: string) => {
     for (const [key, v] of Object.entries(obj)) {
       const path = at ? `${at}.${key}` : key;
       if (honoured.some((h) => h === path || path.startsWith(`${h}.`))) continue;
-      if (isObj(v) && honoured.some((h) => h.startsWith(`${path}.`))) walk(v, path);
+      if (isObj(v) && Object.keys(v).length > 0) walk(v, path);
       else out.push(path);
     }
   };

@@ -161,6 +161,10 @@ const DEFENCES = {
   ],
   // "Is this ours": every comment's author counts as the action's own account (triage markers, questions, the ledger).
   'own-marker': [['function isOurs(author, own) {', 'function isOurs(author, own) { return true;']],
+  // Settings' allows (tools.allowed, tools.core) yield to the repository's policy denies: they no longer do.
+  'settings-allow-yields': [
+    ['const deny = r.decision === "allow" && r.belowWorkspaceDenies', 'const deny = false && r.belowWorkspaceDenies'],
+  ],
 };
 
 // `--all` switches every defence off at once: .ci/run does, so that a renamed function fails CI

@@ -109,16 +109,24 @@ export async function readTriagePlan(octokit: GitHubClient, repo: RepoRef, o: Pl
   return { shards, todo, skipped, deferred, listed };
 }
 
+const SEARCH_MAX_PAGES = 10;
+
 /** The candidates, page by page, oldest first: the label's open issues, or the query's hits. */
 async function* listCandidates(octokit: GitHubClient, repo: RepoRef, o: PlanOptions): AsyncGenerator<ListedIssue[]> {
   if (o.query !== undefined) {
-    const hits = octokit.paginate.iterator(octokit.rest.search.issuesAndPullRequests, {
-      q: o.query,
-      sort: 'created',
-      order: 'asc',
-      per_page: 100,
-    });
-    for await (const { data } of hits) yield data as ListedIssue[];
+    // Page by page by hand: a search answer carries fields besides its items (search_type) that
+    // octokit's paginate cannot unwrap. GitHub serves a search's first 1000 results.
+    for (let page = 1; page <= SEARCH_MAX_PAGES; page++) {
+      const { data } = await octokit.rest.search.issuesAndPullRequests({
+        q: o.query,
+        sort: 'created',
+        order: 'asc',
+        per_page: 100,
+        page,
+      });
+      yield data.items as ListedIssue[];
+      if (data.items.length < 100) return;
+    }
     return;
   }
   const pages = octokit.paginate.iterator(octokit.rest.issues.listForRepo, {
