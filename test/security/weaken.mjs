@@ -163,7 +163,7 @@ const DEFENCES = {
   'own-marker': [['function isOurs(author, own) {', 'function isOurs(author, own) { return true;']],
   // Settings' allows (tools.allowed, tools.core) yield to the repository's policy denies: they no longer do.
   'settings-allow-yields': [
-    ['const deny = r.decision === "allow" && r.belowWorkspaceDenies', 'const deny = false && r.belowWorkspaceDenies'],
+    ["const deny = r.decision === 'allow' && r.belowWorkspaceDenies", 'const deny = false && r.belowWorkspaceDenies'],
   ],
 };
 
