@@ -3,7 +3,7 @@
  * configuration of a commit (policies, settings, memory, MCP servers and hooks), the GitHub recorder
  * tools, the run's limits and sandbox. The one call of prepareAgent for a thread's task.
  */
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { messageOf } from '../common/errors.js';
 import { createSubagents } from '../agents/create-subagents.js';
 import { prepareAgent, type AgentOptions } from '../compose/prepare-agent.js';

@@ -24,7 +24,7 @@ export interface CliExtensionsOptions {
 }
 
 /** The CLI's settings scopes, as Gemini CLI reads them: the user's file, then the project's (in a trusted folder). */
-export async function readCliSettings(o: Pick<CliExtensionsOptions, 'root' | 'trusted'>) {
+async function readCliSettings(o: Pick<CliExtensionsOptions, 'root' | 'trusted'>) {
   const home = homedir();
   const read = await readSettingsLayers([
     { path: join(home, '.gemini', 'settings.json'), label: '~/.gemini/settings.json', origin: 'user' },

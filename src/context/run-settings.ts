@@ -10,7 +10,7 @@
 import { readSettingsFile } from './settings-file.js';
 
 /** Who wrote a scope: the repository (its trusted commit), the person at the terminal, or the workflow. */
-export type SettingsOrigin = 'repository' | 'user' | 'workflow';
+type SettingsOrigin = 'repository' | 'user' | 'workflow';
 
 export interface SettingsLayer {
   /** For messages: `.gemini/settings.json`, `~/.gemini/settings.json`, `input 'settings'`. */

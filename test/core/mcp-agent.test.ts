@@ -45,7 +45,7 @@ async function prepare(
 ) {
   mkdirSync(join(ws, '.gemini'), { recursive: true });
   writeFileSync(join(ws, '.gemini/settings.json'), JSON.stringify(settings));
-  const ext = await readExtensionSettings({
+  const ext = readExtensionSettings({
     layers: [{ label: '.gemini/settings.json', origin: 'repository', value: settings }],
     env: { PATH: process.env.PATH ?? '' },
   });

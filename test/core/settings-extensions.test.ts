@@ -25,7 +25,7 @@ async function files(project: unknown, user?: unknown) {
 
 describe('readExtensionSettings', () => {
   it('servers from both files (the project’s wins by name), hooks from both, $VAR from the given environment only', async () => {
-    const ext = await readExtensionSettings({
+    const ext = readExtensionSettings({
       layers: await files(
         {
           mcpServers: { a: { command: 'project-a', env: { K: '$VISIBLE $HIDDEN' } } },
@@ -56,7 +56,7 @@ describe('readExtensionSettings', () => {
       transport: { kind: 'stdio' as const, command: 'workflow-a', args: [], env: {} },
       trust: false,
     };
-    const ext = await readExtensionSettings({
+    const ext = readExtensionSettings({
       layers: await files({ mcpServers: { a: { command: 'repo-a' } } }),
       inputServers: [input],
       env: {},
@@ -65,7 +65,7 @@ describe('readExtensionSettings', () => {
   });
 
   it('problems name the file and the field', async () => {
-    const ext = await readExtensionSettings({
+    const ext = readExtensionSettings({
       layers: await files({ mcpServers: { s: { args: [] } }, hooks: { OnWhatever: [] } }),
       env: {},
     });
@@ -76,7 +76,7 @@ describe('readExtensionSettings', () => {
   });
 
   it('implied rules: trust and mcp.allowed allow (not in plan), mcp.excluded denies; a repository’s in the Workspace tier, under the workflow’s', async () => {
-    const ext = await readExtensionSettings({
+    const ext = readExtensionSettings({
       layers: await files({
         mcpServers: { t: { command: 'x', trust: true }, u: { command: 'y' } },
         mcp: { allowed: ['u'], excluded: ['v'] },
@@ -106,7 +106,7 @@ describe('readExtensionSettings', () => {
   });
 
   it('--allowed-mcp-server-names replaces mcp.allowed and its rules sit in the User tier', async () => {
-    const ext = await readExtensionSettings({
+    const ext = readExtensionSettings({
       layers: await files({ mcp: { allowed: ['a'] } }),
       allowedNames: ['b'],
       env: {},

@@ -12,7 +12,7 @@
  */
 
 /** Where a server was configured; `workflow` is the Action's own input, written by the workflow's author. */
-export type McpOrigin = 'repository' | 'user' | 'workflow';
+type McpOrigin = 'repository' | 'user' | 'workflow';
 
 export interface McpSource {
   /** For messages: `.gemini/settings.json`, `~/.gemini/settings.json`, `input 'mcp-servers'`. */
