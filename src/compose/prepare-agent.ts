@@ -36,16 +36,7 @@ export async function prepareAgent(o: AgentOptions): Promise<Agent> {
   // The face leaves out what it does not trust (the CLI: an untrusted folder's .gemini/settings.json).
   const settings = o.settings ?? NO_SETTINGS;
   const toolSettings = readToolSettings(settings.layers, settings.merged);
-  const { engine: policy, warnings: policyDiagnostics } = await loadPolicyWithDiagnostics({
-    context: o.policy.context,
-    useBuiltinDefaults: !o.policy.noDefaults,
-    workspace: o.workspace.root,
-    tiers: {
-      workspace: [...(o.policy.workspace ?? []), ...toolSettings.policy.workspace],
-      user: [...(o.policy.user ?? []), ...toolSettings.policy.user],
-      admin: o.policy.admin,
-    },
-  });
+  const { engine: policy, warnings: policyDiagnostics } = await loadPolicyFor(o, toolSettings);
   const context = await readContext(o, settings);
   const baseTools = baseToolsOf(o, toolSettings);
   // MCP servers and hooks: after policy (a broken policy starts nothing). Warnings go to the face
@@ -145,6 +136,19 @@ export async function prepareAgent(o: AgentOptions): Promise<Agent> {
     },
   });
 }
+
+/** The face's tiers with the rules the settings' `tools.*` imply. */
+const loadPolicyFor = (o: AgentOptions, ts: ToolSettings) =>
+  loadPolicyWithDiagnostics({
+    context: o.policy.context,
+    useBuiltinDefaults: !o.policy.noDefaults,
+    workspace: o.workspace.root,
+    tiers: {
+      workspace: [...(o.policy.workspace ?? []), ...ts.policy.workspace],
+      user: [...(o.policy.user ?? []), ...ts.policy.user],
+      admin: o.policy.admin,
+    },
+  });
 
 const NO_SETTINGS: RunSettings = { layers: [], merged: {} };
 
