@@ -8,6 +8,7 @@ import { parse as parseToml } from 'smol-toml';
 import { messageOf } from '../common/errors.js';
 import { parseOutputSchema, type OutputSchema } from '../core/output-schema.js';
 import type { ApprovalMode } from '../policy/types.js';
+import { parseSettingsText } from '../context/settings-file.js';
 import { parseMcpServers, type McpServerConfig, type ParsedMcpServers } from '../tools/mcp/config.js';
 import type { McpStartMode } from '../tools/mcp/manager.js';
 import { DEFAULT_BOUNDS, type ProcessBounds } from '../sandbox/bounds.js';
@@ -42,6 +43,8 @@ export interface ActionSettings {
   timeoutMs: number;
   maxCostUsd?: number;
   triageLabel: string;
+  /** `triage-query`: a GitHub issue search selecting what the triage plan triages; undefined: the label's issues. */
+  triageQuery?: string;
   fixLabel: string;
   /** pull_request_target.labeled with this label starts a review (the label-gated route for forks). */
   reviewLabel: string;
@@ -64,6 +67,8 @@ export interface ActionSettings {
   triageLabels: string[];
   /** MCP servers the workflow adds (`mcp-servers`, settings.json's schema); `$VAR`s resolved from the step's environment. */
   mcpServers: McpServerConfig[];
+  /** `settings`: Gemini CLI settings (settings.json's schema), the workflow's own; its mcpServers are also in mcpServers. */
+  settingsInput?: Record<string, unknown>;
   /** When MCP servers start: with the agent (eager) or at the first model request (lazy). */
   mcpStart: McpStartMode;
   /** `mcp-network`: stdio servers that may reach the network, whatever `sandbox-network` says. */
@@ -167,6 +172,7 @@ export const INPUT_DEFAULTS = {
   'timeout-minutes': '30',
   'max-cost-usd': '',
   'triage-label': 'needs-triage',
+  'triage-query': '',
   'fix-label': 'agent-fix',
   'review-label': 'agent-review',
   'allowed-bots': '',
@@ -179,6 +185,7 @@ export const INPUT_DEFAULTS = {
   'session-key': '',
   'triage-labels': '',
   'mcp-servers': '',
+  settings: '',
   'mcp-start': 'eager',
   'mcp-network': '',
   'issue-number': '',
@@ -400,6 +407,7 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     timeoutMs: intInput(r, 'timeout-minutes', { min: 1, max: 360 }) * 60_000,
     maxCostUsd: optionalNumberInput(r, 'max-cost-usd'),
     triageLabel: get('triage-label'),
+    triageQuery: get('triage-query') || undefined,
     fixLabel: get('fix-label'),
     reviewLabel: get('review-label'),
     allowedBots: splitList(get('allowed-bots')).map((b) => b.toLowerCase()),
@@ -413,6 +421,7 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     sessionKey: get('session-key') || undefined,
     triageLabels: splitList(get('triage-labels')),
     mcpServers: mcpServersOf(get('mcp-servers'), (why) => fail('mcp-servers', why)).servers,
+    settingsInput: settingsInputOf(get('settings'), errors),
     mcpStart: mcpStartInput(r),
     mcpNetwork: splitList(get('mcp-network')),
     issueNumber: issueNumberInput(r),
@@ -425,6 +434,8 @@ export function parseInputs(getInput: GetInput): ParsedInputs {
     outputSchema: outputSchemaInput(r),
   };
   if (settings.contextFileNames.length === 0) settings.contextFileNames = ['GEMINI.md'];
+  if (!settings.settingsInput) delete settings.settingsInput;
+  if (settings.triageQuery === undefined) delete settings.triageQuery;
   return errors.length > 0 ? { ok: false, errors, settings } : { ok: true, settings };
 }
 
@@ -564,7 +575,7 @@ function readNamedInputs(getInput: GetInput, env: Env, mask: (secret: string) =>
   if (inputs.ok && runner.ok) {
     // `$VAR`s of the workflow's own MCP servers come from the step's environment, read now, before
     // secrets leave it; a value that looks like a credential joins the secrets (masked, redacted).
-    const resolved = resolveMcpServers(inputValue(getInput, 'mcp-servers'), env);
+    const resolved = resolveMcpServers(inputValue(getInput, 'mcp-servers'), env, inputs.settings.settingsInput);
     for (const v of [...resolved.secrets, ...passed!.secrets]) {
       if (secrets.includes(v)) continue;
       secrets.push(v);
@@ -623,9 +634,53 @@ function mcpServersOf(raw: string, fail: (why: string) => undefined, env?: Env):
  * author chose both the reference and, in `env:`, what it holds). A resolved value is a secret when
  * the variable's name or the field it fills says so (`*_TOKEN`, `*_KEY`, `Authorization`...).
  */
-function resolveMcpServers(raw: string, env: Env): { servers: McpServerConfig[]; secrets: string[] } {
-  const parsed = mcpServersOf(raw, () => undefined, env);
-  return { servers: parsed.servers, secrets: parsed.secrets };
+function resolveMcpServers(
+  raw: string,
+  env: Env,
+  settingsInput: Record<string, unknown> | undefined,
+): { servers: McpServerConfig[]; secrets: string[] } {
+  // The `settings` input's servers first: `mcp-servers` wins a name both give.
+  const fromSettings = settingsInput ? settingsServersOf(settingsInput, () => undefined, env) : undefined;
+  const fromInput = mcpServersOf(raw, () => undefined, env);
+  return {
+    servers: [...(fromSettings?.servers ?? []), ...fromInput.servers],
+    secrets: [...(fromSettings?.secrets ?? []), ...fromInput.secrets],
+  };
+}
+
+/**
+ * The `settings` input: a JSON object in settings.json's schema (comments allowed, as Gemini CLI
+ * allows them in the file). Bad JSON is an error naming the input and where it breaks; so is a bad
+ * `mcpServers` entry (a workflow's own input is strict, as `mcp-servers` is).
+ */
+function settingsInputOf(raw: string, errors: InputIssue[]): Record<string, unknown> | undefined {
+  if (!raw) return undefined;
+  const fail = (why: string) => {
+    errors.push({ input: 'settings', source: 'input', message: `input 'settings' ${why}` });
+    return undefined;
+  };
+  const parsed = parseSettingsText(raw);
+  if ('error' in parsed) return fail(parsed.error.startsWith('not ') ? `is ${parsed.error}` : parsed.error);
+  settingsServersOf(parsed.value, (why) => fail(`mcpServers: expected ${why}`));
+  return parsed.value;
+}
+
+function settingsServersOf(
+  value: Record<string, unknown>,
+  fail: (why: string) => undefined,
+  env?: Env,
+): ParsedMcpServers {
+  const none: ParsedMcpServers = { servers: [], problems: [], secrets: [] };
+  if (value.mcpServers === undefined) return none;
+  const parsed = parseMcpServers(value.mcpServers, {
+    source: { label: "input 'settings'", origin: 'workflow' },
+    ...(env && { env }),
+  });
+  if (parsed.problems.length > 0)
+    return (
+      fail(`valid MCP server settings: ${parsed.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`) ?? none
+    );
+  return parsed;
 }
 
 /** Inline TOML when it has a newline or a table header; otherwise paths separated by commas or newlines. */

@@ -20,13 +20,14 @@ import { createCheckpointer, type HeldSession } from './approval/suspend.js';
 import { fetchThreadImages } from './fetch-images.js';
 import { readPullDiffSides } from './publish/review.js';
 import type { Thread } from './event-command.js';
-import { defaultModeFor, type PolicyInput } from './inputs.js';
+import { defaultModeFor, INPUT_DEFAULTS, type PolicyInput } from './inputs.js';
 import type { AgentTask, PreparedRun, RunContext } from './run-context.js';
 import type { TrustedConfig } from './trusted-config.js';
 import { readTrustedCommands, resolveCustomCommand, type ResolvedCommand } from './custom-command.js';
 import { displayRuleSource } from './rule-source.js';
 import { extensionContextFiles, readGeminiExtensions, type GeminiExtension } from '../core/gemini-extensions.js';
 import { expandVariables } from '../tools/mcp/env-expand.js';
+import { readTrustedSettings } from './trusted-settings.js';
 
 /** A resumed run's session: what was recorded before it suspended, and the claim it holds. */
 export interface Resumed {
@@ -140,15 +141,10 @@ async function agentOptionsFor(
   { task, config, extensions, taskContext, recorder }: AgentParts,
 ): Promise<AgentOptions> {
   const { settings, workspace: ws } = ctx;
-  // MCP servers and hooks: the trusted commit's settings.json, and the workflow's own input.
-  const ext = await readExtensionSettings({
-    files: [
-      {
-        path: join(config.memoryRoot, '.gemini', 'settings.json'),
-        label: `.gemini/settings.json${config.fromCommit ? ` (commit ${config.fromCommit.slice(0, 12)})` : ''}`,
-        origin: 'repository',
-      },
-    ],
+  const runSettings = await readTrustedSettings(config, settings.settingsInput, (w) => ctx.log.warning(w));
+  // MCP servers and hooks: the trusted commit's settings.json, and the workflow's own inputs.
+  const ext = readExtensionSettings({
+    layers: runSettings.layers,
     inputServers: settings.mcpServers,
     extensions,
     network: { names: settings.mcpNetwork, label: "input 'mcp-network'" },
@@ -163,12 +159,16 @@ async function agentOptionsFor(
       baseUrl: settings.geminiBaseUrl,
       client: ctx.modelClient,
     },
+    // context-file-names set to other than its default wins over the settings' context.fileName.
     workspace: {
       root: ws,
       memoryRoot: config.memoryRoot,
-      contextFileNames: settings.contextFileNames,
+      ...(settings.contextFileNames.join('\n') !== INPUT_DEFAULTS['context-file-names'] && {
+        contextFileNames: settings.contextFileNames,
+      }),
       extensionContextFiles: extensionContextFiles(extensions),
     },
+    settings: runSettings,
     policy: {
       context: 'action',
       mode: settings.approvalMode ?? defaultModeFor(task.command),

@@ -28,6 +28,8 @@ import type { ActionResult, Log, RepoRef, RunContext } from './run-context.js';
 import { readThreadInfo } from './task-context.js';
 import { runTriagePlan, runTriageShard, triageAll } from './triage/run-triage.js';
 import { createTrustedConfigSource, readHeadCommit } from './trusted-config.js';
+import { snapshotContextNames } from './trusted-settings.js';
+import { uncommittedSettingsWarning } from './uncommitted-settings.js';
 import { prepareWorkTree, type WorkTreeStart } from './work-tree.js';
 
 export interface RunBase {
@@ -289,7 +291,7 @@ async function openRun(base: RunBase, { command, thread, progress, runUrl }: Run
   const trusted = createTrustedConfigSource({
     workspace: base.runner.workspace,
     startCommit: info?.pull?.baseSha ?? (await readHeadCommit(base.runner.workspace)),
-    contextFileNames: base.settings.contextFileNames,
+    contextFileNames: snapshotContextNames(base.settings),
     remote: base.remote,
   });
   const { octokit, repo, runner, settings, remote, own, log, secrets, modelClient } = base;
@@ -340,6 +342,11 @@ async function setUpWorkTree(
       return p;
     });
     for (const n of prepared?.notes ?? []) progress.note(n);
+    const ignored = prepared && uncommittedSettingsWarning(prepared.leftovers);
+    if (ignored) {
+      base.log.warning(ignored);
+      progress.note(ignored);
+    }
     return prepared && { head: prepared.head, leftovers: prepared.leftovers };
   } catch (e) {
     await progress.finish({ status: 'failed', summary: messageOf(e) }, base.sandbox?.note);

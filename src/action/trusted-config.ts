@@ -14,6 +14,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { AgentError } from '../common/errors.js';
+import { contextSettingsOf } from '../context/memory.js';
+import { parseSettingsText } from '../context/settings-file.js';
 import { GIT_REMOTE, runGit, type GitRemote } from '../git/git.js';
 
 export interface TrustedConfig {
@@ -79,8 +81,11 @@ export async function readTrustedConfig(o: TrustedConfigOptions): Promise<Truste
   if (listing.code !== 0)
     throw new AgentError('general', `could not list the commit ${commit}: ${listing.stderr.trim()}`);
   const names = new Set(o.contextFileNames.length ? o.contextFileNames : ['GEMINI.md']);
+  const entries = listing.stdout.toString('utf8').split('\0');
+  // The commit's own settings may name other context files (context.fileName): copy those too.
+  for (const n of await committedContextNames(workspace, entries)) names.add(n);
   const root = o.into;
-  for (const entry of listing.stdout.toString('utf8').split('\0')) {
+  for (const entry of entries) {
     // "<mode> blob <sha> <size>\t<path>"
     const m = /^(\d+) blob ([0-9a-f]+)\s+(\d+)\t(.+)$/s.exec(entry);
     if (!m || m[1] === '120000') continue; // symlinks could point anywhere
@@ -100,6 +105,17 @@ export async function readTrustedConfig(o: TrustedConfigOptions): Promise<Truste
     policyDir: join(root, '.gemini', 'policies'),
     fromCommit: commit.toLowerCase(),
   };
+}
+
+/** `context.fileName` of the commit's `.gemini/settings.json`, from its ls-tree entries; none when absent or broken. */
+async function committedContextNames(workspace: string, entries: readonly string[]): Promise<string[]> {
+  const entry = entries
+    .map((e) => /^100\d{3} blob ([0-9a-f]+)\s+(\d+)\t\.gemini\/settings\.json$/.exec(e))
+    .find(Boolean);
+  if (!entry || Number(entry[2]) > MAX_GEMINI_FILE_BYTES) return [];
+  const blob = await runGit(workspace, ['cat-file', 'blob', entry[1]!]);
+  const parsed = blob.code === 0 ? parseSettingsText(blob.stdout.toString('utf8')) : undefined;
+  return parsed && 'value' in parsed ? (contextSettingsOf(parsed.value, '').fileNames ?? []) : [];
 }
 
 export interface TrustedConfigSource {

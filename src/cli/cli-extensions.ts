@@ -9,6 +9,8 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { loadCommands } from '../commands/load-commands.js';
+import type { AgentOptions } from '../compose/agent-options.js';
+import { readSettingsLayers, runSettingsOf } from '../context/run-settings.js';
 import { readGeminiExtensions, type GeminiExtension } from '../core/gemini-extensions.js';
 import { readExtensionSettings, type ExtensionSettings } from '../core/settings-extensions.js';
 import { expandVariables } from '../tools/mcp/env-expand.js';
@@ -24,9 +26,31 @@ export interface CliExtensionsOptions {
   allowedNames?: readonly string[];
 }
 
+/** The CLI's settings scopes, as Gemini CLI reads them: the user's file, then the project's (in a trusted folder). */
+async function readCliSettings(o: Pick<CliExtensionsOptions, 'root' | 'trusted'>) {
+  const home = homedir();
+  const read = await readSettingsLayers([
+    { path: join(home, '.gemini', 'settings.json'), label: '~/.gemini/settings.json', origin: 'user' },
+    ...(o.trusted
+      ? [
+          {
+            path: join(o.root, '.gemini', 'settings.json'),
+            label: '.gemini/settings.json',
+            origin: 'repository' as const,
+          },
+        ]
+      : []),
+  ]);
+  return { settings: { ...runSettingsOf(read.layers), alsoHonoured: CLI_HONOURED }, warnings: read.warnings };
+}
+
+/** What the CLI reads from the user's file itself (command-env.ts, folder-trust.ts). */
+const CLI_HONOURED = ['security.environmentVariableRedaction.allowed', 'security.folderTrust.enabled'];
+
 export interface CliExtensions extends ExtensionSettings {
   /** Gemini CLI extensions: `~/.gemini/extensions/*`, then (trusted folder only) the project's `.gemini/extensions/*`. */
   extensions: GeminiExtension[];
+  settings: AgentOptions['settings'];
 }
 
 export async function readCliExtensions(o: CliExtensionsOptions): Promise<CliExtensions> {
@@ -42,19 +66,9 @@ export async function readCliExtensions(o: CliExtensionsOptions): Promise<CliExt
     ],
     { workspace: o.root, expand: (v) => expandVariables(v, env).value },
   );
-  const settings = await readExtensionSettings({
-    files: [
-      { path: join(home, '.gemini', 'settings.json'), label: '~/.gemini/settings.json', origin: 'user' },
-      ...(o.trusted
-        ? [
-            {
-              path: join(o.root, '.gemini', 'settings.json'),
-              label: '.gemini/settings.json',
-              origin: 'repository' as const,
-            },
-          ]
-        : []),
-    ],
+  const { settings: scopes, warnings } = await readCliSettings(o);
+  const settings = readExtensionSettings({
+    layers: scopes.layers,
     extensions: gemini.extensions,
     ...(o.allowedNames && { allowedNames: o.allowedNames }),
     env,
@@ -62,7 +76,8 @@ export async function readCliExtensions(o: CliExtensionsOptions): Promise<CliExt
   return {
     ...settings,
     extensions: gemini.extensions,
-    warnings: [...pass.warnings, ...gemini.warnings, ...settings.warnings],
+    settings: scopes,
+    warnings: [...warnings, ...pass.warnings, ...gemini.warnings, ...settings.warnings],
   };
 }
 

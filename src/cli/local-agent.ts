@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createSubagents } from '../agents/create-subagents.js';
 import { AgentError } from '../common/errors.js';
-import { prepareAgent, type Agent } from '../compose/prepare-agent.js';
+import { prepareAgent, type Agent, type AgentOptions } from '../compose/prepare-agent.js';
 import type { RunState } from '../core/run-state.js';
 import type { ExtensionOptions } from '../core/extensions.js';
 import { extensionContextFiles } from '../core/gemini-extensions.js';
@@ -36,6 +36,8 @@ export interface LocalAgentOptions {
 
   /** MCP servers and hooks from the trusted settings.json (cli-extensions.ts). */
   extensions?: ExtensionOptions;
+  /** The user's and the (trusted) project's settings, merged (cli-extensions.ts readCliSettings). */
+  settings?: AgentOptions['settings'];
   maxTurns: number;
   timeoutMinutes?: number;
   channel: ApprovalChannel;
@@ -156,5 +158,6 @@ export async function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
       ...(o.extensionSettings && { exclude: o.extensionSettings.excludeTools }),
     },
     ...(o.extensions ? { extensions: o.extensions } : {}),
+    ...(o.settings ? { settings: o.settings } : {}),
   });
 }

@@ -6,6 +6,7 @@
 import type { CustomCommand } from '../commands/command-file.js';
 import type { Expanded } from '../commands/expand-command.js';
 import type { Invocation } from '../commands/template.js';
+import type { RunSettings } from '../context/run-settings.js';
 import type { Command as CommandKind } from '../context/system-prompt.js';
 import type { Emit, Outcome } from '../core/events.js';
 import type { ExtensionOptions } from '../core/extensions.js';
@@ -110,6 +111,12 @@ export interface AgentOptions {
     sandbox?: Sandbox;
     shellTimeoutMs?: number;
   };
+  /**
+   * The run's trusted settings scopes, merged (context/run-settings.ts): context file names, loop
+   * and agent settings, `tools.*`. Absent, or with `workspace.untrusted`: none. `alsoHonoured`:
+   * settings paths the face acts on itself (left out of the one "not used" warning).
+   */
+  settings?: RunSettings & { alsoHonoured?: readonly string[] };
   /** MCP servers and hooks from settings.json (trusted configuration only: the face reads it). */
   extensions?: ExtensionOptions;
   limits: LoopLimits & {

@@ -6,9 +6,11 @@
  */
 import { buildSystemPrompt } from '../context/system-prompt.js';
 import { createJitMemory } from '../context/jit-memory.js';
-import { loadMemory, readContextSettings } from '../context/memory.js';
-import { readLoopSettings } from '../context/settings.js';
+import { contextSettingsOf, loadMemory } from '../context/memory.js';
+import { HONOURED_SETTINGS, unusedSettingsWarning, type RunSettings } from '../context/run-settings.js';
+import { parseLoopSettings } from '../context/settings.js';
 import { prepareExtensions } from '../core/extensions.js';
+import { isToolOffered, readToolSettings, type ToolSettings } from '../core/settings-tools.js';
 import { createNextSpeakerCheck } from '../core/next-speaker.js';
 import { withRedaction } from '../core/redacted-model.js';
 import type { ParentRun } from '../core/subagent-host.js';
@@ -32,15 +34,12 @@ const DEFAULT_SHELL_TIMEOUT_MS = 5 * 60_000;
 
 /** Throws AgentError('config') for a bad policy: before any tool runs. */
 export async function prepareAgent(o: AgentOptions): Promise<Agent> {
-  const { engine: policy, warnings: policyDiagnostics } = await loadPolicyWithDiagnostics({
-    context: o.policy.context,
-    useBuiltinDefaults: !o.policy.noDefaults,
-    workspace: o.workspace.root,
-    tiers: { workspace: o.policy.workspace, user: o.policy.user, admin: o.policy.admin },
-    ...(o.policy.sandboxed && { sandboxed: o.policy.sandboxed }),
-  });
-  const context = await readContext(o);
-  const baseTools = baseToolsOf(o);
+  // The face leaves out what it does not trust (the CLI: an untrusted folder's .gemini/settings.json).
+  const settings = o.settings ?? NO_SETTINGS;
+  const toolSettings = readToolSettings(settings.layers, settings.merged);
+  const { engine: policy, warnings: policyDiagnostics } = await loadPolicyFor(o, toolSettings);
+  const context = await readContext(o, settings);
+  const baseTools = baseToolsOf(o, toolSettings);
   // MCP servers and hooks: after policy (a broken policy starts nothing). Warnings go to the face
   // until a run starts, then into the run's event stream.
   const extensionWarnings: string[] = [];
@@ -80,12 +79,16 @@ export async function prepareAgent(o: AgentOptions): Promise<Agent> {
     model,
     ...(o.workspace.untrusted ? {} : { configRoot: o.workspace.memoryRoot }),
     memory: context.memory.text,
-    limits: loopLimitsOf(o),
+    limits: loopLimitsOf(o, context.loop.maxSessionTurns),
     ...(o.io.clock ? { clock: o.io.clock } : {}),
     agentOverrides: context.loop.agentOverrides,
     current: () => current ?? assertNever('a sub-agent ran outside a run'),
   });
-  const registry = createToolSet(createToolRegistry([...baseTools, ...(sub?.tools ?? [])]), extensions.mcp);
+  const registry = createToolSet(
+    createToolRegistry([...baseTools, ...(sub?.tools ?? []).filter((t) => isToolOffered(t.name, false, toolSettings))]),
+    extensions.mcp,
+    (name) => isToolOffered(name, false, toolSettings),
+  );
 
   // The mode can change during a session (an editor's session/set_mode); its note in the prompt follows.
   const prompts = new Map<ApprovalMode, string>();
@@ -113,14 +116,17 @@ export async function prepareAgent(o: AgentOptions): Promise<Agent> {
     context.loop.skipNextSpeakerCheck === undefined
       ? o.task.nextSpeaker?.enabled === true
       : !context.loop.skipNextSpeakerCheck;
+  const unused = unusedSettingsWarning(settings.layers, [...HONOURED_SETTINGS, ...(o.settings?.alsoHonoured ?? [])]);
   const warnings = [
     ...policyDiagnostics.map(formatDiagnostic),
+    ...toolSettings.warnings,
+    ...(unused ? [unused] : []),
     ...context.warnings,
     ...(sub?.warnings ?? []),
     ...extensionWarnings,
   ];
   return createAgent({
-    o,
+    o: { ...o, limits: { ...o.limits, ...loopLimitsOf(o, context.loop.maxSessionTurns) } },
     policy,
     registry,
     model,
@@ -138,21 +144,43 @@ export async function prepareAgent(o: AgentOptions): Promise<Agent> {
   });
 }
 
-/** The run's budgets, as the loop (and a sub-agent's child loop) takes them. */
-const loopLimitsOf = ({ limits: { perRun: _perRun, ...limits } }: AgentOptions) => limits;
+/** The face's tiers with the rules the settings' `tools.*` imply. */
+const loadPolicyFor = (o: AgentOptions, ts: ToolSettings) =>
+  loadPolicyWithDiagnostics({
+    context: o.policy.context,
+    useBuiltinDefaults: !o.policy.noDefaults,
+    workspace: o.workspace.root,
+    tiers: {
+      workspace: [...(o.policy.workspace ?? []), ...ts.policy.workspace],
+      user: [...(o.policy.user ?? []), ...ts.policy.user],
+      admin: o.policy.admin,
+    },
+    ...(o.policy.sandboxed && { sandboxed: o.policy.sandboxed }),
+  });
+
+const NO_SETTINGS: RunSettings = { layers: [], merged: {} };
+
+/**
+ * The run's budgets, as the loop (and a sub-agent's child loop) takes them. Gemini CLI's
+ * `model.maxSessionTurns` is one more turn limit: the smaller of it and the face's wins.
+ */
+function loopLimitsOf({ limits: { perRun: _perRun, ...limits } }: AgentOptions, maxSessionTurns: number | undefined) {
+  if (maxSessionTurns === undefined) return limits;
+  return { ...limits, maxTurns: Math.min(limits.maxTurns ?? maxSessionTurns, maxSessionTurns) };
+}
 
 const assertNever = (why: string): never => {
   throw new AgentError('internal', why);
 };
 
 /** The trusted context: which files are memory, what they say, and the loop's settings. */
-async function readContext(o: AgentOptions) {
-  const { root, memoryRoot, untrusted } = o.workspace;
-  // Context file names: the face's explicit list, else the trusted settings.json, else GEMINI.md.
-  const names =
-    o.workspace.contextFileNames || untrusted
-      ? { fileNames: o.workspace.contextFileNames, warnings: [] }
-      : await readContextSettings(memoryRoot);
+async function readContext(o: AgentOptions, settings: RunSettings) {
+  const { root, memoryRoot } = o.workspace;
+  const label = settingsLabel(settings);
+  // Context file names: the face's explicit list, else the trusted settings' context.fileName, else GEMINI.md.
+  const names = o.workspace.contextFileNames
+    ? { fileNames: o.workspace.contextFileNames, warnings: [] }
+    : contextSettingsOf(settings.merged, label);
   const memory = await loadMemory({
     memoryRoot,
     workspaceRoot: root,
@@ -161,7 +189,7 @@ async function readContext(o: AgentOptions) {
     globalFile: o.workspace.globalContextFile,
     ...(o.workspace.extensionContextFiles && { extraFiles: o.workspace.extensionContextFiles }),
   });
-  const loop = untrusted ? { agentOverrides: {}, warnings: [] } : await readLoopSettings(memoryRoot);
+  const loop = parseLoopSettings(settings.merged, label);
   return {
     fileNames: names.fileNames,
     memory,
@@ -170,13 +198,23 @@ async function readContext(o: AgentOptions) {
   };
 }
 
-/** The built-in tools the task may have, ask_user where a face can carry it, and the face's own. */
-function baseToolsOf(o: AgentOptions): Tool[] {
-  // A read-only task keeps the plan tool: it touches nothing, and a review has steps too.
-  const builtIn = createDefaultTools().filter(
-    (t) => !o.tools?.readOnly || t.kind === 'read' || t.kind === 'search' || t.name === WRITE_TODOS,
+/** Warnings name the one scope the settings came from, or say they are merged. */
+const settingsLabel = (s: RunSettings): string =>
+  s.layers.length === 1 ? s.layers[0]!.label : `settings (${s.layers.map((l) => l.label).join(' + ')})`;
+
+/**
+ * The built-in tools the task may have (those `tools.core` lists, none `tools.exclude` names),
+ * ask_user where a face can carry it, and the face's own (which only `tools.exclude` can remove).
+ * An extension's `excludeTools` (`tools.exclude` of the options) leaves a tool out by name or alias.
+ * A read-only task keeps the plan tool: it touches nothing, and a review has steps too.
+ */
+function baseToolsOf(o: AgentOptions, ts: ToolSettings): Tool[] {
+  const builtIn = [...createDefaultTools(), ...(o.tools?.askUser ? [askUserTool] : [])].filter(
+    (t) =>
+      (!o.tools?.readOnly || t.kind === 'read' || t.kind === 'search' || t.name === WRITE_TODOS || t === askUserTool) &&
+      isToolOffered(t.name, true, ts),
   );
-  const all = [...builtIn, ...(o.tools?.askUser ? [askUserTool] : []), ...(o.tools?.extra ?? [])];
+  const all = [...builtIn, ...(o.tools?.extra ?? []).filter((t) => isToolOffered(t.name, false, ts))];
   const exclude = new Set(o.tools?.exclude ?? []);
   return exclude.size ? all.filter((t) => ![t.name, ...(t.aliases ?? [])].some((n) => exclude.has(n))) : all;
 }

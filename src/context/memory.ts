@@ -8,7 +8,6 @@
  * come from code the maintainers already merged, not from the change under review.
  */
 import { realpath, stat } from 'node:fs/promises';
-import { readSettingsFile } from './settings-file.js';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { expandImports, tryReadTextFile, type ReadLimits } from './context-file.js';
 import { isInside } from '../common/paths.js';
@@ -38,16 +37,11 @@ export function parseContextFileNames(value: unknown, where: string): { fileName
   return fileNames.length > 0 ? { fileNames, warnings } : { warnings: [...warnings, `${where}: no usable file names`] };
 }
 
-/**
- * Reads `context.fileName` from `<root>/.gemini/settings.json` (JSON with comments, as Gemini
- * CLI accepts). Never throws: a missing file is normal, a broken one is a warning.
- */
-export async function readContextSettings(root: string): Promise<ContextSettings> {
-  const file = await readSettingsFile(join(root, '.gemini', 'settings.json'), '.gemini/settings.json');
-  if (!file.value) return { warnings: file.warnings.map((w) => `${w}; context file names left at their default`) };
-  const context = (file.value as { context?: { fileName?: unknown } }).context;
+/** Pure: `context.fileName` of the run's merged settings (run-settings.ts); `label` names them in warnings. */
+export function contextSettingsOf(settings: Readonly<Record<string, unknown>>, label: string): ContextSettings {
+  const context = (settings as { context?: { fileName?: unknown } }).context;
   if (context?.fileName === undefined) return { warnings: [] };
-  return parseContextFileNames(context.fileName, '.gemini/settings.json context.fileName');
+  return parseContextFileNames(context.fileName, `${label} context.fileName`);
 }
 
 export interface LoadMemoryOptions {

@@ -1,14 +1,10 @@
 /**
- * The parts of Gemini CLI's `.gemini/settings.json` that steer the loop and its sub-agents, read
- * from the trusted configuration root (the base commit's snapshot for pull requests):
- * `model.skipNextSpeakerCheck` and `agents.overrides.<name>` (`enabled`, `modelConfig.model`,
- * `runConfig.maxTurns`, `runConfig.maxTimeMinutes`). Context file names are read by memory.ts.
- * Never throws: a missing file is normal; a broken value is a warning and is left out.
+ * The parts of Gemini CLI's settings that steer the loop and its sub-agents, from the run's merged
+ * trusted settings (run-settings.ts): `model.skipNextSpeakerCheck`, `model.maxSessionTurns` and
+ * `agents.overrides.<name>` (`enabled`, `modelConfig.model`, `runConfig.maxTurns`,
+ * `runConfig.maxTimeMinutes`). Context file names are read by memory.ts. Never throws: a broken
+ * value is a warning and is left out.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { messageOf } from '../common/errors.js';
-import { stripJsonComments } from './settings-file.js';
 
 export interface AgentOverride {
   enabled?: boolean;
@@ -20,33 +16,40 @@ export interface AgentOverride {
 export interface LoopSettings {
   /** Gemini CLI's `model.skipNextSpeakerCheck`; undefined when the file does not set it. */
   skipNextSpeakerCheck?: boolean;
+  /** Gemini CLI's `model.maxSessionTurns`: model turns of the session; undefined when unset or -1 (unlimited). */
+  maxSessionTurns?: number;
   /** `agents.overrides`, by agent name. */
   agentOverrides: Record<string, AgentOverride>;
   warnings: string[];
 }
 
-const FILE = '.gemini/settings.json';
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Pure: the loop's settings from a parsed settings.json value. */
-export function parseLoopSettings(json: unknown): LoopSettings {
+/** Pure: the loop's settings from a settings value; `label` names it in warnings. */
+export function parseLoopSettings(json: unknown, label = 'settings'): LoopSettings {
   const out: LoopSettings = { agentOverrides: {}, warnings: [] };
   if (!isObj(json)) return out;
   const skip = isObj(json.model) ? json.model.skipNextSpeakerCheck : undefined;
   if (typeof skip === 'boolean') out.skipNextSpeakerCheck = skip;
   else if (skip !== undefined)
     out.warnings.push(
-      `${FILE} model.skipNextSpeakerCheck: expected true or false, got ${JSON.stringify(skip)}; ignored`,
+      `${label} model.skipNextSpeakerCheck: expected true or false, got ${JSON.stringify(skip)}; ignored`,
+    );
+  const turns = isObj(json.model) ? json.model.maxSessionTurns : undefined;
+  if (typeof turns === 'number' && Number.isInteger(turns) && turns > 0) out.maxSessionTurns = turns;
+  else if (turns !== undefined && turns !== -1)
+    out.warnings.push(
+      `${label} model.maxSessionTurns: expected a positive whole number or -1 (unlimited), got ${JSON.stringify(turns)}; ignored`,
     );
   const overrides = isObj(json.agents) ? json.agents.overrides : undefined;
   if (overrides === undefined) return out;
   if (!isObj(overrides)) {
-    out.warnings.push(`${FILE} agents.overrides: expected an object of agent names; ignored`);
+    out.warnings.push(`${label} agents.overrides: expected an object of agent names; ignored`);
     return out;
   }
   for (const [name, raw] of Object.entries(overrides)) {
-    const where = `${FILE} agents.overrides.${name}`;
+    const where = `${label} agents.overrides.${name}`;
     if (!isObj(raw)) {
       out.warnings.push(`${where}: expected an object; ignored`);
       continue;
@@ -70,22 +73,4 @@ function parseOverride(raw: Obj, where: string, warnings: string[]): AgentOverri
     else if (v !== undefined) warnings.push(`${where}.runConfig.${key}: expected a positive whole number; ignored`);
   }
   return o;
-}
-
-/** Reads `<root>/.gemini/settings.json` (JSON with comments, as Gemini CLI accepts). */
-export async function readLoopSettings(root: string): Promise<LoopSettings> {
-  let raw: string;
-  try {
-    raw = await readFile(join(root, FILE), 'utf8');
-  } catch {
-    return { agentOverrides: {}, warnings: [] };
-  }
-  try {
-    return parseLoopSettings(JSON.parse(stripJsonComments(raw)));
-  } catch (e) {
-    return {
-      agentOverrides: {},
-      warnings: [`${FILE}: not valid JSON (${messageOf(e)}); the loop and agent settings are left at their defaults`],
-    };
-  }
 }

@@ -9,21 +9,13 @@
  * the workflow's own policy), the user's or the workflow's in the User tier. Gemini CLI puts them
  * all in its User tier.
  */
-import { readSettingsFile } from '../context/settings-file.js';
+import type { SettingsLayer } from '../context/run-settings.js';
 import { parseHooks, type HookGroup } from '../hooks/config.js';
 import type { PolicySource } from '../policy/load.js';
-import { mergeMcpServers, parseMcpServers, type McpOrigin, type McpServerConfig } from '../tools/mcp/config.js';
+import { mergeMcpServers, parseMcpServers, type McpServerConfig } from '../tools/mcp/config.js';
 import { parseMcpSelection, type McpSelection } from '../tools/mcp/selection.js';
 import { whyNotPassable } from '../sandbox/command-env.js';
-import { expandVariables } from '../tools/mcp/env-expand.js';
 import type { GeminiExtension } from './gemini-extensions.js';
-
-interface SettingsSource {
-  path: string;
-  /** For messages: `.gemini/settings.json`, `~/.gemini/settings.json`. */
-  label: string;
-  origin: Exclude<McpOrigin, 'workflow'>;
-}
 
 export interface ExtensionSettings {
   servers: McpServerConfig[];
@@ -37,8 +29,12 @@ export interface ExtensionSettings {
 }
 
 export interface ReadExtensionOptions {
-  /** Lowest precedence first (the user's file, then the project's). */
-  files: readonly SettingsSource[];
+  /**
+   * The run's settings scopes, lowest precedence first (the user's file, then the project's; the
+   * repository's, then the workflow's `settings` input). A workflow scope's `mcpServers` come in
+   * `inputServers` (resolved from the step's environment), so its own are not read here.
+   */
+  layers: readonly SettingsLayer[];
   /** Servers the workflow adds (the Action's `mcp-servers` input, already resolved): they win by name. */
   inputServers?: readonly McpServerConfig[];
   /** Gemini CLI extensions (gemini-extensions.ts): their servers rank below every settings file's. */
@@ -51,7 +47,7 @@ export interface ReadExtensionOptions {
   network?: { names: readonly string[]; label: string };
 }
 
-export async function readExtensionSettings(o: ReadExtensionOptions): Promise<ExtensionSettings> {
+export function readExtensionSettings(o: ReadExtensionOptions): ExtensionSettings {
   const warnings: string[] = [];
   const lists: McpServerConfig[][] = [];
   const hooks: HookGroup[] = [];
@@ -61,13 +57,16 @@ export async function readExtensionSettings(o: ReadExtensionOptions): Promise<Ex
   for (const e of o.extensions ?? []) lists.push(e.servers);
   const fromExtensions = excludedByExtensions(o.extensions ?? []);
   for (const r of fromExtensions.rules) policy[r.tier].push(r.source);
-  for (const f of o.files) {
-    const file = await readSettingsFile(f.path, f.label);
-    warnings.push(...file.warnings);
-    if (!file.value) continue;
-    const parsed = parseMcpServers(file.value.mcpServers, { source: { label: f.label, origin: f.origin }, env: o.env });
-    warnings.push(...parsed.problems.map((p) => `${f.label} ${p.path}: ${p.message}`));
-    lists.push(parsed.servers);
+  for (const f of o.layers) {
+    const file = { value: f.value };
+    if (f.origin !== 'workflow') {
+      const parsed = parseMcpServers(file.value.mcpServers, {
+        source: { label: f.label, origin: f.origin },
+        env: o.env,
+      });
+      warnings.push(...parsed.problems.map((p) => `${f.label} ${p.path}: ${p.message}`));
+      lists.push(parsed.servers);
+    }
     const sel = parseMcpSelection(file.value.mcp, f.label);
     warnings.push(...sel.problems.map((p) => `${p.path}: ${p.message}`));
     const tier = f.origin === 'repository' ? 'workspace' : 'user';

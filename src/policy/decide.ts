@@ -107,6 +107,13 @@ export const formatPriority = (p: number): string => p.toFixed(3);
 function decideWhole(rules: RuleIndex, setting: DecideSetting, s: Subject): Unit {
   const r = rules.firstMatch(s, setting);
   if (!r) return { ...unmatched(setting.context, setting.mode), rule: undefined };
+  const deny = r.decision === 'allow' && r.belowWorkspaceDenies ? rules.workspaceDeny(s, setting) : undefined;
+  if (deny)
+    return {
+      decision: 'deny',
+      rule: deny,
+      why: `deny by ${describe(deny)}: the repository's policy denies it, which ${describe(r)} may not override`,
+    };
   return { decision: r.decision, rule: r, why: `${r.decision} by ${describe(r)}` };
 }
 

@@ -8,8 +8,15 @@ import { parsePolicyToml } from './load-toml.js';
 import { formatDiagnostic, type Diagnostic, type Rule } from './rule.js';
 import type { PolicyContext, PolicyEngine, TierName } from './types.js';
 
-/** A `.toml` file or a folder of them; inline TOML with a label for diagnostics; or an optional path. */
-export type PolicySource = string | { inline: string; label: string } | { path: string; optional: true };
+/**
+ * A `.toml` file or a folder of them; inline TOML with a label for diagnostics; an optional path;
+ * or rules already built (the ones settings imply, settings-policy.ts).
+ */
+export type PolicySource =
+  | string
+  | { inline: string; label: string }
+  | { path: string; optional: true }
+  | { rules: readonly Rule[]; label: string };
 
 export interface LoadPolicyOptions {
   context: PolicyContext;
@@ -71,6 +78,7 @@ function policyError(what: string, problems: readonly Diagnostic[]): AgentError 
 
 /** Every rule of a source's files, in order; what is wrong with them goes to `diagnostics`. */
 async function readRules(source: PolicySource, diagnostics: Diagnostic[]): Promise<Rule[]> {
+  if (typeof source !== 'string' && 'rules' in source) return [...source.rules];
   const rules: Rule[] = [];
   for (const file of await readSource(source, diagnostics)) {
     const parsed = parsePolicyToml(file.text, file.label);
@@ -113,7 +121,10 @@ interface SourceFile {
   text: string;
 }
 
-async function readSource(source: PolicySource, diagnostics: Diagnostic[]): Promise<SourceFile[]> {
+async function readSource(
+  source: Exclude<PolicySource, { rules: readonly Rule[] }>,
+  diagnostics: Diagnostic[],
+): Promise<SourceFile[]> {
   if (typeof source !== 'string' && 'inline' in source) return [{ label: source.label, text: source.inline }];
   const path = typeof source === 'string' ? source : source.path;
   const optional = typeof source !== 'string';

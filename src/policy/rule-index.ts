@@ -32,7 +32,11 @@ type RuleSubset = 'all' | 'argsPattern' | 'approvedCommand';
 export interface RuleIndex {
   readonly rules: readonly TieredRule[];
   firstMatch(s: Subject, scope: MatchScope, subset?: RuleSubset): TieredRule | undefined;
+  /** The first deny rule of the Workspace tier (the repository's policy) that matches: what settings' allows yield to. */
+  workspaceDeny(s: Subject, scope: MatchScope): TieredRule | undefined;
 }
+
+const isWorkspaceDeny = (r: TieredRule) => r.tier === 'workspace' && r.decision === 'deny';
 
 /** Shapes remembered; a hostile stream of new tool names only empties the memory. */
 const MAX_SHAPES = 512;
@@ -68,6 +72,8 @@ interface LiteralGroup {
 
 export function createRuleIndex(sorted: readonly TieredRule[]): RuleIndex {
   const compiled = sorted.map(compileRule);
+  // Asked only for a settings allow rule's call: a plain scan of the few Workspace denies.
+  const denies = linearFirstMatch(sorted.filter(isWorkspaceDeny));
   const shapes = new Map<string, Shape>();
 
   // One decision looks up the same shape several times (each sub-command, the whole line): the
@@ -127,6 +133,7 @@ export function createRuleIndex(sorted: readonly TieredRule[]): RuleIndex {
       if (subset !== 'all') return firstIn([shape[subset]], s, text);
       return firstIn(candidateLists(shape, s, text), s, text);
     },
+    workspaceDeny: (s, scope) => denies(s, scope, 'all'),
   };
 }
 
@@ -135,17 +142,24 @@ export function createRuleIndex(sorted: readonly TieredRule[]): RuleIndex {
  * (test/policy/rule-index.test.ts); the engine never uses it.
  */
 export function createLinearRuleIndex(sorted: readonly TieredRule[]): RuleIndex {
+  const first = linearFirstMatch(sorted);
+  const denies = linearFirstMatch(sorted.filter(isWorkspaceDeny));
+  return {
+    rules: sorted,
+    firstMatch: (s, scope, subset = 'all') => first(s, scope, subset),
+    workspaceDeny: (s, scope) => denies(s, scope, 'all'),
+  };
+}
+
+function linearFirstMatch(sorted: readonly TieredRule[]) {
   const compiled = sorted.map(compileRule);
   const inSubset = (c: CompiledRule, subset: RuleSubset): boolean =>
     subset === 'all' || (c.argsPattern !== undefined && (subset === 'argsPattern' || c.rule.source === ALWAYS_SOURCE));
-  return {
-    rules: sorted,
-    firstMatch(s, scope, subset = 'all') {
-      const text = new LazyArgsText(s.args);
-      for (const c of compiled)
-        if (inSubset(c, subset) && staticMatch(c, s, scope) && callMatch(c, s, text)) return c.rule;
-      return undefined;
-    },
+  return (s: Subject, scope: MatchScope, subset: RuleSubset): TieredRule | undefined => {
+    const text = new LazyArgsText(s.args);
+    for (const c of compiled)
+      if (inSubset(c, subset) && staticMatch(c, s, scope) && callMatch(c, s, text)) return c.rule;
+    return undefined;
   };
 }
 

@@ -26,6 +26,11 @@ export interface Rule {
   denyMessage?: string;
   /** Gemini CLI's optional `name` label, shown in reasons. */
   name?: string;
+  /**
+   * Settings' allow rules (`tools.allowed`, `tools.core`): a deny rule of the repository's own
+   * policy files (Workspace tier) that matches the call still denies it, whatever the priorities.
+   */
+  belowWorkspaceDenies?: boolean;
   source: string;
   /** 1-based line of the `[[rule]]` header; 0 for rules not from a file. */
   line: number;

@@ -1,7 +1,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadMemory, parseContextFileNames, readContextSettings } from '../../src/context/memory.js';
+import { contextSettingsOf, loadMemory, parseContextFileNames } from '../../src/context/memory.js';
+import { parseSettingsText } from '../../src/context/settings-file.js';
 import { git, makeTempDir, writeFiles } from '../support/git-repo.js';
 
 /** A workspace with a real `.git` (git init) and the given files. */
@@ -89,7 +90,7 @@ describe('loadMemory: discovery', () => {
   });
 });
 
-describe('readContextSettings', () => {
+describe('contextSettingsOf', () => {
   it.each([
     ['a string', '{"context":{"fileName":"AGENTS.md"}}', ['AGENTS.md'], []],
     ['a list', '{"context":{"fileName":["AGENTS.md","CLAUDE.md"]}}', ['AGENTS.md', 'CLAUDE.md'], []],
@@ -100,19 +101,18 @@ describe('readContextSettings', () => {
       [],
     ],
     ['no context key', '{"model":{"name":"x"}}', undefined, []],
-  ])('%s', async (_name, json, fileNames, warnings) => {
-    const root = makeTempDir('ctx-set-');
-    writeFiles(root, { '.gemini/settings.json': json });
-    expect(await readContextSettings(root)).toEqual(fileNames ? { fileNames, warnings } : { warnings });
+  ])('%s', (_name, json, fileNames, warnings) => {
+    const parsed = parseSettingsText(json);
+    if (!('value' in parsed)) throw new Error(parsed.error);
+    expect(contextSettingsOf(parsed.value, '.gemini/settings.json')).toEqual(
+      fileNames ? { fileNames, warnings } : { warnings },
+    );
   });
 
-  it('missing file: nothing, no warning; broken file: a warning', async () => {
-    expect(await readContextSettings(makeTempDir('ctx-set-'))).toEqual({ warnings: [] });
-    const root = makeTempDir('ctx-set-');
-    writeFiles(root, { '.gemini/settings.json': '{"context": ' });
-    const s = await readContextSettings(root);
-    expect(s.fileNames).toBeUndefined();
-    expect(s.warnings[0]).toMatch(/^\.gemini\/settings\.json: not valid JSON/);
+  it('a broken value is a warning that names where it came from', () => {
+    expect(contextSettingsOf({ context: { fileName: 42 } }, "input 'settings'").warnings).toEqual([
+      "input 'settings' context.fileName: expected a file name or a list of file names",
+    ]);
   });
 
   it.each([

@@ -1,8 +1,5 @@
-import { writeFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseLoopSettings, readLoopSettings } from '../../src/context/settings.js';
-import { makeTempDir } from '../support/git-repo.js';
+import { parseLoopSettings } from '../../src/context/settings.js';
 
 describe('parseLoopSettings', () => {
   it("reads Gemini CLI's model.skipNextSpeakerCheck and agents.overrides", () => {
@@ -72,25 +69,24 @@ describe('parseLoopSettings', () => {
       },
     ],
   ])('%s', (_, json, expected) => {
-    expect(parseLoopSettings(json)).toEqual(expected);
+    expect(parseLoopSettings(json, '.gemini/settings.json')).toEqual(expected);
   });
 });
 
-describe('readLoopSettings', () => {
-  it('reads JSON with comments, and says when the file is not JSON', async () => {
-    const root = makeTempDir('settings-');
-    expect(await readLoopSettings(root)).toEqual({ agentOverrides: {}, warnings: [] });
-    mkdirSync(join(root, '.gemini'));
-    writeFileSync(
-      join(root, '.gemini/settings.json'),
-      '{\n  // off in this repository\n  "model": { "skipNextSpeakerCheck": true, },\n}\n',
-    );
-    expect(await readLoopSettings(root)).toEqual({ skipNextSpeakerCheck: true, agentOverrides: {}, warnings: [] });
-    writeFileSync(join(root, '.gemini/settings.json'), '{ nope');
-    expect((await readLoopSettings(root)).warnings).toEqual([
-      expect.stringMatching(
-        /^\.gemini\/settings\.json: not valid JSON \(.+\); the loop and agent settings are left at their defaults$/,
-      ),
-    ]);
+describe('parseLoopSettings: model.maxSessionTurns', () => {
+  it.each([
+    [1, { maxSessionTurns: 1, agentOverrides: {}, warnings: [] }],
+    [-1, { agentOverrides: {}, warnings: [] }],
+    [
+      0,
+      {
+        agentOverrides: {},
+        warnings: [
+          "input 'settings' model.maxSessionTurns: expected a positive whole number or -1 (unlimited), got 0; ignored",
+        ],
+      },
+    ],
+  ])('%j', (turns, expected) => {
+    expect(parseLoopSettings({ model: { maxSessionTurns: turns } }, "input 'settings'")).toEqual(expected);
   });
 });

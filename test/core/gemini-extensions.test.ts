@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extensionContextFiles, readGeminiExtensions } from '../../src/core/gemini-extensions.js';
@@ -52,7 +52,7 @@ describe('readGeminiExtensions', () => {
       '.gemini/extensions/plain/GEMINI.md',
     ]);
 
-    const settings = await readExtensionSettings({ files: [], extensions, env: {} });
+    const settings = readExtensionSettings({ layers: [], extensions, env: {} });
     expect(settings.excludeTools).toEqual(['glob']);
     expect(settings.policy.workspace).toEqual([
       {
@@ -87,8 +87,14 @@ describe('readGeminiExtensions', () => {
       'settings.json': JSON.stringify({ mcpServers: { s: { command: 'from-settings' } } }),
     });
     const { extensions } = await readGeminiExtensions([{ dir, label: 'x', origin: 'user' }], { workspace: '/ws' });
-    const s = await readExtensionSettings({
-      files: [{ path: join(dir, 'settings.json'), label: 'settings.json', origin: 'repository' }],
+    const s = readExtensionSettings({
+      layers: [
+        {
+          label: 'settings.json',
+          origin: 'repository',
+          value: JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8')) as Record<string, unknown>,
+        },
+      ],
       extensions,
       env: {},
     });

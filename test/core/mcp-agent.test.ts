@@ -45,8 +45,8 @@ async function prepare(
 ) {
   mkdirSync(join(ws, '.gemini'), { recursive: true });
   writeFileSync(join(ws, '.gemini/settings.json'), JSON.stringify(settings));
-  const ext = await readExtensionSettings({
-    files: [{ path: join(ws, '.gemini/settings.json'), label: '.gemini/settings.json', origin: 'repository' }],
+  const ext = readExtensionSettings({
+    layers: [{ label: '.gemini/settings.json', origin: 'repository', value: settings }],
     env: { PATH: process.env.PATH ?? '' },
   });
   expect(ext.warnings).toEqual([]);

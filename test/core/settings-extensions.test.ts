@@ -4,26 +4,29 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readSettingsLayers } from '../../src/context/run-settings.js';
 import { readExtensionSettings, serverRule } from '../../src/core/settings-extensions.js';
 import { loadPolicy } from '../../src/policy/load.js';
 import { makeTempDir, writeFiles } from '../support/git-repo.js';
 
-function files(project: unknown, user?: unknown) {
+/** The two scopes as the CLI reads them (run-settings.ts), lowest precedence first. */
+async function files(project: unknown, user?: unknown) {
   const dir = makeTempDir('agent-action-settings-');
   writeFiles(dir, {
     'project/.gemini/settings.json': JSON.stringify(project),
     ...(user !== undefined && { 'home/.gemini/settings.json': JSON.stringify(user) }),
   });
-  return [
+  const read = await readSettingsLayers([
     { path: join(dir, 'home/.gemini/settings.json'), label: '~/.gemini/settings.json', origin: 'user' as const },
     { path: join(dir, 'project/.gemini/settings.json'), label: '.gemini/settings.json', origin: 'repository' as const },
-  ];
+  ]);
+  return read.layers;
 }
 
 describe('readExtensionSettings', () => {
   it('servers from both files (the project’s wins by name), hooks from both, $VAR from the given environment only', async () => {
-    const ext = await readExtensionSettings({
-      files: files(
+    const ext = readExtensionSettings({
+      layers: await files(
         {
           mcpServers: { a: { command: 'project-a', env: { K: '$VISIBLE $HIDDEN' } } },
           hooks: { BeforeTool: [{ hooks: [{ type: 'command', command: 'p' }] }] },
@@ -56,8 +59,8 @@ describe('readExtensionSettings', () => {
       transport: { kind: 'stdio' as const, command: 'workflow-a', args: [], env: {} },
       trust: false,
     };
-    const ext = await readExtensionSettings({
-      files: files({ mcpServers: { a: { command: 'repo-a' } } }),
+    const ext = readExtensionSettings({
+      layers: await files({ mcpServers: { a: { command: 'repo-a' } } }),
       inputServers: [input],
       env: {},
     });
@@ -65,8 +68,8 @@ describe('readExtensionSettings', () => {
   });
 
   it('problems name the file and the field', async () => {
-    const ext = await readExtensionSettings({
-      files: files({ mcpServers: { s: { args: [] } }, hooks: { OnWhatever: [] } }),
+    const ext = readExtensionSettings({
+      layers: await files({ mcpServers: { s: { args: [] } }, hooks: { OnWhatever: [] } }),
       env: {},
     });
     expect(ext.warnings).toEqual([
@@ -76,8 +79,8 @@ describe('readExtensionSettings', () => {
   });
 
   it('implied rules: trust and mcp.allowed allow (not in plan), mcp.excluded denies; a repository’s in the Workspace tier, under the workflow’s', async () => {
-    const ext = await readExtensionSettings({
-      files: files({
+    const ext = readExtensionSettings({
+      layers: await files({
         mcpServers: { t: { command: 'x', trust: true }, u: { command: 'y' } },
         mcp: { allowed: ['u'], excluded: ['v'] },
       }),
@@ -106,8 +109,8 @@ describe('readExtensionSettings', () => {
   });
 
   it('--allowed-mcp-server-names replaces mcp.allowed and its rules sit in the User tier', async () => {
-    const ext = await readExtensionSettings({
-      files: files({ mcp: { allowed: ['a'] } }),
+    const ext = readExtensionSettings({
+      layers: await files({ mcp: { allowed: ['a'] } }),
       allowedNames: ['b'],
       env: {},
     });

@@ -202,6 +202,10 @@ const DEFENCES = {
       "for (const path of p.visible ?? []) a.push('--bind', path, path);",
     ],
   ],
+  // Settings' allows (tools.allowed, tools.core) yield to the repository's policy denies: they no longer do.
+  'settings-allow-yields': [
+    ["const deny = r.decision === 'allow' && r.belowWorkspaceDenies", 'const deny = false && r.belowWorkspaceDenies'],
+  ],
 };
 
 // `--all` switches every defence off at once: .ci/run does, so that a renamed function fails CI

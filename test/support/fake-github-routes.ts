@@ -62,9 +62,10 @@ function listIssues(r: RecordedRequest, s: FakeGitHubState): RouteResult {
 }
 
 /**
- * GET /search/issues: the qualifiers repo:, is:issue / is:pr, is:open / is:closed / state:, label:;
- * the other words must all occur in the title or body (case-insensitive). Best match first: here,
- * newest first.
+ * GET /search/issues: the qualifiers repo:, is:issue / is:pr, is:open / is:closed / state:, label:,
+ * no:label (each may be negated with -); the other words must all occur in the title or body
+ * (case-insensitive). Best match first (here: newest first), or by creation with sort=created and
+ * order (GitHub's default order is desc).
  */
 function searchIssues(r: RecordedRequest, s: FakeGitHubState): RouteResult {
   const q = r.query.q ?? '';
@@ -72,28 +73,32 @@ function searchIssues(r: RecordedRequest, s: FakeGitHubState): RouteResult {
   const words: string[] = [];
   const filters: Array<(i: FakeIssue) => boolean> = [];
   for (const token of q.match(/"[^"]*"|\S+/g) ?? []) {
-    const m = /^(-?)(repo|is|state|label):(.+)$/.exec(token);
+    const m = /^(-?)(repo|is|state|label|no):(.+)$/.exec(token);
     if (!m) {
       words.push(token.replace(/^"|"$/g, '').toLowerCase());
       continue;
     }
     const [, neg, key, raw] = m;
     const value = raw.replace(/^"|"$/g, '');
+    if (key === 'no' && value !== 'label')
+      return { status: 400, body: { message: `fake-github: only no:label is served, not no:${value}` } };
     const test =
       key === 'repo'
         ? () => value === `${s.owner}/${s.repo}`
         : key === 'label'
           ? (i: FakeIssue) => i.labels.includes(value)
-          : value === 'issue'
-            ? (i: FakeIssue) => !i.pull
-            : value === 'pr'
-              ? (i: FakeIssue) => Boolean(i.pull)
-              : (i: FakeIssue) => i.state === value;
+          : key === 'no'
+            ? (i: FakeIssue) => i.labels.length === 0
+            : value === 'issue'
+              ? (i: FakeIssue) => !i.pull
+              : value === 'pr'
+                ? (i: FakeIssue) => Boolean(i.pull)
+                : (i: FakeIssue) => i.state === value;
     filters.push(neg ? (i) => !test(i) : test);
   }
   const hits = [...s.issues.values()]
     .filter((i) => filters.every((f) => f(i)) && words.every((w) => `${i.title}\n${i.body}`.toLowerCase().includes(w)))
-    .sort((a, b) => b.number - a.number)
+    .sort((a, b) => (r.query.sort === 'created' && r.query.order === 'asc' ? a.number - b.number : b.number - a.number))
     .map((i) => searchItemJson(s, i));
   return paged(r, hits, (items) => ({
     total_count: hits.length,

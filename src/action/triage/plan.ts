@@ -1,5 +1,6 @@
 /**
- * The triage plan: every open issue carrying `triage-label` (all pages, oldest first), minus those
+ * The triage plan: every open issue carrying `triage-label`, or the issues the `triage-query` search
+ * finds (triage-query.ts; all pages, oldest first), minus those
  * triaged since their last update (triage-marker.ts), split into at most `max-shards` shards of at
  * most `shard-size` issues for a job matrix. Each shard carries its share of GitHub's write budget,
  * so `max-parallel` shards writing at once stay under it together. The plan only reads.
@@ -12,6 +13,8 @@ import type { WriteBudget } from './write-pacer.js';
 
 export interface PlanOptions {
   triageLabel: string;
+  /** `triage-query`, scoped (triage-query.ts): selects the issues instead of the label. */
+  query?: string;
   triagedLabel: string;
   /** Infinity for the whole backlog (triage without a matrix). */
   maxShards: number;
@@ -70,16 +73,8 @@ export async function readTriagePlan(octokit: GitHubClient, repo: RepoRef, o: Pl
   const skipped: SkippedIssue[] = [];
   const deferred: PlannedIssue[] = [];
   let listed = 0;
-  const pages = octokit.paginate.iterator(octokit.rest.issues.listForRepo, {
-    ...repo,
-    state: 'open',
-    labels: o.triageLabel,
-    sort: 'created',
-    direction: 'asc',
-    per_page: 100,
-  });
-  for await (const { data } of pages) {
-    for (const raw of data as ListedIssue[]) {
+  for await (const data of listCandidates(octokit, repo, o)) {
+    for (const raw of data) {
       if (raw.pull_request) continue; // the issues endpoint lists pull requests too
       listed++;
       const issue: PlannedIssue = {
@@ -112,6 +107,37 @@ export async function readTriagePlan(octokit: GitHubClient, repo: RepoRef, o: Pl
     'writes-per-hour': share.perHour,
   }));
   return { shards, todo, skipped, deferred, listed };
+}
+
+const SEARCH_MAX_PAGES = 10;
+
+/** The candidates, page by page, oldest first: the label's open issues, or the query's hits. */
+async function* listCandidates(octokit: GitHubClient, repo: RepoRef, o: PlanOptions): AsyncGenerator<ListedIssue[]> {
+  if (o.query !== undefined) {
+    // Page by page by hand: a search answer carries fields besides its items (search_type) that
+    // octokit's paginate cannot unwrap. GitHub serves a search's first 1000 results.
+    for (let page = 1; page <= SEARCH_MAX_PAGES; page++) {
+      const { data } = await octokit.rest.search.issuesAndPullRequests({
+        q: o.query,
+        sort: 'created',
+        order: 'asc',
+        per_page: 100,
+        page,
+      });
+      yield data.items as ListedIssue[];
+      if (data.items.length < 100) return;
+    }
+    return;
+  }
+  const pages = octokit.paginate.iterator(octokit.rest.issues.listForRepo, {
+    ...repo,
+    state: 'open',
+    labels: o.triageLabel,
+    sort: 'created',
+    direction: 'asc',
+    per_page: 100,
+  });
+  for await (const { data } of pages) yield data as ListedIssue[];
 }
 
 async function readCoveringMarker(

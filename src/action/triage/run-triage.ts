@@ -13,10 +13,12 @@ import { readAllowedLabels } from '../publish/labels.js';
 import type { ActionResult } from '../run-context.js';
 import type { RunBase } from '../run-task.js';
 import { createTrustedConfigSource, readHeadCommit } from '../trusted-config.js';
+import { readTrustedSettings, snapshotContextNames } from '../trusted-settings.js';
 import { createIssueSearch } from './issue-search.js';
 import { matrixOf, readTriagePlan, type PlanOptions } from './plan.js';
 import { renderPlanSummary, renderShardSummary, totalsOf } from './summary.js';
 import { readTriageGuide } from './triage-guide.js';
+import { scopedTriageQuery } from './triage-query.js';
 import { tryTriageIssue, type IssueOutcome, type ShardContext } from './triage-issue.js';
 import { createWritePacer } from './write-pacer.js';
 
@@ -30,6 +32,7 @@ const planOptions = (base: RunBase, caps: boolean): PlanOptions => {
   const t = base.settings.triage;
   return {
     triageLabel: base.settings.triageLabel,
+    ...(base.settings.triageQuery !== undefined && { query: scopedTriageQuery(base.settings.triageQuery, base.repo) }),
     triagedLabel: t.triagedLabel,
     maxShards: caps ? t.maxShards : Number.POSITIVE_INFINITY,
     shardSize: t.shardSize,
@@ -38,6 +41,12 @@ const planOptions = (base: RunBase, caps: boolean): PlanOptions => {
     own: base.own,
   };
 };
+
+/** What the plan triages, for summaries: the issues labelled triage-label, or the triage-query's. */
+const selectionOf = (s: RunBase['settings']): string =>
+  s.triageQuery !== undefined
+    ? `issue found by triage-query \`${s.triageQuery}\``
+    : `open issue labelled '${s.triageLabel}'`;
 
 export async function runTriagePlan(base: RunBase, x: TriageRun): Promise<ActionResult> {
   const clock = x.clock ?? realClock;
@@ -48,6 +57,7 @@ export async function runTriagePlan(base: RunBase, x: TriageRun): Promise<Action
   const md = renderPlanSummary({
     plan,
     triageLabel: settings.triageLabel,
+    ...(settings.triageQuery !== undefined && { query: settings.triageQuery }),
     maxShards: settings.triage.maxShards,
     shardSize: settings.triage.shardSize,
     dryRun,
@@ -76,7 +86,7 @@ export async function triageAll(base: RunBase, x: TriageRun): Promise<ActionResu
   if (plan.todo.length === 0) {
     return {
       status: 'skipped',
-      summary: `no open issue labelled '${base.settings.triageLabel}' needs triage (${plan.skipped.length} triaged since their last update)`,
+      summary: `no ${selectionOf(base.settings)} needs triage (${plan.skipped.length} triaged since their last update)`,
       apiCalls: x.apiCalls(),
     };
   }
@@ -100,7 +110,7 @@ async function triageIssues(base: RunBase, issues: readonly number[], x: TriageR
   const source = createTrustedConfigSource({
     workspace: runner.workspace,
     startCommit: head,
-    contextFileNames: settings.contextFileNames,
+    contextFileNames: snapshotContextNames(settings),
     remote: base.remote,
   });
   try {
@@ -122,6 +132,7 @@ async function triageIssues(base: RunBase, issues: readonly number[], x: TriageR
       log: base.log,
       secrets: base.secrets,
       trusted,
+      runSettings: await readTrustedSettings(trusted, settings.settingsInput, (w) => base.log.warning(w)),
       guide,
       allowed,
       pacer,

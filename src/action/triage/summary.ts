@@ -9,6 +9,8 @@ import type { PlannedIssue, TriagePlan } from './plan.js';
 export interface PlanSummaryInput {
   plan: TriagePlan;
   triageLabel: string;
+  /** The `triage-query` input, when it selected the issues instead of the label. */
+  query?: string;
   maxShards: number;
   shardSize: number;
   dryRun: boolean;
@@ -34,7 +36,7 @@ export function renderPlanSummary(p: PlanSummaryInput): string {
   const lines = [
     `## agent-action: triage plan${p.dryRun ? ' (dry run)' : ''}`,
     '',
-    `${plan.listed} open issue(s) carry \`${p.triageLabel}\`: ${plan.todo.length} to triage in ${plan.shards.length} shard(s) (at most ${p.maxShards} of ${p.shardSize}), ` +
+    `${plan.listed} ${p.query !== undefined ? `issue(s) found by triage-query \`${p.query}\`` : `open issue(s) carry \`${p.triageLabel}\``}: ${plan.todo.length} to triage in ${plan.shards.length} shard(s) (at most ${p.maxShards} of ${p.shardSize}), ` +
       `${plan.skipped.length} triaged since their last update, ${plan.deferred.length} not examined (beyond the shards), left for the next run.`,
     '',
     p.dryRun ? 'Dry run: nothing was triaged and no shard starts; these are the shards a run would start.' : '',

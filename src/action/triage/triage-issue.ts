@@ -17,7 +17,8 @@ import { replyTool, setLabelsTool } from '../../tools/github/publish-tools.js';
 import { createPublishRecorder } from '../../tools/github/recorder.js';
 import type { OwnAccount } from '../authorize.js';
 import type { GitHubClient } from '../github-client.js';
-import type { ActionSettings, RunnerEnv } from '../inputs.js';
+import { INPUT_DEFAULTS, type ActionSettings, type RunnerEnv } from '../inputs.js';
+import type { RunSettings } from '../../context/run-settings.js';
 import type { Log, RepoRef } from '../run-context.js';
 import { policySources } from '../prepare-run.js';
 import { taskContextOf } from '../task-context.js';
@@ -36,6 +37,8 @@ export interface ShardContext {
   log: Log;
   secrets: string[];
   trusted: TrustedConfig;
+  /** The trusted settings (trusted-settings.ts), read once for the shard. */
+  runSettings: RunSettings;
   guide?: TriageGuide;
   /** Labels the model may apply. */
   allowed: string[];
@@ -99,8 +102,11 @@ async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcom
     workspace: {
       root: s.runner.workspace,
       memoryRoot: s.trusted.memoryRoot,
-      contextFileNames: s.settings.contextFileNames,
+      ...(s.settings.contextFileNames.join('\n') !== INPUT_DEFAULTS['context-file-names'] && {
+        contextFileNames: s.settings.contextFileNames,
+      }),
     },
+    settings: s.runSettings,
     policy: {
       context: 'action',
       mode: 'plan',

@@ -14,14 +14,20 @@ export interface ToolSet extends ToolRegistry {
   ready(): Promise<void>;
 }
 
-export function createToolSet(base: ToolRegistry, mcp: McpManager | undefined): ToolSet {
+/** `offered`: which MCP tools the model is told of and may call (settings' `tools.exclude`); default all. */
+export function createToolSet(
+  base: ToolRegistry,
+  mcp: McpManager | undefined,
+  offered: (name: string) => boolean = () => true,
+): ToolSet {
   if (!mcp) return { ...base, ready: async () => undefined };
-  const find = (name: string): Tool | undefined => mcp.tools().find((t) => t.name === name);
-  const names = () => [...base.names(), ...mcp.tools().map((t) => t.name)];
+  const tools = () => mcp.tools().filter((t) => offered(t.name));
+  const find = (name: string): Tool | undefined => tools().find((t) => t.name === name);
+  const names = () => [...base.names(), ...tools().map((t) => t.name)];
   return {
     get: (name) => base.get(name) ?? find(name),
     names,
-    declarations: (): FunctionDeclaration[] => [...base.declarations(), ...mcp.tools().map(declarationOf)],
+    declarations: (): FunctionDeclaration[] => [...base.declarations(), ...tools().map(declarationOf)],
     ready: () => mcp.start(),
     async prepareCall(name, args, env) {
       if (base.get(name)) return base.prepareCall(name, args, env);
