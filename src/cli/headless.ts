@@ -105,7 +105,6 @@ export async function runHeadless(args: PromptArgs, c: HeadlessEnv): Promise<num
       userPolicies: user,
       adminPolicies: admin,
       extensionSettings: ext,
-      settings: ext.settings,
       maxTurns: args.maxTurns,
       timeoutMinutes: args.timeoutMinutes,
       channel: createDenyChannel(),

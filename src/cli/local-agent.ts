@@ -36,8 +36,6 @@ export interface LocalAgentOptions {
 
   /** MCP servers and hooks from the trusted settings.json (cli-extensions.ts). */
   extensions?: ExtensionOptions;
-  /** The user's and the (trusted) project's settings, merged (cli-extensions.ts readCliSettings). */
-  settings?: AgentOptions['settings'];
   maxTurns: number;
   timeoutMinutes?: number;
   channel: ApprovalChannel;
@@ -54,9 +52,10 @@ export interface LocalAgentOptions {
   trusted: boolean;
   /**
    * What settings.json and Gemini CLI extensions bring (cli-extensions.ts): policy rules per tier,
-   * the extensions' context files (memory) and excludeTools (tools left out).
+   * the extensions' context files (memory), excludeTools (tools left out), and the user's and the
+   * (trusted) project's settings, merged.
    */
-  extensionSettings?: Pick<CliExtensions, 'policy' | 'extensions' | 'excludeTools'>;
+  extensionSettings?: Pick<CliExtensions, 'policy' | 'extensions' | 'excludeTools' | 'settings'>;
 }
 
 /** The API key from the environment, or AgentError('auth') naming the variable. */
@@ -158,6 +157,6 @@ export async function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
       ...(o.extensionSettings && { exclude: o.extensionSettings.excludeTools }),
     },
     ...(o.extensions ? { extensions: o.extensions } : {}),
-    ...(o.settings ? { settings: o.settings } : {}),
+    ...(o.extensionSettings?.settings ? { settings: o.extensionSettings.settings } : {}),
   });
 }

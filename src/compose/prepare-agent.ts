@@ -55,17 +55,7 @@ export async function prepareAgent(o: AgentOptions): Promise<Agent> {
     warn: (m) => warn(m),
   });
   const env = toolEnvOf(o, context);
-  // What leaves for the model is redacted, whoever built the request (the loop, compression, a hook).
-  const baseModel = withRedaction(
-    o.model.client ??
-      createGeminiClient({
-        apiKey: o.model.apiKey,
-        baseUrl: o.model.baseUrl,
-        model: o.model.name,
-        ...(o.model.vertex && { vertex: o.model.vertex }),
-      }),
-    o.secrets,
-  );
+  const baseModel = redactedModelOf(o);
   const hooks = extensions.hooks;
   const model = hooks ? hooks.wrapModel(baseModel) : baseModel;
 
@@ -143,6 +133,19 @@ export async function prepareAgent(o: AgentOptions): Promise<Agent> {
     },
   });
 }
+
+/** The face's model client, or a Gemini client: what leaves for it is redacted, whoever built the request (the loop, compression, a hook). */
+const redactedModelOf = (o: AgentOptions) =>
+  withRedaction(
+    o.model.client ??
+      createGeminiClient({
+        apiKey: o.model.apiKey,
+        baseUrl: o.model.baseUrl,
+        model: o.model.name,
+        ...(o.model.vertex && { vertex: o.model.vertex }),
+      }),
+    o.secrets,
+  );
 
 /** The face's tiers with the rules the settings' `tools.*` imply. */
 const loadPolicyFor = (o: AgentOptions, ts: ToolSettings) =>

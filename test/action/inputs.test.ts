@@ -47,6 +47,8 @@ describe('parseInputs', () => {
       adminPolicy: { kind: 'none' },
       maxTurns: 40,
       maxFileBytes: 104_857_600,
+      mcpNetwork: [],
+      vertex: undefined,
       baseBranch: undefined,
       branchPrefix: 'agent-action/',
       commitSigning: false,

@@ -142,7 +142,6 @@ export async function openAcpSession(o: AcpSessionOptions): Promise<AcpSession> 
     userPolicies: o.userPolicies,
     adminPolicies: o.adminPolicies,
     extensionSettings: ext,
-    settings: ext.settings,
     maxTurns: o.args.maxTurns,
     timeoutMinutes: o.args.timeoutMinutes,
     channel: createAcpChannel({
