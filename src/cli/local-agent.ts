@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createSubagents } from '../agents/create-subagents.js';
 import { AgentError } from '../common/errors.js';
-import { prepareAgent, type Agent, type AgentOptions } from '../compose/prepare-agent.js';
+import { prepareAgent, type Agent } from '../compose/prepare-agent.js';
 import type { RunState } from '../core/run-state.js';
 import type { ExtensionOptions } from '../core/extensions.js';
 import { extensionContextFiles } from '../core/gemini-extensions.js';
