@@ -14,6 +14,7 @@ import { COMPLETE_TASK, createCompleteTaskTool } from './complete-task.js';
 import type { AgentDefinition } from './definition.js';
 import { createInvokeAgentTool, INVOKE_AGENT, type AgentCatalog } from './invoke-agent.js';
 import { formatProblem, readAgentFiles } from './load-agents.js';
+import { WRITE_TODOS } from '../tools/builtin/write-todos.js';
 
 const BUILTIN_AGENTS: readonly AgentDefinition[] = [codebaseInvestigator];
 
@@ -22,7 +23,10 @@ function resolveAgentTools(
   def: AgentDefinition,
   parentTools: readonly Tool[],
 ): { tools: Tool[] } | { refused: string } {
-  const parent = parentTools.filter((t) => t.name !== INVOKE_AGENT && t.name !== COMPLETE_TASK);
+  // The plan (write_todos) is the parent's: one checklist per run, which a child must not replace.
+  const parent = parentTools.filter(
+    (t) => t.name !== INVOKE_AGENT && t.name !== COMPLETE_TASK && t.name !== WRITE_TODOS,
+  );
   const picked = new Set<Tool>();
   const missing: string[] = [];
   for (const want of def.tools ?? ['*']) {

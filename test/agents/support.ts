@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 /**
  * Sub-agent sessions for tests: a real git work tree, the real policy engine with the shipped
  * rules, the real tools and scheduler, the real @google/genai SDK against the loopback fake Gemini,
@@ -11,6 +12,7 @@ import { createDeferChannel } from '../../src/scheduler/channels.js';
 import { fakeClock } from '../core/helpers.js';
 import { startFakeGemini, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
 import { createRepo } from '../support/git-repo.js';
+import { readSettingsLayers, runSettingsOf } from '../../src/context/run-settings.js';
 
 const MODEL = 'gemini-2.5-flash';
 
@@ -46,9 +48,18 @@ export async function closeSessions(): Promise<void> {
 }
 
 /** The agent over a work tree, as a run of the action would prepare it (a fresh one per process). */
-export function prepareFor(dir: string, baseUrl: string, o: Pick<SessionOptions, 'policy' | 'mode' | 'over'> = {}) {
+export async function prepareFor(
+  dir: string,
+  baseUrl: string,
+  o: Pick<SessionOptions, 'policy' | 'mode' | 'over'> = {},
+) {
   const over = o.over ?? {};
+  // The repository's .gemini/settings.json, read as the faces read it (the Action's trusted commit).
+  const { layers } = await readSettingsLayers([
+    { path: join(dir, '.gemini', 'settings.json'), label: '.gemini/settings.json', origin: 'repository' },
+  ]);
   return prepareAgent({
+    settings: runSettingsOf(layers),
     model: { name: MODEL, apiKey: 'test-key', baseUrl, ...over.model },
     workspace: { root: dir, memoryRoot: dir, ...over.workspace },
     policy: {

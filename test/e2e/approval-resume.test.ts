@@ -85,7 +85,9 @@ describe('the bundled action: ask a maintainer, then resume', () => {
       expect(q).toContain(answer);
     // Where the approved command will run: this runner's real bubblewrap, network off (the defaults).
     expect(q).toContain('If approved, it runs in the bubblewrap sandbox (network off).');
-    expect(first.summary).toContain('\nCommands ran in the bubblewrap sandbox (network off).\n');
+    expect(first.summary).toContain(
+      '\nCommands ran in the bubblewrap sandbox (network off). Shipped policy: commands run in the sandbox without asking',
+    );
     expect(q).toMatch(new RegExp(`<!-- agent-action:approval [^>]*session=${id}[^>]*nonce=${doc.request.nonce}`));
     expect(doc.request.commentId).toBe(questions[0].id);
     expect(t.gemini.requests).toHaveLength(2);
@@ -119,7 +121,15 @@ describe('the bundled action: ask a maintainer, then resume', () => {
     expect(branch).toMatch(/^agent-action\/issue-7/);
     expect(bareGit(t.ws.origin, 'show', `${branch}:src/math.js`) + '\n').toBe(FIXED);
     expect(bareGit(t.ws.origin, 'ls-tree', '-r', '--name-only', branch).split('\n').sort()).toEqual(
-      ['README.md', 'assets/logo.bin', 'ran.txt', 'scripts/fingerprint.js', 'scripts/prep.js', 'src/math.js'].sort(),
+      [
+        '.gemini/policies/shell.toml',
+        'README.md',
+        'assets/logo.bin',
+        'ran.txt',
+        'scripts/fingerprint.js',
+        'scripts/prep.js',
+        'src/math.js',
+      ].sort(),
     );
     const blob = bareGit(t.ws.origin, 'rev-parse', `${branch}:assets/logo.bin`);
     expect(execFileSync('git', ['--git-dir', t.ws.origin, 'cat-file', 'blob', blob])).toEqual(BINARY);

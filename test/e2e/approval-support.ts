@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { withCommandsAsked } from '../support/commands-asked.js';
+import { shippedAsksText } from '../support/commands-asked.js';
 import { startFakeGemini, type FakeGemini, type FakeReply } from '../support/fake-gemini.js';
 import { startFakeGitHub, type FakeComment, type FakeGitHub } from '../support/fake-github.js';
 import { GIT_IDENTITY, makeTempDir } from '../support/git-repo.js';
@@ -74,6 +74,10 @@ export const FILES: Record<string, string> = {
   'README.md': '# calc\n',
   'scripts/fingerprint.js': FINGERPRINT_JS,
   'scripts/prep.js': PREP_JS,
+  // Commands are asked about here even when sandboxed: these tests are about the question. The
+  // shipped shell rules without their sandboxed allow, in the repository's own policy folder
+  // (Workspace tier): an "always" approval (Workspace tier, priority 950) still outranks them.
+  '.gemini/policies/shell.toml': shippedAsksText(),
 };
 
 /** User-tier rule (the `policy` input): prep is allowed; everything else keeps the shipped rules. */
@@ -136,8 +140,7 @@ function run(
     payload: commentPayload(comment, type),
     job,
     bundle: bundlePath(),
-    // Commands are asked about here even when sandboxed: these tests are about the question.
-    inputs: withCommandsAsked({ 'gemini-api-key': API_KEY, 'gemini-base-url': t.gemini.baseUrl, ...inputs }),
+    inputs: { 'gemini-api-key': API_KEY, 'gemini-base-url': t.gemini.baseUrl, ...inputs },
     env: { GITHUB_API_URL: t.gh.url },
   });
 }

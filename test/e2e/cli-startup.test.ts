@@ -145,6 +145,7 @@ describe('the CLI bundle loads only what a command needs', () => {
         'write_file',
         'replace',
         'run_shell_command',
+        'write_todos',
         'invoke_agent',
       ]);
       expect(declared[1].parametersJsonSchema).toEqual({

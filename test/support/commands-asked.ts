@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 const SHELL_TOML = new URL('../../policies/shell.toml', import.meta.url);
 
 /** policies/shell.toml's [[rule]] tables, except any with `sandboxed = true`. */
-function shippedAsksText(): string {
+export function shippedAsksText(): string {
   const text = readFileSync(SHELL_TOML, 'utf8');
   const tables = text.split(/^(?=\[\[rule\]\])/m).filter((t) => t.startsWith('[[rule]]'));
   const kept = tables.filter((t) => !/^sandboxed\s*=\s*true/m.test(t));

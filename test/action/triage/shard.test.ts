@@ -131,6 +131,7 @@ describe('a triage shard', () => {
       'read_file',
       'glob',
       'grep_search',
+      'write_todos',
       'set_labels',
       'reply',
       'search_issues',
