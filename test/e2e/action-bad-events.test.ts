@@ -37,6 +37,8 @@ const OUTPUTS = [
   'shards',
   'shard-count',
   'api-calls',
+  'error',
+  'structured-output',
 ];
 const track = (r: ActionRun) => (dirs.push(r.env.RUNNER_TEMP), r);
 

@@ -363,7 +363,8 @@ export async function openHostile(o: HostileOptions = {}): Promise<Hostile> {
         job: runJob,
         bundle: bundle(),
         node: ro.node,
-        inputs: (ro.shippedPolicy ? (i: Record<string, string>) => i : withCommandsAsked)({
+        // yolo asks nothing: the asking rules (User tier) would outrank its allow-all.
+        inputs: (ro.shippedPolicy || ro.mode === 'yolo' ? (i: Record<string, string>) => i : withCommandsAsked)({
           'gemini-api-key': canaries.geminiKey,
           'github-token': canaries.githubToken,
           'session-key': canaries.sessionKey,
