@@ -63,7 +63,7 @@ export async function prepareExtensions(o: ExtensionOptions | undefined, c: Exte
     ...(o?.graceMs !== undefined && { graceMs: o.graceMs }),
   });
   // Where stdio servers' package caches last for the job (RUNNER_TEMP's folder in a workflow).
-  const jobHome = o?.jobHome ?? jobHomeOf(c.baseEnv);
+  const jobHome = servers.length > 0 ? (o?.jobHome ?? jobHomeOf(c.baseEnv)) : undefined;
   // Imported only when a server is configured: the MCP client and its schema validator (Ajv) are
   // a chunk of their own that a run without servers never loads (start-up time and memory).
   const mcp =

@@ -6,7 +6,8 @@
  *    workspace is refused, and nothing of the secret reaches the model. `weaken.mjs ...
  *    command-file-confinement` reads the path as it is: the secret then reaches the model.
  * 2. `!{cmd}` is decided by the policy like a run_shell_command call before anything runs: a
- *    command file whose `!{}` no rule allows runs nothing, and the reply names why; the comment's
+ *    command file whose `!{}` no rule allows (unconfined, so "sandboxed commands" does not apply)
+ *    runs nothing, and the reply names why; the comment's
  *    text, substituted into an allowed `!{echo {{args}}}`, stays one shell word. `weaken.mjs ...
  *    command-shell-policy` skips the decision: the denied command then runs (its marker appears).
  */
@@ -67,15 +68,17 @@ describe('custom commands, through the bundle', () => {
       '.gemini/policies/echo.toml': ALLOW_ECHO,
     };
     const payload = await comment('/agent deploy', files);
+    // Unconfined, so the shipped "sandboxed commands" allow does not apply and the catch-all asks.
     const r = await world!.run({
       eventName: 'issue_comment',
       payload,
-      inputs: { 'gemini-api-key': 'AIza-sec-cmd-0000' },
+      inputs: { 'gemini-api-key': 'AIza-sec-cmd-0000', sandbox: 'off' },
     });
     expect(existsSync(join(world!.ws.dir, 'marker-denied-ran'))).toBe(false);
     expect(r.outputs.status).toBe('failed');
     expect(world!.gemini.requests).toEqual([]);
-    // The shipped default asks about commands; nobody can be asked here, so it is refused, rule named.
+    // Unconfined, the shipped default asks about commands; nobody can be asked here, so it is
+    // refused, rule named.
     expect(world!.gh.state.comments.at(-1)!.body).toContain(
       'its !{touch marker-denied-ran} policy would ask a person first (rule agent-action/policies/shell.toml:',
     );
