@@ -177,7 +177,11 @@ async function agentOptionsFor(
       admin: policySources(settings.adminPolicy, 'admin-policy', ws),
       // The probe's answer for the sandbox commands run in: the shipped policy's sandboxed rule
       // (policies/shell.toml) runs commands without asking only when they are really confined.
-      sandboxed: ctx.sandbox.sandbox.status().then((s) => s.kind === 'sandboxed'),
+      // A failed probe is no sandbox; the run fails on it at ready(), so nothing is left unhandled.
+      sandboxed: ctx.sandbox.sandbox.status().then(
+        (s) => s.kind === 'sandboxed',
+        () => false,
+      ),
     },
     extensions: {
       mcp: { servers: ext.servers, selection: ext.selection, start: settings.mcpStart },
