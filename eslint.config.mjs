@@ -69,6 +69,12 @@ export default defineConfig(
       // TypeBox's type builders are a ~450 KB module: a value import from its root would load them
       // before the first model request (issue #16). Schemas are plain JSON Schema; `typebox/value`
       // and `typebox/schema` (the validators, loaded when first needed) stay allowed.
+      // src/common/time.ts says why: Date's string methods load ICU's time zone data on Node 24.
+      'no-restricted-properties': [
+        'error',
+        { property: 'toISOString', message: 'Use isoTime() from src/common/time.ts.' },
+        { property: 'toUTCString', message: 'Use isoTime() from src/common/time.ts.' },
+      ],
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {

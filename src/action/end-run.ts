@@ -12,6 +12,7 @@ import { storeFor, suspendSession, type AwaitingRun, type HeldSession, type Susp
 import { tryRecordVersion } from './approval/session-ledger.js';
 import { publishRun } from './publish/publish-run.js';
 import type { ActionResult, PreparedRun, RunContext } from './run-context.js';
+import { isoTime } from '../common/time.js';
 
 /** The session store and clock (approval/suspend.ts), and what publishes: tests set them; production uses the defaults. */
 export interface EndSeams extends SuspendDeps {
@@ -51,7 +52,7 @@ async function markFinished(
   deps: SuspendDeps,
 ): Promise<void> {
   const finished: SessionDoc = nextVersionOf(
-    { ...held.doc, state, request: { ...held.doc.request, status: 'finished' }, updatedAt: new Date().toISOString() },
+    { ...held.doc, state, request: { ...held.doc.request, status: 'finished' }, updatedAt: isoTime() },
     held.doc,
   );
   const closed = await storeFor(ctx, deps).update(held.doc.id, held.version, finished);

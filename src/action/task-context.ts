@@ -6,6 +6,7 @@ import type { ChangedFile, ReviewThreadContext, TaskComment, TaskContext } from 
 import type { CommentRef, Thread } from './event-command.js';
 import type { GitHubClient } from './github-client.js';
 import type { RepoRef } from './run-context.js';
+import { isoTime } from '../common/time.js';
 
 interface PullInfo {
   headRef: string;
@@ -154,7 +155,7 @@ export function taskContextOf(
     state: issue.state === 'closed' ? 'closed' : 'open',
     comments,
     trigger: trigger
-      ? { author: o.requester ?? '', body: trigger.body, createdAt: trigger.createdAt ?? new Date().toISOString() }
+      ? { author: o.requester ?? '', body: trigger.body, createdAt: trigger.createdAt ?? isoTime() }
       : undefined,
     availableLabels: availableLabels?.map((name) => ({ name })),
   };

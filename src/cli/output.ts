@@ -11,6 +11,7 @@ import { roundUsd } from '../model/pricing.js';
 import type { ToolErrorCode } from '../tools/define-tool.js';
 import type { OutputFormat } from './args.js';
 import { streamStatsOf, type SessionMetrics } from './metrics.js';
+import { isoTime } from '../common/time.js';
 
 export interface Io {
   stdout(text: string): void;
@@ -113,7 +114,7 @@ function streamJsonWriter({ io, metrics, now = Date.now, before }: OutputOptions
   const startedAt = now();
   // Gemini CLI's key order: type, timestamp, then the event's own fields.
   const line = (type: string, fields: Record<string, unknown>) =>
-    io.stdout(`${JSON.stringify({ type, timestamp: new Date().toISOString(), ...fields })}\n`);
+    io.stdout(`${JSON.stringify({ type, timestamp: isoTime(), ...fields })}\n`);
   const stats = (s: RunStats | undefined) => ({
     ...streamStatsOf(metrics.snapshot(), s ? s.durationMs - (before?.durationMs ?? 0) : now() - startedAt),
     cost_usd: roundUsd((s?.costUsd ?? 0) - (s ? (before?.costUsd ?? 0) : 0)),

@@ -6,6 +6,7 @@
  */
 import { createFenceNonce, cutNote, cutRaw, fenceUntrusted, markInvisible, sanitizeUntrusted } from './untrusted.js';
 import { oneLine } from '../common/text.js';
+import { isoTime } from '../common/time.js';
 
 export interface TaskComment {
   author: string;
@@ -359,7 +360,7 @@ export function describeCuts(cuts: readonly CutPiece[]): string {
 const login = (s: string) => (/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/.test(s) ? s : 'unknown-user');
 /** Paths may hold newlines or quotes; JSON quoting shows them as escapes. */
 const quotePath = (p: string) => (/^[\w./@+-]+$/.test(p) ? p : JSON.stringify(p));
-const isoOrUnknown = (s: string) => (Number.isNaN(Date.parse(s)) ? 'an unknown time' : new Date(s).toISOString());
+const isoOrUnknown = (s: string) => (Number.isNaN(Date.parse(s)) ? 'an unknown time' : isoTime(new Date(s)));
 
 function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;

@@ -15,6 +15,7 @@ import { wrapModelWithHooks } from './model-hooks.js';
 import { runHook, type HookOutput, type HookRun, type HookRunDeps } from './run-hook.js';
 import { createCallHooks } from './tool-hooks.js';
 import type { HookRunEvent, LoopHooks } from './types.js';
+import { isoTime } from '../common/time.js';
 
 export interface HookSystemOptions {
   groups: readonly HookGroup[];
@@ -161,7 +162,7 @@ function eventInput(
     transcript_path: '',
     cwd: s.workspace,
     hook_event_name: event,
-    timestamp: new Date().toISOString(),
+    timestamp: isoTime(),
     ...input,
   };
 }

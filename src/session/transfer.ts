@@ -13,6 +13,7 @@ import {
   type ThreadRef,
   type WorktreeSnapshot,
 } from './codec.js';
+import { isoTime } from '../common/time.js';
 
 /** The Action's session as a local one: the calls it waits on still wait; its thread is remembered. */
 export function localFromAction(doc: SessionDoc, root: string, now: Date): LocalSessionDoc {
@@ -28,7 +29,7 @@ export function localFromAction(doc: SessionDoc, root: string, now: Date): Local
     root,
     title: title.replace(/\s+/g, ' ').trim().slice(0, 200),
     createdAt: doc.request.createdAt,
-    updatedAt: now.toISOString(),
+    updatedAt: isoTime(now),
     trigger: doc.trigger,
     requester: doc.requester,
     model: doc.model,
@@ -67,7 +68,7 @@ export function actionFromLocal(doc: LocalSessionDoc, t: ExportTarget): SessionD
       `session ${doc.id} waits for an answer to ${doc.pending.map((p) => p.title).join(', ') || 'a call'}: answer it first (agent-action --resume ${doc.id} --approve or --deny)`,
     );
   }
-  const at = t.now.toISOString();
+  const at = isoTime(t.now);
   return {
     version: SESSION_VERSION,
     id: doc.id,
@@ -84,7 +85,7 @@ export function actionFromLocal(doc: LocalSessionDoc, t: ExportTarget): SessionD
     request: {
       nonce: t.nonce,
       createdAt: at,
-      expiresAt: new Date(t.now.getTime() + t.ttlMs).toISOString(),
+      expiresAt: isoTime(t.now.getTime() + t.ttlMs),
       status: 'claimed',
       claimedBy: doc.requester,
       claimedAt: at,

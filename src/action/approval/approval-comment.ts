@@ -14,6 +14,7 @@ import { formatMarker, tryParseMarker } from '../markers.js';
 import { displayRuleSource } from '../rule-source.js';
 import { makeInert, makeInertLine } from '../publish/inert-text.js';
 import { describeApprovedCommand, type SandboxView } from '../sandbox-text.js';
+import { isoTime } from '../../common/time.js';
 
 const APPROVAL_MARKER_KIND = 'approval';
 
@@ -176,8 +177,7 @@ export function renderApprovalComment(input: ApprovalCommentInput): string {
     ? 'The run is paused until a maintainer answers.'
     : `The repository's policy asks a maintainer before ${pending.length === 1 ? 'this call runs' : 'these calls run'}. The run is paused; nothing below has run yet.`;
   const open = Date.parse(input.expiresAt) - Date.parse(input.createdAt);
-  const until = new Date(input.expiresAt)
-    .toISOString()
+  const until = isoTime(new Date(input.expiresAt))
     .replace('T', ' ')
     .replace(/:\d\d\.\d+Z$/, ' UTC');
   const body = [

@@ -27,6 +27,7 @@ import type { ActionResult, AgentTask, Log, RepoRef, ReplyCommand, RunContext } 
 import { answersFor, parseApprovalReply, tryParseApprovalMarker, type ApprovalMarker } from './approval-comment.js';
 import { checkForward, readLedger, recordVersion, type Ledger, type ThreadComment } from './session-ledger.js';
 import { postThreadReply, storeFor, type HeldSession, type SuspendDeps } from './suspend.js';
+import { isoTime } from '../../common/time.js';
 
 interface QuestionComment extends ApprovalMarker {
   id: number;
@@ -242,10 +243,10 @@ async function claim(
         ...held.doc.request,
         status: 'claimed',
         claimedBy: c.requester,
-        claimedAt: now.toISOString(),
+        claimedAt: isoTime(now),
         answers: c.answers,
       },
-      updatedAt: now.toISOString(),
+      updatedAt: isoTime(now),
     },
     held.doc,
   );

@@ -21,6 +21,7 @@ import { formatMarker } from '../markers.js';
 import type { ActionResult, RunContext, PreparedRun } from '../run-context.js';
 import { renderApprovalComment } from './approval-comment.js';
 import { tryRecordVersion } from './session-ledger.js';
+import { isoTime } from '../../common/time.js';
 
 export type AwaitingRun = AgentRun & { outcome: { status: 'awaiting_approval'; pending: readonly PendingApproval[] } };
 
@@ -116,16 +117,16 @@ async function buildDoc(
     pending: [...run.pending],
     request: {
       nonce,
-      createdAt: now.toISOString(),
-      expiresAt: new Date(now.getTime() + ctx.settings.approvalTimeoutMs).toISOString(),
+      createdAt: isoTime(now),
+      expiresAt: isoTime(now.getTime() + ctx.settings.approvalTimeoutMs),
       status: run.status,
-      ...(run.status === 'claimed' ? { claimedBy: ctx.requester.login, claimedAt: now.toISOString() } : {}),
+      ...(run.status === 'claimed' ? { claimedBy: ctx.requester.login, claimedAt: isoTime(now) } : {}),
     },
     ...(branch ? { branch } : {}),
     worktree,
     trustedCommit,
     publish: prepared.recorder.snapshot(),
-    updatedAt: now.toISOString(),
+    updatedAt: isoTime(now),
   };
   // One version after the one the run holds (a resumed run's claim, the last checkpoint), or the first.
   return nextVersionOf(doc, held?.doc);

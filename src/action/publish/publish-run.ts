@@ -17,6 +17,7 @@ import { createMentionBudget, makeInert, type MentionBudget } from './inert-text
 import { publishLabels, readAllowedLabels } from './labels.js';
 import { publishChanges } from './publish-changes.js';
 import { publishReview, readPullDiffSides } from './review.js';
+import { isoTime } from '../../common/time.js';
 
 export interface PublishInput {
   run: AgentRun;
@@ -113,8 +114,7 @@ async function publishRunLabels(s: PublishState): Promise<void> {
       own,
     });
     result.labels = applied;
-    if (triaged && ctx.settings.triage.triagedLabel)
-      result.triaged = { seen: p.info?.updatedAt ?? new Date().toISOString() };
+    if (triaged && ctx.settings.triage.triagedLabel) result.triaged = { seen: p.info?.updatedAt ?? isoTime() };
     if (dropped.length)
       ctx.log.notice(`labels not allowed for the agent or not in the repository, not applied: ${dropped.join(', ')}`);
   } catch (e) {

@@ -14,6 +14,7 @@
  */
 import { isOurs, type OwnLogins } from '../authorize.js';
 import { formatMarker, tryParseMarker } from '../markers.js';
+import { isoTime } from '../../common/time.js';
 
 const TRIAGED_MARKER = 'triaged';
 
@@ -53,7 +54,7 @@ export function findCoveringMarker(
 
 /** The `since` for listing only the comments that could cover the issue's last update (one small page). */
 export const markerLookupSince = (issueUpdatedAt: string): string =>
-  new Date(Date.parse(issueUpdatedAt) - MARKER_TOLERANCE_MS).toISOString();
+  isoTime(Date.parse(issueUpdatedAt) - MARKER_TOLERANCE_MS);
 
 /** Pure: label names from the REST shape (strings or objects). */
 export const labelNamesOf = (labels: ReadonlyArray<string | { name?: string | null }>): string[] =>

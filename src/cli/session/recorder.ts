@@ -17,6 +17,7 @@ import {
   type StoredMcpServer,
 } from '../../session/codec.js';
 import type { LocalSessionStore } from '../../session/file-store.js';
+import { isoTime } from '../../common/time.js';
 
 /** What a new session's file says about itself. */
 export interface SessionOrigin {
@@ -90,7 +91,7 @@ export function createSessionRecorder(o: RecorderOptions): SessionRecorder {
 
   /** The document as JSON text, encoded now: the state as it was when the save was asked. */
   function encodeNow(state: RunState, status: LocalStatus, pending: readonly PendingApproval[]): string {
-    const at = now().toISOString();
+    const at = isoTime(now());
     base ??= {
       root: o.origin!.root,
       createdAt: at,
