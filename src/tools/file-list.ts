@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import type { Dirent } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, type Dirent } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { closeOpened, listOpenedDir, openDirIn, openFileIn, readOpenedSync } from './confined-fs.js';
 import { createGitListing } from './git-listing.js';
 import { createIgnoreRules, type IgnoreRules } from './ignore-rules.js';
@@ -12,7 +12,7 @@ import { AgentError } from '../common/errors.js';
 /**
  * Which files a search may see. Inside a git work tree git itself answers (tracked plus untracked,
  * minus what .gitignore and .git/info/exclude say; no global config is read, see
- * src/common/git-env.ts), which is both exact and fast, and its answer is kept while the tree
+ * src/git/env.ts), which is both exact and fast, and its answer is kept while the tree
  * stands still (git-listing.ts); outside one a walker applies every
  * .gitignore it meets. `.geminiignore` at the root is honoured on top, as Gemini CLI does.
  */
@@ -31,7 +31,7 @@ const WALK_LIMIT = 300_000;
 
 /**
  * git, no shell, stdout as a Buffer; rejects on a non-zero exit. Hardened like the action's own git
- * (src/common/git-env.ts): `ls-files` reads the index, which runs a `core.fsmonitor` command a model
+ * (src/git/env.ts): `ls-files` reads the index, which runs a `core.fsmonitor` command a model
  * could have written into the repository's config.
  */
 function runGit(cwd: string, args: string[], signal?: AbortSignal): Promise<Buffer> {
@@ -87,6 +87,7 @@ const gitListing = createGitListing({ runGit });
 
 /** try*: undefined when absDir is not in a git work tree or git cannot list it (but an abort throws). */
 async function tryListGitFiles(root: string, absDir: string, signal: AbortSignal): Promise<string[] | undefined> {
+  if (!hasGitAbove(absDir)) return undefined;
   let files: string[];
   try {
     files = await gitListing.list(absDir, signal);
@@ -96,6 +97,18 @@ async function tryListGitFiles(root: string, absDir: string, signal: AbortSignal
   }
   const prefix = relativeTo(root, absDir);
   return prefix === '.' ? files : files.map((f) => `${prefix}/${f}`);
+}
+
+/**
+ * git finds its work tree by a `.git` in the folder or a folder above it: the environment it runs in
+ * names no other (src/git/env.ts passes no GIT_DIR). Without one, git's answer is known without
+ * starting it, and a listing outside a repository is a walk, not a failed process and a walk.
+ */
+function hasGitAbove(absDir: string): boolean {
+  for (let d = absDir; ; d = dirname(d)) {
+    if (existsSync(join(d, '.git'))) return true;
+    if (dirname(d) === d) return false;
+  }
 }
 
 /**

@@ -81,7 +81,7 @@ export function gitGrep(q: GrepQuery, onMatch: OnMatch): Promise<GrepOutcome> {
   if (q.ignoreCase) args.push('-i');
   args.push('-e', pcrePattern(q), '--', '.');
   const prefix = relativeTo(q.root, q.absDir);
-  // Hardened like the action's own git (src/common/git-env.ts): the repository's config runs nothing.
+  // Hardened like the action's own git (src/git/env.ts): the repository's config runs nothing.
   const env = createGitEnv({ base: process.env, extra: { GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C.UTF-8' } });
   // path NUL lineno NUL text
   const parse = (line: Buffer): ReportedMatch | undefined => {

@@ -1,5 +1,5 @@
 /**
- * The environment the action's own git runs with (src/common/git-env.ts), checked the way git reads
+ * The environment the action's own git runs with (src/git/env.ts), checked the way git reads
  * it. A repository whose own `.git/config` sets every code-running key to a command still gets the
  * inert value: the command scope, which git reads last, says so. Keys and values are literals here,
  * so a key dropped from the list or a value changed shows as a failure naming it.
