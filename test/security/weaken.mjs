@@ -178,7 +178,7 @@ const DEFENCES = {
   // The engine's sandbox state for `sandboxed` rules (policies/shell.toml): every sandbox counts as confining.
   'sandboxed-allow': [
     [
-      "sandboxed: ctx.sandbox.sandbox.status().then((s) => s.kind === 'sandboxed'),",
+      "sandboxed: ctx.sandbox.sandbox.status().then((s) => s.kind === 'sandboxed', () => false),",
       'sandboxed: Promise.resolve(true),',
     ],
   ],
