@@ -1,13 +1,14 @@
 /**
  * `session/load`: a stored session's history as the updates an editor would have seen live, in
  * order: the person's messages, the model's thoughts and text, and each tool call with how it
- * ended (a call that still waits for an answer shows as pending). Pure.
+ * ended (a call that still waits for an answer shows as pending), and last the plan it had. Pure.
  */
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import type { RunState } from '../../core/run-state.js';
 import type { Content, Part } from '../../model/wire.js';
 import type { PendingApproval } from '../../scheduler/types.js';
 import type { ToolKind } from '../../tools/define-tool.js';
+import { planUpdate } from './plan.js';
 import { acpKindOf, shownOutput, textContent, titleOfCall } from './updates.js';
 
 type Response = NonNullable<Part['functionResponse']>;
@@ -63,6 +64,7 @@ export function replayUpdates(
       });
     });
   });
+  if (state.todos?.length) out.push(planUpdate(state.todos));
   return out;
 }
 

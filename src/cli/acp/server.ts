@@ -115,6 +115,8 @@ export async function runAcpServer(args: AcpArgs, c: AcpServerEnv): Promise<numb
     })
     .onRequest('session/new', async ({ params, client }) => {
       const session = await openSession(s, client, params);
+      // Once the editor has the session's id, as Gemini CLI does: an update before it names nothing.
+      setImmediate(() => session.advertiseCommands());
       return { sessionId: session.id, modes: session.modes() };
     })
     .onRequest('session/load', async ({ params, client }) => {

@@ -16,13 +16,14 @@ import {
 } from '@agentclientprotocol/sdk';
 import { messageOf } from '../../common/errors.js';
 import type { Agent } from '../../compose/prepare-agent.js';
+import type { CommandSet } from '../../commands/load-commands.js';
 import type { RunState } from '../../core/run-state.js';
 import type { ApprovalMode } from '../../policy/types.js';
 import type { ApprovalAnswer, PendingApproval } from '../../scheduler/types.js';
 import type { LocalSessionStore } from '../../session/file-store.js';
 import type { McpServerConfig } from '../../tools/mcp/config.js';
 import type { McpServerSpec } from '../../tools/mcp-servers.js';
-import { readCliExtensions } from '../cli-extensions.js';
+import { readCliCommands, readCliExtensions } from '../cli-extensions.js';
 import { readFolderTrust, untrustedNote } from '../folder-trust.js';
 import type { AcpArgs } from '../args.js';
 import { newState, restoredState } from '../session/session.js';
@@ -36,6 +37,7 @@ import {
   type SessionRecorder,
 } from '../session/recorder.js';
 import { createClientFiles } from './client-files.js';
+import { availableCommandsUpdate, expandPrompt } from './commands.js';
 import { createAcpChannel } from './permission.js';
 import { promptText, responseOf } from './prompt-turn.js';
 import { replayUpdates } from './replay.js';
@@ -70,8 +72,10 @@ export interface AcpSessionOptions {
 export interface AcpSession {
   readonly id: string;
   modes(): SessionModeState;
-  /** Stream the stored history as updates (`session/load`). */
+  /** Stream the stored history as updates, its plan last (`session/load`), then the commands. */
   replay(): Promise<void>;
+  /** Tell the editor the custom commands it may offer (after `session/new` has answered). */
+  advertiseCommands(): void;
   prompt(blocks: readonly ContentBlock[]): Promise<PromptResponse>;
   cancel(): void;
   setMode(modeId: string): Promise<void>;
@@ -100,6 +104,7 @@ interface Ctx {
   agent: Agent;
   live: Live;
   forms: boolean;
+  commands: CommandSet;
 }
 
 /** In order, one after another; a client that went away loses nothing the session needs. */
@@ -132,6 +137,7 @@ export async function openAcpSession(o: AcpSessionOptions): Promise<AcpSession> 
   // The project's settings.json servers and hooks, as for -p; the editor's servers join them.
   const trust = readFolderTrust(o.root, o.env);
   const ext = await readCliExtensions({ root: o.root, trusted: trust.trusted, env: o.env, secrets: secretsOf(o.env) });
+  const commands = await readCliCommands({ root: o.root, trusted: trust.trusted, extensions: ext.extensions });
   const agent = await prepareLocalAgent({
     root: o.root,
     trusted: trust.trusted,
@@ -163,16 +169,27 @@ export async function openAcpSession(o: AcpSessionOptions): Promise<AcpSession> 
     },
     onBatchSettled: (s) => recorder.save(s, 'running'),
   });
-  const ctx: Ctx = { o, id, state, recorder, agent, live, forms };
-  live.notices.push(...[untrustedNote(o.root, trust) ?? []].flat(), ...ext.warnings, ...agent.warnings);
+  const ctx: Ctx = { o, id, state, recorder, agent, live, forms, commands };
+  live.notices.push(
+    ...[untrustedNote(o.root, trust) ?? []].flat(),
+    ...ext.warnings,
+    ...commands.warnings,
+    ...agent.warnings,
+  );
+  const advertiseCommands = () => {
+    const update = availableCommandsUpdate(commands);
+    if (update) push(ctx, update);
+  };
 
   return {
     id: ctx.id,
     modes: () => ({ currentModeId: state.mode, availableModes: SESSION_MODES }),
     async replay() {
       for (const u of replayUpdates(state, live.waiting, agent.toolKind)) push(ctx, u);
+      advertiseCommands();
       await live.updates;
     },
+    advertiseCommands,
     prompt: (blocks) => prompt(ctx, blocks),
     cancel() {
       live.running?.controller.abort(new Error('cancelled by the client'));
@@ -229,9 +246,11 @@ async function prompt(ctx: Ctx, blocks: readonly ContentBlock[]): Promise<Prompt
   }
 }
 
-async function runPrompt(ctx: Ctx, text: string, signal: AbortSignal): Promise<PromptResponse> {
+async function runPrompt(ctx: Ctx, typed: string, signal: AbortSignal): Promise<PromptResponse> {
   const { state, recorder, agent, live } = ctx;
-  recorder.nameIfNew(titleOf(text));
+  const { text, warnings } = await expandPrompt(typed, ctx.commands, agent);
+  live.notices.push(...warnings);
+  recorder.nameIfNew(titleOf(typed));
   const translator = createUpdateTranslator({ root: ctx.o.root, toolKind: agent.toolKind });
   live.translator = translator;
   for (const n of live.notices.splice(0)) push(ctx, { sessionUpdate: 'notice', severity: 'warning', title: n });

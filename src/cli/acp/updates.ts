@@ -14,6 +14,7 @@ import type {
 } from '@agentclientprotocol/sdk';
 import type { LoopEvent } from '../../core/events.js';
 import type { FileDiff, ToolKind } from '../../tools/define-tool.js';
+import { planUpdate } from './plan.js';
 
 /** What the translator remembers of a call: the permission request and the result reuse it. */
 export interface CallView {
@@ -102,6 +103,8 @@ export function createUpdateTranslator(o: {
         return stateUpdate(e);
       case 'tool_result':
         return [resultUpdate(e)];
+      case 'todos':
+        return [planUpdate(e.todos)];
       case 'warning':
         return [{ sessionUpdate: 'notice', severity: 'warning', title: e.message }];
       case 'retry':
