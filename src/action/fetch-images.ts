@@ -45,7 +45,7 @@ export async function threadImageParts(
   return imageParts(results);
 }
 
-export async function fetchThreadImages(urls: readonly string[], o: FetchImagesOptions): Promise<ImageResult[]> {
+async function fetchThreadImages(urls: readonly string[], o: FetchImagesOptions): Promise<ImageResult[]> {
   const caps = o.caps ?? IMAGE_CAPS;
   const results: ImageResult[] = [];
   let total = 0;
