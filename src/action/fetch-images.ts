@@ -6,8 +6,11 @@
  * requested: it is named as left out.
  */
 import { messageOf } from '../common/errors.js';
+import { sanitizeUntrusted } from '../context/untrusted.js';
 import {
   IMAGE_CAPS,
+  imageParts,
+  imageUrlsIn,
   isGitHubImageUrl,
   isGitHubRedirect,
   sniffImage,
@@ -25,7 +28,24 @@ export interface FetchImagesOptions {
 
 const MAX_REDIRECTS = 3;
 
-export async function fetchThreadImages(urls: readonly string[], o: FetchImagesOptions): Promise<ImageResult[]> {
+/**
+ * The images the texts (a thread's body, its triggering comment) show, fetched as fetchThreadImages
+ * does, as the parts that follow the thread's text and a note naming those left out; undefined
+ * when the texts show none. Each image gets a log line: sent, or why not.
+ */
+export async function threadImageParts(
+  texts: readonly string[],
+  o: FetchImagesOptions & { log: (line: string) => void },
+): Promise<ReturnType<typeof imageParts> | undefined> {
+  const urls = imageUrlsIn(texts.map((t) => sanitizeUntrusted(t)).join('\n'));
+  if (urls.length === 0) return undefined;
+  const results = await fetchThreadImages(urls, o);
+  for (const r of results)
+    o.log(`image ${r.url}: ${r.status === 'sent' ? `sent (${r.mimeType}, ${r.bytes.length} bytes)` : r.why}`);
+  return imageParts(results);
+}
+
+async function fetchThreadImages(urls: readonly string[], o: FetchImagesOptions): Promise<ImageResult[]> {
   const caps = o.caps ?? IMAGE_CAPS;
   const results: ImageResult[] = [];
   let total = 0;

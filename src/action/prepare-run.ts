@@ -10,14 +10,12 @@ import { prepareAgent, type AgentOptions } from '../compose/prepare-agent.js';
 import type { RunState } from '../core/run-state.js';
 import { readExtensionSettings } from '../core/settings-extensions.js';
 import { capRequest, describeCuts, renderTaskContext } from '../context/task-context.js';
-import { imageParts, imageUrlsIn } from '../context/thread-images.js';
-import { sanitizeUntrusted } from '../context/untrusted.js';
 import { commandEnvOf } from '../sandbox/command-env.js';
 import type { ApprovalChannel } from '../scheduler/types.js';
 import { createGitHubTools } from '../tools/github/publish-tools.js';
 import { createPublishRecorder, type PublishRecord } from '../tools/github/recorder.js';
 import { createCheckpointer, type HeldSession } from './approval/suspend.js';
-import { fetchThreadImages } from './fetch-images.js';
+import { threadImageParts } from './fetch-images.js';
 import { readPullDiffSides } from './publish/review.js';
 import type { Thread } from './event-command.js';
 import { defaultModeFor, INPUT_DEFAULTS, type PolicyInput } from './inputs.js';
@@ -94,16 +92,15 @@ export async function prepareRun(ctx: RunContext, given: AgentTask, resumed?: Re
  * The images of the thread's body and of the triggering comment, fetched from GitHub's hosts with the
  * job's token, as parts of the first message (a resumed run's model saw them already).
  */
-async function threadImages(ctx: RunContext): Promise<ReturnType<typeof imageParts> | undefined> {
+async function threadImages(ctx: RunContext) {
   const c = ctx.info?.context;
   if (!c) return undefined;
-  const urls = imageUrlsIn([c.body, c.trigger?.body ?? ''].map((t) => sanitizeUntrusted(t)).join('\n'));
-  if (urls.length === 0) return undefined;
   const hosts = { serverUrl: ctx.runner.serverUrl, owner: ctx.repo.owner, repo: ctx.repo.repo };
-  const results = await fetchThreadImages(urls, { hosts, token: ctx.settings.githubToken });
-  for (const r of results)
-    ctx.log.info(`image ${r.url}: ${r.status === 'sent' ? `sent (${r.mimeType}, ${r.bytes.length} bytes)` : r.why}`);
-  return imageParts(results);
+  return threadImageParts([c.body, c.trigger?.body ?? ''], {
+    hosts,
+    token: ctx.settings.githubToken,
+    log: (line) => ctx.log.info(line),
+  });
 }
 
 /**

@@ -10,7 +10,7 @@ import { contextSettingsOf, loadMemory } from '../context/memory.js';
 import { HONOURED_SETTINGS, unusedSettingsWarning, type RunSettings } from '../context/run-settings.js';
 import { parseLoopSettings } from '../context/settings.js';
 import { prepareExtensions } from '../core/extensions.js';
-import { isToolOffered, readToolSettings, type ToolSettings } from '../core/settings-tools.js';
+import { isMcpToolOffered, isToolOffered, readToolSettings, type ToolSettings } from '../core/settings-tools.js';
 import { createNextSpeakerCheck } from '../core/next-speaker.js';
 import { withRedaction } from '../core/redacted-model.js';
 import type { ParentRun } from '../core/subagent-host.js';
@@ -77,7 +77,7 @@ export async function prepareAgent(o: AgentOptions): Promise<Agent> {
   const registry = createToolSet(
     createToolRegistry([...baseTools, ...(sub?.tools ?? []).filter((t) => isToolOffered(t.name, false, toolSettings))]),
     extensions.mcp,
-    (name) => isToolOffered(name, false, toolSettings),
+    (t) => isMcpToolOffered(t, toolSettings, o.tools?.exclude ?? []),
   );
 
   // The mode can change during a session (an editor's session/set_mode); its note in the prompt follows.
@@ -208,7 +208,9 @@ const settingsLabel = (s: RunSettings): string =>
 /**
  * The built-in tools the task may have (those `tools.core` lists, none `tools.exclude` names),
  * ask_user where a face can carry it, and the face's own (which only `tools.exclude` can remove).
- * An extension's `excludeTools` (`tools.exclude` of the options) leaves a tool out by name or alias.
+ * An extension's `excludeTools` (`tools.exclude` of the options) leaves a tool out by name or alias
+ * (its MCP tools are left out in createToolSet; its `run_shell_command(prefix)` entries are deny
+ * rules, see settings-extensions.ts).
  * A read-only task keeps the plan tool: it touches nothing, and a review has steps too.
  */
 function baseToolsOf(o: AgentOptions, ts: ToolSettings): Tool[] {

@@ -137,3 +137,17 @@ export function isToolOffered(name: string, builtIn: boolean, s: Pick<ToolSettin
   if (listed(s.exclude.filter((t) => !NARROWED.test(t)))) return false;
   return !builtIn || s.core === undefined || listed(s.core);
 }
+
+/**
+ * Pure: whether an MCP tool is offered, as Gemini CLI's registry decides (isActiveTool): an exclude
+ * entry of settings' `tools.exclude` or of an extension's `excludeTools` may name it by our full
+ * name (`mcp_<server>_<tool>`) or by the tool's own name on its server.
+ */
+export function isMcpToolOffered(
+  t: { name: string; serverTool: string },
+  s: Pick<ToolSettings, 'exclude'>,
+  extensionExcludes: readonly string[],
+): boolean {
+  const excluded = new Set([...s.exclude, ...extensionExcludes]);
+  return !excluded.has(t.name) && !excluded.has(t.serverTool);
+}

@@ -3,7 +3,7 @@
  * action's shipped rules: ranks, tiers, shell narrowing, and the repository's denies holding.
  */
 import { describe, expect, it } from 'vitest';
-import { isToolOffered, readToolSettings } from '../../src/core/settings-tools.js';
+import { isMcpToolOffered, isToolOffered, readToolSettings } from '../../src/core/settings-tools.js';
 import type { SettingsLayer } from '../../src/context/run-settings.js';
 import { loadPolicy, type PolicySource } from '../../src/policy/load.js';
 import type { ApprovalMode } from '../../src/policy/types.js';
@@ -100,6 +100,18 @@ describe('tools.exclude and tools.core', () => {
     ]);
     expect(isToolOffered('set_labels', false, s)).toBe(true);
     expect(isToolOffered('mcp_team_huge', false, s)).toBe(false);
+  });
+
+  it("isMcpToolOffered: settings' exclude and an extension's excludeTools name a tool fully or by its server's name", () => {
+    const s = readToolSettings([], { tools: { exclude: ['mcp_team_huge'] } });
+    const t = (serverTool: string) => ({ name: `mcp_team_${serverTool}`, serverTool });
+    expect(isMcpToolOffered(t('huge'), s, [])).toBe(false);
+    expect(isMcpToolOffered(t('echo'), s, [])).toBe(true);
+    expect(isMcpToolOffered(t('echo'), s, ['echo'])).toBe(false);
+    expect(isMcpToolOffered(t('crash'), s, ['mcp_team_crash'])).toBe(false);
+    expect(isMcpToolOffered(t('echo'), readToolSettings([], { tools: { exclude: ['echo'] } }), [])).toBe(false);
+    // A shell prefix or another server's full name leaves this tool in.
+    expect(isMcpToolOffered(t('echo'), s, ['run_shell_command(rm)', 'mcp_other_echo'])).toBe(true);
   });
 
   it('a malformed list is a warning naming it, and is left out', () => {

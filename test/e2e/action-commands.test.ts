@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startActionWorld, type ActionWorld, type WorldSpec } from '../support/action-world.js';
 import { assertBundle, asUser, examplePayload, retarget } from '../support/e2e-runner.js';
-import { reply, text, type FakeReply } from '../support/fake-gemini.js';
+import { call, reply, text, type FakeReply } from '../support/fake-gemini.js';
 import { makeTempDir } from '../support/git-repo.js';
 import { bundleTestServer } from '../support/mcp-server.js';
 
@@ -172,7 +172,7 @@ describe('the bundled action: prompt: /<name> in a workflow', () => {
 });
 
 describe('the bundled action: an extension of the trusted commit', () => {
-  it('brings its context file to memory, its MCP server (${extensionPath}), its command, and excludeTools drops a tool', async () => {
+  it('brings its context file to memory, its MCP server (${extensionPath}), its command, and excludeTools drops tools', async () => {
     const manifest = {
       name: 'team-tools',
       version: '1.0.0',
@@ -180,7 +180,8 @@ describe('the bundled action: an extension of the trusted commit', () => {
       mcpServers: {
         team: { command: 'node', args: ['${extensionPath}/server.mjs', 'team'], trust: true },
       },
-      excludeTools: ['glob'],
+      // A built-in, an MCP tool by its server's name and one by our full name, and a shell prefix.
+      excludeTools: ['glob', 'huge', 'mcp_team_write_marker', 'run_shell_command(rm)'],
     };
     const files = {
       '.gemini/extensions/team-tools/gemini-extension.json': JSON.stringify(manifest),
@@ -192,7 +193,11 @@ describe('the bundled action: an extension of the trusted commit', () => {
       '.gemini/extensions/team-tools/commands/changelog.toml': 'prompt = "The extension changelog."\n',
       '.gemini/commands/changelog.toml': 'prompt = "Update the changelog."\n',
     };
-    const { payload } = await commentWorld('/agent deploy staging', [reply([text('deployed')])], files);
+    const script = [
+      reply([call('mcp_team_huge', { chars: 20 }), call('run_shell_command', { command: 'rm -f TEAM.md' })]),
+      reply([text('deployed')]),
+    ];
+    const { payload } = await commentWorld('/agent deploy staging', script, files);
     const r = await world!.run({ eventName: 'issue_comment', payload, inputs: KEY });
     const log = r.stdout + r.stderr;
     expect(r.outputs.status, log).toBe('success');
@@ -202,7 +207,13 @@ describe('the bundled action: an extension of the trusted commit', () => {
     const offered = (req.tools?.[0]?.functionDeclarations ?? []).map((d) => d.name);
     expect(offered, log).toContain('mcp_team_echo');
     expect(offered).toContain('read_file');
-    expect(offered).not.toContain('glob');
+    expect(offered).toContain('run_shell_command');
+    for (const gone of ['glob', 'mcp_team_huge', 'mcp_team_write_marker']) expect(offered).not.toContain(gone);
+    // A left-out tool cannot be called; the shell prefix is a deny of the policy engine, named.
+    const answers = JSON.stringify(world!.gemini.requests[1]!.body.contents.at(-1));
+    expect(answers).toContain('mcp_team_huge');
+    expect(answers).not.toContain('HEADxxxx');
+    expect(answers).toMatch(/team-tools\/gemini-extension\.json excludeTools/);
     // trust: true is dropped from an extension's server: no allow rule comes with it.
     expect(log).not.toContain('mcpServers.team.trust');
 

@@ -168,6 +168,7 @@ async function triageIssues(base: RunBase, issues: readonly number[], x: TriageR
       status: attempted > 0 && totals.failed === attempted ? 'failed' : 'success',
       summary: `${settings.triage.dryRun ? 'would triage' : 'triaged'} ${totals.triaged} of ${outcomes.length} issue(s); ${totals.skipped} skipped; ${totals.failed} failed`,
       labels: [...new Set(outcomes.flatMap((o) => o.labels))],
+      ...(settings.outputSchema && { structuredOutput: structuredByIssue(outcomes) }),
       stats: totals.stats,
       apiCalls: x.apiCalls(),
     };
@@ -206,6 +207,12 @@ async function runPool(
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, issues.length)) }, worker));
   return results;
 }
+
+/** `output-schema`'s output for a shard: each issue's validated answer, keyed by its number (an issue without one is left out). */
+const structuredByIssue = (outcomes: readonly IssueOutcome[]): string =>
+  JSON.stringify(
+    Object.fromEntries(outcomes.flatMap((o) => (o.structured ? [[String(o.number), o.structured.value]] : []))),
+  );
 
 async function writeSummary(base: RunBase, md: string): Promise<void> {
   if (!base.writeSummary) return;

@@ -16,6 +16,7 @@ import { createIssueTools, type SearchIssues } from '../../tools/github/issue-to
 import { replyTool, setLabelsTool } from '../../tools/github/publish-tools.js';
 import { createPublishRecorder } from '../../tools/github/recorder.js';
 import type { OwnAccount } from '../authorize.js';
+import { threadImageParts } from '../fetch-images.js';
 import type { GitHubClient } from '../github-client.js';
 import { INPUT_DEFAULTS, type ActionSettings, type RunnerEnv } from '../inputs.js';
 import type { RunSettings } from '../../context/run-settings.js';
@@ -61,6 +62,8 @@ export interface IssueOutcome {
   duplicateOf?: number;
   commentUrl?: string;
   stats?: RunStats;
+  /** With `output-schema`: the final answer that matched it. */
+  structured?: { value: unknown };
 }
 
 async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcome> {
@@ -91,6 +94,7 @@ async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcom
     taskContextOf({ number, isPullRequest: false }, issue, { comments, availableLabels: s.allowed }),
   );
   if (rendered.cuts.length > 0) s.log.notice(`#${number}: ${describeCuts(rendered.cuts)}`);
+  const images = await issueImages(s, number, issue.body ?? '');
   const agent = await prepareAgent({
     model: {
       name: s.settings.model,
@@ -119,6 +123,8 @@ async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcom
       taskContext: rendered.text,
       availableLabels: s.allowed,
       repo: `${s.repo.owner}/${s.repo.repo}`,
+      ...(images?.parts.length && { taskImages: images.parts }),
+      ...(s.settings.outputSchema && { outputSchema: s.settings.outputSchema }),
     },
     limits: {
       maxTurns: s.settings.maxTurns,
@@ -172,7 +178,19 @@ async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcom
     duplicateOf: record.duplicateOf?.number,
     commentUrl: published.commentUrl,
     stats,
+    ...(run.structured && { structured: run.structured }),
   };
+}
+
+/** The images the issue's body shows, from GitHub's hosts only (fetch-images.ts), as fix and review get them. */
+async function issueImages(s: ShardContext, number: number, body: string) {
+  const images = await threadImageParts([body], {
+    hosts: { serverUrl: s.runner.serverUrl, owner: s.repo.owner, repo: s.repo.repo },
+    token: s.settings.githubToken,
+    log: (line) => s.log.info(`#${number}: ${line}`),
+  });
+  if (images?.note) s.log.notice(`#${number}: ${images.note}`);
+  return images;
 }
 
 /** Never throws: an error anywhere in one issue is that issue's `failed` outcome. */

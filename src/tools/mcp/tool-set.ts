@@ -14,14 +14,26 @@ export interface ToolSet extends ToolRegistry {
   ready(): Promise<void>;
 }
 
-/** `offered`: which MCP tools the model is told of and may call (settings' `tools.exclude`); default all. */
+/** An MCP tool as an exclude list may name it: our full name, and the tool's own name on its server. */
+export interface McpToolNames {
+  name: string;
+  serverTool: string;
+}
+
+/**
+ * `offered`: which MCP tools the model is told of and may call (settings' `tools.exclude`, an
+ * extension's `excludeTools`); default all. A tool left out cannot be called either.
+ */
 export function createToolSet(
   base: ToolRegistry,
   mcp: McpManager | undefined,
-  offered: (name: string) => boolean = () => true,
+  offered: (names: McpToolNames) => boolean = () => true,
 ): ToolSet {
   if (!mcp) return { ...base, ready: async () => undefined };
-  const tools = () => mcp.tools().filter((t) => offered(t.name));
+  const tools = () => {
+    const serverTool = new Map(mcp.status().flatMap((s) => s.tools.map((t) => [t.name, t.serverTool] as const)));
+    return mcp.tools().filter((t) => offered({ name: t.name, serverTool: serverTool.get(t.name) ?? t.name }));
+  };
   const find = (name: string): Tool | undefined => tools().find((t) => t.name === name);
   const names = () => [...base.names(), ...tools().map((t) => t.name)];
   return {

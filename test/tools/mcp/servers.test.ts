@@ -205,6 +205,19 @@ describe('our test server: failures stay tool errors', () => {
     });
   });
 
+  it('a tool the offer filter leaves out is neither declared nor callable (by its server name too)', async () => {
+    const m = manager({ t: ours() });
+    const seen: Array<{ name: string; serverTool: string }> = [];
+    const set = createToolSet(createToolRegistry([]), m, (t) => (seen.push(t), t.serverTool !== 'huge'));
+    await set.ready();
+    expect(set.names()).toContain('mcp_t_echo');
+    expect(seen).toContainEqual({ name: 'mcp_t_huge', serverTool: 'huge' });
+    expect(set.names()).not.toContain('mcp_t_huge');
+    expect(set.declarations().map((d) => d.name)).not.toContain('mcp_t_huge');
+    expect(set.get('mcp_t_huge')).toBeUndefined();
+    await expect(set.prepareCall('mcp_t_huge', { chars: 10 }, toolEnv())).rejects.toMatchObject({ code: 'not_found' });
+  });
+
   it('structured content without a text block is shown as JSON', async () => {
     const m = manager({ t: ours() });
     const out = await call(m, 'mcp_t_structured');
