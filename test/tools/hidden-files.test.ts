@@ -3,6 +3,7 @@ import { linkSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { credentialFilesOf, hideFromFileTools } from '../../src/tools/hidden-files.js';
+import { readInjectedPath } from '../../src/commands/inject-file.js';
 import { createRepo, makeTempDir, writeFiles } from '../support/git-repo.js';
 import { call, makeEnv } from './helpers.js';
 import type { ToolEnv } from '../../src/tools/define-tool.js';
@@ -111,6 +112,17 @@ describe.each(['git', 'plain'] as const)('the credentials file in a %s workspace
     }
     expect(readFileSync(creds, 'utf8')).toBe(CREDS);
     expect(readFileSync(join(env.root, 'hard.txt'), 'utf8')).toBe(CREDS);
+  });
+});
+
+describe('@{path} in a custom command', () => {
+  it('refuses the file and its links, and leaves them out of a folder', async () => {
+    const { root } = workspace('plain');
+    for (const given of ['gha-creds-0123abcd.json', 'link.json', 'hard.txt'])
+      await expect(readInjectedPath(root, given), given).rejects.toThrow(/credentials file/);
+    const folder = await readInjectedPath(root, '.');
+    expect(folder).toContain('notes.txt');
+    for (const hidden of ['gha-creds', 'link.json', 'hard.txt', 'victim-project']) expect(folder).not.toContain(hidden);
   });
 });
 
