@@ -26,6 +26,7 @@ import { displayRuleSource } from './rule-source.js';
 import { extensionContextFiles, readGeminiExtensions, type GeminiExtension } from '../core/gemini-extensions.js';
 import { expandVariables } from '../tools/mcp/env-expand.js';
 import { readTrustedSettings } from './trusted-settings.js';
+import { credentialFilesOf } from '../tools/hidden-files.js';
 
 /** A resumed run's session: what was recorded before it suspended, and the claim it holds. */
 export interface Resumed {
@@ -164,6 +165,7 @@ async function agentOptionsFor(
         contextFileNames: settings.contextFileNames,
       }),
       extensionContextFiles: extensionContextFiles(extensions),
+      hidden: credentialFilesOf(ws, process.env, ctx.workTree?.leftovers.map((l) => l.path) ?? []),
     },
     settings: runSettings,
     policy: {

@@ -21,6 +21,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import type { ApprovalChannel } from '../scheduler/types.js';
 import type { TextFileAccess, Tool } from '../tools/define-tool.js';
 import { readCliPassEnv } from './command-env.js';
+import { credentialFilesOf, rootNamesOf } from '../tools/hidden-files.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -125,6 +126,7 @@ export async function prepareLocalAgent(o: LocalAgentOptions): Promise<Agent> {
     workspace: {
       root: o.root,
       memoryRoot: o.root,
+      hidden: credentialFilesOf(o.root, o.env, rootNamesOf(o.root)),
       ...(o.trusted ? {} : { untrusted: true }),
       ...(o.files ? { files: o.files } : {}),
       ...(o.extensionSettings && { extensionContextFiles: extensionContextFiles(o.extensionSettings.extensions) }),

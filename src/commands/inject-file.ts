@@ -8,6 +8,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { closeOpened, openFileIn, readOpenedSync } from '../tools/confined-fs.js';
 import { ToolFailure } from '../tools/define-tool.js';
+import { isHiddenFile } from '../tools/hidden-files.js';
 import { relativeTo, resolveInWorkspace } from '../tools/workspace.js';
 
 /** Per injection: a prompt is not the place for a whole tree. */
@@ -35,6 +36,7 @@ async function readFolder(root: string, dir: string, given: string): Promise<str
     .filter((e) => !e.isDirectory())
     .map((e) => join(e.parentPath, e.name))
     .filter((abs) => !relativeTo(dir, abs).split('/').includes('.git'))
+    .filter((abs) => !isHiddenFile(root, abs)) // a credentials file is not even named (tools/hidden-files.ts)
     .sort();
   let out = `--- Start of content for directory: ${given} ---\n`;
   let bytes = 0;

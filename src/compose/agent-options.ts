@@ -49,6 +49,8 @@ export interface AgentOptions {
     untrusted?: boolean;
     /** Text file reads and writes through an editor (ACP); absent: the disk. */
     files?: TextFileAccess;
+    /** Files no file tool reads, searches, lists or writes: Google Cloud credentials (tools/hidden-files.ts credentialFilesOf). */
+    hidden?: readonly string[];
   };
   policy: {
     context: PolicyContext;

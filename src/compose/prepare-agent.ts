@@ -25,6 +25,7 @@ import { WRITE_TODOS } from '../tools/builtin/write-todos.js';
 import type { Tool, ToolEnv } from '../tools/define-tool.js';
 import { createToolSet } from '../tools/mcp/tool-set.js';
 import { createDefaultTools, createToolRegistry } from '../tools/registry.js';
+import { hideFromFileTools } from '../tools/hidden-files.js';
 import type { Agent, AgentOptions } from './agent-options.js';
 import { createAgent } from './agent-runs.js';
 
@@ -34,6 +35,8 @@ const DEFAULT_SHELL_TIMEOUT_MS = 5 * 60_000;
 
 /** Throws AgentError('config') for a bad policy: before any tool runs. */
 export async function prepareAgent(o: AgentOptions): Promise<Agent> {
+  // Before anything can open a file: what no file tool of this run may touch (tools/hidden-files.ts).
+  hideFromFileTools(o.workspace.root, o.workspace.hidden ?? []);
   // The face leaves out what it does not trust (the CLI: an untrusted folder's .gemini/settings.json).
   const settings = o.settings ?? NO_SETTINGS;
   const toolSettings = readToolSettings(settings.layers, settings.merged);

@@ -24,6 +24,7 @@ import { messageOf } from '../common/errors.js';
 import { ToolFailure } from './define-tool.js';
 import { isInside } from '../common/paths.js';
 import { whyNotInWorkspace } from './workspace.js';
+import { hasHiddenFiles, hiddenMessage, isHiddenFile, isHiddenObject, isHiddenPath } from './hidden-files.js';
 
 /**
  * How every file tool opens what it reads, lists and writes: it checks the object it opened, not
@@ -82,7 +83,10 @@ const hasProcFd = (): boolean => (procFd ??= existsSync('/proc/self/fd'));
 export function openFileIn(root: string, abs: string, o: OpenOptions): OpenedFile {
   const fd = openChecked(root, abs, { ...o, flags: FILE_FLAGS });
   try {
-    return { fd: fd.fd, real: fd.real, stats: fstatSync(fd.fd) };
+    const stats = fstatSync(fd.fd);
+    // A hard link to the credentials file has another name but its device and inode: nothing of it is read.
+    if (isHiddenObject(root, stats)) throw new ToolFailure('outside_workspace', hiddenMessage(o.shown));
+    return { fd: fd.fd, real: fd.real, stats };
   } catch (e) {
     closeSync(fd.fd);
     throw e;
@@ -108,13 +112,14 @@ export function closeOpened(o: { fd: number }): void {
   closeSync(o.fd);
 }
 
-/** The entries of an opened directory, read through the descriptor. */
-export async function listOpenedDir(dir: OpenedDir): Promise<Dirent[]> {
+/** The entries of an opened directory, read through the descriptor; the run's credentials files (hidden-files.ts) are not among them. */
+export async function listOpenedDir(root: string, dir: OpenedDir): Promise<Dirent[]> {
   const entries = await readdir(dir.path, { withFileTypes: true });
   // Without /proc the listing went through the path: it counts only if the path still holds the directory opened.
   if (!hasProcFd() && openedPathOf(dir.fd, dir.real) !== dir.real)
     throw new ToolFailure('outside_workspace', `${dir.real} changed while it was being listed`);
-  return entries;
+  if (!hasHiddenFiles(root)) return entries;
+  return entries.filter((e) => e.isDirectory() || !isHiddenFile(root, join(dir.path, e.name)));
 }
 
 /** The whole content of an opened file, synchronously (small files: no thread-pool round trip). */
@@ -137,6 +142,9 @@ export function writeFileIn(root: string, abs: string, o: { bytes: Buffer; shown
   const dir = openDirCreating(root, dirname(abs), o.shown);
   try {
     const name = basename(abs);
+    // Neither the credentials file nor a hard link to it is replaced (the new name's old content is never the model's to decide).
+    if (isHiddenPath(root, join(dir.real, name)) || isHiddenFile(root, join(dir.path, name)))
+      throw new ToolFailure('outside_workspace', hiddenMessage(o.shown));
     const tmp = join(dir.path, `.${name}.agent-action-${process.pid}-${Date.now()}.tmp`);
     const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW, o.mode ?? 0o666);
     try {

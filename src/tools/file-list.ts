@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, type Dirent } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { hasHiddenFiles, isHiddenFile } from './hidden-files.js';
 import { closeOpened, listOpenedDir, openDirIn, openFileIn, readOpenedSync } from './confined-fs.js';
 import { createGitListing } from './git-listing.js';
 import { createIgnoreRules, type IgnoreRules } from './ignore-rules.js';
@@ -79,7 +80,9 @@ export async function listFiles(root: string, absDir: string, opts: ListOptions)
   const files =
     (opts.respectGitIgnore ? await tryListGitFiles(root, absDir, opts.signal) : undefined) ??
     (await walkFiles(root, absDir, opts)).files;
-  return gemini ? files.filter((f) => !gemini.ignores(f)) : files;
+  // git lists the credentials file as any untracked file: it is left out here (hidden-files.ts).
+  const shown = hasHiddenFiles(root) ? files.filter((f) => !isHiddenFile(root, join(root, f))) : files;
+  return gemini ? shown.filter((f) => !gemini.ignores(f)) : shown;
 }
 
 /** One per process: the listings of the directories searched last, while their trees stand still. */
@@ -196,7 +199,7 @@ async function tryListDir(
     return undefined;
   }
   try {
-    const entries = await listOpenedDir(dir);
+    const entries = await listOpenedDir(root, dir);
     const own =
       withIgnore && entries.some((e) => e.name === '.gitignore' && e.isFile())
         ? readIgnoreFile(root, join(dir.path, '.gitignore'))

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createGitEnv } from '../git/env.js';
 import { closeOpened, createLineReader, openFileIn, readOpened, type OpenedFile } from './confined-fs.js';
+import { hiddenPathsIn } from './hidden-files.js';
 import { listFiles } from './file-list.js';
 import type { LinearRegex } from './linear-regex.js';
 import { decodeText, looksBinary } from './text-codec.js';
@@ -79,7 +80,14 @@ const JS_MAX_FILE_BYTES = 4 * 1024 * 1024;
 export function gitGrep(q: GrepQuery, onMatch: OnMatch): Promise<GrepOutcome> {
   const args = ['-c', 'core.quotepath=off', 'grep', '--untracked', '-I', '-n', '--null', '--no-color', '-P'];
   if (q.ignoreCase) args.push('-i');
-  args.push('-e', pcrePattern(q), '--', '.');
+  // git reads every untracked file itself: the credentials files are left out by name (hidden-files.ts).
+  args.push(
+    '-e',
+    pcrePattern(q),
+    '--',
+    '.',
+    ...hiddenPathsIn(q.root).map((p) => `:(top,literal,exclude)${relativeTo(q.root, p)}`),
+  );
   const prefix = relativeTo(q.root, q.absDir);
   // Hardened like the action's own git (src/git/env.ts): the repository's config runs nothing.
   const env = createGitEnv({ base: process.env, extra: { GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C.UTF-8' } });

@@ -2,6 +2,7 @@ import { lstatSync, realpathSync } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { isInside } from '../common/paths.js';
 import { ToolFailure } from './define-tool.js';
+import { hiddenMessage, isHiddenPath } from './hidden-files.js';
 
 /**
  * The one gate every file tool goes through. A path is accepted only when its real location (all
@@ -42,6 +43,7 @@ function touchesGitDir(rel: string): boolean {
 export function whyNotInWorkspace(root: string, real: string): string | undefined {
   if (!isInside(root, real)) return `it is ${real}, outside the workspace (${root})`;
   if (touchesGitDir(relativeTo(root, real))) return 'it is inside .git/, which file tools do not open';
+  if (isHiddenPath(root, real)) return 'it is a credentials file, which file tools do not open';
   return undefined;
 }
 
@@ -75,6 +77,8 @@ export async function resolveInWorkspace(root: string, given: string, access: Ac
       `${given}: ${what}; use run_shell_command with git to inspect the repository`,
     );
   }
+  // A symlink to the credentials file resolves to it: refused by its real path.
+  if (isHiddenPath(root, real)) throw new ToolFailure('outside_workspace', hiddenMessage(given));
   return { abs: real, rel, exists };
 }
 

@@ -15,6 +15,7 @@ import type { Tool } from '../../tools/define-tool.js';
 import { createIssueTools, type SearchIssues } from '../../tools/github/issue-tools.js';
 import { replyTool, setLabelsTool } from '../../tools/github/publish-tools.js';
 import { createPublishRecorder } from '../../tools/github/recorder.js';
+import { credentialFilesOf, rootNamesOf } from '../../tools/hidden-files.js';
 import type { OwnAccount } from '../authorize.js';
 import { threadImageParts } from '../fetch-images.js';
 import type { GitHubClient } from '../github-client.js';
@@ -106,6 +107,7 @@ async function triageIssue(s: ShardContext, number: number): Promise<IssueOutcom
     workspace: {
       root: s.runner.workspace,
       memoryRoot: s.trusted.memoryRoot,
+      hidden: credentialFilesOf(s.runner.workspace, process.env, rootNamesOf(s.runner.workspace)),
       ...(s.settings.contextFileNames.join('\n') !== INPUT_DEFAULTS['context-file-names'] && {
         contextFileNames: s.settings.contextFileNames,
       }),

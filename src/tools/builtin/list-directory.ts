@@ -54,7 +54,7 @@ export const listDirectoryTool = defineTool({
             let text: string;
             let count: number;
             try {
-              const listed = await listOpenedDir(opened);
+              const listed = await listOpenedDir(env.root, opened);
               const skip = (name: string) => skips.some((m) => m(name));
               // Visible = what survives git's rules; computed from the file list so nested rules apply.
               // git lists by path, so its names only ever hide entries of the listing above, never add one.
@@ -134,7 +134,7 @@ async function isEmptyDir(root: string, parent: OpenedDir, name: string): Promis
     return false;
   }
   try {
-    return (await listOpenedDir(dir)).length === 0;
+    return (await listOpenedDir(root, dir)).length === 0;
   } catch {
     return false;
   } finally {
