@@ -34,8 +34,13 @@ describe('parseLedger', () => {
     ['no marker', 'just text'],
     ['not base64 JSON', formatMarker('session-ledger', { data: '!!!' })],
     ['a list', bodyOf([1])],
+    // Entries that would pass on their own: only the shape check refuses these.
+    ['a list of valid entries', bodyOf([{ seq: 1, nonces: [] }])],
+    ['a number', bodyOf(7)],
+    ['null', bodyOf(null)],
     ['a fractional sequence', bodyOf({ s1: { seq: 1.5, nonces: [] } })],
     ['a nonce that is not text', bodyOf({ s1: { seq: 1, nonces: [1] } })],
+    ['one nonce of several that is not text', bodyOf({ s1: { seq: 1, nonces: ['a', 1] } })],
   ])('refuses %s', (_name, body) => {
     expect(parseLedger(body)).toBeUndefined();
   });
@@ -59,7 +64,15 @@ describe('mergeLedgers and readLedger', () => {
       comment(4, 'GitHub-Actions[bot]', { s1: { seq: 2, nonces: ['b'] } }),
     ];
     expect(readLedger(comments, OWN)).toEqual({ ledger: { s1: { seq: 4, nonces: ['a', 'b'] } }, commentId: 4 });
-    expect(readLedger(comments.slice(1, 3), OWN)).toEqual({ ledger: {} });
+    expect(readLedger(comments.slice(1, 3), OWN)).toStrictEqual({ ledger: {} });
+  });
+  it("skips the action's own comments that carry no ledger (its progress comment, say)", () => {
+    const comments = [
+      comment(1, 'github-actions[bot]', { s1: { seq: 4, nonces: [] } }),
+      { id: 2, body: 'Working on it.', created_at: '2026-03-01T10:00:00Z', user: { login: 'github-actions[bot]' } },
+      { id: 3, body: null, created_at: '2026-03-01T10:00:00Z', user: { login: 'github-actions[bot]' } },
+    ];
+    expect(readLedger(comments, OWN)).toStrictEqual({ ledger: { s1: { seq: 4, nonces: [] } }, commentId: 1 });
   });
 });
 

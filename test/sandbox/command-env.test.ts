@@ -50,6 +50,12 @@ describe('commandEnvOf', () => {
     expect(
       commandEnvOf({ GITHUB_REF: 'refs/heads/ghs_secret123', GITHUB_SHA: 'abc', CI: 'true' }, ['ghs_secret123', 'abc']),
     ).toEqual({ GITHUB_SHA: 'abc', CI: 'true' });
+    // Exactly at the bound: looked for.
+    expect(commandEnvOf({ GITHUB_REF: 'refs/heads/8charsss', CI: 'true' }, ['8charsss'])).toEqual({ CI: 'true' });
+  });
+
+  it('a listed variable that is unset is left out, not passed as undefined', () => {
+    expect(commandEnvOf({ HOME: undefined, CI: 'true' }, [])).toStrictEqual({ CI: 'true' });
   });
 
   it("names are exact: a listed name's prefix or a case variant is not listed", () => {
@@ -77,7 +83,24 @@ describe('commandEnvOf', () => {
 });
 
 describe('whyNotPassable', () => {
-  it.each(['JAVA_HOME', 'NPM_TOKEN', 'PGPASSWORD', '_X', 'a1'])('%s may be passed by trusted configuration', (name) => {
+  it.each([
+    'JAVA_HOME',
+    'NPM_TOKEN',
+    'PGPASSWORD',
+    '_X',
+    'a1',
+    // The refused names are whole names (or, for ACTIONS_ and INPUT_, prefixes at the start).
+    'GITHUB_TOKEN_FOR_DOCS',
+    'GITHUB_ENVIRONMENT',
+    'GITHUB_OUTPUTS',
+    'GITHUB_PATHS',
+    'GITHUB_STATEFUL',
+    'GITHUB_STEP_SUMMARY_DIR',
+    'GITHUB_EVENT_PATHS',
+    'RUNNER_TEMPLATE',
+    'MY_ACTIONS_HOME',
+    'MY_INPUT_DIR',
+  ])('%s may be passed by trusted configuration', (name) => {
     expect(whyNotPassable(name)).toBeUndefined();
   });
 
