@@ -8,6 +8,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { AgentError } from '../common/errors.js';
 import { loadCommands } from '../commands/load-commands.js';
 import type { AgentOptions } from '../compose/agent-options.js';
 import { readSettingsLayers, runSettingsOf } from '../context/run-settings.js';
@@ -41,6 +42,14 @@ async function readCliSettings(o: Pick<CliExtensionsOptions, 'root' | 'trusted'>
         ]
       : []),
   ]);
+  // As Gemini CLI: a settings file that is there but does not parse stops the run (exit 52), named
+  // with its line, rather than running without the limits and exclusions it was meant to set.
+  if (read.broken.length)
+    throw new AgentError(
+      'config',
+      `${read.broken.map((b) => `${b.path}: ${b.error}`).join('\n')}\nPlease fix the configuration file(s) and try again.`,
+      { site: { file: read.broken[0]!.path } },
+    );
   return { settings: { ...runSettingsOf(read.layers), alsoHonoured: CLI_HONOURED }, warnings: read.warnings };
 }
 
@@ -55,6 +64,8 @@ export interface CliExtensions extends ExtensionSettings {
 
 export async function readCliExtensions(o: CliExtensionsOptions): Promise<CliExtensions> {
   const home = homedir();
+  // Settings first: a broken file stops the run before anything else reads (and warns about) it.
+  const { settings: scopes, warnings } = await readCliSettings(o);
   const pass = await readCliPassEnv(o.env, home);
   const env = { ...commandEnvOf(o.env, o.secrets), ...pass.env };
   const gemini = await readGeminiExtensions(
@@ -66,7 +77,6 @@ export async function readCliExtensions(o: CliExtensionsOptions): Promise<CliExt
     ],
     { workspace: o.root, expand: (v) => expandVariables(v, env).value },
   );
-  const { settings: scopes, warnings } = await readCliSettings(o);
   const settings = readExtensionSettings({
     layers: scopes.layers,
     extensions: gemini.extensions,

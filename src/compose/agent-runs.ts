@@ -186,6 +186,7 @@ const withHookContext = (context: string | undefined, prompt: string): string =>
 function limitsFrom(l: LoopLimits, state: RunState): LoopLimits {
   return {
     maxTurns: state.turns + (l.maxTurns ?? DEFAULT_MAX_TURNS),
+    ...(l.maxTurnsFromSettings ? { maxTurnsFromSettings: true } : {}),
     ...(l.maxWallMs !== undefined ? { maxWallMs: state.elapsedMsBefore + l.maxWallMs } : {}),
     ...(l.maxTotalTokens !== undefined ? { maxTotalTokens: state.usage.totalTokens + l.maxTotalTokens } : {}),
     ...(l.maxCostUsd !== undefined ? { maxCostUsd: state.costUsd + l.maxCostUsd } : {}),

@@ -171,8 +171,10 @@ const NO_SETTINGS: RunSettings = { layers: [], merged: {} };
  * `model.maxSessionTurns` is one more turn limit: the smaller of it and the face's wins.
  */
 function loopLimitsOf({ limits: { perRun: _perRun, ...limits } }: AgentOptions, maxSessionTurns: number | undefined) {
-  if (maxSessionTurns === undefined) return limits;
-  return { ...limits, maxTurns: Math.min(limits.maxTurns ?? maxSessionTurns, maxSessionTurns) };
+  if (maxSessionTurns === undefined || (limits.maxTurns !== undefined && limits.maxTurns < maxSessionTurns))
+    return limits;
+  // The setting is the limit that stops the session: its message names it, as Gemini CLI's does.
+  return { ...limits, maxTurns: maxSessionTurns, maxTurnsFromSettings: true };
 }
 
 const assertNever = (why: string): never => {

@@ -75,18 +75,23 @@ export function runSettingsOf(layers: readonly SettingsLayer[]): RunSettings {
   return { layers, merged: mergeSettingsLayers(layers.map((l) => l.value)) };
 }
 
-/** Reads each file (a missing one is no layer; a broken one a warning that names it), lowest precedence first. */
+/**
+ * Reads each file (a missing one is no layer; a broken one a warning that names it, and listed in
+ * `broken` for a face that stops on it), lowest precedence first.
+ */
 export async function readSettingsLayers(
   files: readonly SettingsFileSource[],
-): Promise<{ layers: SettingsLayer[]; warnings: string[] }> {
+): Promise<{ layers: SettingsLayer[]; warnings: string[]; broken: Array<SettingsFileSource & { error: string }> }> {
   const layers: SettingsLayer[] = [];
   const warnings: string[] = [];
+  const broken: Array<SettingsFileSource & { error: string }> = [];
   for (const f of files) {
     const file = await readSettingsFile(f.path, f.label);
     warnings.push(...file.warnings);
+    if (file.error !== undefined) broken.push({ ...f, error: file.error });
     if (file.value) layers.push({ label: f.label, origin: f.origin, value: file.value });
   }
-  return { layers, warnings };
+  return { layers, warnings, broken };
 }
 
 /**

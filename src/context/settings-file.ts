@@ -9,6 +9,8 @@ import { messageOf } from '../common/errors.js';
 export interface SettingsFile {
   /** The parsed object; undefined when the file is absent or unusable. */
   value?: Record<string, unknown>;
+  /** What is wrong with a file that is there but unusable (and where), for a face that stops on it. */
+  error?: string;
   warnings: string[];
 }
 
@@ -20,7 +22,8 @@ export async function readSettingsFile(path: string, label: string = path): Prom
     return { warnings: [] };
   }
   const parsed = parseSettingsText(raw);
-  if ('error' in parsed) return { warnings: [`${label}: ${parsed.error}; its settings are ignored`] };
+  if ('error' in parsed)
+    return { error: parsed.error, warnings: [`${label}: ${parsed.error}; its settings are ignored`] };
   return { value: parsed.value, warnings: [] };
 }
 

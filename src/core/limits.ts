@@ -5,6 +5,8 @@ import type { RunState } from './run-state.js';
 export interface LoopLimits {
   /** Model turns per session (all runs together). Default 100. */
   maxTurns?: number;
+  /** `maxTurns` is Gemini CLI's `model.maxSessionTurns` setting: the limit's message is Gemini CLI's, naming it. */
+  maxTurnsFromSettings?: boolean;
   /** Wall-clock budget per session, carried across suspend/resume. */
   maxWallMs?: number;
   maxCostUsd?: number;
@@ -18,10 +20,16 @@ export interface LimitHit {
   message: string;
 }
 
+const SETTINGS_TURNS_MESSAGE =
+  'Reached max session turns for this session. Increase the number of turns by specifying maxSessionTurns in settings.json.';
+
+const turnLimitMessage = (maxTurns: number, limits: LoopLimits): string =>
+  limits.maxTurnsFromSettings ? SETTINGS_TURNS_MESSAGE : `reached the turn limit (${maxTurns} turns)`;
+
 /** The first limit the session has reached, checked between turns. Pure. */
 export function checkLimits(state: RunState, limits: LoopLimits, elapsedMs: number): LimitHit | undefined {
   const maxTurns = limits.maxTurns ?? DEFAULT_MAX_TURNS;
-  if (state.turns >= maxTurns) return { which: 'turns', message: `reached the turn limit (${maxTurns} turns)` };
+  if (state.turns >= maxTurns) return { which: 'turns', message: turnLimitMessage(maxTurns, limits) };
   if (limits.maxWallMs !== undefined && elapsedMs >= limits.maxWallMs) {
     return { which: 'time', message: `reached the time limit (${Math.round(limits.maxWallMs / 1000)} s)` };
   }

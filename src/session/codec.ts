@@ -9,6 +9,7 @@ import type { RunState } from '../core/run-state.js';
 import type { ApprovalMode } from '../policy/types.js';
 import type { ApprovalAnswer, PendingApproval } from '../scheduler/types.js';
 import type { PublishRecord } from '../tools/github/recorder.js';
+import { TODO_STATUSES } from '../tools/builtin/write-todos.js';
 import { signSession, verifySession, type SessionKey } from './sign.js';
 
 /** 2: signed, and records the commit its trusted configuration came from. */
@@ -229,6 +230,13 @@ function checkState(s: Obj, path: string): void {
   obj(s.models, `${path}.models`);
   arr(s, 'recentCalls', path);
   str(s, 'snapshot', { path, optional: true });
+  // The plan (write_todos) came after version 2 began: a document without it loads with no plan.
+  if (s.todos !== undefined)
+    arr(s, 'todos', path).forEach((t, i) => {
+      const todo = obj(t, `${path}.todos[${i}]`);
+      str(todo, 'description', { path: `${path}.todos[${i}]` });
+      oneOf(todo, 'status', { path: `${path}.todos[${i}]`, allowed: TODO_STATUSES });
+    });
   arr(s, 'addedRules', path).forEach((r, i) => {
     const rule = obj(r, `${path}.addedRules[${i}]`);
     str(rule, 'toolName', { path: `${path}.addedRules[${i}]`, nonEmpty: true });

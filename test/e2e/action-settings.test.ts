@@ -147,7 +147,7 @@ describe('the bundled action: the settings input', () => {
     ]);
     expect(r.outputs.status, log).toBe('failed');
     expect(w.gemini.requests, log).toHaveLength(1);
-    expect(log).toContain('turn limit (1 turns)');
+    expect(log).toContain('Reached max session turns for this session.');
   });
 
   it('bad JSON in the input fails naming the input and where', async () => {

@@ -91,6 +91,35 @@ describe('CLI sessions', () => {
     expect(doc.state).toMatchObject({ turns: 3, usage: { inputTokens: 420, outputTokens: 21 } });
   });
 
+  it('keeps the plan (write_todos) across --resume: the saved list stays until a later write_todos replaces it', async () => {
+    const item = (description: string, status: string) => ({ description, status });
+    const planned = [item('Read the readme', 'in_progress'), item('Answer', 'pending')];
+    const done = [item('Read the readme', 'completed'), item('Answer', 'completed')];
+    const { fake, cli, dir } = await setup([
+      reply([call('write_todos', { todos: planned })]),
+      reply([text('Planned.')]),
+      reply([text('Still on the readme.')]),
+      reply([call('write_todos', { todos: done })]),
+      reply([text('All done.')]),
+    ]);
+    const first = await cli(['-p', 'plan it', '-o', 'json']);
+    expect(first.code, first.stderr).toBe(0);
+    const id = JSON.parse(first.stdout).session_id as string;
+    const saved = () => JSON.parse(readFileSync(join(dir, `${id}.json`), 'utf8')).state.todos;
+    expect(saved()).toEqual(planned);
+
+    // A resumed turn without write_todos leaves the plan as it was; the model sees its own list.
+    const second = await cli(['--resume', 'latest', '-p', 'where are you?', '-o', 'json']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(saved()).toEqual(planned);
+    expect(JSON.stringify(fake.requests[2]!.body.contents)).toContain('"Read the readme"');
+
+    // A later write_todos in a resumed run replaces it.
+    const third = await cli(['--resume', id, '-p', 'finish', '-o', 'json']);
+    expect(third.code, third.stderr).toBe(0);
+    expect(saved()).toEqual(done);
+  });
+
   it('lists, picks by number and deletes sessions as Gemini CLI does, oldest first', async () => {
     const { cli } = await setup([reply([text('one')]), reply([text('two')]), reply([text('two again')])]);
     expect(await cli(['--list-sessions'])).toEqual({

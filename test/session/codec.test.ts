@@ -23,6 +23,20 @@ describe('session codec', () => {
     expect(encodeSession(parsed.doc, TEST_KEY)).toBe(encodeSession(doc, TEST_KEY));
   });
 
+  it('keeps the plan, and loads a document written before the plan was saved with none', () => {
+    const doc = sampleSession();
+    doc.state.todos = [
+      { description: 'Find the bug', status: 'completed' },
+      { description: 'Fix add', status: 'in_progress' },
+    ];
+    expect(parseSession(encodeSession(doc, TEST_KEY), TEST_KEY)).toEqual({ ok: true, doc });
+    const old = parseSession(
+      mutated((d) => delete d.state.todos),
+      TEST_KEY,
+    );
+    expect(old.ok && old.doc.state.todos).toBeUndefined();
+  });
+
   it('keeps fields it does not know inside history parts', () => {
     const doc: SessionDoc = sampleSession();
     doc.state.history[1].parts.push({ executableCode: { code: 'print(1)' } });
@@ -86,6 +100,19 @@ describe('session codec', () => {
       mutated((d) => delete d.state.addedRules[0].toolName),
       'invalid',
       /missing field `state.addedRules\[0\].toolName`/,
+    ],
+    ['plan not a list', mutated((d) => (d.state.todos = 'fix it')), 'invalid', /`state.todos` must be an array/],
+    [
+      'plan item status',
+      mutated((d) => (d.state.todos = [{ description: 'Fix add', status: 'done' }])),
+      'invalid',
+      /`state.todos\[0\].status` is "done"; expected one of pending, in_progress, completed, cancelled, blocked/,
+    ],
+    [
+      'plan item description',
+      mutated((d) => (d.state.todos = [{ status: 'pending' }])),
+      'invalid',
+      /missing field `state.todos\[0\].description`/,
     ],
     ['open batch calls', mutated((d) => (d.state.open.calls = null)), 'invalid', /`state.open.calls` must be an array/],
     [

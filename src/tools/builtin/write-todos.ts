@@ -13,7 +13,7 @@ import { defineTool, ToolFailure } from '../define-tool.js';
 
 export const WRITE_TODOS = 'write_todos';
 
-const TODO_STATUSES = ['pending', 'in_progress', 'completed', 'cancelled', 'blocked'] as const;
+export const TODO_STATUSES = ['pending', 'in_progress', 'completed', 'cancelled', 'blocked'] as const;
 
 const Params = {
   type: 'object',
